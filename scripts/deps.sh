@@ -1,0 +1,32 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Install everything phcd needs to build, demo and test, from Debian 12's own packages.
+set -euo pipefail
+
+packages=(
+	# build
+	meson ninja-build pkg-config gcc clang libclang-rt-14-dev clang-format
+	libsystemd-dev libnl-3-dev libnl-route-3-dev libnl-genl-3-dev libinih-dev libcmocka-dev
+	# run and demo
+	dbus iproute2 ethtool libcap2-bin util-linux procps
+	# reference peers, oracles and test tools
+	linuxptp tshark iperf3 python3 jq systemd
+)
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps: run as root (apt-get install)" >&2
+	exit 1
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+	exit 0
+fi
+export DEBIAN_FRONTEND=noninteractive
+# tshark asks whether non-root users may capture; answer no without a prompt.
+echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections
+apt-get update -q
+apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -1,0 +1,91 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Install what is needed, build, and run the whole default test suite (README's second command).
+#
+# Tiers: format check, -Werror build + unit tests, ASan+UBSan unit tests, bounded libFuzzer run,
+# integration tests in network namespaces (needs root). Opt-in switches (environment):
+#   PHCD_FUZZ_SECONDS=N   seconds per fuzzer (default 60; 0 skips the fuzz tier, reported loudly)
+#   PHCD_TEST_SLOW=1      also run the slow integration tests (suite "slow")
+set -euo pipefail
+cd "$(dirname "$0")/.."
+top=$PWD
+
+scripts/deps.sh
+
+declare -a results=()
+failed=0
+run_tier() {
+	local name=$1
+	shift
+	echo
+	echo "=== tier: $name"
+	if "$@"; then
+		results+=("PASS  $name")
+	else
+		results+=("FAIL  $name")
+		failed=1
+	fi
+}
+
+setup() {
+	local dir=$1
+	shift
+	if [ -d "$dir" ]; then
+		meson setup --reconfigure "$dir" "$@" >/dev/null
+	else
+		meson setup "$dir" "$@" >/dev/null
+	fi
+}
+
+tier_format() {
+	scripts/check-format.sh
+}
+
+tier_unit() {
+	setup build-ci -Dwerror=true &&
+		ninja -C build-ci &&
+		meson test -C build-ci --suite unit --print-errorlogs
+}
+
+tier_asan() {
+	setup build-asan -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false \
+		-Dc_args=-fno-sanitize-recover=all &&
+		ninja -C build-asan &&
+		ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+			meson test -C build-asan --suite unit --print-errorlogs
+}
+
+tier_fuzz() {
+	local secs=${PHCD_FUZZ_SECONDS:-60}
+	CC=clang setup build-fuzz -Dfuzz=true -Dwerror=true -Db_sanitize=address,undefined \
+		-Db_lundef=false -Dc_args='-fsanitize=fuzzer-no-link -fno-sanitize-recover=all' &&
+		ninja -C build-fuzz &&
+		tests/fuzz/run.sh "$top/build-fuzz" "$secs"
+}
+
+tier_integration() {
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "integration: NOT RUN: needs root for network namespaces" >&2
+		return 1
+	fi
+	local suites=(--suite integration)
+	if [ "${PHCD_TEST_SLOW:-0}" = 1 ]; then
+		suites+=(--suite slow)
+	fi
+	meson test -C build-ci "${suites[@]}" --num-processes 1 --print-errorlogs
+}
+
+run_tier format tier_format
+run_tier "unit (-Werror)" tier_unit
+run_tier "unit (ASan+UBSan)" tier_asan
+if [ "${PHCD_FUZZ_SECONDS:-60}" = 0 ]; then
+	results+=("NOT RUN  fuzz (PHCD_FUZZ_SECONDS=0)")
+else
+	run_tier "fuzz (${PHCD_FUZZ_SECONDS:-60}s per harness)" tier_fuzz
+fi
+run_tier integration tier_integration
+
+echo
+echo "=== summary"
+printf '%s\n' "${results[@]}"
+exit $failed
