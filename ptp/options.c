@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* linuxptp's defaults for instance and port options, and the names of their enumerations. */
+#include <errno.h>
+#include <string.h>
+#include <strings.h>
+
+#include "ptp/options.h"
+#include "ptp/util.h"
+
+/* IEEE 1588-2019 7.6.2.8 Table 6: INTERNAL_OSCILLATOR, ptp4l's default timeSource. */
+#define TIME_SOURCE_INTERNAL_OSCILLATOR 0xa0
+/* TAI - UTC since 2017-01-01; ptp4l's CURRENT_UTC_OFFSET. */
+#define CURRENT_UTC_OFFSET 37
+
+void options_instance_defaults(struct instance_options *o)
+{
+	/* Zero first so padding and unused array slots compare equal in tests and diffs. */
+	memset(o, 0, sizeof(*o));
+	o->domainNumber = 0;
+	o->priority1 = 128;
+	o->priority2 = 128;
+	o->clockClass = 248;	 /* 7.6.2.5: default, slave-capable clock */
+	o->clockAccuracy = 0xfe; /* 7.6.2.6 Table 5: unknown */
+	o->offsetScaledLogVariance = 0xffff;
+	o->slaveOnly = false;
+	o->twoStepFlag = true;
+	o->utc_offset = CURRENT_UTC_OFFSET;
+	o->timeSource = TIME_SOURCE_INTERNAL_OSCILLATOR;
+	o->clock_backend = OPTIONS_CLOCK_PHC;
+	o->servo.pi_proportional_const = 0.0;
+	o->servo.pi_integral_const = 0.0;
+	o->servo.step_threshold = 0.0;
+	o->servo.first_step_threshold = 0.00002;
+	o->servo.max_frequency = 900000000;
+	o->virtual_clock.initial_offset_ns = 0;
+	o->virtual_clock.initial_freq_ppb = 0;
+	o->interfaces.auto_select = true;
+	o->interfaces.include_software = false;
+}
+
+void options_port_defaults(struct port_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->logAnnounceInterval = 1;
+	o->logSyncInterval = 0;
+	o->logMinDelayReqInterval = 0;
+	o->logMinPdelayReqInterval = 0;
+	o->announceReceiptTimeout = 3;
+	o->syncReceiptTimeout = 0;
+	o->delay_mechanism = OPTIONS_DELAY_E2E;
+	o->network_transport = OPTIONS_TRANSPORT_L2;
+	o->time_stamping = OPTIONS_TS_HARDWARE;
+	o->tx_timestamp_timeout = 1;
+	o->masterOnly = false;
+	o->neighborPropDelayThresh = 20000000;
+	o->delayAsymmetry = 0;
+	o->fault_reset_interval = 4;
+}
+
+struct name_value {
+	const char *name;
+	int value;
+};
+
+/* ptp4l compares enumeration names without regard to case; so do we. */
+static int lookup_name(const struct name_value *t, size_t n, const char *s, int *ret)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (strcasecmp(t[i].name, s) == 0) {
+			*ret = t[i].value;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static const char *lookup_value(const struct name_value *t, size_t n, int v)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (t[i].value == v) {
+			return t[i].name;
+		}
+	}
+	return NULL;
+}
+
+#define DEFINE_NAMES(prefix, type, table)                               \
+	const char *prefix##_to_string(type v)                          \
+	{                                                               \
+		return lookup_value(table, ARRAY_SIZE(table), (int) v); \
+	}                                                               \
+	int prefix##_from_string(const char *s, type *ret)              \
+	{                                                               \
+		int v, r;                                               \
+		r = lookup_name(table, ARRAY_SIZE(table), s, &v);       \
+		if (r < 0) {                                            \
+			return r;                                       \
+		}                                                       \
+		*ret = (type) v;                                        \
+		return 0;                                               \
+	}
+
+static const struct name_value delay_names[] = {
+	{ "E2E", OPTIONS_DELAY_E2E },
+	{ "P2P", OPTIONS_DELAY_P2P },
+};
+static const struct name_value transport_names[] = {
+	{ "L2", OPTIONS_TRANSPORT_L2 },
+};
+static const struct name_value timestamping_names[] = {
+	{ "hardware", OPTIONS_TS_HARDWARE },
+	{ "software", OPTIONS_TS_SOFTWARE },
+	{ "auto", OPTIONS_TS_AUTO },
+};
+static const struct name_value backend_names[] = {
+	{ "phc", OPTIONS_CLOCK_PHC },
+	{ "virtual", OPTIONS_CLOCK_VIRTUAL },
+	{ "system", OPTIONS_CLOCK_SYSTEM },
+	{ "free_running", OPTIONS_CLOCK_FREE_RUNNING },
+};
+
+DEFINE_NAMES(options_delay_mechanism, enum options_delay_mechanism, delay_names)
+DEFINE_NAMES(options_transport, enum options_transport, transport_names)
+DEFINE_NAMES(options_timestamping, enum options_timestamping, timestamping_names)
+DEFINE_NAMES(options_clock_backend, enum options_clock_backend, backend_names)

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Every tunable of a PTP instance and of a port, as plain structs with linuxptp's defaults. */
+#pragma once
+
+#include <net/if.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ptp/types.h"
+
+/*
+ * Field names follow ptp4l's configuration keys (ptp4l(8)) wherever a key means what the ptp4l
+ * key means, so a ptp4l user and a grep find the same word. Everything here is pure data: no
+ * allocation, no parser. daemon/config.c fills these from INI files; phcd-port takes them from
+ * the supervisor over IPC or from its command line.
+ */
+
+/* Longest instance name ("[instance NAME]"); it also names a D-Bus object path element. */
+#define OPTIONS_NAME_MAX 32
+/* IEEE 1588-2019 8.2.5.5.1 / 5.3.9: userDescription is a PTPText of at most 128 octets. */
+#define OPTIONS_USER_DESCRIPTION_MAX 128
+/* Explicitly listed interfaces of one instance. */
+#define OPTIONS_INTERFACES_MAX 64
+
+/* IEEE 1588-2019 8.2.15.4.4 (Table 21) values, so they can go to the wire as they are. */
+enum options_delay_mechanism {
+	OPTIONS_DELAY_E2E = 0x01,
+	OPTIONS_DELAY_P2P = 0x02,
+};
+
+/* Only IEEE 802.3 (Annex E) for now; ptp4l's UDPv4/UDPv6 are refused by the config parser. */
+enum options_transport {
+	OPTIONS_TRANSPORT_L2 = 0,
+};
+
+enum options_timestamping {
+	OPTIONS_TS_HARDWARE = 0,
+	OPTIONS_TS_SOFTWARE,
+	OPTIONS_TS_AUTO, /* hardware when the interface has it, else software */
+};
+
+enum options_clock_backend {
+	OPTIONS_CLOCK_PHC = 0,	    /* the port's PHC through its fd */
+	OPTIONS_CLOCK_VIRTUAL,	    /* software-corrected view, never touches a real clock */
+	OPTIONS_CLOCK_SYSTEM,	    /* CLOCK_REALTIME, steered by the supervisor on request */
+	OPTIONS_CLOCK_FREE_RUNNING, /* measure only, like ptp4l --free_running 1 */
+};
+
+/* PI servo, with ptp4l's key names; 0.0 for a constant means "pick by timestamping mode". */
+struct servo_options {
+	double pi_proportional_const;
+	double pi_integral_const;
+	double step_threshold;	     /* seconds; 0 = never step after the first update */
+	double first_step_threshold; /* seconds; 0 = never step on the first update */
+	int32_t max_frequency;	     /* ppb clamp of the adjustment */
+};
+
+/* Test knobs of the virtual clock back end: where it starts. Documented as for testing. */
+struct virtual_clock_options {
+	ns_t initial_offset_ns;
+	int32_t initial_freq_ppb;
+};
+
+/* Which interfaces belong to an instance: an explicit list, or every interface with a PHC. */
+struct interface_selection {
+	bool auto_select;
+	bool include_software; /* with auto: also interfaces that only have software stamps */
+	unsigned int n_names;
+	char names[OPTIONS_INTERFACES_MAX][IFNAMSIZ];
+};
+
+/* One PTP instance (one clock): defaultDS inputs, time properties, clock back end, servo. */
+struct instance_options {
+	char name[OPTIONS_NAME_MAX];
+	uint8_t domainNumber;
+	uint8_t priority1;
+	uint8_t priority2;
+	uint8_t clockClass;
+	uint8_t clockAccuracy;
+	uint16_t offsetScaledLogVariance;
+	bool slaveOnly;
+	bool twoStepFlag;
+	int16_t utc_offset;
+	uint8_t timeSource;
+	enum options_clock_backend clock_backend;
+	struct servo_options servo;
+	struct virtual_clock_options virtual_clock;
+	char userDescription[OPTIONS_USER_DESCRIPTION_MAX + 1];
+	struct interface_selection interfaces;
+};
+
+/* One port: message intervals, timeouts, delay mechanism, transport and timestamping. */
+struct port_options {
+	int8_t logAnnounceInterval;
+	int8_t logSyncInterval;
+	int8_t logMinDelayReqInterval;
+	int8_t logMinPdelayReqInterval;
+	uint8_t announceReceiptTimeout;
+	uint8_t syncReceiptTimeout;
+	enum options_delay_mechanism delay_mechanism;
+	enum options_transport network_transport;
+	enum options_timestamping time_stamping;
+	int32_t tx_timestamp_timeout; /* ms */
+	bool masterOnly;
+	int32_t neighborPropDelayThresh; /* ns; P2P: a longer peer delay makes asCapable false */
+	int32_t delayAsymmetry;		 /* ns */
+	int8_t fault_reset_interval;	 /* log2 seconds in FAULTY before retrying */
+};
+
+/* Fill with linuxptp 3.1's defaults (config.c), except network_transport (L2 only here). */
+void options_instance_defaults(struct instance_options *o);
+void options_port_defaults(struct port_options *o);
+
+const char *options_delay_mechanism_to_string(enum options_delay_mechanism d);
+int options_delay_mechanism_from_string(const char *s, enum options_delay_mechanism *ret);
+const char *options_transport_to_string(enum options_transport t);
+int options_transport_from_string(const char *s, enum options_transport *ret);
+const char *options_timestamping_to_string(enum options_timestamping t);
+int options_timestamping_from_string(const char *s, enum options_timestamping *ret);
+const char *options_clock_backend_to_string(enum options_clock_backend c);
+int options_clock_backend_from_string(const char *s, enum options_clock_backend *ret);
