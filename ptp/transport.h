@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The transport API: move PTP messages on one port, with TX and RX timestamps, behind an ops table.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ptp/types.h"
+#include "ptp/util.h"
+
+#define TRANSPORT_MAC_LEN 6
+
+/* Default TX timestamp deadline; linuxptp's tx_timestamp_timeout is of the same order. */
+#define TRANSPORT_TX_TIMEOUT_DEFAULT (10 * NS_PER_MSEC)
+
+/* Where a message goes (IEEE 1588-2019 Annex E.3: the two multicast addresses of L2 PTP). */
+enum transport_dest_kind {
+	TRANSPORT_DEST_DEFAULT, /* 01-1B-19-00-00-00, all messages except peer delay */
+	TRANSPORT_DEST_PDELAY,	/* 01-80-C2-00-00-0E, Pdelay_Req/Resp/Resp_Follow_Up */
+	TRANSPORT_DEST_UNICAST, /* the MAC in struct transport_dest */
+};
+
+struct transport_dest {
+	enum transport_dest_kind kind;
+	uint8_t mac[TRANSPORT_MAC_LEN]; /* TRANSPORT_DEST_UNICAST only */
+};
+
+/* What the caller asks for. AUTO: hardware when the interface reports a PHC, else software. */
+enum transport_ts_request {
+	TRANSPORT_TS_AUTO,
+	TRANSPORT_TS_HARDWARE,
+	TRANSPORT_TS_SOFTWARE,
+};
+
+/* What the socket actually does. */
+enum transport_ts_mode {
+	TRANSPORT_TS_MODE_SOFTWARE,
+	TRANSPORT_TS_MODE_HARDWARE,
+};
+
+struct transport_config {
+	int ifindex;
+	enum transport_ts_request ts_request;
+	ns_t tx_timeout; /* TX timestamp deadline; 0 = TRANSPORT_TX_TIMEOUT_DEFAULT */
+	bool peer_delay; /* also join 01-80-C2-00-00-0E */
+};
+
+/* How timestamping came out; the caller logs hw_error once, with the interface name. */
+struct transport_ts_status {
+	enum transport_ts_mode mode;
+	/*
+	 * Hardware was wanted (HARDWARE, or AUTO with a PHC) but refused: -errno of
+	 * SIOCSHWTSTAMP (veth: -EOPNOTSUPP) and mode fell back to software. 0 otherwise.
+	 */
+	int hw_error;
+	int phc_index;	  /* -1: none known */
+	int hw_tx_type;	  /* HWTSTAMP_TX_* read back with SIOCGHWTSTAMP, hardware mode only */
+	int hw_rx_filter; /* HWTSTAMP_FILTER_* read back, hardware mode only */
+};
+
+/* What came with a received message. */
+struct transport_rx_info {
+	uint8_t src[TRANSPORT_MAC_LEN];
+	bool has_ts;
+	ns_t ts; /* RX timestamp, CLOCK_REALTIME (software) or the PHC's time (hardware) */
+};
+
+struct transport;
+
+struct transport_ops {
+	const char *name;
+	/* Open a socket of our own on cfg->ifindex. */
+	int (*open)(struct transport *t, const struct transport_config *cfg);
+	/*
+	 * Take over a socket opened (and configured) by the supervisor; ownership of fd passes
+	 * on success only. cfg->ifindex may be 0: the socket knows its interface.
+	 */
+	int (*adopt)(struct transport *t, int fd, const struct transport_config *cfg);
+	void (*close)(struct transport *t);
+	void (*free)(struct transport *t);
+	/*
+	 * Send one PTP message (payload only, no link header). event: wait for the TX
+	 * timestamp (deadline cfg->tx_timeout) and store it in *ret_tx_ts; -ETIME when none came.
+	 * Returns bytes of payload sent.
+	 */
+	int (*send)(struct transport *t, const void *buf, size_t len,
+		    const struct transport_dest *dest, bool event, ns_t *ret_tx_ts);
+	/*
+	 * Receive one PTP message (payload only) without blocking: -EAGAIN when there is none.
+	 * Returns the payload length; a payload longer than len is truncated (-EMSGSIZE).
+	 */
+	int (*recv)(struct transport *t, void *buf, size_t len, struct transport_rx_info *ret);
+	int (*fd)(struct transport *t);
+	int (*get_mac)(struct transport *t, uint8_t mac[TRANSPORT_MAC_LEN]);
+	int (*get_ts_status)(struct transport *t, struct transport_ts_status *ret);
+};
+
+/* The base every implementation embeds first; fakes in tests do the same. */
+struct transport {
+	const struct transport_ops *ops;
+};
+
+/* IEEE 1588-2019 13.3.2.3: messageType is the low nibble of byte 0; 0x0-0x7 are event messages. */
+static inline bool transport_is_event(const void *buf, size_t len)
+{
+	return len > 0 && (((const uint8_t *) buf)[0] & 0x0f) < 0x8;
+}
+
+/* A new, unopened L2 transport (AF_PACKET, ETH_P_1588). */
+int transport_l2_new(struct transport **ret);
+
+/*
+ * Open an ETH_P_1588 socket on ifindex with timestamping and multicast membership configured,
+ * for the supervisor to hand to a worker (which adopts it). *ret_status says how timestamping
+ * came out. The fd is returned in *ret_fd; the function returns 0 or -errno.
+ */
+int transport_l2_open_fd(const struct transport_config *cfg, int *ret_fd,
+			 struct transport_ts_status *ret_status);
+
+int transport_open(struct transport *t, const struct transport_config *cfg);
+int transport_adopt(struct transport *t, int fd, const struct transport_config *cfg);
+void transport_close(struct transport *t);
+struct transport *transport_free(struct transport *t);
+int transport_send(struct transport *t, const void *buf, size_t len,
+		   const struct transport_dest *dest, bool event, ns_t *ret_tx_ts);
+int transport_recv(struct transport *t, void *buf, size_t len, struct transport_rx_info *ret);
+int transport_fd(struct transport *t);
+int transport_get_mac(struct transport *t, uint8_t mac[TRANSPORT_MAC_LEN]);
+int transport_get_ts_status(struct transport *t, struct transport_ts_status *ret);
+
+const char *transport_ts_mode_to_string(enum transport_ts_mode m);
+const char *transport_ts_request_to_string(enum transport_ts_request r);
+int transport_ts_request_from_string(const char *s, enum transport_ts_request *ret);
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct transport *, transport_free);
+#define _cleanup_transport_ _cleanup_(transport_freep)
