@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The best master clock algorithm of IEEE 1588-2019 9.3 as pure functions of data and time. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ptp/ds.h"
+#include "ptp/fsm.h"
+#include "ptp/types.h"
+
+/*
+ * The Announce fields the BMCA uses (13.5 plus the header's sourcePortIdentity, flagField and
+ * logMessageInterval), host order. The port code fills it from the parsed message; the codec's
+ * types stay out of this module.
+ */
+struct bmca_announce {
+	struct PortIdentity sourcePortIdentity;
+	uint16_t flagField; /* DS_FLAG_* bits of the header */
+	int8_t logMessageInterval;
+	int16_t currentUtcOffset;
+	uint8_t grandmasterPriority1;
+	struct ClockQuality grandmasterClockQuality;
+	uint8_t grandmasterPriority2;
+	struct ClockIdentity grandmasterIdentity;
+	uint16_t stepsRemoved;
+	uint8_t timeSource;
+};
+
+/*
+ * IEEE 1588-2019 9.3.4: the data compared. For a foreign master, sender is the Announce's
+ * sourcePortIdentity and receiver the portIdentity of the port that received it. For the local
+ * clock (D0, 9.3.4 "defaultDS"), stepsRemoved is 0 and both identities are
+ * {defaultDS.clockIdentity, 0}.
+ */
+struct bmca_dataset {
+	uint8_t priority1;
+	struct ClockIdentity identity; /* grandmasterIdentity */
+	struct ClockQuality quality;   /* grandmasterClockQuality */
+	uint8_t priority2;
+	uint16_t stepsRemoved;
+	struct PortIdentity sender;
+	struct PortIdentity receiver;
+};
+
+/* Results of bmca_compare(), with linuxptp dscmp()'s values and signs. */
+enum bmca_cmp {
+	BMCA_B_BETTER = -2,
+	BMCA_B_BETTER_BY_TOPOLOGY = -1,
+	BMCA_SAME = 0, /* the "error-1"/"error-2" cases of figure 35, or a == b */
+	BMCA_A_BETTER_BY_TOPOLOGY = 1,
+	BMCA_A_BETTER = 2,
+};
+
+void bmca_dataset_from_announce(const struct bmca_announce *a, const struct PortIdentity *receiver,
+				struct bmca_dataset *ret);
+void bmca_dataset_from_default(const struct defaultDS *d, struct bmca_dataset *ret);
+
+/*
+ * IEEE 1588-2019 9.3.4 figures 34 and 35. NULL stands for "no data set" and loses against any
+ * data set. Antisymmetric: bmca_compare(a, b) == -bmca_compare(b, a).
+ */
+enum bmca_cmp bmca_compare(const struct bmca_dataset *a, const struct bmca_dataset *b);
+const char *bmca_cmp_to_string(enum bmca_cmp c);
+
+/* IEEE 1588-2019 9.3.3 figure 33: the decision points. */
+enum bmca_decision {
+	BMCA_DECISION_NONE = 0,	 /* no Erbest while LISTENING: keep the current state */
+	BMCA_DECISION_M1,	 /* clockClass 1..127, D0 better than Erbest: MASTER */
+	BMCA_DECISION_M2,	 /* D0 better than Ebest: MASTER */
+	BMCA_DECISION_M3,	 /* Ebest better than Erbest, not by topology: MASTER */
+	BMCA_DECISION_P1,	 /* clockClass 1..127, Erbest better: PASSIVE */
+	BMCA_DECISION_P2,	 /* Ebest better than Erbest by topology: PASSIVE */
+	BMCA_DECISION_S1,	 /* Erbest is Ebest: SLAVE */
+	BMCA_DECISION_LISTENING, /* slaveOnly and this port does not hold Ebest (9.2.2.2) */
+};
+
+/*
+ * IEEE 1588-2019 9.3.3 figure 33 for one port. d0 is the local clock (D0), ebest the best of
+ * every port's Erbest, erbest this port's best qualified foreign master; either may be NULL.
+ * erbest_is_ebest says Ebest was received on this port (S1). A lone port (ordinary clock) passes
+ * its Erbest as both and erbest_is_ebest = true; a supervisor computes Ebest over the ports with
+ * bmca_compare(). state is the port's current state.
+ */
+enum bmca_decision bmca_state_decision(const struct bmca_dataset *d0,
+				       const struct bmca_dataset *ebest,
+				       const struct bmca_dataset *erbest, bool erbest_is_ebest,
+				       bool slave_only, enum port_state state);
+/* The FSM event a decision raises (9.2.5): M1/M2 RS_GRAND_MASTER, M3 RS_MASTER, P1/P2
+ * RS_PASSIVE, S1 RS_SLAVE, LISTENING RS_PASSIVE (the slave-only FSM maps it to LISTENING),
+ * NONE FSM_EV_NONE. */
+enum fsm_event bmca_decision_to_event(enum bmca_decision d);
+/* Recommended state: MASTER, PASSIVE, SLAVE, LISTENING; NONE gives `state` unchanged. */
+enum port_state bmca_decision_to_state(enum bmca_decision d, enum port_state state);
+const char *bmca_decision_to_string(enum bmca_decision d);
+
+/*
+ * IEEE 1588-2019 9.2.6.11: PRE_MASTER lasts N announce intervals: 0 for M1/M2, stepsRemoved + 1
+ * for M3 (currentDS.stepsRemoved after the 9.3.5 update).
+ */
+ns_t bmca_qualification_timeout(enum bmca_decision d, uint16_t stepsRemoved,
+				int8_t logAnnounceInterval);
+
+/* IEEE 1588-2019 9.3.5 Table 30 (S1): the data sets take the parent's values. */
+void bmca_update_slave(const struct bmca_announce *a, struct currentDS *cds, struct parentDS *pds,
+		       struct timePropertiesDS *tp);
+/* IEEE 1588-2019 9.3.5 Table 27 (M1, M2): the local clock is the grandmaster. tp is left for the
+ * caller (its own time source configuration). */
+void bmca_update_master(const struct defaultDS *dds, struct currentDS *cds, struct parentDS *pds);
+
+/* IEEE 1588-2019 9.3.2.5 / 9.3.2.4.4 */
+#define FOREIGN_MASTER_THRESHOLD 2
+#define FOREIGN_MASTER_TIME_WINDOW 4
+/* Records per port; a full table refuses new senders (counted by the caller). */
+#define BMCA_FOREIGN_MAX 16
+
+/* One foreignMasterDS record (9.3.2.4.4). */
+struct bmca_foreign {
+	struct bmca_announce announce; /* the most recent one */
+	/* receipt times of the last FOREIGN_MASTER_THRESHOLD Announces, newest first; 0 = none */
+	ns_t rx[FOREIGN_MASTER_THRESHOLD];
+};
+
+/* A port's foreignMasterDS. Plain data: copy, embed, zero as you like after bmca_foreign_init. */
+struct bmca_foreign_table {
+	struct PortIdentity self; /* the receiving port's portIdentity */
+	ns_t window;		  /* FOREIGN_MASTER_TIME_WINDOW announce intervals */
+	size_t n;
+	struct bmca_foreign rec[BMCA_FOREIGN_MAX];
+};
+
+void bmca_foreign_init(struct bmca_foreign_table *t, const struct PortIdentity *self,
+		       int8_t logAnnounceInterval);
+/*
+ * Record an Announce received at `now` (9.3.2.5). Returns 1 when the BMCA should run again (a
+ * record became qualified, or a qualified sender's data set changed), 0 when not, -EINVAL for an
+ * Announce that 9.3.2.5 excludes (sent by this PTP instance, or stepsRemoved >= 255), -ENOSPC
+ * when the table is full.
+ */
+int bmca_foreign_add(struct bmca_foreign_table *t, const struct bmca_announce *a, ns_t now);
+/* Drop Announce receipts older than the window and records left with none. Returns how many
+ * records went (a reason to run the BMCA again). */
+size_t bmca_foreign_prune(struct bmca_foreign_table *t, ns_t now);
+/* A record is qualified with FOREIGN_MASTER_THRESHOLD receipts within the window of `now`. */
+bool bmca_foreign_qualified(const struct bmca_foreign_table *t, const struct bmca_foreign *f,
+			    ns_t now);
+/*
+ * Erbest (9.3.2.3): the best qualified record, its data set in *erbest. NULL (and *erbest
+ * untouched) when no record qualifies. The result does not depend on insertion order.
+ */
+const struct bmca_foreign *bmca_foreign_best(const struct bmca_foreign_table *t, ns_t now,
+					     struct bmca_dataset *erbest);
+void bmca_foreign_clear(struct bmca_foreign_table *t);
+
+/*
+ * IEEE 1588-2019 9.2.6.12 announce receipt timeout bookkeeping. The port restarts it on each
+ * Announce from its parent (SLAVE, UNCALIBRATED) or from any qualified sender (LISTENING,
+ * PASSIVE), and on entry to those states; it raises ANNOUNCE_RECEIPT_TIMEOUT_EXPIRES once
+ * expired. deadline 0 means stopped.
+ */
+struct bmca_announce_timer {
+	ns_t deadline;
+};
+void bmca_announce_timer_restart(struct bmca_announce_timer *t, ns_t now,
+				 int8_t logAnnounceInterval, uint8_t announceReceiptTimeout);
+void bmca_announce_timer_stop(struct bmca_announce_timer *t);
+bool bmca_announce_timer_expired(const struct bmca_announce_timer *t, ns_t now);

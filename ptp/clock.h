@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Clock back ends behind one ops table: PHC by fd, free-running, virtual, simulated. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "ptp/types.h"
+
+struct clock;
+
+/*
+ * One static const table per back end. Every op returns 0 or -errno. A raw timestamp is a time
+ * read on the clock that stamps the port's frames (the PHC, or CLOCK_REALTIME for software
+ * timestamps); from_raw maps it onto this clock's own timescale, which differs for the virtual
+ * clock only.
+ */
+struct clock_ops {
+	const char *name;
+	int (*gettime)(struct clock *c, ns_t *ret);
+	/* Set the frequency adjustment, ppb, positive = faster. Absolute, not cumulative. */
+	int (*adjfreq)(struct clock *c, double ppb);
+	int (*getfreq)(struct clock *c, double *ppb);
+	/* Step the time by delta ns. */
+	int (*step)(struct clock *c, ns_t delta);
+	int (*from_raw)(struct clock *c, ns_t raw, ns_t *ret);
+	void (*free)(struct clock *c);
+};
+
+/* Every back end embeds this first. */
+struct clock {
+	const struct clock_ops *ops;
+	double max_freq_ppb; /* largest |adjfreq| the back end takes */
+};
+
+int clock_get_time(struct clock *c, ns_t *ret);
+int clock_adj_freq(struct clock *c, double ppb);
+int clock_get_freq(struct clock *c, double *ppb);
+int clock_step(struct clock *c, ns_t delta);
+int clock_from_raw(struct clock *c, ns_t raw, ns_t *ret);
+/* Accept NULL, return NULL. */
+struct clock *clock_free(struct clock *c);
+const char *clock_name(const struct clock *c);
+
+/*
+ * A PHC through its read-write fd (clock_gettime/clock_adjtime on FD_TO_CLOCKID(fd)). Takes
+ * ownership of fd on success (closed by clock_free). max_freq_ppb from PTP_CLOCK_GETCAPS when
+ * available, else 500000.
+ */
+int clock_phc_new(int fd, struct clock **ret);
+/*
+ * Free-running: reads clockid (CLOCK_REALTIME, or FD_TO_CLOCKID of a PHC fd the caller keeps),
+ * never adjusts it: adjfreq and step remember nothing and return -EPERM, like ptp4l
+ * --free_running 1 measuring only.
+ */
+int clock_freerun_new(clockid_t clockid, struct clock **ret);
+
+/*
+ * Virtual: a software-corrected view of a raw clock, local = raw + offset + (raw - ref) * f with
+ * f = (freq + freq_error) / 1e9. The raw clock is only read (borrowed, must outlive this one);
+ * adjfreq re-anchors ref so the view stays continuous, step adds to offset exactly.
+ * initial_offset and freq_error_ppb are for tests: they start the view off by that much.
+ */
+struct clock_virtual_config {
+	ns_t initial_offset;
+	double freq_error_ppb;
+	double max_freq_ppb; /* 0 = 1e6 (1000 ppm) */
+};
+int clock_virtual_new(struct clock *raw, const struct clock_virtual_config *cfg,
+		      struct clock **ret);
+
+/*
+ * Simulated: deterministic. Its time runs at (1 + (freq_error + adj) / 1e9) of a true time that
+ * only clock_sim_advance() moves; gettime adds Gaussian noise of noise_ns standard deviation from
+ * a PRNG seeded with seed (no global state).
+ */
+struct clock_sim_config {
+	ns_t start;	       /* true time and clock time at creation */
+	double freq_error_ppb; /* the oscillator's own error */
+	double noise_ns;       /* standard deviation of gettime noise */
+	uint64_t seed;
+	double max_freq_ppb; /* 0 = 1e6 */
+};
+int clock_sim_new(const struct clock_sim_config *cfg, struct clock **ret);
+/* Move true time forward by dt ns (>= 0). -EINVAL on a clock that is not simulated. */
+int clock_sim_advance(struct clock *c, ns_t dt);
+/* True time, and the exact clock time minus true time (no noise). */
+ns_t clock_sim_true_time(const struct clock *c);
+ns_t clock_sim_error(const struct clock *c);
+/* A Gaussian sample from the clock's PRNG, for tests that need noise of their own. */
+double clock_sim_gauss(struct clock *c, double stddev);

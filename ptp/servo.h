@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The clock servo interface (ops table) and its configuration; ptp/servo-pi.c implements PI. */
+#pragma once
+
+#include <stdbool.h>
+
+#include "ptp/options.h"
+#include "ptp/types.h"
+
+enum servo_state {
+	SERVO_UNLOCKED = 0, /* collecting samples; apply *freq_ppb if it changed */
+	SERVO_JUMP,	    /* step the clock by -offset, then apply *freq_ppb */
+	SERVO_LOCKED,	    /* apply *freq_ppb */
+	SERVO_HOLDOVER,	    /* no sample for holdover_timeout: keep the last frequency */
+};
+
+struct servo_config {
+	/* PI constants; 0 for both means "scale with the sync interval", linuxptp's default. */
+	double kp;
+	double ki;
+	double kp_scale, kp_exponent, kp_norm_max;
+	double ki_scale, ki_exponent, ki_norm_max;
+	ns_t first_step_threshold; /* step on the first lock if |offset| exceeds it; 0 = never */
+	ns_t step_threshold;	   /* step (and restart) whenever |offset| exceeds it; 0 = never */
+	double max_freq_ppb;	   /* clamp of the returned adjustment, > 0 */
+	ns_t holdover_timeout; /* LOCKED without samples this long reports HOLDOVER; 0 = never */
+};
+
+struct servo;
+
+/*
+ * One static const table per implementation. Sign convention: *freq_ppb is the adjustment to
+ * apply to the clock as it is (a clock ahead of its master, offset > 0, gets a negative one), and
+ * on SERVO_JUMP the caller steps the clock by -offset_ns. local_ts is the local receipt time of
+ * the sample on the steered clock's timescale.
+ */
+struct servo_ops {
+	const char *name;
+	enum servo_state (*sample)(struct servo *s, ns_t offset_ns, ns_t local_ts,
+				   double *freq_ppb);
+	/* Forget the samples (after a step done by someone else, a new master...). */
+	void (*reset)(struct servo *s);
+	/* The interval between samples, seconds (2^logSyncInterval). */
+	void (*set_interval)(struct servo *s, double interval_s);
+	void (*free)(struct servo *s);
+};
+
+/* Every servo embeds this first. */
+struct servo {
+	const struct servo_ops *ops;
+	struct servo_config cfg;
+	enum servo_state state; /* of the last sample */
+	double freq_ppb;	/* last adjustment returned */
+	ns_t last_local_ts;	/* of the last sample */
+	bool first_update;	/* the first lock is still to come */
+};
+
+/* linuxptp 3.1 defaults (config.c, pi.c): sw_ts picks the software timestamping PI scales. */
+void servo_config_default(struct servo_config *cfg, bool sw_ts);
+/* Take ptp4l-style options (seconds, ppb) onto a default config. */
+void servo_config_from_options(const struct servo_options *o, bool sw_ts, struct servo_config *cfg);
+
+/*
+ * PI servo. freq_ppb is the clock's current adjustment (so a restart keeps its learnt frequency).
+ * -EINVAL for a bad config, -ENOMEM.
+ */
+int servo_pi_new(const struct servo_config *cfg, double freq_ppb, struct servo **ret);
+
+/* Run the servo's sample op and record the state, the frequency and the sample time. */
+enum servo_state servo_sample(struct servo *s, ns_t offset_ns, ns_t local_ts, double *freq_ppb);
+void servo_reset(struct servo *s);
+void servo_set_interval(struct servo *s, double interval_s);
+/*
+ * Holdover reporting: with samples stopped for cfg.holdover_timeout after a LOCKED state, the
+ * servo reports SERVO_HOLDOVER (and *freq_ppb keeps the last value). Returns the current state.
+ */
+enum servo_state servo_check_holdover(struct servo *s, ns_t now);
+/* Accept NULL, return NULL. */
+struct servo *servo_free(struct servo *s);
+
+const char *servo_state_to_string(enum servo_state st);
+int servo_state_from_string(const char *str, enum servo_state *ret);
