@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Kernel timestamping of one interface: PHC lookup, SIOCSHWTSTAMP, and parsing of timestamp cmsgs.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "ptp/types.h"
+
+/* ETHTOOL_GET_TS_INFO through the ioctl (ptp/ stays free of libnl): PHC index, -1 when none. */
+int hwtstamp_get_phc_index(int fd, const char *ifname, int *ret_phc_index);
+
+/*
+ * SIOCSHWTSTAMP with TX on and the L2 PTP event filter; the driver may widen the filter, so the
+ * result is read back with SIOCGHWTSTAMP into *ret_tx_type and *ret_rx_filter.
+ * -EOPNOTSUPP (veth), -ERANGE, -EPERM... when the driver or the caller's rights refuse.
+ */
+int hwtstamp_enable(int fd, const char *ifname, int *ret_tx_type, int *ret_rx_filter);
+int hwtstamp_read(int fd, const char *ifname, int *ret_tx_type, int *ret_rx_filter);
+
+/* What one recvmsg() carried: a timestamp and, from the error queue, the OPT_ID key. */
+struct hwtstamp_cmsg {
+	bool has_ts;
+	ns_t ts;
+	bool has_key;
+	uint32_t key;
+};
+
+/*
+ * Pull the timestamp out of a received message's control data: ts[2] (raw hardware) when
+ * hardware, else ts[0] (software). For the error queue of a packet socket the extended error
+ * (SOL_PACKET/PACKET_TX_TIMESTAMP) carries the OPT_ID key. A zero timestamp counts as absent.
+ */
+void hwtstamp_parse_cmsg(const struct msghdr *msg, bool hardware, struct hwtstamp_cmsg *ret);

@@ -1,0 +1,510 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* PTP over IEEE 802.3 (IEEE 1588-2019 Annex E): an AF_PACKET socket bound to ETH_P_1588 only. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <linux/net_tstamp.h>
+#include <linux/sockios.h>
+#include <net/if.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "ptp/hwtstamp.h"
+#include "ptp/transport.h"
+
+#ifndef ETH_P_1588
+#define ETH_P_1588 0x88F7
+#endif
+
+#define L2_HDR_LEN 14
+#define L2_FRAME_MAX 1518
+
+/* IEEE 1588-2019 Annex E.3: the default and the peer delay multicast addresses. */
+static const uint8_t mac_ptp_default[TRANSPORT_MAC_LEN] = { 0x01, 0x1b, 0x19, 0x00, 0x00, 0x00 };
+static const uint8_t mac_ptp_pdelay[TRANSPORT_MAC_LEN] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x0e };
+
+/*
+ * Reception and reporting are socket-wide; TX recording is asked per event message through a
+ * cmsg (see l2_send), so general messages leave nothing on the error queue and OPT_ID counts
+ * event messages only.
+ */
+#define TS_FLAGS_SW                                                                           \
+	(SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE | SOF_TIMESTAMPING_OPT_ID | \
+	 SOF_TIMESTAMPING_OPT_TSONLY)
+#define TS_FLAGS_HW                                                                               \
+	(SOF_TIMESTAMPING_RX_HARDWARE | SOF_TIMESTAMPING_RAW_HARDWARE | SOF_TIMESTAMPING_OPT_ID | \
+	 SOF_TIMESTAMPING_OPT_TSONLY)
+
+struct transport_l2 {
+	struct transport base;
+	int fd;
+	int ifindex;
+	uint8_t mac[TRANSPORT_MAC_LEN];
+	struct transport_ts_status status;
+	ns_t tx_timeout;
+	uint32_t tx_key; /* OPT_ID the kernel gives the next timestamped send */
+};
+
+static struct transport_l2 *to_l2(struct transport *t)
+{
+	return container_of(t, struct transport_l2, base);
+}
+
+static ns_t now_monotonic(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (ns_t) ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
+}
+
+static int get_mac(int fd, const char *ifname, uint8_t mac[TRANSPORT_MAC_LEN])
+{
+	struct ifreq ifr = { 0 };
+
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	if (ioctl(fd, SIOCGIFHWADDR, &ifr) < 0) {
+		return -errno;
+	}
+	memcpy(mac, ifr.ifr_hwaddr.sa_data, TRANSPORT_MAC_LEN);
+	return 0;
+}
+
+static int add_membership(int fd, int ifindex, const uint8_t mac[TRANSPORT_MAC_LEN])
+{
+	struct packet_mreq mr = {
+		.mr_ifindex = ifindex,
+		.mr_type = PACKET_MR_MULTICAST,
+		.mr_alen = TRANSPORT_MAC_LEN,
+	};
+
+	memcpy(mr.mr_address, mac, TRANSPORT_MAC_LEN);
+	if (setsockopt(fd, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &mr, sizeof(mr)) < 0) {
+		return -errno;
+	}
+	return 0;
+}
+
+static int set_ts_flags(int fd, int flags)
+{
+	if (setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING, &flags, sizeof(flags)) < 0) {
+		return -errno;
+	}
+	return 0;
+}
+
+/* Hardware when asked for, or when AUTO finds a PHC; software with the reason otherwise. */
+static void configure_timestamping(int fd, const char *ifname, enum transport_ts_request req,
+				   struct transport_ts_status *st)
+{
+	bool want_hw = req == TRANSPORT_TS_HARDWARE;
+	int r;
+
+	st->mode = TRANSPORT_TS_MODE_SOFTWARE;
+	st->hw_error = 0;
+	st->phc_index = -1;
+	if (hwtstamp_get_phc_index(fd, ifname, &st->phc_index) < 0) {
+		st->phc_index = -1;
+	}
+	if (req == TRANSPORT_TS_AUTO && st->phc_index >= 0) {
+		want_hw = true;
+	}
+	if (!want_hw) {
+		return;
+	}
+	r = hwtstamp_enable(fd, ifname, &st->hw_tx_type, &st->hw_rx_filter);
+	if (r < 0) {
+		st->hw_error = r;
+		return;
+	}
+	st->mode = TRANSPORT_TS_MODE_HARDWARE;
+}
+
+int transport_l2_open_fd(const struct transport_config *cfg, int *ret_fd,
+			 struct transport_ts_status *ret_status)
+{
+	struct sockaddr_ll sll = {
+		.sll_family = AF_PACKET,
+		.sll_protocol = htons(ETH_P_1588),
+		.sll_ifindex = cfg->ifindex,
+	};
+	struct transport_ts_status st = { 0 };
+	char ifname[IF_NAMESIZE];
+	_cleanup_close_ int fd = -1;
+	int r;
+
+	if (cfg->ifindex <= 0) {
+		return -EINVAL;
+	}
+	if (!if_indextoname(cfg->ifindex, ifname)) {
+		return -errno;
+	}
+	/*
+	 * Protocol 0 until bind: a socket created with a protocol would receive that protocol
+	 * from every interface until it is bound. Never ETH_P_ALL: bound to ETH_P_1588 the
+	 * kernel hands us PTP frames only and no transmitted frames.
+	 */
+	fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		return -errno;
+	}
+	if (bind(fd, (struct sockaddr *) &sll, sizeof(sll)) < 0) {
+		return -errno;
+	}
+	r = add_membership(fd, cfg->ifindex, mac_ptp_default);
+	if (r < 0) {
+		return r;
+	}
+	if (cfg->peer_delay) {
+		r = add_membership(fd, cfg->ifindex, mac_ptp_pdelay);
+		if (r < 0) {
+			return r;
+		}
+	}
+	configure_timestamping(fd, ifname, cfg->ts_request, &st);
+	r = set_ts_flags(fd, st.mode == TRANSPORT_TS_MODE_HARDWARE ? TS_FLAGS_HW : TS_FLAGS_SW);
+	if (r < 0) {
+		return r;
+	}
+	*ret_fd = TAKE_FD(fd);
+	if (ret_status) {
+		*ret_status = st;
+	}
+	return 0;
+}
+
+/* Drop whatever an earlier owner left on the error queue, so OPT_ID keys start afresh. */
+static void drain_errqueue(int fd)
+{
+	char buf[64], ctrl[256];
+
+	for (int i = 0; i < 1024; i++) {
+		struct iovec iov = { buf, sizeof(buf) };
+		struct msghdr msg = { .msg_iov = &iov,
+				      .msg_iovlen = 1,
+				      .msg_control = ctrl,
+				      .msg_controllen = sizeof(ctrl) };
+
+		if (recvmsg(fd, &msg, MSG_ERRQUEUE | MSG_DONTWAIT) < 0) {
+			return;
+		}
+	}
+}
+
+static int l2_adopt(struct transport *t, int fd, const struct transport_config *cfg)
+{
+	struct transport_l2 *l2 = to_l2(t);
+	struct sockaddr_ll sll = { 0 };
+	socklen_t len = sizeof(sll);
+	char ifname[IF_NAMESIZE];
+	int flags = 0, r;
+
+	if (l2->fd >= 0) {
+		return -EBUSY;
+	}
+	if (getsockname(fd, (struct sockaddr *) &sll, &len) < 0) {
+		return -errno;
+	}
+	if (sll.sll_family != AF_PACKET || sll.sll_protocol != htons(ETH_P_1588) ||
+	    sll.sll_ifindex <= 0 || (cfg && cfg->ifindex > 0 && cfg->ifindex != sll.sll_ifindex)) {
+		return -EPROTOTYPE;
+	}
+	if (!if_indextoname(sll.sll_ifindex, ifname)) {
+		return -errno;
+	}
+	len = sizeof(flags);
+	if (getsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING, &flags, &len) < 0) {
+		return -errno;
+	}
+	l2->status.mode = (flags & SOF_TIMESTAMPING_RAW_HARDWARE) ? TRANSPORT_TS_MODE_HARDWARE
+								  : TRANSPORT_TS_MODE_SOFTWARE;
+	l2->status.phc_index = -1;
+	(void) hwtstamp_get_phc_index(fd, ifname, &l2->status.phc_index);
+	if (l2->status.mode == TRANSPORT_TS_MODE_HARDWARE) {
+		(void) hwtstamp_read(fd, ifname, &l2->status.hw_tx_type, &l2->status.hw_rx_filter);
+	}
+	/* The kernel restarts the OPT_ID counter at 0 only when OPT_ID goes from off to on. */
+	drain_errqueue(fd);
+	r = set_ts_flags(fd, 0);
+	if (r < 0) {
+		return r;
+	}
+	r = set_ts_flags(fd,
+			 l2->status.mode == TRANSPORT_TS_MODE_HARDWARE ? TS_FLAGS_HW : TS_FLAGS_SW);
+	if (r < 0) {
+		return r;
+	}
+	r = get_mac(fd, ifname, l2->mac);
+	if (r < 0) {
+		return r;
+	}
+	l2->fd = fd;
+	l2->ifindex = sll.sll_ifindex;
+	l2->tx_key = 0;
+	l2->tx_timeout = cfg && cfg->tx_timeout > 0 ? cfg->tx_timeout
+						    : TRANSPORT_TX_TIMEOUT_DEFAULT;
+	return 0;
+}
+
+static int l2_open(struct transport *t, const struct transport_config *cfg)
+{
+	struct transport_l2 *l2 = to_l2(t);
+	struct transport_ts_status st;
+	_cleanup_close_ int fd = -1;
+	int r;
+
+	if (l2->fd >= 0) {
+		return -EBUSY;
+	}
+	r = transport_l2_open_fd(cfg, &fd, &st);
+	if (r < 0) {
+		return r;
+	}
+	r = l2_adopt(t, fd, cfg);
+	if (r < 0) {
+		return r;
+	}
+	TAKE_FD(fd);
+	/* Keep what only the opener knows: why hardware was refused. */
+	l2->status.hw_error = st.hw_error;
+	return 0;
+}
+
+static void l2_close(struct transport *t)
+{
+	struct transport_l2 *l2 = to_l2(t);
+
+	if (l2->fd >= 0) {
+		close(l2->fd);
+		l2->fd = -1;
+	}
+}
+
+static void l2_free(struct transport *t)
+{
+	free(to_l2(t));
+}
+
+/* Wait for the error queue entry whose OPT_ID is key, skipping older ones (late or lost). */
+static int wait_tx_ts(struct transport_l2 *l2, uint32_t key, ns_t *ret)
+{
+	bool hw = l2->status.mode == TRANSPORT_TS_MODE_HARDWARE;
+	ns_t deadline = now_monotonic() + l2->tx_timeout;
+
+	for (;;) {
+		char buf[64], ctrl[512];
+		struct iovec iov = { buf, sizeof(buf) };
+		struct msghdr msg = { .msg_iov = &iov,
+				      .msg_iovlen = 1,
+				      .msg_control = ctrl,
+				      .msg_controllen = sizeof(ctrl) };
+		struct hwtstamp_cmsg c;
+
+		if (recvmsg(l2->fd, &msg, MSG_ERRQUEUE | MSG_DONTWAIT) < 0) {
+			struct pollfd pfd = { .fd = l2->fd, .events = 0 };
+			ns_t left;
+
+			if (errno != EAGAIN && errno != EINTR) {
+				return -errno;
+			}
+			left = deadline - now_monotonic();
+			if (left <= 0) {
+				return -ETIME;
+			}
+			/* An error queue entry shows as POLLERR, reported whatever events asks. */
+			if (poll(&pfd, 1, (int) ((left + NS_PER_MSEC - 1) / NS_PER_MSEC)) < 0 &&
+			    errno != EINTR) {
+				return -errno;
+			}
+			continue;
+		}
+		hwtstamp_parse_cmsg(&msg, hw, &c);
+		if (!c.has_key || !c.has_ts) {
+			continue;
+		}
+		if ((int32_t) (c.key - key) < 0) {
+			continue; /* an earlier frame's timestamp, after its deadline */
+		}
+		if (c.key != key) {
+			return -EPROTO; /* ours went missing and a later one came: never mismatch */
+		}
+		*ret = c.ts;
+		return 0;
+	}
+}
+
+static int l2_send(struct transport *t, const void *buf, size_t len,
+		   const struct transport_dest *dest, bool event, ns_t *ret_tx_ts)
+{
+	struct transport_l2 *l2 = to_l2(t);
+	uint8_t frame[L2_FRAME_MAX];
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} ctrl;
+	struct iovec iov = { frame, L2_HDR_LEN + len };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	const uint8_t *dst = mac_ptp_default;
+	ssize_t n;
+
+	if (l2->fd < 0) {
+		return -EBADF;
+	}
+	if (len > sizeof(frame) - L2_HDR_LEN) {
+		return -EMSGSIZE;
+	}
+	if (dest && dest->kind == TRANSPORT_DEST_PDELAY) {
+		dst = mac_ptp_pdelay;
+	} else if (dest && dest->kind == TRANSPORT_DEST_UNICAST) {
+		dst = dest->mac;
+	}
+	memcpy(frame, dst, TRANSPORT_MAC_LEN);
+	memcpy(frame + TRANSPORT_MAC_LEN, l2->mac, TRANSPORT_MAC_LEN);
+	frame[12] = ETH_P_1588 >> 8;
+	frame[13] = ETH_P_1588 & 0xff;
+	memcpy(frame + L2_HDR_LEN, buf, len);
+
+	if (event) {
+		int tx = l2->status.mode == TRANSPORT_TS_MODE_HARDWARE
+				 ? SOF_TIMESTAMPING_TX_HARDWARE
+				 : SOF_TIMESTAMPING_TX_SOFTWARE;
+		struct cmsghdr *c;
+
+		memset(&ctrl, 0, sizeof(ctrl));
+		msg.msg_control = ctrl.buf;
+		msg.msg_controllen = sizeof(ctrl.buf);
+		c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SO_TIMESTAMPING;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &tx, sizeof(tx));
+	}
+	n = sendmsg(l2->fd, &msg, 0);
+	if (n < 0) {
+		return -errno;
+	}
+	if ((size_t) n != L2_HDR_LEN + len) {
+		return -EIO;
+	}
+	if (event) {
+		/* The kernel gave this frame the key tx_key, whether or not a timestamp comes. */
+		uint32_t key = l2->tx_key++;
+		ns_t ts = 0;
+		int r = wait_tx_ts(l2, key, &ts);
+
+		if (r < 0) {
+			return r;
+		}
+		if (ret_tx_ts) {
+			*ret_tx_ts = ts;
+		}
+	}
+	return (int) len;
+}
+
+static int l2_recv(struct transport *t, void *buf, size_t len, struct transport_rx_info *ret)
+{
+	struct transport_l2 *l2 = to_l2(t);
+	uint8_t frame[L2_FRAME_MAX];
+	char ctrl[512];
+	struct sockaddr_ll from = { 0 };
+	struct iovec iov = { frame, sizeof(frame) };
+	struct msghdr msg = { .msg_name = &from,
+			      .msg_namelen = sizeof(from),
+			      .msg_iov = &iov,
+			      .msg_iovlen = 1,
+			      .msg_control = ctrl,
+			      .msg_controllen = sizeof(ctrl) };
+	struct hwtstamp_cmsg c;
+	size_t plen;
+	ssize_t n;
+
+	if (l2->fd < 0) {
+		return -EBADF;
+	}
+	for (;;) {
+		n = recvmsg(l2->fd, &msg, MSG_DONTWAIT);
+		if (n < 0) {
+			return errno == EINTR ? -EAGAIN : -errno;
+		}
+		/* The binding admits ETH_P_1588 only; anything shorter than a header is junk. */
+		if (n >= L2_HDR_LEN && frame[12] == (ETH_P_1588 >> 8) &&
+		    frame[13] == (ETH_P_1588 & 0xff)) {
+			break;
+		}
+		msg.msg_namelen = sizeof(from);
+		msg.msg_controllen = sizeof(ctrl);
+	}
+	hwtstamp_parse_cmsg(&msg, l2->status.mode == TRANSPORT_TS_MODE_HARDWARE, &c);
+	memset(ret, 0, sizeof(*ret));
+	memcpy(ret->src, frame + TRANSPORT_MAC_LEN, TRANSPORT_MAC_LEN);
+	ret->has_ts = c.has_ts;
+	ret->ts = c.ts;
+	plen = (size_t) n - L2_HDR_LEN;
+	if (plen > len) {
+		memcpy(buf, frame + L2_HDR_LEN, len);
+		return -EMSGSIZE;
+	}
+	memcpy(buf, frame + L2_HDR_LEN, plen);
+	return (int) plen;
+}
+
+static int l2_fd(struct transport *t)
+{
+	return to_l2(t)->fd;
+}
+
+static int l2_get_mac(struct transport *t, uint8_t mac[TRANSPORT_MAC_LEN])
+{
+	struct transport_l2 *l2 = to_l2(t);
+
+	if (l2->fd < 0) {
+		return -EBADF;
+	}
+	memcpy(mac, l2->mac, TRANSPORT_MAC_LEN);
+	return 0;
+}
+
+static int l2_get_ts_status(struct transport *t, struct transport_ts_status *ret)
+{
+	struct transport_l2 *l2 = to_l2(t);
+
+	if (l2->fd < 0) {
+		return -EBADF;
+	}
+	*ret = l2->status;
+	return 0;
+}
+
+static const struct transport_ops l2_ops = {
+	.name = "L2",
+	.open = l2_open,
+	.adopt = l2_adopt,
+	.close = l2_close,
+	.free = l2_free,
+	.send = l2_send,
+	.recv = l2_recv,
+	.fd = l2_fd,
+	.get_mac = l2_get_mac,
+	.get_ts_status = l2_get_ts_status,
+};
+
+int transport_l2_new(struct transport **ret)
+{
+	struct transport_l2 *l2 = calloc(1, sizeof(*l2));
+
+	if (!l2) {
+		return -ENOMEM;
+	}
+	l2->base.ops = &l2_ops;
+	l2->fd = -1;
+	l2->status.phc_index = -1;
+	*ret = &l2->base;
+	return 0;
+}

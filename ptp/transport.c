@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Dispatch of the transport API to an implementation's ops table, and the enum names. */
+#include <errno.h>
+#include <string.h>
+
+#include "ptp/transport.h"
+
+int transport_open(struct transport *t, const struct transport_config *cfg)
+{
+	return t->ops->open(t, cfg);
+}
+
+int transport_adopt(struct transport *t, int fd, const struct transport_config *cfg)
+{
+	return t->ops->adopt(t, fd, cfg);
+}
+
+void transport_close(struct transport *t)
+{
+	t->ops->close(t);
+}
+
+struct transport *transport_free(struct transport *t)
+{
+	if (t) {
+		t->ops->close(t);
+		t->ops->free(t);
+	}
+	return NULL;
+}
+
+int transport_send(struct transport *t, const void *buf, size_t len,
+		   const struct transport_dest *dest, bool event, ns_t *ret_tx_ts)
+{
+	return t->ops->send(t, buf, len, dest, event, ret_tx_ts);
+}
+
+int transport_recv(struct transport *t, void *buf, size_t len, struct transport_rx_info *ret)
+{
+	return t->ops->recv(t, buf, len, ret);
+}
+
+int transport_fd(struct transport *t)
+{
+	return t->ops->fd(t);
+}
+
+int transport_get_mac(struct transport *t, uint8_t mac[TRANSPORT_MAC_LEN])
+{
+	return t->ops->get_mac(t, mac);
+}
+
+int transport_get_ts_status(struct transport *t, struct transport_ts_status *ret)
+{
+	return t->ops->get_ts_status(t, ret);
+}
+
+const char *transport_ts_mode_to_string(enum transport_ts_mode m)
+{
+	switch (m) {
+	case TRANSPORT_TS_MODE_SOFTWARE:
+		return "software";
+	case TRANSPORT_TS_MODE_HARDWARE:
+		return "hardware";
+	}
+	return "unknown";
+}
+
+static const char *const ts_request_names[] = {
+	[TRANSPORT_TS_AUTO] = "auto",
+	[TRANSPORT_TS_HARDWARE] = "hardware",
+	[TRANSPORT_TS_SOFTWARE] = "software",
+};
+
+const char *transport_ts_request_to_string(enum transport_ts_request r)
+{
+	if ((size_t) r >= ARRAY_SIZE(ts_request_names)) {
+		return "unknown";
+	}
+	return ts_request_names[r];
+}
+
+int transport_ts_request_from_string(const char *s, enum transport_ts_request *ret)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(ts_request_names); i++) {
+		if (strcmp(s, ts_request_names[i]) == 0) {
+			*ret = (enum transport_ts_request) i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}

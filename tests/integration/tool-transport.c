@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Test tool: drive the L2 transport on one interface (send, receive, sink) for the shell tests. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <net/if.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "ptp/transport.h"
+
+static const char usage[] =
+	"usage: tool-transport [options] send IFNAME COUNT\n"
+	"       tool-transport [options] recv IFNAME COUNT\n"
+	"       tool-transport [options] sink IFNAME\n"
+	"  --ts auto|hardware|software   timestamping request (default software)\n"
+	"  --adopt                       open the fd as a supervisor would, then adopt it\n"
+	"  --timeout-ms N                recv: give up after N ms (default 5000)\n"
+	"  --interleave-general          send: a general message after each event message\n";
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	stop = 1;
+}
+
+static ns_t now_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (ns_t) ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
+}
+
+/* A 44-byte PTPv2 header-sized message: messageType, versionPTP 2, length, sequenceId. */
+static void build_msg(uint8_t *m, size_t len, uint8_t type, uint16_t seq)
+{
+	memset(m, 0, len);
+	m[0] = type;
+	m[1] = 2;
+	m[2] = (uint8_t) (len >> 8);
+	m[3] = (uint8_t) len;
+	m[30] = (uint8_t) (seq >> 8);
+	m[31] = (uint8_t) seq;
+}
+
+static int open_transport(const char *ifname, enum transport_ts_request req, bool adopt,
+			  struct transport **ret)
+{
+	struct transport_config cfg = { .ts_request = req, .peer_delay = true };
+	_cleanup_transport_ struct transport *t = NULL;
+	struct transport_ts_status st;
+	int r;
+
+	cfg.ifindex = (int) if_nametoindex(ifname);
+	if (cfg.ifindex == 0) {
+		fprintf(stderr, "%s: no such interface\n", ifname);
+		return -ENODEV;
+	}
+	r = transport_l2_new(&t);
+	if (r < 0) {
+		return r;
+	}
+	if (adopt) {
+		int fd;
+
+		r = transport_l2_open_fd(&cfg, &fd, &st);
+		if (r >= 0) {
+			/* As a worker would: it knows nothing but the fd. */
+			struct transport_config wcfg = { 0 };
+
+			r = transport_adopt(t, fd, &wcfg);
+			if (r < 0) {
+				close(fd);
+			}
+		}
+	} else {
+		r = transport_open(t, &cfg);
+	}
+	if (r < 0) {
+		fprintf(stderr, "%s: opening the transport failed: %s\n", ifname, strerror(-r));
+		return r;
+	}
+	r = transport_get_ts_status(t, &st);
+	if (r < 0) {
+		return r;
+	}
+	/* Once, at open: the one place that knows the reason. */
+	if (st.hw_error != 0) {
+		printf("%s: hardware timestamping refused (SIOCSHWTSTAMP: %s), using software\n",
+		       ifname, strerror(-st.hw_error));
+	}
+	printf("%s: open timestamping=%s phc=%d adopt=%d\n", ifname,
+	       transport_ts_mode_to_string(st.mode), st.phc_index, adopt);
+	fflush(stdout);
+	*ret = TAKE_PTR(t);
+	return 0;
+}
+
+static int do_send(struct transport *t, long count, bool interleave)
+{
+	uint8_t m[44];
+	long failed = 0;
+
+	for (long i = 0; i < count; i++) {
+		ns_t ts = 0;
+		int r;
+
+		build_msg(m, sizeof(m), 0x0 /* Sync */, (uint16_t) i);
+		r = transport_send(t, m, sizeof(m), NULL, transport_is_event(m, sizeof(m)), &ts);
+		if (r < 0) {
+			printf("tx seq=%ld error=%s\n", i, strerror(-r));
+			failed++;
+			continue;
+		}
+		printf("tx seq=%ld ts=%" PRId64 "\n", i, ts);
+		if (interleave) {
+			build_msg(m, sizeof(m), 0x8 /* Follow_Up */, (uint16_t) i);
+			r = transport_send(t, m, sizeof(m), NULL, transport_is_event(m, sizeof(m)),
+					   NULL);
+			if (r < 0) {
+				printf("tx general seq=%ld error=%s\n", i, strerror(-r));
+				failed++;
+			}
+		}
+	}
+	printf("tx done sent=%ld failed=%ld\n", count, failed);
+	return failed ? 1 : 0;
+}
+
+static int wait_readable(int fd, ns_t deadline)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	ns_t left = deadline - now_mono();
+
+	if (left <= 0) {
+		return -ETIME;
+	}
+	if (poll(&pfd, 1, (int) (left / NS_PER_MSEC) + 1) < 0 && errno != EINTR) {
+		return -errno;
+	}
+	return 0;
+}
+
+static int do_recv(struct transport *t, long count, long timeout_ms)
+{
+	ns_t deadline = now_mono() + timeout_ms * NS_PER_MSEC;
+	long got = 0;
+
+	while (got < count && !stop) {
+		struct transport_rx_info info;
+		uint8_t m[1500];
+		int r = transport_recv(t, m, sizeof(m), &info);
+
+		if (r == -EAGAIN) {
+			if (wait_readable(transport_fd(t), deadline) == -ETIME) {
+				break;
+			}
+			continue;
+		}
+		if (r < 44) {
+			printf("rx error=%s\n", r < 0 ? strerror(-r) : "short");
+			continue;
+		}
+		got++;
+		printf("rx seq=%u type=%u src=%02x:%02x:%02x:%02x:%02x:%02x ts=%" PRId64 "\n",
+		       (unsigned) (m[30] << 8 | m[31]), m[0] & 0x0fu, info.src[0], info.src[1],
+		       info.src[2], info.src[3], info.src[4], info.src[5],
+		       info.has_ts ? info.ts : (ns_t) -1);
+	}
+	printf("rx done got=%ld\n", got);
+	return got == count ? 0 : 1;
+}
+
+/* Count everything the socket itself delivers, by ethertype, below the transport's own check. */
+static int do_sink(struct transport *t)
+{
+	long ptp = 0, other = 0;
+	int fd = transport_fd(t);
+
+	printf("sink ready\n");
+	fflush(stdout);
+	while (!stop) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		uint8_t f[2048];
+		ssize_t n;
+
+		if (poll(&pfd, 1, 200) <= 0) {
+			continue;
+		}
+		while ((n = recv(fd, f, sizeof(f), MSG_DONTWAIT)) >= 0) {
+			if (n >= 14 && f[12] == 0x88 && f[13] == 0xf7) {
+				ptp++;
+			} else {
+				other++;
+			}
+		}
+	}
+	printf("sink done ptp=%ld other=%ld\n", ptp, other);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "ts", required_argument, NULL, 't' },
+		{ "adopt", no_argument, NULL, 'a' },
+		{ "timeout-ms", required_argument, NULL, 'T' },
+		{ "interleave-general", no_argument, NULL, 'g' },
+		{ "help", no_argument, NULL, 'h' },
+		{},
+	};
+	enum transport_ts_request req = TRANSPORT_TS_SOFTWARE;
+	_cleanup_transport_ struct transport *t = NULL;
+	bool adopt = false, interleave = false;
+	long timeout_ms = 5000, count = 0;
+	const char *mode, *ifname;
+	int c, r;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) >= 0) {
+		switch (c) {
+		case 't':
+			if (transport_ts_request_from_string(optarg, &req) < 0) {
+				fprintf(stderr, "bad --ts %s\n", optarg);
+				return 2;
+			}
+			break;
+		case 'a':
+			adopt = true;
+			break;
+		case 'T':
+			timeout_ms = atol(optarg);
+			break;
+		case 'g':
+			interleave = true;
+			break;
+		default:
+			fputs(usage, c == 'h' ? stdout : stderr);
+			return c == 'h' ? 0 : 2;
+		}
+	}
+	if (argc - optind < 2) {
+		fputs(usage, stderr);
+		return 2;
+	}
+	mode = argv[optind];
+	ifname = argv[optind + 1];
+	if (argc - optind >= 3) {
+		count = atol(argv[optind + 2]);
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	signal(SIGTERM, on_signal);
+	signal(SIGINT, on_signal);
+	r = open_transport(ifname, req, adopt, &t);
+	if (r < 0) {
+		return 1;
+	}
+	if (strcmp(mode, "send") == 0) {
+		return do_send(t, count, interleave);
+	}
+	if (strcmp(mode, "recv") == 0) {
+		return do_recv(t, count, timeout_ms);
+	}
+	if (strcmp(mode, "sink") == 0) {
+		return do_sink(t);
+	}
+	fputs(usage, stderr);
+	return 2;
+}
