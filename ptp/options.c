@@ -35,7 +35,7 @@ void options_instance_defaults(struct instance_options *o)
 	o->virtual_clock.initial_offset_ns = 0;
 	o->virtual_clock.initial_freq_ppb = 0;
 	o->interfaces.auto_select = true;
-	o->interfaces.include_software = false;
+	o->include_software_interfaces = false;
 }
 
 void options_port_defaults(struct port_options *o)

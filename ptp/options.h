@@ -64,7 +64,6 @@ struct virtual_clock_options {
 /* Which interfaces belong to an instance: an explicit list, or every interface with a PHC. */
 struct interface_selection {
 	bool auto_select;
-	bool include_software; /* with auto: also interfaces that only have software stamps */
 	unsigned int n_names;
 	char names[OPTIONS_INTERFACES_MAX][IFNAMSIZ];
 };
@@ -87,6 +86,7 @@ struct instance_options {
 	struct virtual_clock_options virtual_clock;
 	char userDescription[OPTIONS_USER_DESCRIPTION_MAX + 1];
 	struct interface_selection interfaces;
+	bool include_software_interfaces; /* with auto: also interfaces with software stamps only */
 };
 
 /* One port: message intervals, timeouts, delay mechanism, transport and timestamping. */

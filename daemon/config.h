@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* phcd.conf: loading, validation, per-port resolution and diffing of the INI configuration. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ptp/options.h"
+#include "ptp/util.h"
+
+/*
+ * DESIGN.md's path. Not derived from the generated config.h's PHCD_SYSCONFDIR: inside daemon/
+ * "config.h" is this file (meson puts the source dir first on the include path).
+ */
+#define CONFIG_DEFAULT_PATH "/etc/phcd/phcd.conf"
+/* Implicit instance when a configuration has no [instance NAME] section at all. */
+#define CONFIG_DEFAULT_INSTANCE "default"
+/* Upper bound of table keys: one bit per key in a layer's "set" mask. */
+#define CONFIG_KEYS_MAX 64
+
+/* Keys of the supervisor itself: valid in [global] only. */
+struct daemon_options {
+	int32_t logging_level; /* syslog priority, as ptp4l's logging_level */
+	char system_clock_instance[OPTIONS_NAME_MAX]; /* instance steering CLOCK_REALTIME; "" = none
+						       */
+	uint32_t restart_limit_burst;		      /* worker restarts allowed per interval ... */
+	uint32_t restart_limit_interval_sec;	      /* ... after which the port stays FAULTY */
+	uint32_t restart_backoff_initial_ms;
+	uint32_t restart_backoff_max_ms;
+};
+
+/* Where a section or a key came from, for "file:line:" messages. */
+struct config_pos {
+	uint32_t file; /* index into config.files */
+	uint32_t line;
+};
+
+/*
+ * What one section wrote: the values of the keys it set and a bit per table key saying which.
+ * Resolution applies layers in order, copying only the set keys: defaults <- [global] <-
+ * [instance NAME] <- [interface IFNAME].
+ */
+struct config_layer {
+	struct daemon_options daemon;
+	struct instance_options instance;
+	struct port_options port;
+	uint64_t set;
+	struct config_pos set_at[CONFIG_KEYS_MAX];
+	struct config_pos section; /* first header of this section */
+};
+
+struct config_instance {
+	struct instance_options options; /* resolved: defaults <- global <- instance */
+	struct port_options port;	 /* resolved port defaults of this instance's ports */
+	struct config_layer layer;
+};
+
+struct config_interface {
+	char ifname[IFNAMSIZ];
+	struct config_layer layer;
+};
+
+/* A loaded, valid configuration. Read-only for its users; replaced whole on reload. */
+struct config {
+	struct daemon_options daemon; /* resolved */
+	struct config_layer global;
+	struct config_instance *instances;
+	size_t n_instances;
+	struct config_interface *interfaces;
+	size_t n_interfaces;
+	char **files; /* every file read, in order (main file, then drop-ins) */
+	size_t n_files;
+};
+
+/*
+ * Load path and then every *.conf in dropin_dir in lexical (strcmp) order. dropin_dir NULL means
+ * path + ".d". A missing main file is an error unless main_optional (the daemon's default path:
+ * then built-in defaults apply); a missing drop-in directory is not.
+ *
+ * Every problem is reported as one "file:line: what is wrong, what was expected" line in *errors
+ * (malloc'ed, newline-separated, NULL when there is none; the caller frees it). Returns 0 and
+ * sets *ret, or -EINVAL when the configuration has errors, or another -errno. *ret is written
+ * only on success, so a failed reload leaves the running configuration alone.
+ */
+int config_load(const char *path, const char *dropin_dir, bool main_optional, struct config **ret,
+		char **errors);
+struct config *config_free(struct config *c);
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct config *, config_free);
+
+/* `phcd --check-config [-f FILE]`: load, print errors or a summary to out, 0 or -EINVAL. */
+int config_check(const char *path, FILE *out);
+
+const struct config_instance *config_find_instance(const struct config *c, const char *name);
+const struct config_interface *config_find_interface(const struct config *c, const char *ifname);
+
+/*
+ * The instance a discovered interface belongs to: the one that lists it explicitly, else the one
+ * with "interfaces auto" if the interface has a PHC (or has none and that instance includes
+ * software-only interfaces). NULL when no instance wants it.
+ */
+const struct config_instance *config_instance_for_interface(const struct config *c,
+							    const char *ifname, bool has_phc);
+
+/* Effective options of a port: global <- instance <- interface. -ENOENT for an unknown instance. */
+int config_port_options(const struct config *c, const char *instance, const char *ifname,
+			struct port_options *ret);
+
+enum config_change {
+	CONFIG_UNCHANGED = 0,
+	CONFIG_ADDED,
+	CONFIG_REMOVED,
+	CONFIG_CHANGED,
+};
+
+const char *config_change_to_string(enum config_change c);
+
+/* Did the instance's own options (data sets, clock, servo, membership) change? */
+enum config_change config_diff_instance(const struct config *old, const struct config *new,
+					const char *name);
+/* Did the effective options of this port change? ADDED/REMOVED follow the instance. */
+enum config_change config_diff_port(const struct config *old, const struct config *new,
+				    const char *instance, const char *ifname);
+/* Did any daemon key ([global] only) change? */
+bool config_daemon_changed(const struct config *old, const struct config *new);
+
+/* Print every key of the table with its sections, default and range (for docs and --help). */
+void config_dump_keys(FILE *out);

@@ -1,0 +1,415 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Config loading: every kind of error names file:line, drop-in order, resolution, diffs. */
+#include <stdarg.h>
+#include <setjmp.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "daemon/config.h"
+
+struct fixture {
+	char dir[64];
+	char path[128];
+	char dropins[128];
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	assert_non_null(f);
+	snprintf(f->dir, sizeof(f->dir), "/tmp/phcd-test-config-XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	snprintf(f->path, sizeof(f->path), "%s/phcd.conf", f->dir);
+	snprintf(f->dropins, sizeof(f->dropins), "%s/phcd.conf.d", f->dir);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
+	assert_int_equal(system(cmd), 0);
+	free(f);
+	return 0;
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *fp = fopen(path, "we");
+
+	assert_non_null(fp);
+	fputs(text, fp);
+	assert_int_equal(fclose(fp), 0);
+}
+
+static void write_dropin(struct fixture *f, const char *name, const char *text)
+{
+	char path[256];
+
+	mkdir(f->dropins, 0755);
+	snprintf(path, sizeof(path), "%s/%s", f->dropins, name);
+	write_file(path, text);
+}
+
+static struct config *load_ok(struct fixture *f, const char *text)
+{
+	struct config *c = NULL;
+	char *errors = NULL;
+	int r;
+
+	write_file(f->path, text);
+	r = config_load(f->path, NULL, false, &c, &errors);
+	if (r != 0) {
+		fail_msg("expected the config to load, got %d:\n%s", r, errors ? errors : "");
+	}
+	assert_null(errors);
+	return c;
+}
+
+struct error_case {
+	const char *what;
+	const char *text;
+	const char *expect; /* after "DIR/phcd.conf" */
+};
+
+/* One row per kind of error: the message must start with file:line and say what was expected. */
+static const struct error_case error_cases[] = {
+	{ "unknown section", "[bogus]\n", ":1: unknown section [bogus], expected [global]" },
+	{ "unknown key", "[global]\nfoo = 1\n", ":2: unknown key \"foo\", expected a key" },
+	{ "wrong case", "[global]\nPriority1 = 3\n",
+	  ":2: unknown key \"Priority1\", expected \"priority1\"" },
+	{ "out of range", "[global]\npriority1 = 300\n",
+	  ":2: priority1 = 300 is out of range, expected an integer from 0 to 255" },
+	{ "not a number", "[global]\n\npriority1 = abc\n",
+	  ":3: priority1 = abc is not a valid value, expected an integer from 0 to 255" },
+	{ "negative log interval too small", "[global]\nlogSyncInterval = -8\n",
+	  ":2: logSyncInterval = -8 is out of range, expected an integer from -7 to 7" },
+	{ "bad enum", "[global]\ndelay_mechanism = Auto\n",
+	  ":2: delay_mechanism = Auto is not a valid value, expected E2E or P2P" },
+	{ "unsupported transport", "[global]\nnetwork_transport = UDPv4\n",
+	  ":2: network_transport = UDPv4 is not a valid value, expected L2 (UDPv4" },
+	{ "one-step", "[global]\ntwoStepFlag = 0\n",
+	  ":2: twoStepFlag = 0 is out of range, expected 1 (one-step" },
+	{ "bad bool", "[global]\nslaveOnly = maybe\n",
+	  ":2: slaveOnly = maybe is not a valid value" },
+	{ "bad double", "[global]\nstep_threshold = -1\n",
+	  ":2: step_threshold = -1 is out of range, expected a number of at least 0" },
+	{ "string too long",
+	  "[global]\nsystem_clock_instance = 0123456789012345678901234567890123\n",
+	  ":2: system_clock_instance = 0123456789012345678901234567890123 is out of range" },
+	{ "interface listed twice", "[instance a]\ninterfaces = eth0, eth0\n",
+	  ":2: interfaces = eth0, eth0 is not a valid value, expected auto, or up to 64" },
+	{ "key outside section", "priority1 = 1\n",
+	  ":1: key \"priority1\" outside of any section" },
+	{ "instance key in interface", "[interface eth0]\ndomainNumber = 1\n",
+	  ":2: key \"domainNumber\" is not valid in this section, expected it in [global] or "
+	  "[instance NAME]" },
+	{ "daemon key in instance", "[instance a]\nlogging_level = 3\n",
+	  ":2: key \"logging_level\" is not valid in this section, expected it in [global]" },
+	{ "duplicate instance", "[instance a]\n[instance a]\n",
+	  ":2: duplicate [instance a], expected each instance once (first defined at " },
+	{ "duplicate interface", "[interface eth0]\n[interface eth0]\n",
+	  ":2: duplicate [interface eth0], expected each interface once" },
+	{ "bad instance name", "[global]\n[instance bad name]\n",
+	  ":2: invalid instance name \"bad name\", expected 1 to 31 letters" },
+	{ "bad interface name", "[interface a/b]\n", ":1: invalid interface name \"a/b\"" },
+	{ "interface in two instances",
+	  "[instance a]\ninterfaces = eth0 eth1\n[instance b]\ninterfaces = eth2,eth1\n",
+	  ":4: interface eth1 is in instance b and already in instance a (" },
+	{ "two auto instances", "[instance a]\n[instance b]\n",
+	  ":2: instance b selects interfaces auto, but instance a already does (" },
+	{ "unknown system clock instance", "[global]\nsystem_clock_instance = nope\n",
+	  ":2: system_clock_instance = nope names no instance" },
+	{ "indented line", "[global]\npriority1 = 3\n  priority2 = 4\n", ":3: indented line" },
+	{ "no equals sign", "[global]\nnovalue\n", ":2: syntax error" },
+	{ "unclosed header", "[global\n", ":1: section header without ']'" },
+	{ "overlong line",
+	  "[global]\nuserDescription = "
+	  "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+	  "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+	  "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n",
+	  ":2: line is too long" },
+};
+
+static void test_errors_name_file_and_line(void **state)
+{
+	struct fixture *f = *state;
+
+	for (size_t i = 0; i < sizeof(error_cases) / sizeof(error_cases[0]); i++) {
+		const struct error_case *e = &error_cases[i];
+		struct config *c = NULL;
+		char *errors = NULL;
+		char want[512];
+		int r;
+
+		write_file(f->path, e->text);
+		r = config_load(f->path, NULL, false, &c, &errors);
+		snprintf(want, sizeof(want), "%s%s", f->path, e->expect);
+		if (r != -EINVAL || c || !errors || strncmp(errors, want, strlen(want)) != 0) {
+			fail_msg("%s: expected -EINVAL and an error starting with\n  %s\ngot %d "
+				 "and\n  %s",
+				 e->what, want, r, errors ? errors : "(no error text)");
+		}
+		free(errors);
+	}
+}
+
+static void test_every_error_is_reported(void **state)
+{
+	struct fixture *f = *state;
+	struct config *c = NULL;
+	char *errors = NULL;
+	size_t lines = 0;
+
+	write_file(f->path,
+		   "[global]\nfoo = 1\npriority1 = 999\n[nope]\nbar = 2\n[global]\nbaz = 3\n");
+	assert_int_equal(config_load(f->path, NULL, false, &c, &errors), -EINVAL);
+	assert_non_null(errors);
+	for (const char *p = errors; *p; p++) {
+		lines += *p == '\n';
+	}
+	/* foo, priority1, [nope], baz; bar is inside the bad section and not reported again. */
+	if (lines != 4) {
+		fail_msg("expected 4 error lines, got %zu:\n%s", lines, errors);
+	}
+	free(errors);
+}
+
+static void test_missing_file(void **state)
+{
+	struct fixture *f = *state;
+	struct config *c = NULL;
+	char *errors = NULL;
+
+	assert_int_equal(config_load(f->path, NULL, false, &c, &errors), -EINVAL);
+	assert_non_null(strstr(errors, "phcd.conf:0: cannot open: No such file or directory"));
+	free(errors);
+	/* The daemon's default path may be missing: then built-in defaults apply. */
+	assert_int_equal(config_load(f->path, NULL, true, &c, &errors), 0);
+	assert_null(errors);
+	assert_int_equal(c->n_instances, 1);
+	assert_string_equal(c->instances[0].options.name, CONFIG_DEFAULT_INSTANCE);
+	config_free(c);
+}
+
+static void test_dropin_order(void **state)
+{
+	struct fixture *f = *state;
+	struct config *c;
+
+	write_dropin(f, "20-b.conf", "[global]\npriority1 = 30\n");
+	write_dropin(f, "10-a.conf", "[global]\npriority1 = 20\npriority2 = 21\n");
+	write_dropin(f, "30-c.txt", "[global]\npriority1 = 99\n");
+	write_dropin(f, ".40-hidden.conf", "[global]\npriority1 = 98\n");
+	c = load_ok(f, "[global]\npriority1 = 10\npriority2 = 11\ndomainNumber = 5\n");
+	assert_int_equal(c->n_files, 3);
+	assert_non_null(strstr(c->files[1], "10-a.conf"));
+	assert_non_null(strstr(c->files[2], "20-b.conf"));
+	assert_int_equal(c->instances[0].options.priority1, 30);
+	assert_int_equal(c->instances[0].options.priority2, 21);
+	assert_int_equal(c->instances[0].options.domainNumber, 5);
+	config_free(c);
+}
+
+static void test_dropin_errors_name_dropin(void **state)
+{
+	struct fixture *f = *state;
+	struct config *c = NULL;
+	char *errors = NULL;
+	char want[256];
+
+	/* A drop-in starts outside any section: the main file's last section does not continue. */
+	write_dropin(f, "50-x.conf", "\npriority1 = 1\n");
+	write_file(f->path, "[global]\n");
+	assert_int_equal(config_load(f->path, NULL, false, &c, &errors), -EINVAL);
+	snprintf(want, sizeof(want), "%s/50-x.conf:2: key \"priority1\" outside", f->dropins);
+	if (!errors || strncmp(errors, want, strlen(want)) != 0) {
+		fail_msg("expected %s..., got %s", want, errors);
+	}
+	free(errors);
+}
+
+static void test_resolution(void **state)
+{
+	struct fixture *f = *state;
+	struct port_options p;
+	struct config *c;
+
+	/* [global] after the instance still applies: layers, not file order, decide. */
+	c = load_ok(f, "[instance a]\n"
+		       "interfaces = eth0 eth1\n"
+		       "priority1 = 50\n"
+		       "logSyncInterval = -2\n"
+		       "[instance b]\n"
+		       "interfaces = auto\n"
+		       "include_software_interfaces = yes\n"
+		       "[interface eth1]\n"
+		       "logSyncInterval = -3\n"
+		       "delay_mechanism = P2P\n"
+		       "[global]\n"
+		       "priority1 = 100\n"
+		       "logSyncInterval = -1\n"
+		       "time_stamping = software\n"
+		       "clock_backend = virtual\n"
+		       "virtual_clock_offset_ns = -500000000\n"
+		       "virtual_clock_freq_ppb = 100000\n"
+		       "first_step_threshold = 0.5\n");
+	assert_int_equal(config_find_instance(c, "a")->options.priority1, 50);
+	assert_int_equal(config_find_instance(c, "b")->options.priority1, 100);
+	assert_int_equal(config_find_instance(c, "b")->options.clock_backend,
+			 OPTIONS_CLOCK_VIRTUAL);
+	assert_int_equal(config_find_instance(c, "b")->options.virtual_clock.initial_offset_ns,
+			 -500000000);
+	assert_int_equal(config_find_instance(c, "a")->options.virtual_clock.initial_freq_ppb,
+			 100000);
+	assert_true(config_find_instance(c, "a")->options.servo.first_step_threshold == 0.5);
+
+	assert_int_equal(config_port_options(c, "a", "eth0", &p), 0);
+	assert_int_equal(p.logSyncInterval, -2);
+	assert_int_equal(p.delay_mechanism, OPTIONS_DELAY_E2E);
+	assert_int_equal(p.time_stamping, OPTIONS_TS_SOFTWARE);
+	assert_int_equal(config_port_options(c, "a", "eth1", &p), 0);
+	assert_int_equal(p.logSyncInterval, -3);
+	assert_int_equal(p.delay_mechanism, OPTIONS_DELAY_P2P);
+	assert_int_equal(config_port_options(c, "b", "eth9", &p), 0);
+	assert_int_equal(p.logSyncInterval, -1);
+	assert_int_equal(p.announceReceiptTimeout, 3);
+	assert_int_equal(config_port_options(c, "nope", "eth0", &p), -ENOENT);
+
+	/* Membership: explicit lists first, then the auto instance. */
+	assert_string_equal(config_instance_for_interface(c, "eth1", false)->options.name, "a");
+	assert_string_equal(config_instance_for_interface(c, "eth7", false)->options.name, "b");
+	config_free(c);
+
+	c = load_ok(f, "[instance a]\ninterfaces = eth0\n[instance b]\n");
+	assert_null(config_instance_for_interface(c, "veth0", false));
+	assert_string_equal(config_instance_for_interface(c, "veth0", true)->options.name, "b");
+	config_free(c);
+}
+
+/* Setting every key to its documented default changes nothing: table and options.c agree. */
+static void test_table_defaults_match_options(void **state)
+{
+	struct fixture *f = *state;
+	struct config *empty, *explicit;
+	char *dump = NULL, *text = NULL;
+	size_t dump_size = 0, text_size = 0;
+	FILE *d = open_memstream(&dump, &dump_size);
+	FILE *t = open_memstream(&text, &text_size);
+	char *line, *save = NULL;
+
+	config_dump_keys(d);
+	fclose(d);
+	fputs("[global]\n", t);
+	for (line = strtok_r(dump, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *name = line, *def;
+
+		def = strchr(strchr(name, '\t') + 1, '\t') + 1;
+		*strchr(name, '\t') = '\0';
+		*strchr(def, '\t') = '\0';
+		if (strcmp(def, "(empty)") != 0) {
+			fprintf(t, "%s = %s\n", name, def);
+		}
+	}
+	fclose(t);
+	empty = load_ok(f, "");
+	explicit = load_ok(f, text);
+	assert_int_equal(config_diff_instance(empty, explicit, CONFIG_DEFAULT_INSTANCE),
+			 CONFIG_UNCHANGED);
+	assert_int_equal(config_diff_port(empty, explicit, CONFIG_DEFAULT_INSTANCE, "eth0"),
+			 CONFIG_UNCHANGED);
+	assert_false(config_daemon_changed(empty, explicit));
+	config_free(empty);
+	config_free(explicit);
+	free(dump);
+	free(text);
+}
+
+static void test_diff(void **state)
+{
+	struct fixture *f = *state;
+	struct config *old, *new;
+
+	old = load_ok(f, "[instance a]\ninterfaces = eth0 eth1\n"
+			 "[instance b]\ninterfaces = eth2\npriority1 = 10\n"
+			 "[instance gone]\ninterfaces = eth3\n"
+			 "[interface eth1]\nlogSyncInterval = -3\n");
+	new = load_ok(f, "[instance a]\ninterfaces = eth0 eth1\n"
+			 "[instance b]\ninterfaces = eth2\npriority1 = 11\n"
+			 "[instance new]\ninterfaces = eth4\n"
+			 "[interface eth1]\nlogSyncInterval = -4\n"
+			 "[global]\nrestart_limit_burst = 9\n");
+	assert_int_equal(config_diff_instance(old, new, "a"), CONFIG_UNCHANGED);
+	assert_int_equal(config_diff_instance(old, new, "b"), CONFIG_CHANGED);
+	assert_int_equal(config_diff_instance(old, new, "gone"), CONFIG_REMOVED);
+	assert_int_equal(config_diff_instance(old, new, "new"), CONFIG_ADDED);
+	assert_int_equal(config_diff_port(old, new, "a", "eth0"), CONFIG_UNCHANGED);
+	assert_int_equal(config_diff_port(old, new, "a", "eth1"), CONFIG_CHANGED);
+	/* A port-level change does not count as an instance change, and vice versa. */
+	assert_int_equal(config_diff_port(old, new, "b", "eth2"), CONFIG_UNCHANGED);
+	assert_int_equal(config_diff_port(old, new, "gone", "eth3"), CONFIG_REMOVED);
+	assert_true(config_daemon_changed(old, new));
+	assert_false(config_daemon_changed(old, old));
+	assert_string_equal(config_change_to_string(CONFIG_CHANGED), "changed");
+	config_free(old);
+	config_free(new);
+}
+
+/* docs/phcd.conf.example is the sample users copy: it must load. */
+static void test_example_config(void **state)
+{
+	char path[8192], exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	const char *src = getenv("SRC");
+
+	(void) state;
+	assert_true(n > 0);
+	exe[n] = '\0';
+	if (src) {
+		snprintf(path, sizeof(path), "%s/docs/phcd.conf.example", src);
+	} else {
+		/* __FILE__ is relative to the build root, two levels above this executable. */
+		*strrchr(exe, '/') = '\0';
+		snprintf(path, sizeof(path), "%s/../../%.*s/../../docs/phcd.conf.example", exe,
+			 (int) (strrchr(__FILE__, '/') - __FILE__), __FILE__);
+	}
+	FILE *out = tmpfile();
+	char buf[4096] = { 0 };
+	int r;
+
+	assert_non_null(out);
+	r = config_check(path, out);
+	rewind(out);
+	fread(buf, 1, sizeof(buf) - 1, out);
+	fclose(out);
+	if (r != 0) {
+		fail_msg("expected %s to check OK, got %d:\n%s", path, r, buf);
+	}
+	assert_non_null(strstr(buf, ": OK, 1 file(s), 2 instance(s)"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_errors_name_file_and_line, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_every_error_is_reported, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_missing_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dropin_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dropin_errors_name_dropin, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_resolution, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_table_defaults_match_options, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_diff, setup, teardown),
+		cmocka_unit_test(test_example_config),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
