@@ -118,8 +118,9 @@ void bmca_update_master(const struct defaultDS *dds, struct currentDS *cds, stru
 /* One foreignMasterDS record (9.3.2.4.4). */
 struct bmca_foreign {
 	struct bmca_announce announce; /* the most recent one */
-	/* receipt times of the last FOREIGN_MASTER_THRESHOLD Announces, newest first; 0 = none */
+	/* receipt times of the last n_rx (<= FOREIGN_MASTER_THRESHOLD) Announces, newest first */
 	ns_t rx[FOREIGN_MASTER_THRESHOLD];
+	unsigned int n_rx;
 };
 
 /* A port's foreignMasterDS. Plain data: copy, embed, zero as you like after bmca_foreign_init. */
@@ -157,10 +158,11 @@ void bmca_foreign_clear(struct bmca_foreign_table *t);
  * IEEE 1588-2019 9.2.6.12 announce receipt timeout bookkeeping. The port restarts it on each
  * Announce from its parent (SLAVE, UNCALIBRATED) or from any qualified sender (LISTENING,
  * PASSIVE), and on entry to those states; it raises ANNOUNCE_RECEIPT_TIMEOUT_EXPIRES once
- * expired. deadline 0 means stopped.
+ * expired (the port stops or restarts it then).
  */
 struct bmca_announce_timer {
 	ns_t deadline;
+	bool running;
 };
 void bmca_announce_timer_restart(struct bmca_announce_timer *t, ns_t now,
 				 int8_t logAnnounceInterval, uint8_t announceReceiptTimeout);

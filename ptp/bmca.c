@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* IEEE 1588-2019 9.3: data set comparison, state decision and foreign master qualification. */
+#include <errno.h>
+#include <string.h>
+
+#include "ptp/bmca.h"
+#include "ptp/util.h"
+
+void bmca_dataset_from_announce(const struct bmca_announce *a, const struct PortIdentity *receiver,
+				struct bmca_dataset *ret)
+{
+	*ret = (struct bmca_dataset){
+		.priority1 = a->grandmasterPriority1,
+		.identity = a->grandmasterIdentity,
+		.quality = a->grandmasterClockQuality,
+		.priority2 = a->grandmasterPriority2,
+		.stepsRemoved = a->stepsRemoved,
+		.sender = a->sourcePortIdentity,
+		.receiver = *receiver,
+	};
+}
+
+/* IEEE 1588-2019 9.3.4: D0 is the local clock seen as a grandmaster zero steps away. */
+void bmca_dataset_from_default(const struct defaultDS *d, struct bmca_dataset *ret)
+{
+	*ret = (struct bmca_dataset){
+		.priority1 = d->priority1,
+		.identity = d->clockIdentity,
+		.quality = d->clockQuality,
+		.priority2 = d->priority2,
+		.stepsRemoved = 0,
+		.sender = { .clockIdentity = d->clockIdentity, .portNumber = 0 },
+		.receiver = { .clockIdentity = d->clockIdentity, .portNumber = 0 },
+	};
+}
+
+/* Smaller is better throughout 9.3.4; turn a "<" into the A side winning. */
+static int lower_wins(unsigned int a, unsigned int b)
+{
+	return a < b ? BMCA_A_BETTER : a > b ? BMCA_B_BETTER : BMCA_SAME;
+}
+
+/*
+ * IEEE 1588-2019 9.3.4 figure 35: same grandmaster, decide by topology. A data set that came one
+ * step further loses; whether "by topology" depends on how its receiver and sender compare.
+ * Equal receiver and sender is "error-1", equal senders and receiver port numbers "error-2":
+ * both give BMCA_SAME, as in linuxptp, since nothing better can be done with them.
+ */
+static enum bmca_cmp compare_topology(const struct bmca_dataset *a, const struct bmca_dataset *b)
+{
+	unsigned int sa = a->stepsRemoved, sb = b->stepsRemoved;
+	int diff;
+
+	if (sa > sb + 1) {
+		return BMCA_B_BETTER;
+	}
+	if (sb > sa + 1) {
+		return BMCA_A_BETTER;
+	}
+	if (sa > sb) {
+		diff = port_identity_cmp(&a->receiver, &a->sender);
+		return diff < 0 ? BMCA_B_BETTER : diff > 0 ? BMCA_B_BETTER_BY_TOPOLOGY : BMCA_SAME;
+	}
+	if (sb > sa) {
+		diff = port_identity_cmp(&b->receiver, &b->sender);
+		return diff < 0 ? BMCA_A_BETTER : diff > 0 ? BMCA_A_BETTER_BY_TOPOLOGY : BMCA_SAME;
+	}
+	diff = port_identity_cmp(&a->sender, &b->sender);
+	if (diff == 0) {
+		diff = (int) a->receiver.portNumber - (int) b->receiver.portNumber;
+	}
+	return diff < 0	  ? BMCA_A_BETTER_BY_TOPOLOGY
+	       : diff > 0 ? BMCA_B_BETTER_BY_TOPOLOGY
+			  : BMCA_SAME;
+}
+
+/* IEEE 1588-2019 9.3.4 figure 34 */
+enum bmca_cmp bmca_compare(const struct bmca_dataset *a, const struct bmca_dataset *b)
+{
+	int r, id;
+
+	if (a == b) {
+		return BMCA_SAME;
+	}
+	if (!b) {
+		return BMCA_A_BETTER;
+	}
+	if (!a) {
+		return BMCA_B_BETTER;
+	}
+
+	id = clock_identity_cmp(&a->identity, &b->identity);
+	if (id == 0) {
+		return compare_topology(a, b);
+	}
+	if ((r = lower_wins(a->priority1, b->priority1)) ||
+	    (r = lower_wins(a->quality.clockClass, b->quality.clockClass)) ||
+	    (r = lower_wins(a->quality.clockAccuracy, b->quality.clockAccuracy)) ||
+	    (r = lower_wins(a->quality.offsetScaledLogVariance,
+			    b->quality.offsetScaledLogVariance)) ||
+	    (r = lower_wins(a->priority2, b->priority2))) {
+		return r;
+	}
+	return id < 0 ? BMCA_A_BETTER : BMCA_B_BETTER;
+}
+
+const char *bmca_cmp_to_string(enum bmca_cmp c)
+{
+	switch (c) {
+	case BMCA_B_BETTER:
+		return "B_BETTER";
+	case BMCA_B_BETTER_BY_TOPOLOGY:
+		return "B_BETTER_BY_TOPOLOGY";
+	case BMCA_SAME:
+		return "SAME";
+	case BMCA_A_BETTER_BY_TOPOLOGY:
+		return "A_BETTER_BY_TOPOLOGY";
+	case BMCA_A_BETTER:
+		return "A_BETTER";
+	}
+	return NULL;
+}
+
+/* IEEE 1588-2019 9.3.3 figure 33 */
+enum bmca_decision bmca_state_decision(const struct bmca_dataset *d0,
+				       const struct bmca_dataset *ebest,
+				       const struct bmca_dataset *erbest, bool erbest_is_ebest,
+				       bool slave_only, enum port_state state)
+{
+	/* Ebest can only come from this port if the port has an Erbest at all. */
+	erbest_is_ebest = erbest_is_ebest && erbest && ebest;
+
+	if (!erbest && state == PORT_STATE_LISTENING) {
+		return BMCA_DECISION_NONE;
+	}
+	/* 9.2.2.2: a slave-only instance follows Ebest where it was heard, and listens elsewhere.
+	 */
+	if (slave_only) {
+		return erbest_is_ebest ? BMCA_DECISION_S1 : BMCA_DECISION_LISTENING;
+	}
+	if (d0->quality.clockClass <= CLOCK_CLASS_MASTER_ONLY_MAX) {
+		return bmca_compare(d0, erbest) > 0 ? BMCA_DECISION_M1 : BMCA_DECISION_P1;
+	}
+	if (bmca_compare(d0, ebest) > 0) {
+		return BMCA_DECISION_M2;
+	}
+	if (erbest_is_ebest) {
+		return BMCA_DECISION_S1;
+	}
+	if (bmca_compare(ebest, erbest) == BMCA_A_BETTER_BY_TOPOLOGY) {
+		return BMCA_DECISION_P2;
+	}
+	return BMCA_DECISION_M3;
+}
+
+enum fsm_event bmca_decision_to_event(enum bmca_decision d)
+{
+	switch (d) {
+	case BMCA_DECISION_M1:
+	case BMCA_DECISION_M2:
+		return FSM_EV_RS_GRAND_MASTER;
+	case BMCA_DECISION_M3:
+		return FSM_EV_RS_MASTER;
+	case BMCA_DECISION_P1:
+	case BMCA_DECISION_P2:
+	case BMCA_DECISION_LISTENING:
+		return FSM_EV_RS_PASSIVE;
+	case BMCA_DECISION_S1:
+		return FSM_EV_RS_SLAVE;
+	case BMCA_DECISION_NONE:
+		break;
+	}
+	return FSM_EV_NONE;
+}
+
+enum port_state bmca_decision_to_state(enum bmca_decision d, enum port_state state)
+{
+	switch (d) {
+	case BMCA_DECISION_M1:
+	case BMCA_DECISION_M2:
+	case BMCA_DECISION_M3:
+		return PORT_STATE_MASTER;
+	case BMCA_DECISION_P1:
+	case BMCA_DECISION_P2:
+		return PORT_STATE_PASSIVE;
+	case BMCA_DECISION_S1:
+		return PORT_STATE_SLAVE;
+	case BMCA_DECISION_LISTENING:
+		return PORT_STATE_LISTENING;
+	case BMCA_DECISION_NONE:
+		break;
+	}
+	return state;
+}
+
+const char *bmca_decision_to_string(enum bmca_decision d)
+{
+	static const char *const names[] = {
+		[BMCA_DECISION_NONE] = "NONE", [BMCA_DECISION_M1] = "M1",
+		[BMCA_DECISION_M2] = "M2",     [BMCA_DECISION_M3] = "M3",
+		[BMCA_DECISION_P1] = "P1",     [BMCA_DECISION_P2] = "P2",
+		[BMCA_DECISION_S1] = "S1",     [BMCA_DECISION_LISTENING] = "LISTENING",
+	};
+
+	if ((unsigned int) d >= ARRAY_SIZE(names)) {
+		return NULL;
+	}
+	return names[d];
+}
+
+/* IEEE 1588-2019 9.2.6.11 */
+ns_t bmca_qualification_timeout(enum bmca_decision d, uint16_t stepsRemoved,
+				int8_t logAnnounceInterval)
+{
+	if (d != BMCA_DECISION_M3) {
+		return 0;
+	}
+	return ((ns_t) stepsRemoved + 1) * ds_log_interval_to_ns(logAnnounceInterval);
+}
+
+/* IEEE 1588-2019 9.3.5 Table 30 */
+void bmca_update_slave(const struct bmca_announce *a, struct currentDS *cds, struct parentDS *pds,
+		       struct timePropertiesDS *tp)
+{
+	cds->stepsRemoved = a->stepsRemoved + 1;
+	pds->parentPortIdentity = a->sourcePortIdentity;
+	pds->grandmasterIdentity = a->grandmasterIdentity;
+	pds->grandmasterClockQuality = a->grandmasterClockQuality;
+	pds->grandmasterPriority1 = a->grandmasterPriority1;
+	pds->grandmasterPriority2 = a->grandmasterPriority2;
+	tp->currentUtcOffset = a->currentUtcOffset;
+	tp->timeSource = a->timeSource;
+	ds_time_properties_set_flags(tp, a->flagField);
+}
+
+/* IEEE 1588-2019 9.3.5 Table 27 */
+void bmca_update_master(const struct defaultDS *dds, struct currentDS *cds, struct parentDS *pds)
+{
+	cds->stepsRemoved = 0;
+	cds->offsetFromMaster = 0;
+	cds->meanDelay = 0;
+	pds->parentPortIdentity = (struct PortIdentity){ .clockIdentity = dds->clockIdentity };
+	pds->grandmasterIdentity = dds->clockIdentity;
+	pds->grandmasterClockQuality = dds->clockQuality;
+	pds->grandmasterPriority1 = dds->priority1;
+	pds->grandmasterPriority2 = dds->priority2;
+}
+
+void bmca_foreign_init(struct bmca_foreign_table *t, const struct PortIdentity *self,
+		       int8_t logAnnounceInterval)
+{
+	*t = (struct bmca_foreign_table){
+		.self = *self,
+		.window = FOREIGN_MASTER_TIME_WINDOW * ds_log_interval_to_ns(logAnnounceInterval),
+	};
+}
+
+static struct bmca_foreign *foreign_find(struct bmca_foreign_table *t,
+					 const struct PortIdentity *sender)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		if (port_identity_equal(&t->rec[i].announce.sourcePortIdentity, sender)) {
+			return &t->rec[i];
+		}
+	}
+	return NULL;
+}
+
+/* Everything a slave copies into its data sets: a change there must rerun the BMCA. */
+static bool announce_equal(const struct bmca_announce *a, const struct bmca_announce *b)
+{
+	return a->flagField == b->flagField && a->currentUtcOffset == b->currentUtcOffset &&
+	       a->grandmasterPriority1 == b->grandmasterPriority1 &&
+	       a->grandmasterClockQuality.clockClass == b->grandmasterClockQuality.clockClass &&
+	       a->grandmasterClockQuality.clockAccuracy ==
+		       b->grandmasterClockQuality.clockAccuracy &&
+	       a->grandmasterClockQuality.offsetScaledLogVariance ==
+		       b->grandmasterClockQuality.offsetScaledLogVariance &&
+	       a->grandmasterPriority2 == b->grandmasterPriority2 &&
+	       clock_identity_equal(&a->grandmasterIdentity, &b->grandmasterIdentity) &&
+	       a->stepsRemoved == b->stepsRemoved && a->timeSource == b->timeSource;
+}
+
+static unsigned int receipts_in_window(const struct bmca_foreign_table *t,
+				       const struct bmca_foreign *f, ns_t now)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < f->n_rx; i++) {
+		if (now - f->rx[i] <= t->window) {
+			n++;
+		}
+	}
+	return n;
+}
+
+bool bmca_foreign_qualified(const struct bmca_foreign_table *t, const struct bmca_foreign *f,
+			    ns_t now)
+{
+	return receipts_in_window(t, f, now) >= FOREIGN_MASTER_THRESHOLD;
+}
+
+/* IEEE 1588-2019 9.3.2.5 */
+int bmca_foreign_add(struct bmca_foreign_table *t, const struct bmca_announce *a, ns_t now)
+{
+	struct bmca_foreign *f;
+	bool was_qualified, changed;
+
+	/* a), b): Announces from this PTP Instance, any of its ports; d): too many steps. */
+	if (clock_identity_equal(&a->sourcePortIdentity.clockIdentity, &t->self.clockIdentity) ||
+	    a->stepsRemoved >= 255) {
+		return -EINVAL;
+	}
+
+	f = foreign_find(t, &a->sourcePortIdentity);
+	if (!f) {
+		if (t->n == BMCA_FOREIGN_MAX) {
+			bmca_foreign_prune(t, now);
+		}
+		if (t->n == BMCA_FOREIGN_MAX) {
+			return -ENOSPC;
+		}
+		f = &t->rec[t->n++];
+		*f = (struct bmca_foreign){ .announce = *a, .rx = { now }, .n_rx = 1 };
+		return bmca_foreign_qualified(t, f, now);
+	}
+
+	was_qualified = bmca_foreign_qualified(t, f, now);
+	changed = !announce_equal(&f->announce, a);
+	memmove(&f->rx[1], &f->rx[0], (FOREIGN_MASTER_THRESHOLD - 1) * sizeof(f->rx[0]));
+	f->rx[0] = now;
+	if (f->n_rx < FOREIGN_MASTER_THRESHOLD) {
+		f->n_rx++;
+	}
+	f->announce = *a;
+	if (!bmca_foreign_qualified(t, f, now)) {
+		return 0;
+	}
+	return !was_qualified || changed;
+}
+
+size_t bmca_foreign_prune(struct bmca_foreign_table *t, ns_t now)
+{
+	size_t removed = 0;
+
+	for (size_t i = 0; i < t->n;) {
+		struct bmca_foreign *f = &t->rec[i];
+
+		/* rx is newest first, so the receipts in the window are a prefix. */
+		f->n_rx = receipts_in_window(t, f, now);
+		if (f->n_rx > 0) {
+			i++;
+			continue;
+		}
+		/* The order of records does not matter: bmca_foreign_best() is order-free. */
+		t->rec[i] = t->rec[--t->n];
+		removed++;
+	}
+	return removed;
+}
+
+/* IEEE 1588-2019 9.3.2.3: Erbest, the best of the qualified records. */
+const struct bmca_foreign *bmca_foreign_best(const struct bmca_foreign_table *t, ns_t now,
+					     struct bmca_dataset *erbest)
+{
+	const struct bmca_foreign *best = NULL;
+	struct bmca_dataset best_ds, ds;
+
+	for (size_t i = 0; i < t->n; i++) {
+		const struct bmca_foreign *f = &t->rec[i];
+
+		if (!bmca_foreign_qualified(t, f, now)) {
+			continue;
+		}
+		bmca_dataset_from_announce(&f->announce, &t->self, &ds);
+		if (!best || bmca_compare(&ds, &best_ds) > 0) {
+			best = f;
+			best_ds = ds;
+		}
+	}
+	if (best) {
+		*erbest = best_ds;
+	}
+	return best;
+}
+
+void bmca_foreign_clear(struct bmca_foreign_table *t)
+{
+	t->n = 0;
+}
+
+/* IEEE 1588-2019 9.2.6.12: announceReceiptTimeout announce intervals. */
+void bmca_announce_timer_restart(struct bmca_announce_timer *t, ns_t now,
+				 int8_t logAnnounceInterval, uint8_t announceReceiptTimeout)
+{
+	t->deadline = now + announceReceiptTimeout * ds_log_interval_to_ns(logAnnounceInterval);
+	t->running = true;
+}
+
+void bmca_announce_timer_stop(struct bmca_announce_timer *t)
+{
+	t->running = false;
+}
+
+bool bmca_announce_timer_expired(const struct bmca_announce_timer *t, ns_t now)
+{
+	return t->running && now >= t->deadline;
+}
