@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Announce: sending our data sets as a master, and feeding received ones to the BMCA. */
+#include "ptp/port-internal.h"
+
+/* IEEE 1588-2019 13.5 and 9.5.8: an Announce is the parent data set as this clock sees it. */
+int port_announce_send(struct port *p, ns_t now)
+{
+	struct msg m;
+	struct msg_announce *a = &m.body.announce;
+
+	port_msg_init(p, &m, MSG_ANNOUNCE, p->seq_announce++);
+	m.hdr.logMessageInterval = p->portds.logAnnounceInterval;
+	/* 13.3.2.8: the time properties travel in flagField (DS_FLAG_* are its octet 1 bits). */
+	m.hdr.flagField = ds_time_properties_flags(&p->tpds);
+	/* 13.5.2.1: originTimestamp may be 0; the engine reads no clock to fill it. */
+	a->currentUtcOffset = p->tpds.currentUtcOffset;
+	a->grandmasterPriority1 = p->pds.grandmasterPriority1;
+	a->grandmasterClockQuality = p->pds.grandmasterClockQuality;
+	a->grandmasterPriority2 = p->pds.grandmasterPriority2;
+	a->grandmasterIdentity = p->pds.grandmasterIdentity;
+	a->stepsRemoved = p->cds.stepsRemoved;
+	a->timeSource = p->tpds.timeSource;
+	return port_send(p, &m, false, NULL, PORT_CNT_TX_ANNOUNCE, now);
+}
+
+static void port_announce_from_msg(const struct msg *m, struct bmca_announce *ret)
+{
+	const struct msg_announce *a = &m->body.announce;
+
+	ret->sourcePortIdentity = m->hdr.sourcePortIdentity;
+	ret->flagField = m->hdr.flagField;
+	ret->logMessageInterval = m->hdr.logMessageInterval;
+	ret->currentUtcOffset = a->currentUtcOffset;
+	ret->grandmasterPriority1 = a->grandmasterPriority1;
+	ret->grandmasterClockQuality = a->grandmasterClockQuality;
+	ret->grandmasterPriority2 = a->grandmasterPriority2;
+	ret->grandmasterIdentity = a->grandmasterIdentity;
+	ret->stepsRemoved = a->stepsRemoved;
+	ret->timeSource = a->timeSource;
+}
+
+int port_announce_receive(struct port *p, const struct msg *m, ns_t now)
+{
+	const struct port_options *o = &p->cfg.port;
+	struct bmca_announce a;
+	int r;
+
+	port_announce_from_msg(m, &a);
+	/* 9.3.2.5: qualification, and the exclusions (stepsRemoved >= 255, a full table). */
+	r = bmca_foreign_add(&p->foreign, &a, now);
+	if (r < 0) {
+		port_count(p, PORT_CNT_ANNOUNCE_REJECTED);
+		return 0;
+	}
+	if (port_is_slave(p) &&
+	    port_identity_equal(&a.sourcePortIdentity, &p->pds.parentPortIdentity)) {
+		/* 9.2.6.12: the parent is alive. 9.3.5 Table 30: keep its time properties. */
+		bmca_announce_timer_restart(&p->announce_timer, now, o->logAnnounceInterval,
+					    o->announceReceiptTimeout);
+		bmca_update_slave(&a, &p->cds, &p->pds, &p->tpds);
+	} else if (p->portds.portState == PORT_STATE_PASSIVE) {
+		bmca_announce_timer_restart(&p->announce_timer, now, o->logAnnounceInterval,
+					    o->announceReceiptTimeout);
+	}
+	if (r > 0) {
+		/* A master newly qualified or changed its data set: decide again at once. */
+		return port_state_decision(p, now);
+	}
+	return 0;
+}

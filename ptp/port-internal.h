@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The port engine's private state, shared by port.c and its per-concern files (not an API). */
+#pragma once
+
+#include "ptp/bmca.h"
+#include "ptp/delay.h"
+#include "ptp/fsm.h"
+#include "ptp/msg.h"
+#include "ptp/port.h"
+
+/* Deadlines the engine keeps; 0 = stopped. */
+enum port_timer {
+	PORT_TIMER_ANNOUNCE_TX,
+	PORT_TIMER_SYNC_TX,
+	PORT_TIMER_DELAY_REQ_TX,
+	PORT_TIMER_PDELAY_REQ_TX,
+	PORT_TIMER_QUALIFICATION,
+	PORT_TIMER_BMCA, /* 9.3.1: the state decision runs at least once per announce interval */
+	PORT_TIMER_FAULT_RESET,
+	_PORT_TIMER_MAX,
+};
+
+/* Slave side of Sync / Follow_Up (11.3, 11.4): the Sync waiting for its Follow_Up. */
+struct port_sync_rx {
+	bool have_last;	   /* last_seq is valid */
+	uint16_t last_seq; /* of the last Sync accepted from the parent */
+	bool pending;	   /* a two-step Sync waits for its Follow_Up */
+	uint16_t seq;
+	ns_t t2;	 /* ingress, on the port's clock */
+	ns_t correction; /* Sync correctionField */
+	bool have_pair;	 /* t1/t2 below hold a complete measurement (for the E2E delay) */
+	ns_t t1, pair_t2, pair_correction;
+};
+
+/* E2E requester (slave): the Delay_Req in flight. */
+struct port_delay_req {
+	bool pending;
+	uint16_t seq;
+	ns_t t3;
+};
+
+/* P2P requester: the Pdelay_Req in flight and what came back for it. */
+struct port_pdelay_req {
+	bool pending;
+	bool have_resp;
+	uint16_t seq;
+	struct PortIdentity responder;
+	ns_t t1, t2, t4, resp_correction;
+	bool have_prev; /* prev_t3/prev_t4 for the neighborRateRatio */
+	ns_t prev_t3, prev_t4;
+	double nrr;
+};
+
+/* Path delay in use: filtered E2E meanPathDelay or P2P meanLinkDelay. */
+struct port_path_delay {
+	bool valid;
+	ns_t value;
+	struct delay_filter filter;
+};
+
+struct port {
+	struct port_config cfg;
+	struct clock *clock;
+	struct servo *servo; /* NULL when the clock is not adjusted */
+	const struct port_ops *ops;
+	void *userdata;
+	fsm_fn fsm;
+
+	/* IEEE 1588-2019 clause 8: an ordinary clock's data sets */
+	struct defaultDS dds;
+	struct currentDS cds;
+	struct parentDS pds;
+	struct timePropertiesDS tpds;
+	struct portDS portds;
+
+	struct bmca_foreign_table foreign;
+	struct bmca_announce_timer announce_timer;
+	enum bmca_decision last_decision;
+
+	ns_t timer[_PORT_TIMER_MAX];
+	uint64_t rng;
+
+	/* sequenceIds of the messages we originate (7.3.7: one counter per message type) */
+	uint16_t seq_announce, seq_sync, seq_delay_req, seq_pdelay_req;
+
+	struct port_sync_rx sync;
+	struct port_delay_req dreq;
+	struct port_pdelay_req pdreq;
+	struct port_path_delay delay;
+	enum servo_state servo_state;
+	bool sample_seen; /* a free-running port has measured once: it may go SLAVE */
+
+	uint64_t counters[_PORT_CNT_MAX];
+};
+
+/* port.c: shared helpers */
+void port_count(struct port *p, enum port_counter c);
+/* Build m into a frame and send it; counts tx_cnt, or a TX error (and goes FAULTY). */
+int port_send(struct port *p, const struct msg *m, bool pdelay, ns_t *ret_tx_ts,
+	      enum port_counter tx_cnt, ns_t now);
+void port_msg_init(const struct port *p, struct msg *m, enum msg_type type, uint16_t seq);
+void port_timer_set(struct port *p, enum port_timer t, ns_t when);
+ns_t port_log_interval(int8_t log_interval);
+/* A uniform random time in [0, 2 * 2^log_interval] (9.5.11.2, 9.5.13.2). */
+ns_t port_random_interval(struct port *p, int8_t log_interval);
+/* Raw timestamp onto the port's clock; false (counted) when the back end refuses it. */
+bool port_local_time(struct port *p, ns_t raw, ns_t *ret);
+/* A Timestamp field as ns; false (counted) when it does not convert. */
+bool port_timestamp_ns(struct port *p, const struct Timestamp *ts, ns_t *ret);
+/* Raise an FSM event and carry out the actions of the state entered. */
+int port_dispatch(struct port *p, enum fsm_event ev, bool master_changed, ns_t now);
+/* 9.3: run the state decision with this port's own Erbest as Ebest. */
+int port_state_decision(struct port *p, ns_t now);
+/* Sequence check against the last accepted one: 0 new, or the counter that rejects it. */
+int port_seq_check(bool have_last, uint16_t last, uint16_t seq);
+bool port_is_slave(const struct port *p);
+
+/* port-announce.c */
+int port_announce_send(struct port *p, ns_t now);
+int port_announce_receive(struct port *p, const struct msg *m, ns_t now);
+
+/* port-sync.c */
+int port_sync_send(struct port *p, ns_t now);
+int port_sync_receive(struct port *p, const struct msg *m, ns_t rx, ns_t now);
+int port_follow_up_receive(struct port *p, const struct msg *m, ns_t now);
+/* Feed one offset to the servo and the FSM (shared by E2E and P2P). */
+int port_sync_offset(struct port *p, ns_t t1, ns_t t2, ns_t correction, ns_t now);
+void port_sync_reset(struct port *p);
+
+/* port-delay.c (E2E, 11.3) */
+int port_delay_req_send(struct port *p, ns_t now);
+int port_delay_req_receive(struct port *p, const struct msg *m, ns_t rx, ns_t now);
+int port_delay_resp_receive(struct port *p, const struct msg *m, ns_t now);
+
+/* port-pdelay.c (P2P, 11.4) */
+int port_pdelay_req_send(struct port *p, ns_t now);
+int port_pdelay_req_receive(struct port *p, const struct msg *m, ns_t rx, ns_t now);
+int port_pdelay_resp_receive(struct port *p, const struct msg *m, ns_t rx, ns_t now);
+int port_pdelay_resp_follow_up_receive(struct port *p, const struct msg *m, ns_t now);

@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Sync and Follow_Up: two-step sending as a master; offset measurement and the servo as a slave. */
+#include <string.h>
+
+#include "ptp/port-internal.h"
+
+/* IEEE 1588-2019 9.5.9, 11.3: a two-step Sync, then its Follow_Up with the egress time. */
+int port_sync_send(struct port *p, ns_t now)
+{
+	uint16_t seq = p->seq_sync++;
+	struct msg m;
+	ns_t tx, t1;
+	int r;
+
+	port_msg_init(p, &m, MSG_SYNC, seq);
+	m.hdr.logMessageInterval = p->portds.logSyncInterval;
+	m.hdr.flagField |= MSG_FLAG_TWO_STEP;
+	r = port_send(p, &m, false, &tx, PORT_CNT_TX_SYNC, now);
+	if (r < 0) {
+		return r;
+	}
+	if (!port_local_time(p, tx, &t1)) {
+		return 0;
+	}
+	port_msg_init(p, &m, MSG_FOLLOW_UP, seq);
+	m.hdr.logMessageInterval = p->portds.logSyncInterval;
+	if (ns_to_timestamp(t1, &m.body.follow_up.preciseOriginTimestamp) < 0) {
+		port_count(p, PORT_CNT_BAD_TIMESTAMP);
+		return 0;
+	}
+	return port_send(p, &m, false, NULL, PORT_CNT_TX_FOLLOW_UP, now);
+}
+
+void port_sync_reset(struct port *p)
+{
+	/* Keep last_seq: a replay must stay a replay across a reset. */
+	p->sync.pending = false;
+	p->sync.have_pair = false;
+	p->dreq.pending = false;
+	p->pdreq.pending = false;
+	p->pdreq.have_prev = false;
+}
+
+/* Sync and Follow_Up are only taken from the parent, in a slave state (9.5.9.1). */
+static int port_sync_accept(struct port *p, const struct msg *m)
+{
+	if (!port_is_slave(p)) {
+		return PORT_CNT_WRONG_STATE;
+	}
+	if (!port_identity_equal(&m->hdr.sourcePortIdentity, &p->pds.parentPortIdentity)) {
+		return PORT_CNT_NOT_FROM_PARENT;
+	}
+	return 0;
+}
+
+int port_sync_receive(struct port *p, const struct msg *m, ns_t rx, ns_t now)
+{
+	uint16_t seq = m->hdr.sequenceId;
+	ns_t corr = correction_to_ns(m->hdr.correctionField), t1;
+	int r;
+
+	r = port_sync_accept(p, m);
+	if (!r) {
+		r = port_seq_check(p->sync.have_last, p->sync.last_seq, seq);
+	}
+	if (r) {
+		port_count(p, r);
+		return 0;
+	}
+	p->sync.have_last = true;
+	p->sync.last_seq = seq;
+	if (msg_flag(&m->hdr, MSG_FLAG_TWO_STEP)) {
+		p->sync.pending = true;
+		p->sync.seq = seq;
+		p->sync.t2 = rx;
+		p->sync.correction = corr;
+		return 0;
+	}
+	/* One-step (11.3.2 a): originTimestamp is t1 itself. */
+	p->sync.pending = false;
+	if (!port_timestamp_ns(p, &m->body.sync.originTimestamp, &t1)) {
+		return 0;
+	}
+	return port_sync_offset(p, t1, rx, corr, now);
+}
+
+int port_follow_up_receive(struct port *p, const struct msg *m, ns_t now)
+{
+	uint16_t seq = m->hdr.sequenceId;
+	ns_t t1, corr;
+	int r;
+
+	r = port_sync_accept(p, m);
+	if (r) {
+		port_count(p, r);
+		return 0;
+	}
+	if (!p->sync.pending || seq != p->sync.seq) {
+		/* The Follow_Up of a Sync already served, or of none we hold. */
+		port_count(p, p->sync.have_last && seq == p->sync.last_seq
+				      ? PORT_CNT_DUPLICATE_SEQUENCE
+				      : PORT_CNT_FOLLOW_UP_WITHOUT_SYNC);
+		return 0;
+	}
+	p->sync.pending = false;
+	if (!port_timestamp_ns(p, &m->body.follow_up.preciseOriginTimestamp, &t1)) {
+		return 0;
+	}
+	/* 11.3.2 b: the two correctionFields add up. */
+	corr = p->sync.correction + correction_to_ns(m->hdr.correctionField);
+	return port_sync_offset(p, t1, p->sync.t2, corr, now);
+}
+
+/* Step the clock (SERVO_JUMP) or set its frequency, reporting what the back end refuses. */
+static void port_clock_adjust(struct port *p, enum servo_state st, ns_t offset, double freq)
+{
+	int r;
+
+	if (st == SERVO_JUMP) {
+		r = clock_step(p->clock, -offset);
+		if (r < 0 && p->ops->clock_error) {
+			p->ops->clock_error(p->userdata, "step", r);
+		}
+		/* Every timestamp taken before the step is on the old timescale now. */
+		port_sync_reset(p);
+	}
+	r = clock_adj_freq(p->clock, freq);
+	if (r < 0 && p->ops->clock_error) {
+		p->ops->clock_error(p->userdata, "adjfreq", r);
+	}
+}
+
+/* The FSM events the servo's verdict raises (9.2.6.13, 9.2.6.14). */
+static enum fsm_event port_servo_event(const struct port *p, enum servo_state st)
+{
+	if (!p->servo) {
+		return p->portds.portState == PORT_STATE_UNCALIBRATED ? FSM_EV_MASTER_CLOCK_SELECTED
+								      : FSM_EV_NONE;
+	}
+	switch (st) {
+	case SERVO_LOCKED:
+		return p->portds.portState == PORT_STATE_UNCALIBRATED ? FSM_EV_MASTER_CLOCK_SELECTED
+								      : FSM_EV_NONE;
+	case SERVO_JUMP:
+	case SERVO_UNLOCKED:
+		return p->portds.portState == PORT_STATE_SLAVE ? FSM_EV_SYNCHRONIZATION_FAULT
+							       : FSM_EV_NONE;
+	default:
+		return FSM_EV_NONE;
+	}
+}
+
+int port_sync_offset(struct port *p, ns_t t1, ns_t t2, ns_t correction, ns_t now)
+{
+	struct port_sample s = { 0 };
+
+	/*
+	 * A master on the PTP timescale (TAI) against our UTC stamps: take the UTC offset off its
+	 * times, as linuxptp's clock_utc_correct does for software timestamping.
+	 */
+	if (p->cfg.utc_timescale && p->tpds.ptpTimescale) {
+		t1 -= (ns_t) p->tpds.currentUtcOffset * NS_PER_SEC;
+	}
+	p->sync.have_pair = true;
+	p->sync.t1 = t1;
+	p->sync.pair_t2 = t2;
+	p->sync.pair_correction = correction;
+	/* 11.2 needs the path delay; until the first Delay_Resp/Pdelay exchange there is none. */
+	if (!p->delay.valid) {
+		return 0;
+	}
+
+	s.offset = delay_offset_from_master(t1, t2, correction, p->delay.value);
+	s.mean_path_delay = p->delay.value;
+	s.local_ts = t2;
+	p->cds.offsetFromMaster = s.offset;
+	if (p->servo) {
+		s.servo_state = servo_sample(p->servo, s.offset, t2, &s.freq_ppb);
+		s.adjusted = true;
+		port_clock_adjust(p, s.servo_state, s.offset, s.freq_ppb);
+	} else {
+		s.servo_state = SERVO_UNLOCKED;
+	}
+	p->servo_state = s.servo_state;
+	p->sample_seen = true;
+	if (p->ops->sample) {
+		p->ops->sample(p->userdata, &s);
+	}
+	return port_dispatch(p, port_servo_event(p, s.servo_state), false, now);
+}

@@ -1,0 +1,723 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The port engine's core: lifecycle, receive filtering and dispatch, timers, states, BMCA. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptp/port-internal.h"
+
+/* Room for any message the engine sends (the largest, Announce, is 64 octets without TLVs). */
+#define PORT_FRAME_MAX 128
+/*
+ * A sequenceId this far behind the last accepted one is a replay or a reordered frame; further
+ * back it is a sender that restarted its counter, accepted so a restart cannot lock us out for
+ * 32768 messages.
+ */
+#define PORT_SEQ_STALE_WINDOW 16
+
+static const char *const counter_names[_PORT_CNT_MAX] = {
+	[PORT_CNT_RX_ANNOUNCE] = "rx_announce",
+	[PORT_CNT_RX_SYNC] = "rx_sync",
+	[PORT_CNT_RX_FOLLOW_UP] = "rx_follow_up",
+	[PORT_CNT_RX_DELAY_REQ] = "rx_delay_req",
+	[PORT_CNT_RX_DELAY_RESP] = "rx_delay_resp",
+	[PORT_CNT_RX_PDELAY_REQ] = "rx_pdelay_req",
+	[PORT_CNT_RX_PDELAY_RESP] = "rx_pdelay_resp",
+	[PORT_CNT_RX_PDELAY_RESP_FOLLOW_UP] = "rx_pdelay_resp_follow_up",
+	[PORT_CNT_TX_ANNOUNCE] = "tx_announce",
+	[PORT_CNT_TX_SYNC] = "tx_sync",
+	[PORT_CNT_TX_FOLLOW_UP] = "tx_follow_up",
+	[PORT_CNT_TX_DELAY_REQ] = "tx_delay_req",
+	[PORT_CNT_TX_DELAY_RESP] = "tx_delay_resp",
+	[PORT_CNT_TX_PDELAY_REQ] = "tx_pdelay_req",
+	[PORT_CNT_TX_PDELAY_RESP] = "tx_pdelay_resp",
+	[PORT_CNT_TX_PDELAY_RESP_FOLLOW_UP] = "tx_pdelay_resp_follow_up",
+	[PORT_CNT_TX_ERROR] = "tx_error",
+	[PORT_CNT_PDELAY_NO_RESPONSE] = "pdelay_no_response",
+	[PORT_CNT_MALFORMED] = "malformed",
+	[PORT_CNT_OTHER_DOMAIN] = "other_domain",
+	[PORT_CNT_OWN_FRAME] = "own_frame",
+	[PORT_CNT_UNSUPPORTED] = "unsupported",
+	[PORT_CNT_NO_TIMESTAMP] = "no_timestamp",
+	[PORT_CNT_WRONG_STATE] = "wrong_state",
+	[PORT_CNT_NOT_FROM_PARENT] = "not_from_parent",
+	[PORT_CNT_FOLLOW_UP_WITHOUT_SYNC] = "follow_up_without_sync",
+	[PORT_CNT_DUPLICATE_SEQUENCE] = "duplicate_sequence",
+	[PORT_CNT_STALE_SEQUENCE] = "stale_sequence",
+	[PORT_CNT_DELAY_RESP_OTHER_PORT] = "delay_resp_other_port",
+	[PORT_CNT_PDELAY_OTHER_PORT] = "pdelay_other_port",
+	[PORT_CNT_ANNOUNCE_REJECTED] = "announce_rejected",
+	[PORT_CNT_BAD_TIMESTAMP] = "bad_timestamp",
+};
+
+const char *port_counter_to_string(enum port_counter c)
+{
+	if ((unsigned) c >= _PORT_CNT_MAX) {
+		return NULL;
+	}
+	return counter_names[c];
+}
+
+void port_config_default(struct port_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	options_instance_defaults(&cfg->instance);
+	options_port_defaults(&cfg->port);
+	cfg->portNumber = 1;
+	cfg->utc_timescale = true;
+	cfg->adjust_clock = true;
+}
+
+void port_count(struct port *p, enum port_counter c)
+{
+	p->counters[c]++;
+}
+
+ns_t port_log_interval(int8_t log_interval)
+{
+	return ds_log_interval_to_ns(log_interval);
+}
+
+/* xorshift64*: a PRNG per port, so tests are reproducible and ports independent. */
+static uint64_t port_random(struct port *p)
+{
+	p->rng ^= p->rng >> 12;
+	p->rng ^= p->rng << 25;
+	p->rng ^= p->rng >> 27;
+	return p->rng * UINT64_C(2685821657736338717);
+}
+
+ns_t port_random_interval(struct port *p, int8_t log_interval)
+{
+	ns_t span = 2 * port_log_interval(log_interval);
+
+	return (ns_t) (port_random(p) % (uint64_t) span);
+}
+
+void port_timer_set(struct port *p, enum port_timer t, ns_t when)
+{
+	/* 0 means stopped, so a deadline at time 0 is moved to the first instant after it. */
+	p->timer[t] = when == 0 ? 1 : when;
+}
+
+static void port_timer_stop(struct port *p, enum port_timer t)
+{
+	p->timer[t] = 0;
+}
+
+bool port_local_time(struct port *p, ns_t raw, ns_t *ret)
+{
+	if (clock_from_raw(p->clock, raw, ret) < 0) {
+		port_count(p, PORT_CNT_BAD_TIMESTAMP);
+		return false;
+	}
+	return true;
+}
+
+bool port_timestamp_ns(struct port *p, const struct Timestamp *ts, ns_t *ret)
+{
+	if (timestamp_to_ns(ts, ret) < 0) {
+		port_count(p, PORT_CNT_BAD_TIMESTAMP);
+		return false;
+	}
+	return true;
+}
+
+int port_seq_check(bool have_last, uint16_t last, uint16_t seq)
+{
+	int16_t d;
+
+	if (!have_last) {
+		return 0;
+	}
+	/* 7.3.7: sequenceIds wrap at 2^16, so compare as a signed distance. */
+	d = (int16_t) (uint16_t) (seq - last);
+	if (d == 0) {
+		return PORT_CNT_DUPLICATE_SEQUENCE;
+	}
+	if (d < 0 && d > -PORT_SEQ_STALE_WINDOW) {
+		return PORT_CNT_STALE_SEQUENCE;
+	}
+	return 0;
+}
+
+bool port_is_slave(const struct port *p)
+{
+	return p->portds.portState == PORT_STATE_SLAVE ||
+	       p->portds.portState == PORT_STATE_UNCALIBRATED;
+}
+
+static bool port_is_active(const struct port *p)
+{
+	switch (p->portds.portState) {
+	case PORT_STATE_INITIALIZING:
+	case PORT_STATE_FAULTY:
+	case PORT_STATE_DISABLED:
+		return false;
+	default:
+		return true;
+	}
+}
+
+void port_msg_init(const struct port *p, struct msg *m, enum msg_type type, uint16_t seq)
+{
+	memset(m, 0, sizeof(*m));
+	msg_header_init(&m->hdr, type, p->dds.domainNumber, &p->portds.portIdentity, seq);
+	m->hdr.majorSdoId = (p->dds.sdoId >> 8) & 0x0f;
+	m->hdr.minorSdoId = p->dds.sdoId & 0xff;
+}
+
+int port_send(struct port *p, const struct msg *m, bool pdelay, ns_t *ret_tx_ts,
+	      enum port_counter tx_cnt, ns_t now)
+{
+	uint8_t buf[PORT_FRAME_MAX];
+	ssize_t n;
+	int r;
+
+	n = msg_build(m, buf, sizeof(buf));
+	if (n < 0) {
+		/* Our own message does not encode: a bug, not the peer's fault. */
+		return (int) n;
+	}
+	r = p->ops->send(p->userdata, buf, (size_t) n, pdelay, ret_tx_ts != NULL, ret_tx_ts);
+	if (r < 0) {
+		port_count(p, PORT_CNT_TX_ERROR);
+		/* 9.2.6.2: a port that cannot transmit (or timestamp) is faulty. */
+		port_dispatch(p, FSM_EV_FAULT_DETECTED, false, now);
+		return r;
+	}
+	port_count(p, tx_cnt);
+	return 0;
+}
+
+/* The time properties of this clock as a grandmaster (linuxptp: clock_update_grandmaster). */
+static void port_own_time_properties(struct port *p)
+{
+	memset(&p->tpds, 0, sizeof(p->tpds));
+	p->tpds.currentUtcOffset = p->cfg.instance.utc_offset;
+	/* Software stamps count UTC, so the timescale is ARB, as linuxptp announces it. */
+	p->tpds.ptpTimescale = !p->cfg.utc_timescale;
+	p->tpds.timeSource = p->cfg.instance.timeSource;
+}
+
+/* Stop the timers of the state left; the entry actions below arm those of the new one. */
+static void port_leave_state(struct port *p, enum port_state from, enum port_state to)
+{
+	if (from == PORT_STATE_MASTER && to != PORT_STATE_MASTER) {
+		port_timer_stop(p, PORT_TIMER_ANNOUNCE_TX);
+		port_timer_stop(p, PORT_TIMER_SYNC_TX);
+	}
+	if (from == PORT_STATE_PRE_MASTER) {
+		port_timer_stop(p, PORT_TIMER_QUALIFICATION);
+	}
+	if ((from == PORT_STATE_SLAVE || from == PORT_STATE_UNCALIBRATED) &&
+	    to != PORT_STATE_SLAVE && to != PORT_STATE_UNCALIBRATED) {
+		port_timer_stop(p, PORT_TIMER_DELAY_REQ_TX);
+		port_sync_reset(p);
+	}
+}
+
+static void port_enter_state(struct port *p, enum port_state from, enum port_state to, ns_t now)
+{
+	const struct port_options *o = &p->cfg.port;
+	int i;
+
+	switch (to) {
+	case PORT_STATE_INITIALIZING:
+	case PORT_STATE_FAULTY:
+	case PORT_STATE_DISABLED:
+		for (i = 0; i < _PORT_TIMER_MAX; i++) {
+			port_timer_stop(p, i);
+		}
+		bmca_announce_timer_stop(&p->announce_timer);
+		bmca_foreign_clear(&p->foreign);
+		port_sync_reset(p);
+		if (to == PORT_STATE_FAULTY) {
+			port_timer_set(p, PORT_TIMER_FAULT_RESET,
+				       now + port_log_interval(o->fault_reset_interval));
+		}
+		return;
+	case PORT_STATE_LISTENING:
+	case PORT_STATE_PASSIVE:
+		bmca_announce_timer_restart(&p->announce_timer, now, o->logAnnounceInterval,
+					    o->announceReceiptTimeout);
+		break;
+	case PORT_STATE_UNCALIBRATED:
+		bmca_announce_timer_restart(&p->announce_timer, now, o->logAnnounceInterval,
+					    o->announceReceiptTimeout);
+		if (from != PORT_STATE_SLAVE && o->delay_mechanism == OPTIONS_DELAY_E2E) {
+			port_timer_set(
+				p, PORT_TIMER_DELAY_REQ_TX,
+				now + port_random_interval(p, p->portds.logMinDelayReqInterval));
+		}
+		break;
+	case PORT_STATE_SLAVE:
+		break;
+	case PORT_STATE_PRE_MASTER:
+		bmca_announce_timer_stop(&p->announce_timer);
+		port_timer_set(p, PORT_TIMER_QUALIFICATION,
+			       now + bmca_qualification_timeout(p->last_decision,
+								p->cds.stepsRemoved,
+								o->logAnnounceInterval));
+		break;
+	case PORT_STATE_MASTER:
+		bmca_announce_timer_stop(&p->announce_timer);
+		/* Announce at once: the sooner the segment hears us, the sooner it settles. */
+		port_timer_set(p, PORT_TIMER_ANNOUNCE_TX, now);
+		port_timer_set(p, PORT_TIMER_SYNC_TX, now);
+		break;
+	}
+	/* Every active state runs the BMCA and, with P2P, measures the link (11.4.1). */
+	if (!p->timer[PORT_TIMER_BMCA]) {
+		port_timer_set(p, PORT_TIMER_BMCA, now + port_log_interval(o->logAnnounceInterval));
+	}
+	if (o->delay_mechanism == OPTIONS_DELAY_P2P && !p->timer[PORT_TIMER_PDELAY_REQ_TX]) {
+		port_timer_set(p, PORT_TIMER_PDELAY_REQ_TX, now);
+	}
+}
+
+int port_dispatch(struct port *p, enum fsm_event ev, bool master_changed, ns_t now)
+{
+	enum port_state from = p->portds.portState, to;
+
+	if (ev == FSM_EV_NONE && from != PORT_STATE_INITIALIZING) {
+		return 0;
+	}
+	to = p->fsm(from, ev, master_changed);
+	if (master_changed) {
+		/* A new parent: nothing measured against the old one may be mixed in. */
+		port_sync_reset(p);
+		if (p->servo) {
+			servo_reset(p->servo);
+		}
+		p->sample_seen = false;
+	}
+	if (to == from) {
+		return 0;
+	}
+	p->portds.portState = to;
+	port_leave_state(p, from, to);
+	port_enter_state(p, from, to, now);
+	if (p->ops->state_changed) {
+		p->ops->state_changed(p->userdata, from, to, ev);
+	}
+	/* INITIALIZING is left as soon as it is done (9.2.5): nothing here to wait for. */
+	if (to == PORT_STATE_INITIALIZING) {
+		return port_dispatch(p, FSM_EV_NONE, false, now);
+	}
+	return 0;
+}
+
+static void port_notify_master(struct port *p, bool local)
+{
+	if (p->ops->master_changed) {
+		p->ops->master_changed(p->userdata, &p->pds.grandmasterIdentity, local);
+	}
+}
+
+/* Carry out one 9.3.3 decision: update the data sets (9.3.5) and raise its FSM event. */
+static int port_decide(struct port *p, enum bmca_decision d, const struct bmca_foreign *best,
+		       ns_t now)
+{
+	bool changed = false;
+	enum fsm_event ev;
+
+	if (d == BMCA_DECISION_S1 && p->cfg.port.masterOnly) {
+		/* masterOnly (ptp4l): a better master is noted but never followed. */
+		d = BMCA_DECISION_M3;
+	}
+	p->last_decision = d;
+	switch (d) {
+	case BMCA_DECISION_M1:
+	case BMCA_DECISION_M2:
+		/* 9.3.5 Table 27: we are the grandmaster. */
+		changed = !clock_identity_equal(&p->pds.grandmasterIdentity, &p->dds.clockIdentity);
+		bmca_update_master(&p->dds, &p->cds, &p->pds);
+		port_own_time_properties(p);
+		if (changed) {
+			port_notify_master(p, true);
+		}
+		break;
+	case BMCA_DECISION_S1:
+		if (!best) {
+			return -EINVAL;
+		}
+		changed = !port_identity_equal(&p->pds.parentPortIdentity,
+					       &best->announce.sourcePortIdentity);
+		/* 9.3.5 Table 30: follow the parent, adopt its time properties. */
+		bmca_update_slave(&best->announce, &p->cds, &p->pds, &p->tpds);
+		if (changed) {
+			port_notify_master(p, false);
+		}
+		break;
+	default:
+		break;
+	}
+	ev = bmca_decision_to_event(d);
+	return port_dispatch(p, ev, d == BMCA_DECISION_S1 && changed, now);
+}
+
+int port_state_decision(struct port *p, ns_t now)
+{
+	struct bmca_dataset d0, erbest;
+	const struct bmca_foreign *best;
+	enum bmca_decision d;
+
+	if (!port_is_active(p) || p->cfg.external_bmca) {
+		return 0;
+	}
+	bmca_foreign_prune(&p->foreign, now);
+	best = bmca_foreign_best(&p->foreign, now, &erbest);
+	bmca_dataset_from_default(&p->dds, &d0);
+	/* A lone port is an ordinary clock: its Erbest is the clock's Ebest. */
+	d = bmca_state_decision(&d0, best ? &erbest : NULL, best ? &erbest : NULL, true,
+				p->dds.slaveOnly, p->portds.portState);
+	return port_decide(p, d, best, now);
+}
+
+int port_get_erbest(struct port *p, ns_t now, struct bmca_dataset *ret)
+{
+	bmca_foreign_prune(&p->foreign, now);
+	return bmca_foreign_best(&p->foreign, now, ret) ? 0 : -ENOENT;
+}
+
+int port_apply_decision(struct port *p, enum bmca_decision d, ns_t now)
+{
+	struct bmca_dataset erbest;
+	const struct bmca_foreign *best;
+
+	if (!port_is_active(p)) {
+		return 0;
+	}
+	best = bmca_foreign_best(&p->foreign, now, &erbest);
+	if (d == BMCA_DECISION_S1 && !best) {
+		return -ENOENT;
+	}
+	return port_decide(p, d, best, now);
+}
+
+int port_new(const struct port_config *cfg, struct clock *clock, const struct port_ops *ops,
+	     void *userdata, struct port **ret)
+{
+	_cleanup_free_ struct port *p = NULL;
+	const struct instance_options *io = &cfg->instance;
+	const struct port_options *po = &cfg->port;
+	struct servo_config sc;
+	double freq = 0.0;
+	int r;
+
+	if (!clock || !ops || !ops->send) {
+		return -EINVAL;
+	}
+	if (po->delay_mechanism != OPTIONS_DELAY_E2E && po->delay_mechanism != OPTIONS_DELAY_P2P) {
+		return -EINVAL;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		return -ENOMEM;
+	}
+	p->cfg = *cfg;
+	p->clock = clock;
+	p->ops = ops;
+	p->userdata = userdata;
+	p->fsm = io->slaveOnly ? fsm_next_slave_only : fsm_next;
+	p->rng = cfg->seed ^ UINT64_C(0x9e3779b97f4a7c15);
+	for (size_t i = 0; i < sizeof(cfg->clockIdentity.id); i++) {
+		p->rng = p->rng * 131 + cfg->clockIdentity.id[i];
+	}
+	if (p->rng == 0) {
+		p->rng = 1;
+	}
+
+	/* IEEE 1588-2019 8.2.1 */
+	p->dds.clockIdentity = cfg->clockIdentity;
+	p->dds.numberPorts = 1;
+	p->dds.clockQuality.clockClass = io->slaveOnly ? CLOCK_CLASS_SLAVE_ONLY : io->clockClass;
+	p->dds.clockQuality.clockAccuracy = io->clockAccuracy;
+	p->dds.clockQuality.offsetScaledLogVariance = io->offsetScaledLogVariance;
+	p->dds.priority1 = io->priority1;
+	p->dds.priority2 = io->priority2;
+	p->dds.domainNumber = io->domainNumber;
+	p->dds.slaveOnly = io->slaveOnly;
+	p->dds.twoStepFlag = true;
+
+	/* IEEE 1588-2019 8.2.15 */
+	p->portds.portIdentity.clockIdentity = cfg->clockIdentity;
+	p->portds.portIdentity.portNumber = cfg->portNumber;
+	p->portds.portState = PORT_STATE_INITIALIZING;
+	p->portds.logMinDelayReqInterval = po->logMinDelayReqInterval;
+	p->portds.logAnnounceInterval = po->logAnnounceInterval;
+	p->portds.announceReceiptTimeout = po->announceReceiptTimeout;
+	p->portds.logSyncInterval = po->logSyncInterval;
+	p->portds.delayMechanism = (enum delay_mechanism) po->delay_mechanism;
+	p->portds.logMinPdelayReqInterval = po->logMinPdelayReqInterval;
+	p->portds.versionNumber = MSG_VERSION_PTP;
+	p->portds.delayAsymmetry = po->delayAsymmetry;
+
+	port_own_time_properties(p);
+	bmca_foreign_init(&p->foreign, &p->portds.portIdentity, po->logAnnounceInterval);
+	r = delay_filter_init(&p->delay.filter, DELAY_FILTER_MEDIAN, DELAY_FILTER_DEFAULT_LENGTH);
+	if (r < 0) {
+		return r;
+	}
+	p->pdreq.nrr = 1.0;
+
+	if (cfg->adjust_clock) {
+		servo_config_from_options(&io->servo, cfg->utc_timescale, &sc);
+		if (clock->max_freq_ppb > 0 && sc.max_freq_ppb > clock->max_freq_ppb) {
+			sc.max_freq_ppb = clock->max_freq_ppb;
+		}
+		/* Start from the clock's present frequency, so a restart keeps what was learnt. */
+		if (clock_get_freq(clock, &freq) < 0) {
+			freq = 0.0;
+		}
+		r = servo_pi_new(&sc, freq, &p->servo);
+		if (r < 0) {
+			return r;
+		}
+		servo_set_interval(p->servo, (double) port_log_interval(po->logSyncInterval) /
+						     (double) NS_PER_SEC);
+	}
+	*ret = TAKE_PTR(p);
+	return 0;
+}
+
+struct port *port_free(struct port *p)
+{
+	if (p) {
+		servo_free(p->servo);
+		free(p);
+	}
+	return NULL;
+}
+
+int port_start(struct port *p, ns_t now)
+{
+	if (p->portds.portState != PORT_STATE_INITIALIZING) {
+		return -EALREADY;
+	}
+	return port_dispatch(p, FSM_EV_NONE, false, now);
+}
+
+int port_fault(struct port *p, ns_t now)
+{
+	return port_dispatch(p, FSM_EV_FAULT_DETECTED, false, now);
+}
+
+/* The filters every frame passes before a handler sees it; returns the counter that drops it. */
+static int port_filter(struct port *p, const struct msg *m)
+{
+	uint16_t sdo = (uint16_t) ((m->hdr.majorSdoId << 8) | m->hdr.minorSdoId);
+
+	/* 7.1: another domain (or sdoId) is another PTP network sharing the wire. */
+	if (m->hdr.domainNumber != p->dds.domainNumber || sdo != p->dds.sdoId) {
+		return PORT_CNT_OTHER_DOMAIN;
+	}
+	/* 9.5.2.2: our own messages looped back (or forged with our identity). */
+	if (clock_identity_equal(&m->hdr.sourcePortIdentity.clockIdentity, &p->dds.clockIdentity)) {
+		return PORT_CNT_OWN_FRAME;
+	}
+	return 0;
+}
+
+int port_receive(struct port *p, const void *buf, size_t len, ns_t rx_ts, ns_t now)
+{
+	struct msg m;
+	ns_t rx = 0;
+	int r;
+
+	if (!port_is_active(p)) {
+		port_count(p, PORT_CNT_WRONG_STATE);
+		return 0;
+	}
+	if (msg_parse(buf, len, &m) < 0) {
+		port_count(p, PORT_CNT_MALFORMED);
+		return 0;
+	}
+	r = port_filter(p, &m);
+	if (r) {
+		port_count(p, r);
+		return 0;
+	}
+	if (msg_type_is_event(m.hdr.messageType)) {
+		if (rx_ts == PORT_TS_NONE) {
+			port_count(p, PORT_CNT_NO_TIMESTAMP);
+			return 0;
+		}
+		if (!port_local_time(p, rx_ts, &rx)) {
+			return 0;
+		}
+	}
+
+	switch (m.hdr.messageType) {
+	case MSG_ANNOUNCE:
+		port_count(p, PORT_CNT_RX_ANNOUNCE);
+		return port_announce_receive(p, &m, now);
+	case MSG_SYNC:
+		port_count(p, PORT_CNT_RX_SYNC);
+		return port_sync_receive(p, &m, rx, now);
+	case MSG_FOLLOW_UP:
+		port_count(p, PORT_CNT_RX_FOLLOW_UP);
+		return port_follow_up_receive(p, &m, now);
+	case MSG_DELAY_REQ:
+		port_count(p, PORT_CNT_RX_DELAY_REQ);
+		return port_delay_req_receive(p, &m, rx, now);
+	case MSG_DELAY_RESP:
+		port_count(p, PORT_CNT_RX_DELAY_RESP);
+		return port_delay_resp_receive(p, &m, now);
+	case MSG_PDELAY_REQ:
+		port_count(p, PORT_CNT_RX_PDELAY_REQ);
+		return port_pdelay_req_receive(p, &m, rx, now);
+	case MSG_PDELAY_RESP:
+		port_count(p, PORT_CNT_RX_PDELAY_RESP);
+		return port_pdelay_resp_receive(p, &m, rx, now);
+	case MSG_PDELAY_RESP_FOLLOW_UP:
+		port_count(p, PORT_CNT_RX_PDELAY_RESP_FOLLOW_UP);
+		return port_pdelay_resp_follow_up_receive(p, &m, now);
+	default:
+		port_count(p, PORT_CNT_UNSUPPORTED);
+		return 0;
+	}
+}
+
+/* 9.2.6.12: the parent (or every foreign master) fell silent. */
+static int port_announce_timeout(struct port *p, ns_t now)
+{
+	int r;
+
+	bmca_announce_timer_stop(&p->announce_timer);
+	/* Its records would qualify it again for the rest of the window (linuxptp: fc_clear). */
+	bmca_foreign_clear(&p->foreign);
+	r = port_dispatch(p, FSM_EV_ANNOUNCE_RECEIPT_TIMEOUT_EXPIRES, false, now);
+	if (r < 0) {
+		return r;
+	}
+	/* Now alone: the decision makes us grandmaster (M1/M2) and updates the data sets. */
+	return port_state_decision(p, now);
+}
+
+/* Re-arm a periodic timer a period after its last deadline, or after now if we fell behind. */
+static void port_timer_rearm(struct port *p, enum port_timer t, ns_t last, ns_t period, ns_t now)
+{
+	ns_t next = last + period;
+
+	port_timer_set(p, t, next > now ? next : now + period);
+}
+
+static int port_run_timer(struct port *p, enum port_timer t, ns_t deadline, ns_t now)
+{
+	const struct port_options *o = &p->cfg.port;
+
+	switch (t) {
+	case PORT_TIMER_ANNOUNCE_TX:
+		port_timer_rearm(p, t, deadline, port_log_interval(p->portds.logAnnounceInterval),
+				 now);
+		return port_announce_send(p, now);
+	case PORT_TIMER_SYNC_TX:
+		port_timer_rearm(p, t, deadline, port_log_interval(p->portds.logSyncInterval), now);
+		return port_sync_send(p, now);
+	case PORT_TIMER_DELAY_REQ_TX:
+		/* 9.5.11.2: uniformly random, mean 2^logMinDelayReqInterval. */
+		port_timer_set(p, t,
+			       now + port_random_interval(p, p->portds.logMinDelayReqInterval));
+		return port_delay_req_send(p, now);
+	case PORT_TIMER_PDELAY_REQ_TX:
+		port_timer_rearm(p, t, deadline,
+				 port_log_interval(p->portds.logMinPdelayReqInterval), now);
+		return port_pdelay_req_send(p, now);
+	case PORT_TIMER_QUALIFICATION:
+		return port_dispatch(p, FSM_EV_QUALIFICATION_TIMEOUT_EXPIRES, false, now);
+	case PORT_TIMER_BMCA:
+		port_timer_rearm(p, t, deadline, port_log_interval(o->logAnnounceInterval), now);
+		return port_state_decision(p, now);
+	case PORT_TIMER_FAULT_RESET:
+		/* 9.2.6.3: FAULTY -> INITIALIZING, which moves on to LISTENING by itself. */
+		return port_dispatch(p, FSM_EV_FAULT_CLEARED, false, now);
+	default:
+		return 0;
+	}
+}
+
+int port_tick(struct port *p, ns_t now)
+{
+	int r = 0, k;
+
+	for (int t = 0; t < _PORT_TIMER_MAX; t++) {
+		ns_t deadline = p->timer[t];
+
+		/* A handler may stop or move timers: look at each one fresh. */
+		if (!deadline || deadline > now) {
+			continue;
+		}
+		port_timer_stop(p, t);
+		k = port_run_timer(p, t, deadline, now);
+		if (k < 0 && r == 0) {
+			r = k;
+		}
+	}
+	if (bmca_announce_timer_expired(&p->announce_timer, now)) {
+		k = port_announce_timeout(p, now);
+		if (k < 0 && r == 0) {
+			r = k;
+		}
+	}
+	return r;
+}
+
+ns_t port_next_deadline(const struct port *p)
+{
+	ns_t next = INT64_MAX;
+
+	for (int t = 0; t < _PORT_TIMER_MAX; t++) {
+		if (p->timer[t] && p->timer[t] < next) {
+			next = p->timer[t];
+		}
+	}
+	if (p->announce_timer.deadline && p->announce_timer.deadline < next) {
+		next = p->announce_timer.deadline;
+	}
+	return next;
+}
+
+enum port_state port_get_state(const struct port *p)
+{
+	return p->portds.portState;
+}
+
+uint64_t port_get_counter(const struct port *p, enum port_counter c)
+{
+	if ((unsigned) c >= _PORT_CNT_MAX) {
+		return 0;
+	}
+	return p->counters[c];
+}
+
+const struct defaultDS *port_default_ds(const struct port *p)
+{
+	return &p->dds;
+}
+
+const struct currentDS *port_current_ds(const struct port *p)
+{
+	return &p->cds;
+}
+
+const struct parentDS *port_parent_ds(const struct port *p)
+{
+	return &p->pds;
+}
+
+const struct timePropertiesDS *port_time_properties_ds(const struct port *p)
+{
+	return &p->tpds;
+}
+
+const struct portDS *port_port_ds(const struct port *p)
+{
+	return &p->portds;
+}
+
+enum servo_state port_servo_state(const struct port *p)
+{
+	return p->servo_state;
+}

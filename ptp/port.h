@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The PTP port engine: one port of a clock as a pure function of frames, timestamps and time. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ptp/bmca.h"
+#include "ptp/clock.h"
+#include "ptp/ds.h"
+#include "ptp/options.h"
+#include "ptp/servo.h"
+#include "ptp/types.h"
+#include "ptp/util.h"
+
+/*
+ * The engine never reads a clock, never arms a timer and never touches a socket. The caller
+ * feeds it received frames (port_receive) and the passage of time (port_tick at
+ * port_next_deadline); the engine answers through struct port_ops. Two kinds of time go in:
+ *
+ *   - now: a monotonic time (CLOCK_MONOTONIC in the daemon, anything increasing in tests) for
+ *     the engine's own timers. It must be > 0: 0 means "timer stopped" inside.
+ *   - raw timestamps: RX and TX times as the timestamping clock read them (CLOCK_REALTIME for
+ *     software stamps, the PHC for hardware). The engine maps them onto its clock back end with
+ *     clock_from_raw(), so a virtual clock sees its own corrected timescale.
+ */
+
+/* No RX timestamp came with the frame (a general message, or the kernel gave none). */
+#define PORT_TS_NONE INT64_MIN
+
+/*
+ * Why frames were counted. Everything after PORT_CNT_IGNORED_FIRST is a frame that was ignored:
+ * hostile or useless traffic is counted, never acted on.
+ */
+enum port_counter {
+	PORT_CNT_RX_ANNOUNCE,
+	PORT_CNT_RX_SYNC,
+	PORT_CNT_RX_FOLLOW_UP,
+	PORT_CNT_RX_DELAY_REQ,
+	PORT_CNT_RX_DELAY_RESP,
+	PORT_CNT_RX_PDELAY_REQ,
+	PORT_CNT_RX_PDELAY_RESP,
+	PORT_CNT_RX_PDELAY_RESP_FOLLOW_UP,
+	PORT_CNT_TX_ANNOUNCE,
+	PORT_CNT_TX_SYNC,
+	PORT_CNT_TX_FOLLOW_UP,
+	PORT_CNT_TX_DELAY_REQ,
+	PORT_CNT_TX_DELAY_RESP,
+	PORT_CNT_TX_PDELAY_REQ,
+	PORT_CNT_TX_PDELAY_RESP,
+	PORT_CNT_TX_PDELAY_RESP_FOLLOW_UP,
+	PORT_CNT_TX_ERROR,	     /* send failed or no TX timestamp: the port goes FAULTY */
+	PORT_CNT_PDELAY_NO_RESPONSE, /* a Pdelay_Req went unanswered until the next one */
+	PORT_CNT_IGNORED_FIRST,
+	PORT_CNT_MALFORMED = PORT_CNT_IGNORED_FIRST, /* msg_parse() refused it */
+	PORT_CNT_OTHER_DOMAIN,
+	PORT_CNT_OWN_FRAME,		 /* our own clockIdentity as source */
+	PORT_CNT_UNSUPPORTED,		 /* Signaling, Management: not served here */
+	PORT_CNT_NO_TIMESTAMP,		 /* an event message without an RX timestamp */
+	PORT_CNT_WRONG_STATE,		 /* e.g. Delay_Req while not MASTER */
+	PORT_CNT_NOT_FROM_PARENT,	 /* Sync/Follow_Up/Delay_Resp from another port */
+	PORT_CNT_FOLLOW_UP_WITHOUT_SYNC, /* no pending two-step Sync with its sequenceId */
+	PORT_CNT_DUPLICATE_SEQUENCE,	 /* same sequenceId as the last one accepted */
+	PORT_CNT_STALE_SEQUENCE,	 /* an older sequenceId (or an unexpected one) */
+	PORT_CNT_DELAY_RESP_OTHER_PORT,	 /* requestingPortIdentity is not ours */
+	PORT_CNT_PDELAY_OTHER_PORT,	 /* Pdelay_Resp(_Follow_Up) for another requester */
+	PORT_CNT_ANNOUNCE_REJECTED,	 /* 9.3.2.5 excludes it, or the foreign table is full */
+	PORT_CNT_BAD_TIMESTAMP,		 /* a timestamp field that does not convert */
+	_PORT_CNT_MAX,
+};
+
+/* "rx_announce", ..., "follow_up_without_sync": stable names for logs and D-Bus. */
+const char *port_counter_to_string(enum port_counter c);
+
+/* One offset measurement of a SLAVE or UNCALIBRATED port, after the servo ran on it. */
+struct port_sample {
+	ns_t offset;	      /* offsetFromMaster (11.2), ns */
+	ns_t mean_path_delay; /* meanPathDelay (E2E) or meanLinkDelay (P2P) in use */
+	double freq_ppb;      /* adjustment applied to the clock after this sample */
+	enum servo_state servo_state;
+	bool adjusted; /* false: measure only (free-running back end) */
+	ns_t local_ts; /* t2 on the port's clock */
+};
+
+/* What the engine asks of its caller. send is required; the rest may be NULL. */
+struct port_ops {
+	/*
+	 * Send one PTP message (payload, no link header). pdelay: to the peer-delay address
+	 * (01-80-C2-00-00-0E) rather than 01-1B-19-00-00-00. event: the raw TX timestamp must
+	 * come back in *ret_tx_ts, or the call fails. Returns >= 0 or -errno.
+	 */
+	int (*send)(void *userdata, const void *buf, size_t len, bool pdelay, bool event,
+		    ns_t *ret_tx_ts);
+	void (*state_changed)(void *userdata, enum port_state from, enum port_state to,
+			      enum fsm_event why);
+	/* A different grandmaster (or ourselves, local true) was selected. */
+	void (*master_changed)(void *userdata, const struct ClockIdentity *grandmaster, bool local);
+	void (*sample)(void *userdata, const struct port_sample *s);
+	/* A clock back end operation failed (e.g. -EPERM stepping without CAP_SYS_TIME). */
+	void (*clock_error)(void *userdata, const char *op, int error);
+};
+
+struct port_config {
+	struct instance_options instance;
+	struct port_options port;
+	struct ClockIdentity clockIdentity;
+	uint16_t portNumber;
+	/*
+	 * The timestamps count UTC (software stamps of CLOCK_REALTIME), as linuxptp's
+	 * utc_timescale: announce the ARB timescale, and take currentUtcOffset off a PTP-timescale
+	 * master's times. Also picks the PI constants for software stamps.
+	 */
+	bool utc_timescale;
+	/* Adjust the clock (servo). false: measure only, as ptp4l --free_running 1. */
+	bool adjust_clock;
+	/* The state decision comes from port_apply_decision() (a supervisor), not from the port. */
+	bool external_bmca;
+	uint64_t seed; /* of the Delay_Req interval randomisation (9.5.11.2) */
+};
+
+/* Defaults: options_*_defaults(), portNumber 1, utc_timescale and adjust_clock true. */
+void port_config_default(struct port_config *cfg);
+
+struct port;
+
+/*
+ * clock is borrowed (it must outlive the port). Returns -EINVAL for a config the engine cannot
+ * run (e.g. a delay mechanism it does not know), -ENOMEM.
+ */
+int port_new(const struct port_config *cfg, struct clock *clock, const struct port_ops *ops,
+	     void *userdata, struct port **ret);
+struct port *port_free(struct port *p);
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct port *, port_free);
+
+/* INITIALIZING -> LISTENING (9.2.5); arms the timers from now. */
+int port_start(struct port *p, ns_t now);
+
+/*
+ * One received PTP payload with its raw RX timestamp (PORT_TS_NONE if none). Returns 0 (used or
+ * counted and ignored) or -errno when an action failed (the port then went FAULTY).
+ */
+int port_receive(struct port *p, const void *buf, size_t len, ns_t rx_ts, ns_t now);
+/* Run the timers that expired at now. */
+int port_tick(struct port *p, ns_t now);
+/* When port_tick wants to run next; INT64_MAX when no timer is armed. */
+ns_t port_next_deadline(const struct port *p);
+
+/* Link or socket trouble seen by the caller: FAULT_DETECTED; retried after fault_reset_interval. */
+int port_fault(struct port *p, ns_t now);
+
+/*
+ * For a supervisor running the clock-level BMCA (cfg.external_bmca): this port's Erbest
+ * (9.3.2.3), -ENOENT when no foreign master qualifies; and the decision it computed (9.3.3).
+ * S1 makes the port's Erbest its parent.
+ */
+int port_get_erbest(struct port *p, ns_t now, struct bmca_dataset *ret);
+int port_apply_decision(struct port *p, enum bmca_decision d, ns_t now);
+
+enum port_state port_get_state(const struct port *p);
+uint64_t port_get_counter(const struct port *p, enum port_counter c);
+const struct defaultDS *port_default_ds(const struct port *p);
+const struct currentDS *port_current_ds(const struct port *p);
+const struct parentDS *port_parent_ds(const struct port *p);
+const struct timePropertiesDS *port_time_properties_ds(const struct port *p);
+const struct portDS *port_port_ds(const struct port *p);
+enum servo_state port_servo_state(const struct port *p);
