@@ -389,6 +389,92 @@ ssize_t msg_build(const struct msg *m, void *buf, size_t size)
 	return (ssize_t) w.pos;
 }
 
+static bool ts_equal(const struct Timestamp *a, const struct Timestamp *b)
+{
+	return a->secondsField == b->secondsField && a->nanosecondsField == b->nanosecondsField;
+}
+
+static bool header_equal(const struct msg_header *a, const struct msg_header *b)
+{
+	return a->majorSdoId == b->majorSdoId && a->messageType == b->messageType &&
+	       a->minorVersionPTP == b->minorVersionPTP && a->versionPTP == b->versionPTP &&
+	       a->messageLength == b->messageLength && a->domainNumber == b->domainNumber &&
+	       a->minorSdoId == b->minorSdoId && a->flagField == b->flagField &&
+	       a->correctionField == b->correctionField &&
+	       a->messageTypeSpecific == b->messageTypeSpecific &&
+	       port_identity_equal(&a->sourcePortIdentity, &b->sourcePortIdentity) &&
+	       a->sequenceId == b->sequenceId && a->controlField == b->controlField &&
+	       a->logMessageInterval == b->logMessageInterval;
+}
+
+static bool announce_equal(const struct msg_announce *a, const struct msg_announce *b)
+{
+	const struct ClockQuality *qa = &a->grandmasterClockQuality;
+	const struct ClockQuality *qb = &b->grandmasterClockQuality;
+
+	return ts_equal(&a->originTimestamp, &b->originTimestamp) &&
+	       a->currentUtcOffset == b->currentUtcOffset &&
+	       a->grandmasterPriority1 == b->grandmasterPriority1 &&
+	       qa->clockClass == qb->clockClass && qa->clockAccuracy == qb->clockAccuracy &&
+	       qa->offsetScaledLogVariance == qb->offsetScaledLogVariance &&
+	       a->grandmasterPriority2 == b->grandmasterPriority2 &&
+	       clock_identity_equal(&a->grandmasterIdentity, &b->grandmasterIdentity) &&
+	       a->stepsRemoved == b->stepsRemoved && a->timeSource == b->timeSource;
+}
+
+static bool management_equal(const struct msg_management *a, const struct msg_management *b)
+{
+	return port_identity_equal(&a->targetPortIdentity, &b->targetPortIdentity) &&
+	       a->startingBoundaryHops == b->startingBoundaryHops &&
+	       a->boundaryHops == b->boundaryHops && a->actionField == b->actionField;
+}
+
+static bool body_equal(const struct msg *a, const struct msg *b)
+{
+	/* Sync and Delay_Req share struct msg_sync: delay_req is read through sync. */
+	switch (a->hdr.messageType) {
+	case MSG_SYNC:
+	case MSG_DELAY_REQ:
+		return ts_equal(&a->body.sync.originTimestamp, &b->body.sync.originTimestamp);
+	case MSG_PDELAY_REQ:
+		return ts_equal(&a->body.pdelay_req.originTimestamp,
+				&b->body.pdelay_req.originTimestamp);
+	case MSG_FOLLOW_UP:
+		return ts_equal(&a->body.follow_up.preciseOriginTimestamp,
+				&b->body.follow_up.preciseOriginTimestamp);
+	case MSG_DELAY_RESP:
+		return ts_equal(&a->body.delay_resp.receiveTimestamp,
+				&b->body.delay_resp.receiveTimestamp) &&
+		       port_identity_equal(&a->body.delay_resp.requestingPortIdentity,
+					   &b->body.delay_resp.requestingPortIdentity);
+	case MSG_PDELAY_RESP:
+		return ts_equal(&a->body.pdelay_resp.requestReceiptTimestamp,
+				&b->body.pdelay_resp.requestReceiptTimestamp) &&
+		       port_identity_equal(&a->body.pdelay_resp.requestingPortIdentity,
+					   &b->body.pdelay_resp.requestingPortIdentity);
+	case MSG_PDELAY_RESP_FOLLOW_UP:
+		return ts_equal(&a->body.pdelay_resp_follow_up.responseOriginTimestamp,
+				&b->body.pdelay_resp_follow_up.responseOriginTimestamp) &&
+		       port_identity_equal(&a->body.pdelay_resp_follow_up.requestingPortIdentity,
+					   &b->body.pdelay_resp_follow_up.requestingPortIdentity);
+	case MSG_ANNOUNCE:
+		return announce_equal(&a->body.announce, &b->body.announce);
+	case MSG_SIGNALING:
+		return port_identity_equal(&a->body.signaling.targetPortIdentity,
+					   &b->body.signaling.targetPortIdentity);
+	case MSG_MANAGEMENT:
+		return management_equal(&a->body.management, &b->body.management);
+	default:
+		return true;
+	}
+}
+
+bool msg_equal(const struct msg *a, const struct msg *b)
+{
+	return header_equal(&a->hdr, &b->hdr) && body_equal(a, b) && a->tlv_len == b->tlv_len &&
+	       (a->tlv_len == 0 || memcmp(a->tlv, b->tlv, a->tlv_len) == 0);
+}
+
 void msg_header_init(struct msg_header *h, enum msg_type type, uint8_t domainNumber,
 		     const struct PortIdentity *sourcePortIdentity, uint16_t sequenceId)
 {

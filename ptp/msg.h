@@ -198,6 +198,12 @@ int msg_header_parse(const void *buf, size_t len, struct msg_header *ret);
 ssize_t msg_build(const struct msg *m, void *buf, size_t size);
 
 /*
+ * Field-by-field equality of two messages as msg_parse() fills them: header, the body of the
+ * header's messageType, and the TLV suffix bytes (not the pointers).
+ */
+bool msg_equal(const struct msg *a, const struct msg *b);
+
+/*
  * Fill a header with the defaults of 13.3: versionPTP 2, minorVersionPTP 0, the type's
  * controlField, logMessageInterval 0x7F for the types that have none (Delay_Req, Pdelay_*,
  * Signaling, Management) and 0 otherwise, everything else zero. minorVersionPTP is 0 rather than
