@@ -1,0 +1,509 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Supervisor <-> worker messages: one field list per type drives both packing and unpacking. */
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "daemon/ipc.h"
+#include "ptp/util.h"
+#include "ptp/wire.h"
+
+/*
+ * A codec walks a message's fields in order, either writing them (encode) or reading them
+ * (decode) through ptp/wire.h's bounds-checked reader and writer. One list per type cannot let
+ * the two directions drift apart. The first failure sticks, so field lists need no error checks.
+ */
+struct codec {
+	bool decode;
+	struct wire_reader r;
+	struct wire_writer w;
+	int err;
+};
+
+static void c_u8(struct codec *c, uint8_t *v)
+{
+	if (!c->err) {
+		c->err = c->decode ? wire_get_u8(&c->r, v) : wire_put_u8(&c->w, *v);
+	}
+}
+
+static void c_u16(struct codec *c, uint16_t *v)
+{
+	if (!c->err) {
+		c->err = c->decode ? wire_get_u16(&c->r, v) : wire_put_u16(&c->w, *v);
+	}
+}
+
+static void c_u32(struct codec *c, uint32_t *v)
+{
+	if (!c->err) {
+		c->err = c->decode ? wire_get_u32(&c->r, v) : wire_put_u32(&c->w, *v);
+	}
+}
+
+static void c_u64(struct codec *c, uint64_t *v)
+{
+	if (!c->err) {
+		c->err = c->decode ? wire_get_u64(&c->r, v) : wire_put_u64(&c->w, *v);
+	}
+}
+
+/* Signed values travel as their two's complement bits; memcpy keeps that free of UB. */
+#define DEFINE_SIGNED(name, stype, utype, base)     \
+	static void name(struct codec *c, stype *v) \
+	{                                           \
+		utype u;                            \
+		memcpy(&u, v, sizeof(u));           \
+		base(c, &u);                        \
+		if (c->decode && !c->err) {         \
+			memcpy(v, &u, sizeof(u));   \
+		}                                   \
+	}
+
+DEFINE_SIGNED(c_i8, int8_t, uint8_t, c_u8)
+DEFINE_SIGNED(c_i16, int16_t, uint16_t, c_u16)
+DEFINE_SIGNED(c_i32, int32_t, uint32_t, c_u32)
+DEFINE_SIGNED(c_i64, int64_t, uint64_t, c_u64)
+/* IEEE 754 binary64 bits, big-endian like every other field. */
+DEFINE_SIGNED(c_double, double, uint64_t, c_u64)
+
+static void c_bool(struct codec *c, bool *v)
+{
+	uint8_t u = *v;
+
+	c_u8(c, &u);
+	if (c->decode && !c->err) {
+		/* Anything but 0 or 1 is a corrupt or hostile message, not "true". */
+		if (u > 1) {
+			c->err = -EBADMSG;
+		}
+		*v = u;
+	}
+}
+
+/* An enum as a u8 that must lie in [min, max] when read. */
+static void c_enum(struct codec *c, void *v, int min, int max)
+{
+	int x;
+	uint8_t u;
+
+	memcpy(&x, v, sizeof(x));
+	u = (uint8_t) x;
+	c_u8(c, &u);
+	if (c->decode && !c->err) {
+		if (u < min || u > max) {
+			c->err = -EBADMSG;
+			return;
+		}
+		x = u;
+		memcpy(v, &x, sizeof(x));
+	}
+}
+
+_Static_assert(sizeof(enum port_state) == sizeof(int), "c_enum handles int-sized enums");
+_Static_assert(sizeof(enum options_delay_mechanism) == sizeof(int), "int-sized enum");
+
+/* A fixed-size text field: NUL-padded when written, must hold a NUL when read. */
+static void c_string(struct codec *c, char *s, size_t size)
+{
+	if (c->err) {
+		return;
+	}
+	if (c->decode) {
+		c->err = wire_get_bytes(&c->r, s, size);
+		if (!c->err && !memchr(s, '\0', size)) {
+			c->err = -EBADMSG;
+		}
+		return;
+	}
+	size_t n = strnlen(s, size - 1);
+
+	c->err = wire_put_bytes(&c->w, s, n);
+	if (!c->err) {
+		c->err = wire_put_zeros(&c->w, size - n);
+	}
+}
+
+static void c_clock_identity(struct codec *c, struct ClockIdentity *v)
+{
+	if (!c->err) {
+		c->err = c->decode ? wire_get_clock_identity(&c->r, v)
+				   : wire_put_clock_identity(&c->w, v);
+	}
+}
+
+static void c_port_identity(struct codec *c, struct PortIdentity *v)
+{
+	if (!c->err) {
+		c->err = c->decode ? wire_get_port_identity(&c->r, v)
+				   : wire_put_port_identity(&c->w, v);
+	}
+}
+
+static void c_clock_quality(struct codec *c, struct ClockQuality *v)
+{
+	if (!c->err) {
+		c->err = c->decode ? wire_get_clock_quality(&c->r, v)
+				   : wire_put_clock_quality(&c->w, v);
+	}
+}
+
+static void c_time_properties(struct codec *c, struct timePropertiesDS *tp)
+{
+	c_i16(c, &tp->currentUtcOffset);
+	c_bool(c, &tp->currentUtcOffsetValid);
+	c_bool(c, &tp->leap59);
+	c_bool(c, &tp->leap61);
+	c_bool(c, &tp->timeTraceable);
+	c_bool(c, &tp->frequencyTraceable);
+	c_bool(c, &tp->ptpTimescale);
+	c_u8(c, &tp->timeSource);
+}
+
+static void f_hello(struct codec *c, struct ipc_msg *m)
+{
+	c_u16(c, &m->hello.protocol_version);
+	c_i32(c, &m->hello.ifindex);
+	c_i32(c, &m->hello.pid);
+}
+
+static void f_status(struct codec *c, struct ipc_msg *m)
+{
+	struct ipc_status *s = &m->status;
+
+	c_enum(c, &s->port_state, PORT_STATE_MIN, PORT_STATE_MAX);
+	c_enum(c, &s->servo_state, IPC_SERVO_UNLOCKED, IPC_SERVO_HOLDOVER);
+	c_i64(c, &s->offset_ns);
+	c_i64(c, &s->mean_path_delay_ns);
+	c_double(c, &s->freq_ppb);
+	for (size_t i = 0; i < IPC_MSG_KINDS; i++) {
+		c_u64(c, &s->rx[i]);
+		c_u64(c, &s->tx[i]);
+		c_u64(c, &s->dropped[i]);
+	}
+	c_i32(c, &s->last_error);
+	c_string(c, s->last_error_text, sizeof(s->last_error_text));
+}
+
+static void f_erbest(struct codec *c, struct ipc_msg *m)
+{
+	struct ipc_erbest *e = &m->erbest;
+
+	c_bool(c, &e->present);
+	c_u8(c, &e->ds.priority1);
+	c_clock_identity(c, &e->ds.identity);
+	c_clock_quality(c, &e->ds.quality);
+	c_u8(c, &e->ds.priority2);
+	c_u16(c, &e->ds.stepsRemoved);
+	c_port_identity(c, &e->ds.sender);
+	c_port_identity(c, &e->ds.receiver);
+	c_time_properties(c, &e->tp);
+}
+
+static void f_clock_request(struct codec *c, struct ipc_msg *m)
+{
+	struct ipc_clock_request *q = &m->clock_request;
+
+	c_u8(c, &q->what);
+	c_double(c, &q->freq_ppb);
+	c_i64(c, &q->step_ns);
+	if (c->decode && !c->err &&
+	    (q->what == 0 || (q->what & ~(IPC_CLOCK_FREQ | IPC_CLOCK_STEP)) != 0)) {
+		c->err = -EBADMSG;
+	}
+}
+
+static void f_config(struct codec *c, struct ipc_msg *m)
+{
+	struct instance_options *i = &m->config.instance;
+	struct port_options *p = &m->config.port;
+
+	c_string(c, m->config.ifname, sizeof(m->config.ifname));
+	c_string(c, i->name, sizeof(i->name));
+	c_u8(c, &i->domainNumber);
+	c_u8(c, &i->priority1);
+	c_u8(c, &i->priority2);
+	c_u8(c, &i->clockClass);
+	c_u8(c, &i->clockAccuracy);
+	c_u16(c, &i->offsetScaledLogVariance);
+	c_bool(c, &i->slaveOnly);
+	c_bool(c, &i->twoStepFlag);
+	c_i16(c, &i->utc_offset);
+	c_u8(c, &i->timeSource);
+	c_enum(c, &i->clock_backend, OPTIONS_CLOCK_PHC, OPTIONS_CLOCK_FREE_RUNNING);
+	c_double(c, &i->servo.pi_proportional_const);
+	c_double(c, &i->servo.pi_integral_const);
+	c_double(c, &i->servo.step_threshold);
+	c_double(c, &i->servo.first_step_threshold);
+	c_i32(c, &i->servo.max_frequency);
+	c_i64(c, &i->virtual_clock.initial_offset_ns);
+	c_i32(c, &i->virtual_clock.initial_freq_ppb);
+	c_string(c, i->userDescription, sizeof(i->userDescription));
+
+	c_i8(c, &p->logAnnounceInterval);
+	c_i8(c, &p->logSyncInterval);
+	c_i8(c, &p->logMinDelayReqInterval);
+	c_i8(c, &p->logMinPdelayReqInterval);
+	c_u8(c, &p->announceReceiptTimeout);
+	c_u8(c, &p->syncReceiptTimeout);
+	c_enum(c, &p->delay_mechanism, OPTIONS_DELAY_E2E, OPTIONS_DELAY_P2P);
+	c_enum(c, &p->network_transport, OPTIONS_TRANSPORT_L2, OPTIONS_TRANSPORT_L2);
+	c_enum(c, &p->time_stamping, OPTIONS_TS_HARDWARE, OPTIONS_TS_AUTO);
+	c_i32(c, &p->tx_timestamp_timeout);
+	c_bool(c, &p->masterOnly);
+	c_i32(c, &p->neighborPropDelayThresh);
+	c_i32(c, &p->delayAsymmetry);
+	c_i8(c, &p->fault_reset_interval);
+}
+
+static void f_recommended_state(struct codec *c, struct ipc_msg *m)
+{
+	struct ipc_recommended_state *s = &m->recommended_state;
+
+	c_enum(c, &s->state, PORT_STATE_MIN, PORT_STATE_MAX);
+	c_u16(c, &s->stepsRemoved);
+	c_port_identity(c, &s->parent.parentPortIdentity);
+	c_bool(c, &s->parent.parentStats);
+	c_u16(c, &s->parent.observedParentOffsetScaledLogVariance);
+	c_i32(c, &s->parent.observedParentClockPhaseChangeRate);
+	c_clock_identity(c, &s->parent.grandmasterIdentity);
+	c_clock_quality(c, &s->parent.grandmasterClockQuality);
+	c_u8(c, &s->parent.grandmasterPriority1);
+	c_u8(c, &s->parent.grandmasterPriority2);
+	c_time_properties(c, &s->tp);
+}
+
+static void f_set_priority(struct codec *c, struct ipc_msg *m)
+{
+	c_u8(c, &m->set_priority.priority1);
+	c_u8(c, &m->set_priority.priority2);
+}
+
+static void f_shutdown(struct codec *c, struct ipc_msg *m)
+{
+}
+
+struct ipc_type_info {
+	enum ipc_type type;
+	const char *name;
+	bool from_worker;
+	void (*fields)(struct codec *c, struct ipc_msg *m);
+};
+
+static const struct ipc_type_info types[] = {
+	{ IPC_HELLO, "HELLO", true, f_hello },
+	{ IPC_STATUS, "STATUS", true, f_status },
+	{ IPC_ERBEST, "ERBEST", true, f_erbest },
+	{ IPC_CLOCK_REQUEST, "CLOCK_REQUEST", true, f_clock_request },
+	{ IPC_CONFIG, "CONFIG", false, f_config },
+	{ IPC_RECOMMENDED_STATE, "RECOMMENDED_STATE", false, f_recommended_state },
+	{ IPC_SET_PRIORITY, "SET_PRIORITY", false, f_set_priority },
+	{ IPC_SHUTDOWN, "SHUTDOWN", false, f_shutdown },
+};
+
+static const struct ipc_type_info *type_info(unsigned int t)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(types); i++) {
+		if ((unsigned int) types[i].type == t) {
+			return &types[i];
+		}
+	}
+	return NULL;
+}
+
+const char *ipc_type_to_string(enum ipc_type t)
+{
+	const struct ipc_type_info *ti = type_info(t);
+
+	return ti ? ti->name : NULL;
+}
+
+bool ipc_type_from_worker(enum ipc_type t)
+{
+	const struct ipc_type_info *ti = type_info(t);
+
+	return ti && ti->from_worker;
+}
+
+int ipc_encode(const struct ipc_msg *m, void *buf, size_t size, size_t *ret_len)
+{
+	const struct ipc_type_info *ti = type_info(m->type);
+	struct codec c = { .decode = false };
+	int r;
+
+	if (!ti) {
+		return -EINVAL;
+	}
+	wire_writer_init(&c.w, buf, size);
+	r = wire_put_u16(&c.w, (uint16_t) m->type);
+	if (r == 0) {
+		r = wire_put_u16(&c.w, IPC_VERSION);
+	}
+	if (r == 0) {
+		r = wire_put_u32(&c.w, 0); /* length, patched below */
+	}
+	if (r < 0) {
+		return r;
+	}
+	/* The field list takes a mutable message because decoding shares it; encode only reads. */
+	ti->fields(&c, (struct ipc_msg *) m);
+	if (c.err) {
+		return c.err;
+	}
+	/* wire.h patches u16 only: write the u32 length as two halves. */
+	r = wire_patch_u16(&c.w, 4, (uint16_t) ((c.w.pos - IPC_HEADER_SIZE) >> 16));
+	if (r == 0) {
+		r = wire_patch_u16(&c.w, 6, (uint16_t) (c.w.pos - IPC_HEADER_SIZE));
+	}
+	if (r < 0) {
+		return r;
+	}
+	*ret_len = c.w.pos;
+	return 0;
+}
+
+int ipc_decode(const void *buf, size_t len, struct ipc_msg *ret)
+{
+	const struct ipc_type_info *ti;
+	struct codec c = { .decode = true };
+	struct ipc_msg m;
+	uint16_t type, version;
+	uint32_t length;
+
+	wire_reader_init(&c.r, buf, len);
+	if (wire_get_u16(&c.r, &type) < 0 || wire_get_u16(&c.r, &version) < 0 ||
+	    wire_get_u32(&c.r, &length) < 0) {
+		return -EBADMSG;
+	}
+	ti = type_info(type);
+	if (!ti || version != IPC_VERSION || length != len - IPC_HEADER_SIZE) {
+		return -EBADMSG;
+	}
+	memset(&m, 0, sizeof(m));
+	m.type = ti->type;
+	ti->fields(&c, &m);
+	/* Exact length: every payload byte consumed, none missing. */
+	if (c.err || wire_reader_left(&c.r) != 0) {
+		return -EBADMSG;
+	}
+	*ret = m;
+	return 0;
+}
+
+static void close_fds(int *fds, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (fds[i] >= 0) {
+			close(fds[i]);
+			fds[i] = -1;
+		}
+	}
+}
+
+int ipc_send(int sock, const struct ipc_msg *m, const int *fds, size_t n_fds)
+{
+	uint8_t buf[IPC_MAX_SIZE];
+	union {
+		struct cmsghdr h;
+		uint8_t b[CMSG_SPACE(sizeof(int) * IPC_MAX_FDS)];
+	} control;
+	struct iovec iov;
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	size_t len;
+	ssize_t n;
+	int r;
+
+	if (n_fds > IPC_MAX_FDS) {
+		return -EINVAL;
+	}
+	r = ipc_encode(m, buf, sizeof(buf), &len);
+	if (r < 0) {
+		return r;
+	}
+	iov.iov_base = buf;
+	iov.iov_len = len;
+	if (n_fds > 0) {
+		struct cmsghdr *cm;
+
+		memset(&control, 0, sizeof(control));
+		mh.msg_control = control.b;
+		mh.msg_controllen = CMSG_SPACE(sizeof(int) * n_fds);
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int) * n_fds);
+		memcpy(CMSG_DATA(cm), fds, sizeof(int) * n_fds);
+	}
+	n = sendmsg(sock, &mh, MSG_NOSIGNAL);
+	if (n < 0) {
+		return -errno;
+	}
+	/* SOCK_SEQPACKET sends a datagram whole or not at all. */
+	return (size_t) n == len ? 0 : -EIO;
+}
+
+int ipc_recv(int sock, struct ipc_msg *ret, int *fds, size_t max_fds, size_t *ret_n_fds)
+{
+	/* One byte more than any valid message, so an oversized one shows as MSG_TRUNC or length.
+	 */
+	uint8_t buf[IPC_MAX_SIZE + 1];
+	union {
+		struct cmsghdr h;
+		uint8_t b[CMSG_SPACE(sizeof(int) * IPC_MAX_FDS)];
+	} control;
+	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+	struct msghdr mh = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = control.b,
+		.msg_controllen = sizeof(control.b),
+	};
+	int got[IPC_MAX_FDS];
+	size_t n_got = 0;
+	struct cmsghdr *cm;
+	ssize_t n;
+	int r;
+
+	n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+	if (n < 0) {
+		return -errno;
+	}
+	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
+			size_t k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+
+			for (size_t i = 0; i < k; i++) {
+				int fd;
+
+				memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
+				if (n_got < IPC_MAX_FDS) {
+					got[n_got++] = fd;
+				} else {
+					close(fd);
+				}
+			}
+		}
+	}
+	if (n == 0) {
+		close_fds(got, n_got);
+		return -ECONNRESET;
+	}
+	r = 0;
+	if ((mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || n_got > max_fds) {
+		r = -EBADMSG;
+	}
+	if (r == 0) {
+		r = ipc_decode(buf, (size_t) n, ret);
+	}
+	if (r < 0) {
+		close_fds(got, n_got);
+		return r;
+	}
+	if (n_got > 0) {
+		memcpy(fds, got, n_got * sizeof(int));
+	}
+	if (ret_n_fds) {
+		*ret_n_fds = n_got;
+	}
+	return 0;
+}

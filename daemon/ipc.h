@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The SOCK_SEQPACKET protocol between phcd and its phcd-port workers: messages, codec, fd passing.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "ptp/bmca.h"
+#include "ptp/ds.h"
+#include "ptp/options.h"
+
+/*
+ * Every message is one datagram: a header {type u16, version u16, length u32} then exactly
+ * `length` bytes of the type's fixed-layout payload, all big-endian, packed and unpacked field
+ * by field (never a struct cast). A receiver refuses (-EBADMSG) any other version, an unknown
+ * type, a length that is not the header's, or a payload that is not exactly the type's layout;
+ * the supervisor then drops the worker.
+ */
+#define IPC_VERSION 1
+#define IPC_HEADER_SIZE 8
+#define IPC_MAX_SIZE 1024 /* larger than every message; a longer datagram is refused */
+#define IPC_MAX_FDS 4
+/* One counter slot per PTP messageType value (IEEE 1588-2019 13.3.2.3, Table 36): 4 bits. */
+#define IPC_MSG_KINDS 16
+#define IPC_ERROR_TEXT_MAX 64
+
+enum ipc_type {
+	/* worker -> supervisor */
+	IPC_HELLO = 1,
+	IPC_STATUS = 2,
+	IPC_ERBEST = 3,
+	IPC_CLOCK_REQUEST = 4,
+	/* supervisor -> worker */
+	IPC_CONFIG = 64,
+	IPC_RECOMMENDED_STATE = 65,
+	IPC_SET_PRIORITY = 66,
+	IPC_SHUTDOWN = 67,
+};
+
+/* First message of a worker: who it is and which protocol it speaks. */
+struct ipc_hello {
+	uint16_t protocol_version;
+	int32_t ifindex;
+	int32_t pid;
+};
+
+enum ipc_servo_state {
+	IPC_SERVO_UNLOCKED = 0,
+	IPC_SERVO_LOCKED = 1,
+	IPC_SERVO_HOLDOVER = 2,
+};
+
+/* Periodic and on-change status of a port (rate-limited by the worker, DESIGN.md 4). */
+struct ipc_status {
+	enum port_state port_state;
+	enum ipc_servo_state servo_state;
+	ns_t offset_ns;
+	ns_t mean_path_delay_ns;
+	double freq_ppb;
+	uint64_t rx[IPC_MSG_KINDS];
+	uint64_t tx[IPC_MSG_KINDS];
+	uint64_t dropped[IPC_MSG_KINDS];
+	int32_t last_error; /* -errno or 0 */
+	char last_error_text[IPC_ERROR_TEXT_MAX];
+};
+
+/* The port's Erbest (9.3.2.3): the BMCA comparison fields of its best qualified foreign master. */
+struct ipc_erbest {
+	bool present; /* false: no qualified foreign master; the other fields are zero */
+	struct bmca_dataset ds;
+	struct timePropertiesDS tp;
+};
+
+enum {
+	IPC_CLOCK_FREQ = 1 << 0,
+	IPC_CLOCK_STEP = 1 << 1,
+};
+
+/* A software-timestamping worker asks the supervisor to adjust CLOCK_REALTIME. */
+struct ipc_clock_request {
+	uint8_t what; /* IPC_CLOCK_FREQ and/or IPC_CLOCK_STEP */
+	double freq_ppb;
+	ns_t step_ns;
+};
+
+/* The port's effective options (interface selection of the instance does not travel). */
+struct ipc_config {
+	char ifname[IFNAMSIZ];
+	struct instance_options instance;
+	struct port_options port;
+};
+
+/* The supervisor's state decision for the port (9.3.3) and the data sets to adopt with it. */
+struct ipc_recommended_state {
+	enum port_state state;
+	uint16_t stepsRemoved;
+	struct parentDS parent;
+	struct timePropertiesDS tp;
+};
+
+struct ipc_set_priority {
+	uint8_t priority1;
+	uint8_t priority2;
+};
+
+struct ipc_msg {
+	enum ipc_type type;
+	union {
+		struct ipc_hello hello;
+		struct ipc_status status;
+		struct ipc_erbest erbest;
+		struct ipc_clock_request clock_request;
+		struct ipc_config config;
+		struct ipc_recommended_state recommended_state;
+		struct ipc_set_priority set_priority;
+	};
+};
+
+const char *ipc_type_to_string(enum ipc_type t);
+/* Does this type travel from a worker to the supervisor (and not the other way)? */
+bool ipc_type_from_worker(enum ipc_type t);
+
+/* Encode into buf; *ret_len is the datagram length. -EMSGSIZE, or -EINVAL for an unknown type. */
+int ipc_encode(const struct ipc_msg *m, void *buf, size_t size, size_t *ret_len);
+/* Decode one datagram; -EBADMSG unless it is exactly one valid message of this version. */
+int ipc_decode(const void *buf, size_t len, struct ipc_msg *ret);
+
+/* Send one message with up to IPC_MAX_FDS descriptors (SCM_RIGHTS) on a SOCK_SEQPACKET socket. */
+int ipc_send(int sock, const struct ipc_msg *m, const int *fds, size_t n_fds);
+/*
+ * Receive one message and the descriptors that came with it (O_CLOEXEC), at most max_fds: more
+ * fds, a truncated datagram or an invalid message close every received fd and give -EBADMSG.
+ * The peer's end of the connection gives -ECONNRESET. *ret_n_fds may be NULL when max_fds is 0.
+ */
+int ipc_recv(int sock, struct ipc_msg *ret, int *fds, size_t max_fds, size_t *ret_n_fds);

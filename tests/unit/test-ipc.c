@@ -1,0 +1,360 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* IPC codec: every message round-trips; malformed datagrams are -EBADMSG; fds cross a socketpair.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <setjmp.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "daemon/ipc.h"
+
+/* A message of each type with every field away from zero, so a dropped field shows. */
+static void sample(enum ipc_type t, struct ipc_msg *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->type = t;
+	switch (t) {
+	case IPC_HELLO:
+		m->hello = (struct ipc_hello){ IPC_VERSION, 7, 4242 };
+		break;
+	case IPC_STATUS:
+		m->status.port_state = PORT_STATE_SLAVE;
+		m->status.servo_state = IPC_SERVO_LOCKED;
+		m->status.offset_ns = -123456789012;
+		m->status.mean_path_delay_ns = 280;
+		m->status.freq_ppb = -12345.625;
+		for (int i = 0; i < IPC_MSG_KINDS; i++) {
+			m->status.rx[i] = UINT64_C(1) << (i + 40);
+			m->status.tx[i] = (uint64_t) i + 1;
+			m->status.dropped[i] = (uint64_t) i * 3;
+		}
+		m->status.last_error = -ENETDOWN;
+		snprintf(m->status.last_error_text, sizeof(m->status.last_error_text), "link down");
+		break;
+	case IPC_ERBEST:
+		m->erbest.present = true;
+		m->erbest.ds.priority1 = 1;
+		memcpy(m->erbest.ds.identity.id, "\x00\x11\x22\xff\xfe\x33\x44\x55", 8);
+		m->erbest.ds.quality = (struct ClockQuality){ 6, 0x21, 0x4e5d };
+		m->erbest.ds.priority2 = 2;
+		m->erbest.ds.stepsRemoved = 3;
+		memcpy(m->erbest.ds.sender.clockIdentity.id, "ABCDEFGH", 8);
+		m->erbest.ds.sender.portNumber = 4;
+		memcpy(m->erbest.ds.receiver.clockIdentity.id, "abcdefgh", 8);
+		m->erbest.ds.receiver.portNumber = 5;
+		m->erbest.tp = (struct timePropertiesDS){ 37,	true,  false, true,
+							  true, false, true,  0x20 };
+		break;
+	case IPC_CLOCK_REQUEST:
+		m->clock_request = (struct ipc_clock_request){ IPC_CLOCK_FREQ | IPC_CLOCK_STEP,
+							       -100000.5, -500000000 };
+		break;
+	case IPC_CONFIG:
+		snprintf(m->config.ifname, sizeof(m->config.ifname), "veth0");
+		options_instance_defaults(&m->config.instance);
+		options_port_defaults(&m->config.port);
+		snprintf(m->config.instance.name, sizeof(m->config.instance.name), "lab");
+		m->config.instance.domainNumber = 24;
+		m->config.instance.clock_backend = OPTIONS_CLOCK_VIRTUAL;
+		m->config.instance.servo.pi_proportional_const = 0.7;
+		m->config.instance.virtual_clock.initial_offset_ns = -500000000;
+		m->config.instance.virtual_clock.initial_freq_ppb = 100000;
+		snprintf(m->config.instance.userDescription,
+			 sizeof(m->config.instance.userDescription), "lab follower");
+		m->config.port.logSyncInterval = -3;
+		m->config.port.delay_mechanism = OPTIONS_DELAY_P2P;
+		m->config.port.time_stamping = OPTIONS_TS_SOFTWARE;
+		m->config.port.delayAsymmetry = -42;
+		break;
+	case IPC_RECOMMENDED_STATE:
+		m->recommended_state.state = PORT_STATE_MASTER;
+		m->recommended_state.stepsRemoved = 1;
+		memcpy(m->recommended_state.parent.parentPortIdentity.clockIdentity.id, "PPPPPPPP",
+		       8);
+		m->recommended_state.parent.parentPortIdentity.portNumber = 9;
+		m->recommended_state.parent.observedParentClockPhaseChangeRate = -7;
+		m->recommended_state.parent.observedParentOffsetScaledLogVariance = 0xffff;
+		memcpy(m->recommended_state.parent.grandmasterIdentity.id, "GGGGGGGG", 8);
+		m->recommended_state.parent.grandmasterClockQuality = (struct ClockQuality){
+			248, 0xfe, 0xffff
+		};
+		m->recommended_state.parent.grandmasterPriority1 = 128;
+		m->recommended_state.parent.grandmasterPriority2 = 127;
+		m->recommended_state.tp.currentUtcOffset = 37;
+		m->recommended_state.tp.timeSource = 0xa0;
+		break;
+	case IPC_SET_PRIORITY:
+		m->set_priority = (struct ipc_set_priority){ 10, 20 };
+		break;
+	case IPC_SHUTDOWN:
+		break;
+	}
+}
+
+static const enum ipc_type all_types[] = {
+	IPC_HELLO,	   IPC_STATUS,	 IPC_ERBEST,
+	IPC_CLOCK_REQUEST, IPC_CONFIG,	 IPC_RECOMMENDED_STATE,
+	IPC_SET_PRIORITY,  IPC_SHUTDOWN,
+};
+
+/* The payload sizes are the protocol: a change here is a protocol change (bump IPC_VERSION). */
+static const struct {
+	enum ipc_type type;
+	size_t payload;
+} sizes[] = {
+	{ IPC_HELLO, 10 },	   { IPC_STATUS, 478 }, { IPC_ERBEST, 46 },
+	{ IPC_CLOCK_REQUEST, 17 }, { IPC_CONFIG, 261 }, { IPC_RECOMMENDED_STATE, 43 },
+	{ IPC_SET_PRIORITY, 2 },   { IPC_SHUTDOWN, 0 },
+};
+
+/* Encode and decode again; compare by re-encoding, since the structs have padding. */
+static void test_round_trip(void **state)
+{
+	for (size_t i = 0; i < sizeof(all_types) / sizeof(all_types[0]); i++) {
+		struct ipc_msg m, back;
+		uint8_t a[IPC_MAX_SIZE], b[IPC_MAX_SIZE];
+		size_t la, lb;
+
+		sample(all_types[i], &m);
+		assert_int_equal(ipc_encode(&m, a, sizeof(a), &la), 0);
+		assert_int_equal(la, IPC_HEADER_SIZE + sizes[i].payload);
+		assert_int_equal(sizes[i].type, all_types[i]);
+		if (ipc_decode(a, la, &back) != 0) {
+			fail_msg("%s: expected a clean decode", ipc_type_to_string(all_types[i]));
+		}
+		assert_int_equal(back.type, m.type);
+		assert_int_equal(ipc_encode(&back, b, sizeof(b), &lb), 0);
+		assert_int_equal(la, lb);
+		assert_memory_equal(a, b, la);
+	}
+}
+
+/* Field spot checks: the decode writes the values into the right members. */
+static void test_fields(void **state)
+{
+	struct ipc_msg m, back;
+	uint8_t buf[IPC_MAX_SIZE];
+	size_t len;
+
+	sample(IPC_STATUS, &m);
+	assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
+	assert_int_equal(ipc_decode(buf, len, &back), 0);
+	assert_int_equal(back.status.offset_ns, -123456789012);
+	assert_true(back.status.freq_ppb == -12345.625);
+	assert_int_equal(back.status.rx[15], UINT64_C(1) << 55);
+	assert_int_equal(back.status.last_error, -ENETDOWN);
+	assert_string_equal(back.status.last_error_text, "link down");
+
+	sample(IPC_CONFIG, &m);
+	assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
+	assert_int_equal(ipc_decode(buf, len, &back), 0);
+	assert_string_equal(back.config.ifname, "veth0");
+	assert_string_equal(back.config.instance.userDescription, "lab follower");
+	assert_int_equal(back.config.instance.virtual_clock.initial_offset_ns, -500000000);
+	assert_int_equal(back.config.port.delay_mechanism, OPTIONS_DELAY_P2P);
+	assert_int_equal(back.config.port.delayAsymmetry, -42);
+	assert_true(back.config.instance.twoStepFlag);
+
+	/* Header: type, version, length, big-endian. */
+	sample(IPC_SET_PRIORITY, &m);
+	assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
+	assert_memory_equal(buf, "\x00\x42\x00\x01\x00\x00\x00\x02\x0a\x14", 10);
+}
+
+static void expect_bad(const uint8_t *buf, size_t len, const char *what)
+{
+	struct ipc_msg m;
+	int r = ipc_decode(buf, len, &m);
+
+	if (r != -EBADMSG) {
+		fail_msg("%s: expected -EBADMSG, got %d", what, r);
+	}
+}
+
+static void test_malformed(void **state)
+{
+	for (size_t i = 0; i < sizeof(all_types) / sizeof(all_types[0]); i++) {
+		struct ipc_msg m;
+		uint8_t buf[IPC_MAX_SIZE + 8], bad[IPC_MAX_SIZE + 8];
+		size_t len;
+
+		sample(all_types[i], &m);
+		assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
+
+		/* Every truncation, with the header's length left as it was and patched to match.
+		 */
+		for (size_t cut = 0; cut < len; cut++) {
+			expect_bad(buf, cut, "truncated");
+			memcpy(bad, buf, cut);
+			if (cut >= IPC_HEADER_SIZE) {
+				uint32_t l = (uint32_t) (cut - IPC_HEADER_SIZE);
+
+				bad[4] = l >> 24;
+				bad[5] = l >> 16;
+				bad[6] = l >> 8;
+				bad[7] = l;
+				expect_bad(bad, cut, "truncated, consistent length");
+			}
+		}
+		/* One byte too many, length left and length patched. */
+		memcpy(bad, buf, len);
+		bad[len] = 0;
+		expect_bad(bad, len + 1, "oversized");
+		bad[7]++;
+		expect_bad(bad, len + 1, "oversized, consistent length");
+
+		memcpy(bad, buf, len);
+		bad[3] = IPC_VERSION + 1;
+		expect_bad(bad, len, "wrong version");
+		memcpy(bad, buf, len);
+		bad[3] = 0;
+		expect_bad(bad, len, "version 0");
+
+		memcpy(bad, buf, len);
+		bad[0] = 0x7f;
+		expect_bad(bad, len, "unknown type");
+		memcpy(bad, buf, len);
+		bad[1] = 0;
+		expect_bad(bad, len, "type 0");
+	}
+}
+
+static void test_bad_values(void **state)
+{
+	struct ipc_msg m;
+	uint8_t buf[IPC_MAX_SIZE];
+	size_t len;
+
+	/* port_state 0 and 10 are outside enum port_state. */
+	sample(IPC_STATUS, &m);
+	assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
+	buf[IPC_HEADER_SIZE] = 0;
+	expect_bad(buf, len, "port state 0");
+	buf[IPC_HEADER_SIZE] = PORT_STATE_MAX + 1;
+	expect_bad(buf, len, "port state 10");
+	/* The error text must be NUL-terminated within its field (last byte of the payload). */
+	assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
+	memset(buf + len - IPC_ERROR_TEXT_MAX, 'x', IPC_ERROR_TEXT_MAX);
+	expect_bad(buf, len, "unterminated text");
+
+	/* A bool that is 2. */
+	sample(IPC_ERBEST, &m);
+	assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
+	buf[IPC_HEADER_SIZE] = 2;
+	expect_bad(buf, len, "bool 2");
+
+	/* A clock request that asks for nothing, or for an unknown thing. */
+	sample(IPC_CLOCK_REQUEST, &m);
+	assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
+	buf[IPC_HEADER_SIZE] = 0;
+	expect_bad(buf, len, "clock request of nothing");
+	buf[IPC_HEADER_SIZE] = 4;
+	expect_bad(buf, len, "clock request bit 2");
+
+	/* Encode refuses an unknown type and a buffer too small. */
+	m.type = (enum ipc_type) 99;
+	assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), -EINVAL);
+	sample(IPC_STATUS, &m);
+	assert_int_equal(ipc_encode(&m, buf, 100, &len), -EMSGSIZE);
+
+	assert_true(ipc_type_from_worker(IPC_ERBEST));
+	assert_false(ipc_type_from_worker(IPC_CONFIG));
+	assert_false(ipc_type_from_worker((enum ipc_type) 99));
+	assert_string_equal(ipc_type_to_string(IPC_RECOMMENDED_STATE), "RECOMMENDED_STATE");
+}
+
+static bool fd_is_open(int fd)
+{
+	return fcntl(fd, F_GETFD) >= 0;
+}
+
+static void test_fd_passing(void **state)
+{
+	int sv[2], fds[2], p[2], got[IPC_MAX_FDS] = { -1, -1, -1, -1 };
+	struct ipc_msg m, back;
+	struct stat a, b;
+	size_t n = 99;
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+	fds[0] = open("/dev/null", O_RDWR | O_CLOEXEC);
+	assert_true(fds[0] >= 0);
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	fds[1] = p[0];
+
+	sample(IPC_CONFIG, &m);
+	assert_int_equal(ipc_send(sv[0], &m, fds, 2), 0);
+	assert_int_equal(ipc_recv(sv[1], &back, got, IPC_MAX_FDS, &n), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(back.type, IPC_CONFIG);
+	/* The received descriptors are new numbers for the same open files, close-on-exec. */
+	assert_int_equal(fstat(fds[0], &a), 0);
+	assert_int_equal(fstat(got[0], &b), 0);
+	assert_true(a.st_ino == b.st_ino && a.st_dev == b.st_dev);
+	assert_true(fcntl(got[0], F_GETFD) & FD_CLOEXEC);
+	close(got[0]);
+	close(got[1]);
+
+	/* More fds than the receiver takes: message refused, the fds closed, not leaked. */
+	assert_int_equal(ipc_send(sv[0], &m, fds, 2), 0);
+	got[0] = got[1] = -1;
+	assert_int_equal(ipc_recv(sv[1], &back, got, 1, &n), -EBADMSG);
+	assert_int_equal(got[0], -1);
+
+	/* A malformed datagram from the peer: -EBADMSG, and fds that came with it are closed. */
+	{
+		uint8_t junk[12] = { 0, 1, 0, 1, 0, 0, 0, 4, 0, 0, 0, 0 };
+		int before = fcntl(0, F_DUPFD_CLOEXEC, 0), after;
+
+		close(before);
+		assert_int_equal(send(sv[0], junk, sizeof(junk), 0), (ssize_t) sizeof(junk));
+		assert_int_equal(ipc_recv(sv[1], &back, got, IPC_MAX_FDS, &n), -EBADMSG);
+		assert_int_equal(ipc_send(sv[0], &m, fds, 1), 0);
+		/* A valid message with more fds than the receiver accepts. */
+		assert_int_equal(ipc_recv(sv[1], &back, got, 0, NULL), -EBADMSG);
+		after = fcntl(0, F_DUPFD_CLOEXEC, 0);
+		assert_int_equal(after,
+				 before); /* the lowest free fd is where it was: none leaked */
+		close(after);
+	}
+
+	/* Oversized datagram: refused. */
+	{
+		uint8_t big[IPC_MAX_SIZE + 100] = { 0, 1, 0, 1 };
+
+		assert_int_equal(send(sv[0], big, sizeof(big), 0), (ssize_t) sizeof(big));
+		assert_int_equal(ipc_recv(sv[1], &back, NULL, 0, NULL), -EBADMSG);
+	}
+
+	/* No fds at all is fine with max_fds 0. */
+	sample(IPC_SHUTDOWN, &m);
+	assert_int_equal(ipc_send(sv[0], &m, NULL, 0), 0);
+	assert_int_equal(ipc_recv(sv[1], &back, NULL, 0, NULL), 0);
+	assert_int_equal(back.type, IPC_SHUTDOWN);
+
+	/* The peer going away reads as -ECONNRESET. */
+	close(sv[0]);
+	assert_int_equal(ipc_recv(sv[1], &back, NULL, 0, NULL), -ECONNRESET);
+	assert_true(fd_is_open(fds[0]));
+	close(sv[1]);
+	close(fds[0]);
+	close(p[0]);
+	close(p[1]);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_trip), cmocka_unit_test(test_fields),
+		cmocka_unit_test(test_malformed),  cmocka_unit_test(test_bad_values),
+		cmocka_unit_test(test_fd_passing),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
