@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Test tool: drive the L2 transport on one interface (send, receive, sink) for the shell tests. */
 #include <errno.h>
+#include <linux/if_packet.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <net/if.h>
@@ -18,6 +19,7 @@ static const char usage[] =
 	"usage: tool-transport [options] send IFNAME COUNT\n"
 	"       tool-transport [options] recv IFNAME COUNT\n"
 	"       tool-transport [options] sink IFNAME\n"
+	"       tool-transport raw IFNAME ETHERTYPE DST COUNT   (DST: ptp, pdelay, bcast)\n"
 	"  --ts auto|hardware|software   timestamping request (default software)\n"
 	"  --adopt                       open the fd as a supervisor would, then adopt it\n"
 	"  --timeout-ms N                recv: give up after N ms (default 5000)\n"
@@ -174,7 +176,14 @@ static int do_recv(struct transport *t, long count, long timeout_ms)
 		       info.src[2], info.src[3], info.src[4], info.src[5],
 		       info.has_ts ? info.ts : (ns_t) -1);
 	}
-	printf("rx done got=%ld\n", got);
+	{
+		/* Why frames went missing, if they did: the socket's own drop count. */
+		struct tpacket_stats st = { 0 };
+		socklen_t sl = sizeof(st);
+
+		(void) getsockopt(transport_fd(t), SOL_PACKET, PACKET_STATISTICS, &st, &sl);
+		printf("rx done got=%ld drops=%u\n", got, st.tp_drops);
+	}
 	return got == count ? 0 : 1;
 }
 
@@ -201,8 +210,49 @@ static int do_sink(struct transport *t)
 				other++;
 			}
 		}
+		/* Progress, so a test can wait for what it sent instead of sleeping. */
+		printf("sink ptp=%ld other=%ld\n", ptp, other);
 	}
 	printf("sink done ptp=%ld other=%ld\n", ptp, other);
+	return 0;
+}
+
+/*
+ * Frames of another ethertype, through a socket of protocol 0 that receives nothing: the
+ * traffic the PTP socket must never see, some of it to the PTP multicast addresses.
+ */
+static int do_raw(const char *ifname, const char *ethertype, const char *dst, long count)
+{
+	static const uint8_t macs[][6] = {
+		{ 0x01, 0x1b, 0x19, 0x00, 0x00, 0x00 },
+		{ 0x01, 0x80, 0xc2, 0x00, 0x00, 0x0e },
+		{ 0xff, 0xff, 0xff, 0xff, 0xff, 0xff },
+	};
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_protocol = 0 };
+	unsigned long type = strtoul(ethertype, NULL, 0);
+	_cleanup_close_ int fd = -1;
+	uint8_t f[60] = { 0 };
+	int which = strcmp(dst, "ptp") == 0 ? 0 : strcmp(dst, "pdelay") == 0 ? 1 : 2;
+
+	sll.sll_ifindex = (int) if_nametoindex(ifname);
+	fd = socket(AF_PACKET, SOCK_RAW, 0);
+	if (fd < 0 || sll.sll_ifindex == 0 || bind(fd, (struct sockaddr *) &sll, sizeof(sll)) < 0) {
+		perror("raw socket");
+		return 1;
+	}
+	memcpy(f, macs[which], 6);
+	memset(f + 6, 0x02, 6);
+	f[12] = (uint8_t) (type >> 8);
+	f[13] = (uint8_t) type;
+	f[14] = 0x00; /* looks like a Sync if anyone took it for PTP */
+	f[15] = 0x02;
+	for (long i = 0; i < count; i++) {
+		if (send(fd, f, sizeof(f), 0) != (ssize_t) sizeof(f)) {
+			perror("raw send");
+			return 1;
+		}
+	}
+	printf("raw sent=%ld ethertype=0x%04lx dst=%s\n", count, type, dst);
 	return 0;
 }
 
@@ -251,10 +301,18 @@ int main(int argc, char **argv)
 	}
 	mode = argv[optind];
 	ifname = argv[optind + 1];
+	if (strcmp(mode, "raw") == 0) {
+		if (argc - optind != 5) {
+			fputs(usage, stderr);
+			return 2;
+		}
+		return do_raw(ifname, argv[optind + 2], argv[optind + 3], atol(argv[optind + 4]));
+	}
 	if (argc - optind >= 3) {
 		count = atol(argv[optind + 2]);
 	}
-	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* Line-buffered, except recv: a write per frame would make it fall behind a burst. */
+	setvbuf(stdout, NULL, strcmp(argv[optind], "recv") == 0 ? _IOFBF : _IOLBF, 0);
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
 	r = open_transport(ifname, req, adopt, &t);
@@ -265,6 +323,13 @@ int main(int argc, char **argv)
 		return do_send(t, count, interleave);
 	}
 	if (strcmp(mode, "recv") == 0) {
+		/*
+		 * The sender bursts faster than a test process is scheduled; a deep queue keeps
+		 * the burst whole (a port's real traffic is a few frames a second).
+		 */
+		int sz = 8 << 20;
+
+		(void) setsockopt(transport_fd(t), SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz));
 		return do_recv(t, count, timeout_ms);
 	}
 	if (strcmp(mode, "sink") == 0) {

@@ -1,0 +1,67 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Shell helpers for the network tests: unique namespaces removed in a trap, polling with deadlines.
+# Source it; it defines fail, wait_for, netns_pair and cleans up in an EXIT trap.
+
+NETNS_CREATED=()
+BG_PIDS=()
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+net_cleanup() {
+	local p ns
+	for p in "${BG_PIDS[@]}"; do
+		kill "$p" 2>/dev/null || true
+	done
+	for p in "${BG_PIDS[@]}"; do
+		wait "$p" 2>/dev/null || true
+	done
+	for ns in "${NETNS_CREATED[@]}"; do
+		ip netns del "$ns" 2>/dev/null || true
+	done
+}
+trap net_cleanup EXIT
+
+# netns_add NAME: create a namespace that the EXIT trap removes.
+netns_add() {
+	ip netns add "$1" || fail "ip netns add $1"
+	NETNS_CREATED+=("$1")
+	ip -n "$1" link set lo up
+}
+
+# netns_pair NS_A NS_B IF_A IF_B: two namespaces joined by a veth pair, both ends up.
+netns_pair() {
+	netns_add "$1"
+	netns_add "$2"
+	ip link add "$3" netns "$1" type veth peer name "$4" netns "$2" || fail "veth $3/$4"
+	ip -n "$1" link set "$3" up
+	ip -n "$2" link set "$4" up
+}
+
+# wait_for FILE REGEX SECONDS [FROM]: poll FILE until a line (after line FROM, default 0)
+# matches, or fail saying what came.
+wait_for() {
+	local file=$1 re=$2 secs=$3 from=${4:-0}
+	local deadline=$((SECONDS + secs))
+	while ! tail -n +$((from + 1)) "$file" 2>/dev/null | grep -Eq -- "$re"; do
+		if [ "$SECONDS" -ge "$deadline" ]; then
+			echo "--- $file:" >&2
+			tail -n 20 "$file" >&2 || true
+			fail "expected a line matching '$re' in $file within ${secs}s"
+		fi
+		sleep 0.02
+	done
+}
+
+# wait_pid PID SECONDS: wait for a background process to end, or fail.
+wait_pid() {
+	local pid=$1 secs=$2
+	local deadline=$((SECONDS + secs))
+	while kill -0 "$pid" 2>/dev/null; do
+		[ "$SECONDS" -lt "$deadline" ] || fail "process $pid still running after ${secs}s"
+		sleep 0.02
+	done
+	wait "$pid"
+}
