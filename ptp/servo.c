@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* What every servo shares: configuration defaults, the op wrappers, holdover, state names. */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "ptp/servo.h"
+#include "ptp/util.h"
+
+/* linuxptp 3.1 config.c and pi.c defaults. */
+#define PI_HWTS_KP_SCALE 0.7
+#define PI_HWTS_KI_SCALE 0.3
+#define PI_SWTS_KP_SCALE 0.1
+#define PI_SWTS_KI_SCALE 0.001
+#define PI_KP_EXPONENT -0.3
+#define PI_KI_EXPONENT 0.4
+#define PI_KP_NORM_MAX 0.7
+#define PI_KI_NORM_MAX 0.3
+#define FIRST_STEP_THRESHOLD_NS 20000
+#define MAX_FREQ_PPB 900000000.0
+
+void servo_config_default(struct servo_config *cfg, bool sw_ts)
+{
+	*cfg = (struct servo_config){
+		.kp_scale = sw_ts ? PI_SWTS_KP_SCALE : PI_HWTS_KP_SCALE,
+		.kp_exponent = PI_KP_EXPONENT,
+		.kp_norm_max = PI_KP_NORM_MAX,
+		.ki_scale = sw_ts ? PI_SWTS_KI_SCALE : PI_HWTS_KI_SCALE,
+		.ki_exponent = PI_KI_EXPONENT,
+		.ki_norm_max = PI_KI_NORM_MAX,
+		.first_step_threshold = FIRST_STEP_THRESHOLD_NS,
+		.step_threshold = 0,
+		.max_freq_ppb = MAX_FREQ_PPB,
+		.holdover_timeout = 0,
+	};
+}
+
+void servo_config_from_options(const struct servo_options *o, bool sw_ts, struct servo_config *cfg)
+{
+	servo_config_default(cfg, sw_ts);
+	cfg->kp = o->pi_proportional_const;
+	cfg->ki = o->pi_integral_const;
+	cfg->first_step_threshold = (ns_t) llround(o->first_step_threshold * NS_PER_SEC);
+	cfg->step_threshold = (ns_t) llround(o->step_threshold * NS_PER_SEC);
+	if (o->max_frequency > 0) {
+		cfg->max_freq_ppb = o->max_frequency;
+	}
+}
+
+enum servo_state servo_sample(struct servo *s, ns_t offset_ns, ns_t local_ts, double *freq_ppb)
+{
+	enum servo_state st = s->ops->sample(s, offset_ns, local_ts, freq_ppb);
+
+	s->state = st;
+	s->freq_ppb = *freq_ppb;
+	s->last_local_ts = local_ts;
+	/* The first-step threshold only applies until the servo has acted once. */
+	if (st != SERVO_UNLOCKED) {
+		s->first_update = false;
+	}
+	return st;
+}
+
+void servo_reset(struct servo *s)
+{
+	s->state = SERVO_UNLOCKED;
+	s->ops->reset(s);
+}
+
+void servo_set_interval(struct servo *s, double interval_s)
+{
+	s->ops->set_interval(s, interval_s);
+}
+
+enum servo_state servo_check_holdover(struct servo *s, ns_t now)
+{
+	if (s->state == SERVO_LOCKED && s->cfg.holdover_timeout > 0 &&
+	    now - s->last_local_ts > s->cfg.holdover_timeout) {
+		s->state = SERVO_HOLDOVER;
+	}
+	return s->state;
+}
+
+struct servo *servo_free(struct servo *s)
+{
+	if (s) {
+		s->ops->free(s);
+	}
+	return NULL;
+}
+
+static const char *const servo_state_names[] = {
+	[SERVO_UNLOCKED] = "UNLOCKED",
+	[SERVO_JUMP] = "JUMP",
+	[SERVO_LOCKED] = "LOCKED",
+	[SERVO_HOLDOVER] = "HOLDOVER",
+};
+
+const char *servo_state_to_string(enum servo_state st)
+{
+	if ((unsigned int) st >= ARRAY_SIZE(servo_state_names)) {
+		return NULL;
+	}
+	return servo_state_names[st];
+}
+
+int servo_state_from_string(const char *str, enum servo_state *ret)
+{
+	for (size_t i = 0; str && i < ARRAY_SIZE(servo_state_names); i++) {
+		if (strcmp(servo_state_names[i], str) == 0) {
+			*ret = (enum servo_state) i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
