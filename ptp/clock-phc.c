@@ -10,8 +10,11 @@
 #include "ptp/clock.h"
 #include "ptp/util.h"
 
-/* linux/posix-timers.h, not exported to userspace: a dynamic clock id from an open fd. */
-#define FD_TO_CLOCKID(fd) ((~(clockid_t) (fd) << 3) | 3)
+/*
+ * linux/posix-timers.h, not exported to userspace: a dynamic clock id from an open fd. The shift
+ * is done unsigned: shifting the negative ~fd is undefined behaviour in C.
+ */
+#define FD_TO_CLOCKID(fd) ((clockid_t) ((~(unsigned int) (fd) << 3) | 3))
 #define PHC_DEFAULT_MAX_FREQ_PPB 500000.0
 
 struct clock_posix {
