@@ -103,16 +103,30 @@ static void c_enum(struct codec *c, void *v, int min, int max)
 _Static_assert(sizeof(enum port_state) == sizeof(int), "c_enum handles int-sized enums");
 _Static_assert(sizeof(enum options_delay_mechanism) == sizeof(int), "int-sized enum");
 
-/* A fixed-size text field: NUL-padded when written, must hold a NUL when read. */
+/*
+ * A fixed-size text field: NUL-padded when written; read, it must be NUL-padded too, so that a
+ * valid message has exactly one encoding (the fuzz harness checks decode-encode is the identity).
+ */
 static void c_string(struct codec *c, char *s, size_t size)
 {
 	if (c->err) {
 		return;
 	}
 	if (c->decode) {
+		size_t n;
+
 		c->err = wire_get_bytes(&c->r, s, size);
-		if (!c->err && !memchr(s, '\0', size)) {
+		if (c->err) {
+			return;
+		}
+		n = strnlen(s, size);
+		if (n == size) {
 			c->err = -EBADMSG;
+		}
+		for (size_t i = n; i < size; i++) {
+			if (s[i] != '\0') {
+				c->err = -EBADMSG;
+			}
 		}
 		return;
 	}

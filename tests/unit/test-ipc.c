@@ -243,6 +243,10 @@ static void test_bad_values(void **state)
 	assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
 	memset(buf + len - IPC_ERROR_TEXT_MAX, 'x', IPC_ERROR_TEXT_MAX);
 	expect_bad(buf, len, "unterminated text");
+	/* ... and NUL-padded, so a valid message has exactly one encoding. */
+	assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
+	buf[len - 1] = 'x';
+	expect_bad(buf, len, "text with bytes after its NUL");
 
 	/* A bool that is 2. */
 	sample(IPC_ERBEST, &m);

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* libFuzzer: any bytes as phcd.conf load or are refused with errors, never crash or leak. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "daemon/config.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct config *c = NULL;
+	char *errors = NULL;
+	char path[64];
+	int fd, r;
+
+	/* The loader reads files: give it one in memory, and a drop-in directory that is absent. */
+	fd = memfd_create("phcd-fuzz-config", MFD_CLOEXEC);
+	if (fd < 0 || write(fd, data, size) != (ssize_t) size) {
+		abort();
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	r = config_load(path, "/nonexistent/phcd-fuzz", false, &c, &errors);
+	/* Refused exactly when there are errors to show, loaded exactly when there are none. */
+	if ((r == 0) != (errors == NULL) || (r == 0) != (c != NULL) || (r < 0 && r != -EINVAL)) {
+		abort();
+	}
+	config_free(c);
+	free(errors);
+	close(fd);
+	return 0;
+}
