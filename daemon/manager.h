@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The supervisor's state model: instances and ports as the D-Bus layer serves them, and its hooks.
+ */
+#pragma once
+
+#include <net/if.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <systemd/sd-event.h>
+
+#include "daemon/ipc.h"
+#include "ptp/ds.h"
+#include "ptp/options.h"
+#include "ptp/servo.h"
+#include "ptp/transport.h"
+#include "ptp/types.h"
+#include "ptp/util.h"
+
+/*
+ * One struct manager per phcd process. It owns the running configuration, one struct instance
+ * per [instance NAME] (a PTP clock) and one struct mport per interface that an instance took
+ * (the "m" keeps it apart from ptp/port.h's engine, which runs in the worker). Every field
+ * documented as public below is the supervisor's cached view: the D-Bus layer reads it
+ * directly (offsetof-friendly), never blocks on a worker, and learns about changes through
+ * struct manager_ops. Everything else in these structs is the supervisor's bookkeeping.
+ *
+ * Objects live until their *_removed callback has returned; pointers stay valid until then.
+ * Nothing here uses sd-bus.
+ */
+
+#define MANAGER_ERROR_TEXT_MAX 128
+#define MANAGER_PROFILE_MAX 32
+
+struct manager;
+struct instance;
+struct mport;
+struct worker;
+struct config;
+
+/* What changed in an instance (mask bits of manager_ops.instance_changed). */
+enum instance_change {
+	INSTANCE_CHANGED_CONFIG = 1u << 0,	    /* domain, profile, priorities, clock quality */
+	INSTANCE_CHANGED_PARENT = 1u << 1,	    /* grandmaster, parent port, stepsRemoved */
+	INSTANCE_CHANGED_SAMPLE = 1u << 2,	    /* offset, mean path delay, frequency */
+	INSTANCE_CHANGED_SERVO = 1u << 3,	    /* servo state, synchronized */
+	INSTANCE_CHANGED_TIME_PROPERTIES = 1u << 4, /* timePropertiesDS */
+	INSTANCE_CHANGED_PORTS = 1u << 5,	    /* a port joined or left */
+};
+
+/* What changed in a port (mask bits of manager_ops.port_changed). */
+enum mport_change {
+	MPORT_CHANGED_STATE = 1u << 0,	      /* state (and enabled) */
+	MPORT_CHANGED_LINK = 1u << 1,	      /* link_up, ifindex */
+	MPORT_CHANGED_WORKER = 1u << 2,	      /* worker_pid, restarts */
+	MPORT_CHANGED_COUNTERS = 1u << 3,     /* counters (at most a few times a second) */
+	MPORT_CHANGED_ERROR = 1u << 4,	      /* last_error, last_error_text */
+	MPORT_CHANGED_TIMESTAMPING = 1u << 5, /* timestamping mode, phc_index */
+	MPORT_CHANGED_CONFIG = 1u << 6,	      /* delay mechanism, port identity */
+};
+
+/* What changed in the manager itself. */
+enum manager_change {
+	MANAGER_CHANGED_CONFIG = 1u << 0, /* a reload was applied */
+};
+
+/* The instance's clock as its ports measure it (currentDS / parentDS / servo of the SLAVE port). */
+struct instance {
+	/* public, const for the instance's life */
+	char name[OPTIONS_NAME_MAX];
+	struct manager *manager;
+
+	/* public, INSTANCE_CHANGED_CONFIG */
+	uint8_t domain;
+	char profile[MANAGER_PROFILE_MAX]; /* "default" (IEEE 1588-2019 J.3) for now */
+	struct ClockIdentity clock_identity;
+	uint8_t priority1;
+	uint8_t priority2;
+	struct ClockQuality clock_quality; /* clockClass, clockAccuracy, offsetScaledLogVariance */
+	enum options_clock_backend clock_backend;
+
+	/* public, INSTANCE_CHANGED_PARENT: who the instance follows (itself when grandmaster) */
+	struct ClockIdentity grandmaster_identity;
+	struct PortIdentity parent_port_identity;
+	uint16_t steps_removed;
+
+	/* public, INSTANCE_CHANGED_SAMPLE: from the SLAVE port's worker; 0 without one */
+	ns_t offset_ns;
+	ns_t mean_path_delay_ns;
+	double freq_ppb;
+
+	/* public, INSTANCE_CHANGED_SERVO */
+	enum servo_state servo_state;
+	bool synchronized; /* a SLAVE port whose servo is LOCKED */
+
+	/* public, INSTANCE_CHANGED_TIME_PROPERTIES */
+	struct timePropertiesDS time_properties;
+
+	/* supervisor only */
+	struct instance_options options; /* from the running configuration */
+	struct parentDS parent;		 /* as last sent with RECOMMENDED_STATE */
+	uint16_t next_port_number;	 /* portNumber of the next port (1-based) */
+};
+
+/* One interface in one instance, served by one phcd-port worker. */
+struct mport {
+	/* public, const for the port's life */
+	char ifname[IFNAMSIZ];
+	struct instance *instance;
+	struct manager *manager;
+
+	/* public, MPORT_CHANGED_CONFIG */
+	struct PortIdentity port_identity;
+	enum options_delay_mechanism delay_mechanism;
+
+	/* public, MPORT_CHANGED_STATE */
+	enum port_state state;
+	bool enabled; /* false after mport_disable(): the port stays DISABLED, no worker */
+
+	/* public, MPORT_CHANGED_TIMESTAMPING */
+	enum transport_ts_mode timestamping;
+	int phc_index; /* -1: none */
+
+	/* public, MPORT_CHANGED_LINK */
+	int ifindex;
+	bool link_up; /* admin up and carrier */
+
+	/* public, MPORT_CHANGED_WORKER */
+	pid_t worker_pid; /* 0: no worker running */
+	unsigned int restarts;
+
+	/* public, MPORT_CHANGED_COUNTERS: per PTP messageType (IEEE 1588-2019 Table 36) */
+	uint64_t rx[IPC_MSG_KINDS];
+	uint64_t tx[IPC_MSG_KINDS];
+	uint64_t dropped[IPC_MSG_KINDS];
+
+	/* public, MPORT_CHANGED_ERROR: why the port is FAULTY (or the last trouble it had) */
+	int last_error; /* -errno, 0 for none */
+	char last_error_text[MANAGER_ERROR_TEXT_MAX];
+
+	/* supervisor only */
+	struct port_options options; /* effective options from the running configuration */
+	struct worker *worker;	     /* NULL: none */
+	bool has_erbest;	     /* the worker's last ERBEST report */
+	struct ipc_erbest erbest;
+	bool removed; /* going away: no restart */
+};
+
+/*
+ * Callbacks of the D-Bus layer (or a test). Any may be NULL. *_added runs after the object is
+ * in the lists; *_removed runs before it leaves them and is freed. mask: enum *_change bits.
+ * Callbacks must not add or remove objects themselves.
+ */
+struct manager_ops {
+	void (*instance_added)(void *userdata, struct instance *i);
+	void (*instance_removed)(void *userdata, struct instance *i);
+	void (*instance_changed)(void *userdata, struct instance *i, unsigned int mask);
+	void (*port_added)(void *userdata, struct mport *p);
+	void (*port_removed)(void *userdata, struct mport *p);
+	void (*port_changed)(void *userdata, struct mport *p, unsigned int mask);
+	void (*manager_changed)(void *userdata, unsigned int mask);
+};
+
+struct manager_settings {
+	const char *config_path; /* NULL: CONFIG_DEFAULT_PATH, optional */
+	const char *config_dir;	 /* drop-in directory; NULL: config_path + ".d" */
+	const char *port_binary; /* phcd-port to exec; NULL: next to phcd, else PHCD_LIBEXECDIR */
+	const char *status_file; /* rewritten on each change, for tests; NULL: none */
+	bool status_stdout;	 /* one line per port state change on stdout */
+};
+
+/*
+ * Load the configuration (refusing an invalid one: -EINVAL, *errors holds the file:line lines,
+ * for the caller to print and free) and set up the manager on event. Nothing runs before
+ * manager_start().
+ */
+int manager_new(sd_event *event, const struct manager_settings *settings, struct manager **ret,
+		char **errors);
+/* Discover interfaces, spawn the workers, send READY=1. */
+int manager_start(struct manager *m);
+/* Stop every worker (SHUTDOWN, then SIGTERM, then SIGKILL) and exit the event loop when done. */
+void manager_stop(struct manager *m);
+struct manager *manager_free(struct manager *m);
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct manager *, manager_free);
+
+/* Register the change hooks (one set; NULL ops to unregister). */
+void manager_set_ops(struct manager *m, const struct manager_ops *ops, void *userdata);
+sd_event *manager_get_event(struct manager *m);
+/* The running configuration's files, for a Describe(). */
+const struct config *manager_get_config(struct manager *m);
+
+/* Instances in configuration order, ports in the order they appeared. */
+size_t manager_instance_count(const struct manager *m);
+struct instance *manager_instance_at(const struct manager *m, size_t i);
+size_t manager_port_count(const struct manager *m);
+struct mport *manager_port_at(const struct manager *m, size_t i);
+
+struct instance *manager_find_instance(const struct manager *m, const char *name);
+struct mport *manager_find_port(const struct manager *m, const char *ifname);
+struct mport *manager_find_port_by_ifindex(const struct manager *m, int ifindex);
+
+#define MANAGER_FOREACH_INSTANCE(inst, m, idx)                                                \
+	for (size_t idx = 0;                                                                  \
+	     idx < manager_instance_count(m) && ((inst) = manager_instance_at(m, idx), true); \
+	     idx++)
+#define MANAGER_FOREACH_PORT(p, m, idx)                                                            \
+	for (size_t idx = 0; idx < manager_port_count(m) && ((p) = manager_port_at(m, idx), true); \
+	     idx++)
+
+/*
+ * Reload the configuration files (SIGHUP, D-Bus Reload). An invalid configuration is refused
+ * with -EINVAL (the file:line lines in *errors, which may be NULL) and the old one keeps
+ * running. Otherwise only the instances and ports whose configuration changed are touched.
+ */
+int manager_reload(struct manager *m, char **errors);
+
+/* Change an instance's priority at run time (until the next reload), sent to its workers. */
+int instance_set_priority1(struct instance *i, uint8_t priority1);
+int instance_set_priority2(struct instance *i, uint8_t priority2);
+/* Number of ports of the instance, and the n-th of them. */
+size_t instance_port_count(const struct instance *i);
+struct mport *instance_port_at(const struct instance *i, size_t n);
+
+/* Administrative control of a port: disable stops its worker (state DISABLED), enable starts
+ * it again, restart replaces the worker (and resets the restart rate limit). */
+int mport_enable(struct mport *p);
+int mport_disable(struct mport *p);
+int mport_restart(struct mport *p);
+
+/* "hardware" / "software", as the D-Bus API shows them. */
+const char *mport_timestamping_to_string(enum transport_ts_mode m);
