@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Unit tests of ptp/transport.c and ptp/hwtstamp.c: dispatch, event test, timestamp cmsgs. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <time.h> /* before linux/errqueue.h, which uses struct timespec */
+#include <linux/errqueue.h>
+#include <linux/if_packet.h>
+#include <string.h>
+
+#include "ptp/hwtstamp.h"
+#include "ptp/transport.h"
+
+static void test_is_event(void **state)
+{
+	/* IEEE 1588-2019 13.3.2.3 Table 36: 0x0-0x3 events, 0x8-0xD general. */
+	static const struct {
+		uint8_t b0;
+		bool event;
+	} cases[] = {
+		{ 0x0, true },	 { 0x1, true },	 { 0x2, true },	 { 0x3, true },
+		{ 0x8, false },	 { 0x9, false }, { 0xa, false }, { 0xb, false },
+		{ 0xc, false },	 { 0xd, false }, { 0x10, true }, /* majorSdoId in the high nibble
+								    does not matter */
+		{ 0xf8, false },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		assert_int_equal(transport_is_event(&cases[i].b0, 1), cases[i].event);
+	}
+	assert_false(transport_is_event(cases, 0));
+}
+
+static void test_request_names(void **state)
+{
+	enum transport_ts_request r;
+
+	for (int i = TRANSPORT_TS_AUTO; i <= TRANSPORT_TS_SOFTWARE; i++) {
+		assert_int_equal(
+			transport_ts_request_from_string(
+				transport_ts_request_to_string((enum transport_ts_request) i), &r),
+			0);
+		assert_int_equal(r, i);
+	}
+	assert_int_equal(transport_ts_request_from_string("HW", &r), -EINVAL);
+	assert_string_equal(transport_ts_mode_to_string(TRANSPORT_TS_MODE_HARDWARE), "hardware");
+}
+
+/* A fake implementation of the same ops, as port tests will use. */
+struct fake {
+	int before;
+	struct transport base;
+	int sends, closes, frees;
+};
+
+static int fake_send(struct transport *t, const void *buf, size_t len,
+		     const struct transport_dest *dest, bool event, ns_t *ret)
+{
+	struct fake *f = container_of(t, struct fake, base);
+
+	f->sends++;
+	if (event) {
+		*ret = 1234;
+	}
+	return (int) len;
+}
+
+static void fake_close(struct transport *t)
+{
+	container_of(t, struct fake, base)->closes++;
+}
+
+static void fake_free(struct transport *t)
+{
+	container_of(t, struct fake, base)->frees++;
+}
+
+static const struct transport_ops fake_ops = {
+	.name = "fake",
+	.send = fake_send,
+	.close = fake_close,
+	.free = fake_free,
+};
+
+static void test_dispatch(void **state)
+{
+	struct fake f = { .base.ops = &fake_ops };
+	uint8_t msg[44] = { 0 };
+	ns_t ts = 0;
+
+	assert_int_equal(transport_send(&f.base, msg, sizeof(msg), NULL, true, &ts), 44);
+	assert_int_equal(ts, 1234);
+	assert_int_equal(f.sends, 1);
+	assert_null(transport_free(&f.base));
+	assert_int_equal(f.closes, 1);
+	assert_int_equal(f.frees, 1);
+	assert_null(transport_free(NULL));
+}
+
+struct ctl {
+	union {
+		char buf[512];
+		struct cmsghdr align;
+	} u;
+	size_t len;
+};
+
+static void ctl_add(struct ctl *c, int level, int type, const void *data, size_t len)
+{
+	struct cmsghdr *h = (struct cmsghdr *) (c->u.buf + c->len);
+
+	h->cmsg_level = level;
+	h->cmsg_type = type;
+	h->cmsg_len = CMSG_LEN(len);
+	memcpy(CMSG_DATA(h), data, len);
+	c->len += CMSG_SPACE(len);
+}
+
+static void msg_of(struct ctl *c, struct msghdr *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->msg_control = c->u.buf;
+	m->msg_controllen = c->len;
+}
+
+static void test_cmsg_tx_errqueue(void **state)
+{
+	struct scm_timestamping sts = { .ts = { { 5, 6 }, { 0, 0 }, { 7, 8 } } };
+	struct sock_extended_err ee = { .ee_errno = ENOMSG,
+					.ee_origin = SO_EE_ORIGIN_TIMESTAMPING,
+					.ee_info = SCM_TSTAMP_SND,
+					.ee_data = 42 };
+	struct ctl c = { .len = 0 };
+	struct hwtstamp_cmsg r;
+	struct msghdr m;
+
+	memset(&c.u, 0, sizeof(c.u));
+	ctl_add(&c, SOL_SOCKET, SO_TIMESTAMPING, &sts, sizeof(sts));
+	ctl_add(&c, SOL_PACKET, PACKET_TX_TIMESTAMP, &ee, sizeof(ee));
+	msg_of(&c, &m);
+
+	hwtstamp_parse_cmsg(&m, false, &r);
+	assert_true(r.has_ts);
+	assert_int_equal(r.ts, 5 * NS_PER_SEC + 6);
+	assert_true(r.has_key);
+	assert_int_equal(r.key, 42);
+
+	hwtstamp_parse_cmsg(&m, true, &r);
+	assert_int_equal(r.ts, 7 * NS_PER_SEC + 8);
+}
+
+static void test_cmsg_absent_and_foreign(void **state)
+{
+	struct scm_timestamping sts = { .ts = { { 5, 6 } } };
+	struct sock_extended_err ee = { .ee_errno = ENOMSG,
+					.ee_origin = SO_EE_ORIGIN_LOCAL, /* not a timestamp */
+					.ee_data = 9 };
+	struct ctl c = { .len = 0 };
+	struct hwtstamp_cmsg r;
+	struct msghdr m;
+
+	memset(&c.u, 0, sizeof(c.u));
+	ctl_add(&c, SOL_PACKET, PACKET_TX_TIMESTAMP, &ee, sizeof(ee));
+	ctl_add(&c, SOL_SOCKET, SO_TIMESTAMPING, &sts, sizeof(sts));
+	msg_of(&c, &m);
+	hwtstamp_parse_cmsg(&m, true, &r); /* hardware slot is zero: no timestamp */
+	assert_false(r.has_ts);
+	assert_false(r.has_key);
+
+	/* A cmsg too short to hold struct scm_timestamping is ignored, not read past. */
+	memset(&c, 0, sizeof(c));
+	ctl_add(&c, SOL_SOCKET, SO_TIMESTAMPING, &sts, sizeof(struct timespec));
+	msg_of(&c, &m);
+	hwtstamp_parse_cmsg(&m, false, &r);
+	assert_false(r.has_ts);
+
+	msg_of(&c, &m);
+	m.msg_controllen = 0;
+	hwtstamp_parse_cmsg(&m, false, &r);
+	assert_false(r.has_ts);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_is_event),
+		cmocka_unit_test(test_request_names),
+		cmocka_unit_test(test_dispatch),
+		cmocka_unit_test(test_cmsg_tx_errqueue),
+		cmocka_unit_test(test_cmsg_absent_and_foreign),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
