@@ -87,6 +87,12 @@ enum bmca_decision bmca_state_decision(const struct bmca_dataset *d0,
 				       const struct bmca_dataset *ebest,
 				       const struct bmca_dataset *erbest, bool erbest_is_ebest,
 				       bool slave_only, enum port_state state);
+/*
+ * Ebest (9.3.2.2) for a supervisor: the index of the best of the ports' Erbest, NULL entries
+ * standing for ports without one; -ENOENT when every entry is NULL. Ties (BMCA_SAME) keep the
+ * lower index.
+ */
+int bmca_ebest(const struct bmca_dataset *const *erbest, size_t n);
 /* The FSM event a decision raises (9.2.5): M1/M2 RS_GRAND_MASTER, M3 RS_MASTER, P1/P2
  * RS_PASSIVE, S1 RS_SLAVE, LISTENING RS_PASSIVE (the slave-only FSM maps it to LISTENING),
  * NONE FSM_EV_NONE. */

@@ -441,6 +441,62 @@ static void test_state_decision(void **state)
 	assert_int_equal(failed, 0);
 }
 
+/*
+ * A boundary clock (identity 0x90) with three ports on one grandmaster's tree: port 1 hears the
+ * grandmaster itself, port 2 hears it one step further through another boundary clock, port 3
+ * hears nobody. Ebest is port 1's: port 1 S1, port 3 M3. Port 2 shares its segment with the other
+ * boundary clock: figure 35 lets the lower identity serve the segment, so port 2 is M3 when the
+ * other one is 0xA0 and P2 (a loop broken by topology) when it is 0x60. Then a sender of the same
+ * grandmaster on port 2, as close as port 1's and lower, takes Ebest: port 1 is P2.
+ */
+static void test_boundary_clock(void **state)
+{
+	struct defaultDS dds = { .clockIdentity = cid(0x90),
+				 .clockQuality = { 248, 0xFE, 0xFFFF },
+				 .priority1 = 128,
+				 .priority2 = 128 };
+	struct bmca_dataset d0, e1 = base(), e2 = base();
+	const struct bmca_dataset *erbest[3] = { &e1, &e2, NULL };
+	enum bmca_decision d[3];
+	int eb;
+
+	bmca_dataset_from_default(&dds, &d0);
+	e1.priority1 = e2.priority1 = 100;
+	e1.stepsRemoved = 0;
+	e1.sender = pid(0x50, 1);
+	e1.receiver = pid(0x90, 1);
+	e2.stepsRemoved = 1;
+	e2.sender = pid(0xA0, 4);
+	e2.receiver = pid(0x90, 2);
+
+	eb = bmca_ebest(erbest, 3);
+	assert_int_equal(eb, 0);
+	for (int i = 0; i < 3; i++) {
+		d[i] = bmca_state_decision(&d0, erbest[eb], erbest[i], i == eb, false,
+					   PORT_STATE_MASTER);
+	}
+	assert_int_equal(d[0], BMCA_DECISION_S1);
+	assert_int_equal(d[1], BMCA_DECISION_M3);
+	assert_int_equal(d[2], BMCA_DECISION_M3);
+	e2.sender = pid(0x60, 4);
+	assert_int_equal(bmca_state_decision(&d0, &e1, &e2, false, false, PORT_STATE_MASTER),
+			 BMCA_DECISION_P2);
+
+	e2.stepsRemoved = 0;
+	e2.sender = pid(0x40, 1);
+	eb = bmca_ebest(erbest, 3);
+	assert_int_equal(eb, 1);
+	assert_int_equal(bmca_state_decision(&d0, erbest[eb], &e1, false, false, PORT_STATE_SLAVE),
+			 BMCA_DECISION_P2);
+	assert_int_equal(bmca_state_decision(&d0, erbest[eb], &e2, true, false, PORT_STATE_PASSIVE),
+			 BMCA_DECISION_S1);
+
+	/* nobody heard anywhere */
+	const struct bmca_dataset *none[2] = { NULL, NULL };
+	assert_int_equal(bmca_ebest(none, 2), -ENOENT);
+	assert_int_equal(bmca_ebest(none, 0), -ENOENT);
+}
+
 static void test_decision_mapping(void **state)
 {
 	static const struct {
@@ -602,6 +658,7 @@ int main(void)
 		cmocka_unit_test(test_compare_transitive_one_receiver),
 		cmocka_unit_test(test_best_independent_of_order),
 		cmocka_unit_test(test_state_decision),
+		cmocka_unit_test(test_boundary_clock),
 		cmocka_unit_test(test_decision_mapping),
 		cmocka_unit_test(test_data_set_updates),
 		cmocka_unit_test(test_foreign_qualification),
