@@ -1,8 +1,60 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Run every fuzz harness of a fuzz build for a bounded time, seeded from the kept corpus.
+#
+# Usage: tests/fuzz/run.sh BUILD_DIR SECONDS
+# Each BUILD_DIR/tests/fuzz/fuzz-NAME runs for SECONDS over a scratch copy of
+# tests/fuzz/corpus/NAME/ (new inputs stay out of the tree). A crash, leak, sanitizer report or
+# timeout fails the run; the reproducer is kept in the printed directory.
 set -euo pipefail
-build=$1
+build=$(realpath "$1")
 secs=$2
-echo "fuzz: no harness yet" >&2
-exit 1
+src=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d /tmp/phcd-fuzz.$$.XXXX)
+keep=0
+cleanup() {
+	if [ $keep = 0 ]; then
+		rm -rf "$work"
+	fi
+}
+trap cleanup EXIT
+
+shopt -s nullglob
+harnesses=()
+for h in "$build"/tests/fuzz/fuzz-*; do
+	if [ -f "$h" ] && [ -x "$h" ]; then
+		harnesses+=("$h")
+	fi
+done
+if [ ${#harnesses[@]} -eq 0 ]; then
+	echo "fuzz: no harness in $build/tests/fuzz (was it set up with -Dfuzz=true?)" >&2
+	exit 1
+fi
+
+failed=0
+for h in "${harnesses[@]}"; do
+	name=$(basename "$h")
+	name=${name#fuzz-}
+	corpus="$work/$name"
+	mkdir -p "$corpus" "$work/$name-artifacts"
+	seeds=0
+	if [ -d "$src/corpus/$name" ]; then
+		cp -r "$src/corpus/$name/." "$corpus/"
+		seeds=$(find "$src/corpus/$name" -type f | wc -l)
+	fi
+	echo "fuzz: $name for ${secs}s from $seeds seeds"
+	if ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		"$h" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+		-artifact_prefix="$work/$name-artifacts/" "$corpus" >"$work/$name.log" 2>&1; then
+		runs=$(grep -o 'Done [0-9]* runs in [0-9]* second' "$work/$name.log" || true)
+		cov=$(grep -Eo 'cov: [0-9]+ ft: [0-9]+' "$work/$name.log" | tail -1 || true)
+		echo "fuzz: $name ok: ${runs:-?}(s), $cov, corpus $(find "$corpus" -type f | wc -l) inputs"
+	else
+		echo "fuzz: $name FAILED; last lines of its log:" >&2
+		tail -40 "$work/$name.log" >&2
+		echo "fuzz: reproducer and log kept in $work" >&2
+		failed=1
+		keep=1
+	fi
+done
+exit $failed
