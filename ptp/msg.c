@@ -483,6 +483,7 @@ void msg_header_init(struct msg_header *h, enum msg_type type, uint8_t domainNum
 	memset(h, 0, sizeof(*h));
 	h->messageType = (uint8_t) type;
 	h->versionPTP = MSG_VERSION_PTP;
+	h->minorVersionPTP = MSG_MINOR_VERSION_PTP;
 	h->domainNumber = domainNumber;
 	h->sourcePortIdentity = *sourcePortIdentity;
 	h->sequenceId = sequenceId;

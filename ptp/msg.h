@@ -63,6 +63,7 @@ enum msg_control {
 };
 
 #define MSG_VERSION_PTP 2
+#define MSG_MINOR_VERSION_PTP 1
 #define MSG_HEADER_LEN 34
 #define MSG_MAX_LEN 0xFFFF
 
@@ -204,10 +205,10 @@ ssize_t msg_build(const struct msg *m, void *buf, size_t size);
 bool msg_equal(const struct msg *a, const struct msg *b);
 
 /*
- * Fill a header with the defaults of 13.3: versionPTP 2, minorVersionPTP 0, the type's
- * controlField, logMessageInterval 0x7F for the types that have none (Delay_Req, Pdelay_*,
- * Signaling, Management) and 0 otherwise, everything else zero. minorVersionPTP is 0 rather than
- * 2019's 1 because linuxptp before 4.0 drops any version octet other than 0x02.
+ * Fill a header with the defaults of 13.3: versionPTP 2, minorVersionPTP 1 (IEEE 1588-2019;
+ * Debian 12's ptp4l 3.1.1 sends 0 but answers 1, checked by hand), the type's controlField,
+ * logMessageInterval 0x7F for the types that have none (Delay_Req, Pdelay_*, Signaling,
+ * Management) and 0 otherwise, messageLength of the bare type, everything else zero.
  */
 void msg_header_init(struct msg_header *h, enum msg_type type, uint8_t domainNumber,
 		     const struct PortIdentity *sourcePortIdentity, uint16_t sequenceId);

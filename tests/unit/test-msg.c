@@ -177,7 +177,7 @@ static void test_header_init_defaults(void **state)
 		assert_int_equal(h.controlField, cases[i].control);
 		assert_int_equal(h.logMessageInterval, cases[i].interval);
 		assert_int_equal(h.versionPTP, 2);
-		assert_int_equal(h.minorVersionPTP, 0);
+		assert_int_equal(h.minorVersionPTP, 1);
 		assert_int_equal(h.domainNumber, 7);
 		assert_int_equal(h.sequenceId, 9);
 		assert_int_equal(h.messageLength, msg_base_len(cases[i].type));
