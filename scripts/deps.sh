@@ -11,6 +11,7 @@ packages=(
 	dbus iproute2 ethtool libcap2-bin util-linux procps
 	# reference peers, oracles and test tools
 	linuxptp tshark iperf3 python3 jq systemd
+	systemd-container debootstrap busybox-static cpio xz-utils # systemd (nspawn) and VM tiers
 )
 
 if [ "$(id -u)" -ne 0 ]; then
