@@ -1,352 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* phcd.conf: one static key table, one inih handler, layered resolution, diffs between loads. */
-#include <ctype.h>
+/* phcd.conf loading: one inih handler over the key table, layered resolution, reload diffs. */
 #include <dirent.h>
 #include <errno.h>
-#include <float.h>
 #include <inttypes.h>
 #include <ini.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "daemon/config-keys.h"
 #include "daemon/config.h"
-
-enum key_scope {
-	SCOPE_DAEMON,	/* [global] only */
-	SCOPE_INSTANCE, /* [global] and [instance NAME] */
-	SCOPE_PORT,	/* [global], [instance NAME] and [interface IFNAME] */
-};
-
-struct config_key;
-typedef int (*key_parser)(const struct config_key *k, const char *value, void *dst);
-
-/* One key: where it may appear, how its text becomes a value, where the value goes. */
-struct config_key {
-	enum key_scope scope;
-	const char *name;
-	key_parser parse;
-	size_t offset; /* into the scope's struct: daemon_options, instance_options, port_options */
-	size_t size;
-	double min, max;    /* for numbers; exact for every integer range used below (< 2^53) */
-	const char *def;    /* the default as it would be written in the file */
-	const char *expect; /* what a valid value looks like; NULL: derived from min and max */
-};
-
-static int parse_int(const struct config_key *k, const char *value, void *dst)
-{
-	char *end;
-	long long v;
-
-	errno = 0;
-	/* Base 0 as ptp4l's get_ranged_int: 0xA0 is a valid timeSource. */
-	v = strtoll(value, &end, 0);
-	if (end == value || *end != '\0') {
-		return -EINVAL;
-	}
-	if (errno == ERANGE || (double) v < k->min || (double) v > k->max) {
-		return -ERANGE;
-	}
-	switch (k->size) {
-	case 1: {
-		int8_t x = (int8_t) v;
-		memcpy(dst, &x, 1);
-		break;
-	}
-	case 2: {
-		int16_t x = (int16_t) v;
-		memcpy(dst, &x, 2);
-		break;
-	}
-	case 4: {
-		int32_t x = (int32_t) v;
-		memcpy(dst, &x, 4);
-		break;
-	}
-	case 8: {
-		int64_t x = v;
-		memcpy(dst, &x, 8);
-		break;
-	}
-	default:
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static int parse_bool(const struct config_key *k, const char *value, void *dst)
-{
-	static const char *const yes[] = { "1", "yes", "true", "on" };
-	static const char *const no[] = { "0", "no", "false", "off" };
-	int v = -1;
-
-	for (size_t i = 0; i < ARRAY_SIZE(yes); i++) {
-		if (strcasecmp(value, yes[i]) == 0) {
-			v = 1;
-		} else if (strcasecmp(value, no[i]) == 0) {
-			v = 0;
-		}
-	}
-	if (v < 0) {
-		return -EINVAL;
-	}
-	if (v < k->min || v > k->max) {
-		return -ERANGE;
-	}
-	*(bool *) dst = v;
-	return 0;
-}
-
-static int parse_double(const struct config_key *k, const char *value, void *dst)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(value, &end);
-	if (end == value || *end != '\0' || !isfinite(v)) {
-		return -EINVAL;
-	}
-	if (errno == ERANGE || v < k->min || v > k->max) {
-		return -ERANGE;
-	}
-	memcpy(dst, &v, sizeof(v));
-	return 0;
-}
-
-static int parse_string(const struct config_key *k, const char *value, void *dst)
-{
-	size_t n = strlen(value);
-
-	if (n >= k->size) {
-		return -ERANGE;
-	}
-	/* Zero the whole field so two equal strings compare equal bytewise in diffs. */
-	memset(dst, 0, k->size);
-	memcpy(dst, value, n);
-	return 0;
-}
-
-/* The kernel's dev_valid_name(): what an interface name may be. */
-static bool ifname_valid(const char *s, size_t n)
-{
-	if (n == 0 || n >= IFNAMSIZ || (n == 1 && s[0] == '.') ||
-	    (n == 2 && s[0] == '.' && s[1] == '.')) {
-		return false;
-	}
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '/' || s[i] == ':' || isspace((unsigned char) s[i])) {
-			return false;
-		}
-	}
-	return true;
-}
-
-/* Instance names become D-Bus object path elements and log fields: keep them plain. */
-static bool instance_name_valid(const char *s)
-{
-	size_t n = strlen(s);
-
-	if (n == 0 || n >= OPTIONS_NAME_MAX) {
-		return false;
-	}
-	for (size_t i = 0; i < n; i++) {
-		if (!isalnum((unsigned char) s[i]) && s[i] != '_' && s[i] != '-') {
-			return false;
-		}
-	}
-	return true;
-}
-
-static int parse_interfaces(const struct config_key *k, const char *value, void *dst)
-{
-	struct interface_selection sel;
-	const char *p = value;
-
-	memset(&sel, 0, sizeof(sel));
-	if (strcmp(value, "auto") == 0) {
-		sel.auto_select = true;
-		memcpy(dst, &sel, sizeof(sel));
-		return 0;
-	}
-	for (;;) {
-		size_t n;
-
-		p += strspn(p, " \t,");
-		if (*p == '\0') {
-			break;
-		}
-		n = strcspn(p, " \t,");
-		if (!ifname_valid(p, n) || sel.n_names >= OPTIONS_INTERFACES_MAX) {
-			return -EINVAL;
-		}
-		for (unsigned int i = 0; i < sel.n_names; i++) {
-			if (strncmp(sel.names[i], p, n) == 0 && sel.names[i][n] == '\0') {
-				return -EINVAL;
-			}
-		}
-		memcpy(sel.names[sel.n_names++], p, n);
-		p += n;
-	}
-	if (sel.n_names == 0) {
-		return -EINVAL;
-	}
-	memcpy(dst, &sel, sizeof(sel));
-	return 0;
-}
-
-#define DEFINE_ENUM_PARSER(fn, type, from_string)                               \
-	static int fn(const struct config_key *k, const char *value, void *dst) \
-	{                                                                       \
-		type v;                                                         \
-		int r = from_string(value, &v);                                 \
-		if (r < 0) {                                                    \
-			return r;                                               \
-		}                                                               \
-		memcpy(dst, &v, sizeof(v));                                     \
-		return 0;                                                       \
-	}
-
-DEFINE_ENUM_PARSER(parse_delay, enum options_delay_mechanism, options_delay_mechanism_from_string)
-DEFINE_ENUM_PARSER(parse_transport, enum options_transport, options_transport_from_string)
-DEFINE_ENUM_PARSER(parse_timestamping, enum options_timestamping, options_timestamping_from_string)
-DEFINE_ENUM_PARSER(parse_backend, enum options_clock_backend, options_clock_backend_from_string)
-
-#define member_size(type, m) sizeof(((type *) 0)->m)
-#define KEY(scope, type, name, field, parser, min, max, def, expect)                            \
-	{                                                                                       \
-		scope, name, parser, offsetof(type, field), member_size(type, field), min, max, \
-			def, expect                                                             \
-	}
-#define D(f, ...) KEY(SCOPE_DAEMON, struct daemon_options, #f, f, __VA_ARGS__)
-#define I(f, ...) KEY(SCOPE_INSTANCE, struct instance_options, #f, f, __VA_ARGS__)
-#define P(f, ...) KEY(SCOPE_PORT, struct port_options, #f, f, __VA_ARGS__)
-/* Keys whose name is not the field's name (nested structs). */
-#define I_AS(name, f, ...) KEY(SCOPE_INSTANCE, struct instance_options, name, f, __VA_ARGS__)
-
-/*
- * Every key phcd reads. Names, defaults and ranges are ptp4l's (linuxptp 3.1 config.c) where the
- * key is ptp4l's; where phcd is narrower the expect text says why. docs/phcd.conf.5.md mirrors
- * this table (config_dump_keys prints it) and test-config checks the defaults against options.c.
- */
-static const struct config_key keys[] = {
-	D(logging_level, parse_int, 0, 7, "6", NULL),
-	D(system_clock_instance, parse_string, 0, 0, "", "the name of an [instance NAME]"),
-	D(restart_limit_burst, parse_int, 1, 1000, "5", NULL),
-	D(restart_limit_interval_sec, parse_int, 1, 86400, "60", NULL),
-	D(restart_backoff_initial_ms, parse_int, 0, 60000, "100", NULL),
-	D(restart_backoff_max_ms, parse_int, 0, 600000, "10000", NULL),
-
-	I(domainNumber, parse_int, 0, 255, "0", NULL),
-	I(priority1, parse_int, 0, 255, "128", NULL),
-	I(priority2, parse_int, 0, 255, "128", NULL),
-	I(clockClass, parse_int, 0, 255, "248", NULL),
-	I(clockAccuracy, parse_int, 0, 255, "0xfe", NULL),
-	I(offsetScaledLogVariance, parse_int, 0, 65535, "0xffff", NULL),
-	I(slaveOnly, parse_bool, 0, 1, "0", NULL),
-	I(twoStepFlag, parse_bool, 1, 1, "1", "1 (one-step clocks are not supported)"),
-	I(utc_offset, parse_int, 0, INT16_MAX, "37", NULL),
-	I(timeSource, parse_int, 0x10, 0xfe, "0xa0", NULL),
-	I(clock_backend, parse_backend, 0, 0, "phc", "phc, virtual, system or free_running"),
-	I_AS("pi_proportional_const", servo.pi_proportional_const, parse_double, 0, HUGE_VAL, "0.0",
-	     NULL),
-	I_AS("pi_integral_const", servo.pi_integral_const, parse_double, 0, HUGE_VAL, "0.0", NULL),
-	I_AS("step_threshold", servo.step_threshold, parse_double, 0, HUGE_VAL, "0.0", NULL),
-	I_AS("first_step_threshold", servo.first_step_threshold, parse_double, 0, HUGE_VAL,
-	     "0.00002", NULL),
-	I_AS("max_frequency", servo.max_frequency, parse_int, 0, INT32_MAX, "900000000", NULL),
-	I_AS("virtual_clock_offset_ns", virtual_clock.initial_offset_ns, parse_int, -1e18, 1e18,
-	     "0", NULL),
-	I_AS("virtual_clock_freq_ppb", virtual_clock.initial_freq_ppb, parse_int, -10000000,
-	     10000000, "0", NULL),
-	I(userDescription, parse_string, 0, 0, "", "at most 128 characters"),
-	I(interfaces, parse_interfaces, 0, 0, "auto",
-	  "auto, or up to 64 distinct interface names separated by spaces or commas"),
-	I(include_software_interfaces, parse_bool, 0, 1, "0", NULL),
-
-	/* Log intervals: ptp4l takes any int8; beyond 2^-7..2^7 s a timer makes no sense. */
-	P(logAnnounceInterval, parse_int, -7, 7, "1", NULL),
-	P(logSyncInterval, parse_int, -7, 7, "0", NULL),
-	P(logMinDelayReqInterval, parse_int, -7, 7, "0", NULL),
-	P(logMinPdelayReqInterval, parse_int, -7, 7, "0", NULL),
-	P(announceReceiptTimeout, parse_int, 2, 255, "3", NULL),
-	P(syncReceiptTimeout, parse_int, 0, 255, "0", NULL),
-	P(delay_mechanism, parse_delay, 0, 0, "E2E", "E2E or P2P"),
-	P(network_transport, parse_transport, 0, 0, "L2", "L2 (UDPv4 and UDPv6 are not supported)"),
-	P(time_stamping, parse_timestamping, 0, 0, "hardware", "hardware, software or auto"),
-	P(tx_timestamp_timeout, parse_int, 1, INT32_MAX, "1", NULL),
-	P(masterOnly, parse_bool, 0, 1, "0", NULL),
-	P(neighborPropDelayThresh, parse_int, 0, INT32_MAX, "20000000", NULL),
-	P(delayAsymmetry, parse_int, INT32_MIN, INT32_MAX, "0", NULL),
-	P(fault_reset_interval, parse_int, INT8_MIN, INT8_MAX, "4", NULL),
-};
-
-_Static_assert(ARRAY_SIZE(keys) <= CONFIG_KEYS_MAX, "one bit per key in config_layer.set");
-
-static void daemon_options_defaults(struct daemon_options *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->logging_level = 6; /* LOG_INFO, as ptp4l */
-	o->restart_limit_burst = 5;
-	o->restart_limit_interval_sec = 60;
-	o->restart_backoff_initial_ms = 100;
-	o->restart_backoff_max_ms = 10000;
-}
-
-static void *scope_base(struct config_layer *l, enum key_scope s)
-{
-	switch (s) {
-	case SCOPE_DAEMON:
-		return &l->daemon;
-	case SCOPE_INSTANCE:
-		return &l->instance;
-	case SCOPE_PORT:
-		return &l->port;
-	}
-	return NULL;
-}
-
-/* Copy the keys of one scope that layer l set onto dst (a struct of that scope). */
-static void layer_apply(const struct config_layer *l, enum key_scope s, void *dst)
-{
-	const uint8_t *src = scope_base((struct config_layer *) l, s);
-
-	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
-		if (keys[i].scope == s && (l->set & (UINT64_C(1) << i))) {
-			memcpy((uint8_t *) dst + keys[i].offset, src + keys[i].offset,
-			       keys[i].size);
-		}
-	}
-}
-
-/* Equal in every key of scope s? Bytewise per key: parsers zero whole fields, so this is exact. */
-static bool scope_equal(const void *a, const void *b, enum key_scope s)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
-		if (keys[i].scope == s &&
-		    memcmp((const uint8_t *) a + keys[i].offset,
-			   (const uint8_t *) b + keys[i].offset, keys[i].size) != 0) {
-			return false;
-		}
-	}
-	return true;
-}
-
-static void format_expect(const struct config_key *k, char *buf, size_t size)
-{
-	if (k->expect) {
-		snprintf(buf, size, "%s", k->expect);
-	} else if (k->parse == parse_bool) {
-		snprintf(buf, size, "0 or 1 (also no/yes, false/true, off/on)");
-	} else if (k->parse == parse_double) {
-		snprintf(buf, size, "a number of at least %g", k->min);
-	} else {
-		snprintf(buf, size, "an integer from %.0f to %.0f", k->min, k->max);
-	}
-}
 
 enum section_kind {
 	SECTION_NONE,
@@ -460,7 +125,8 @@ static void open_named(struct loader *l, enum section_kind kind, const char *nam
 	int r;
 
 	l->section = SECTION_BAD;
-	if (inst ? !instance_name_valid(name) : !ifname_valid(name, strlen(name))) {
+	if (inst ? !config_keys_instance_name_valid(name)
+		 : !config_keys_ifname_valid(name, strlen(name))) {
 		report(l, here(l), "invalid %s name \"%s\", expected %s", what, name,
 		       inst ? "1 to 31 letters, digits, '_' or '-'"
 			    : "1 to 15 characters without '/', ':' or spaces");
@@ -527,16 +193,6 @@ static void open_section(struct loader *l, const char *line)
 	}
 }
 
-static const struct config_key *find_key(const char *name, bool ignore_case)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
-		if ((ignore_case ? strcasecmp : strcmp)(keys[i].name, name) == 0) {
-			return &keys[i];
-		}
-	}
-	return NULL;
-}
-
 static const char *const scope_sections[] = {
 	[SCOPE_DAEMON] = "[global]",
 	[SCOPE_INSTANCE] = "[global] or [instance NAME]",
@@ -581,9 +237,9 @@ static int handler(void *user, const char *section, const char *name, const char
 		       name);
 		return 1;
 	}
-	k = find_key(name, false);
+	k = config_keys_find(name, false);
 	if (!k) {
-		const struct config_key *near = find_key(name, true);
+		const struct config_key *near = config_keys_find(name, true);
 
 		if (near) {
 			report(l, here(l),
@@ -601,9 +257,9 @@ static int handler(void *user, const char *section, const char *name, const char
 		return 1;
 	}
 	layer = current_layer(l);
-	idx = (size_t) (k - keys);
-	format_expect(k, expect, sizeof(expect));
-	r = k->parse(k, value, (uint8_t *) scope_base(layer, k->scope) + k->offset);
+	idx = config_keys_index(k);
+	config_keys_expect(k, expect, sizeof(expect));
+	r = k->parse(k, value, config_keys_field(layer, k));
 	if (r == -ERANGE) {
 		report(l, here(l), "%s = %s is out of range, expected %s", name, value, expect);
 		return 1;
@@ -760,7 +416,7 @@ static bool selection_has(const struct interface_selection *s, const char *ifnam
 
 static size_t key_index(const char *name)
 {
-	return (size_t) (find_key(name, false) - keys);
+	return config_keys_index(config_keys_find(name, false));
 }
 
 /* Where an instance's key was set: its own line, else [global]'s, else its section header. */
@@ -831,8 +487,8 @@ static void cross_check(struct loader *l)
 
 static void resolve(struct config *c)
 {
-	daemon_options_defaults(&c->daemon);
-	layer_apply(&c->global, SCOPE_DAEMON, &c->daemon);
+	config_keys_daemon_defaults(&c->daemon);
+	config_keys_apply(&c->global, SCOPE_DAEMON, &c->daemon);
 	for (size_t i = 0; i < c->n_instances; i++) {
 		struct config_instance *in = &c->instances[i];
 		char name[OPTIONS_NAME_MAX];
@@ -840,11 +496,11 @@ static void resolve(struct config *c)
 		memcpy(name, in->options.name, sizeof(name));
 		options_instance_defaults(&in->options);
 		memcpy(in->options.name, name, sizeof(name));
-		layer_apply(&c->global, SCOPE_INSTANCE, &in->options);
-		layer_apply(&in->layer, SCOPE_INSTANCE, &in->options);
+		config_keys_apply(&c->global, SCOPE_INSTANCE, &in->options);
+		config_keys_apply(&in->layer, SCOPE_INSTANCE, &in->options);
 		options_port_defaults(&in->port);
-		layer_apply(&c->global, SCOPE_PORT, &in->port);
-		layer_apply(&in->layer, SCOPE_PORT, &in->port);
+		config_keys_apply(&c->global, SCOPE_PORT, &in->port);
+		config_keys_apply(&in->layer, SCOPE_PORT, &in->port);
 	}
 }
 
@@ -1008,7 +664,7 @@ int config_port_options(const struct config *c, const char *instance, const char
 	}
 	*ret = in->port;
 	if (itf) {
-		layer_apply(&itf->layer, SCOPE_PORT, ret);
+		config_keys_apply(&itf->layer, SCOPE_PORT, ret);
 	}
 	return 0;
 }
@@ -1040,8 +696,8 @@ enum config_change config_diff_instance(const struct config *old, const struct c
 	if (!b) {
 		return CONFIG_REMOVED;
 	}
-	return scope_equal(&a->options, &b->options, SCOPE_INSTANCE) ? CONFIG_UNCHANGED
-								     : CONFIG_CHANGED;
+	return config_keys_equal(&a->options, &b->options, SCOPE_INSTANCE) ? CONFIG_UNCHANGED
+									   : CONFIG_CHANGED;
 }
 
 enum config_change config_diff_port(const struct config *old, const struct config *new,
@@ -1060,26 +716,10 @@ enum config_change config_diff_port(const struct config *old, const struct confi
 	if (!has_b) {
 		return CONFIG_REMOVED;
 	}
-	return scope_equal(&a, &b, SCOPE_PORT) ? CONFIG_UNCHANGED : CONFIG_CHANGED;
+	return config_keys_equal(&a, &b, SCOPE_PORT) ? CONFIG_UNCHANGED : CONFIG_CHANGED;
 }
 
 bool config_daemon_changed(const struct config *old, const struct config *new)
 {
-	return !scope_equal(&old->daemon, &new->daemon, SCOPE_DAEMON);
-}
-
-void config_dump_keys(FILE *out)
-{
-	static const char *const scope_names[] = {
-		[SCOPE_DAEMON] = "global",
-		[SCOPE_INSTANCE] = "global instance",
-		[SCOPE_PORT] = "global instance interface",
-	};
-	char expect[128];
-
-	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
-		format_expect(&keys[i], expect, sizeof(expect));
-		fprintf(out, "%s\t%s\t%s\t%s\n", keys[i].name, scope_names[keys[i].scope],
-			keys[i].def[0] ? keys[i].def : "(empty)", expect);
-	}
+	return !config_keys_equal(&old->daemon, &new->daemon, SCOPE_DAEMON);
 }

@@ -1,0 +1,359 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The phcd.conf key table: every key's scope, parser, place, range and default, and its helpers. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "daemon/config-keys.h"
+
+static int parse_int(const struct config_key *k, const char *value, void *dst)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	/* Base 0 as ptp4l's get_ranged_int: 0xA0 is a valid timeSource. */
+	v = strtoll(value, &end, 0);
+	if (end == value || *end != '\0') {
+		return -EINVAL;
+	}
+	if (errno == ERANGE || (double) v < k->min || (double) v > k->max) {
+		return -ERANGE;
+	}
+	switch (k->size) {
+	case 1: {
+		int8_t x = (int8_t) v;
+		memcpy(dst, &x, 1);
+		break;
+	}
+	case 2: {
+		int16_t x = (int16_t) v;
+		memcpy(dst, &x, 2);
+		break;
+	}
+	case 4: {
+		int32_t x = (int32_t) v;
+		memcpy(dst, &x, 4);
+		break;
+	}
+	case 8: {
+		int64_t x = v;
+		memcpy(dst, &x, 8);
+		break;
+	}
+	default:
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_bool(const struct config_key *k, const char *value, void *dst)
+{
+	static const char *const yes[] = { "1", "yes", "true", "on" };
+	static const char *const no[] = { "0", "no", "false", "off" };
+	int v = -1;
+
+	for (size_t i = 0; i < ARRAY_SIZE(yes); i++) {
+		if (strcasecmp(value, yes[i]) == 0) {
+			v = 1;
+		} else if (strcasecmp(value, no[i]) == 0) {
+			v = 0;
+		}
+	}
+	if (v < 0) {
+		return -EINVAL;
+	}
+	if (v < k->min || v > k->max) {
+		return -ERANGE;
+	}
+	*(bool *) dst = v;
+	return 0;
+}
+
+static int parse_double(const struct config_key *k, const char *value, void *dst)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(value, &end);
+	if (end == value || *end != '\0' || !isfinite(v)) {
+		return -EINVAL;
+	}
+	if (errno == ERANGE || v < k->min || v > k->max) {
+		return -ERANGE;
+	}
+	memcpy(dst, &v, sizeof(v));
+	return 0;
+}
+
+static int parse_string(const struct config_key *k, const char *value, void *dst)
+{
+	size_t n = strlen(value);
+
+	if (n >= k->size) {
+		return -ERANGE;
+	}
+	/* Zero the whole field so two equal strings compare equal bytewise in diffs. */
+	memset(dst, 0, k->size);
+	memcpy(dst, value, n);
+	return 0;
+}
+
+/* The kernel's dev_valid_name(): what an interface name may be. */
+bool config_keys_ifname_valid(const char *s, size_t n)
+{
+	if (n == 0 || n >= IFNAMSIZ || (n == 1 && s[0] == '.') ||
+	    (n == 2 && s[0] == '.' && s[1] == '.')) {
+		return false;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '/' || s[i] == ':' || isspace((unsigned char) s[i])) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Instance names become D-Bus object path elements and log fields: keep them plain. */
+bool config_keys_instance_name_valid(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n >= OPTIONS_NAME_MAX) {
+		return false;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!isalnum((unsigned char) s[i]) && s[i] != '_' && s[i] != '-') {
+			return false;
+		}
+	}
+	return true;
+}
+
+static int parse_interfaces(const struct config_key *k, const char *value, void *dst)
+{
+	struct interface_selection sel;
+	const char *p = value;
+
+	memset(&sel, 0, sizeof(sel));
+	if (strcmp(value, "auto") == 0) {
+		sel.auto_select = true;
+		memcpy(dst, &sel, sizeof(sel));
+		return 0;
+	}
+	for (;;) {
+		size_t n;
+
+		p += strspn(p, " \t,");
+		if (*p == '\0') {
+			break;
+		}
+		n = strcspn(p, " \t,");
+		if (!config_keys_ifname_valid(p, n) || sel.n_names >= OPTIONS_INTERFACES_MAX) {
+			return -EINVAL;
+		}
+		for (unsigned int i = 0; i < sel.n_names; i++) {
+			if (strncmp(sel.names[i], p, n) == 0 && sel.names[i][n] == '\0') {
+				return -EINVAL;
+			}
+		}
+		memcpy(sel.names[sel.n_names++], p, n);
+		p += n;
+	}
+	if (sel.n_names == 0) {
+		return -EINVAL;
+	}
+	memcpy(dst, &sel, sizeof(sel));
+	return 0;
+}
+
+#define DEFINE_ENUM_PARSER(fn, type, from_string)                               \
+	static int fn(const struct config_key *k, const char *value, void *dst) \
+	{                                                                       \
+		type v;                                                         \
+		int r = from_string(value, &v);                                 \
+		if (r < 0) {                                                    \
+			return r;                                               \
+		}                                                               \
+		memcpy(dst, &v, sizeof(v));                                     \
+		return 0;                                                       \
+	}
+
+DEFINE_ENUM_PARSER(parse_delay, enum options_delay_mechanism, options_delay_mechanism_from_string)
+DEFINE_ENUM_PARSER(parse_transport, enum options_transport, options_transport_from_string)
+DEFINE_ENUM_PARSER(parse_timestamping, enum options_timestamping, options_timestamping_from_string)
+DEFINE_ENUM_PARSER(parse_backend, enum options_clock_backend, options_clock_backend_from_string)
+
+#define member_size(type, m) sizeof(((type *) 0)->m)
+#define KEY(scope, type, name, field, parser, min, max, def, expect)                            \
+	{                                                                                       \
+		scope, name, parser, offsetof(type, field), member_size(type, field), min, max, \
+			def, expect                                                             \
+	}
+#define D(f, ...) KEY(SCOPE_DAEMON, struct daemon_options, #f, f, __VA_ARGS__)
+#define I(f, ...) KEY(SCOPE_INSTANCE, struct instance_options, #f, f, __VA_ARGS__)
+#define P(f, ...) KEY(SCOPE_PORT, struct port_options, #f, f, __VA_ARGS__)
+/* Keys whose name is not the field's name (nested structs). */
+#define I_AS(name, f, ...) KEY(SCOPE_INSTANCE, struct instance_options, name, f, __VA_ARGS__)
+
+/*
+ * Every key phcd reads. Names, defaults and ranges are ptp4l's (linuxptp 3.1 config.c) where the
+ * key is ptp4l's; where phcd is narrower the expect text says why. docs/phcd.conf.5.md mirrors
+ * this table (config_dump_keys prints it) and test-config checks the defaults against options.c.
+ */
+static const struct config_key keys[] = {
+	D(logging_level, parse_int, 0, 7, "6", NULL),
+	D(system_clock_instance, parse_string, 0, 0, "", "the name of an [instance NAME]"),
+	D(restart_limit_burst, parse_int, 1, 1000, "5", NULL),
+	D(restart_limit_interval_sec, parse_int, 1, 86400, "60", NULL),
+	D(restart_backoff_initial_ms, parse_int, 0, 60000, "100", NULL),
+	D(restart_backoff_max_ms, parse_int, 0, 600000, "10000", NULL),
+
+	I(domainNumber, parse_int, 0, 255, "0", NULL),
+	I(priority1, parse_int, 0, 255, "128", NULL),
+	I(priority2, parse_int, 0, 255, "128", NULL),
+	I(clockClass, parse_int, 0, 255, "248", NULL),
+	I(clockAccuracy, parse_int, 0, 255, "0xfe", NULL),
+	I(offsetScaledLogVariance, parse_int, 0, 65535, "0xffff", NULL),
+	I(slaveOnly, parse_bool, 0, 1, "0", NULL),
+	I(twoStepFlag, parse_bool, 1, 1, "1", "1 (one-step clocks are not supported)"),
+	I(utc_offset, parse_int, 0, INT16_MAX, "37", NULL),
+	I(timeSource, parse_int, 0x10, 0xfe, "0xa0", NULL),
+	I(clock_backend, parse_backend, 0, 0, "phc", "phc, virtual, system or free_running"),
+	I_AS("pi_proportional_const", servo.pi_proportional_const, parse_double, 0, HUGE_VAL, "0.0",
+	     NULL),
+	I_AS("pi_integral_const", servo.pi_integral_const, parse_double, 0, HUGE_VAL, "0.0", NULL),
+	I_AS("step_threshold", servo.step_threshold, parse_double, 0, HUGE_VAL, "0.0", NULL),
+	I_AS("first_step_threshold", servo.first_step_threshold, parse_double, 0, HUGE_VAL,
+	     "0.00002", NULL),
+	I_AS("max_frequency", servo.max_frequency, parse_int, 0, INT32_MAX, "900000000", NULL),
+	I_AS("virtual_clock_offset_ns", virtual_clock.initial_offset_ns, parse_int, -1e18, 1e18,
+	     "0", NULL),
+	I_AS("virtual_clock_freq_ppb", virtual_clock.initial_freq_ppb, parse_int, -10000000,
+	     10000000, "0", NULL),
+	I(userDescription, parse_string, 0, 0, "", "at most 128 characters"),
+	I(interfaces, parse_interfaces, 0, 0, "auto",
+	  "auto, or up to 64 distinct interface names separated by spaces or commas"),
+	I(include_software_interfaces, parse_bool, 0, 1, "0", NULL),
+
+	/* Log intervals: ptp4l takes any int8; beyond 2^-7..2^7 s a timer makes no sense. */
+	P(logAnnounceInterval, parse_int, -7, 7, "1", NULL),
+	P(logSyncInterval, parse_int, -7, 7, "0", NULL),
+	P(logMinDelayReqInterval, parse_int, -7, 7, "0", NULL),
+	P(logMinPdelayReqInterval, parse_int, -7, 7, "0", NULL),
+	P(announceReceiptTimeout, parse_int, 2, 255, "3", NULL),
+	P(syncReceiptTimeout, parse_int, 0, 255, "0", NULL),
+	P(delay_mechanism, parse_delay, 0, 0, "E2E", "E2E or P2P"),
+	P(network_transport, parse_transport, 0, 0, "L2", "L2 (UDPv4 and UDPv6 are not supported)"),
+	P(time_stamping, parse_timestamping, 0, 0, "hardware", "hardware, software or auto"),
+	P(tx_timestamp_timeout, parse_int, 1, INT32_MAX, "1", NULL),
+	P(masterOnly, parse_bool, 0, 1, "0", NULL),
+	P(neighborPropDelayThresh, parse_int, 0, INT32_MAX, "20000000", NULL),
+	P(delayAsymmetry, parse_int, INT32_MIN, INT32_MAX, "0", NULL),
+	P(fault_reset_interval, parse_int, INT8_MIN, INT8_MAX, "4", NULL),
+};
+
+_Static_assert(ARRAY_SIZE(keys) <= CONFIG_KEYS_MAX, "one bit per key in config_layer.set");
+
+void config_keys_daemon_defaults(struct daemon_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->logging_level = 6; /* LOG_INFO, as ptp4l */
+	o->restart_limit_burst = 5;
+	o->restart_limit_interval_sec = 60;
+	o->restart_backoff_initial_ms = 100;
+	o->restart_backoff_max_ms = 10000;
+}
+
+static void *scope_base(struct config_layer *l, enum key_scope s)
+{
+	switch (s) {
+	case SCOPE_DAEMON:
+		return &l->daemon;
+	case SCOPE_INSTANCE:
+		return &l->instance;
+	case SCOPE_PORT:
+		return &l->port;
+	}
+	return NULL;
+}
+
+/* Copy the keys of one scope that layer l set onto dst (a struct of that scope). */
+void config_keys_apply(const struct config_layer *l, enum key_scope s, void *dst)
+{
+	const uint8_t *src = scope_base((struct config_layer *) l, s);
+
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+		if (keys[i].scope == s && (l->set & (UINT64_C(1) << i))) {
+			memcpy((uint8_t *) dst + keys[i].offset, src + keys[i].offset,
+			       keys[i].size);
+		}
+	}
+}
+
+/* Equal in every key of scope s? Bytewise per key: parsers zero whole fields, so this is exact. */
+bool config_keys_equal(const void *a, const void *b, enum key_scope s)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+		if (keys[i].scope == s &&
+		    memcmp((const uint8_t *) a + keys[i].offset,
+			   (const uint8_t *) b + keys[i].offset, keys[i].size) != 0) {
+			return false;
+		}
+	}
+	return true;
+}
+
+void config_keys_expect(const struct config_key *k, char *buf, size_t size)
+{
+	if (k->expect) {
+		snprintf(buf, size, "%s", k->expect);
+	} else if (k->parse == parse_bool) {
+		snprintf(buf, size, "0 or 1 (also no/yes, false/true, off/on)");
+	} else if (k->parse == parse_double) {
+		snprintf(buf, size, "a number of at least %g", k->min);
+	} else {
+		snprintf(buf, size, "an integer from %.0f to %.0f", k->min, k->max);
+	}
+}
+
+const struct config_key *config_keys_find(const char *name, bool ignore_case)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+		if ((ignore_case ? strcasecmp : strcmp)(keys[i].name, name) == 0) {
+			return &keys[i];
+		}
+	}
+	return NULL;
+}
+
+void *config_keys_field(struct config_layer *l, const struct config_key *k)
+{
+	return (uint8_t *) scope_base(l, k->scope) + k->offset;
+}
+
+size_t config_keys_index(const struct config_key *k)
+{
+	return (size_t) (k - keys);
+}
+
+void config_dump_keys(FILE *out)
+{
+	static const char *const scope_names[] = {
+		[SCOPE_DAEMON] = "global",
+		[SCOPE_INSTANCE] = "global instance",
+		[SCOPE_PORT] = "global instance interface",
+	};
+	char expect[128];
+
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+		config_keys_expect(&keys[i], expect, sizeof(expect));
+		fprintf(out, "%s\t%s\t%s\t%s\n", keys[i].name, scope_names[keys[i].scope],
+			keys[i].def[0] ? keys[i].def : "(empty)", expect);
+	}
+}

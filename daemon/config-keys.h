@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Internal to the config loader: the key table and what the loader does with it. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "daemon/config.h"
+
+enum key_scope {
+	SCOPE_DAEMON,	/* [global] only */
+	SCOPE_INSTANCE, /* [global] and [instance NAME] */
+	SCOPE_PORT,	/* [global], [instance NAME] and [interface IFNAME] */
+};
+
+struct config_key;
+typedef int (*key_parser)(const struct config_key *k, const char *value, void *dst);
+
+/* One key: where it may appear, how its text becomes a value, where the value goes. */
+struct config_key {
+	enum key_scope scope;
+	const char *name;
+	key_parser parse;
+	size_t offset; /* into the scope's struct: daemon_options, instance_options, port_options */
+	size_t size;
+	double min, max;    /* for numbers; exact for every integer range in the table (< 2^53) */
+	const char *def;    /* the default as it would be written in the file */
+	const char *expect; /* what a valid value looks like; NULL: derived from min and max */
+};
+
+void config_keys_daemon_defaults(struct daemon_options *o);
+/* Exact name, or (for a "did you mean") ignoring case; NULL when there is none. */
+const struct config_key *config_keys_find(const char *name, bool ignore_case);
+/* Position of k in the table: its bit in config_layer.set. */
+size_t config_keys_index(const struct config_key *k);
+/* Where key k's value lives in layer l. */
+void *config_keys_field(struct config_layer *l, const struct config_key *k);
+/* Copy the keys of scope s that layer l set onto dst, a struct of that scope. */
+void config_keys_apply(const struct config_layer *l, enum key_scope s, void *dst);
+/* Are two structs of scope s equal in every key of that scope? */
+bool config_keys_equal(const void *a, const void *b, enum key_scope s);
+/* What a valid value of k looks like, for error messages. */
+void config_keys_expect(const struct config_key *k, char *buf, size_t size);
+/* The kernel's dev_valid_name() for the first n bytes of s. */
+bool config_keys_ifname_valid(const char *s, size_t n);
+/* 1 to OPTIONS_NAME_MAX - 1 letters, digits, '_' or '-'. */
+bool config_keys_instance_name_valid(const char *s);
