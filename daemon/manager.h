@@ -144,7 +144,14 @@ struct mport {
 	struct worker *worker;	     /* NULL: none */
 	bool has_erbest;	     /* the worker's last ERBEST report */
 	struct ipc_erbest erbest;
-	bool removed; /* going away: no restart */
+	bool configured; /* the worker said HELLO and got its CONFIG */
+	bool sent_valid; /* sent: last RECOMMENDED_STATE to this worker */
+	struct ipc_recommended_state sent;
+	bool removed;  /* going away: no restart */
+	bool given_up; /* past the restart rate limit: stays FAULTY */
+	sd_event_source *restart_timer;
+	uint64_t restart_window_start; /* CLOCK_MONOTONIC usec */
+	unsigned int restarts_in_window;
 };
 
 /*

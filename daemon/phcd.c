@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* phcd, the supervisor: option parsing for now; the supervisor proper lands later. */
+/* phcd, the supervisor: options, then config -> instances -> workers on one sd-event loop. */
+#include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <config.h> /* the generated one: "config.h" would find daemon/config.h */
 #include "daemon/list-interfaces.h"
+#include "daemon/supervisor.h"
 
 static void help(FILE *f)
 {
@@ -14,7 +18,13 @@ static void help(FILE *f)
 	      "  -h --help             show this help\n"
 	      "     --version          show the version\n"
 	      "     --list-interfaces  list interfaces with their timestamping and PHC\n"
-	      "     --json             with --list-interfaces: one JSON array\n",
+	      "     --json             with --list-interfaces: one JSON array\n"
+	      "  -f --config FILE      configuration file (default /etc/phcd/phcd.conf)\n"
+	      "     --config-dir DIR   drop-in directory (default FILE.d)\n"
+	      "     --check-config     check the configuration, print what is wrong, exit\n"
+	      "     --port-binary PATH phcd-port to run (default: next to phcd)\n"
+	      "     --status-file PATH rewrite PATH with every instance and port on each change\n"
+	      "     --status-stdout    one line per port state change on stdout\n",
 	      f);
 }
 
@@ -23,19 +33,31 @@ int main(int argc, char **argv)
 	enum {
 		ARG_VERSION = 0x100,
 		ARG_LIST,
-		ARG_JSON
+		ARG_JSON,
+		ARG_CONFIG_DIR,
+		ARG_CHECK,
+		ARG_PORT_BINARY,
+		ARG_STATUS_FILE,
+		ARG_STATUS_STDOUT,
 	};
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, ARG_VERSION },
 		{ "list-interfaces", no_argument, NULL, ARG_LIST },
 		{ "json", no_argument, NULL, ARG_JSON },
+		{ "config", required_argument, NULL, 'f' },
+		{ "config-dir", required_argument, NULL, ARG_CONFIG_DIR },
+		{ "check-config", no_argument, NULL, ARG_CHECK },
+		{ "port-binary", required_argument, NULL, ARG_PORT_BINARY },
+		{ "status-file", required_argument, NULL, ARG_STATUS_FILE },
+		{ "status-stdout", no_argument, NULL, ARG_STATUS_STDOUT },
 		{},
 	};
-	bool list = false, json = false;
+	struct manager_settings settings = { 0 };
+	bool list = false, json = false, check = false;
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) >= 0) {
+	while ((c = getopt_long(argc, argv, "hf:", opts, NULL)) >= 0) {
 		switch (c) {
 		case 'h':
 			help(stdout);
@@ -48,6 +70,24 @@ int main(int argc, char **argv)
 			break;
 		case ARG_JSON:
 			json = true;
+			break;
+		case 'f':
+			settings.config_path = optarg;
+			break;
+		case ARG_CONFIG_DIR:
+			settings.config_dir = optarg;
+			break;
+		case ARG_CHECK:
+			check = true;
+			break;
+		case ARG_PORT_BINARY:
+			settings.port_binary = optarg;
+			break;
+		case ARG_STATUS_FILE:
+			settings.status_file = optarg;
+			break;
+		case ARG_STATUS_STDOUT:
+			settings.status_stdout = true;
 			break;
 		default:
 			help(stderr);
@@ -66,6 +106,8 @@ int main(int argc, char **argv)
 		}
 		return 0;
 	}
-	fputs("phcd: the supervisor is not implemented yet; see --list-interfaces\n", stderr);
-	return 1;
+	if (check) {
+		return supervisor_check_config(&settings) < 0 ? 1 : 0;
+	}
+	return supervisor_run(&settings) < 0 ? 1 : 0;
 }

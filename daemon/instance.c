@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* A PTP instance in the supervisor: its clock's data sets and the clock-level BMCA over its ports.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/manager-internal.h"
+#include "daemon/worker.h"
+#include "ptp/bmca.h"
+
+int instance_new(struct manager *m, const struct config_instance *ci, struct instance **ret)
+{
+	struct instance *i = calloc(1, sizeof(*i));
+
+	if (!i) {
+		return -ENOMEM;
+	}
+	snprintf(i->name, sizeof(i->name), "%s", ci->options.name);
+	i->manager = m;
+	snprintf(i->profile, sizeof(i->profile), "default");
+	i->servo_state = SERVO_UNLOCKED;
+	instance_apply_options(i, &ci->options);
+	*ret = i;
+	return 0;
+}
+
+struct instance *instance_free(struct instance *i)
+{
+	free(i);
+	return NULL;
+}
+
+/* IEEE 1588-2019 9.3.5 Table 27: with no better master the instance is its own grandmaster. */
+static void instance_own_parent(const struct instance *i, struct parentDS *pds,
+				struct timePropertiesDS *tp)
+{
+	memset(pds, 0, sizeof(*pds));
+	pds->parentPortIdentity.clockIdentity = i->clock_identity;
+	pds->grandmasterIdentity = i->clock_identity;
+	pds->grandmasterClockQuality = i->clock_quality;
+	pds->grandmasterPriority1 = i->priority1;
+	pds->grandmasterPriority2 = i->priority2;
+	pds->observedParentOffsetScaledLogVariance = 0xffff;
+	pds->observedParentClockPhaseChangeRate = 0x7fffffff;
+	memset(tp, 0, sizeof(*tp));
+	tp->currentUtcOffset = i->options.utc_offset;
+	tp->timeSource = i->options.timeSource;
+}
+
+void instance_apply_options(struct instance *i, const struct instance_options *o)
+{
+	i->options = *o;
+	i->domain = o->domainNumber;
+	i->priority1 = o->priority1;
+	i->priority2 = o->priority2;
+	i->clock_quality.clockClass = o->slaveOnly ? CLOCK_CLASS_SLAVE_ONLY : o->clockClass;
+	i->clock_quality.clockAccuracy = o->clockAccuracy;
+	i->clock_quality.offsetScaledLogVariance = o->offsetScaledLogVariance;
+	i->clock_backend = o->clock_backend;
+}
+
+size_t instance_port_count(const struct instance *i)
+{
+	size_t n = 0;
+	struct mport *p;
+
+	MANAGER_FOREACH_PORT(p, i->manager, k)
+	{
+		n += p->instance == i;
+	}
+	return n;
+}
+
+struct mport *instance_port_at(const struct instance *i, size_t n)
+{
+	struct mport *p;
+
+	MANAGER_FOREACH_PORT(p, i->manager, k)
+	{
+		if (p->instance == i && n-- == 0) {
+			return p;
+		}
+	}
+	return NULL;
+}
+
+uint16_t instance_free_port_number(const struct instance *i)
+{
+	for (uint16_t n = 1; n < UINT16_MAX; n++) {
+		struct mport *p;
+		bool used = false;
+
+		MANAGER_FOREACH_PORT(p, i->manager, k)
+		{
+			used |= p->instance == i && p->port_identity.portNumber == n;
+		}
+		if (!used) {
+			return n;
+		}
+	}
+	return UINT16_MAX;
+}
+
+/* Only ports whose worker runs the protocol take part (9.2.5: FAULTY and DISABLED do not). */
+static bool port_in_bmca(const struct mport *p)
+{
+	return p->worker && p->configured && p->state != PORT_STATE_FAULTY &&
+	       p->state != PORT_STATE_DISABLED && p->state != PORT_STATE_INITIALIZING;
+}
+
+static void instance_set_parent(struct instance *i, const struct parentDS *pds,
+				const struct timePropertiesDS *tp, uint16_t steps)
+{
+	unsigned int mask = 0;
+
+	if (memcmp(&i->parent, pds, sizeof(*pds)) || steps != i->steps_removed) {
+		i->parent = *pds;
+		i->grandmaster_identity = pds->grandmasterIdentity;
+		i->parent_port_identity = pds->parentPortIdentity;
+		i->steps_removed = steps;
+		mask |= INSTANCE_CHANGED_PARENT;
+	}
+	if (memcmp(&i->time_properties, tp, sizeof(*tp))) {
+		i->time_properties = *tp;
+		mask |= INSTANCE_CHANGED_TIME_PROPERTIES;
+	}
+	if (mask) {
+		manager_instance_changed(i, mask);
+	}
+}
+
+void instance_run_bmca(struct instance *i)
+{
+	const struct bmca_dataset *erbest[OPTIONS_INTERFACES_MAX];
+	struct mport *ports[OPTIONS_INTERFACES_MAX];
+	enum bmca_decision decision[OPTIONS_INTERFACES_MAX];
+	struct bmca_dataset d0;
+	struct defaultDS dds = {
+		.clockIdentity = i->clock_identity,
+		.clockQuality = i->clock_quality,
+		.priority1 = i->priority1,
+		.priority2 = i->priority2,
+		.domainNumber = i->domain,
+		.slaveOnly = i->options.slaveOnly,
+	};
+	struct parentDS pds;
+	struct timePropertiesDS tp;
+	uint16_t steps = 0;
+	size_t n = 0;
+	int best;
+	struct mport *p;
+
+	MANAGER_FOREACH_PORT(p, i->manager, k)
+	{
+		if (p->instance == i && port_in_bmca(p) && n < ARRAY_SIZE(ports)) {
+			ports[n] = p;
+			erbest[n] = p->has_erbest ? &p->erbest.ds : NULL;
+			n++;
+		}
+	}
+	bmca_dataset_from_default(&dds, &d0);
+	/* IEEE 1588-2019 9.3.2.2: Ebest is the best of the ports' Erbest. */
+	best = bmca_ebest(erbest, n);
+	for (size_t k = 0; k < n; k++) {
+		decision[k] = bmca_state_decision(&d0, best >= 0 ? erbest[best] : NULL, erbest[k],
+						  (int) k == best, i->options.slaveOnly,
+						  ports[k]->state);
+	}
+	/* 9.3.5 Table 30: the instance follows Ebest only when its port became SLAVE (S1). */
+	instance_own_parent(i, &pds, &tp);
+	if (best >= 0 && decision[best] == BMCA_DECISION_S1) {
+		const struct ipc_erbest *e = &ports[best]->erbest;
+
+		pds.parentPortIdentity = e->ds.sender;
+		pds.grandmasterIdentity = e->ds.identity;
+		pds.grandmasterClockQuality = e->ds.quality;
+		pds.grandmasterPriority1 = e->ds.priority1;
+		pds.grandmasterPriority2 = e->ds.priority2;
+		tp = e->tp;
+		steps = e->ds.stepsRemoved + 1;
+	}
+	instance_set_parent(i, &pds, &tp, steps);
+
+	for (size_t k = 0; k < n; k++) {
+		struct ipc_msg m = { .type = IPC_RECOMMENDED_STATE };
+		struct ipc_recommended_state *rs = &m.recommended_state;
+
+		p = ports[k];
+		if (decision[k] == BMCA_DECISION_NONE) {
+			continue;
+		}
+		rs->state = bmca_decision_to_state(decision[k], p->state);
+		rs->stepsRemoved = steps;
+		rs->parent = pds;
+		rs->tp = tp;
+		if (p->sent_valid && !memcmp(&p->sent, rs, sizeof(*rs))) {
+			continue;
+		}
+		if (worker_send(p->worker, &m) < 0) {
+			/* Its exit follows on the pidfd and restarts it. */
+			continue;
+		}
+		if (!p->sent_valid || p->sent.state != rs->state) {
+			manager_log(LOG_INFO, p->ifname, "recommended state %s (%s)",
+				    port_state_to_string(rs->state),
+				    bmca_decision_to_string(decision[k]));
+		}
+		p->sent = *rs;
+		p->sent_valid = true;
+	}
+}
+
+void instance_port_status(struct instance *i, struct mport *p, const struct ipc_status *s)
+{
+	unsigned int mask = 0;
+	bool synced;
+
+	if (p->state != PORT_STATE_SLAVE && p->state != PORT_STATE_UNCALIBRATED) {
+		return;
+	}
+	if (i->offset_ns != s->offset_ns || i->mean_path_delay_ns != s->mean_path_delay_ns ||
+	    i->freq_ppb != s->freq_ppb) {
+		i->offset_ns = s->offset_ns;
+		i->mean_path_delay_ns = s->mean_path_delay_ns;
+		i->freq_ppb = s->freq_ppb;
+		mask |= INSTANCE_CHANGED_SAMPLE;
+	}
+	synced = p->state == PORT_STATE_SLAVE && s->servo_state == IPC_SERVO_LOCKED;
+	if ((int) i->servo_state != (int) s->servo_state || synced != i->synchronized) {
+		static const enum servo_state map[] = {
+			[IPC_SERVO_UNLOCKED] = SERVO_UNLOCKED,
+			[IPC_SERVO_LOCKED] = SERVO_LOCKED,
+			[IPC_SERVO_HOLDOVER] = SERVO_HOLDOVER,
+		};
+		i->servo_state = map[s->servo_state];
+		i->synchronized = synced;
+		mask |= INSTANCE_CHANGED_SERVO;
+	}
+	if (mask) {
+		manager_instance_changed(i, mask);
+	}
+}
+
+static int instance_set_priority(struct instance *i, uint8_t *field, uint8_t value)
+{
+	if (*field == value) {
+		return 0;
+	}
+	*field = value;
+	i->options.priority1 = i->priority1;
+	i->options.priority2 = i->priority2;
+	manager_instance_changed(i, INSTANCE_CHANGED_CONFIG);
+	/*
+	 * The port engine has no setter for defaultDS.priority1/2 yet, so the workers restart
+	 * with the new value (IPC_SET_PRIORITY is the way once the engine takes it).
+	 */
+	manager_restart_instance_ports(i, "priority changed");
+	return 0;
+}
+
+int instance_set_priority1(struct instance *i, uint8_t priority1)
+{
+	return instance_set_priority(i, &i->priority1, priority1);
+}
+
+int instance_set_priority2(struct instance *i, uint8_t priority2)
+{
+	return instance_set_priority(i, &i->priority2, priority2);
+}

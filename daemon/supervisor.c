@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* phcd's run loop: signals, the manager on sd-event, and `--check-config`. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/config.h"
+#include "daemon/manager-internal.h"
+#include "daemon/supervisor.h"
+#include <systemd/sd-daemon.h>
+
+int supervisor_check_config(const struct manager_settings *s)
+{
+	_cleanup_(config_freep) struct config *c = NULL;
+	_cleanup_free_ char *errors = NULL;
+	const char *path = s->config_path ? s->config_path : CONFIG_DEFAULT_PATH;
+	int r;
+
+	if (!s->config_dir) {
+		return config_check(path, stdout);
+	}
+	/* config_check() knows no drop-in directory of its own: same report, our directory. */
+	r = config_load(path, s->config_dir, false, &c, &errors);
+	if (errors) {
+		fputs(errors, stdout);
+	}
+	if (r < 0) {
+		if (r != -EINVAL) {
+			printf("%s: cannot load: %s\n", path, strerror(-r));
+		}
+		return r;
+	}
+	printf("%s: OK, %zu file(s), %zu instance(s)\n", path, c->n_files, c->n_instances);
+	return 0;
+}
+
+static int on_term(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	manager_stop(userdata);
+	return 0;
+}
+
+static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	_cleanup_free_ char *errors = NULL;
+	int r;
+
+	sd_notify(false, "RELOADING=1");
+	r = manager_reload(userdata, &errors);
+	if (r < 0 && errors) {
+		/* Every line already names file:line. */
+		fputs(errors, stderr);
+	} else if (r < 0) {
+		manager_log(LOG_ERR, NULL, "reload failed: %s", strerror(-r));
+	}
+	sd_notify(false, "READY=1");
+	return 0;
+}
+
+int supervisor_run(const struct manager_settings *s)
+{
+	_cleanup_(manager_freep) struct manager *m = NULL;
+	_cleanup_free_ char *errors = NULL;
+	sd_event *event = NULL;
+	sigset_t mask;
+	int r;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	/* A worker's IPC end closing must not kill us on a late send. */
+	signal(SIGPIPE, SIG_IGN);
+
+	r = sd_event_default(&event);
+	if (r < 0) {
+		manager_log(LOG_ERR, NULL, "cannot create the event loop: %s", strerror(-r));
+		return r;
+	}
+	r = manager_new(event, s, &m, &errors);
+	if (r < 0) {
+		if (errors) {
+			fputs(errors, stderr);
+		}
+		manager_log(LOG_ERR, NULL, "invalid configuration, not starting: %s", strerror(-r));
+		goto out;
+	}
+	if ((r = sd_event_add_signal(event, NULL, SIGTERM, on_term, m)) < 0 ||
+	    (r = sd_event_add_signal(event, NULL, SIGINT, on_term, m)) < 0 ||
+	    (r = sd_event_add_signal(event, NULL, SIGHUP, on_hup, m)) < 0) {
+		manager_log(LOG_ERR, NULL, "cannot watch signals: %s", strerror(-r));
+		goto out;
+	}
+	r = manager_start(m);
+	if (r < 0) {
+		goto out;
+	}
+	r = sd_event_loop(event);
+	manager_log(LOG_INFO, NULL, "stopped");
+out:
+	m = manager_free(m);
+	sd_event_unref(event);
+	return r;
+}

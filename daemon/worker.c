@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* One phcd-port child of the supervisor: acquire its fds, fork+exec, watch it by pidfd, talk IPC.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "daemon/worker.h"
+
+#ifndef P_PIDFD
+#define P_PIDFD 3
+#endif
+
+struct worker {
+	sd_event *event;
+	const struct worker_ops *ops;
+	void *userdata;
+	pid_t pid;
+	int pidfd;
+	int ipc_fd;
+	sd_event_source *pidfd_src;
+	sd_event_source *ipc_src;
+	sd_event_source *term_timer;
+	sd_event_source *kill_timer;
+	bool stopping;
+	bool reaped;
+	/* Why the supervisor ended it, reported instead of the bare signal. */
+	int kill_error;
+	char kill_reason[64];
+};
+
+static int pidfd_open_(pid_t pid)
+{
+	return (int) syscall(SYS_pidfd_open, pid, 0);
+}
+
+static void worker_release(struct worker *w)
+{
+	w->pidfd_src = sd_event_source_disable_unref(w->pidfd_src);
+	w->ipc_src = sd_event_source_disable_unref(w->ipc_src);
+	w->term_timer = sd_event_source_disable_unref(w->term_timer);
+	w->kill_timer = sd_event_source_disable_unref(w->kill_timer);
+	if (w->ipc_fd >= 0) {
+		close(w->ipc_fd);
+		w->ipc_fd = -1;
+	}
+	if (w->pidfd >= 0) {
+		close(w->pidfd);
+		w->pidfd = -1;
+	}
+}
+
+/* The pidfd became readable: the child exited. Reap it and say why it went. */
+static int on_pidfd(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct worker *w = userdata;
+	siginfo_t si = { 0 };
+	char reason[96];
+	int error;
+
+	if (waitid((idtype_t) P_PIDFD, (id_t) w->pidfd, &si, WEXITED | WNOHANG) < 0) {
+		return 0;
+	}
+	if (si.si_pid == 0) {
+		return 0;
+	}
+	w->reaped = true;
+	if (w->kill_reason[0]) {
+		snprintf(reason, sizeof(reason), "%s", w->kill_reason);
+		error = w->kill_error;
+	} else if (si.si_code == CLD_EXITED) {
+		snprintf(reason, sizeof(reason), "exited with status %d", si.si_status);
+		error = si.si_status == 0 ? 0 : -ECHILD;
+	} else {
+		snprintf(reason, sizeof(reason), "killed by signal %s", sigabbrev_np(si.si_status));
+		error = -EINTR;
+	}
+	worker_release(w);
+	/* The callback may free w: nothing after it. */
+	w->ops->exited(w, error, reason, w->userdata);
+	return 0;
+}
+
+/* A bad message ends the worker, never the supervisor (DESIGN.md 4). */
+static int on_ipc(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct worker *w = userdata;
+	struct ipc_msg m;
+	int r;
+
+	r = ipc_recv(fd, &m, NULL, 0, NULL);
+	if (r == -EAGAIN || r == -EINTR) {
+		return 0;
+	}
+	if (r == -ECONNRESET || (r < 0 && (revents & EPOLLHUP))) {
+		/* The worker closed its end; its exit follows on the pidfd. */
+		w->ipc_src = sd_event_source_disable_unref(w->ipc_src);
+		return 0;
+	}
+	if (r < 0) {
+		worker_kill(w, -EBADMSG, "sent a malformed message");
+		return 0;
+	}
+	if (!ipc_type_from_worker(m.type)) {
+		worker_kill(w, -EBADMSG, "sent a supervisor message type");
+		return 0;
+	}
+	w->ops->message(w, &m, w->userdata);
+	return 0;
+}
+
+/* The child between fork and exec: fds to 3, 4, 5, nothing else open, then exec. */
+static _Noreturn void worker_exec(const struct worker_config *cfg, int ipc, int sock, int phc)
+{
+	char ci[CLOCK_IDENTITY_STRLEN], pn[8];
+	const char *argv[16];
+	size_t n = 0;
+	int fds[3] = { ipc, sock, phc };
+	sigset_t all;
+
+	/* Move each fd above the target range first, so dup2 cannot clobber a later one. */
+	for (int i = 0; i < 3; i++) {
+		if (fds[i] >= 0) {
+			fds[i] = fcntl(fds[i], F_DUPFD, 16);
+		}
+	}
+	for (int i = 0; i < 3; i++) {
+		if (fds[i] >= 0 && dup2(fds[i], WORKER_FD_IPC + i) < 0) {
+			_exit(127);
+		}
+	}
+	close_range(phc >= 0 ? WORKER_FD_PHC + 1 : WORKER_FD_SOCKET + 1, ~0U, 0);
+	sigemptyset(&all);
+	sigprocmask(SIG_SETMASK, &all, NULL);
+
+	clock_identity_to_string(&cfg->clock_identity, ci);
+	snprintf(pn, sizeof(pn), "%u", cfg->port_number);
+	argv[n++] = cfg->binary;
+	argv[n++] = "--ipc-fd";
+	argv[n++] = "3";
+	argv[n++] = "--socket-fd";
+	argv[n++] = "4";
+	if (phc >= 0) {
+		argv[n++] = "--phc-fd";
+		argv[n++] = "5";
+	}
+	argv[n++] = "--clock-identity";
+	argv[n++] = ci;
+	argv[n++] = "--port-number";
+	argv[n++] = pn;
+	argv[n++] = "-i";
+	argv[n++] = cfg->ifname;
+	argv[n] = NULL;
+	execv(cfg->binary, (char *const *) argv);
+	_exit(127);
+}
+
+static int open_phc(int phc_index)
+{
+	char path[32];
+	int fd;
+
+	snprintf(path, sizeof(path), "/dev/ptp%d", phc_index);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+int worker_spawn(sd_event *event, const struct worker_config *cfg, const struct worker_ops *ops,
+		 void *userdata, struct worker **ret, struct worker_info *info)
+{
+	static const enum transport_ts_request ts_req[] = {
+		[OPTIONS_TS_HARDWARE] = TRANSPORT_TS_HARDWARE,
+		[OPTIONS_TS_SOFTWARE] = TRANSPORT_TS_SOFTWARE,
+		[OPTIONS_TS_AUTO] = TRANSPORT_TS_AUTO,
+	};
+	struct transport_config tc = {
+		.ifindex = cfg->ifindex,
+		.ts_request = ts_req[cfg->time_stamping],
+		.peer_delay = cfg->peer_delay,
+	};
+	struct transport_ts_status st;
+	_cleanup_close_ int sock = -1, phc = -1, ours = -1, theirs = -1, pidfd = -1;
+	_cleanup_free_ struct worker *w = NULL;
+	int sv[2], r;
+	pid_t pid;
+
+	r = transport_l2_open_fd(&tc, &sock, &st);
+	if (r < 0) {
+		return r;
+	}
+	if (cfg->want_phc && st.phc_index >= 0) {
+		phc = open_phc(st.phc_index);
+		if (phc < 0) {
+			return phc;
+		}
+	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv) < 0) {
+		return -errno;
+	}
+	ours = sv[0];
+	theirs = sv[1];
+	/* The worker blocks on its end: clear O_NONBLOCK there (it has its own event loop). */
+	fcntl(theirs, F_SETFL, 0);
+	w = calloc(1, sizeof(*w));
+	if (!w) {
+		return -ENOMEM;
+	}
+	pid = fork();
+	if (pid < 0) {
+		return -errno;
+	}
+	if (pid == 0) {
+		worker_exec(cfg, theirs, sock, phc);
+	}
+	pidfd = pidfd_open_(pid);
+	if (pidfd < 0) {
+		r = -errno;
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return r;
+	}
+	w->event = event;
+	w->ops = ops;
+	w->userdata = userdata;
+	w->pid = pid;
+	w->pidfd = TAKE_FD(pidfd);
+	w->ipc_fd = TAKE_FD(ours);
+	r = sd_event_add_io(event, &w->pidfd_src, w->pidfd, EPOLLIN, on_pidfd, w);
+	if (r >= 0) {
+		r = sd_event_add_io(event, &w->ipc_src, w->ipc_fd, EPOLLIN, on_ipc, w);
+	}
+	if (r < 0) {
+		worker_free(TAKE_PTR(w));
+		return r;
+	}
+	if (info) {
+		info->pid = pid;
+		info->ts_mode = st.mode;
+		info->phc_index = st.phc_index;
+		info->hw_error = st.hw_error;
+	}
+	*ret = TAKE_PTR(w);
+	return 0;
+}
+
+int worker_send(struct worker *w, const struct ipc_msg *m)
+{
+	if (w->ipc_fd < 0) {
+		return -ENOTCONN;
+	}
+	return ipc_send(w->ipc_fd, m, NULL, 0);
+}
+
+static int on_term_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct worker *w = userdata;
+
+	if (!w->reaped) {
+		kill(w->pid, SIGTERM);
+	}
+	return 0;
+}
+
+static int on_kill_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct worker *w = userdata;
+
+	if (!w->reaped) {
+		syscall(SYS_pidfd_send_signal, w->pidfd, SIGKILL, NULL, 0);
+	}
+	return 0;
+}
+
+void worker_stop(struct worker *w, uint64_t timeout_usec)
+{
+	struct ipc_msg m = { .type = IPC_SHUTDOWN };
+	uint64_t now;
+
+	if (w->stopping || w->reaped) {
+		return;
+	}
+	w->stopping = true;
+	(void) worker_send(w, &m);
+	sd_event_now(w->event, CLOCK_MONOTONIC, &now);
+	sd_event_add_time(w->event, &w->term_timer, CLOCK_MONOTONIC, now + timeout_usec / 2, 0,
+			  on_term_timer, w);
+	sd_event_add_time(w->event, &w->kill_timer, CLOCK_MONOTONIC, now + timeout_usec, 0,
+			  on_kill_timer, w);
+}
+
+void worker_kill(struct worker *w, int error, const char *reason)
+{
+	if (w->reaped) {
+		return;
+	}
+	if (!w->kill_reason[0]) {
+		w->kill_error = error;
+		snprintf(w->kill_reason, sizeof(w->kill_reason), "%s", reason);
+	}
+	/* Nothing more from it: a flood of garbage must not keep the loop busy. */
+	w->ipc_src = sd_event_source_disable_unref(w->ipc_src);
+	syscall(SYS_pidfd_send_signal, w->pidfd, SIGKILL, NULL, 0);
+}
+
+pid_t worker_pid(const struct worker *w)
+{
+	return w->pid;
+}
+
+bool worker_stopping(const struct worker *w)
+{
+	return w->stopping;
+}
+
+struct worker *worker_free(struct worker *w)
+{
+	if (!w) {
+		return NULL;
+	}
+	if (!w->reaped && w->pidfd >= 0) {
+		siginfo_t si;
+
+		syscall(SYS_pidfd_send_signal, w->pidfd, SIGKILL, NULL, 0);
+		waitid((idtype_t) P_PIDFD, (id_t) w->pidfd, &si, WEXITED);
+	}
+	worker_release(w);
+	free(w);
+	return NULL;
+}

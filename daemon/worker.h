@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* One phcd-port child of the supervisor: acquire its fds, fork+exec, watch it by pidfd, talk IPC.
+ */
+#pragma once
+
+#include <net/if.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <systemd/sd-event.h>
+
+#include "daemon/ipc.h"
+#include "ptp/options.h"
+#include "ptp/transport.h"
+#include "ptp/types.h"
+#include "ptp/util.h"
+
+/* The fds a worker finds at exec, in this order (documented in phcd-port --help). */
+#define WORKER_FD_IPC 3
+#define WORKER_FD_SOCKET 4
+#define WORKER_FD_PHC 5
+
+struct worker;
+
+/* What the supervisor learns from a worker. */
+struct worker_ops {
+	/* A valid message from the worker (never a supervisor->worker type). */
+	void (*message)(struct worker *w, const struct ipc_msg *m, void *userdata);
+	/*
+	 * The worker is gone and reaped. reason: a short text ("exited with status 1", "killed by
+	 * signal 9", "sent a malformed message"). error: -errno that says why, for LastError.
+	 */
+	void (*exited)(struct worker *w, int error, const char *reason, void *userdata);
+};
+
+struct worker_config {
+	const char *binary; /* phcd-port */
+	char ifname[IFNAMSIZ];
+	int ifindex;
+	enum options_timestamping time_stamping;
+	bool peer_delay;
+	bool want_phc; /* open /dev/ptpN read-write when the interface has one */
+	struct ClockIdentity clock_identity;
+	uint16_t port_number;
+};
+
+/* What acquiring the port's resources found, for the port's public fields. */
+struct worker_info {
+	pid_t pid;
+	enum transport_ts_mode ts_mode;
+	int phc_index;
+	int hw_error; /* hardware timestamping refused, fell back to software: -errno */
+};
+
+/*
+ * Open the port's ETH_P_1588 socket (timestamping configured) and, if wanted, its PHC, make the
+ * IPC socketpair and fork+exec the binary with them as fds 3, 4 (and 5). Returns -errno when a
+ * resource cannot be acquired; the worker then does not exist.
+ */
+int worker_spawn(sd_event *event, const struct worker_config *cfg, const struct worker_ops *ops,
+		 void *userdata, struct worker **ret, struct worker_info *info);
+int worker_send(struct worker *w, const struct ipc_msg *m);
+/*
+ * Ask the worker to stop: SHUTDOWN now, SIGTERM after half of timeout_usec, SIGKILL at
+ * timeout_usec. ops->exited runs when it is reaped.
+ */
+void worker_stop(struct worker *w, uint64_t timeout_usec);
+/* SIGKILL at once (a worker that misbehaved); ops->exited follows. */
+void worker_kill(struct worker *w, int error, const char *reason);
+pid_t worker_pid(const struct worker *w);
+bool worker_stopping(const struct worker *w);
+/* Without waiting: SIGKILL and reap if still running, close everything. Accepts NULL. */
+struct worker *worker_free(struct worker *w);
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct worker *, worker_free);
