@@ -433,9 +433,14 @@ static int l2_recv(struct transport *t, void *buf, size_t len, struct transport_
 		if (n < 0) {
 			return errno == EINTR ? -EAGAIN : -errno;
 		}
-		/* The binding admits ETH_P_1588 only; anything shorter than a header is junk. */
+		/*
+		 * The binding admits ETH_P_1588 only; anything shorter than a header is junk.
+		 * PACKET_OTHERHOST is not ours: unicast to another MAC seen in promiscuous mode,
+		 * or PTP tagged for a VLAN without a device here (the kernel strips the tag and
+		 * still hands the frame to every ETH_P_1588 socket of the port).
+		 */
 		if (n >= L2_HDR_LEN && frame[12] == (ETH_P_1588 >> 8) &&
-		    frame[13] == (ETH_P_1588 & 0xff)) {
+		    frame[13] == (ETH_P_1588 & 0xff) && from.sll_pkttype != PACKET_OTHERHOST) {
 			break;
 		}
 		msg.msg_namelen = sizeof(from);
@@ -447,6 +452,10 @@ static int l2_recv(struct transport *t, void *buf, size_t len, struct transport_
 	ret->has_ts = c.has_ts;
 	ret->ts = c.ts;
 	plen = (size_t) n - L2_HDR_LEN;
+	/* Longer than any PTP message fits in a standard frame: deliver nothing of it. */
+	if (msg.msg_flags & MSG_TRUNC) {
+		return -EMSGSIZE;
+	}
 	if (plen > len) {
 		memcpy(buf, frame + L2_HDR_LEN, len);
 		return -EMSGSIZE;

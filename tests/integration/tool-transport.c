@@ -2,6 +2,7 @@
 /* Test tool: drive the L2 transport on one interface (send, receive, sink) for the shell tests. */
 #include <errno.h>
 #include <linux/if_packet.h>
+#include <linux/net_tstamp.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <net/if.h>
@@ -23,7 +24,10 @@ static const char usage[] =
 	"  --ts auto|hardware|software   timestamping request (default software)\n"
 	"  --adopt                       open the fd as a supervisor would, then adopt it\n"
 	"  --timeout-ms N                recv: give up after N ms (default 5000)\n"
-	"  --interleave-general          send: a general message after each event message\n";
+	"  --interleave-general          send: a general message after each event message\n"
+	"  --tx-timeout-ms N             TX timestamp deadline (default: the transport's)\n"
+	"  --fake-hw                     with --adopt: mark the fd hardware-stamped although the\n"
+	"                                driver is not, so no TX timestamp ever comes\n";
 
 static volatile sig_atomic_t stop;
 
@@ -52,10 +56,18 @@ static void build_msg(uint8_t *m, size_t len, uint8_t type, uint16_t seq)
 	m[31] = (uint8_t) seq;
 }
 
-static int open_transport(const char *ifname, enum transport_ts_request req, bool adopt,
-			  struct transport **ret)
+struct tool_opts {
+	enum transport_ts_request req;
+	bool adopt;
+	bool fake_hw;
+	ns_t tx_timeout;
+};
+
+static int open_transport(const char *ifname, const struct tool_opts *o, struct transport **ret)
 {
-	struct transport_config cfg = { .ts_request = req, .peer_delay = true };
+	struct transport_config cfg = { .ts_request = o->req,
+					.peer_delay = true,
+					.tx_timeout = o->tx_timeout };
 	_cleanup_transport_ struct transport *t = NULL;
 	struct transport_ts_status st;
 	int r;
@@ -69,13 +81,21 @@ static int open_transport(const char *ifname, enum transport_ts_request req, boo
 	if (r < 0) {
 		return r;
 	}
-	if (adopt) {
+	if (o->adopt) {
 		int fd;
 
 		r = transport_l2_open_fd(&cfg, &fd, &st);
+		if (r >= 0 && o->fake_hw) {
+			int f = SOF_TIMESTAMPING_RX_HARDWARE | SOF_TIMESTAMPING_RAW_HARDWARE |
+				SOF_TIMESTAMPING_OPT_ID | SOF_TIMESTAMPING_OPT_TSONLY;
+
+			if (setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING, &f, sizeof(f)) < 0) {
+				r = -errno;
+			}
+		}
 		if (r >= 0) {
 			/* As a worker would: it knows nothing but the fd. */
-			struct transport_config wcfg = { 0 };
+			struct transport_config wcfg = { .tx_timeout = o->tx_timeout };
 
 			r = transport_adopt(t, fd, &wcfg);
 			if (r < 0) {
@@ -99,7 +119,7 @@ static int open_transport(const char *ifname, enum transport_ts_request req, boo
 		       ifname, strerror(-st.hw_error));
 	}
 	printf("%s: open timestamping=%s phc=%d adopt=%d\n", ifname,
-	       transport_ts_mode_to_string(st.mode), st.phc_index, adopt);
+	       transport_ts_mode_to_string(st.mode), st.phc_index, o->adopt);
 	fflush(stdout);
 	*ret = TAKE_PTR(t);
 	return 0;
@@ -150,6 +170,16 @@ static int wait_readable(int fd, ns_t deadline)
 	return 0;
 }
 
+/* The kernel's count of frames it queued on the socket (read resets it), drops included. */
+static unsigned socket_frames(struct transport *t)
+{
+	struct tpacket_stats st = { 0 };
+	socklen_t sl = sizeof(st);
+
+	(void) getsockopt(transport_fd(t), SOL_PACKET, PACKET_STATISTICS, &st, &sl);
+	return st.tp_packets;
+}
+
 static int do_recv(struct transport *t, long count, long timeout_ms)
 {
 	ns_t deadline = now_mono() + timeout_ms * NS_PER_MSEC;
@@ -176,44 +206,37 @@ static int do_recv(struct transport *t, long count, long timeout_ms)
 		       info.src[2], info.src[3], info.src[4], info.src[5],
 		       info.has_ts ? info.ts : (ns_t) -1);
 	}
-	{
-		/* Why frames went missing, if they did: the socket's own drop count. */
-		struct tpacket_stats st = { 0 };
-		socklen_t sl = sizeof(st);
-
-		(void) getsockopt(transport_fd(t), SOL_PACKET, PACKET_STATISTICS, &st, &sl);
-		printf("rx done got=%ld drops=%u\n", got, st.tp_drops);
-	}
+	printf("rx done got=%ld socket=%u\n", got, socket_frames(t));
 	return got == count ? 0 : 1;
 }
 
-/* Count everything the socket itself delivers, by ethertype, below the transport's own check. */
+/*
+ * Keep the port held and count: ptp = what the transport delivered, socket = what the kernel
+ * queued on the socket. socket - ptp is what the transport itself had to drop.
+ */
 static int do_sink(struct transport *t)
 {
-	long ptp = 0, other = 0;
-	int fd = transport_fd(t);
+	unsigned long ptp = 0, socket = 0;
 
+	(void) socket_frames(t);
 	printf("sink ready\n");
-	fflush(stdout);
 	while (!stop) {
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		uint8_t f[2048];
-		ssize_t n;
+		struct transport_rx_info info;
+		uint8_t m[1500];
+		int r;
 
-		if (poll(&pfd, 1, 200) <= 0) {
+		if (wait_readable(transport_fd(t), now_mono() + 200 * NS_PER_MSEC) < 0) {
 			continue;
 		}
-		while ((n = recv(fd, f, sizeof(f), MSG_DONTWAIT)) >= 0) {
-			if (n >= 14 && f[12] == 0x88 && f[13] == 0xf7) {
-				ptp++;
-			} else {
-				other++;
-			}
+		while ((r = transport_recv(t, m, sizeof(m), &info)) != -EAGAIN) {
+			ptp += r >= 0;
 		}
+		socket += socket_frames(t);
 		/* Progress, so a test can wait for what it sent instead of sleeping. */
-		printf("sink ptp=%ld other=%ld\n", ptp, other);
+		printf("sink ptp=%lu socket=%lu\n", ptp, socket);
 	}
-	printf("sink done ptp=%ld other=%ld\n", ptp, other);
+	socket += socket_frames(t);
+	printf("sink done ptp=%lu socket=%lu\n", ptp, socket);
 	return 0;
 }
 
@@ -246,6 +269,13 @@ static int do_raw(const char *ifname, const char *ethertype, const char *dst, lo
 	f[13] = (uint8_t) type;
 	f[14] = 0x00; /* looks like a Sync if anyone took it for PTP */
 	f[15] = 0x02;
+	if (type == 0x8100) {
+		/* VLAN 2 carrying PTP: not this untagged port's traffic. */
+		f[16] = 0x88;
+		f[17] = 0xf7;
+		f[18] = 0x00;
+		f[19] = 0x02;
+	}
 	for (long i = 0; i < count; i++) {
 		if (send(fd, f, sizeof(f), 0) != (ssize_t) sizeof(f)) {
 			perror("raw send");
@@ -263,12 +293,14 @@ int main(int argc, char **argv)
 		{ "adopt", no_argument, NULL, 'a' },
 		{ "timeout-ms", required_argument, NULL, 'T' },
 		{ "interleave-general", no_argument, NULL, 'g' },
+		{ "tx-timeout-ms", required_argument, NULL, 'x' },
+		{ "fake-hw", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
-	enum transport_ts_request req = TRANSPORT_TS_SOFTWARE;
+	struct tool_opts o = { .req = TRANSPORT_TS_SOFTWARE };
 	_cleanup_transport_ struct transport *t = NULL;
-	bool adopt = false, interleave = false;
+	bool interleave = false;
 	long timeout_ms = 5000, count = 0;
 	const char *mode, *ifname;
 	int c, r;
@@ -276,13 +308,19 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) >= 0) {
 		switch (c) {
 		case 't':
-			if (transport_ts_request_from_string(optarg, &req) < 0) {
+			if (transport_ts_request_from_string(optarg, &o.req) < 0) {
 				fprintf(stderr, "bad --ts %s\n", optarg);
 				return 2;
 			}
 			break;
 		case 'a':
-			adopt = true;
+			o.adopt = true;
+			break;
+		case 'x':
+			o.tx_timeout = atol(optarg) * NS_PER_MSEC;
+			break;
+		case 'f':
+			o.fake_hw = true;
 			break;
 		case 'T':
 			timeout_ms = atol(optarg);
@@ -315,7 +353,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, strcmp(argv[optind], "recv") == 0 ? _IOFBF : _IOLBF, 0);
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
-	r = open_transport(ifname, req, adopt, &t);
+	r = open_transport(ifname, &o, &t);
 	if (r < 0) {
 		return 1;
 	}

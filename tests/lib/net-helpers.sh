@@ -65,3 +65,16 @@ wait_pid() {
 	done
 	wait "$pid"
 }
+
+# iperf3_server NS ADDR LOG [iperf3 options...]: start a server in NS, return once it listens.
+iperf3_server() {
+	local ns=$1 addr=$2 log=$3
+	shift 3
+	ip netns exec "$ns" iperf3 -s -B "$addr" "$@" >"$log" 2>&1 &
+	BG_PIDS+=($!)
+	local deadline=$((SECONDS + 5))
+	until ip netns exec "$ns" ss -ltn | grep -q "$addr:5201"; do
+		[ "$SECONDS" -lt "$deadline" ] || fail "iperf3 server in $ns did not listen: $(cat "$log")"
+		sleep 0.02
+	done
+}

@@ -1,0 +1,119 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Cost to unrelated traffic of a PTP port holder: iperf3 TCP and 64-byte UDP across a veth pair
+# with nothing, with Debian's ptp4l, and with phcd's transport holding the receiving end.
+#
+# usage: BUILD=build-dir tests/bench/traffic-cost.sh [RUNS [SECONDS]]   (root; default 8 x 5 s)
+# Interleaved: each run measures every holder in turn, so drift hits all of them alike.
+# Not a pass/fail test and not in any meson suite.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+SRC=${SRC:-$(cd "$here/../.." && pwd)}
+BUILD=${BUILD:-$SRC/build}
+RUNS=${1:-8}
+SECS=${2:-5}
+. "$SRC/tests/lib/net-helpers.sh"
+
+TOOL=$BUILD/tests/integration/tool-transport
+[ -x "$TOOL" ] || fail "no $TOOL: build first (ninja -C $BUILD)"
+command -v iperf3 >/dev/null || fail "iperf3 missing"
+command -v ptp4l >/dev/null || fail "ptp4l missing (linuxptp)"
+A=phba$$
+B=phbb$$
+tmp=$(mktemp -d)
+trap 'net_cleanup; rm -rf "$tmp"' EXIT
+netns_pair "$A" "$B" bva bvb
+ip -n "$A" addr add 169.254.88.1/24 dev bva
+ip -n "$B" addr add 169.254.88.2/24 dev bvb
+ncpu=$(nproc)
+# Client and server on different CPUs when there are two, so each holds one.
+caff=0
+saff=$((ncpu > 1 ? 1 : 0))
+iperf3_server "$B" 169.254.88.2 "$tmp/server.log" -A "$saff"
+
+holder_pid=
+start_holder() {
+	holder_pid=
+	case $1 in
+	none) ;;
+	ptp4l)
+		# Never near a real clock: free running, and CAP_SYS_TIME dropped all the same.
+		ip netns exec "$B" capsh --drop=cap_sys_time -- -c \
+			"exec ptp4l -i bvb -2 -S -m --free_running 1 --uds_address $tmp/uds" \
+			>"$tmp/holder.log" 2>&1 &
+		holder_pid=$!
+		;;
+	phcd)
+		ip netns exec "$B" "$TOOL" sink bvb >"$tmp/holder.log" 2>&1 &
+		holder_pid=$!
+		;;
+	esac
+	# Ready when its packet socket shows in B's /proc/net/packet.
+	local deadline=$((SECONDS + 5))
+	while [ -n "$holder_pid" ] &&
+		[ -z "$(ip netns exec "$B" awk 'NR > 1 { print $4 }' /proc/net/packet)" ]; do
+		[ "$SECONDS" -lt "$deadline" ] || fail "$1 did not open its socket: $(cat "$tmp/holder.log")"
+		sleep 0.02
+	done
+	protos=$(ip netns exec "$B" awk 'NR > 1 { print $4 }' /proc/net/packet | sort -u | tr '\n' ' ')
+}
+
+stop_holder() {
+	if [ -n "$holder_pid" ]; then
+		kill "$holder_pid" 2>/dev/null || true
+		wait "$holder_pid" 2>/dev/null || true
+	fi
+}
+
+# One iperf3 run; prints packets/s (udp) or bits/s (tcp) as the receiver counted them.
+measure() {
+	local out=$tmp/iperf.json
+	if [ "$1" = udp ]; then
+		# -w 4M: no loss at the server, so the rate is what the sending CPU, which also
+		# runs the veth receive path and every packet tap on it, can push.
+		ip netns exec "$A" iperf3 -c 169.254.88.2 -A "$caff" -u -l 64 -b 0 -w 4M -t "$SECS" \
+			-J >"$out"
+		jq -r '.end.sum | (.packets - .lost_packets) / .seconds' "$out"
+	else
+		ip netns exec "$A" iperf3 -c 169.254.88.2 -A "$caff" -t "$SECS" -J >"$out"
+		jq -r '.end.sum_received.bits_per_second' "$out"
+	fi
+}
+
+echo "# traffic-cost: $RUNS interleaved runs x ${SECS}s, $(uname -r), $ncpu CPUs, $(ptp4l -v 2>&1 | head -n 1) ptp4l"
+echo "# load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# run holder test value sockets-in-B"
+for run in $(seq 1 "$RUNS"); do
+	for holder in none ptp4l phcd; do
+		start_holder "$holder"
+		for test in udp tcp; do
+			v=$(measure "$test") || fail "iperf3 $test with $holder failed"
+			echo "$run $holder $test $v ${protos:--}" | tee -a "$tmp/results"
+		done
+		stop_holder
+	done
+done
+
+echo "# load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+echo "# holder test mean sd sd/mean ratio-of-means paired-ratio(mean sd)"
+echo "#   udp: received 64-byte packets/s; tcp: bits/s; paired: holder/none within each run"
+awk '
+	{ k = $2 " " $3; n[k]++; s[k] += $4; ss[k] += $4 * $4; v[$1, $2, $3] = $4; runs[$1] = 1 }
+	END {
+		split("none ptp4l phcd", hs, " "); split("udp tcp", ts, " ")
+		for (t = 1; t <= 2; t++) for (h = 1; h <= 3; h++) {
+			k = hs[h] " " ts[t]
+			m = s[k] / n[k]; var = (ss[k] - n[k] * m * m) / (n[k] - 1)
+			sd = var > 0 ? sqrt(var) : 0
+			mean[k] = m
+			rn = 0; rs = 0; rss = 0
+			for (r in runs) {
+				q = v[r, hs[h], ts[t]] / v[r, "none", ts[t]]
+				rn++; rs += q; rss += q * q
+			}
+			rm = rs / rn; rv = (rss - rn * rm * rm) / (rn - 1); rsd = rv > 0 ? sqrt(rv) : 0
+			printf "%-6s %s %14.0f %12.0f %5.1f%% %6.3f %6.3f %5.3f\n", hs[h], ts[t], m, sd,
+				100 * sd / m, m / mean["none " ts[t]], rm, rsd
+		}
+	}' "$tmp/results"
