@@ -7,6 +7,7 @@
 #include <setjmp.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -352,8 +353,34 @@ static void test_fd_passing(void **state)
 	close(p[1]);
 }
 
+/*
+ * PHCD_IPC_SEED_DIR=DIR writes one sample of every type there: the seed corpus of
+ * tests/fuzz/fuzz-ipc.c (tests/fuzz/corpus/ipc/) comes from this.
+ */
+static void write_seeds(const char *dir)
+{
+	for (size_t i = 0; i < sizeof(all_types) / sizeof(all_types[0]); i++) {
+		char path[4096];
+		uint8_t buf[IPC_MAX_SIZE];
+		struct ipc_msg m;
+		size_t len;
+		FILE *f;
+
+		sample(all_types[i], &m);
+		assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
+		snprintf(path, sizeof(path), "%s/%s", dir, ipc_type_to_string(all_types[i]));
+		f = fopen(path, "we");
+		assert_non_null(f);
+		assert_int_equal(fwrite(buf, 1, len, f), len);
+		fclose(f);
+	}
+}
+
 int main(void)
 {
+	if (getenv("PHCD_IPC_SEED_DIR")) {
+		write_seeds(getenv("PHCD_IPC_SEED_DIR"));
+	}
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip), cmocka_unit_test(test_fields),
 		cmocka_unit_test(test_malformed),  cmocka_unit_test(test_bad_values),
