@@ -579,11 +579,16 @@ out:
 
 int config_check(const char *path, FILE *out)
 {
+	return config_check_dir(path, NULL, out);
+}
+
+int config_check_dir(const char *path, const char *dropin_dir, FILE *out)
+{
 	_cleanup_(config_freep) struct config *c = NULL;
 	_cleanup_free_ char *errors = NULL;
 	int r;
 
-	r = config_load(path, NULL, false, &c, &errors);
+	r = config_load(path, dropin_dir, false, &c, &errors);
 	if (errors) {
 		fputs(errors, out);
 	}

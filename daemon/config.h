@@ -88,7 +88,12 @@ int config_load(const char *path, const char *dropin_dir, bool main_optional, st
 struct config *config_free(struct config *c);
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct config *, config_free);
 
-/* `phcd --check-config [-f FILE]`: load, print errors or a summary to out, 0 or -EINVAL. */
+/*
+ * `phcd --check-config [-f FILE]`: load path (and dropin_dir, NULL: path + ".d"), print every
+ * error, or a summary of the instances, to out. 0 or -EINVAL (or another -errno).
+ */
+int config_check_dir(const char *path, const char *dropin_dir, FILE *out);
+/* The same with path + ".d". */
 int config_check(const char *path, FILE *out);
 
 const struct config_instance *config_find_instance(const struct config *c, const char *name);

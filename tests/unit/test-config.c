@@ -218,6 +218,18 @@ static void test_dropin_order(void **state)
 	assert_int_equal(c->instances[0].options.priority2, 21);
 	assert_int_equal(c->instances[0].options.domainNumber, 5);
 	config_free(c);
+
+	/* --check-config reads the same files, here with the drop-in directory named explicitly. */
+	FILE *out = tmpfile();
+	char buf[1024] = { 0 };
+
+	assert_non_null(out);
+	assert_int_equal(config_check_dir(f->path, f->dropins, out), 0);
+	rewind(out);
+	assert_true(fread(buf, 1, sizeof(buf) - 1, out) > 0);
+	fclose(out);
+	assert_non_null(strstr(buf, ": OK, 3 file(s), 1 instance(s)"));
+	assert_non_null(strstr(buf, "instance default: domainNumber 5, priority1 30"));
 }
 
 static void test_dropin_errors_name_dropin(void **state)
@@ -389,7 +401,7 @@ static void test_example_config(void **state)
 	assert_non_null(out);
 	r = config_check(path, out);
 	rewind(out);
-	fread(buf, 1, sizeof(buf) - 1, out);
+	assert_true(fread(buf, 1, sizeof(buf) - 1, out) > 0);
 	fclose(out);
 	if (r != 0) {
 		fail_msg("expected %s to check OK, got %d:\n%s", path, r, buf);
