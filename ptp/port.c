@@ -396,6 +396,14 @@ int port_apply_decision(struct port *p, enum bmca_decision d, ns_t now)
 	return port_decide(p, d, best, now);
 }
 
+void port_set_parent_data_sets(struct port *p, uint16_t stepsRemoved, const struct parentDS *pds,
+			       const struct timePropertiesDS *tp)
+{
+	p->cds.stepsRemoved = stepsRemoved;
+	p->pds = *pds;
+	p->tpds = *tp;
+}
+
 int port_new(const struct port_config *cfg, struct clock *clock, const struct port_ops *ops,
 	     void *userdata, struct port **ret)
 {

@@ -156,6 +156,13 @@ int port_fault(struct port *p, ns_t now);
  */
 int port_get_erbest(struct port *p, ns_t now, struct bmca_dataset *ret);
 int port_apply_decision(struct port *p, enum bmca_decision d, ns_t now);
+/*
+ * A boundary clock shares currentDS.stepsRemoved, parentDS and timePropertiesDS across its
+ * ports (9.3.5 Tables 29 and 28 leave them as the S1 port set them): the supervisor hands them
+ * to its MASTER and PASSIVE ports with this, before port_apply_decision(M3 or P2).
+ */
+void port_set_parent_data_sets(struct port *p, uint16_t stepsRemoved, const struct parentDS *pds,
+			       const struct timePropertiesDS *tp);
 
 enum port_state port_get_state(const struct port *p);
 uint64_t port_get_counter(const struct port *p, enum port_counter c);

@@ -1,0 +1,528 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* phcd-port under the supervisor: inherited fds, no privileges, the port engine driven over IPC. */
+#include <errno.h>
+#include <net/if.h>
+#include <stdarg.h>
+#include <linux/capability.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <systemd/sd-event.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "daemon/ipc.h"
+#include "daemon/port-ipc.h"
+#include "ptp/clock.h"
+#include "ptp/port.h"
+#include "ptp/transport.h"
+
+#define FD_TO_CLOCKID(fd) ((~(clockid_t) (fd) << 3) | 3)
+/* How often the worker looks at its Erbest, and the most often it sends STATUS unasked. */
+#define ERBEST_POLL_USEC (250 * 1000ULL)
+#define STATUS_PERIOD_NS (1000 * NS_PER_MSEC)
+#define CONFIG_TIMEOUT_MS 5000
+
+struct worker_port {
+	const struct port_ipc_args *args;
+	sd_event *event;
+	int ipc;
+	struct transport *transport;
+	struct clock *raw; /* what the virtual clock views; NULL otherwise */
+	struct clock *clock;
+	struct port *port;
+	sd_event_source *timer;
+	struct port_sample sample;
+	bool has_sample;
+	ns_t last_status;
+	bool erbest_sent;
+	struct ipc_erbest erbest;
+	int last_error;
+	char last_error_text[IPC_ERROR_TEXT_MAX];
+	int exit_code;
+};
+
+static ns_t mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (ns_t) ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
+}
+
+/*
+ * DESIGN.md 2: once its fds are in hand a worker needs no privilege at all. Bounding set first
+ * (dropping needs CAP_SETPCAP, which capset then removes), then every set to zero, and
+ * no_new_privs so nothing exec'd later regains any.
+ */
+static int drop_privileges(void)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = { 0 };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+		return -errno;
+	}
+	for (int cap = 0; cap <= 63; cap++) {
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL) {
+			return -errno;
+		}
+	}
+	(void) prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+	if (syscall(SYS_capset, &hdr, data) < 0) {
+		return -errno;
+	}
+	return 0;
+}
+
+int port_ipc_parse_clock_identity(const char *s, struct ClockIdentity *ret)
+{
+	return clock_identity_from_string(s, ret);
+}
+
+static void set_error(struct worker_port *w, int error, const char *fmt, ...) _printf_(3, 4);
+static void set_error(struct worker_port *w, int error, const char *fmt, ...)
+{
+	va_list ap;
+
+	w->last_error = error;
+	va_start(ap, fmt);
+	vsnprintf(w->last_error_text, sizeof(w->last_error_text), fmt, ap);
+	va_end(ap);
+}
+
+/* IEEE 1588-2019 Table 36 messageType of each engine counter, for the per-type IPC counters. */
+static void fill_counters(struct worker_port *w, struct ipc_status *s)
+{
+	static const struct {
+		enum port_counter c;
+		bool tx;
+		uint8_t type;
+	} map[] = {
+		{ PORT_CNT_RX_SYNC, false, 0x0 },
+		{ PORT_CNT_RX_DELAY_REQ, false, 0x1 },
+		{ PORT_CNT_RX_PDELAY_REQ, false, 0x2 },
+		{ PORT_CNT_RX_PDELAY_RESP, false, 0x3 },
+		{ PORT_CNT_RX_FOLLOW_UP, false, 0x8 },
+		{ PORT_CNT_RX_DELAY_RESP, false, 0x9 },
+		{ PORT_CNT_RX_PDELAY_RESP_FOLLOW_UP, false, 0xA },
+		{ PORT_CNT_RX_ANNOUNCE, false, 0xB },
+		{ PORT_CNT_TX_SYNC, true, 0x0 },
+		{ PORT_CNT_TX_DELAY_REQ, true, 0x1 },
+		{ PORT_CNT_TX_PDELAY_REQ, true, 0x2 },
+		{ PORT_CNT_TX_PDELAY_RESP, true, 0x3 },
+		{ PORT_CNT_TX_FOLLOW_UP, true, 0x8 },
+		{ PORT_CNT_TX_DELAY_RESP, true, 0x9 },
+		{ PORT_CNT_TX_PDELAY_RESP_FOLLOW_UP, true, 0xA },
+		{ PORT_CNT_TX_ANNOUNCE, true, 0xB },
+	};
+
+	for (size_t k = 0; k < ARRAY_SIZE(map); k++) {
+		uint64_t v = port_get_counter(w->port, map[k].c);
+
+		if (map[k].tx) {
+			s->tx[map[k].type] = v;
+		} else {
+			s->rx[map[k].type] = v;
+		}
+	}
+}
+
+static void send_status(struct worker_port *w)
+{
+	struct ipc_msg m = { .type = IPC_STATUS };
+	struct ipc_status *s = &m.status;
+
+	s->port_state = port_get_state(w->port);
+	switch (port_servo_state(w->port)) {
+	case SERVO_LOCKED:
+		s->servo_state = IPC_SERVO_LOCKED;
+		break;
+	case SERVO_HOLDOVER:
+		s->servo_state = IPC_SERVO_HOLDOVER;
+		break;
+	default:
+		s->servo_state = IPC_SERVO_UNLOCKED;
+		break;
+	}
+	if (w->has_sample) {
+		s->offset_ns = w->sample.offset;
+		s->mean_path_delay_ns = w->sample.mean_path_delay;
+		s->freq_ppb = w->sample.freq_ppb;
+	}
+	fill_counters(w, s);
+	s->last_error = w->last_error;
+	snprintf(s->last_error_text, sizeof(s->last_error_text), "%s", w->last_error_text);
+	w->last_status = mono_now();
+	if (ipc_send(w->ipc, &m, NULL, 0) < 0) {
+		/* The supervisor is gone: nothing left to do here. */
+		sd_event_exit(w->event, 1);
+	}
+}
+
+/* 9.3.2.3: report Erbest when it changed (or appeared, or vanished). */
+static void check_erbest(struct worker_port *w, ns_t now)
+{
+	struct ipc_msg m = { .type = IPC_ERBEST };
+	struct ipc_erbest *e = &m.erbest;
+
+	e->present = port_get_erbest(w->port, now, &e->ds) == 0;
+	if (e->present && port_get_state(w->port) == PORT_STATE_SLAVE) {
+		/* Only the parent's time properties are known to the engine's data sets. */
+		e->tp = *port_time_properties_ds(w->port);
+	}
+	if (w->erbest_sent && !memcmp(&w->erbest, e, sizeof(*e))) {
+		return;
+	}
+	w->erbest = *e;
+	w->erbest_sent = true;
+	if (ipc_send(w->ipc, &m, NULL, 0) < 0) {
+		sd_event_exit(w->event, 1);
+	}
+}
+
+static int port_send(void *userdata, const void *buf, size_t len, bool pdelay, bool event,
+		     ns_t *ret_tx_ts)
+{
+	struct worker_port *w = userdata;
+	struct transport_dest d = {
+		.kind = pdelay ? TRANSPORT_DEST_PDELAY : TRANSPORT_DEST_DEFAULT,
+	};
+
+	return transport_send(w->transport, buf, len, &d, event, ret_tx_ts);
+}
+
+static void port_state_changed(void *userdata, enum port_state from, enum port_state to,
+			       enum fsm_event why)
+{
+	struct worker_port *w = userdata;
+
+	/* State changes go out at once (DESIGN.md 4). */
+	send_status(w);
+}
+
+static void port_sample(void *userdata, const struct port_sample *s)
+{
+	struct worker_port *w = userdata;
+
+	w->sample = *s;
+	w->has_sample = true;
+}
+
+static void port_clock_error(void *userdata, const char *op, int error)
+{
+	struct worker_port *w = userdata;
+
+	set_error(w, error, "clock %s failed: %s", op, strerror(-error));
+}
+
+static const struct port_ops worker_port_ops = {
+	.send = port_send,
+	.state_changed = port_state_changed,
+	.sample = port_sample,
+	.clock_error = port_clock_error,
+};
+
+static void rearm(struct worker_port *w)
+{
+	ns_t next = port_next_deadline(w->port);
+	ns_t now = mono_now();
+	uint64_t usec;
+
+	if (next == INT64_MAX) {
+		sd_event_source_set_enabled(w->timer, SD_EVENT_OFF);
+		return;
+	}
+	usec = next > now ? (uint64_t) next / 1000 : (uint64_t) now / 1000;
+	sd_event_source_set_time(w->timer, usec);
+	sd_event_source_set_enabled(w->timer, SD_EVENT_ONESHOT);
+}
+
+static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct worker_port *w = userdata;
+
+	(void) port_tick(w->port, mono_now());
+	rearm(w);
+	return 0;
+}
+
+static int on_frame(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct worker_port *w = userdata;
+	uint8_t buf[1536];
+
+	/* A bounded batch: the loop stays fair to IPC and timers under a flood. */
+	for (int k = 0; k < 64; k++) {
+		struct transport_rx_info info;
+		int n = transport_recv(w->transport, buf, sizeof(buf), &info);
+
+		if (n == -EAGAIN) {
+			break;
+		}
+		if (n < 0) {
+			continue;
+		}
+		(void) port_receive(w->port, buf, (size_t) n, info.has_ts ? info.ts : PORT_TS_NONE,
+				    mono_now());
+	}
+	rearm(w);
+	return 0;
+}
+
+static int on_poll(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct worker_port *w = userdata;
+	ns_t now = mono_now();
+
+	check_erbest(w, now);
+	if (now - w->last_status >= STATUS_PERIOD_NS) {
+		send_status(w);
+	}
+	sd_event_source_set_time(s, usec + ERBEST_POLL_USEC);
+	sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+	return 0;
+}
+
+/* The supervisor's decision (9.3.3), carried out with the clock's shared data sets (9.3.5). */
+static void apply_recommendation(struct worker_port *w, const struct ipc_recommended_state *rs)
+{
+	const struct defaultDS *dds = port_default_ds(w->port);
+	ns_t now = mono_now();
+	enum bmca_decision d;
+	int r;
+
+	switch (rs->state) {
+	case PORT_STATE_SLAVE:
+		d = BMCA_DECISION_S1;
+		break;
+	case PORT_STATE_MASTER:
+		d = clock_identity_equal(&rs->parent.grandmasterIdentity, &dds->clockIdentity)
+			    ? BMCA_DECISION_M2
+			    : BMCA_DECISION_M3;
+		break;
+	case PORT_STATE_PASSIVE:
+		d = BMCA_DECISION_P2;
+		break;
+	case PORT_STATE_LISTENING:
+		d = BMCA_DECISION_LISTENING;
+		break;
+	default:
+		return;
+	}
+	if (d == BMCA_DECISION_M3 || d == BMCA_DECISION_P2) {
+		port_set_parent_data_sets(w->port, rs->stepsRemoved, &rs->parent, &rs->tp);
+	}
+	r = port_apply_decision(w->port, d, now);
+	if (r == -ENOENT) {
+		/* Our Erbest vanished meanwhile: say so, the supervisor decides again. */
+		w->erbest_sent = false;
+		check_erbest(w, now);
+	}
+	rearm(w);
+}
+
+static int on_ipc(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct worker_port *w = userdata;
+	struct ipc_msg m;
+	int r;
+
+	r = ipc_recv(fd, &m, NULL, 0, NULL);
+	if (r == -EAGAIN || r == -EINTR) {
+		return 0;
+	}
+	if (r < 0) {
+		/* The supervisor went away or spoke nonsense: a worker never runs unsupervised. */
+		w->exit_code = r == -ECONNRESET ? 0 : 1;
+		sd_event_exit(w->event, w->exit_code);
+		return 0;
+	}
+	switch (m.type) {
+	case IPC_RECOMMENDED_STATE:
+		apply_recommendation(w, &m.recommended_state);
+		break;
+	case IPC_SHUTDOWN:
+		sd_event_exit(w->event, 0);
+		break;
+	default:
+		/* SET_PRIORITY: the supervisor restarts workers for now; a second CONFIG: ignored.
+		 */
+		break;
+	}
+	return 0;
+}
+
+static int on_term(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	sd_event_exit(sd_event_source_get_event(s), 0);
+	return 0;
+}
+
+static int recv_config(int ipc, struct ipc_config *ret)
+{
+	struct pollfd pfd = { .fd = ipc, .events = POLLIN };
+	struct ipc_msg m;
+	int r;
+
+	r = poll(&pfd, 1, CONFIG_TIMEOUT_MS);
+	if (r <= 0) {
+		return r < 0 ? -errno : -ETIMEDOUT;
+	}
+	r = ipc_recv(ipc, &m, NULL, 0, NULL);
+	if (r < 0) {
+		return r;
+	}
+	if (m.type != IPC_CONFIG) {
+		return -EPROTO;
+	}
+	*ret = m.config;
+	return 0;
+}
+
+/* The clock back end of the instance, built on what this worker holds. */
+static int make_clock(struct worker_port *w, const struct ipc_config *c, bool hw)
+{
+	clockid_t raw_id = hw && w->args->phc_fd >= 0 ? FD_TO_CLOCKID(w->args->phc_fd)
+						      : CLOCK_REALTIME;
+	struct clock_virtual_config vc = {
+		.initial_offset = c->instance.virtual_clock.initial_offset_ns,
+		.freq_error_ppb = c->instance.virtual_clock.initial_freq_ppb,
+	};
+	int r;
+
+	switch (c->instance.clock_backend) {
+	case OPTIONS_CLOCK_PHC:
+		if (w->args->phc_fd >= 0) {
+			return clock_phc_new(w->args->phc_fd, &w->clock);
+		}
+		set_error(w, -ENODEV, "no PHC on this interface: measuring only");
+		return clock_freerun_new(raw_id, &w->clock);
+	case OPTIONS_CLOCK_VIRTUAL:
+		r = clock_freerun_new(raw_id, &w->raw);
+		if (r < 0) {
+			return r;
+		}
+		return clock_virtual_new(w->raw, &vc, &w->clock);
+	case OPTIONS_CLOCK_SYSTEM:
+		/* CLOCK_REALTIME is the supervisor's to steer (CLOCK_REQUEST, issue 7). */
+		set_error(w, -EOPNOTSUPP, "system clock steering not served yet: measuring only");
+		return clock_freerun_new(CLOCK_REALTIME, &w->clock);
+	case OPTIONS_CLOCK_FREE_RUNNING:
+	default:
+		return clock_freerun_new(raw_id, &w->clock);
+	}
+}
+
+static void worker_port_done(struct worker_port *w)
+{
+	w->timer = sd_event_source_disable_unref(w->timer);
+	port_free(w->port);
+	clock_free(w->clock);
+	clock_free(w->raw);
+	transport_free(w->transport);
+	sd_event_unref(w->event);
+}
+
+int port_ipc_run(const struct port_ipc_args *a)
+{
+	struct worker_port w = { .args = a, .ipc = a->ipc_fd };
+	struct ipc_msg hello = { .type = IPC_HELLO };
+	struct ipc_config cfg;
+	struct port_config pc;
+	struct transport_ts_status st;
+	struct transport_config tc = { 0 };
+	sigset_t mask;
+	int r;
+
+	r = drop_privileges();
+	if (r < 0) {
+		fprintf(stderr, "phcd-port: %s: cannot drop privileges: %s\n", a->ifname,
+			strerror(-r));
+		return r;
+	}
+	/* Never outlive the supervisor (set after exec: exec of our own binary keeps it). */
+	(void) prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	if (getppid() == 1) {
+		return -ESRCH;
+	}
+	hello.hello.protocol_version = IPC_VERSION;
+	hello.hello.ifindex = (int32_t) if_nametoindex(a->ifname);
+	hello.hello.pid = getpid();
+	r = ipc_send(a->ipc_fd, &hello, NULL, 0);
+	if (r >= 0) {
+		r = recv_config(a->ipc_fd, &cfg);
+	}
+	if (r < 0) {
+		fprintf(stderr, "phcd-port: %s: no configuration from the supervisor: %s\n",
+			a->ifname, strerror(-r));
+		return r;
+	}
+
+	r = transport_l2_new(&w.transport);
+	if (r >= 0) {
+		r = transport_adopt(w.transport, a->socket_fd, &tc);
+	}
+	if (r >= 0) {
+		r = transport_get_ts_status(w.transport, &st);
+	}
+	if (r >= 0) {
+		r = make_clock(&w, &cfg, st.mode == TRANSPORT_TS_MODE_HARDWARE);
+	}
+	if (r < 0) {
+		fprintf(stderr, "phcd-port: %s: cannot set up the port: %s\n", a->ifname,
+			strerror(-r));
+		goto out;
+	}
+	port_config_default(&pc);
+	pc.instance = cfg.instance;
+	pc.port = cfg.port;
+	pc.clockIdentity = a->clock_identity;
+	pc.portNumber = a->port_number;
+	pc.utc_timescale = st.mode == TRANSPORT_TS_MODE_SOFTWARE;
+	pc.adjust_clock = cfg.instance.clock_backend != OPTIONS_CLOCK_FREE_RUNNING &&
+			  !(cfg.instance.clock_backend == OPTIONS_CLOCK_PHC && a->phc_fd < 0) &&
+			  cfg.instance.clock_backend != OPTIONS_CLOCK_SYSTEM;
+	pc.external_bmca = true;
+	pc.seed = (uint64_t) getpid() ^ (uint64_t) mono_now();
+	r = port_new(&pc, w.clock, &worker_port_ops, &w, &w.port);
+	if (r < 0) {
+		fprintf(stderr, "phcd-port: %s: cannot create the port: %s\n", a->ifname,
+			strerror(-r));
+		goto out;
+	}
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	r = sd_event_new(&w.event);
+	if (r < 0) {
+		goto out;
+	}
+	if ((r = sd_event_add_signal(w.event, NULL, SIGTERM, on_term, &w)) < 0 ||
+	    (r = sd_event_add_signal(w.event, NULL, SIGINT, on_term, &w)) < 0 ||
+	    (r = sd_event_add_io(w.event, NULL, a->ipc_fd, EPOLLIN, on_ipc, &w)) < 0 ||
+	    (r = sd_event_add_io(w.event, NULL, transport_fd(w.transport), EPOLLIN, on_frame, &w)) <
+		    0 ||
+	    (r = sd_event_add_time(w.event, &w.timer, CLOCK_MONOTONIC, 0, 0, on_timer, &w)) < 0 ||
+	    (r = sd_event_add_time_relative(w.event, NULL, CLOCK_MONOTONIC, ERBEST_POLL_USEC, 0,
+					    on_poll, &w)) < 0) {
+		goto out;
+	}
+	r = port_start(w.port, mono_now());
+	if (r < 0) {
+		goto out;
+	}
+	send_status(&w);
+	rearm(&w);
+	r = sd_event_loop(w.event);
+	r = r > 0 ? -EPIPE : r;
+out:
+	worker_port_done(&w);
+	return r;
+}
