@@ -7,6 +7,7 @@
 # A unit whose binary is not built yet makes the test SKIP, saying which.
 set -euo pipefail
 : "${BUILD:?set BUILD to the meson build directory}"
+BUILD=$(realpath "$BUILD")
 max_exposure=2.3
 
 tmp=$(mktemp -d)
