@@ -9,7 +9,7 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-#define container_of(ptr, type, member) ((type *) ((char *) (ptr) - offsetof(type, member)))
+#define container_of(ptr, type, member) ((type *) ((char *) (ptr) -offsetof(type, member)))
 
 #define _unused_ __attribute__((unused))
 #define _packed_ __attribute__((packed))
@@ -35,24 +35,24 @@ static inline void closep(int *fd)
 #define _cleanup_close_ _cleanup_(closep)
 
 /* Hand ownership out of a cleanup variable. */
-#define TAKE_PTR(p)                                                                                \
-	({                                                                                         \
-		__typeof__(p) _p_ = (p);                                                           \
-		(p) = NULL;                                                                        \
-		_p_;                                                                               \
+#define TAKE_PTR(p)                      \
+	({                               \
+		__typeof__(p) _p_ = (p); \
+		(p) = NULL;              \
+		_p_;                     \
 	})
-#define TAKE_FD(fd)                                                                                \
-	({                                                                                         \
-		int _fd_ = (fd);                                                                   \
-		(fd) = -1;                                                                         \
-		_fd_;                                                                              \
+#define TAKE_FD(fd)              \
+	({                       \
+		int _fd_ = (fd); \
+		(fd) = -1;       \
+		_fd_;            \
 	})
 
 /* Define a cleanup function for a type whose destructor returns NULL. */
-#define DEFINE_TRIVIAL_CLEANUP_FUNC(type, func)                                                    \
-	static inline void func##p(type *p)                                                        \
-	{                                                                                          \
-		if (*p) {                                                                          \
-			*p = func(*p);                                                             \
-		}                                                                                  \
+#define DEFINE_TRIVIAL_CLEANUP_FUNC(type, func) \
+	static inline void func##p(type *p)     \
+	{                                       \
+		if (*p) {                       \
+			*p = func(*p);          \
+		}                               \
 	}

@@ -74,7 +74,8 @@ static void test_identity_strings(void **state)
 
 static void test_identity_order(void **state)
 {
-	struct PortIdentity a = { .clockIdentity = { { 0, 0, 0, 0, 0, 0, 0, 1 } }, .portNumber = 2 };
+	struct PortIdentity a = { .clockIdentity = { { 0, 0, 0, 0, 0, 0, 0, 1 } },
+				  .portNumber = 2 };
 	struct PortIdentity b = a;
 
 	b.portNumber = 3;
