@@ -80,6 +80,12 @@ int supervisor_run(const struct manager_settings *s)
 		manager_log(LOG_ERR, NULL, "cannot create the event loop: %s", strerror(-r));
 		return r;
 	}
+	/* WatchdogSec= of phcd.service: sd-event sends WATCHDOG=1 at half the period. */
+	r = sd_event_set_watchdog(event, true);
+	if (r < 0) {
+		manager_log(LOG_WARNING, NULL, "cannot enable the watchdog, ignoring: %s",
+			    strerror(-r));
+	}
 	r = manager_new(event, s, &m, &errors);
 	if (r < 0) {
 		if (errors) {
