@@ -20,6 +20,7 @@ int port_delay_req_send(struct port *p, ns_t now)
 		return r;
 	}
 	p->dreq.pending = port_local_time(p, tx, &p->dreq.t3);
+	p->dreq.stale = false;
 	p->dreq.seq = seq;
 	return 0;
 }
@@ -75,7 +76,7 @@ static int port_delay_resp_check(const struct port *p, const struct msg *m)
 int port_delay_resp_receive(struct port *p, const struct msg *m, ns_t now)
 {
 	struct delay_e2e d;
-	ns_t t4;
+	ns_t t4, mpd;
 	int r;
 
 	r = port_delay_resp_check(p, m);
@@ -84,6 +85,9 @@ int port_delay_resp_receive(struct port *p, const struct msg *m, ns_t now)
 		return 0;
 	}
 	p->dreq.pending = false;
+	if (p->dreq.stale) {
+		return 0;
+	}
 	if (m->hdr.logMessageInterval != MSG_LOG_INTERVAL_NONE) {
 		p->portds.logMinDelayReqInterval = m->hdr.logMessageInterval;
 	}
@@ -104,7 +108,14 @@ int port_delay_resp_receive(struct port *p, const struct msg *m, ns_t now)
 	d.t3 = p->dreq.t3;
 	d.t4 = t4;
 	d.delay_resp_correction = correction_to_ns(m->hdr.correctionField);
-	p->delay.value = delay_filter_sample(&p->delay.filter, delay_e2e_mean_path_delay(&d));
+	/*
+	 * The offset moved by (1 - r) * (t3 - t2) between the Sync and the Delay_Req while the
+	 * rates differ (r: master over local), which the formula would take for path delay: add it
+	 * back, as linuxptp's tsproc scales t3 - t2 by the rate ratio.
+	 */
+	mpd = delay_e2e_mean_path_delay(&d) +
+	      (ns_t) ((1.0 - p->sync.rate_ratio) * (double) (d.t3 - d.t2) / 2.0);
+	p->delay.value = delay_filter_sample(&p->delay.filter, mpd);
 	p->delay.valid = true;
 	p->cds.meanDelay = p->delay.value;
 	return 0;

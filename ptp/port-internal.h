@@ -8,6 +8,9 @@
 #include "ptp/msg.h"
 #include "ptp/port.h"
 
+/* A rate ratio further from 1 than this is a measurement gone wrong (a step, a restart). */
+#define PORT_RATE_RATIO_MAX_DEVIATION 0.001
+
 /* Deadlines the engine keeps; 0 = stopped. */
 enum port_timer {
 	PORT_TIMER_ANNOUNCE_TX,
@@ -30,11 +33,14 @@ struct port_sync_rx {
 	ns_t correction; /* Sync correctionField */
 	bool have_pair;	 /* t1/t2 below hold a complete measurement (for the E2E delay) */
 	ns_t t1, pair_t2, pair_correction;
+	/* The master's rate over ours, from the last two measurements (1.0 until known). */
+	double rate_ratio;
 };
 
 /* E2E requester (slave): the Delay_Req in flight. */
 struct port_delay_req {
 	bool pending;
+	bool stale; /* t3 predates a clock step: drop the answer quietly */
 	uint16_t seq;
 	ns_t t3;
 };
@@ -42,6 +48,7 @@ struct port_delay_req {
 /* P2P requester: the Pdelay_Req in flight and what came back for it. */
 struct port_pdelay_req {
 	bool pending;
+	bool stale; /* t1 predates a clock step: drop the answer quietly */
 	bool have_resp;
 	uint16_t seq;
 	struct PortIdentity responder;

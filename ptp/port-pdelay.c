@@ -2,9 +2,6 @@
 /* Peer delay (IEEE 1588-2019 11.4): two-step responder, and requester measuring meanLinkDelay. */
 #include "ptp/port-internal.h"
 
-/* A neighborRateRatio further from 1 than this is a measurement gone wrong (a step, a restart). */
-#define PORT_NRR_MAX_DEVIATION 0.001
-
 /* Requester: a Pdelay_Req every 2^logMinPdelayReqInterval, in every active state (11.4.1). */
 int port_pdelay_req_send(struct port *p, ns_t now)
 {
@@ -13,7 +10,7 @@ int port_pdelay_req_send(struct port *p, ns_t now)
 	ns_t tx;
 	int r;
 
-	if (p->pdreq.pending) {
+	if (p->pdreq.pending && !p->pdreq.stale) {
 		port_count(p, PORT_CNT_PDELAY_NO_RESPONSE);
 	}
 	port_msg_init(p, &m, MSG_PDELAY_REQ, seq);
@@ -22,6 +19,7 @@ int port_pdelay_req_send(struct port *p, ns_t now)
 		return r;
 	}
 	p->pdreq.pending = port_local_time(p, tx, &p->pdreq.t1);
+	p->pdreq.stale = false;
 	p->pdreq.have_resp = false;
 	p->pdreq.seq = seq;
 	return 0;
@@ -96,10 +94,14 @@ static void port_pdelay_complete(struct port *p, ns_t t2, ns_t t3, ns_t fup_corr
 	double nrr;
 
 	p->pdreq.pending = false;
+	if (p->pdreq.stale) {
+		return;
+	}
 	/* The rate of the peer's clock over ours from successive responses (11.4.2 note). */
 	if (p->pdreq.have_prev &&
 	    delay_neighbor_rate_ratio(p->pdreq.prev_t3, p->pdreq.prev_t4, t3, d.t4, &nrr) == 0 &&
-	    nrr > 1.0 - PORT_NRR_MAX_DEVIATION && nrr < 1.0 + PORT_NRR_MAX_DEVIATION) {
+	    nrr > 1.0 - PORT_RATE_RATIO_MAX_DEVIATION &&
+	    nrr < 1.0 + PORT_RATE_RATIO_MAX_DEVIATION) {
 		p->pdreq.nrr = nrr;
 	}
 	p->pdreq.have_prev = true;

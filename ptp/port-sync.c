@@ -36,8 +36,10 @@ void port_sync_reset(struct port *p)
 	/* Keep last_seq: a replay must stay a replay across a reset. */
 	p->sync.pending = false;
 	p->sync.have_pair = false;
-	p->dreq.pending = false;
-	p->pdreq.pending = false;
+	p->sync.rate_ratio = 1.0;
+	/* Answers to requests in flight are legitimate: take them, but do not use them. */
+	p->dreq.stale = true;
+	p->pdreq.stale = true;
 	p->pdreq.have_prev = false;
 }
 
@@ -160,6 +162,17 @@ int port_sync_offset(struct port *p, ns_t t1, ns_t t2, ns_t correction, ns_t now
 	 */
 	if (p->cfg.utc_timescale && p->tpds.ptpTimescale) {
 		t1 -= (ns_t) p->tpds.currentUtcOffset * NS_PER_SEC;
+	}
+	/* Master over local rate between two Syncs; the E2E delay needs it until the servo locks.
+	 */
+	if (p->sync.have_pair && t2 > p->sync.pair_t2) {
+		double rr = (double) ((t1 + correction) - (p->sync.t1 + p->sync.pair_correction)) /
+			    (double) (t2 - p->sync.pair_t2);
+
+		if (rr > 1.0 - PORT_RATE_RATIO_MAX_DEVIATION &&
+		    rr < 1.0 + PORT_RATE_RATIO_MAX_DEVIATION) {
+			p->sync.rate_ratio = rr;
+		}
 	}
 	p->sync.have_pair = true;
 	p->sync.t1 = t1;

@@ -469,6 +469,7 @@ int port_new(const struct port_config *cfg, struct clock *clock, const struct po
 		return r;
 	}
 	p->pdreq.nrr = 1.0;
+	p->sync.rate_ratio = 1.0;
 
 	if (cfg->adjust_clock) {
 		servo_config_from_options(&io->servo, cfg->utc_timescale, &sc);
@@ -681,7 +682,7 @@ ns_t port_next_deadline(const struct port *p)
 			next = p->timer[t];
 		}
 	}
-	if (p->announce_timer.deadline && p->announce_timer.deadline < next) {
+	if (p->announce_timer.running && p->announce_timer.deadline < next) {
 		next = p->announce_timer.deadline;
 	}
 	return next;

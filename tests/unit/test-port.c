@@ -1,0 +1,549 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The port engine end to end: two ports wired back to back in memory on simulated clocks. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "ptp/clock.h"
+#include "ptp/msg.h"
+#include "ptp/port-internal.h"
+#include "ptp/port.h"
+
+#define FRAME_MAX 128
+#define QUEUE_MAX 256
+#define START (1000 * NS_PER_SEC)
+#define LINK_DELAY (3 * NS_PER_USEC)
+
+struct link;
+
+/* One end: a port, the simulated clock that stamps its frames and that it steers. */
+struct side {
+	struct link *link;
+	int idx;
+	struct port *port;
+	struct clock *clk;
+	bool mute; /* frames from this side are lost: a master that went away */
+	unsigned samples;
+	struct port_sample last;
+	/* the last frame of each messageType this side sent, for replays and forgeries */
+	uint8_t sent[16][FRAME_MAX];
+	size_t sent_len[16];
+};
+
+struct frame {
+	int to;
+	ns_t at;
+	size_t len;
+	uint8_t buf[FRAME_MAX];
+};
+
+struct link {
+	struct side s[2];
+	struct frame q[QUEUE_MAX];
+	size_t nq;
+	ns_t now;
+	/*
+	 * A transparent clock in the middle: Sync (and its Follow_Up) and Delay_Req spend this
+	 * much longer on the wire, and say so in correctionField (Follow_Up, Delay_Req).
+	 */
+	ns_t residence;
+};
+
+/* Re-encode a frame with its correctionField increased by ns. */
+static size_t add_correction(uint8_t *buf, size_t len, ns_t ns)
+{
+	struct msg m;
+	ssize_t n;
+
+	assert_int_equal(msg_parse(buf, len, &m), 0);
+	m.hdr.correctionField += ns_to_correction(ns);
+	n = msg_build(&m, buf, FRAME_MAX);
+	assert_true(n > 0);
+	return (size_t) n;
+}
+
+static void enqueue(struct link *l, int to, ns_t at, const void *buf, size_t len)
+{
+	struct frame *f;
+
+	assert_true(l->nq < QUEUE_MAX);
+	assert_true(len <= FRAME_MAX);
+	f = &l->q[l->nq++];
+	f->to = to;
+	f->at = at;
+	f->len = len;
+	memcpy(f->buf, buf, len);
+}
+
+static int fake_send(void *userdata, const void *buf, size_t len, bool pdelay, bool event,
+		     ns_t *ret_tx_ts)
+{
+	struct side *s = userdata;
+	struct link *l = s->link;
+	uint8_t copy[FRAME_MAX];
+	unsigned type = ((const uint8_t *) buf)[0] & 0x0f;
+	ns_t delay = LINK_DELAY;
+
+	if (event) {
+		assert_int_equal(clock_get_time(s->clk, ret_tx_ts), 0);
+	}
+	assert_true(len <= FRAME_MAX);
+	memcpy(s->sent[type], buf, len);
+	s->sent_len[type] = len;
+	if (s->mute) {
+		return (int) len;
+	}
+	memcpy(copy, buf, len);
+	if (l->residence) {
+		if (type == MSG_SYNC) {
+			delay += l->residence;
+		} else if (type == MSG_FOLLOW_UP || type == MSG_DELAY_REQ) {
+			delay += l->residence;
+			len = add_correction(copy, len, l->residence);
+		}
+	}
+	enqueue(l, !s->idx, l->now + delay, copy, len);
+	return (int) len;
+}
+
+static void fake_sample(void *userdata, const struct port_sample *smp)
+{
+	struct side *s = userdata;
+
+	s->samples++;
+	s->last = *smp;
+	if (getenv("TEST_PORT_VERBOSE")) {
+		printf("%d: t=%.3f offset %lld s%d freq %+.0f delay %lld err %lld\n", s->idx,
+		       (double) (s->link->now - START) / 1e9, (long long) smp->offset,
+		       smp->servo_state, smp->freq_ppb, (long long) smp->mean_path_delay,
+		       (long long) (clock_sim_error(s->link->s[1].clk) -
+				    clock_sim_error(s->link->s[0].clk)));
+	}
+}
+
+static void fake_state(void *userdata, enum port_state from, enum port_state to, enum fsm_event why)
+{
+	struct side *s = userdata;
+
+	if (getenv("TEST_PORT_VERBOSE")) {
+		printf("%d: t=%.3f %s -> %s on %s\n", s->idx, (double) (s->link->now - START) / 1e9,
+		       port_state_to_string(from), port_state_to_string(to),
+		       fsm_event_to_string(why));
+	}
+}
+
+static const struct port_ops fake_ops = {
+	.send = fake_send,
+	.sample = fake_sample,
+	.state_changed = fake_state,
+};
+
+static void side_init(struct link *l, int idx, uint8_t priority1, double freq_error_ppb,
+		      ns_t offset, enum options_delay_mechanism dm)
+{
+	struct side *s = &l->s[idx];
+	struct clock_sim_config cc = {
+		.start = START,
+		.freq_error_ppb = freq_error_ppb,
+		.noise_ns = 20,
+		.seed = 42 + idx,
+	};
+	struct port_config pc;
+
+	s->link = l;
+	s->idx = idx;
+	assert_int_equal(clock_sim_new(&cc, &s->clk), 0);
+	if (offset) {
+		assert_int_equal(clock_step(s->clk, offset), 0);
+	}
+	port_config_default(&pc);
+	pc.instance.priority1 = priority1;
+	pc.port.delay_mechanism = dm;
+	pc.clockIdentity.id[0] = 0x02;
+	pc.clockIdentity.id[7] = (uint8_t) (idx + 1);
+	pc.seed = (uint64_t) idx + 7;
+	/* Master side (idx 0) never adjusts its clock: it is the reference. */
+	pc.adjust_clock = idx != 0;
+	assert_int_equal(port_new(&pc, s->clk, &fake_ops, s, &s->port), 0);
+}
+
+static void link_init(struct link *l, double master_ppb, ns_t slave_offset,
+		      enum options_delay_mechanism dm)
+{
+	memset(l, 0, sizeof(*l));
+	l->now = START;
+	side_init(l, 0, 100, master_ppb, 0, dm);
+	side_init(l, 1, 200, 0.0, slave_offset, dm);
+	assert_int_equal(port_start(l->s[0].port, l->now), 0);
+	assert_int_equal(port_start(l->s[1].port, l->now), 0);
+}
+
+static void link_free(struct link *l)
+{
+	for (int i = 0; i < 2; i++) {
+		port_free(l->s[i].port);
+		clock_free(l->s[i].clk);
+	}
+}
+
+static void advance(struct link *l, ns_t to)
+{
+	ns_t dt = to - l->now;
+
+	assert_true(dt >= 0);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(clock_sim_advance(l->s[i].clk, dt), 0);
+	}
+	l->now = to;
+}
+
+/* Deliver the frames due (in the order sent) and run the timers due, until `until`. */
+static void link_run(struct link *l, ns_t until)
+{
+	for (;;) {
+		ns_t next = INT64_MAX;
+		size_t i, k;
+
+		for (i = 0; i < 2; i++) {
+			ns_t d = port_next_deadline(l->s[i].port);
+			next = d < next ? d : next;
+		}
+		for (i = 0; i < l->nq; i++) {
+			next = l->q[i].at < next ? l->q[i].at : next;
+		}
+		if (next > until) {
+			advance(l, until);
+			return;
+		}
+		advance(l, next > l->now ? next : l->now);
+		for (i = 0, k = 0; i < l->nq; i++) {
+			struct frame f = l->q[i];
+			struct side *s = &l->s[f.to];
+			ns_t rx;
+
+			if (f.at > l->now) {
+				l->q[k++] = f;
+				continue;
+			}
+			assert_int_equal(clock_get_time(s->clk, &rx), 0);
+			port_receive(s->port, f.buf, f.len, rx, l->now);
+		}
+		/* Frames sent while delivering were appended after i; keep them. */
+		l->nq = k;
+		for (i = 0; i < 2; i++) {
+			port_tick(l->s[i].port, l->now);
+		}
+	}
+}
+
+/* The slave's clock minus the master's, exactly (no noise). */
+static ns_t link_error(const struct link *l)
+{
+	return clock_sim_error(l->s[1].clk) - clock_sim_error(l->s[0].clk);
+}
+
+static void assert_no_hostile(const struct side *s)
+{
+	for (int c = PORT_CNT_IGNORED_FIRST; c < _PORT_CNT_MAX; c++) {
+		/* Our own exchanges may be refused in the first seconds (no parent yet). */
+		if (c == PORT_CNT_WRONG_STATE || c == PORT_CNT_NOT_FROM_PARENT ||
+		    c == PORT_CNT_FOLLOW_UP_WITHOUT_SYNC) {
+			continue;
+		}
+		if (port_get_counter(s->port, c)) {
+			fail_msg("side %d: counter %s = %llu, expected 0", s->idx,
+				 port_counter_to_string(c),
+				 (unsigned long long) port_get_counter(s->port, c));
+		}
+	}
+}
+
+static void converge(enum options_delay_mechanism dm, double master_ppb, ns_t offset,
+		     ns_t residence, ns_t bound)
+{
+	struct link l;
+	double sum2 = 0;
+	int n = 0;
+
+	link_init(&l, master_ppb, offset, dm);
+	l.residence = residence;
+	link_run(&l, START + 90 * NS_PER_SEC);
+	assert_int_equal(port_get_state(l.s[0].port), PORT_STATE_MASTER);
+	assert_int_equal(port_get_state(l.s[1].port), PORT_STATE_SLAVE);
+	for (int i = 0; i < 30; i++) {
+		ns_t e;
+
+		link_run(&l, l.now + NS_PER_SEC);
+		e = link_error(&l);
+		sum2 += (double) e * (double) e;
+		n++;
+	}
+	if (sum2 / n > (double) bound * (double) bound) {
+		fail_msg("error RMS %.0f ns over the last 30 s, expected below %lld ns",
+			 sqrt(sum2 / n), (long long) bound);
+	}
+	/* The reported offset agrees with the true one, and the delay with the link. */
+	assert_true(llabs(l.s[1].last.mean_path_delay - LINK_DELAY) < 200);
+	assert_true(l.s[1].samples > 60);
+	assert_no_hostile(&l.s[0]);
+	assert_no_hostile(&l.s[1]);
+	link_free(&l);
+}
+
+/* A master 0.5 s and +100 ppm away: the slave steps, then locks (11.3 E2E). */
+static void test_converge_e2e(void **state)
+{
+	converge(OPTIONS_DELAY_E2E, 100000.0, 500 * NS_PER_MSEC, 0, 200);
+}
+
+static void test_converge_p2p(void **state)
+{
+	converge(OPTIONS_DELAY_P2P, -100000.0, -500 * NS_PER_MSEC, 0, 200);
+}
+
+/* A transparent clock adds 50 us each way and says so: correctionField must cancel it. */
+static void test_converge_correction(void **state)
+{
+	converge(OPTIONS_DELAY_E2E, 20000.0, NS_PER_MSEC, 50 * NS_PER_USEC, 200);
+}
+
+static void test_seq_check(void **state)
+{
+	static const struct {
+		bool have;
+		uint16_t last, seq;
+		int want;
+	} cases[] = {
+		{ false, 0, 0, 0 },
+		{ true, 10, 11, 0 },
+		{ true, 10, 10, PORT_CNT_DUPLICATE_SEQUENCE },
+		{ true, 10, 9, PORT_CNT_STALE_SEQUENCE },
+		{ true, 65535, 0, 0 }, /* wrap */
+		{ true, 0, 65535, PORT_CNT_STALE_SEQUENCE },
+		{ true, 0, 65530, PORT_CNT_STALE_SEQUENCE },
+		{ true, 1000, 0, 0 }, /* a sender that restarted */
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int r = port_seq_check(cases[i].have, cases[i].last, cases[i].seq);
+		if (r != cases[i].want) {
+			fail_msg("case %zu: last %u seq %u: got %d, expected %d", i, cases[i].last,
+				 cases[i].seq, r, cases[i].want);
+		}
+	}
+}
+
+/* Inject a frame into the slave at the current time, and check it is counted, not acted on. */
+static void inject(struct link *l, const void *buf, size_t len, enum port_counter want)
+{
+	struct side *s = &l->s[1];
+	uint64_t before = port_get_counter(s->port, want);
+	unsigned samples = s->samples;
+	ns_t err = link_error(l), rx;
+	double freq;
+
+	assert_int_equal(clock_get_freq(s->clk, &freq), 0);
+	assert_int_equal(clock_get_time(s->clk, &rx), 0);
+	assert_int_equal(port_receive(s->port, buf, len, rx, l->now), 0);
+	if (port_get_counter(s->port, want) != before + 1) {
+		fail_msg("counter %s: %llu, expected %llu", port_counter_to_string(want),
+			 (unsigned long long) port_get_counter(s->port, want),
+			 (unsigned long long) before + 1);
+	}
+	assert_int_equal(s->samples, samples);
+	assert_int_equal(port_get_state(s->port), PORT_STATE_SLAVE);
+	assert_int_equal(link_error(l), err);
+	double after;
+	assert_int_equal(clock_get_freq(s->clk, &after), 0);
+	assert_true(after == freq);
+}
+
+/* Take the master's last frame of a type, let edit() change it, and re-encode it. */
+static size_t forge(struct link *l, enum msg_type type, uint8_t *buf,
+		    void (*edit)(struct msg *m, const struct link *l))
+{
+	struct side *m0 = &l->s[0];
+	struct msg m;
+	ssize_t n;
+
+	assert_true(m0->sent_len[type] > 0);
+	assert_int_equal(msg_parse(m0->sent[type], m0->sent_len[type], &m), 0);
+	edit(&m, l);
+	n = msg_build(&m, buf, FRAME_MAX);
+	assert_true(n > 0);
+	return (size_t) n;
+}
+
+static void edit_seq_ahead(struct msg *m, const struct link *l)
+{
+	m->hdr.sequenceId += 100;
+}
+
+static void edit_seq_back(struct msg *m, const struct link *l)
+{
+	m->hdr.sequenceId -= 3;
+}
+
+static void edit_domain(struct msg *m, const struct link *l)
+{
+	m->hdr.domainNumber = 7;
+}
+
+static void edit_own(struct msg *m, const struct link *l)
+{
+	m->hdr.sourcePortIdentity = port_port_ds(l->s[1].port)->portIdentity;
+}
+
+static void edit_other_port(struct msg *m, const struct link *l)
+{
+	m->body.delay_resp.requestingPortIdentity.portNumber = 9;
+}
+
+static void edit_stranger(struct msg *m, const struct link *l)
+{
+	m->hdr.sourcePortIdentity.clockIdentity.id[3] = 0x77;
+	m->hdr.sequenceId += 1;
+}
+
+static void edit_none(struct msg *m, const struct link *l)
+{
+}
+
+static void test_hostile(void **state)
+{
+	uint8_t buf[FRAME_MAX];
+	struct link l;
+	size_t n;
+
+	link_init(&l, 5000.0, 10 * NS_PER_USEC, OPTIONS_DELAY_E2E);
+	link_run(&l, START + 40 * NS_PER_SEC);
+	assert_int_equal(port_get_state(l.s[1].port), PORT_STATE_SLAVE);
+	/* Stop between a Follow_Up and the next Sync: nothing is pending. */
+	link_run(&l, l.now + NS_PER_SEC / 2);
+
+	n = forge(&l, MSG_FOLLOW_UP, buf, edit_seq_ahead);
+	inject(&l, buf, n, PORT_CNT_FOLLOW_UP_WITHOUT_SYNC);
+	n = forge(&l, MSG_FOLLOW_UP, buf, edit_none);
+	inject(&l, buf, n, PORT_CNT_DUPLICATE_SEQUENCE);
+	n = forge(&l, MSG_SYNC, buf, edit_none);
+	inject(&l, buf, n, PORT_CNT_DUPLICATE_SEQUENCE);
+	n = forge(&l, MSG_SYNC, buf, edit_seq_back);
+	inject(&l, buf, n, PORT_CNT_STALE_SEQUENCE);
+	n = forge(&l, MSG_SYNC, buf, edit_domain);
+	inject(&l, buf, n, PORT_CNT_OTHER_DOMAIN);
+	n = forge(&l, MSG_ANNOUNCE, buf, edit_domain);
+	inject(&l, buf, n, PORT_CNT_OTHER_DOMAIN);
+	n = forge(&l, MSG_SYNC, buf, edit_own);
+	inject(&l, buf, n, PORT_CNT_OWN_FRAME);
+	n = forge(&l, MSG_SYNC, buf, edit_stranger);
+	inject(&l, buf, n, PORT_CNT_NOT_FROM_PARENT);
+	n = forge(&l, MSG_DELAY_RESP, buf, edit_other_port);
+	inject(&l, buf, n, PORT_CNT_DELAY_RESP_OTHER_PORT);
+	n = forge(&l, MSG_DELAY_RESP, buf, edit_none);
+	inject(&l, buf, n, PORT_CNT_DUPLICATE_SEQUENCE);
+	/* A Delay_Req to a slave: not a master's business here. */
+	n = forge(&l, MSG_SYNC, buf, edit_none);
+	buf[0] = (buf[0] & 0xf0) | MSG_DELAY_REQ;
+	inject(&l, buf, n, PORT_CNT_WRONG_STATE);
+	/* Truncated, and a bad version. */
+	n = forge(&l, MSG_ANNOUNCE, buf, edit_none);
+	inject(&l, buf, 20, PORT_CNT_MALFORMED);
+	buf[1] = 0x01;
+	inject(&l, buf, n, PORT_CNT_MALFORMED);
+	/* An event message without a timestamp. */
+	n = forge(&l, MSG_SYNC, buf, edit_seq_ahead);
+	assert_int_equal(port_receive(l.s[1].port, buf, n, PORT_TS_NONE, l.now), 0);
+	assert_int_equal(port_get_counter(l.s[1].port, PORT_CNT_NO_TIMESTAMP), 1);
+
+	/* And the pair keeps working afterwards. */
+	link_run(&l, l.now + 10 * NS_PER_SEC);
+	assert_int_equal(port_get_state(l.s[1].port), PORT_STATE_SLAVE);
+	assert_true(llabs(link_error(&l)) < 500);
+	link_free(&l);
+}
+
+/* The master's time properties (UTC offset, leap flags) end up in the slave's timePropertiesDS. */
+static void test_time_properties(void **state)
+{
+	uint8_t buf[FRAME_MAX];
+	struct link l;
+	struct msg m;
+	ssize_t n;
+
+	link_init(&l, 0.0, 0, OPTIONS_DELAY_E2E);
+	link_run(&l, START + 40 * NS_PER_SEC);
+	assert_int_equal(port_get_state(l.s[1].port), PORT_STATE_SLAVE);
+	assert_false(port_time_properties_ds(l.s[1].port)->leap61);
+
+	assert_int_equal(msg_parse(l.s[0].sent[MSG_ANNOUNCE], l.s[0].sent_len[MSG_ANNOUNCE], &m),
+			 0);
+	m.hdr.sequenceId++;
+	m.hdr.flagField |= MSG_FLAG_LEAP_61 | MSG_FLAG_CURRENT_UTC_OFFSET_VALID;
+	m.body.announce.currentUtcOffset = 38;
+	n = msg_build(&m, buf, sizeof(buf));
+	assert_true(n > 0);
+	assert_int_equal(port_receive(l.s[1].port, buf, (size_t) n, PORT_TS_NONE, l.now), 0);
+	assert_true(port_time_properties_ds(l.s[1].port)->leap61);
+	assert_true(port_time_properties_ds(l.s[1].port)->currentUtcOffsetValid);
+	assert_int_equal(port_time_properties_ds(l.s[1].port)->currentUtcOffset, 38);
+	link_free(&l);
+}
+
+/* The master goes away: the slave takes over after the announce receipt timeout. */
+static void test_master_disappears(void **state)
+{
+	const struct port_options *o;
+	struct link l;
+	ns_t lost, timeout;
+
+	link_init(&l, 0.0, 0, OPTIONS_DELAY_E2E);
+	link_run(&l, START + 40 * NS_PER_SEC);
+	assert_int_equal(port_get_state(l.s[1].port), PORT_STATE_SLAVE);
+	o = &l.s[1].port->cfg.port;
+	timeout = o->announceReceiptTimeout * ds_log_interval_to_ns(o->logAnnounceInterval);
+
+	l.s[0].mute = true;
+	lost = l.now;
+	while (port_get_state(l.s[1].port) != PORT_STATE_MASTER) {
+		link_run(&l, l.now + NS_PER_MSEC * 10);
+		if (l.now - lost > 2 * timeout) {
+			fail_msg("still %s %lld ms after the master went silent, expected MASTER",
+				 port_state_to_string(port_get_state(l.s[1].port)),
+				 (long long) ((l.now - lost) / NS_PER_MSEC));
+		}
+	}
+	/* Within the timeout plus one announce interval (the last Announce came before `lost`). */
+	assert_true(l.now - lost <= timeout + ds_log_interval_to_ns(o->logAnnounceInterval));
+	/* It now announces itself as grandmaster. */
+	assert_true(clock_identity_equal(&port_parent_ds(l.s[1].port)->grandmasterIdentity,
+					 &port_default_ds(l.s[1].port)->clockIdentity));
+
+	/* The old master comes back: being better, it wins again. */
+	l.s[0].mute = false;
+	link_run(&l, l.now + 10 * NS_PER_SEC);
+	assert_int_equal(port_get_state(l.s[0].port), PORT_STATE_MASTER);
+	assert_true(port_is_slave(l.s[1].port));
+	link_free(&l);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_seq_check),
+		cmocka_unit_test(test_converge_e2e),
+		cmocka_unit_test(test_converge_p2p),
+		cmocka_unit_test(test_converge_correction),
+		cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_time_properties),
+		cmocka_unit_test(test_master_disappears),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
