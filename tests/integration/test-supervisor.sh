@@ -1,0 +1,249 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# phcd with two instances and three ports against ptp4l peers in namespaces: states, boundary
+# clock (pmc on the downstream ptp4l), unprivileged workers, kill -9, garbage IPC, reload,
+# link down/up, veth delete/recreate, and a clean SIGTERM.
+set -euo pipefail
+: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
+. "$SRC/tests/lib/net-helpers.sh"
+
+PHCD=$BUILD/daemon/phcd
+PORT=$BUILD/daemon/phcd-port
+tmp=$(mktemp -d /tmp/phcd-sup.XXXXXX)
+S=phsu-s$$ P1=phsu-a$$ P2=phsu-b$$ P3=phsu-c$$
+PHCD_PID=
+stop_phcd() {
+	if [ -n "$PHCD_PID" ] && kill -0 "$PHCD_PID" 2>/dev/null; then
+		kill -TERM "$PHCD_PID" 2>/dev/null || true
+		wait "$PHCD_PID" 2>/dev/null || true
+	fi
+}
+trap 'stop_phcd; net_cleanup; rm -rf "$tmp"' EXIT
+
+for ns in $S $P1 $P2 $P3; do netns_add "$ns"; done
+# s1 faces the grandmaster (domain 0), s2 a downstream slave (domain 0), s3 a slave in domain 24.
+mkveth() { # IF_IN_S PEER_NS PEER_IF
+	ip link add "$1" netns "$S" type veth peer name "$3" netns "$2" || fail "veth $1/$3"
+	ip -n "$S" link set "$1" up
+	ip -n "$2" link set "$3" up
+}
+mkveth s1 "$P1" p1
+mkveth s2 "$P2" p2
+mkveth s3 "$P3" p3
+
+# Fast intervals so every state is reached in seconds; fixed PI constants lock at once.
+PTP_FAST="--logAnnounceInterval -2 --announceReceiptTimeout 3 --logSyncInterval -3"
+ptp4l_in() { # NS IF UDS LOG ARGS...
+	local ns=$1 ifn=$2 uds=$3 log=$4
+	shift 4
+	ip netns exec "$ns" capsh --drop=cap_sys_time -- -c \
+		"exec ptp4l -i $ifn -2 -S -m --free_running 1 $PTP_FAST --uds_address $uds $*" \
+		>"$log" 2>&1 &
+	BG_PIDS+=($!)
+}
+ptp4l_in "$P1" p1 "$tmp/uds1" "$tmp/gm.log" --priority1 100
+ptp4l_in "$P2" p2 "$tmp/uds2" "$tmp/down.log" -s
+ptp4l_in "$P3" p3 "$tmp/uds3" "$tmp/dom24.log" -s --domainNumber 24
+
+cat >"$tmp/phcd.conf" <<EOF
+[global]
+time_stamping = software
+logAnnounceInterval = -2
+announceReceiptTimeout = 3
+logSyncInterval = -3
+pi_proportional_const = 0.7
+pi_integral_const = 0.3
+restart_backoff_initial_ms = 100
+
+[instance bc]
+interfaces = s1, s2
+domainNumber = 0
+clock_backend = virtual
+
+[instance lab]
+interfaces = s3
+domainNumber = 24
+priority1 = 200
+clock_backend = virtual
+EOF
+
+# The worker binary is a wrapper: it becomes phcd-port, except once when asked to send garbage.
+cat >"$tmp/port-wrapper" <<EOF
+#!/bin/sh
+case " \$* " in
+*" -i s3 "*)
+	if [ -e "$tmp/garbage" ]; then
+		rm -f "$tmp/garbage"
+		printf 'this is not an IPC message' >&3
+		exec sleep 30
+	fi ;;
+esac
+exec "$PORT" "\$@"
+EOF
+chmod +x "$tmp/port-wrapper"
+
+STATUS=$tmp/status
+ip netns exec "$S" capsh --drop=cap_sys_time -- -c "exec $PHCD -f $tmp/phcd.conf \
+	--port-binary $tmp/port-wrapper --status-file $STATUS" >"$tmp/phcd.log" 2>&1 &
+PHCD_PID=$!
+
+# field KIND NAME KEY: a value from the status file ("" when absent).
+field() {
+	awk -v k="$1" -v n="$2" -v f="$3" \
+		'$1 == k && $2 == n { for (i = 3; i < NF; i++) if ($i == f) print $(i + 1) }' \
+		"$STATUS" 2>/dev/null || true
+}
+# wait_field KIND NAME KEY VALUE SECONDS [NOT]: poll until the value matches (a regex) and is
+# not NOT, or fail.
+wait_field() {
+	local deadline=$((SECONDS + $5)) v
+	while :; do
+		v=$(field "$1" "$2" "$3")
+		[[ "$v" =~ ^($4)$ ]] && [ "$v" != "${6-}" ] && return 0
+		if [ "$SECONDS" -ge "$deadline" ]; then
+			echo "--- status:" >&2
+			cat "$STATUS" >&2 || true
+			echo "--- phcd log:" >&2
+			tail -n 30 "$tmp/phcd.log" >&2 || true
+			fail "$1 $2: expected $3 '$4'${6:+ (not $6)} within $5 s, got '$v'"
+		fi
+		sleep 0.05
+	done
+}
+alive() { kill -0 "$PHCD_PID" 2>/dev/null || fail "phcd exited: $(tail -n 20 "$tmp/phcd.log")"; }
+
+# 1. Every port reaches its state: a boundary clock (s1 SLAVE of the grandmaster, s2 MASTER
+#    of the downstream ptp4l) and a second instance in domain 24 (s3 MASTER).
+wait_field port s1 state SLAVE 20
+wait_field port s2 state MASTER 10
+wait_field port s3 state MASTER 10
+echo "ok: two instances, three ports: s1 SLAVE, s2 MASTER (instance bc), s3 MASTER (instance lab)"
+
+# 2. Boundary clock: the downstream ptp4l follows the upstream grandmaster, two steps away.
+gm=$(ip netns exec "$P1" pmc -u -b 0 -s "$tmp/uds1" 'GET DEFAULT_DATA_SET' |
+	awk '$1 == "clockIdentity" { print $2 }')
+[ -n "$gm" ] || fail "pmc gave no clockIdentity of the grandmaster"
+deadline=$((SECONDS + 10))
+while :; do
+	pds=$(ip netns exec "$P2" pmc -u -b 0 -s "$tmp/uds2" 'GET PARENT_DATA_SET' || true)
+	cds=$(ip netns exec "$P2" pmc -u -b 0 -s "$tmp/uds2" 'GET CURRENT_DATA_SET' || true)
+	dgm=$(awk '$1 == "grandmasterIdentity" { print $2 }' <<<"$pds")
+	steps=$(awk '$1 == "stepsRemoved" { print $2 }' <<<"$cds")
+	[ "$dgm" = "$gm" ] && [ "$steps" = 2 ] && break
+	[ "$SECONDS" -lt "$deadline" ] ||
+		fail "downstream ptp4l: expected grandmaster $gm at stepsRemoved 2, got '$dgm' at '$steps'"
+	sleep 0.2
+done
+[ "$(field instance bc gm)" = "$gm" ] || fail "instance bc: expected gm $gm, got $(field instance bc gm)"
+[ "$(field instance bc steps)" = 1 ] || fail "instance bc: expected steps 1, got $(field instance bc steps)"
+echo "ok: boundary clock: downstream ptp4l sees grandmaster $gm with stepsRemoved 2"
+
+# 3. Every worker runs without capabilities and with no_new_privs.
+for ifn in s1 s2 s3; do
+	pid=$(field port $ifn pid)
+	eff=$(awk '$1 == "CapEff:" { print $2 }' /proc/"$pid"/status)
+	bnd=$(awk '$1 == "CapBnd:" { print $2 }' /proc/"$pid"/status)
+	nnp=$(awk '$1 == "NoNewPrivs:" { print $2 }' /proc/"$pid"/status)
+	[ "$eff" = 0000000000000000 ] && [ "$bnd" = 0000000000000000 ] && [ "$nnp" = 1 ] ||
+		fail "worker $pid ($ifn): expected CapEff 0, CapBnd 0, NoNewPrivs 1; got $eff, $bnd, $nnp"
+done
+echo "ok: workers of s1 s2 s3: CapEff 0, CapBnd 0, NoNewPrivs 1"
+
+snapshot() { for ifn in "$@"; do echo "$ifn $(field port $ifn pid) $(field port $ifn state)"; done; }
+expect_same() { # SNAPSHOT WHAT IF...
+	local before=$1 what=$2
+	shift 2
+	[ "$(snapshot "$@")" = "$before" ] ||
+		fail "$what: expected the other ports unchanged: before '$before', after '$(snapshot "$@")'"
+}
+
+# 4. kill -9 of one worker: back within 2 s, the others keep their PIDs and states.
+others=$(snapshot s1 s2)
+old=$(field port s3 pid)
+restarts=$(field port s3 restarts)
+kill -9 "$old"
+t0=$SECONDS
+wait_field port s3 pid "[1-9][0-9]*" 2 "$old"
+new=$(field port s3 pid)
+wait_field port s3 state MASTER 3
+[ "$(field port s3 restarts)" = $((restarts + 1)) ] ||
+	fail "kill -9: expected restarts $((restarts + 1)), got $(field port s3 restarts)"
+expect_same "$others" "kill -9" s1 s2
+echo "ok: kill -9 of worker $old: worker $new back (restarts $((restarts + 1))), s1/s2 untouched"
+
+# 5. A worker that sends garbage is dropped and restarted; the supervisor carries on.
+touch "$tmp/garbage"
+old=$(field port s3 pid)
+kill -9 "$old"
+wait_for "$STATUS" '^port s3 .* error "worker sent a malformed message"' 5
+wait_field port s3 state MASTER 5
+[ ! -e "$tmp/garbage" ] || fail "garbage: the wrapper never ran"
+alive
+expect_same "$others" "garbage" s1 s2
+echo "ok: garbage on the IPC socket: worker dropped (malformed message), restarted, phcd alive"
+
+# 6. SIGHUP after changing one instance's priority1: only that instance's ports are touched.
+others=$(snapshot s1 s2)
+old=$(field port s3 pid)
+sed -i 's/^priority1 = 200$/priority1 = 190/' "$tmp/phcd.conf"
+kill -HUP "$PHCD_PID"
+wait_field instance lab priority1 190 5
+wait_field port s3 pid "[1-9][0-9]*" 5 "$old"
+wait_field port s3 state MASTER 5
+expect_same "$others" "reload of instance lab" s1 s2
+echo "ok: SIGHUP with lab's priority1 190: s3 restarted ($old -> $(field port s3 pid)), s1/s2 kept"
+
+# 7. An invalid reload is refused with file:line, the old configuration keeps running.
+all=$(snapshot s1 s2 s3)
+cp "$tmp/phcd.conf" "$tmp/phcd.conf.good"
+printf 'priority1 = 999\n' >>"$tmp/phcd.conf"
+lines=$(wc -l <"$tmp/phcd.conf")
+from=$(wc -l <"$tmp/phcd.log")
+kill -HUP "$PHCD_PID"
+wait_for "$tmp/phcd.log" "phcd.conf:$lines: priority1 = 999 is out of range" 5 "$from"
+wait_for "$tmp/phcd.log" "reload refused" 5 "$from"
+alive
+expect_same "$all" "invalid reload" s1 s2 s3
+cp "$tmp/phcd.conf.good" "$tmp/phcd.conf"
+echo "ok: invalid reload refused ($(basename "$tmp")/phcd.conf:$lines), every worker kept"
+
+# 8. Link down takes the port to FAULTY, link up brings it back.
+others=$(snapshot s1 s2)
+ip -n "$S" link set s3 down
+wait_field port s3 state FAULTY 3
+wait_field port s3 pid 0 3
+ip -n "$S" link set s3 up
+wait_field port s3 state MASTER 5
+expect_same "$others" "link down/up" s1 s2
+echo "ok: link down -> FAULTY (no worker), link up -> MASTER (worker $(field port s3 pid))"
+
+# 9. Deleting the veth removes the port and its worker; recreating it brings both back.
+old=$(field port s3 pid)
+ip -n "$S" link del s3
+deadline=$((SECONDS + 3))
+while grep -q '^port s3 ' "$STATUS"; do
+	[ "$SECONDS" -lt "$deadline" ] || fail "veth deleted: expected port s3 gone, status: $(cat "$STATUS")"
+	sleep 0.05
+done
+! kill -0 "$old" 2>/dev/null || fail "veth deleted: worker $old still running"
+mkveth s3 "$P3" p3
+wait_field port s3 state MASTER 5
+expect_same "$others" "veth delete/recreate" s1 s2
+echo "ok: veth deleted -> port and worker $old gone; recreated -> port back (worker $(field port s3 pid))"
+
+# 10. SIGTERM stops everything and leaves nothing behind.
+pids=$(awk '$1 == "port" { for (i = 3; i < NF; i++) if ($i == "pid") print $(i + 1) }' "$STATUS")
+kill -TERM "$PHCD_PID"
+deadline=$((SECONDS + 5))
+while kill -0 "$PHCD_PID" 2>/dev/null; do
+	[ "$SECONDS" -lt "$deadline" ] || fail "SIGTERM: phcd still running after 5 s"
+	sleep 0.05
+done
+wait "$PHCD_PID" && rc=0 || rc=$?
+PHCD_PID=
+[ "$rc" = 0 ] || fail "SIGTERM: expected exit status 0, got $rc"
+for pid in $pids; do
+	! kill -0 "$pid" 2>/dev/null || fail "SIGTERM: worker $pid still running"
+done
+[ ! -e "$STATUS" ] || fail "SIGTERM: status file left behind"
+echo "ok: SIGTERM: phcd exited 0, workers $(echo $pids) gone"
