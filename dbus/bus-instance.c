@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* org.phcd1.Instance at /org/phcd1/instance/<escaped name>: one PTP clock of the supervisor. */
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "dbus/bus-internal.h"
+
+static int find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
+		sd_bus_error *error)
+{
+	struct bus_server *s = userdata;
+	_cleanup_free_ char *name = NULL;
+	struct instance *i;
+	int r;
+
+	r = sd_bus_path_decode(path, BUS_PATH_INSTANCES, &name);
+	if (r <= 0) {
+		return r;
+	}
+	i = manager_find_instance(s->manager, name);
+	if (!i) {
+		return 0;
+	}
+	*found = i;
+	return 1;
+}
+
+static int path_at(struct manager *m, size_t k, char **ret)
+{
+	return bus_instance_path(manager_instance_at(m, k), ret);
+}
+
+static int enumerate(sd_bus *bus, const char *path, void *userdata, char ***nodes,
+		     sd_bus_error *error)
+{
+	struct bus_server *s = userdata;
+
+	return bus_enumerate_paths(s->manager, manager_instance_count(s->manager), path_at, nodes);
+}
+
+static int get_profile(sd_bus *bus, const char *path, const char *interface, const char *property,
+		       sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+	struct instance *i = userdata;
+
+	return sd_bus_message_append_basic(reply, 's', i->profile);
+}
+
+static int get_clock_backend(sd_bus *bus, const char *path, const char *interface,
+			     const char *property, sd_bus_message *reply, void *userdata,
+			     sd_bus_error *error)
+{
+	const char *b = options_clock_backend_to_string(*(enum options_clock_backend *) userdata);
+
+	return sd_bus_message_append_basic(reply, 's', b ? b : "unknown");
+}
+
+/* Servo states travel in lower case ("locked"), as chrony and timedatectl show them. */
+static const char *const servo_names[] = {
+	[SERVO_UNLOCKED] = "unlocked",
+	[SERVO_JUMP] = "jump",
+	[SERVO_LOCKED] = "locked",
+	[SERVO_HOLDOVER] = "holdover",
+};
+
+static int get_servo_state(sd_bus *bus, const char *path, const char *interface,
+			   const char *property, sd_bus_message *reply, void *userdata,
+			   sd_bus_error *error)
+{
+	unsigned int st = *(enum servo_state *) userdata;
+
+	return sd_bus_message_append_basic(
+		reply, 's', st < ARRAY_SIZE(servo_names) ? servo_names[st] : "unknown");
+}
+
+static int get_time_source(sd_bus *bus, const char *path, const char *interface,
+			   const char *property, sd_bus_message *reply, void *userdata,
+			   sd_bus_error *error)
+{
+	const char *t = time_source_to_string(*(uint8_t *) userdata);
+
+	return sd_bus_message_append_basic(reply, 's', t ? t : "unknown");
+}
+
+static int get_ports(sd_bus *bus, const char *path, const char *interface, const char *property,
+		     sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+	struct instance *i = userdata;
+
+	return bus_append_port_paths(reply, i->manager, i);
+}
+
+/* SetPriority1(y) and SetPriority2(y): one handler, the member says which. */
+static int method_set_priority(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	struct instance *i = userdata;
+	bool one = strcmp(sd_bus_message_get_member(m), "SetPriority1") == 0;
+	struct bus_server *s;
+	uint8_t value;
+	int r;
+
+	r = sd_bus_message_read(m, "y", &value);
+	if (r < 0) {
+		return r;
+	}
+	/* Every value 0..255 is valid (IEEE 1588-2019 8.2.1.4.1); the signature checked the type.
+	 */
+	s = bus_current_server(m);
+	r = bus_authorize(s, m, error);
+	if (r <= 0) {
+		return r < 0 ? r : 1;
+	}
+	r = one ? instance_set_priority1(i, value) : instance_set_priority2(i, value);
+	if (r < 0) {
+		return sd_bus_error_setf(error, BUS_ERROR_OPERATION_FAILED,
+					 "Cannot set priority%c of instance '%s' to %u: %s",
+					 one ? '1' : '2', i->name, value, strerror(-r));
+	}
+	return sd_bus_reply_method_return(m, NULL);
+}
+
+#define EMITS SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE
+#define I_OFF(f) offsetof(struct instance, f)
+
+static const sd_bus_vtable instance_vtable[] = {
+	SD_BUS_VTABLE_START(0),
+	SD_BUS_PROPERTY("Name", "s", bus_property_get_chars, I_OFF(name),
+			SD_BUS_VTABLE_PROPERTY_CONST),
+	SD_BUS_PROPERTY("Domain", "y", NULL, I_OFF(domain), EMITS),
+	SD_BUS_PROPERTY("Profile", "s", get_profile, 0, EMITS),
+	SD_BUS_PROPERTY("ClockIdentity", "s", bus_property_get_clock_identity,
+			I_OFF(clock_identity), EMITS),
+	SD_BUS_PROPERTY("Priority1", "y", NULL, I_OFF(priority1), EMITS),
+	SD_BUS_PROPERTY("Priority2", "y", NULL, I_OFF(priority2), EMITS),
+	SD_BUS_PROPERTY("ClockClass", "y", NULL, I_OFF(clock_quality.clockClass), EMITS),
+	SD_BUS_PROPERTY("ClockAccuracy", "y", NULL, I_OFF(clock_quality.clockAccuracy), EMITS),
+	SD_BUS_PROPERTY("OffsetScaledLogVariance", "q", NULL,
+			I_OFF(clock_quality.offsetScaledLogVariance), EMITS),
+	SD_BUS_PROPERTY("ClockBackend", "s", get_clock_backend, I_OFF(clock_backend), EMITS),
+	SD_BUS_PROPERTY("GrandmasterIdentity", "s", bus_property_get_clock_identity,
+			I_OFF(grandmaster_identity), EMITS),
+	SD_BUS_PROPERTY("ParentPortIdentity", "s", bus_property_get_port_identity,
+			I_OFF(parent_port_identity), EMITS),
+	SD_BUS_PROPERTY("StepsRemoved", "q", NULL, I_OFF(steps_removed), EMITS),
+	SD_BUS_PROPERTY("OffsetFromMaster", "x", NULL, I_OFF(offset_ns), EMITS),
+	SD_BUS_PROPERTY("MeanPathDelay", "x", NULL, I_OFF(mean_path_delay_ns), EMITS),
+	SD_BUS_PROPERTY("FrequencyAdjustment", "d", NULL, I_OFF(freq_ppb), EMITS),
+	SD_BUS_PROPERTY("ServoState", "s", get_servo_state, I_OFF(servo_state), EMITS),
+	SD_BUS_PROPERTY("Synchronized", "b", bus_property_get_bool, I_OFF(synchronized), EMITS),
+	SD_BUS_PROPERTY("CurrentUtcOffset", "n", NULL, I_OFF(time_properties.currentUtcOffset),
+			EMITS),
+	SD_BUS_PROPERTY("CurrentUtcOffsetValid", "b", bus_property_get_bool,
+			I_OFF(time_properties.currentUtcOffsetValid), EMITS),
+	SD_BUS_PROPERTY("Leap59", "b", bus_property_get_bool, I_OFF(time_properties.leap59), EMITS),
+	SD_BUS_PROPERTY("Leap61", "b", bus_property_get_bool, I_OFF(time_properties.leap61), EMITS),
+	SD_BUS_PROPERTY("TimeTraceable", "b", bus_property_get_bool,
+			I_OFF(time_properties.timeTraceable), EMITS),
+	SD_BUS_PROPERTY("FrequencyTraceable", "b", bus_property_get_bool,
+			I_OFF(time_properties.frequencyTraceable), EMITS),
+	SD_BUS_PROPERTY("PtpTimescale", "b", bus_property_get_bool,
+			I_OFF(time_properties.ptpTimescale), EMITS),
+	SD_BUS_PROPERTY("TimeSource", "s", get_time_source, I_OFF(time_properties.timeSource),
+			EMITS),
+	SD_BUS_PROPERTY("Ports", "ao", get_ports, 0, EMITS),
+	SD_BUS_METHOD_WITH_ARGS("SetPriority1", SD_BUS_ARGS("y", priority1), SD_BUS_NO_RESULT,
+				method_set_priority, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("SetPriority2", SD_BUS_ARGS("y", priority2), SD_BUS_NO_RESULT,
+				method_set_priority, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_VTABLE_END,
+};
+
+static const struct bus_prop_group instance_groups[] = {
+	{ INSTANCE_CHANGED_CONFIG,
+	  (const char *const[]){ "Domain", "Profile", "ClockIdentity", "Priority1", "Priority2",
+				 "ClockClass", "ClockAccuracy", "OffsetScaledLogVariance",
+				 "ClockBackend", NULL } },
+	{ INSTANCE_CHANGED_PARENT,
+	  (const char *const[]){ "GrandmasterIdentity", "ParentPortIdentity", "StepsRemoved",
+				 NULL } },
+	{ INSTANCE_CHANGED_SAMPLE, (const char *const[]){ "OffsetFromMaster", "MeanPathDelay",
+							  "FrequencyAdjustment", NULL } },
+	{ INSTANCE_CHANGED_SERVO, (const char *const[]){ "ServoState", "Synchronized", NULL } },
+	{ INSTANCE_CHANGED_TIME_PROPERTIES,
+	  (const char *const[]){ "CurrentUtcOffset", "CurrentUtcOffsetValid", "Leap59", "Leap61",
+				 "TimeTraceable", "FrequencyTraceable", "PtpTimescale",
+				 "TimeSource", NULL } },
+	{ INSTANCE_CHANGED_PORTS, (const char *const[]){ "Ports", NULL } },
+	{},
+};
+
+int bus_instance_register(struct bus_server *s)
+{
+	int r;
+
+	r = sd_bus_add_fallback_vtable(s->bus, NULL, BUS_PATH_INSTANCES, BUS_IFACE_INSTANCE,
+				       instance_vtable, find, s);
+	if (r < 0) {
+		return r;
+	}
+	return sd_bus_add_node_enumerator(s->bus, NULL, BUS_PATH_INSTANCES, enumerate, s);
+}
+
+int bus_instance_emit(struct bus_server *s, struct instance *i, unsigned int mask)
+{
+	_cleanup_free_ char *path = NULL;
+	int r = bus_instance_path(i, &path);
+
+	return r < 0 ? r : bus_emit_groups(s, path, BUS_IFACE_INSTANCE, instance_groups, mask);
+}
+
+int bus_instance_describe(struct bus_server *s, FILE *f, struct instance *i)
+{
+	_cleanup_free_ char *path = NULL;
+	int r = bus_instance_path(i, &path);
+
+	return r < 0 ? r : bus_describe_object(s, f, instance_vtable, i, path, BUS_IFACE_INSTANCE);
+}

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Shared by the files of dbus/: the server object, paths, error names and property helpers. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <systemd/sd-bus.h>
+#include <systemd/sd-event.h>
+
+#include "daemon/manager.h"
+#include "dbus/bus-polkit.h"
+
+#define BUS_NAME "org.phcd1"
+#define BUS_PATH_MANAGER "/org/phcd1"
+#define BUS_PATH_INSTANCES "/org/phcd1/instance"
+#define BUS_PATH_PORTS "/org/phcd1/port"
+#define BUS_IFACE_MANAGER "org.phcd1.Manager"
+#define BUS_IFACE_INSTANCE "org.phcd1.Instance"
+#define BUS_IFACE_PORT "org.phcd1.Port"
+
+/* Errors of phcd's own; argument errors use org.freedesktop.DBus.Error.InvalidArgs. */
+#define BUS_ERROR_NO_SUCH_INTERFACE "org.phcd1.Error.NoSuchInterface"
+#define BUS_ERROR_NO_SUCH_INSTANCE "org.phcd1.Error.NoSuchInstance"
+#define BUS_ERROR_INVALID_CONFIG "org.phcd1.Error.InvalidConfig"
+#define BUS_ERROR_OPERATION_FAILED "org.phcd1.Error.OperationFailed"
+
+/* Change bits of the Manager object (past enum manager_change's). */
+enum {
+	BUS_MANAGER_CHANGED_INSTANCES = 1u << 8,
+	BUS_MANAGER_CHANGED_PORTS = 1u << 9,
+	BUS_MANAGER_CHANGED_SYNC = 1u << 10,
+};
+
+enum bus_kind {
+	BUS_KIND_MANAGER,
+	BUS_KIND_INSTANCE,
+	BUS_KIND_PORT,
+};
+
+/* An object with properties waiting to be signalled. */
+struct bus_dirty {
+	enum bus_kind kind;
+	void *object;	     /* struct instance / struct mport; NULL for the manager */
+	unsigned int urgent; /* change bits to signal at the next loop iteration */
+	unsigned int slow;   /* change bits to signal at the next tick (at most one a second) */
+};
+
+struct bus_server {
+	struct manager *manager;
+	sd_event *event;
+	sd_bus *bus;
+	struct bus_polkit *polkit;
+	sd_event_source *defer; /* emits the urgent changes */
+	sd_event_source *tick;	/* emits the slow changes */
+	uint64_t last_tick_usec;
+	struct bus_dirty *dirty;
+	size_t n_dirty;
+	size_t cap_dirty;
+};
+
+/* Which properties a change bit covers, for PropertiesChanged. */
+struct bus_prop_group {
+	unsigned int mask;
+	const char *const *names; /* NULL-terminated */
+};
+
+/*
+ * One file per interface: register its vtable (fallback + node enumerator for the per-object
+ * ones), signal the properties behind a change mask, describe an object as JSON.
+ */
+int bus_manager_register(struct bus_server *s);
+int bus_manager_emit(struct bus_server *s, unsigned int mask);
+int bus_instance_register(struct bus_server *s);
+int bus_instance_emit(struct bus_server *s, struct instance *i, unsigned int mask);
+int bus_instance_describe(struct bus_server *s, FILE *f, struct instance *i);
+int bus_port_register(struct bus_server *s);
+int bus_port_emit(struct bus_server *s, struct mport *p, unsigned int mask);
+int bus_port_describe(struct bus_server *s, FILE *f, struct mport *p);
+
+/* Object paths (free() the result). */
+int bus_instance_path(const struct instance *i, char **ret);
+int bus_port_path(const struct mport *p, char **ret);
+/* The same for callers that hold either kind as a const void *. */
+int bus_instance_path_any(const void *obj, char **ret);
+int bus_port_path_any(const void *obj, char **ret);
+
+/* A node enumerator's list: path_at(m, k) for k < n. */
+int bus_enumerate_paths(struct manager *m, size_t n,
+			int (*path_at)(struct manager *m, size_t k, char **ret), char ***nodes);
+
+/* Append an "ao" of every instance / port (all of the manager, or of one instance). */
+int bus_append_instance_paths(sd_bus_message *reply, struct manager *m);
+int bus_append_port_paths(sd_bus_message *reply, struct manager *m, const struct instance *only);
+
+/*
+ * Property getters that read a field at the vtable entry's offset (sd-bus passes object +
+ * offset as userdata): C bool, char array, ClockIdentity, PortIdentity.
+ */
+int bus_property_get_bool(sd_bus *bus, const char *path, const char *interface,
+			  const char *property, sd_bus_message *reply, void *userdata,
+			  sd_bus_error *error);
+int bus_property_get_chars(sd_bus *bus, const char *path, const char *interface,
+			   const char *property, sd_bus_message *reply, void *userdata,
+			   sd_bus_error *error);
+int bus_property_get_clock_identity(sd_bus *bus, const char *path, const char *interface,
+				    const char *property, sd_bus_message *reply, void *userdata,
+				    sd_bus_error *error);
+int bus_property_get_port_identity(sd_bus *bus, const char *path, const char *interface,
+				   const char *property, sd_bus_message *reply, void *userdata,
+				   sd_bus_error *error);
+
+/*
+ * Every property of one object's vtable as JSON, with "Path" first: the same getters as
+ * Get/GetAll, so Describe() cannot drift from the properties.
+ */
+int bus_describe_object(struct bus_server *s, FILE *f, const sd_bus_vtable *vtable, void *object,
+			const char *path, const char *interface);
+
+/* PropertiesChanged for the groups whose mask bits are in mask (nothing when none is). */
+int bus_emit_groups(struct bus_server *s, const char *path, const char *interface,
+		    const struct bus_prop_group *groups, unsigned int mask);
+
+/* Mark changes of an object; bus-server.c signals them (urgent or coalesced). */
+void bus_server_mark(struct bus_server *s, enum bus_kind kind, void *object, unsigned int mask);
+
+/* The server behind the vtable being dispatched (handlers of per-object vtables get the object). */
+struct bus_server *bus_current_server(sd_bus_message *m);
+
+/* Step "authorize" of every mutating method: see bus_polkit_verify() for 1 / 0 / <0. */
+int bus_authorize(struct bus_server *s, sd_bus_message *m, sd_bus_error *error);

@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* org.phcd1.Manager at /org/phcd1: the daemon as a whole, lookups, Reload() and Describe(). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h" /* the generated one, for PHCD_VERSION */
+#include "daemon/config.h"
+#include "dbus/bus-internal.h"
+#include "dbus/bus-json.h"
+
+static int get_version(sd_bus *bus, const char *path, const char *interface, const char *property,
+		       sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+	return sd_bus_message_append_basic(reply, 's', PHCD_VERSION);
+}
+
+static int get_instances(sd_bus *bus, const char *path, const char *interface, const char *property,
+			 sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+	struct bus_server *s = userdata;
+
+	return bus_append_instance_paths(reply, s->manager);
+}
+
+static int get_ports(sd_bus *bus, const char *path, const char *interface, const char *property,
+		     sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+	struct bus_server *s = userdata;
+
+	return bus_append_port_paths(reply, s->manager, NULL);
+}
+
+/* The instance named by the configuration to steer CLOCK_REALTIME, or NULL. */
+static struct instance *system_clock_instance(struct bus_server *s)
+{
+	const struct config *c = manager_get_config(s->manager);
+
+	if (!c || !c->daemon.system_clock_instance[0]) {
+		return NULL;
+	}
+	return manager_find_instance(s->manager, c->daemon.system_clock_instance);
+}
+
+static int get_system_clock_instance(sd_bus *bus, const char *path, const char *interface,
+				     const char *property, sd_bus_message *reply, void *userdata,
+				     sd_bus_error *error)
+{
+	struct instance *i = system_clock_instance(userdata);
+
+	return sd_bus_message_append_basic(reply, 's', i ? i->name : "");
+}
+
+static int get_system_clock_synchronized(sd_bus *bus, const char *path, const char *interface,
+					 const char *property, sd_bus_message *reply,
+					 void *userdata, sd_bus_error *error)
+{
+	struct instance *i = system_clock_instance(userdata);
+
+	return sd_bus_message_append(reply, "b", (int) (i && i->synchronized));
+}
+
+static int get_config_files(sd_bus *bus, const char *path, const char *interface,
+			    const char *property, sd_bus_message *reply, void *userdata,
+			    sd_bus_error *error)
+{
+	struct bus_server *s = userdata;
+	const struct config *c = manager_get_config(s->manager);
+	int r;
+
+	r = sd_bus_message_open_container(reply, 'a', "s");
+	for (size_t k = 0; r >= 0 && c && k < c->n_files; k++) {
+		r = sd_bus_message_append_basic(reply, 's', c->files[k]);
+	}
+	return r < 0 ? r : sd_bus_message_close_container(reply);
+}
+
+/* Names arrive from people and scripts: say what is wrong with one, before looking it up. */
+static int check_name(const char *what, const char *name, size_t max, sd_bus_error *error)
+{
+	if (!name[0]) {
+		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "Empty %s name", what);
+	}
+	if (strlen(name) >= max) {
+		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+					 "%s name '%.64s...' is longer than %zu characters", what,
+					 name, max - 1);
+	}
+	for (const char *c = name; *c; c++) {
+		if (*c == '/' || *c <= ' ' || *c == 0x7f) {
+			return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+						 "Invalid %s name '%s': no '/', blanks or control "
+						 "characters allowed",
+						 what, name);
+		}
+	}
+	return 0;
+}
+
+static int port_path_by_name(struct manager *m, const char *name, char **ret)
+{
+	struct mport *p = manager_find_port(m, name);
+
+	return p ? bus_port_path(p, ret) : -ENOENT;
+}
+
+static int instance_path_by_name(struct manager *m, const char *name, char **ret)
+{
+	struct instance *i = manager_find_instance(m, name);
+
+	return i ? bus_instance_path(i, ret) : -ENOENT;
+}
+
+/* GetPortByInterface(s) and GetInstance(s): name -> object path, the member picks the kind. */
+static const struct lookup {
+	const char *member;
+	const char *what;
+	size_t max;
+	int (*path_by_name)(struct manager *m, const char *name, char **ret);
+	const char *error;
+	const char *before; /* the error message: before + 'name' + after */
+	const char *after;
+} lookups[] = {
+	{ "GetPortByInterface", "interface", IFNAMSIZ, port_path_by_name,
+	  BUS_ERROR_NO_SUCH_INTERFACE, "phcd runs no PTP port on interface ",
+	  ": add it to an instance's interfaces in phcd.conf (see 'phcctl ports')" },
+	{ "GetInstance", "instance", OPTIONS_NAME_MAX, instance_path_by_name,
+	  BUS_ERROR_NO_SUCH_INSTANCE, "No instance ",
+	  " in the running configuration (see 'phcctl status' for the instances)" },
+};
+
+static int method_lookup(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	const struct lookup *l = &lookups[strcmp(sd_bus_message_get_member(m), "GetInstance") == 0];
+	struct bus_server *s = userdata;
+	_cleanup_free_ char *path = NULL;
+	const char *name;
+	int r;
+
+	r = sd_bus_message_read(m, "s", &name);
+	if (r < 0) {
+		return r;
+	}
+	r = check_name(l->what, name, l->max, error);
+	if (r < 0) {
+		return r;
+	}
+	r = l->path_by_name(s->manager, name, &path);
+	if (r == -ENOENT) {
+		return sd_bus_error_setf(error, l->error, "%s'%s'%s", l->before, name, l->after);
+	}
+	return r < 0 ? r : sd_bus_reply_method_return(m, "o", path);
+}
+
+static int method_reload(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	struct bus_server *s = userdata;
+	_cleanup_free_ char *errors = NULL;
+	int r;
+
+	r = bus_authorize(s, m, error);
+	if (r <= 0) {
+		return r < 0 ? r : 1;
+	}
+	r = manager_reload(s->manager, &errors);
+	if (r == -EINVAL) {
+		return sd_bus_error_setf(error, BUS_ERROR_INVALID_CONFIG,
+					 "The new configuration is invalid, the old one keeps "
+					 "running:\n%s",
+					 errors ? errors : "(no details)");
+	}
+	if (r < 0) {
+		return sd_bus_error_setf(error, BUS_ERROR_OPERATION_FAILED, "Reload failed: %s",
+					 strerror(-r));
+	}
+	return sd_bus_reply_method_return(m, NULL);
+}
+
+static const sd_bus_vtable manager_vtable[];
+
+/* {"Manager": {...}, "Instances": [{...}], "Ports": [{...}]} with every property of each. */
+static int describe(struct bus_server *s, FILE *f)
+{
+	struct instance *i;
+	struct mport *p;
+	int r;
+
+	fputs("{\"Manager\":", f);
+	r = bus_describe_object(s, f, manager_vtable, s, BUS_PATH_MANAGER, BUS_IFACE_MANAGER);
+	fputs(",\"Instances\":[", f);
+	MANAGER_FOREACH_INSTANCE(i, s->manager, k)
+	{
+		if (r >= 0 && k > 0) {
+			fputc(',', f);
+		}
+		if (r >= 0) {
+			r = bus_instance_describe(s, f, i);
+		}
+	}
+	fputs("],\"Ports\":[", f);
+	MANAGER_FOREACH_PORT(p, s->manager, k)
+	{
+		if (r >= 0 && k > 0) {
+			fputc(',', f);
+		}
+		if (r >= 0) {
+			r = bus_port_describe(s, f, p);
+		}
+	}
+	fputs("]}", f);
+	return r;
+}
+
+static int method_describe(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	_cleanup_free_ char *json = NULL;
+	size_t len = 0;
+	FILE *f;
+	int r;
+
+	f = open_memstream(&json, &len);
+	if (!f) {
+		return -ENOMEM;
+	}
+	r = describe(userdata, f);
+	if (fclose(f) != 0 && r >= 0) {
+		r = -ENOMEM;
+	}
+	if (r < 0) {
+		return sd_bus_error_set_errnof(error, -r, "Cannot build the description: %s",
+					       strerror(-r));
+	}
+	return sd_bus_reply_method_return(m, "s", json);
+}
+
+#define EMITS SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE
+
+static const sd_bus_vtable manager_vtable[] = {
+	SD_BUS_VTABLE_START(0),
+	SD_BUS_PROPERTY("Version", "s", get_version, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+	SD_BUS_PROPERTY("Instances", "ao", get_instances, 0, EMITS),
+	SD_BUS_PROPERTY("Ports", "ao", get_ports, 0, EMITS),
+	SD_BUS_PROPERTY("SystemClockInstance", "s", get_system_clock_instance, 0, EMITS),
+	SD_BUS_PROPERTY("SystemClockSynchronized", "b", get_system_clock_synchronized, 0, EMITS),
+	SD_BUS_PROPERTY("ConfigFiles", "as", get_config_files, 0, EMITS),
+	SD_BUS_METHOD_WITH_ARGS("GetPortByInterface", SD_BUS_ARGS("s", interface),
+				SD_BUS_RESULT("o", port), method_lookup,
+				SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("GetInstance", SD_BUS_ARGS("s", name), SD_BUS_RESULT("o", instance),
+				method_lookup, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("Reload", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_reload,
+				SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("Describe", SD_BUS_NO_ARGS, SD_BUS_RESULT("s", json),
+				method_describe, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_VTABLE_END,
+};
+
+static const struct bus_prop_group manager_groups[] = {
+	{ BUS_MANAGER_CHANGED_INSTANCES, (const char *const[]){ "Instances", NULL } },
+	{ BUS_MANAGER_CHANGED_PORTS, (const char *const[]){ "Ports", NULL } },
+	{ BUS_MANAGER_CHANGED_SYNC | MANAGER_CHANGED_CONFIG,
+	  (const char *const[]){ "SystemClockSynchronized", NULL } },
+	{ MANAGER_CHANGED_CONFIG,
+	  (const char *const[]){ "SystemClockInstance", "ConfigFiles", NULL } },
+	{},
+};
+
+int bus_manager_register(struct bus_server *s)
+{
+	int r;
+
+	r = sd_bus_add_object_vtable(s->bus, NULL, BUS_PATH_MANAGER, BUS_IFACE_MANAGER,
+				     manager_vtable, s);
+	if (r < 0) {
+		return r;
+	}
+	return sd_bus_add_object_manager(s->bus, NULL, BUS_PATH_MANAGER);
+}
+
+int bus_manager_emit(struct bus_server *s, unsigned int mask)
+{
+	return bus_emit_groups(s, BUS_PATH_MANAGER, BUS_IFACE_MANAGER, manager_groups, mask);
+}

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Authorization of mutating D-Bus methods: root at once, anyone else through an async polkit check.
+ */
+#pragma once
+
+#include <systemd/sd-bus.h>
+
+#include "ptp/util.h"
+
+/* The one polkit action of phcd (units/org.phcd1.policy). */
+#define BUS_POLKIT_ACTION_MANAGE "org.phcd1.manage"
+
+struct bus_polkit;
+
+int bus_polkit_new(struct bus_polkit **ret);
+/* Cancels the checks still in flight; their callers get no reply (the bus is going away). */
+struct bus_polkit *bus_polkit_free(struct bus_polkit *p);
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct bus_polkit *, bus_polkit_free);
+
+/*
+ * May the sender of the method call m perform action? Call it from the method handler after the
+ * arguments are read and validated, before anything changes:
+ *   1  authorized: go on and apply;
+ *   0  a polkit check is in flight: return 1 from the handler without replying; when polkit
+ *      answers, m is dispatched again and this call returns the answer (the handler runs twice,
+ *      so everything before this call must be free of side effects);
+ *  <0  refused or failed, with error set (org.freedesktop.DBus.Error.AccessDenied, or
+ *      InteractiveAuthorizationRequired): return it from the handler.
+ * Root (uid 0, as the bus driver reports it) is always authorized and never asks polkit. Without
+ * polkit on the bus, everyone else is refused.
+ */
+int bus_polkit_verify(struct bus_polkit *p, sd_bus_message *m, const char *action,
+		      sd_bus_error *error);

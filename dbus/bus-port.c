@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* org.phcd1.Port at /org/phcd1/port/<escaped ifname>: one interface in one instance. */
+#include <ctype.h>
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "dbus/bus-internal.h"
+#include "ptp/msg.h"
+
+static int find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
+		sd_bus_error *error)
+{
+	struct bus_server *s = userdata;
+	_cleanup_free_ char *ifname = NULL;
+	struct mport *p;
+	int r;
+
+	r = sd_bus_path_decode(path, BUS_PATH_PORTS, &ifname);
+	if (r <= 0) {
+		return r;
+	}
+	p = manager_find_port(s->manager, ifname);
+	if (!p) {
+		return 0;
+	}
+	*found = p;
+	return 1;
+}
+
+static int path_at(struct manager *m, size_t k, char **ret)
+{
+	return bus_port_path(manager_port_at(m, k), ret);
+}
+
+static int enumerate(sd_bus *bus, const char *path, void *userdata, char ***nodes,
+		     sd_bus_error *error)
+{
+	struct bus_server *s = userdata;
+
+	return bus_enumerate_paths(s->manager, manager_port_count(s->manager), path_at, nodes);
+}
+
+static int get_instance(sd_bus *bus, const char *path, const char *interface, const char *property,
+			sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+	struct mport *p = userdata;
+	_cleanup_free_ char *ipath = NULL;
+	int r = bus_instance_path(p->instance, &ipath);
+
+	return r < 0 ? r : sd_bus_message_append_basic(reply, 'o', ipath);
+}
+
+static int get_state(sd_bus *bus, const char *path, const char *interface, const char *property,
+		     sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+	const char *st = port_state_to_string(*(enum port_state *) userdata);
+
+	return sd_bus_message_append_basic(reply, 's', st ? st : "UNKNOWN");
+}
+
+static int get_delay_mechanism(sd_bus *bus, const char *path, const char *interface,
+			       const char *property, sd_bus_message *reply, void *userdata,
+			       sd_bus_error *error)
+{
+	const char *d = options_delay_mechanism_to_string(
+		*(enum options_delay_mechanism *) userdata);
+
+	return sd_bus_message_append_basic(reply, 's', d ? d : "unknown");
+}
+
+static int get_timestamping(sd_bus *bus, const char *path, const char *interface,
+			    const char *property, sd_bus_message *reply, void *userdata,
+			    sd_bus_error *error)
+{
+	const char *t = mport_timestamping_to_string(*(enum transport_ts_mode *) userdata);
+
+	return sd_bus_message_append_basic(reply, 's', t ? t : "unknown");
+}
+
+static int get_last_error_code(sd_bus *bus, const char *path, const char *interface,
+			       const char *property, sd_bus_message *reply, void *userdata,
+			       sd_bus_error *error)
+{
+	/* Stored as -errno; shown as the positive errno, 0 for none. */
+	return sd_bus_message_append(reply, "i", -*(int *) userdata);
+}
+
+/* "rx_sync", "tx_delay_req", "dropped_announce": per direction and PTP messageType. */
+static int append_counters(sd_bus_message *reply, const char *dir, const uint64_t *v)
+{
+	for (unsigned int t = 0; t < IPC_MSG_KINDS; t++) {
+		const char *name = msg_type_to_string(t);
+		char key[64];
+		size_t k;
+		int r;
+
+		if (!name) {
+			continue;
+		}
+		k = (size_t) snprintf(key, sizeof(key), "%s_", dir);
+		for (; *name && k < sizeof(key) - 1; name++) {
+			key[k++] = (char) tolower((unsigned char) *name);
+		}
+		key[k] = '\0';
+		r = sd_bus_message_append(reply, "{st}", key, v[t]);
+		if (r < 0) {
+			return r;
+		}
+	}
+	return 0;
+}
+
+static int get_counters(sd_bus *bus, const char *path, const char *interface, const char *property,
+			sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+	struct mport *p = userdata;
+	int r;
+
+	r = sd_bus_message_open_container(reply, 'a', "{st}");
+	if (r >= 0) {
+		r = append_counters(reply, "rx", p->rx);
+	}
+	if (r >= 0) {
+		r = append_counters(reply, "tx", p->tx);
+	}
+	if (r >= 0) {
+		r = append_counters(reply, "dropped", p->dropped);
+	}
+	return r < 0 ? r : sd_bus_message_close_container(reply);
+}
+
+/* Enable(), Disable(), Restart(): one handler, the member picks the operation. */
+static const struct port_control {
+	const char *member;
+	const char *verb;
+	int (*apply)(struct mport *p);
+} port_controls[] = {
+	{ "Enable", "enable", mport_enable },
+	{ "Disable", "disable", mport_disable },
+	{ "Restart", "restart", mport_restart },
+};
+
+static int method_control(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	const char *member = sd_bus_message_get_member(m);
+	const struct port_control *c = NULL;
+	struct mport *p = userdata;
+	int r;
+
+	for (size_t k = 0; k < ARRAY_SIZE(port_controls); k++) {
+		if (strcmp(port_controls[k].member, member) == 0) {
+			c = &port_controls[k];
+		}
+	}
+	if (!c) {
+		return sd_bus_error_setf(error, SD_BUS_ERROR_UNKNOWN_METHOD, "No method %s",
+					 member);
+	}
+	r = bus_authorize(bus_current_server(m), m, error);
+	if (r <= 0) {
+		return r < 0 ? r : 1;
+	}
+	r = c->apply(p);
+	if (r < 0) {
+		return sd_bus_error_setf(error, BUS_ERROR_OPERATION_FAILED,
+					 "Cannot %s port %s: %s (see LastError and the journal)",
+					 c->verb, p->ifname, strerror(-r));
+	}
+	return sd_bus_reply_method_return(m, NULL);
+}
+
+#define EMITS SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE
+#define P_OFF(f) offsetof(struct mport, f)
+
+static const sd_bus_vtable port_vtable[] = {
+	SD_BUS_VTABLE_START(0),
+	SD_BUS_PROPERTY("Interface", "s", bus_property_get_chars, P_OFF(ifname),
+			SD_BUS_VTABLE_PROPERTY_CONST),
+	SD_BUS_PROPERTY("Instance", "o", get_instance, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+	SD_BUS_PROPERTY("PortIdentity", "s", bus_property_get_port_identity, P_OFF(port_identity),
+			EMITS),
+	SD_BUS_PROPERTY("DelayMechanism", "s", get_delay_mechanism, P_OFF(delay_mechanism), EMITS),
+	SD_BUS_PROPERTY("State", "s", get_state, P_OFF(state), EMITS),
+	SD_BUS_PROPERTY("Enabled", "b", bus_property_get_bool, P_OFF(enabled), EMITS),
+	SD_BUS_PROPERTY("TimestampingMode", "s", get_timestamping, P_OFF(timestamping), EMITS),
+	SD_BUS_PROPERTY("PhcIndex", "i", NULL, P_OFF(phc_index), EMITS),
+	SD_BUS_PROPERTY("IfIndex", "i", NULL, P_OFF(ifindex), EMITS),
+	SD_BUS_PROPERTY("LinkUp", "b", bus_property_get_bool, P_OFF(link_up), EMITS),
+	SD_BUS_PROPERTY("WorkerPID", "u", NULL, P_OFF(worker_pid), EMITS),
+	SD_BUS_PROPERTY("Restarts", "u", NULL, P_OFF(restarts), EMITS),
+	SD_BUS_PROPERTY("Counters", "a{st}", get_counters, 0, EMITS),
+	SD_BUS_PROPERTY("LastError", "s", bus_property_get_chars, P_OFF(last_error_text), EMITS),
+	SD_BUS_PROPERTY("LastErrorCode", "i", get_last_error_code, P_OFF(last_error), EMITS),
+	SD_BUS_METHOD_WITH_ARGS("Enable", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_control,
+				SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("Disable", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_control,
+				SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("Restart", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_control,
+				SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_VTABLE_END,
+};
+
+static const struct bus_prop_group port_groups[] = {
+	{ MPORT_CHANGED_STATE, (const char *const[]){ "State", "Enabled", NULL } },
+	{ MPORT_CHANGED_LINK, (const char *const[]){ "IfIndex", "LinkUp", NULL } },
+	{ MPORT_CHANGED_WORKER, (const char *const[]){ "WorkerPID", "Restarts", NULL } },
+	{ MPORT_CHANGED_COUNTERS, (const char *const[]){ "Counters", NULL } },
+	{ MPORT_CHANGED_ERROR, (const char *const[]){ "LastError", "LastErrorCode", NULL } },
+	{ MPORT_CHANGED_TIMESTAMPING,
+	  (const char *const[]){ "TimestampingMode", "PhcIndex", NULL } },
+	{ MPORT_CHANGED_CONFIG, (const char *const[]){ "PortIdentity", "DelayMechanism", NULL } },
+	{},
+};
+
+int bus_port_register(struct bus_server *s)
+{
+	int r;
+
+	r = sd_bus_add_fallback_vtable(s->bus, NULL, BUS_PATH_PORTS, BUS_IFACE_PORT, port_vtable,
+				       find, s);
+	if (r < 0) {
+		return r;
+	}
+	return sd_bus_add_node_enumerator(s->bus, NULL, BUS_PATH_PORTS, enumerate, s);
+}
+
+int bus_port_emit(struct bus_server *s, struct mport *p, unsigned int mask)
+{
+	_cleanup_free_ char *path = NULL;
+	int r = bus_port_path(p, &path);
+
+	return r < 0 ? r : bus_emit_groups(s, path, BUS_IFACE_PORT, port_groups, mask);
+}
+
+int bus_port_describe(struct bus_server *s, FILE *f, struct mport *p)
+{
+	_cleanup_free_ char *path = NULL;
+	int r = bus_port_path(p, &path);
+
+	return r < 0 ? r : bus_describe_object(s, f, port_vtable, p, path, BUS_IFACE_PORT);
+}

@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Helpers of the org.phcd1 interfaces: paths, field getters, PropertiesChanged, Describe JSON. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dbus/bus-internal.h"
+#include "dbus/bus-json.h"
+
+int bus_instance_path(const struct instance *i, char **ret)
+{
+	return sd_bus_path_encode(BUS_PATH_INSTANCES, i->name, ret);
+}
+
+int bus_port_path(const struct mport *p, char **ret)
+{
+	return sd_bus_path_encode(BUS_PATH_PORTS, p->ifname, ret);
+}
+
+int bus_enumerate_paths(struct manager *m, size_t n,
+			int (*path_at)(struct manager *m, size_t k, char **ret), char ***nodes)
+{
+	char **l = calloc(n + 1, sizeof(*l));
+	int r;
+
+	if (!l) {
+		return -ENOMEM;
+	}
+	for (size_t k = 0; k < n; k++) {
+		r = path_at(m, k, &l[k]);
+		if (r < 0) {
+			for (size_t j = 0; j < k; j++) {
+				free(l[j]);
+			}
+			free(l);
+			return r;
+		}
+	}
+	*nodes = l;
+	return 1;
+}
+
+static int append_path(sd_bus_message *reply, int (*path)(const void *, char **), const void *obj)
+{
+	_cleanup_free_ char *s = NULL;
+	int r = path(obj, &s);
+
+	return r < 0 ? r : sd_bus_message_append_basic(reply, 'o', s);
+}
+
+int bus_instance_path_any(const void *obj, char **ret)
+{
+	return bus_instance_path(obj, ret);
+}
+
+int bus_port_path_any(const void *obj, char **ret)
+{
+	return bus_port_path(obj, ret);
+}
+
+int bus_append_instance_paths(sd_bus_message *reply, struct manager *m)
+{
+	struct instance *i;
+	int r;
+
+	r = sd_bus_message_open_container(reply, 'a', "o");
+	if (r < 0) {
+		return r;
+	}
+	MANAGER_FOREACH_INSTANCE(i, m, n)
+	{
+		r = append_path(reply, bus_instance_path_any, i);
+		if (r < 0) {
+			return r;
+		}
+	}
+	return sd_bus_message_close_container(reply);
+}
+
+int bus_append_port_paths(sd_bus_message *reply, struct manager *m, const struct instance *only)
+{
+	struct mport *p;
+	int r;
+
+	r = sd_bus_message_open_container(reply, 'a', "o");
+	if (r < 0) {
+		return r;
+	}
+	MANAGER_FOREACH_PORT(p, m, n)
+	{
+		if (only && p->instance != only) {
+			continue;
+		}
+		r = append_path(reply, bus_port_path_any, p);
+		if (r < 0) {
+			return r;
+		}
+	}
+	return sd_bus_message_close_container(reply);
+}
+
+int bus_property_get_bool(sd_bus *bus, const char *path, const char *interface,
+			  const char *property, sd_bus_message *reply, void *userdata,
+			  sd_bus_error *error)
+{
+	/* sd-bus's own "b" reads an int; the model's flags are C bools. */
+	return sd_bus_message_append(reply, "b", (int) *(const bool *) userdata);
+}
+
+int bus_property_get_chars(sd_bus *bus, const char *path, const char *interface,
+			   const char *property, sd_bus_message *reply, void *userdata,
+			   sd_bus_error *error)
+{
+	return sd_bus_message_append_basic(reply, 's', (const char *) userdata);
+}
+
+int bus_property_get_clock_identity(sd_bus *bus, const char *path, const char *interface,
+				    const char *property, sd_bus_message *reply, void *userdata,
+				    sd_bus_error *error)
+{
+	char buf[CLOCK_IDENTITY_STRLEN];
+
+	return sd_bus_message_append_basic(reply, 's', clock_identity_to_string(userdata, buf));
+}
+
+int bus_property_get_port_identity(sd_bus *bus, const char *path, const char *interface,
+				   const char *property, sd_bus_message *reply, void *userdata,
+				   sd_bus_error *error)
+{
+	char buf[PORT_IDENTITY_STRLEN];
+
+	return sd_bus_message_append_basic(reply, 's', port_identity_to_string(userdata, buf));
+}
+
+int bus_emit_groups(struct bus_server *s, const char *path, const char *interface,
+		    const struct bus_prop_group *groups, unsigned int mask)
+{
+	const char *names[32];
+	size_t n = 0;
+
+	for (const struct bus_prop_group *g = groups; g->names; g++) {
+		if (!(g->mask & mask)) {
+			continue;
+		}
+		for (const char *const *name = g->names; *name && n < ARRAY_SIZE(names) - 1;
+		     name++) {
+			names[n++] = *name;
+		}
+	}
+	if (n == 0) {
+		return 0;
+	}
+	names[n] = NULL;
+	return sd_bus_emit_properties_changed_strv(s->bus, path, interface, (char **) names);
+}
+
+/* Append one property as a dict entry {name, variant} by calling its getter. */
+static int append_property(struct bus_server *s, sd_bus_message *msg, const sd_bus_vtable *v,
+			   void *object, const char *path, const char *interface)
+{
+	sd_bus_error error = SD_BUS_ERROR_NULL;
+	int r;
+
+	r = sd_bus_message_open_container(msg, 'e', "sv");
+	if (r >= 0) {
+		r = sd_bus_message_append_basic(msg, 's', v->x.property.member);
+	}
+	if (r >= 0) {
+		r = sd_bus_message_open_container(msg, 'v', v->x.property.signature);
+	}
+	if (r >= 0 && !v->x.property.get) {
+		/* sd-bus's built-in getter for a fixed-size field: append the value at the offset.
+		 */
+		r = sd_bus_message_append_basic(msg, v->x.property.signature[0],
+						(uint8_t *) object + v->x.property.offset);
+	} else if (r >= 0) {
+		r = v->x.property.get(s->bus, path, interface, v->x.property.member, msg,
+				      (uint8_t *) object + v->x.property.offset, &error);
+		sd_bus_error_free(&error);
+	}
+	if (r >= 0) {
+		r = sd_bus_message_close_container(msg);
+	}
+	if (r >= 0) {
+		r = sd_bus_message_close_container(msg);
+	}
+	return r;
+}
+
+int bus_describe_object(struct bus_server *s, FILE *f, const sd_bus_vtable *vtable, void *object,
+			const char *path, const char *interface)
+{
+	sd_bus_message *msg = NULL;
+	int r;
+
+	/* A scratch message to run the getters into, read back as JSON; never sent. */
+	r = sd_bus_message_new(s->bus, &msg, SD_BUS_MESSAGE_SIGNAL);
+	if (r >= 0) {
+		r = sd_bus_message_open_container(msg, 'a', "{sv}");
+	}
+	if (r >= 0) {
+		r = sd_bus_message_append(msg, "{sv}", "Path", "o", path);
+	}
+	for (const sd_bus_vtable *v = vtable; r >= 0 && v->type != _SD_BUS_VTABLE_END; v++) {
+		if (v->type == _SD_BUS_VTABLE_PROPERTY ||
+		    v->type == _SD_BUS_VTABLE_WRITABLE_PROPERTY) {
+			r = append_property(s, msg, v, object, path, interface);
+		}
+	}
+	if (r >= 0) {
+		r = sd_bus_message_close_container(msg);
+	}
+	if (r >= 0) {
+		r = sd_bus_message_seal(msg, 1, 0);
+	}
+	if (r >= 0) {
+		r = sd_bus_message_rewind(msg, true);
+	}
+	if (r >= 0) {
+		r = bus_json_write_value(msg, f);
+	}
+	sd_bus_message_unref(msg);
+	return r;
+}
+
+struct bus_server *bus_current_server(sd_bus_message *m)
+{
+	return sd_bus_slot_get_userdata(sd_bus_get_current_slot(sd_bus_message_get_bus(m)));
+}
+
+int bus_authorize(struct bus_server *s, sd_bus_message *m, sd_bus_error *error)
+{
+	return bus_polkit_verify(s->polkit, m, BUS_POLKIT_ACTION_MANAGE, error);
+}

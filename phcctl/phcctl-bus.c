@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* phcctl's bus helpers: error to exit code, GetAll with lookups by name, JSON output. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "dbus/bus-json.h"
+#include "phcctl/phcctl.h"
+
+int phcctl_error(const char *what, const sd_bus_error *e, int r)
+{
+	if (e && sd_bus_error_is_set(e)) {
+		fprintf(stderr, "phcctl: %s: %s\n", what, e->message ? e->message : e->name);
+		if (sd_bus_error_has_names(e, "org.phcd1.Error.NoSuchInterface",
+					   "org.phcd1.Error.NoSuchInstance",
+					   SD_BUS_ERROR_UNKNOWN_OBJECT)) {
+			return EXIT_NOT_FOUND;
+		}
+		if (sd_bus_error_has_names(e, SD_BUS_ERROR_ACCESS_DENIED,
+					   SD_BUS_ERROR_INTERACTIVE_AUTHORIZATION_REQUIRED)) {
+			return EXIT_DENIED;
+		}
+		if (sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN,
+					   SD_BUS_ERROR_NAME_HAS_NO_OWNER)) {
+			return EXIT_NOT_RUNNING;
+		}
+		if (sd_bus_error_has_name(e, SD_BUS_ERROR_INVALID_ARGS)) {
+			return EXIT_USAGE;
+		}
+		return EXIT_FAILED;
+	}
+	fprintf(stderr, "phcctl: %s: %s\n", what, strerror(r < 0 ? -r : r));
+	return EXIT_FAILED;
+}
+
+int phcctl_get_all(struct phcctl *c, const char *path, const char *iface, sd_bus_message **ret)
+{
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	int r;
+
+	r = sd_bus_call_method(c->bus, PHCCTL_BUS_NAME, path, "org.freedesktop.DBus.Properties",
+			       "GetAll", &e, ret, "s", iface);
+	if (r < 0) {
+		r = phcctl_error(path, &e, r);
+		sd_bus_error_free(&e);
+		return -r;
+	}
+	return 0;
+}
+
+/* Position props inside the variant of property name; its type in *type. */
+static int props_seek(sd_bus_message *props, const char *name, char *type)
+{
+	const char *key, *contents;
+	int r;
+
+	r = sd_bus_message_rewind(props, true);
+	if (r >= 0) {
+		r = sd_bus_message_enter_container(props, 'a', "{sv}");
+	}
+	while (r >= 0) {
+		r = sd_bus_message_enter_container(props, 'e', "sv");
+		if (r <= 0) {
+			return r < 0 ? r : -ENOENT;
+		}
+		r = sd_bus_message_read_basic(props, 's', &key);
+		if (r < 0) {
+			return r;
+		}
+		if (strcmp(key, name) != 0) {
+			r = sd_bus_message_skip(props, "v");
+			if (r >= 0) {
+				r = sd_bus_message_exit_container(props);
+			}
+			continue;
+		}
+		r = sd_bus_message_peek_type(props, NULL, &contents);
+		if (r >= 0) {
+			r = sd_bus_message_enter_container(props, 'v', contents);
+		}
+		*type = contents[0];
+		return r;
+	}
+	return r;
+}
+
+const char *props_str(sd_bus_message *props, const char *name)
+{
+	const char *s = NULL;
+	char type;
+
+	if (props_seek(props, name, &type) < 0 || !strchr("sog", type) ||
+	    sd_bus_message_read_basic(props, type, &s) < 0) {
+		return "?";
+	}
+	return s;
+}
+
+int64_t props_int(sd_bus_message *props, const char *name)
+{
+	union {
+		uint8_t y;
+		int b;
+		int16_t n;
+		uint16_t q;
+		int32_t i;
+		uint32_t u;
+		int64_t x;
+		uint64_t t;
+	} v = { 0 };
+	char type;
+
+	if (props_seek(props, name, &type) < 0 || !strchr("ybnqiuxt", type) ||
+	    sd_bus_message_read_basic(props, type, &v) < 0) {
+		return 0;
+	}
+	switch (type) {
+	case 'y':
+		return v.y;
+	case 'b':
+		return v.b;
+	case 'n':
+		return v.n;
+	case 'q':
+		return v.q;
+	case 'i':
+		return v.i;
+	case 'u':
+		return v.u;
+	case 't':
+		return (int64_t) v.t;
+	default:
+		return v.x;
+	}
+}
+
+double props_double(sd_bus_message *props, const char *name)
+{
+	double d = 0;
+	char type;
+
+	if (props_seek(props, name, &type) < 0 || type != 'd' ||
+	    sd_bus_message_read_basic(props, 'd', &d) < 0) {
+		return 0;
+	}
+	return d;
+}
+
+int phcctl_print_json(sd_bus_message *m)
+{
+	int r = bus_json_write_value(m, stdout);
+
+	putchar('\n');
+	return r;
+}

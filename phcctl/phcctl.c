@@ -1,0 +1,458 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* phcctl: the command-line client of phcd's D-Bus API (org.phcd1). */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h" /* the generated one, for PHCD_VERSION */
+#include "dbus/bus-json.h"
+#include "phcctl/phcctl.h"
+#include "ptp/util.h"
+
+static void help(FILE *f)
+{
+	fputs("usage: phcctl [OPTIONS] COMMAND [ARGS]\n"
+	      "Query and control phcd, the PTP daemon, over D-Bus (org.phcd1).\n"
+	      "\n"
+	      "Commands:\n"
+	      "  status                   instances, grandmaster, offset, servo and ports\n"
+	      "  ports                    every port with its state\n"
+	      "  port IFNAME              every property of one port\n"
+	      "  instance NAME            every property of one instance\n"
+	      "  monitor                  print changes as phcd signals them, until interrupted\n"
+	      "  set-priority1 NAME N     set an instance's priority1 (0..255) until the next "
+	      "reload\n"
+	      "  set-priority2 NAME N     set an instance's priority2 (0..255) until the next "
+	      "reload\n"
+	      "  enable IFNAME            start a disabled port again\n"
+	      "  disable IFNAME           stop a port's worker and keep it DISABLED\n"
+	      "  restart IFNAME           replace a port's worker\n"
+	      "  reload                   reload phcd.conf (an invalid file is refused)\n"
+	      "  wait-sync                wait until synchronized (exit 0) or the timeout (exit "
+	      "5)\n"
+	      "\n"
+	      "Options:\n"
+	      "  -h --help                show this help\n"
+	      "     --version            show the version\n"
+	      "  -j --json                JSON output (status, ports, port, instance, monitor)\n"
+	      "     --timeout S          wait-sync: give up after S seconds (default: forever)\n"
+	      "     --max-offset NS      wait-sync: also require |offset| <= NS\n"
+	      "     --instance NAME      wait-sync: wait for this instance (default: the one\n"
+	      "                          steering the system clock, else every instance)\n"
+	      "\n"
+	      "Exit codes: 0 ok, 1 failed, 2 usage, 3 not found, 4 not authorized, 5 timeout,\n"
+	      "6 phcd not running.\n",
+	      f);
+}
+
+/* Call a Manager method; on error print it and return -exit_code. */
+static int manager_call(struct phcctl *c, const char *method, const char *what,
+			sd_bus_message **reply, const char *types, ...)
+{
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	sd_bus_message *m = NULL;
+	va_list ap;
+	int r;
+
+	r = sd_bus_message_new_method_call(c->bus, &m, PHCCTL_BUS_NAME, PHCCTL_PATH,
+					   PHCCTL_IFACE_MANAGER, method);
+	if (r >= 0 && types) {
+		va_start(ap, types);
+		r = sd_bus_message_appendv(m, types, ap);
+		va_end(ap);
+	}
+	if (r >= 0) {
+		r = sd_bus_call(c->bus, m, 0, &e, reply);
+	}
+	sd_bus_message_unref(m);
+	if (r < 0) {
+		r = -phcctl_error(what, &e, r);
+	}
+	sd_bus_error_free(&e);
+	return r;
+}
+
+/* GetPortByInterface / GetInstance: the object path of a name (free() it). */
+static int lookup(struct phcctl *c, const char *method, const char *name, char **ret)
+{
+	sd_bus_message *reply = NULL;
+	const char *path;
+	int r;
+
+	r = manager_call(c, method, name, &reply, "s", name);
+	if (r < 0) {
+		return r;
+	}
+	r = sd_bus_message_read(reply, "o", &path);
+	if (r >= 0) {
+		*ret = strdup(path);
+		r = *ret ? 0 : -ENOMEM;
+	}
+	sd_bus_message_unref(reply);
+	return r < 0 ? -phcctl_error(name, NULL, r) : 0;
+}
+
+static void print_offset(const char *label, int64_t ns)
+{
+	printf("  %-20s: %+" PRIi64 " ns\n", label, ns);
+}
+
+static void print_port_line(sd_bus_message *p)
+{
+	printf("  %-15s %-13s %-9s phc %-3" PRIi64 " %-5s pid %-7" PRIi64 " restarts %" PRIi64
+	       "%s%s\n",
+	       props_str(p, "Interface"), props_str(p, "State"), props_str(p, "TimestampingMode"),
+	       props_int(p, "PhcIndex"), props_int(p, "LinkUp") ? "up" : "down",
+	       props_int(p, "WorkerPID"), props_int(p, "Restarts"),
+	       *props_str(p, "LastError") ? "  error: " : "", props_str(p, "LastError"));
+}
+
+/* The object paths of the Manager's Instances or Ports property. */
+static int manager_paths(struct phcctl *c, const char *property, char ***ret)
+{
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	int r;
+
+	r = sd_bus_get_property_strv(c->bus, PHCCTL_BUS_NAME, PHCCTL_PATH, PHCCTL_IFACE_MANAGER,
+				     property, &e, ret);
+	if (r < 0) {
+		r = -phcctl_error("phcd", &e, r);
+	}
+	sd_bus_error_free(&e);
+	return r;
+}
+
+static void strv_free(char **l)
+{
+	for (char **s = l; s && *s; s++) {
+		free(*s);
+	}
+	free(l);
+}
+
+static int show_instance(struct phcctl *c, const char *path)
+{
+	sd_bus_message *i = NULL;
+	char **ports = NULL;
+	int r;
+
+	r = phcctl_get_all(c, path, PHCCTL_IFACE_INSTANCE, &i);
+	if (r < 0) {
+		return r;
+	}
+	printf("Instance %s: domain %" PRIi64 ", profile %s, clock %s (%s)\n", props_str(i, "Name"),
+	       props_int(i, "Domain"), props_str(i, "Profile"), props_str(i, "ClockIdentity"),
+	       props_str(i, "ClockBackend"));
+	printf("  %-20s: %s, steps removed %" PRIi64 "\n", "Grandmaster",
+	       props_str(i, "GrandmasterIdentity"), props_int(i, "StepsRemoved"));
+	printf("  %-20s: %" PRIi64 " / %" PRIi64 ", class %" PRIi64 "\n", "Priority1/2",
+	       props_int(i, "Priority1"), props_int(i, "Priority2"), props_int(i, "ClockClass"));
+	print_offset("Offset from master", props_int(i, "OffsetFromMaster"));
+	print_offset("Mean path delay", props_int(i, "MeanPathDelay"));
+	printf("  %-20s: %+.3f ppb\n", "Frequency", props_double(i, "FrequencyAdjustment"));
+	printf("  %-20s: %s\n", "Servo", props_str(i, "ServoState"));
+	printf("  %-20s: %s\n", "Synchronized", props_int(i, "Synchronized") ? "yes" : "no");
+	printf("  %-20s: %" PRIi64 " s%s, time source %s\n", "UTC offset",
+	       props_int(i, "CurrentUtcOffset"),
+	       props_int(i, "CurrentUtcOffsetValid") ? "" : " (not valid)",
+	       props_str(i, "TimeSource"));
+	sd_bus_message_unref(i);
+
+	r = sd_bus_get_property_strv(c->bus, PHCCTL_BUS_NAME, path, PHCCTL_IFACE_INSTANCE, "Ports",
+				     NULL, &ports);
+	printf("  Ports:\n");
+	for (char **p = ports; r >= 0 && *p; p++) {
+		sd_bus_message *pp = NULL;
+
+		if (phcctl_get_all(c, *p, PHCCTL_IFACE_PORT, &pp) == 0) {
+			print_port_line(pp);
+			sd_bus_message_unref(pp);
+		}
+	}
+	strv_free(ports);
+	return 0;
+}
+
+static int cmd_status(struct phcctl *c)
+{
+	sd_bus_message *reply = NULL, *mgr = NULL;
+	char **instances = NULL;
+	const char *json;
+	int r;
+
+	if (c->json) {
+		r = manager_call(c, "Describe", "phcd", &reply, NULL);
+		if (r < 0) {
+			return -r;
+		}
+		r = sd_bus_message_read(reply, "s", &json);
+		if (r >= 0) {
+			puts(json);
+		}
+		sd_bus_message_unref(reply);
+		return r < 0 ? phcctl_error("Describe", NULL, r) : EXIT_OK;
+	}
+	r = phcctl_get_all(c, PHCCTL_PATH, PHCCTL_IFACE_MANAGER, &mgr);
+	if (r < 0) {
+		return -r;
+	}
+	printf("phcd %s; system clock: %s%s%s\n", props_str(mgr, "Version"),
+	       *props_str(mgr, "SystemClockInstance") ? props_str(mgr, "SystemClockInstance")
+						      : "not steered",
+	       *props_str(mgr, "SystemClockInstance") ? ", synchronized: " : "",
+	       *props_str(mgr, "SystemClockInstance")
+		       ? (props_int(mgr, "SystemClockSynchronized") ? "yes" : "no")
+		       : "");
+	sd_bus_message_unref(mgr);
+	r = manager_paths(c, "Instances", &instances);
+	if (r < 0) {
+		return -r;
+	}
+	for (char **p = instances; *p; p++) {
+		r = show_instance(c, *p);
+		if (r < 0) {
+			break;
+		}
+	}
+	if (!instances[0]) {
+		printf("No instances.\n");
+	}
+	strv_free(instances);
+	return r < 0 ? -r : EXIT_OK;
+}
+
+static int cmd_ports(struct phcctl *c)
+{
+	char **ports = NULL;
+	int r;
+
+	r = manager_paths(c, "Ports", &ports);
+	if (r < 0) {
+		return -r;
+	}
+	if (c->json) {
+		putchar('[');
+	} else {
+		printf("  %-15s %-13s %-9s %-7s %-5s %-11s %s\n", "INTERFACE", "STATE", "TS", "PHC",
+		       "LINK", "WORKER", "RESTARTS");
+	}
+	for (char **p = ports; *p; p++) {
+		sd_bus_message *pp = NULL;
+
+		r = phcctl_get_all(c, *p, PHCCTL_IFACE_PORT, &pp);
+		if (r < 0) {
+			break;
+		}
+		if (c->json) {
+			if (p != ports) {
+				putchar(',');
+			}
+			r = bus_json_write_value(pp, stdout);
+		} else {
+			print_port_line(pp);
+		}
+		sd_bus_message_unref(pp);
+	}
+	if (c->json) {
+		puts("]");
+	}
+	strv_free(ports);
+	return r < 0 ? -r : EXIT_OK;
+}
+
+/* port IFNAME / instance NAME: every property, as "Name: value" lines or one JSON object. */
+static int cmd_show(struct phcctl *c, const char *method, const char *iface, const char *name)
+{
+	_cleanup_free_ char *path = NULL;
+	sd_bus_message *props = NULL;
+	int r;
+
+	r = lookup(c, method, name, &path);
+	if (r < 0) {
+		return -r;
+	}
+	r = phcctl_get_all(c, path, iface, &props);
+	if (r < 0) {
+		return -r;
+	}
+	if (c->json) {
+		r = phcctl_print_json(props);
+	} else {
+		printf("%s\n", path);
+		r = sd_bus_message_dump(props, stdout, SD_BUS_MESSAGE_DUMP_SUBTREE_ONLY);
+	}
+	sd_bus_message_unref(props);
+	return r < 0 ? phcctl_error(name, NULL, r) : EXIT_OK;
+}
+
+/* set-priority1/2, enable, disable, restart: method on an object found by name. */
+static int cmd_object_call(struct phcctl *c, const char *lookup_method, const char *name,
+			   const char *iface, const char *method, const char *value)
+{
+	_cleanup_free_ char *path = NULL;
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	char *end;
+	long v = 0;
+	int r;
+
+	if (value) {
+		errno = 0;
+		v = strtol(value, &end, 0);
+		if (errno || *end || end == value || v < 0 || v > 255) {
+			fprintf(stderr, "phcctl: '%s' is not a priority (0..255)\n", value);
+			return EXIT_USAGE;
+		}
+	}
+	r = lookup(c, lookup_method, name, &path);
+	if (r < 0) {
+		return -r;
+	}
+	r = value ? sd_bus_call_method(c->bus, PHCCTL_BUS_NAME, path, iface, method, &e, NULL, "y",
+				       (uint8_t) v)
+		  : sd_bus_call_method(c->bus, PHCCTL_BUS_NAME, path, iface, method, &e, NULL,
+				       NULL);
+	r = r < 0 ? phcctl_error(method, &e, r) : EXIT_OK;
+	sd_bus_error_free(&e);
+	return r;
+}
+
+struct command {
+	const char *name;
+	int args;	    /* positional arguments after the command */
+	const char *lookup; /* Manager lookup of the first argument, for object calls */
+	const char *iface;  /* its interface */
+	const char *method; /* method to call on it */
+};
+
+static const struct command commands[] = {
+	{ "status", 0 },
+	{ "ports", 0 },
+	{ "port", 1, "GetPortByInterface", PHCCTL_IFACE_PORT },
+	{ "instance", 1, "GetInstance", PHCCTL_IFACE_INSTANCE },
+	{ "monitor", 0 },
+	{ "wait-sync", 0 },
+	{ "reload", 0 },
+	{ "set-priority1", 2, "GetInstance", PHCCTL_IFACE_INSTANCE, "SetPriority1" },
+	{ "set-priority2", 2, "GetInstance", PHCCTL_IFACE_INSTANCE, "SetPriority2" },
+	{ "enable", 1, "GetPortByInterface", PHCCTL_IFACE_PORT, "Enable" },
+	{ "disable", 1, "GetPortByInterface", PHCCTL_IFACE_PORT, "Disable" },
+	{ "restart", 1, "GetPortByInterface", PHCCTL_IFACE_PORT, "Restart" },
+};
+
+static int run(struct phcctl *c, const struct command *cmd, char **args)
+{
+	sd_bus_message *reply = NULL;
+	int r;
+
+	if (cmd->method) {
+		return cmd_object_call(c, cmd->lookup, args[0], cmd->iface, cmd->method,
+				       cmd->args == 2 ? args[1] : NULL);
+	}
+	if (cmd->lookup) {
+		return cmd_show(c, cmd->lookup, cmd->iface, args[0]);
+	}
+	if (strcmp(cmd->name, "status") == 0) {
+		return cmd_status(c);
+	}
+	if (strcmp(cmd->name, "ports") == 0) {
+		return cmd_ports(c);
+	}
+	if (strcmp(cmd->name, "monitor") == 0) {
+		return phcctl_monitor(c);
+	}
+	if (strcmp(cmd->name, "wait-sync") == 0) {
+		return phcctl_wait_sync(c);
+	}
+	/* reload */
+	r = manager_call(c, "Reload", "reload", &reply, NULL);
+	sd_bus_message_unref(reply);
+	return r < 0 ? -r : EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	enum {
+		ARG_VERSION = 0x100,
+		ARG_TIMEOUT,
+		ARG_MAX_OFFSET,
+		ARG_INSTANCE,
+	};
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, ARG_VERSION },
+		{ "json", no_argument, NULL, 'j' },
+		{ "timeout", required_argument, NULL, ARG_TIMEOUT },
+		{ "max-offset", required_argument, NULL, ARG_MAX_OFFSET },
+		{ "instance", required_argument, NULL, ARG_INSTANCE },
+		{},
+	};
+	struct phcctl c = { .timeout_sec = -1, .max_offset = -1 };
+	const struct command *cmd = NULL;
+	char *end;
+	int opt, r;
+
+	while ((opt = getopt_long(argc, argv, "hj", opts, NULL)) >= 0) {
+		switch (opt) {
+		case 'h':
+			help(stdout);
+			return EXIT_OK;
+		case ARG_VERSION:
+			printf("phcctl %s\n", PHCD_VERSION);
+			return EXIT_OK;
+		case 'j':
+			c.json = true;
+			break;
+		case ARG_TIMEOUT:
+			c.timeout_sec = strtod(optarg, &end);
+			if (*end || end == optarg || c.timeout_sec < 0) {
+				fprintf(stderr, "phcctl: --timeout wants seconds >= 0, not '%s'\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case ARG_MAX_OFFSET:
+			c.max_offset = strtoll(optarg, &end, 10);
+			if (*end || end == optarg || c.max_offset < 0) {
+				fprintf(stderr,
+					"phcctl: --max-offset wants nanoseconds >= 0, not '%s'\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case ARG_INSTANCE:
+			c.instance = optarg;
+			break;
+		default:
+			help(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	for (size_t k = 0; optind < argc && k < sizeof(commands) / sizeof(commands[0]); k++) {
+		if (strcmp(commands[k].name, argv[optind]) == 0) {
+			cmd = &commands[k];
+		}
+	}
+	if (!cmd || argc - optind - 1 != cmd->args) {
+		if (optind < argc && !cmd) {
+			fprintf(stderr, "phcctl: unknown command '%s'\n", argv[optind]);
+		} else if (cmd) {
+			fprintf(stderr, "phcctl: %s takes %d argument(s)\n", cmd->name, cmd->args);
+		}
+		help(stderr);
+		return EXIT_USAGE;
+	}
+	r = sd_bus_open_system(&c.bus);
+	if (r < 0) {
+		fprintf(stderr, "phcctl: cannot connect to the system bus: %s\n", strerror(-r));
+		return EXIT_NOT_RUNNING;
+	}
+	/* Let polkit ask for a password when a person runs a mutating command. */
+	sd_bus_set_allow_interactive_authorization(c.bus, true);
+	r = run(&c, cmd, argv + optind + 1);
+	sd_bus_flush_close_unref(c.bus);
+	return r;
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* phcctl's shared pieces: exit codes, options, bus helpers used by every command. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-bus.h>
+
+/* Exit codes, documented in docs/phcctl.1.md. */
+enum {
+	EXIT_OK = 0,
+	EXIT_FAILED = 1,      /* phcd refused or failed the request */
+	EXIT_USAGE = 2,	      /* bad command line */
+	EXIT_NOT_FOUND = 3,   /* no such interface, instance or object */
+	EXIT_DENIED = 4,      /* not authorized */
+	EXIT_TIMEOUT = 5,     /* wait-sync: not synchronized in time */
+	EXIT_NOT_RUNNING = 6, /* phcd is not on the bus */
+};
+
+#define PHCCTL_BUS_NAME "org.phcd1"
+#define PHCCTL_PATH "/org/phcd1"
+#define PHCCTL_IFACE_MANAGER "org.phcd1.Manager"
+#define PHCCTL_IFACE_INSTANCE "org.phcd1.Instance"
+#define PHCCTL_IFACE_PORT "org.phcd1.Port"
+
+struct phcctl {
+	sd_bus *bus;
+	bool json;
+	double timeout_sec;   /* wait-sync; < 0: forever */
+	int64_t max_offset;   /* wait-sync; < 0: any offset */
+	const char *instance; /* wait-sync: only this instance */
+};
+
+/* Say what went wrong (one line on stderr) and map the D-Bus error to an exit code. */
+int phcctl_error(const char *what, const sd_bus_error *e, int r);
+
+/* A GetAll reply, with lookups by property name (the reply is rewound for each). */
+int phcctl_get_all(struct phcctl *c, const char *path, const char *iface, sd_bus_message **ret);
+const char *props_str(sd_bus_message *props, const char *name);
+int64_t props_int(sd_bus_message *props, const char *name);
+double props_double(sd_bus_message *props, const char *name);
+/* Write the next value (a GetAll reply's a{sv}) as JSON on stdout, with a newline. */
+int phcctl_print_json(sd_bus_message *m);
+
+/* monitor and wait-sync (phcctl-watch.c) */
+int phcctl_monitor(struct phcctl *c);
+int phcctl_wait_sync(struct phcctl *c);

@@ -1,0 +1,67 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Shell helpers for D-Bus tests: a private system bus with the project's policy, removed on exit.
+# Source it after net-helpers.sh; dbus_start DIR starts the bus and exports
+# DBUS_SYSTEM_BUS_ADDRESS (sd_bus_open_system, busctl --system, gdbus --system follow it).
+
+DBUS_PID=
+
+dbus_cleanup() {
+	if [ -n "$DBUS_PID" ]; then
+		kill "$DBUS_PID" 2>/dev/null || true
+		DBUS_PID=
+	fi
+}
+
+# dbus_start DIR: a system-type dbus-daemon listening in DIR, with the stock default policy,
+# `allow user="*"` (else non-root cannot connect), Monitoring for root, and units/org.phcd1.conf.
+dbus_start() {
+	local dir=$1
+	mkdir -p "$dir/system.d"
+	cp "$SRC/units/org.phcd1.conf" "$dir/system.d/"
+	cat >"$dir/system.conf" <<CONF
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path=$dir/system_bus_socket</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <deny own="*"/>
+    <deny send_type="method_call"/>
+    <allow send_type="signal"/>
+    <allow send_requested_reply="true" send_type="method_return"/>
+    <allow send_requested_reply="true" send_type="error"/>
+    <allow receive_type="method_call"/>
+    <allow receive_type="method_return"/>
+    <allow receive_type="error"/>
+    <allow receive_type="signal"/>
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Properties"/>
+    <deny send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus" send_member="UpdateActivationEnvironment"/>
+  </policy>
+  <policy user="root">
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Monitoring"/>
+  </policy>
+  <includedir>$dir/system.d</includedir>
+</busconfig>
+CONF
+	# The socket's directory must be reachable for the unprivileged caller of the tests.
+	chmod 755 "$dir"
+	dbus-daemon --config-file="$dir/system.conf" --fork --nopidfile --print-pid=3 \
+		--print-address=4 3>"$dir/pid" 4>"$dir/address" 2>"$dir/daemon.log" ||
+		fail "dbus-daemon did not start: $(cat "$dir/daemon.log")"
+	DBUS_PID=$(cat "$dir/pid")
+	export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$dir/system_bus_socket"
+}
+
+# wait_bus_name NAME SECONDS: poll until NAME has an owner on the system bus.
+wait_bus_name() {
+	local name=$1 secs=$2
+	local deadline=$((SECONDS + secs))
+	until busctl --system status "$name" >/dev/null 2>&1; do
+		[ "$SECONDS" -lt "$deadline" ] || fail "expected $name on the bus within ${secs}s"
+		sleep 0.02
+	done
+}
