@@ -82,6 +82,13 @@ static void expect_ts(int n, const char *prefix)
 	printf("%d %s.nanoseconds %u\n", n, prefix, ts.nanosecondsField);
 }
 
+/* A PortIdentity field pair (clock identity, port number) that must decode to peer. */
+static void expect_peer(int n, const char *identity_field, const char *port_field)
+{
+	printf("%d %s %s\n", n, identity_field, PEER_ID);
+	printf("%d %s %u\n", n, port_field, peer.portNumber);
+}
+
 static void init(struct msg *m, enum msg_type type, uint16_t seq)
 {
 	memset(m, 0, sizeof(*m));
@@ -170,8 +177,8 @@ int main(int argc, char **argv)
 	m.body.delay_resp.requestingPortIdentity = peer;
 	r = r ?: emit(pcap, ++n, &m);
 	expect_ts(n, "ptp.v2.dr.receivetimestamp");
-	printf("%d ptp.v2.dr.requestingsourceportidentity %s\n", n, PEER_ID);
-	printf("%d ptp.v2.dr.requestingsourceportid %u\n", n, peer.portNumber);
+	expect_peer(n, "ptp.v2.dr.requestingsourceportidentity",
+		    "ptp.v2.dr.requestingsourceportid");
 
 	init(&m, MSG_PDELAY_REQ, 103);
 	m.body.pdelay_req.originTimestamp = ts;
@@ -184,16 +191,14 @@ int main(int argc, char **argv)
 	m.body.pdelay_resp.requestingPortIdentity = peer;
 	r = r ?: emit(pcap, ++n, &m);
 	expect_ts(n, "ptp.v2.pdrs.requestreceipttimestamp");
-	printf("%d ptp.v2.pdrs.requestingportidentity %s\n", n, PEER_ID);
-	printf("%d ptp.v2.pdrs.requestingsourceportid %u\n", n, peer.portNumber);
+	expect_peer(n, "ptp.v2.pdrs.requestingportidentity", "ptp.v2.pdrs.requestingsourceportid");
 
 	init(&m, MSG_PDELAY_RESP_FOLLOW_UP, 103);
 	m.body.pdelay_resp_follow_up.responseOriginTimestamp = ts;
 	m.body.pdelay_resp_follow_up.requestingPortIdentity = peer;
 	r = r ?: emit(pcap, ++n, &m);
 	expect_ts(n, "ptp.v2.pdfu.responseorigintimestamp");
-	printf("%d ptp.v2.pdfu.requestingportidentity %s\n", n, PEER_ID);
-	printf("%d ptp.v2.pdfu.requestingsourceportid %u\n", n, peer.portNumber);
+	expect_peer(n, "ptp.v2.pdfu.requestingportidentity", "ptp.v2.pdfu.requestingsourceportid");
 
 	/* Announce with every time property flag and a two-entry PATH_TRACE. */
 	init(&m, MSG_ANNOUNCE, 104);
@@ -237,8 +242,7 @@ int main(int argc, char **argv)
 	m.tlv = tlvbuf;
 	m.tlv_len = tlv_builder_len(&b);
 	r = r ?: emit(pcap, ++n, &m);
-	printf("%d ptp.v2.sig.targetportidentity %s\n", n, PEER_ID);
-	printf("%d ptp.v2.sig.targetportid %u\n", n, peer.portNumber);
+	expect_peer(n, "ptp.v2.sig.targetportidentity", "ptp.v2.sig.targetportid");
 	printf("%d ptp.v2.sig.tlv.tlvType %u\n", n, TLV_ORGANIZATION_EXTENSION);
 
 	/* Management GET CURRENT_DATA_SET, then a RESPONSE carrying MANAGEMENT_ERROR_STATUS. */
@@ -254,8 +258,7 @@ int main(int argc, char **argv)
 	m.tlv = tlvbuf;
 	m.tlv_len = tlv_builder_len(&b);
 	r = r ?: emit(pcap, ++n, &m);
-	printf("%d ptp.v2.mm.targetportidentity %s\n", n, PEER_ID);
-	printf("%d ptp.v2.mm.targetportid %u\n", n, peer.portNumber);
+	expect_peer(n, "ptp.v2.mm.targetportidentity", "ptp.v2.mm.targetportid");
 	printf("%d ptp.v2.mm.startingboundaryhops 3\n", n);
 	printf("%d ptp.v2.mm.boundaryhops 2\n", n);
 	printf("%d ptp.v2.mm.action %u\n", n, MSG_MANAGEMENT_GET);
