@@ -261,12 +261,15 @@ static void port_schedule_restart(struct mport *p)
 		p->restarts_in_window = 0;
 	}
 	if (p->restarts_in_window >= d->restart_limit_burst) {
+		char last[MANAGER_ERROR_TEXT_MAX];
+
+		/* The reason is formatted into last_error_text: quote the old one from a copy. */
+		snprintf(last, sizeof(last), "%s", p->last_error_text);
 		p->given_up = true;
 		port_set_state(p, PORT_STATE_FAULTY);
 		port_set_error(p, p->last_error ? p->last_error : -ECHILD,
-			       "worker restarted %u times within %u s, giving up (last: %s)",
-			       p->restarts_in_window, d->restart_limit_interval_sec,
-			       p->last_error_text);
+			       "worker restarted %u times within %u s, giving up (last: %.60s)",
+			       p->restarts_in_window, d->restart_limit_interval_sec, last);
 		manager_log(LOG_ERR, p->ifname, "%s", p->last_error_text);
 		return;
 	}

@@ -76,14 +76,27 @@ case " \$* " in
 		rm -f "$tmp/garbage"
 		printf 'this is not an IPC message' >&3
 		exec sleep 30
-	fi ;;
+	fi
+	[ -e "$tmp/crash" ] && exit 3 ;;
 esac
 exec "$PORT" "\$@"
 EOF
 chmod +x "$tmp/port-wrapper"
 
+# sd_notify: a datagram socket that logs what phcd sends, one line per datagram.
+python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+print("listening", flush=True)
+while True:
+    print(s.recv(4096).decode().replace("\n", " "), flush=True)
+' "$tmp/notify" >"$tmp/notify.log" &
+BG_PIDS+=($!)
+wait_for "$tmp/notify.log" '^listening$' 5
+
 STATUS=$tmp/status
-ip netns exec "$S" capsh --drop=cap_sys_time -- -c "exec $PHCD -f $tmp/phcd.conf \
+NOTIFY_SOCKET=$tmp/notify ip netns exec "$S" capsh --drop=cap_sys_time -- -c "exec $PHCD -f $tmp/phcd.conf \
 	--port-binary $tmp/port-wrapper --status-file $STATUS" >"$tmp/phcd.log" 2>&1 &
 PHCD_PID=$!
 
@@ -118,6 +131,8 @@ wait_field port s1 state SLAVE 20
 wait_field port s2 state MASTER 10
 wait_field port s3 state MASTER 10
 echo "ok: two instances, three ports: s1 SLAVE, s2 MASTER (instance bc), s3 MASTER (instance lab)"
+wait_for "$tmp/notify.log" '^READY=1 STATUS=2 instance\(s\), 3 port\(s\)' 1
+echo "ok: sd_notify: $(grep -m1 '^READY=1' "$tmp/notify.log")"
 
 # 2. Boundary clock: the downstream ptp4l follows the upstream grandmaster, two steps away.
 gm=$(ip netns exec "$P1" pmc -u -b 0 -s "$tmp/uds1" 'GET DEFAULT_DATA_SET' |
@@ -231,7 +246,21 @@ wait_field port s3 state MASTER 5
 expect_same "$others" "veth delete/recreate" s1 s2
 echo "ok: veth deleted -> port and worker $old gone; recreated -> port back (worker $(field port s3 pid))"
 
-# 10. SIGTERM stops everything and leaves nothing behind.
+# 10. A worker that keeps dying is restarted with backoff, then left FAULTY with the reason.
+touch "$tmp/crash"
+t0=$SECONDS
+kill -9 "$(field port s3 pid)"
+wait_field port s3 restarts "[0-9]+" 1
+wait_for "$STATUS" '^port s3 .*state FAULTY pid 0 restarts [0-9]+ .*giving up' 10
+echo "ok: crash loop: FAULTY after $((SECONDS - t0)) s: $(grep -o 'error ".*"' "$STATUS" | grep giving)"
+rm -f "$tmp/crash"
+ip -n "$S" link set s3 down
+wait_field port s3 state FAULTY 3
+ip -n "$S" link set s3 up
+wait_field port s3 state MASTER 5
+echo "ok: link down/up after the crash loop: s3 MASTER again (worker $(field port s3 pid))"
+
+# 11. SIGTERM stops everything and leaves nothing behind.
 pids=$(awk '$1 == "port" { for (i = 3; i < NF; i++) if ($i == "pid") print $(i + 1) }' "$STATUS")
 kill -TERM "$PHCD_PID"
 deadline=$((SECONDS + 5))
