@@ -104,26 +104,28 @@ static int on_signal(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
 	return 0;
 }
 
-static int add_matches(struct phcctl *c, sd_bus_message_handler_t handler, bool objects)
+static int add_matches(struct phcctl *c, sd_bus_message_handler_t handler, void *userdata,
+		       bool objects)
 {
 	int r;
 
 	r = sd_bus_match_signal(c->bus, NULL, PHCCTL_BUS_NAME, NULL,
-				"org.freedesktop.DBus.Properties", "PropertiesChanged", handler, c);
+				"org.freedesktop.DBus.Properties", "PropertiesChanged", handler,
+				userdata);
 	if (r >= 0 && objects) {
 		r = sd_bus_match_signal(c->bus, NULL, PHCCTL_BUS_NAME, PHCCTL_PATH,
 					"org.freedesktop.DBus.ObjectManager", "InterfacesAdded",
-					handler, c);
+					handler, userdata);
 	}
 	if (r >= 0 && objects) {
 		r = sd_bus_match_signal(c->bus, NULL, PHCCTL_BUS_NAME, PHCCTL_PATH,
 					"org.freedesktop.DBus.ObjectManager", "InterfacesRemoved",
-					handler, c);
+					handler, userdata);
 	}
 	if (r >= 0 && !objects) {
 		r = sd_bus_match_signal(c->bus, NULL, "org.freedesktop.DBus",
 					"/org/freedesktop/DBus", "org.freedesktop.DBus",
-					"NameOwnerChanged", handler, c);
+					"NameOwnerChanged", handler, userdata);
 	}
 	return r;
 }
@@ -159,7 +161,7 @@ int phcctl_monitor(struct phcctl *c)
 	bool never = false;
 	int r;
 
-	r = add_matches(c, on_signal, true);
+	r = add_matches(c, on_signal, c, true);
 	if (r < 0) {
 		return phcctl_error("monitor", NULL, r);
 	}
@@ -297,7 +299,7 @@ int phcctl_wait_sync(struct phcctl *c)
 	int r;
 
 	/* Subscribe first, then look: a change between the two cannot be missed. */
-	r = add_matches(c, on_change, false);
+	r = add_matches(c, on_change, &w, false);
 	if (r < 0) {
 		return phcctl_error("wait-sync", NULL, r);
 	}

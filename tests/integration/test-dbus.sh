@@ -1,0 +1,256 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# org.phcd1 on a private system bus, served by tool-bus-fake (the real dbus/ code over a scripted
+# stand-in of the supervisor's state): busctl tree/introspect/get-property/call, GetManagedObjects,
+# InterfacesAdded/Removed, PropertiesChanged of State within 1 s, coalescing of fast values,
+# AccessDenied for an unprivileged caller on every write, InvalidArgs, named phcd errors, the
+# shipped introspection XML, a python3-dbus client, phcctl --json through jq, and wait-sync.
+set -euo pipefail
+: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
+. "$SRC/tests/lib/net-helpers.sh"
+. "$SRC/tests/lib/dbus-helpers.sh"
+
+FAKE=$BUILD/tests/integration/tool-bus-fake
+PHCCTL=$BUILD/phcctl/phcctl
+tmp=$(mktemp -d)
+chmod 755 "$tmp"
+trap 'exec 5>&- 2>/dev/null || true; net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
+dbus_start "$tmp/bus"
+NOBODY=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+B=(busctl --system)
+
+mkfifo "$tmp/in"
+"$FAKE" <"$tmp/in" >"$tmp/out" 2>&1 &
+BG_PIDS+=($!)
+exec 5>"$tmp/in"
+wait_for "$tmp/out" '^ready$' 5
+wait_bus_name org.phcd1 5
+
+# fake CMD...: send one command to the stand-in and wait for its "ok".
+fake() {
+	local from
+	from=$(wc -l <"$tmp/out")
+	echo "$*" >&5
+	wait_for "$tmp/out" "^(ok $1|error: .*)\$" 5 "$from"
+	if tail -n +$((from + 1)) "$tmp/out" | grep -q '^error:'; then
+		fail "stand-in refused '$*': $(tail -n 1 "$tmp/out")"
+	fi
+}
+
+fake instance default
+fake instance "dom-24"
+fake port veth0 default
+fake port veth1 default
+fake port veth2 "dom-24"
+
+# --- busctl tree / introspect / get-property / call
+"${B[@]}" tree org.phcd1 >"$tmp/tree"
+for p in /org/phcd1/instance/default /org/phcd1/instance/dom_2d24 /org/phcd1/port/veth0 \
+	/org/phcd1/port/veth1 /org/phcd1/port/veth2; do
+	grep -q -- "$p\$" "$tmp/tree" || fail "busctl tree lacks $p: $(cat "$tmp/tree")"
+done
+echo "ok: busctl tree lists 2 instances and 3 ports"
+"${B[@]}" introspect org.phcd1 /org/phcd1/port/veth0 >"$tmp/intro"
+grep -q '^org.phcd1.Port  *interface' "$tmp/intro" || fail "introspect lacks org.phcd1.Port"
+grep -Eq '^\.State +property +s +"LISTENING" +emits-change' "$tmp/intro" ||
+	fail "introspect: expected State LISTENING emits-change, got: $(grep State "$tmp/intro")"
+echo "ok: busctl introspect shows org.phcd1.Port with State \"LISTENING\" emits-change"
+got=$("${B[@]}" get-property org.phcd1 /org/phcd1/instance/default org.phcd1.Instance Priority1)
+[ "$got" = "y 128" ] || fail "get-property Priority1: expected 'y 128', got '$got'"
+got=$("${B[@]}" call org.phcd1 /org/phcd1 org.phcd1.Manager GetPortByInterface s veth2)
+[ "$got" = 'o "/org/phcd1/port/veth2"' ] || fail "GetPortByInterface veth2: got '$got'"
+got=$("${B[@]}" call org.phcd1 /org/phcd1 org.phcd1.Manager GetInstance s "dom-24")
+[ "$got" = 'o "/org/phcd1/instance/dom_2d24"' ] || fail "GetInstance 'dom-24': got '$got'"
+echo "ok: get-property Priority1 = 128; GetPortByInterface veth2, GetInstance 'dom-24' -> $got"
+
+# --- GetManagedObjects lists every instance and port
+"${B[@]}" --json=short call org.phcd1 /org/phcd1 org.freedesktop.DBus.ObjectManager \
+	GetManagedObjects >"$tmp/objects"
+got=$(jq -r '.data[0] | to_entries[] | "\(.key) \(.value | keys | map(select(startswith("org.phcd1."))) | join(","))"' \
+	"$tmp/objects" | sort | tr '\n' ';')
+want="/org/phcd1/instance/default org.phcd1.Instance;/org/phcd1/instance/dom_2d24 org.phcd1.Instance;/org/phcd1/port/veth0 org.phcd1.Port;/org/phcd1/port/veth1 org.phcd1.Port;/org/phcd1/port/veth2 org.phcd1.Port;"
+[ "$got" = "$want" ] || fail "GetManagedObjects: expected '$want', got '$got'"
+echo "ok: GetManagedObjects: $got"
+
+# --- the shipped introspection XML is what the daemon serves
+for p in /org/phcd1 /org/phcd1/instance/default /org/phcd1/port/veth0; do
+	"${B[@]}" introspect --xml-interface org.phcd1 "$p" >"$tmp/served-$(basename "$p").xml"
+done
+"$SRC/tests/integration/dbus-xml-normalize.py" "$tmp"/served-*.xml >"$tmp/served.norm"
+"$SRC/tests/integration/dbus-xml-normalize.py" "$SRC/dbus/org.phcd1.xml" >"$tmp/shipped.norm"
+diff -u "$tmp/shipped.norm" "$tmp/served.norm" ||
+	fail "dbus/org.phcd1.xml differs from the served introspection (diff above: - shipped, + served)"
+echo "ok: dbus/org.phcd1.xml matches the served introspection ($(grep -c '<property' "$tmp/served.norm") properties, $(grep -c '<method' "$tmp/served.norm") methods)"
+
+# --- signals: monitor (phcctl --json) and a PropertiesChanged of State within 1 s
+"$PHCCTL" monitor --json >"$tmp/mon" 2>"$tmp/mon.err" &
+BG_PIDS+=($!)
+wait_for "$tmp/mon.err" '^Monitoring' 5
+t0=$(date +%s%N)
+fake state veth0 SLAVE
+wait_for "$tmp/mon" '"path":"/org/phcd1/port/veth0".*"State":"SLAVE"' 2
+t1=$(date +%s%N)
+ms=$(((t1 - t0) / 1000000))
+[ "$ms" -lt 1000 ] || fail "PropertiesChanged of State took ${ms} ms, expected < 1000"
+echo "ok: PropertiesChanged State=SLAVE seen by phcctl monitor ${ms} ms after the change"
+
+from=$(wc -l <"$tmp/mon")
+fake port veth3 default
+wait_for "$tmp/mon" '"signal":"InterfacesAdded","path":"/org/phcd1","args":\["/org/phcd1/port/veth3",\{.*"org.phcd1.Port":\{"Interface":"veth3"' 2 "$from"
+fake rm-port veth3
+wait_for "$tmp/mon" '"signal":"InterfacesRemoved","path":"/org/phcd1","args":\["/org/phcd1/port/veth3",\[.*"org.phcd1.Port"' 2 "$from"
+wait_for "$tmp/mon" '"path":"/org/phcd1","args":\["org.phcd1.Manager",\{"Ports":' 2 "$from"
+echo "ok: InterfacesAdded/Removed for port veth3 and Manager.Ports changed"
+
+# Fast values are coalesced: 20 offset updates within ~0.2 s give at most 2 signals
+# (the first at once, the rest in one emission a second later).
+from=$(wc -l <"$tmp/mon")
+for k in $(seq 1 20); do
+	fake sample default $((100 + k)) 50 1.5
+done
+wait_for "$tmp/mon" '"OffsetFromMaster":120,' 3 "$from"
+n=$(tail -n +$((from + 1)) "$tmp/mon" | grep -c '"OffsetFromMaster"' || true)
+[ "$n" -le 2 ] || fail "expected at most 2 coalesced signals for 20 offset updates, got $n"
+echo "ok: 20 offset updates -> $n PropertiesChanged (coalesced), last OffsetFromMaster=120"
+
+# --- a client outside C and sd-bus: python3-dbus reads and receives the signal
+"$SRC/tests/integration/dbus-client.py" veth1 PASSIVE 5 >"$tmp/py" 2>&1 &
+py=$!
+BG_PIDS+=($py)
+wait_for "$tmp/py" '^ready$' 10
+fake state veth1 PASSIVE
+wait_pid "$py" 5 || fail "python client: $(cat "$tmp/py")"
+grep -q '^object /org/phcd1/port/veth1 org.phcd1.Port 15 properties$' "$tmp/py" ||
+	fail "python client did not list veth1 with 15 properties: $(cat "$tmp/py")"
+grep -q '^port veth1 State=LISTENING TimestampingMode=software Counters=30$' "$tmp/py" ||
+	fail "python client GetAll: $(grep '^port' "$tmp/py")"
+echo "ok: python3-dbus: $(grep -c '^object' "$tmp/py") objects, $(grep '^port' "$tmp/py"), $(tail -n 1 "$tmp/py")"
+# gdbus too (GLib's own implementation), for a read.
+got=$(gdbus call --system --dest org.phcd1 --object-path /org/phcd1/port/veth1 \
+	--method org.freedesktop.DBus.Properties.Get org.phcd1.Port State)
+[ "$got" = "(<'PASSIVE'>,)" ] || fail "gdbus Get State: expected (<'PASSIVE'>,), got $got"
+echo "ok: gdbus Get State -> $got"
+
+# --- authorization: nobody reads, and every write is AccessDenied (no polkit on this bus)
+got=$("${NOBODY[@]}" busctl --system get-property org.phcd1 /org/phcd1/port/veth0 org.phcd1.Port State)
+[ "$got" = 's "SLAVE"' ] || fail "nobody get-property State: got '$got'"
+"${NOBODY[@]}" "$PHCCTL" status --json | jq -e '.Instances | length == 2' >/dev/null ||
+	fail "nobody: phcctl status --json"
+from=$(wc -l <"$tmp/out")
+denied() {
+	local path=$1 method=$2 out rc=0
+	shift 2
+	out=$("${NOBODY[@]}" gdbus call --system --dest org.phcd1 --object-path "$path" \
+		--method "$method" "$@" 2>&1) || rc=$?
+	[ "$rc" != 0 ] || fail "nobody: $method succeeded, expected AccessDenied"
+	grep -q "org.freedesktop.DBus.Error.AccessDenied: Only root may do this: polkit is not running" \
+		<<<"$out" || fail "nobody: $method: expected AccessDenied about polkit, got: $out"
+}
+denied /org/phcd1/instance/default org.phcd1.Instance.SetPriority1 "byte 1"
+denied /org/phcd1/instance/default org.phcd1.Instance.SetPriority2 "byte 1"
+denied /org/phcd1/port/veth0 org.phcd1.Port.Enable
+denied /org/phcd1/port/veth0 org.phcd1.Port.Disable
+denied /org/phcd1/port/veth0 org.phcd1.Port.Restart
+denied /org/phcd1 org.phcd1.Manager.Reload
+rc=0
+"${NOBODY[@]}" "$PHCCTL" disable veth0 2>"$tmp/err" || rc=$?
+[ "$rc" = 4 ] || fail "nobody: phcctl disable: expected exit 4, got $rc: $(cat "$tmp/err")"
+sleep 0.1 # nothing may arrive; give a wrongly accepted call time to show up
+if tail -n +$((from + 1)) "$tmp/out" | grep -q '^call '; then
+	fail "a denied call reached the manager: $(tail -n +$((from + 1)) "$tmp/out")"
+fi
+echo "ok: nobody reads, and gets AccessDenied on all 6 writes (phcctl exit 4); none reached the manager"
+
+# root may write: each call reaches the manager.
+"$PHCCTL" set-priority1 default 100
+"$PHCCTL" set-priority2 "dom-24" 7
+"$PHCCTL" disable veth1
+"$PHCCTL" enable veth1
+"$PHCCTL" restart veth1
+"$PHCCTL" reload
+for c in "set-priority1 default 100" "set-priority2 dom-24 7" "disable veth1" "enable veth1" \
+	"restart veth1" "reload"; do
+	grep -q "^call $c\$" "$tmp/out" || fail "root: expected 'call $c' at the manager"
+done
+got=$("${B[@]}" get-property org.phcd1 /org/phcd1/instance/default org.phcd1.Instance Priority1)
+[ "$got" = "y 100" ] || fail "after set-priority1: expected y 100, got $got"
+echo "ok: root: set-priority1/2, disable, enable, restart, reload reach the manager"
+
+# --- errors: InvalidArgs and named phcd errors
+err() { "${B[@]}" call org.phcd1 "$@" 2>&1 && fail "'$*' succeeded" || true; }
+got=$(gdbus call --system --dest org.phcd1 --object-path /org/phcd1 \
+	--method org.phcd1.Manager.GetPortByInterface nosuch0 2>&1 || true)
+grep -q "org.phcd1.Error.NoSuchInterface: phcd runs no PTP port on interface 'nosuch0'" <<<"$got" ||
+	fail "unknown interface: expected org.phcd1.Error.NoSuchInterface, got: $got"
+echo "ok: unknown interface -> $got"
+got=$(gdbus call --system --dest org.phcd1 --object-path /org/phcd1 \
+	--method org.phcd1.Manager.GetInstance nosuch 2>&1 || true)
+grep -q "org.phcd1.Error.NoSuchInstance" <<<"$got" || fail "unknown instance: got: $got"
+for bad in "a/b" "" "waytoolonginterfacename0"; do
+	got=$(gdbus call --system --dest org.phcd1 --object-path /org/phcd1 \
+		--method org.phcd1.Manager.GetPortByInterface "$bad" 2>&1 || true)
+	grep -q "org.freedesktop.DBus.Error.InvalidArgs" <<<"$got" ||
+		fail "GetPortByInterface '$bad': expected InvalidArgs, got: $got"
+done
+got=$(err /org/phcd1/instance/default org.phcd1.Instance SetPriority1 s high)
+grep -qi "invalid" <<<"$got" || fail "SetPriority1 with a string: expected InvalidArgs, got: $got"
+# A wrong argument type, sent as is (gdbus would refuse it before sending).
+got=$(cd / && /usr/bin/python3 -c '
+import dbus
+o = dbus.SystemBus().get_object("org.phcd1", "/org/phcd1/instance/default")
+try:
+    o.SetPriority1("high", signature="s", dbus_interface="org.phcd1.Instance")
+except dbus.DBusException as e:
+    print(e.get_dbus_name())' 2>&1)
+[ "$got" = org.freedesktop.DBus.Error.InvalidArgs ] ||
+	fail "SetPriority1('high'): expected InvalidArgs, got: $got"
+rc=0
+"$PHCCTL" port nosuch0 2>"$tmp/err" || rc=$?
+[ "$rc" = 3 ] || fail "phcctl port nosuch0: expected exit 3, got $rc"
+fake reload-invalid 1
+rc=0
+"$PHCCTL" reload 2>"$tmp/err" || rc=$?
+[ "$rc" = 1 ] && grep -q "the old one keeps running" "$tmp/err" && grep -q "phcd.conf:3:" "$tmp/err" ||
+	fail "invalid reload: expected exit 1 with file:line, got $rc: $(cat "$tmp/err")"
+echo "ok: InvalidArgs for 'a/b', '', a long name and a wrong type; NoSuchInstance; invalid reload says file:line"
+
+# --- phcctl --json through jq
+"$PHCCTL" status --json >"$tmp/status.json"
+jq -e '.Manager.Version and (.Instances | length == 2) and (.Ports | length == 3) and
+	(.Ports[] | select(.Interface == "veth0") | .State == "SLAVE")' "$tmp/status.json" >/dev/null ||
+	fail "status --json: $(head -c 400 "$tmp/status.json")"
+"$PHCCTL" ports --json | jq -e 'map(.Interface) == ["veth0","veth1","veth2"]' >/dev/null ||
+	fail "ports --json"
+"$PHCCTL" port veth2 --json | jq -e '.Instance == "/org/phcd1/instance/dom_2d24" and
+	.TimestampingMode == "software" and .Counters.rx_sync == 0' >/dev/null || fail "port --json"
+"$PHCCTL" instance default --json | jq -e '.Priority1 == 100 and .ServoState == "unlocked"' \
+	>/dev/null || fail "instance --json"
+"$PHCCTL" status >"$tmp/status.txt"
+grep -q '^Instance default: domain 0' "$tmp/status.txt" || fail "status text: $(cat "$tmp/status.txt")"
+echo "ok: phcctl status/ports/port/instance --json parse with jq"
+
+# --- wait-sync: non-zero on timeout, 0 once synchronized
+rc=0
+"$PHCCTL" wait-sync --instance default --timeout 0.5 2>"$tmp/err" || rc=$?
+[ "$rc" = 5 ] || fail "wait-sync on an unlocked servo: expected exit 5, got $rc"
+grep -q "not synchronized (servo unlocked)" "$tmp/err" || fail "wait-sync message: $(cat "$tmp/err")"
+"$PHCCTL" wait-sync --instance default --timeout 10 --max-offset 1000 >"$tmp/ws" 2>&1 &
+ws=$!
+BG_PIDS+=($ws)
+fake servo default LOCKED
+wait_pid "$ws" 5 || fail "wait-sync after LOCKED: $(cat "$tmp/ws")"
+grep -q '^default: synchronized' "$tmp/ws" || fail "wait-sync output: $(cat "$tmp/ws")"
+rc=0
+"$PHCCTL" wait-sync --instance default --timeout 0.3 --max-offset 10 2>"$tmp/err" || rc=$?
+[ "$rc" = 5 ] && grep -q "offset 120 ns > 10 ns" "$tmp/err" ||
+	fail "wait-sync --max-offset 10 with offset 120: expected exit 5, got $rc: $(cat "$tmp/err")"
+echo "ok: wait-sync: exit 5 on timeout, exit 0 once LOCKED ($(cat "$tmp/ws")), --max-offset honoured"
+
+# --- removal of an instance takes its ports with it
+from=$(wc -l <"$tmp/mon")
+fake rm-instance "dom-24"
+wait_for "$tmp/mon" '"signal":"InterfacesRemoved","path":"/org/phcd1","args":\["/org/phcd1/instance/dom_2d24"' 2 "$from"
+grep -q '"InterfacesRemoved","path":"/org/phcd1","args":\["/org/phcd1/port/veth2"' "$tmp/mon" ||
+	fail "port veth2 of the removed instance was not removed"
+echo "ok: removing an instance removes it and its port (InterfacesRemoved)"
+echo PASS
