@@ -1,0 +1,44 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# `interfaces = auto`: interfaces without a PHC stay out unless include_software_interfaces is
+# set (here through a SIGHUP reload), and a hotplugged interface joins the auto instance.
+set -euo pipefail
+: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
+. "$SRC/tests/lib/net-helpers.sh"
+
+PHCD=$BUILD/daemon/phcd
+tmp=$(mktemp -d /tmp/phcd-auto.XXXXXX)
+S=phau-s$$ P=phau-p$$
+PHCD_PID=
+trap '[ -z "$PHCD_PID" ] || { kill "$PHCD_PID"; wait "$PHCD_PID"; } 2>/dev/null || true
+	net_cleanup; rm -rf "$tmp"' EXIT
+netns_pair "$S" "$P" a0 a1
+
+printf '%s\n' '[global]' 'time_stamping = software' 'logAnnounceInterval = -2' \
+	'announceReceiptTimeout = 3' '' '[instance any]' 'interfaces = auto' \
+	'clock_backend = virtual' >"$tmp/phcd.conf"
+ip netns exec "$S" capsh --drop=cap_sys_time -- -c "exec $PHCD -f $tmp/phcd.conf \
+	--status-file $tmp/status" >"$tmp/phcd.log" 2>&1 &
+PHCD_PID=$!
+wait_for "$tmp/phcd.log" 'running: 1 instance\(s\), 0 port\(s\)' 5
+! grep -q '^port ' "$tmp/status" ||
+	fail "auto without software interfaces: expected no port, got: $(cat "$tmp/status")"
+echo "ok: interfaces = auto: the veth (no PHC) is not taken"
+
+printf 'include_software_interfaces = 1\n' >>"$tmp/phcd.conf"
+kill -HUP "$PHCD_PID"
+wait_for "$tmp/status" '^port a0 instance any .*state (LISTENING|MASTER)' 5
+! grep -q '^port lo ' "$tmp/status" || fail "loopback must never become a port: $(cat "$tmp/status")"
+echo "ok: reload with include_software_interfaces = 1: $(grep '^port a0' "$tmp/status" | cut -d' ' -f1-8)"
+
+ip link add a2 netns "$S" type veth peer name a3 netns "$P" || fail "veth a2/a3"
+ip -n "$S" link set a2 up
+ip -n "$P" link set a3 up
+wait_for "$tmp/status" '^port a2 instance any number 2 .*state (LISTENING|MASTER)' 5
+echo "ok: hotplugged a2 joined the auto instance as port 2"
+
+kill -TERM "$PHCD_PID"
+wait "$PHCD_PID" && rc=0 || rc=$?
+PHCD_PID=
+[ "$rc" = 0 ] || fail "SIGTERM: expected exit 0, got $rc"
+echo "ok: SIGTERM: exit 0"
