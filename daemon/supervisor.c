@@ -9,6 +9,7 @@
 #include "daemon/config.h"
 #include "daemon/manager-internal.h"
 #include "daemon/supervisor.h"
+#include "dbus/bus-server.h"
 #include <systemd/sd-daemon.h>
 
 int supervisor_check_config(const struct manager_settings *s)
@@ -62,6 +63,7 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
 int supervisor_run(const struct manager_settings *s)
 {
 	_cleanup_(manager_freep) struct manager *m = NULL;
+	struct bus_server *bus = NULL;
 	_cleanup_free_ char *errors = NULL;
 	sd_event *event = NULL;
 	sigset_t mask;
@@ -100,6 +102,12 @@ int supervisor_run(const struct manager_settings *s)
 		manager_log(LOG_ERR, NULL, "cannot watch signals: %s", strerror(-r));
 		goto out;
 	}
+	/* The D-Bus API (dbus/, issue 6): without a system bus phcd still runs, unreachable there. */
+	r = bus_server_new(m, &bus);
+	if (r < 0) {
+		manager_log(LOG_WARNING, NULL, "D-Bus API org.phcd1 unavailable, running without it: %s",
+			    strerror(-r));
+	}
 	r = manager_start(m);
 	if (r < 0) {
 		goto out;
@@ -107,6 +115,7 @@ int supervisor_run(const struct manager_settings *s)
 	r = sd_event_loop(event);
 	manager_log(LOG_INFO, NULL, "stopped");
 out:
+	bus = bus_server_free(bus);
 	m = manager_free(m);
 	sd_event_unref(event);
 	return r;
