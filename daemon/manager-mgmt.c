@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The supervisor's management sockets: its instances answer pmc, SETs go through the manager. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/manager-internal.h"
+#include "daemon/manager-mgmt.h"
+
+struct manager_mgmt {
+	struct manager *manager;
+	struct uds *rw;
+	struct uds *ro;
+};
+
+int manager_mgmt_clock(struct instance *i, struct mgmt_clock *ret, struct mgmt_port *ports,
+		       size_t max_ports)
+{
+	size_t n = instance_port_count(i);
+
+	memset(ret, 0, sizeof(*ret));
+	/* IEEE 1588-2019 8.2.1: defaultDS from the instance's configuration and priorities. */
+	ret->dds.clockIdentity = i->clock_identity;
+	ret->dds.numberPorts = (uint16_t) n;
+	ret->dds.clockQuality = i->clock_quality;
+	ret->dds.priority1 = i->priority1;
+	ret->dds.priority2 = i->priority2;
+	ret->dds.domainNumber = i->domain;
+	ret->dds.slaveOnly = i->options.slaveOnly;
+	ret->dds.twoStepFlag = i->options.twoStepFlag;
+	/* 8.2.2, 8.2.3, 8.2.4: what the clock-level BMCA and the SLAVE port's samples left. */
+	ret->cds.stepsRemoved = i->steps_removed;
+	ret->cds.offsetFromMaster = i->offset_ns;
+	ret->cds.meanDelay = i->mean_path_delay_ns;
+	ret->pds = i->parent;
+	ret->pds.parentPortIdentity = i->parent_port_identity;
+	ret->pds.grandmasterIdentity = i->grandmaster_identity;
+	ret->tpds = i->time_properties;
+	ret->user_description = i->options.userDescription;
+	ret->ports = ports;
+	ret->all_ports = n <= max_ports;
+	for (size_t k = 0; k < n && k < max_ports; k++) {
+		const struct mport *p = instance_port_at(i, k);
+		struct mgmt_port *mp = &ports[k];
+
+		memset(mp, 0, sizeof(*mp));
+		mp->ds.portIdentity = p->port_identity;
+		mp->ds.portState = p->state;
+		mp->ds.logMinDelayReqInterval = p->options.logMinDelayReqInterval;
+		mp->ds.logAnnounceInterval = p->options.logAnnounceInterval;
+		mp->ds.announceReceiptTimeout = p->options.announceReceiptTimeout;
+		mp->ds.logSyncInterval = p->options.logSyncInterval;
+		mp->ds.delayMechanism = (enum delay_mechanism) p->delay_mechanism;
+		mp->ds.logMinPdelayReqInterval = p->options.logMinPdelayReqInterval;
+		mp->ds.versionNumber = MSG_VERSION_PTP;
+		mp->ds.minorVersionNumber = MSG_MINOR_VERSION_PTP;
+		mp->ifname = p->ifname;
+		mp->timestamping = p->timestamping == TRANSPORT_TS_MODE_HARDWARE ? MGMT_TS_HARDWARE
+										 : MGMT_TS_SOFTWARE;
+		ret->n_ports++;
+	}
+	return 0;
+}
+
+static int manager_mgmt_clock_at(void *userdata, size_t i, struct mgmt_clock *ret,
+				 struct mgmt_port *ports)
+{
+	struct manager_mgmt *mm = userdata;
+
+	if (i >= manager_instance_count(mm->manager)) {
+		return -ENOENT;
+	}
+	return manager_mgmt_clock(manager_instance_at(mm->manager, i), ret, ports, UDS_PORTS_MAX);
+}
+
+/* The same setters as D-Bus SetPriority1/2: one state, one change signal. */
+static int manager_mgmt_apply(void *userdata, size_t i, const struct mgmt_change *change)
+{
+	struct manager_mgmt *mm = userdata;
+	struct instance *inst;
+	int r = 0;
+
+	if (i >= manager_instance_count(mm->manager)) {
+		return -ENOENT;
+	}
+	inst = manager_instance_at(mm->manager, i);
+	if (change->mask & MGMT_CHANGE_PRIORITY1) {
+		manager_log(LOG_INFO, NULL, "instance %s: priority1 %u by management", inst->name,
+			    change->priority1);
+		r = instance_set_priority1(inst, change->priority1);
+	}
+	if (r >= 0 && (change->mask & MGMT_CHANGE_PRIORITY2)) {
+		manager_log(LOG_INFO, NULL, "instance %s: priority2 %u by management", inst->name,
+			    change->priority2);
+		r = instance_set_priority2(inst, change->priority2);
+	}
+	return r;
+}
+
+static const struct uds_ops manager_mgmt_ops = {
+	.clock_at = manager_mgmt_clock_at,
+	.apply = manager_mgmt_apply,
+};
+
+static void manager_mgmt_open(struct manager_mgmt *mm, const char *path, bool read_only,
+			      struct uds **ret)
+{
+	int r;
+
+	if (!path || !*path) {
+		return;
+	}
+	r = uds_new(mm->manager->event, path, read_only, &manager_mgmt_ops, mm, ret);
+	if (r < 0) {
+		manager_log(LOG_WARNING, NULL, "management socket %s: %s, not serving it", path,
+			    strerror(-r));
+	}
+}
+
+int manager_mgmt_new(struct manager *m, const char *rw_path, const char *ro_path,
+		     struct manager_mgmt **ret)
+{
+	struct manager_mgmt *mm = calloc(1, sizeof(*mm));
+
+	if (!mm) {
+		return -ENOMEM;
+	}
+	mm->manager = m;
+	manager_mgmt_open(mm, rw_path, false, &mm->rw);
+	manager_mgmt_open(mm, ro_path, true, &mm->ro);
+	*ret = mm;
+	return 0;
+}
+
+struct manager_mgmt *manager_mgmt_free(struct manager_mgmt *mm)
+{
+	if (mm) {
+		uds_free(mm->rw);
+		uds_free(mm->ro);
+		free(mm);
+	}
+	return NULL;
+}
