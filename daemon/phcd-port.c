@@ -6,19 +6,54 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/port-cli.h"
 #include "daemon/port-ipc.h"
 
-/*
- * Only the supervised mode lives here so far (issue 5). The by-hand mode (`phcd-port -i IF`,
- * like ptp4l -i, issue 4) belongs to the port engine's owner and hooks in below.
- */
+/* Two modes: by hand on one interface (daemon/port-cli.c), or under phcd (daemon/port-ipc.c). */
 static void help(FILE *f)
 {
-	fputs("usage: phcd-port --ipc-fd N --socket-fd N [--phc-fd N] --clock-identity ID\n"
+	fputs("usage: phcd-port -i IFNAME [-f CONFIG] [--domain N] [--priority1 N] [--priority2 "
+	      "N]\n"
+	      "                 [-s|--slave-only] [-E|-P] [--clock virtual|phc|free]\n"
+	      "                 [--virtual-offset NS] [--virtual-freq PPB] [--socket-fd N] [-m]\n"
+	      "  by hand, like ptp4l -i IF -m: one port, its own best master clock decision.\n"
+	      "  --virtual-offset/--virtual-freq start the virtual clock off (for testing).\n"
+	      "       phcd-port --ipc-fd N --socket-fd N [--phc-fd N] --clock-identity ID\n"
 	      "                 --port-number N -i IFNAME\n"
 	      "  run by phcd: the supervisor opened the port's socket (and PHC), and decides its\n"
 	      "  state over the IPC socket; the worker drops every privilege first.\n",
 	      f);
+}
+
+/* A decimal in [min, max]; -EINVAL otherwise. */
+static int parse_range(const char *s, long long min, long long max, long long *ret)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max) {
+		return -EINVAL;
+	}
+	*ret = v;
+	return 0;
+}
+
+static int parse_clock(const char *s, int *ret)
+{
+	enum options_clock_backend b;
+
+	/* "free" as ptp4l users say it; the config file's names work too. */
+	if (strcmp(s, "free") == 0) {
+		*ret = OPTIONS_CLOCK_FREE_RUNNING;
+		return 0;
+	}
+	if (options_clock_backend_from_string(s, &b) < 0) {
+		return -EINVAL;
+	}
+	*ret = (int) b;
+	return 0;
 }
 
 static int parse_fd(const char *s, int *ret)
@@ -43,6 +78,12 @@ int main(int argc, char **argv)
 		ARG_PHC_FD,
 		ARG_CLOCK_IDENTITY,
 		ARG_PORT_NUMBER,
+		ARG_DOMAIN,
+		ARG_PRIORITY1,
+		ARG_PRIORITY2,
+		ARG_CLOCK,
+		ARG_VIRTUAL_OFFSET,
+		ARG_VIRTUAL_FREQ,
 	};
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
@@ -52,13 +93,64 @@ int main(int argc, char **argv)
 		{ "phc-fd", required_argument, NULL, ARG_PHC_FD },
 		{ "clock-identity", required_argument, NULL, ARG_CLOCK_IDENTITY },
 		{ "port-number", required_argument, NULL, ARG_PORT_NUMBER },
+		{ "config", required_argument, NULL, 'f' },
+		{ "domain", required_argument, NULL, ARG_DOMAIN },
+		{ "priority1", required_argument, NULL, ARG_PRIORITY1 },
+		{ "priority2", required_argument, NULL, ARG_PRIORITY2 },
+		{ "slave-only", no_argument, NULL, 's' },
+		{ "clock", required_argument, NULL, ARG_CLOCK },
+		{ "virtual-offset", required_argument, NULL, ARG_VIRTUAL_OFFSET },
+		{ "virtual-freq", required_argument, NULL, ARG_VIRTUAL_FREQ },
 		{},
 	};
 	struct port_ipc_args a = { .ipc_fd = -1, .socket_fd = -1, .phc_fd = -1, .port_number = 1 };
+	struct port_cli_args cli;
+	long long v;
 	int c, r = 0, n;
 
-	while ((c = getopt_long(argc, argv, "hi:", opts, NULL)) >= 0) {
+	port_cli_args_init(&cli);
+	while ((c = getopt_long(argc, argv, "hi:f:sEPm", opts, NULL)) >= 0) {
 		switch (c) {
+		case 'f':
+			cli.config_path = optarg;
+			break;
+		case 's':
+			cli.slave_only = true;
+			break;
+		case 'E':
+			cli.delay_mechanism = OPTIONS_DELAY_E2E;
+			break;
+		case 'P':
+			cli.delay_mechanism = OPTIONS_DELAY_P2P;
+			break;
+		case 'm':
+			cli.print = true;
+			break;
+		case ARG_DOMAIN:
+			r = parse_range(optarg, 0, 255, &v);
+			cli.domain = (int) v;
+			break;
+		case ARG_PRIORITY1:
+			r = parse_range(optarg, 0, 255, &v);
+			cli.priority1 = (int) v;
+			break;
+		case ARG_PRIORITY2:
+			r = parse_range(optarg, 0, 255, &v);
+			cli.priority2 = (int) v;
+			break;
+		case ARG_CLOCK:
+			r = parse_clock(optarg, &cli.clock_backend);
+			break;
+		case ARG_VIRTUAL_OFFSET:
+			r = parse_range(optarg, -1000 * NS_PER_SEC, 1000 * NS_PER_SEC, &v);
+			cli.virtual_offset = v;
+			cli.virtual_offset_set = true;
+			break;
+		case ARG_VIRTUAL_FREQ:
+			r = parse_range(optarg, -1000000, 1000000, &v);
+			cli.virtual_freq = (int32_t) v;
+			cli.virtual_freq_set = true;
+			break;
 		case 'h':
 			help(stdout);
 			return 0;
@@ -98,8 +190,13 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (a.ipc_fd < 0) {
-		fputs("phcd-port: only the supervised mode (--ipc-fd) is built so far\n", stderr);
-		return 2;
+		if (!a.ifname[0]) {
+			help(stderr);
+			return 2;
+		}
+		memcpy(cli.ifname, a.ifname, sizeof(cli.ifname));
+		cli.socket_fd = a.socket_fd;
+		return port_cli_run(&cli) < 0 ? 1 : 0;
 	}
 	if (a.socket_fd < 0) {
 		fputs("phcd-port: --ipc-fd needs --socket-fd\n", stderr);

@@ -35,6 +35,7 @@ struct port_sync_rx {
 	ns_t t1, pair_t2, pair_correction;
 	/* The master's rate over ours, from the last two measurements (1.0 until known). */
 	double rate_ratio;
+	int8_t log_interval; /* the master's logSyncInterval, which the servo is tuned for */
 };
 
 /* E2E requester (slave): the Delay_Req in flight. */

@@ -71,6 +71,13 @@ int port_sync_receive(struct port *p, const struct msg *m, ns_t rx, ns_t now)
 	}
 	p->sync.have_last = true;
 	p->sync.last_seq = seq;
+	if (p->servo && m->hdr.logMessageInterval != p->sync.log_interval &&
+	    m->hdr.logMessageInterval != MSG_LOG_INTERVAL_NONE) {
+		/* The PI constants scale with the interval the master really uses (9.5.9.2). */
+		p->sync.log_interval = m->hdr.logMessageInterval;
+		servo_set_interval(p->servo, (double) port_log_interval(p->sync.log_interval) /
+						     (double) NS_PER_SEC);
+	}
 	if (msg_flag(&m->hdr, MSG_FLAG_TWO_STEP)) {
 		p->sync.pending = true;
 		p->sync.seq = seq;

@@ -484,6 +484,7 @@ int port_new(const struct port_config *cfg, struct clock *clock, const struct po
 		if (r < 0) {
 			return r;
 		}
+		p->sync.log_interval = po->logSyncInterval;
 		servo_set_interval(p->servo, (double) port_log_interval(po->logSyncInterval) /
 						     (double) NS_PER_SEC);
 	}
