@@ -24,7 +24,9 @@ static void help(FILE *f)
 	      "     --check-config     check the configuration, print what is wrong, exit\n"
 	      "     --port-binary PATH phcd-port to run (default: next to phcd)\n"
 	      "     --status-file PATH rewrite PATH with every instance and port on each change\n"
-	      "     --status-stdout    one line per port state change on stdout\n",
+	      "     --status-stdout    one line per port state change on stdout\n"
+	      "     --uds PATH         management socket for pmc (default /run/phcd/ptp, \"\": none)\n"
+	      "     --uds-ro PATH      its read-only twin (default /run/phcd/ptp-ro, \"\": none)\n",
 	      f);
 }
 
@@ -39,6 +41,8 @@ int main(int argc, char **argv)
 		ARG_PORT_BINARY,
 		ARG_STATUS_FILE,
 		ARG_STATUS_STDOUT,
+		ARG_UDS,
+		ARG_UDS_RO,
 	};
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
@@ -51,6 +55,8 @@ int main(int argc, char **argv)
 		{ "port-binary", required_argument, NULL, ARG_PORT_BINARY },
 		{ "status-file", required_argument, NULL, ARG_STATUS_FILE },
 		{ "status-stdout", no_argument, NULL, ARG_STATUS_STDOUT },
+		{ "uds", required_argument, NULL, ARG_UDS },
+		{ "uds-ro", required_argument, NULL, ARG_UDS_RO },
 		{},
 	};
 	struct manager_settings settings = { 0 };
@@ -88,6 +94,12 @@ int main(int argc, char **argv)
 			break;
 		case ARG_STATUS_STDOUT:
 			settings.status_stdout = true;
+			break;
+		case ARG_UDS:
+			settings.mgmt_path = optarg;
+			break;
+		case ARG_UDS_RO:
+			settings.mgmt_ro_path = optarg;
 			break;
 		default:
 			help(stderr);

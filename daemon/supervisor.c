@@ -8,6 +8,7 @@
 
 #include "daemon/config.h"
 #include "daemon/manager-internal.h"
+#include "daemon/manager-mgmt.h"
 #include "daemon/supervisor.h"
 #include "dbus/bus-server.h"
 #include <systemd/sd-daemon.h>
@@ -64,6 +65,7 @@ int supervisor_run(const struct manager_settings *s)
 {
 	_cleanup_(manager_freep) struct manager *m = NULL;
 	struct bus_server *bus = NULL;
+	struct manager_mgmt *mgmt = NULL;
 	_cleanup_free_ char *errors = NULL;
 	sd_event *event = NULL;
 	sigset_t mask;
@@ -102,6 +104,12 @@ int supervisor_run(const struct manager_settings *s)
 		manager_log(LOG_ERR, NULL, "cannot watch signals: %s", strerror(-r));
 		goto out;
 	}
+	/* IEEE 1588 management for pmc and friends (issue 9); a socket it cannot bind is skipped. */
+	r = manager_mgmt_new(m, s->mgmt_path ? s->mgmt_path : UDS_DEFAULT_PATH,
+			     s->mgmt_ro_path ? s->mgmt_ro_path : UDS_DEFAULT_RO_PATH, &mgmt);
+	if (r < 0) {
+		goto out;
+	}
 	/* The D-Bus API (dbus/, issue 6): without a system bus phcd still runs, unreachable there. */
 	r = bus_server_new(m, &bus);
 	if (r < 0) {
@@ -115,6 +123,7 @@ int supervisor_run(const struct manager_settings *s)
 	r = sd_event_loop(event);
 	manager_log(LOG_INFO, NULL, "stopped");
 out:
+	mgmt = manager_mgmt_free(mgmt);
 	bus = bus_server_free(bus);
 	m = manager_free(m);
 	sd_event_unref(event);
