@@ -173,7 +173,8 @@ int tlv_follow_up_info_parse(const struct tlv *t, struct tlv_follow_up_info *ret
 	if (e < 0) {
 		return e;
 	}
-	if (o.organizationId != TLV_ORG_IEEE_802_1 ||
+	/* 802.1AS-2020 11.4.4.3.2: tlvType is ORGANIZATION_EXTENSION, not its 2019 variants. */
+	if (t->tlvType != TLV_ORGANIZATION_EXTENSION || o.organizationId != TLV_ORG_IEEE_802_1 ||
 	    o.organizationSubType != TLV_ORG_802_1AS_FOLLOW_UP_INFO) {
 		return -ENOMSG;
 	}

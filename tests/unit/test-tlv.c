@@ -200,6 +200,25 @@ static const struct {
 	{ "PATH_TRACE of 6", "00080006000000000000" },
 };
 
+/* Found by fuzz-tlv: 00-80-C2/1 data in an ORGANIZATION_EXTENSION_DO_NOT_PROPAGATE is not it. */
+static void test_follow_up_info_type(void **state)
+{
+	uint8_t buf[64];
+	int n = hex_decode("8000001c0080c2000001"
+			   "00000000000000000000000000000000000000000000",
+			   buf, sizeof(buf));
+	struct tlv_follow_up_info fu;
+	struct tlv_iter it;
+	struct tlv t;
+
+	assert_int_equal(n, 32);
+	tlv_iter_init(&it, buf, (size_t) n);
+	assert_int_equal(tlv_next(&it, &t), 1);
+	assert_int_equal(tlv_follow_up_info_parse(&t, &fu), -ENOMSG);
+	t.tlvType = TLV_ORGANIZATION_EXTENSION;
+	assert_int_equal(tlv_follow_up_info_parse(&t, &fu), 0);
+}
+
 static int parse_any(const struct tlv *t)
 {
 	struct tlv_management_error_status es;
@@ -319,6 +338,7 @@ int main(void)
 		cmocka_unit_test(test_foreach_and_names),
 		cmocka_unit_test(test_iterator_overruns),
 		cmocka_unit_test(test_typed_length_checks),
+		cmocka_unit_test(test_follow_up_info_type),
 		cmocka_unit_test(test_builder_limits),
 		cmocka_unit_test(test_captured_tlvs),
 	};
