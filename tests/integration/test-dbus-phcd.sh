@@ -1,0 +1,105 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The real phcd on a private system bus against a ptp4l grandmaster: wait-sync returns once the
+# instance is synchronized, a port's State change (carrier lost) is signalled within a second,
+# disable/enable/set-priority1 go through the supervisor, an unprivileged caller is refused, and a
+# vanished interface's port goes away with InterfacesRemoved.
+set -euo pipefail
+: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
+. "$SRC/tests/lib/net-helpers.sh"
+. "$SRC/tests/lib/dbus-helpers.sh"
+
+PHCD=$BUILD/daemon/phcd
+PHCCTL=$BUILD/phcctl/phcctl
+tmp=$(mktemp -d)
+chmod 755 "$tmp"
+S=phdb-s$$ G=phdb-g$$ Q=phdb-q$$
+trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
+dbus_start "$tmp/bus"
+netns_add "$S"
+netns_add "$G"
+netns_add "$Q"
+ip link add s1 netns "$S" type veth peer name g1 netns "$G"
+ip link add s2 netns "$S" type veth peer name q1 netns "$Q"
+for l in "$S s1" "$S s2" "$G g1" "$Q q1"; do ip -n ${l% *} link set ${l#* } up; done
+
+ip netns exec "$G" capsh --drop=cap_sys_time -- -c "exec ptp4l -i g1 -2 -S -m --free_running 1 \
+	--priority1 100 --logAnnounceInterval -2 --announceReceiptTimeout 3 --logSyncInterval -3 \
+	--uds_address $tmp/gm.uds" >"$tmp/gm.log" 2>&1 &
+BG_PIDS+=($!)
+cat >"$tmp/phcd.conf" <<CONF
+[global]
+time_stamping = software
+logAnnounceInterval = -2
+announceReceiptTimeout = 3
+logSyncInterval = -3
+pi_proportional_const = 0.7
+pi_integral_const = 0.3
+
+[instance lab]
+interfaces = s1, s2
+clock_backend = virtual
+CONF
+ip netns exec "$S" capsh --drop=cap_sys_time -- -c "exec $PHCD -f $tmp/phcd.conf" \
+	>"$tmp/phcd.log" 2>&1 &
+BG_PIDS+=($!)
+wait_bus_name org.phcd1 10
+
+"$PHCCTL" monitor --json >"$tmp/mon" 2>"$tmp/mon.err" &
+BG_PIDS+=($!)
+wait_for "$tmp/mon.err" '^Monitoring' 5
+
+rc=0
+"$PHCCTL" wait-sync --timeout 30 --max-offset 100000 >"$tmp/ws" 2>&1 || rc=$?
+[ "$rc" = 0 ] || fail "wait-sync against ptp4l: exit $rc: $(cat "$tmp/ws"); phcd: $(tail -n 20 "$tmp/phcd.log")"
+echo "ok: wait-sync: $(cat "$tmp/ws")"
+"$PHCCTL" port s1 --json | jq -e '.State == "SLAVE"' >/dev/null || fail "s1 is not SLAVE"
+"$PHCCTL" status --json | jq -e '.Instances[0].Synchronized and .Instances[0].StepsRemoved == 1' \
+	>/dev/null || fail "status --json: not synchronized"
+
+# Carrier lost on s1: its State must be signalled within a second of the change.
+from=$(wc -l <"$tmp/mon")
+t0=$(date +%s%N)
+ip -n "$G" link set g1 down
+deadline=$((SECONDS + 3))
+until tail -n +$((from + 1)) "$tmp/mon" | grep -q '"path":"/org/phcd1/port/s1","args":\["org.phcd1.Port",{[^]]*"State":"FAULTY"'; do
+	[ "$SECONDS" -lt "$deadline" ] || fail "no State change of s1 signalled within 3 s: $(tail -n +$((from + 1)) "$tmp/mon" | head -c 600)"
+	sleep 0.01
+done
+ms=$((($(date +%s%N) - t0) / 1000000))
+[ "$ms" -lt 1000 ] || fail "State of s1 signalled ${ms} ms after carrier loss, expected < 1000"
+state=$("${BUSCTL:-busctl}" --system get-property org.phcd1 /org/phcd1/port/s1 org.phcd1.Port State)
+echo "ok: carrier lost on s1 -> PropertiesChanged State within ${ms} ms (now ${state#s })"
+ip -n "$G" link set g1 up
+
+# Control through the supervisor.
+rc=0
+setpriv --reuid=nobody --regid=nogroup --clear-groups "$PHCCTL" disable s2 2>"$tmp/err" || rc=$?
+[ "$rc" = 4 ] || fail "nobody: phcctl disable s2: expected exit 4, got $rc: $(cat "$tmp/err")"
+# wait_port IF JQ_EXPR SECONDS: poll phcctl port IF --json until the expression is true.
+wait_port() {
+	local deadline=$((SECONDS + $3))
+	until [ "$("$PHCCTL" port "$1" --json | jq -r "$2")" = true ]; do
+		[ "$SECONDS" -lt "$deadline" ] ||
+			fail "port $1: expected $2 within $3 s, got: $("$PHCCTL" port "$1" --json | head -c 300)"
+		sleep 0.05
+	done
+}
+"$PHCCTL" disable s2
+wait_port s2 '.State == "DISABLED" and .Enabled == false and .WorkerPID == 0' 5
+"$PHCCTL" enable s2
+wait_port s2 '.Enabled and .WorkerPID > 0' 5
+"$PHCCTL" set-priority1 lab 42
+got=$(busctl --system get-property org.phcd1 /org/phcd1/instance/lab org.phcd1.Instance Priority1)
+[ "$got" = "y 42" ] || fail "after set-priority1 lab 42: got '$got'"
+echo "ok: nobody refused (exit 4); root: disable -> DISABLED without worker, enable -> worker back; Priority1 42"
+
+# The interface goes away: so does its port object.
+from=$(wc -l <"$tmp/mon")
+ip -n "$S" link del s2
+wait_for "$tmp/mon" '"signal":"InterfacesRemoved","path":"/org/phcd1","args":\["/org/phcd1/port/s2"' 5 "$from"
+rc=0
+"$PHCCTL" port s2 2>/dev/null || rc=$?
+[ "$rc" = 3 ] || fail "port s2 after its veth was deleted: expected exit 3, got $rc"
+echo "ok: veth s2 deleted -> InterfacesRemoved /org/phcd1/port/s2, phcctl port s2 exits 3"
+echo PASS
