@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Management over the network in phcd-port: a port engine answers pmc -2 on its own wire. */
+#include <string.h>
+
+#include "daemon/port-mgmt.h"
+
+void port_mgmt_clock(struct port *p, struct transport *t, const char *ifname,
+		     struct mgmt_clock *ret, struct mgmt_port *port)
+{
+	struct transport_ts_status ts = { .mode = TRANSPORT_TS_MODE_SOFTWARE };
+
+	memset(ret, 0, sizeof(*ret));
+	ret->dds = *port_default_ds(p);
+	ret->cds = *port_current_ds(p);
+	ret->pds = *port_parent_ds(p);
+	ret->tpds = *port_time_properties_ds(p);
+	memset(port, 0, sizeof(*port));
+	port->ds = *port_port_ds(p);
+	port->ifname = ifname;
+	if (t) {
+		(void) transport_get_ts_status(t, &ts);
+	}
+	port->timestamping = ts.mode == TRANSPORT_TS_MODE_HARDWARE ? MGMT_TS_HARDWARE
+								   : MGMT_TS_SOFTWARE;
+	ret->ports = port;
+	ret->n_ports = 1;
+	ret->all_ports = false;
+}
+
+static int port_mgmt_send(void *userdata, const void *buf, size_t len)
+{
+	struct port_mgmt *pm = userdata;
+	/* 15.3.3: answers are general messages to the address the requests use (Annex E). */
+	struct transport_dest d = { .kind = TRANSPORT_DEST_DEFAULT };
+
+	return transport_send(pm->transport, buf, len, &d, false, NULL);
+}
+
+void port_mgmt_receive(struct port_mgmt *pm, const void *buf, size_t len)
+{
+	struct mgmt_request req = { .ingress = 0, .set_allowed = false };
+	struct mgmt_change change;
+	struct mgmt_port port;
+	struct mgmt_clock c;
+	int r;
+
+	port_mgmt_clock(pm->port, pm->transport, pm->ifname, &c, &port);
+	pm->rx++;
+	r = mgmt_handle_frame(&c, buf, len, &req, port_mgmt_send, pm, &change, &pm->cnt);
+	if (r > 0) {
+		pm->tx += (uint64_t) r;
+	}
+}

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Management over the network in phcd-port: a port engine answers pmc -2 on its own wire. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "ptp/mgmt.h"
+#include "ptp/port.h"
+#include "ptp/transport.h"
+
+/*
+ * What a worker needs to answer the Management messages its port engine hands over
+ * (port_ops.management). The worker sees one port: clock-level answers come from its engine's
+ * data sets (which the supervisor keeps in step with the instance), port-level ones for itself,
+ * and a port number it does not hold is left to the port that does. SET over the network is
+ * refused (NOT_SUPPORTED): priorities change through the local read-write socket or D-Bus.
+ */
+struct port_mgmt {
+	struct port *port;
+	struct transport *transport;
+	const char *ifname;
+	struct mgmt_counters cnt;
+	uint64_t rx, tx; /* Management messages handed over, answers sent */
+};
+
+/* Answer one Management message; errors are counted (MGMT_CNT_SEND_FAILED), never fatal. */
+void port_mgmt_receive(struct port_mgmt *pm, const void *buf, size_t len);
+/* Snapshot of the engine's clock and of the port itself, for mgmt_handle(). */
+void port_mgmt_clock(struct port *p, struct transport *t, const char *ifname,
+		     struct mgmt_clock *ret, struct mgmt_port *port);
