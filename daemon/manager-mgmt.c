@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The supervisor's management sockets: its instances answer pmc, SETs go through the manager. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,9 +98,20 @@ static int manager_mgmt_apply(void *userdata, size_t i, const struct mgmt_change
 	return r;
 }
 
+/* Logged at 1, 2, 4, 8, ...: the read-only socket is open to every local user. */
+static void manager_mgmt_dropped(void *userdata, const char *path, uint64_t total)
+{
+	if ((total & (total - 1)) == 0) {
+		manager_log(LOG_NOTICE, NULL,
+			    "management socket %s: malformed request dropped (%" PRIu64 " so far)",
+			    path, total);
+	}
+}
+
 static const struct uds_ops manager_mgmt_ops = {
 	.clock_at = manager_mgmt_clock_at,
 	.apply = manager_mgmt_apply,
+	.dropped = manager_mgmt_dropped,
 };
 
 static void manager_mgmt_open(struct manager_mgmt *mm, const char *path, bool read_only,

@@ -42,6 +42,13 @@ static int uds_send(void *userdata, const void *buf, size_t len)
 	return 0;
 }
 
+static void uds_dropped(struct uds *u, uint64_t before)
+{
+	if (u->cnt.c[MGMT_CNT_MALFORMED] != before && u->ops->dropped) {
+		u->ops->dropped(u->userdata, u->path, u->cnt.c[MGMT_CNT_MALFORMED]);
+	}
+}
+
 static int uds_on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	struct uds *u = userdata;
@@ -51,6 +58,8 @@ static int uds_on_io(sd_event_source *s, int fd, uint32_t revents, void *userdat
 	struct mgmt_request req = { .ingress = MGMT_INGRESS_LOCAL, .set_allowed = !u->read_only };
 	struct mgmt_change change;
 	struct mgmt_clock c;
+	uint64_t malformed = u->cnt.c[MGMT_CNT_MALFORMED];
+	bool bad = false;
 	ssize_t n;
 
 	n = recvfrom(fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC, (struct sockaddr *) &peer.addr,
@@ -58,13 +67,10 @@ static int uds_on_io(sd_event_source *s, int fd, uint32_t revents, void *userdat
 	if (n < 0) {
 		return 0; /* EAGAIN, or a transient error: the next datagram will tell */
 	}
-	if ((size_t) n > sizeof(buf)) {
+	/* Too large for a request, or from an unbound client that no answer could reach. */
+	if ((size_t) n > sizeof(buf) || peer.addr_len <= offsetof(struct sockaddr_un, sun_path)) {
 		u->cnt.c[MGMT_CNT_MALFORMED]++;
-		return 0;
-	}
-	/* An unbound client has no address to answer to (pmc always binds one). */
-	if (peer.addr_len <= offsetof(struct sockaddr_un, sun_path)) {
-		u->cnt.c[MGMT_CNT_MALFORMED]++;
+		uds_dropped(u, malformed);
 		return 0;
 	}
 	for (size_t i = 0;; i++) {
@@ -77,10 +83,15 @@ static int uds_on_io(sd_event_source *s, int fd, uint32_t revents, void *userdat
 			continue;
 		}
 		r = mgmt_handle_frame(&c, buf, (size_t) n, &req, uds_send, &peer, &change, &u->cnt);
+		/* Every clock sees the request: a malformed one counts once, not once per clock. */
+		bad |= u->cnt.c[MGMT_CNT_MALFORMED] != malformed;
+		u->cnt.c[MGMT_CNT_MALFORMED] = malformed;
 		if (r >= 0 && change.mask && u->ops->apply) {
 			(void) u->ops->apply(u->userdata, i, &change);
 		}
 	}
+	u->cnt.c[MGMT_CNT_MALFORMED] += bad;
+	uds_dropped(u, malformed);
 	return 0;
 }
 

@@ -30,6 +30,8 @@ struct uds_ops {
 	int (*clock_at)(void *userdata, size_t i, struct mgmt_clock *ret, struct mgmt_port *ports);
 	/* Apply an accepted SET to clock number i. */
 	int (*apply)(void *userdata, size_t i, const struct mgmt_change *change);
+	/* A request was dropped as malformed (or too large); total so far. May be NULL. */
+	void (*dropped)(void *userdata, const char *path, uint64_t total);
 };
 
 /*
