@@ -16,6 +16,7 @@
 
 #include "daemon/config.h"
 #include "daemon/port-cli.h"
+#include "daemon/port-mgmt.h"
 #include "ptp/clock.h"
 #include "ptp/port.h"
 #include "ptp/transport.h"
@@ -28,6 +29,7 @@ struct cli_port {
 	struct transport *transport;
 	struct clock *raw, *clock;
 	struct port *port;
+	struct port_mgmt mgmt; /* answers pmc -2 on this wire (issue 9) */
 	sd_event *event;
 	sd_event_source *timer;
 	ns_t last_summary;
@@ -123,7 +125,15 @@ static void cli_clock_error(void *userdata, const char *op, int error)
 		clock_name(c->clock), strerror(-error));
 }
 
+static void cli_management(void *userdata, const void *buf, size_t len)
+{
+	struct cli_port *c = userdata;
+
+	port_mgmt_receive(&c->mgmt, buf, len);
+}
+
 static const struct port_ops cli_port_ops = {
+	.management = cli_management,
 	.send = cli_send,
 	.state_changed = cli_state_changed,
 	.master_changed = cli_master_changed,
@@ -250,7 +260,7 @@ static int cli_options(const struct port_cli_args *a, struct instance_options *i
 }
 
 /* The clock the port steers: a virtual view, a PHC, or the stamping clock measured only. */
-static int cli_clock(struct cli_port *c, const struct instance_options *io,
+static int cli_clock(struct cli_port *c, struct instance_options *io,
 		     const struct transport_ts_status *st, bool *adjust)
 {
 	struct clock_virtual_config vc = {
@@ -261,6 +271,13 @@ static int cli_clock(struct cli_port *c, const struct instance_options *io,
 	int fd, r;
 
 	*adjust = true;
+	if (io->clock_backend == OPTIONS_CLOCK_PHC &&
+	    (st->mode != TRANSPORT_TS_MODE_HARDWARE || st->phc_index < 0)) {
+		/* The configuration's default; by hand on a port without a PHC, go virtual. */
+		say(c, "%s: no PHC with hardware timestamps: using the virtual clock",
+		    c->args->ifname);
+		io->clock_backend = OPTIONS_CLOCK_VIRTUAL;
+	}
 	switch (io->clock_backend) {
 	case OPTIONS_CLOCK_VIRTUAL:
 		r = clock_freerun_new(CLOCK_REALTIME, &c->raw);
@@ -269,13 +286,6 @@ static int cli_clock(struct cli_port *c, const struct instance_options *io,
 		}
 		return clock_virtual_new(c->raw, &vc, &c->clock);
 	case OPTIONS_CLOCK_PHC:
-		if (st->mode != TRANSPORT_TS_MODE_HARDWARE || st->phc_index < 0) {
-			fprintf(stderr,
-				"phcd-port: %s: --clock phc needs hardware timestamps and a "
-				"PHC; use --clock virtual or free\n",
-				c->args->ifname);
-			return -ENODEV;
-		}
 		snprintf(path, sizeof(path), "/dev/ptp%d", st->phc_index);
 		fd = open(path, O_RDWR | O_CLOEXEC);
 		if (fd < 0) {
@@ -375,6 +385,9 @@ int port_cli_run(const struct port_cli_args *a)
 	if (r < 0) {
 		goto out;
 	}
+	c.mgmt = (struct port_mgmt){ .port = c.port,
+				     .transport = c.transport,
+				     .ifname = a->ifname };
 	say(&c, "port %s on %s: %s timestamping, clock %s, %s, domain %u, priority1 %u",
 	    port_identity_to_string(&port_port_ds(c.port)->portIdentity, id), a->ifname,
 	    transport_ts_mode_to_string(st.mode), clock_name(c.clock),

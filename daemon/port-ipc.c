@@ -17,6 +17,7 @@
 
 #include "daemon/ipc.h"
 #include "daemon/port-ipc.h"
+#include "daemon/port-mgmt.h"
 #include "ptp/clock.h"
 #include "ptp/port.h"
 #include "ptp/transport.h"
@@ -35,6 +36,7 @@ struct worker_port {
 	struct clock *raw; /* what the virtual clock views; NULL otherwise */
 	struct clock *clock;
 	struct port *port;
+	struct port_mgmt mgmt; /* answers pmc -2 on this wire (issue 9) */
 	sd_event_source *timer;
 	struct port_sample sample;
 	bool has_sample;
@@ -138,6 +140,11 @@ static void fill_counters(struct worker_port *w, struct ipc_status *s)
 			s->rx[map[k].type] = v;
 		}
 	}
+	/* Management (issue 9): requests in, answers out, malformed ones dropped uncounted above.
+	 */
+	s->rx[MSG_MANAGEMENT] = w->mgmt.rx;
+	s->tx[MSG_MANAGEMENT] = w->mgmt.tx;
+	s->dropped[MSG_MANAGEMENT] = w->mgmt.cnt.c[MGMT_CNT_MALFORMED];
 }
 
 static void send_status(struct worker_port *w)
@@ -228,11 +235,19 @@ static void port_clock_error(void *userdata, const char *op, int error)
 	set_error(w, error, "clock %s failed: %s", op, strerror(-error));
 }
 
+static void port_management(void *userdata, const void *buf, size_t len)
+{
+	struct worker_port *w = userdata;
+
+	port_mgmt_receive(&w->mgmt, buf, len);
+}
+
 static const struct port_ops worker_port_ops = {
 	.send = port_send,
 	.state_changed = port_state_changed,
 	.sample = port_sample,
 	.clock_error = port_clock_error,
+	.management = port_management,
 };
 
 static void rearm(struct worker_port *w)
@@ -503,6 +518,9 @@ int port_ipc_run(const struct port_ipc_args *a)
 			strerror(-r));
 		goto out;
 	}
+	w.mgmt = (struct port_mgmt){ .port = w.port,
+				     .transport = w.transport,
+				     .ifname = a->ifname };
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);

@@ -584,6 +584,13 @@ int port_receive(struct port *p, const void *buf, size_t len, ns_t rx_ts, ns_t n
 	case MSG_PDELAY_RESP_FOLLOW_UP:
 		port_count(p, PORT_CNT_RX_PDELAY_RESP_FOLLOW_UP);
 		return port_pdelay_resp_follow_up_receive(p, &m, now);
+	case MSG_MANAGEMENT:
+		if (p->ops->management) {
+			p->ops->management(p->userdata, buf, len);
+			return 0;
+		}
+		port_count(p, PORT_CNT_UNSUPPORTED);
+		return 0;
 	default:
 		port_count(p, PORT_CNT_UNSUPPORTED);
 		return 0;

@@ -99,6 +99,12 @@ struct port_ops {
 	void (*sample)(void *userdata, const struct port_sample *s);
 	/* A clock back end operation failed (e.g. -EPERM stepping without CAP_SYS_TIME). */
 	void (*clock_error)(void *userdata, const char *op, int error);
+	/*
+	 * A Management message (clause 15) in this port's domain, not our own: the whole PTP
+	 * message, which msg_parse() accepted. The caller answers it (ptp/mgmt.h). NULL: counted
+	 * as unsupported.
+	 */
+	void (*management)(void *userdata, const void *buf, size_t len);
 };
 
 struct port_config {
