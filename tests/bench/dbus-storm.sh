@@ -1,0 +1,149 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Does a storm of D-Bus property reads disturb synchronisation? phcd follows a ptp4l grandmaster
+# over a veth pair; its offset (OffsetFromMaster, signalled once a second) is recorded for SECS
+# seconds with the bus quiet, then for SECS seconds while CLIENTS python3-dbus clients read
+# properties of the instance and port as fast as they can (at least 10,000 reads in all), then
+# quiet again. Prints offset statistics per phase, the read rate and Get/GetAll/GetManagedObjects
+# latencies. Not pass/fail, not in a meson suite. Results: docs/performance.md.
+#
+# usage: BUILD=build-dir tests/bench/dbus-storm.sh [SECS [CLIENTS]]   (root; default 30 s, 2)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+SRC=${SRC:-$(cd "$here/../.." && pwd)}
+BUILD=${BUILD:-$SRC/build}
+SECS=${1:-30}
+CLIENTS=${2:-2}
+. "$SRC/tests/lib/net-helpers.sh"
+. "$SRC/tests/lib/dbus-helpers.sh"
+
+PHCD=$BUILD/daemon/phcd
+PHCCTL=$BUILD/phcctl/phcctl
+[ -x "$PHCD" ] && [ -x "$PHCCTL" ] || fail "build first: ninja -C $BUILD"
+tmp=$(mktemp -d)
+chmod 755 "$tmp"
+S=phst-s$$ G=phst-g$$
+trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
+dbus_start "$tmp/bus"
+netns_pair "$S" "$G" s1 g1
+
+ip netns exec "$G" capsh --drop=cap_sys_time -- -c "exec ptp4l -i g1 -2 -S -m --free_running 1 \
+	--priority1 100 --logAnnounceInterval -2 --announceReceiptTimeout 3 --logSyncInterval -3 \
+	--uds_address $tmp/gm.uds" >"$tmp/gm.log" 2>&1 &
+BG_PIDS+=($!)
+cat >"$tmp/phcd.conf" <<CONF
+[global]
+time_stamping = software
+logAnnounceInterval = -2
+announceReceiptTimeout = 3
+logSyncInterval = -3
+pi_proportional_const = 0.7
+pi_integral_const = 0.3
+
+[instance bench]
+interfaces = s1
+clock_backend = virtual
+CONF
+ip netns exec "$S" capsh --drop=cap_sys_time -- -c "exec $PHCD -f $tmp/phcd.conf" \
+	>"$tmp/phcd.log" 2>&1 &
+BG_PIDS+=($!)
+wait_bus_name org.phcd1 10
+"$PHCCTL" wait-sync --timeout 60 >/dev/null || fail "phcd did not synchronize: $(tail "$tmp/phcd.log")"
+# Let the servo settle past its first seconds before measuring.
+sleep 10
+
+# Every offset signal, stamped with the phase it falls in.
+"$PHCCTL" monitor --json >"$tmp/mon" 2>"$tmp/mon.err" &
+BG_PIDS+=($!)
+wait_for "$tmp/mon.err" '^Monitoring' 5
+# The monitor's lines arrive in time order: a phase is the range of lines written during it.
+phase() { wc -l <"$tmp/mon" >"$tmp/phase.$1"; }
+
+cat >"$tmp/storm.py" <<'PY'
+import sys, time
+import dbus
+secs, out = float(sys.argv[1]), sys.argv[2]
+bus = dbus.SystemBus()
+inst = bus.get_object("org.phcd1", "/org/phcd1/instance/bench")
+port = bus.get_object("org.phcd1", "/org/phcd1/port/s1")
+names = [(inst, "org.phcd1.Instance", "OffsetFromMaster"), (inst, "org.phcd1.Instance", "ServoState"),
+         (port, "org.phcd1.Port", "State"), (port, "org.phcd1.Port", "Counters")]
+lat, n, end = [], 0, time.monotonic() + secs
+while time.monotonic() < end:
+    o, i, p = names[n % len(names)]
+    t = time.monotonic()
+    o.Get(i, p, dbus_interface="org.freedesktop.DBus.Properties")
+    lat.append(time.monotonic() - t)
+    n += 1
+lat.sort()
+with open(out, "w") as f:
+    f.write(f"{n} {sum(lat) / len(lat) * 1e6:.0f} {lat[len(lat) * 99 // 100] * 1e6:.0f}\n")
+PY
+cat >"$tmp/latency.py" <<'PY'
+import time
+import dbus
+bus = dbus.SystemBus()
+root = bus.get_object("org.phcd1", "/org/phcd1")
+inst = bus.get_object("org.phcd1", "/org/phcd1/instance/bench")
+P = "org.freedesktop.DBus.Properties"
+calls = {
+    "Get(OffsetFromMaster)": lambda: inst.Get("org.phcd1.Instance", "OffsetFromMaster", dbus_interface=P),
+    "GetAll(Instance)": lambda: inst.GetAll("org.phcd1.Instance", dbus_interface=P),
+    "GetManagedObjects": lambda: root.GetManagedObjects(dbus_interface="org.freedesktop.DBus.ObjectManager"),
+    "Describe": lambda: root.Describe(dbus_interface="org.phcd1.Manager"),
+}
+for name, call in calls.items():
+    lat = []
+    for _ in range(1000):
+        t = time.monotonic()
+        call()
+        lat.append(time.monotonic() - t)
+    lat.sort()
+    print(f"  {name:22s} median {lat[500] * 1e6:6.0f} us  p99 {lat[990] * 1e6:6.0f} us  (1000 calls)")
+PY
+
+phase quiet1
+sleep "$SECS"
+phase storm
+pids=()
+for c in $(seq 1 "$CLIENTS"); do
+	(cd / && /usr/bin/python3 "$tmp/storm.py" "$SECS" "$tmp/storm.$c") &
+	pids+=($!)
+done
+for p in "${pids[@]}"; do wait "$p"; done
+phase quiet2
+sleep "$SECS"
+phase end
+rx_sync=$("$PHCCTL" port s1 --json | jq .Counters.rx_sync)
+echo "latency of single calls on the quiet bus:"
+(cd / && /usr/bin/python3 "$tmp/latency.py")
+
+# Offsets per phase from the monitor's OffsetFromMaster signals.
+stats() { # NAME FROM_PHASE TO_PHASE
+	local from to
+	from=$(cat "$tmp/phase.$2")
+	to=$(cat "$tmp/phase.$3")
+	sed -n "$((from + 1)),${to}p" "$tmp/mon" | grep -o '"OffsetFromMaster":-\?[0-9]*' |
+		cut -d: -f2 | /usr/bin/python3 -c '
+import statistics, sys
+v = [int(x) for x in sys.stdin]
+name = sys.argv[1]
+if not v:
+    print(f"{name:8s}: no samples"); sys.exit()
+a = [abs(x) for x in v]
+print(f"{name:8s}: {len(v):3d} samples  mean {statistics.mean(v):+8.0f} ns  stddev {statistics.pstdev(v):7.0f} ns"
+      f"  mean|x| {statistics.mean(a):7.0f} ns  max|x| {max(a):7d} ns")' "$1"
+}
+echo "phcd slave of ptp4l over veth, software timestamps, sync 8/s; offsets as signalled (1/s)"
+stats quiet quiet1 storm
+stats storm storm quiet2
+stats "quiet 2" quiet2 end
+reads=0
+for c in $(seq 1 "$CLIENTS"); do
+	read -r n mean p99 <"$tmp/storm.$c"
+	reads=$((reads + n))
+	echo "storm client $c: $n reads, mean $mean us, p99 $p99 us"
+done
+echo "storm: $reads property reads in ${SECS} s by $CLIENTS clients ($((reads / SECS)) reads/s)"
+[ "$reads" -ge 10000 ] || echo "WARNING: fewer than 10,000 reads; raise SECS or CLIENTS"
+echo "rx_sync counter at the end: $rx_sync"
