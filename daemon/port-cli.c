@@ -387,7 +387,8 @@ int port_cli_run(const struct port_cli_args *a)
 	}
 	c.mgmt = (struct port_mgmt){ .port = c.port,
 				     .transport = c.transport,
-				     .ifname = a->ifname };
+				     .ifname = a->ifname,
+				     .user_description = pc.instance.userDescription };
 	say(&c, "port %s on %s: %s timestamping, clock %s, %s, domain %u, priority1 %u",
 	    port_identity_to_string(&port_port_ds(c.port)->portIdentity, id), a->ifname,
 	    transport_ts_mode_to_string(st.mode), clock_name(c.clock),

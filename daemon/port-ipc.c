@@ -520,7 +520,8 @@ int port_ipc_run(const struct port_ipc_args *a)
 	}
 	w.mgmt = (struct port_mgmt){ .port = w.port,
 				     .transport = w.transport,
-				     .ifname = a->ifname };
+				     .ifname = a->ifname,
+				     .user_description = cfg.instance.userDescription };
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);

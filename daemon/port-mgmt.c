@@ -45,6 +45,7 @@ void port_mgmt_receive(struct port_mgmt *pm, const void *buf, size_t len)
 	int r;
 
 	port_mgmt_clock(pm->port, pm->transport, pm->ifname, &c, &port);
+	c.user_description = pm->user_description;
 	pm->rx++;
 	r = mgmt_handle_frame(&c, buf, len, &req, port_mgmt_send, pm, &change, &pm->cnt);
 	if (r > 0) {

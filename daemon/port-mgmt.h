@@ -20,6 +20,7 @@ struct port_mgmt {
 	struct port *port;
 	struct transport *transport;
 	const char *ifname;
+	const char *user_description; /* the instance's, from the configuration */
 	struct mgmt_counters cnt;
 	uint64_t rx, tx; /* Management messages handed over, answers sent */
 };
