@@ -25,7 +25,8 @@ static void help(FILE *f)
 	      "     --port-binary PATH phcd-port to run (default: next to phcd)\n"
 	      "     --status-file PATH rewrite PATH with every instance and port on each change\n"
 	      "     --status-stdout    one line per port state change on stdout\n"
-	      "     --uds PATH         management socket for pmc (default /run/phcd/ptp, \"\": none)\n"
+	      "     --uds PATH         management socket for pmc (default /run/phcd/ptp, \"\": "
+	      "none)\n"
 	      "     --uds-ro PATH      its read-only twin (default /run/phcd/ptp-ro, \"\": none)\n",
 	      f);
 }
