@@ -1,0 +1,226 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# systemd tier (PHCD_TEST_SYSTEMD=1): phcd installed by `meson install` into a debootstrapped
+# bookworm rootfs booted under systemd-nspawn. Shows Type=notify readiness, phcd-wait-sync
+# holding time-sync.target until phcd is synchronized to a ptp4l master, D-Bus activation after
+# a stop, and a watchdog restart after SIGSTOP.
+#
+# The container has no CAP_SYS_TIME (nspawn drops it), so nothing in it can touch the host clock;
+# phcd steers a virtual clock there. Usage: tests/systemd/run.sh [WORKDIR] (default
+# build-systemd/): the pristine rootfs is cached in WORKDIR/rootfs.base, each run boots a copy.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+work=$(realpath -m "${1:-$top/build-systemd}")
+MIRROR=${PHCD_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+machine=phcd-sd$$
+root=$work/rootfs
+log=$work/boot.log
+NSPAWN_PID=
+
+fail() {
+	echo "FAIL: $*" >&2
+	if [ -n "${C:-}" ]; then
+		echo "--- journal of the container (phcd, phcd-wait-sync, phcd-test-master):" >&2
+		$C journalctl --no-pager -n 60 -u phcd -u phcd-wait-sync -u phcd-test-master >&2 ||
+			true
+	fi
+	exit 1
+}
+not_run() {
+	echo "systemd tier: NOT RUN: $*" >&2
+	exit 1
+}
+
+cleanup() {
+	if [ -n "$NSPAWN_PID" ] && kill -0 "$NSPAWN_PID" 2>/dev/null; then
+		${C:-false} systemctl poweroff 2>/dev/null || kill -TERM "$NSPAWN_PID" 2>/dev/null || true
+		for _ in $(seq 100); do
+			kill -0 "$NSPAWN_PID" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -KILL "$NSPAWN_PID" 2>/dev/null || true
+		wait "$NSPAWN_PID" 2>/dev/null || true
+	fi
+	# nspawn leaves this behind when the host's /run is not a tmpfs (harmless, but tidy up).
+	rm -rf /run/systemd/nspawn/propagate/"$machine"
+}
+trap cleanup EXIT
+
+[ "$(id -u)" -eq 0 ] || not_run "needs root (debootstrap, systemd-nspawn)"
+for tool in systemd-nspawn debootstrap meson nsenter; do
+	command -v "$tool" >/dev/null || not_run "$tool missing (scripts/deps.sh installs it)"
+done
+mkdir -p "$work"
+
+# 1. The rootfs: debootstrap once (about 30 s to minutes, by mirror), then copy per run.
+if [ ! -d "$work/rootfs.base" ]; then
+	echo "systemd tier: debootstrap bookworm into $work/rootfs.base"
+	rm -rf "$work/rootfs.tmp"
+	debootstrap --variant=minbase \
+		--include=systemd,systemd-sysv,dbus,iproute2,linuxptp,libnl-3-200,libnl-route-3-200,libnl-genl-3-200,libinih1 \
+		bookworm "$work/rootfs.tmp" "$MIRROR" >"$work/debootstrap.log" 2>&1 ||
+		not_run "debootstrap failed, see $work/debootstrap.log"
+	mv "$work/rootfs.tmp" "$work/rootfs.base"
+fi
+rm -rf "$root"
+cp -a "$work/rootfs.base" "$root"
+
+# 2. phcd into it, the way a distribution would: meson install with prefix /usr.
+if [ -d "$work/build" ]; then
+	meson setup --reconfigure "$work/build" "$top" --prefix=/usr -Dtests=false >/dev/null
+else
+	meson setup "$work/build" "$top" --prefix=/usr -Dtests=false >/dev/null
+fi
+ninja -C "$work/build" >/dev/null
+DESTDIR=$root meson install -C "$work/build" --no-rebuild --quiet
+systemd-sysusers --root="$root" >/dev/null
+getent passwd phcd >/dev/null 2>&1 || grep -q '^phcd:' "$root/etc/passwd" ||
+	fail "systemd-sysusers did not create the phcd user in the rootfs"
+systemctl --root="$root" enable phcd.service phcd-wait-sync.service >/dev/null 2>&1
+[ -L "$root/etc/systemd/system/dbus-org.phcd1.service" ] ||
+	fail "systemctl enable phcd did not create the dbus-org.phcd1.service alias"
+
+# A ptp4l master in a namespace of the container, on a veth pair whose other end phcd gets;
+# ordered before phcd, so the boot itself has a master to synchronize to.
+cat >"$root/etc/systemd/system/phcd-test-master.service" <<'EOF'
+[Unit]
+Description=ptp4l master for the phcd systemd tier (never touches a clock)
+Before=phcd.service
+[Service]
+ExecStartPre=/usr/sbin/ip netns add ptpm
+ExecStartPre=/usr/sbin/ip link add pv0 type veth peer name pv1 netns ptpm
+ExecStartPre=/usr/sbin/ip link set pv0 up
+ExecStartPre=/usr/sbin/ip -n ptpm link set pv1 up
+ExecStart=/usr/sbin/ip netns exec ptpm /usr/sbin/ptp4l -i pv1 -2 -S -m --free_running 1 \
+	--masterOnly 1 --priority1 100 --logAnnounceInterval -2 --announceReceiptTimeout 3 \
+	--logSyncInterval -3 --uds_address /run/ptp4l-master
+[Install]
+WantedBy=multi-user.target
+EOF
+systemctl --root="$root" enable phcd-test-master.service >/dev/null 2>&1
+mkdir -p "$root/etc/phcd"
+cat >"$root/etc/phcd/phcd.conf" <<'EOF'
+# systemd tier: software timestamps on a veth, a virtual clock (the container has no
+# CAP_SYS_TIME, so the system clock is not steered: no system_clock_instance).
+[global]
+time_stamping = software
+logAnnounceInterval = -2
+announceReceiptTimeout = 3
+logSyncInterval = -3
+
+[instance lab]
+interfaces = pv0
+clock_backend = virtual
+slaveOnly = 1
+EOF
+# A short watchdog so that the SIGSTOP test takes seconds; everything else is the shipped unit.
+mkdir -p "$root/etc/systemd/system/phcd.service.d"
+printf '[Service]\nWatchdogSec=3s\n' >"$root/etc/systemd/system/phcd.service.d/test-watchdog.conf"
+
+# 3. Boot.
+systemd-nspawn -D "$root" --boot --register=no --keep-unit --private-network \
+	--console=read-only -M "$machine" >"$log" 2>&1 &
+NSPAWN_PID=$!
+leader=
+for _ in $(seq 200); do
+	leader=$(pgrep -P "$NSPAWN_PID" | head -n 1 || true)
+	[ -n "$leader" ] && break
+	sleep 0.05
+done
+[ -n "$leader" ] || fail "systemd-nspawn started no container (see $log)"
+C="nsenter -t $leader -m -u -i -n -p"
+
+# wait_for SECONDS WHAT CMD...: poll CMD until it succeeds.
+wait_for() {
+	local deadline=$((SECONDS + $1)) what=$2
+	shift 2
+	until "$@" >/dev/null 2>&1; do
+		[ "$SECONDS" -lt "$deadline" ] || fail "$what: not within the deadline"
+		sleep 0.1
+	done
+}
+prop() { # UNIT PROPERTY
+	$C systemctl show -P "$2" "$1"
+}
+boot_done() {
+	local s
+	s=$($C systemctl is-system-running 2>/dev/null || true)
+	[ "$s" = running ] || [ "$s" = degraded ]
+}
+wait_for 120 "boot of the container to finish (is-system-running)" boot_done
+state=$($C systemctl is-system-running || true)
+[ "$state" = running ] || fail "container: expected is-system-running 'running', got '$state'" \
+	"($($C systemctl --failed --no-legend --plain | tr '\n' ' '))"
+echo "ok: container booted: is-system-running = $state"
+
+# 4. Type=notify readiness: phcd is active/running, it said READY=1, and its STATUS= shows.
+t=$(prop phcd Type) a=$(prop phcd ActiveState) sub=$(prop phcd SubState)
+[ "$t/$a/$sub" = notify/active/running ] ||
+	fail "phcd: expected notify/active/running, got $t/$a/$sub"
+st=$(prop phcd StatusText)
+[ -n "$st" ] || fail "phcd: expected a STATUS= text, got none"
+echo "ok: phcd.service Type=$t $a/$sub, StatusText '$st', BusName $(prop phcd BusName)"
+
+# 5. phcd-wait-sync finished (successfully) before time-sync.target was reached, after phcd.
+ws_result=$(prop phcd-wait-sync Result)
+[ "$(prop phcd-wait-sync ActiveState)" = active ] && [ "$ws_result" = success ] ||
+	fail "phcd-wait-sync: expected active/success, got $(prop phcd-wait-sync ActiveState)/$ws_result"
+phcd_up=$(prop phcd ActiveEnterTimestampMonotonic)
+ws_start=$(prop phcd-wait-sync InactiveExitTimestampMonotonic)
+ws_done=$(prop phcd-wait-sync ActiveEnterTimestampMonotonic)
+ts_up=$(prop time-sync.target ActiveEnterTimestampMonotonic)
+echo "monotonic us: phcd active $phcd_up, wait-sync started $ws_start, wait-sync done $ws_done," \
+	"time-sync.target $ts_up (wait-sync waited $(((ws_done - ws_start) / 1000)) ms)"
+[ "$phcd_up" -gt 0 ] && [ "$phcd_up" -le "$ws_done" ] && [ "$ws_done" -le "$ts_up" ] ||
+	fail "expected phcd active <= wait-sync done <= time-sync.target, got $phcd_up, $ws_done, $ts_up"
+$C systemctl list-dependencies --after --plain --no-legend time-sync.target |
+	grep -q phcd-wait-sync.service ||
+	fail "time-sync.target: expected phcd-wait-sync.service among its After= dependencies"
+sync_line=$($C phcctl status 2>&1 | head -n 20)
+grep -qi 'synchronized.*\(yes\|true\)' <<<"$sync_line" ||
+	fail "phcctl status: expected the instance synchronized, got: $sync_line"
+echo "ok: phcd active <= phcd-wait-sync done <= time-sync.target; phcctl status says synchronized"
+
+# 6. D-Bus activation: a call to org.phcd1 starts the stopped phcd through systemd.
+$C systemctl stop phcd.service
+[ "$(prop phcd ActiveState)" = inactive ] || fail "phcd: expected inactive after stop"
+t0=$(date +%s%N)
+out=$($C busctl --system call org.phcd1 /org/phcd1 org.freedesktop.DBus.Peer Ping 2>&1) ||
+	fail "busctl call org.phcd1 Ping with phcd stopped: expected activation, got: $out"
+t1=$(date +%s%N)
+[ "$(prop phcd ActiveState)" = active ] ||
+	fail "phcd: expected active after the D-Bus call, got $(prop phcd ActiveState)"
+echo "ok: D-Bus activation: Ping to org.phcd1 with phcd stopped answered in" \
+	"$(((t1 - t0) / 1000000)) ms and phcd is active again"
+
+# 7. Watchdog: a stopped phcd misses WATCHDOG=1 and systemd restarts it.
+pid=$(prop phcd MainPID) restarts=$(prop phcd NRestarts)
+wd=$(prop phcd WatchdogUSec)
+[ "$wd" = 3s ] || fail "phcd: expected WatchdogUSec 3s (the test drop-in), got $wd"
+$C sh -c "kill -STOP $pid" # the shell builtin: minbase has no procps
+new_pid() {
+	local p
+	p=$(prop phcd MainPID)
+	[ "$p" != 0 ] && [ "$p" != "$pid" ] && [ "$(prop phcd ActiveState)" = active ]
+}
+wait_for 30 "phcd restarted by the watchdog after SIGSTOP of $pid" new_pid
+nr=$(prop phcd NRestarts)
+[ "$nr" -gt "$restarts" ] || fail "phcd: expected NRestarts above $restarts, got $nr"
+$C journalctl --no-pager -u phcd | grep -q 'Watchdog timeout' ||
+	fail "journal: expected 'Watchdog timeout' for phcd"
+echo "ok: watchdog: SIGSTOP of phcd $pid -> 'Watchdog timeout', restarted as $(prop phcd MainPID)" \
+	"(NRestarts $restarts -> $nr)"
+
+# 8. The container lacks CAP_SYS_TIME: nothing in it can set the host clock.
+bnd=$($C grep CapBnd /proc/1/status | awk '{ print $2 }')
+(((0x$bnd >> 25) & 1)) && fail "container: expected CAP_SYS_TIME (25) outside CapBnd, got $bnd"
+echo "ok: container CapBnd $bnd has no CAP_SYS_TIME"
+
+$C systemctl poweroff
+for _ in $(seq 100); do
+	kill -0 "$NSPAWN_PID" 2>/dev/null || break
+	sleep 0.1
+done
+kill -0 "$NSPAWN_PID" 2>/dev/null && fail "container did not power off within 10 s"
+NSPAWN_PID=
+echo "systemd tier: PASS"
