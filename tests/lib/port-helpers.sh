@@ -1,0 +1,87 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Shell helpers for the phcd-port tests: start ptp4l and phcd-port without CAP_SYS_TIME, read
+# their "master offset" lines. Source after net-helpers.sh; needs $BUILD and a $tmp directory.
+
+# Announce every second (ptp4l's default is 2 s) so the tests settle sooner; both sides agree.
+PORT_TEST_PTP4L_OPTS=(-2 -S -m --free_running 1 --logAnnounceInterval 0 --announceReceiptTimeout 3)
+
+# ptp4l_start NS IF LOG [ptp4l options...]: ptp4l that can never touch a clock; pid in $LAST_PID.
+ptp4l_start() {
+	local ns=$1 ifname=$2 log=$3
+	shift 3
+	ip netns exec "$ns" capsh --drop=cap_sys_time -- -c \
+		"exec ptp4l -i $ifname ${PORT_TEST_PTP4L_OPTS[*]} --uds_address $tmp/uds-$ifname-$$ $*" \
+		>"$log" 2>&1 &
+	LAST_PID=$!
+	BG_PIDS+=("$LAST_PID")
+}
+
+# phcd_port_conf FILE: the announce timing above, for phcd-port -f.
+phcd_port_conf() {
+	printf '[global]\nlogAnnounceInterval = 0\nannounceReceiptTimeout = 3\n' >"$1"
+}
+
+# phcd_port_start NS IF LOG [phcd-port options...]: phcd-port -m without CAP_SYS_TIME.
+phcd_port_start() {
+	local ns=$1 ifname=$2 log=$3
+	shift 3
+	[ -f "$tmp/phcd-port.conf" ] || phcd_port_conf "$tmp/phcd-port.conf"
+	ip netns exec "$ns" capsh --drop=cap_sys_time -- -c \
+		"exec $BUILD/daemon/phcd-port -i $ifname -m -f $tmp/phcd-port.conf $*" \
+		>"$log" 2>&1 &
+	LAST_PID=$!
+	BG_PIDS+=("$LAST_PID")
+}
+
+# line_no FILE REGEX: the number of the first line matching (0 if none).
+line_no() {
+	local n
+	n=$(grep -En -m1 -- "$2" "$1" | cut -d: -f1)
+	echo "${n:-0}"
+}
+
+# wait_lines FILE REGEX COUNT SECONDS [FROM]: wait for COUNT lines after line FROM to match.
+wait_lines() {
+	local file=$1 re=$2 count=$3 secs=$4 from=${5:-0} have
+	local deadline=$((SECONDS + secs))
+	while :; do
+		have=$(tail -n +$((from + 1)) "$file" | grep -Ec -- "$re" || true)
+		[ "$have" -ge "$count" ] && return 0
+		if [ "$SECONDS" -ge "$deadline" ]; then
+			echo "--- $file:" >&2
+			tail -n 20 "$file" >&2
+			fail "expected $count lines matching '$re' in $file within ${secs}s, got $have"
+		fi
+		sleep 0.1
+	done
+}
+
+# offset_stats FILE FROM COUNT: "mean_offset rms_offset mean_delay n" over the first COUNT
+# "master offset" lines after line FROM (ptp4l and phcd-port print the same format).
+offset_stats() {
+	tail -n +$(($2 + 1)) "$1" | grep -E 'master offset +-?[0-9]+ s[0-9]' | head -n "$3" |
+		awk '{ for (i = 1; i < NF; i++) {
+				if ($i == "offset") o = $(i + 1)
+				if ($i == "delay") d = $(i + 1)
+			}
+			n++; so += o; so2 += o * o; sd += d }
+		END { if (n) printf "%.0f %.0f %.0f %d\n", so / n, sqrt(so2 / n), sd / n, n
+			else print "0 0 0 0" }'
+}
+
+# check_stats LABEL "mean rms delay n" MAX_ABS_MEAN MAX_DELAY: fail unless plausible for veth.
+check_stats() {
+	local label=$1 mean rms delay n
+	read -r mean rms delay n <<<"$2"
+	[ "$n" -gt 0 ] || fail "$label: no offset samples"
+	[ "${mean#-}" -le "$3" ] || fail "$label: |mean offset| ${mean#-} ns, expected <= $3 ns"
+	[ "$delay" -gt 0 ] && [ "$delay" -le "$4" ] ||
+		fail "$label: mean path delay $delay ns, expected in (0, $4] ns"
+	echo "ok: $label: $n samples, mean offset $mean ns, rms $rms ns, mean path delay $delay ns"
+}
+
+# phcd_port_id LOG: the clock identity phcd-port printed at start ("port ID-1 on IF").
+phcd_port_id() {
+	wait_for "$1" '^phcd-port\[[0-9.]+\]: port [0-9a-f.]+-[0-9]+ on ' 5
+	sed -nE 's/^phcd-port\[[0-9.]+\]: port ([0-9a-f.]+)-[0-9]+ on .*/\1/p' "$1" | head -n1
+}
