@@ -6,6 +6,8 @@
 # integration tests in network namespaces (needs root). Opt-in switches (environment):
 #   PHCD_FUZZ_SECONDS=N   seconds per fuzzer (default 60; 0 skips the fuzz tier, reported loudly)
 #   PHCD_TEST_SLOW=1      also run the slow integration tests (suite "slow")
+#   PHCD_TEST_SYSTEMD=1   also run the systemd tier (tests/systemd/run.sh: nspawn, build-systemd/)
+#   PHCD_TEST_VM=1        also run the VM tier (tests/vm/run.sh: QEMU igb PHCs, build-vm/)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 top=$PWD
@@ -84,6 +86,15 @@ else
 	run_tier "fuzz (${PHCD_FUZZ_SECONDS:-60}s per harness)" tier_fuzz
 fi
 run_tier integration tier_integration
+opt_in_tier() { # VARIABLE NAME SCRIPT
+	if [ "${!1:-0}" = 1 ]; then
+		run_tier "$2" "$3"
+	else
+		results+=("NOT RUN  $2 (opt-in: $1=1)")
+	fi
+}
+opt_in_tier PHCD_TEST_SYSTEMD "systemd tier (nspawn)" tests/systemd/run.sh
+opt_in_tier PHCD_TEST_VM "VM tier (QEMU igb)" tests/vm/run.sh
 
 echo
 echo "=== summary"
