@@ -108,7 +108,8 @@ static void cli_sample(void *userdata, const struct port_sample *s)
 	struct cli_port *c = userdata;
 	ns_t now = mono_now();
 
-	if (now - c->last_summary < SUMMARY_PERIOD) {
+	/* A step is always shown; otherwise one line a period (with slack for jitter). */
+	if (s->servo_state != SERVO_JUMP && now - c->last_summary < SUMMARY_PERIOD * 9 / 10) {
 		return;
 	}
 	c->last_summary = now;
