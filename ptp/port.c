@@ -285,8 +285,10 @@ int port_dispatch(struct port *p, enum fsm_event ev, bool master_changed, ns_t n
 	}
 	to = p->fsm(from, ev, master_changed);
 	if (master_changed) {
-		/* A new parent: nothing measured against the old one may be mixed in. */
+		/* A new parent: nothing measured against the old one may be mixed in, and its
+		 * sequenceIds are its own (7.3.7). */
 		port_sync_reset(p);
+		p->sync.have_last = false;
 		if (p->servo) {
 			servo_reset(p->servo);
 		}

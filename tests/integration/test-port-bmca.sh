@@ -28,15 +28,19 @@ ptp4l_start "ppb1$$" pb1 "$tmp/ptp4l" --priority1 100
 ptp4l_pid=$LAST_PID
 phcd_port_start "ppb2$$" pb2 "$tmp/a" --priority1 110
 phcd_port_start "ppb3$$" pb3 "$tmp/b" --priority1 120
+b_pid=$LAST_PID
 a_id=$(phcd_port_id "$tmp/a")
 b_id=$(phcd_port_id "$tmp/b")
 
-# 1. All three agree: ptp4l is the grandmaster, both phcd-ports follow it.
+# 1. All three agree: ptp4l is the grandmaster, both phcd-ports follow it and lock.
 wait_for "$tmp/ptp4l" 'assuming the grand master role' 20
 gm=$(sed -nE 's/.*selected local clock ([0-9a-f.]+) as best master.*/\1/p' "$tmp/ptp4l" | tail -n1)
 for x in a b; do
 	wait_for "$tmp/$x" "selected best master clock $gm" 20
 	wait_for "$tmp/$x" 'MASTER to UNCALIBRATED on RS_SLAVE|LISTENING to UNCALIBRATED' 20
+done
+for x in a b; do
+	wait_for "$tmp/$x" 'UNCALIBRATED to SLAVE' 40
 done
 # ptp4l heard both, and stayed master.
 wait_for "$tmp/ptp4l" "new foreign master $a_id-1" 10
@@ -63,3 +67,16 @@ echo "ok: after ptp4l left, phcd-port $a_id took over in about ${took}s and $b_i
 # 3. And it stays that way: B locks onto A.
 wait_for "$tmp/b" 'UNCALIBRATED to SLAVE' 40 "$b_from"
 echo "ok: $b_id is SLAVE of $a_id"
+
+# 4. On a shared segment a slave sees the other slave's Delay_Req and the Delay_Resps meant for
+# it: counted and ignored (printed at exit), never acted on.
+kill "$b_pid"
+wait_for "$tmp/b" '^phcd-port: counters:' 5
+counters=$(grep '^phcd-port: counters:' "$tmp/b")
+for c in delay_resp_other_port wrong_state; do
+	[[ "$counters" =~ \ $c=[1-9] ]] || fail "expected $c > 0 in: $counters"
+done
+for c in malformed own_frame other_domain tx_error; do
+	[[ ! "$counters" =~ \ $c= ]] || fail "expected no $c in: $counters"
+done
+echo "ok: ignored traffic counted: ${counters#phcd-port: counters: }"
