@@ -240,6 +240,7 @@ static const struct config_key keys[] = {
 	I(interfaces, parse_interfaces, 0, 0, "auto",
 	  "auto, or up to 64 distinct interface names separated by spaces or commas"),
 	I(include_software_interfaces, parse_bool, 0, 1, "0", NULL),
+	I(management_network_set, parse_bool, 0, 1, "0", NULL),
 
 	/* Log intervals: ptp4l takes any int8; beyond 2^-7..2^7 s a timer makes no sense. */
 	P(logAnnounceInterval, parse_int, -7, 7, "1", NULL),

@@ -253,6 +253,7 @@ static void f_config(struct codec *c, struct ipc_msg *m)
 	c_i64(c, &i->virtual_clock.initial_offset_ns);
 	c_i32(c, &i->virtual_clock.initial_freq_ppb);
 	c_string(c, i->userDescription, sizeof(i->userDescription));
+	c_bool(c, &i->management_network_set);
 
 	c_i8(c, &p->logAnnounceInterval);
 	c_i8(c, &p->logSyncInterval);
@@ -309,6 +310,7 @@ static const struct ipc_type_info types[] = {
 	{ IPC_STATUS, "STATUS", true, f_status },
 	{ IPC_ERBEST, "ERBEST", true, f_erbest },
 	{ IPC_CLOCK_REQUEST, "CLOCK_REQUEST", true, f_clock_request },
+	{ IPC_PRIORITY_REQUEST, "PRIORITY_REQUEST", true, f_set_priority },
 	{ IPC_CONFIG, "CONFIG", false, f_config },
 	{ IPC_RECOMMENDED_STATE, "RECOMMENDED_STATE", false, f_recommended_state },
 	{ IPC_SET_PRIORITY, "SET_PRIORITY", false, f_set_priority },

@@ -19,7 +19,7 @@
  * type, a length that is not the header's, or a payload that is not exactly the type's layout;
  * the supervisor then drops the worker.
  */
-#define IPC_VERSION 1
+#define IPC_VERSION 2 /* 2: CONFIG carries management_network_set; PRIORITY_REQUEST */
 #define IPC_HEADER_SIZE 8
 #define IPC_MAX_SIZE 1024 /* larger than every message; a longer datagram is refused */
 #define IPC_MAX_FDS 4
@@ -33,6 +33,7 @@ enum ipc_type {
 	IPC_STATUS = 2,
 	IPC_ERBEST = 3,
 	IPC_CLOCK_REQUEST = 4,
+	IPC_PRIORITY_REQUEST = 5, /* a management SET over the network (payload: set_priority) */
 	/* supervisor -> worker */
 	IPC_CONFIG = 64,
 	IPC_RECOMMENDED_STATE = 65,

@@ -75,16 +75,10 @@ static int manager_mgmt_clock_at(void *userdata, size_t i, struct mgmt_clock *re
 }
 
 /* The same setters as D-Bus SetPriority1/2: one state, one change signal. */
-static int manager_mgmt_apply(void *userdata, size_t i, const struct mgmt_change *change)
+static int manager_mgmt_set(struct instance *inst, const struct mgmt_change *change)
 {
-	struct manager_mgmt *mm = userdata;
-	struct instance *inst;
 	int r = 0;
 
-	if (i >= manager_instance_count(mm->manager)) {
-		return -ENOENT;
-	}
-	inst = manager_instance_at(mm->manager, i);
 	if (change->mask & MGMT_CHANGE_PRIORITY1) {
 		manager_log(LOG_INFO, NULL, "instance %s: priority1 %u by management", inst->name,
 			    change->priority1);
@@ -96,6 +90,36 @@ static int manager_mgmt_apply(void *userdata, size_t i, const struct mgmt_change
 		r = instance_set_priority2(inst, change->priority2);
 	}
 	return r;
+}
+
+static int manager_mgmt_apply(void *userdata, size_t i, const struct mgmt_change *change)
+{
+	struct manager_mgmt *mm = userdata;
+
+	if (i >= manager_instance_count(mm->manager)) {
+		return -ENOENT;
+	}
+	return manager_mgmt_set(manager_instance_at(mm->manager, i), change);
+}
+
+void manager_mgmt_priority_request(struct mport *p, const struct ipc_set_priority *s)
+{
+	struct mgmt_change change = { .priority1 = s->priority1, .priority2 = s->priority2 };
+
+	/* The worker refuses SET unless its instance enables it; a request without is a bug. */
+	if (!p->instance->options.management_network_set) {
+		manager_log(LOG_WARNING, p->ifname,
+			    "PRIORITY_REQUEST without management_network_set, ignoring");
+		return;
+	}
+	if (s->priority1 != p->instance->priority1) {
+		change.mask |= MGMT_CHANGE_PRIORITY1;
+	}
+	if (s->priority2 != p->instance->priority2) {
+		change.mask |= MGMT_CHANGE_PRIORITY2;
+	}
+	manager_log(LOG_INFO, p->ifname, "management SET from the network");
+	(void) manager_mgmt_set(p->instance, &change);
 }
 
 /* Logged at 1, 2, 4, 8, ...: the read-only socket is open to every local user. */

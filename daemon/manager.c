@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "daemon/manager-internal.h"
+#include "daemon/manager-mgmt.h"
 #include "daemon/worker.h"
 
 /* SIGTERM'd workers get this long in all (SHUTDOWN, SIGTERM at half, then SIGKILL). */
@@ -226,6 +227,10 @@ static void on_worker_message(struct worker *w, const struct ipc_msg *msg, void 
 	case IPC_CLOCK_REQUEST:
 		/* System clock steering is issue 7's; a worker asking now is told nothing. */
 		manager_log(LOG_DEBUG, p->ifname, "CLOCK_REQUEST not served yet, ignoring");
+		return;
+	case IPC_PRIORITY_REQUEST:
+		/* A management SET the worker accepted (management_network_set): as D-Bus does. */
+		manager_mgmt_priority_request(p, &msg->set_priority);
 		return;
 	default:
 		return;

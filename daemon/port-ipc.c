@@ -235,6 +235,20 @@ static void port_clock_error(void *userdata, const char *op, int error)
 	set_error(w, error, "clock %s failed: %s", op, strerror(-error));
 }
 
+/* A management SET from the network, accepted: the supervisor owns the instance's priorities. */
+static int port_priority_request(void *userdata, const struct mgmt_change *change)
+{
+	struct worker_port *w = userdata;
+	const struct defaultDS *d = port_default_ds(w->port);
+	struct ipc_msg m = { .type = IPC_PRIORITY_REQUEST };
+
+	m.set_priority.priority1 = change->mask & MGMT_CHANGE_PRIORITY1 ? change->priority1
+									: d->priority1;
+	m.set_priority.priority2 = change->mask & MGMT_CHANGE_PRIORITY2 ? change->priority2
+									: d->priority2;
+	return ipc_send(w->ipc, &m, NULL, 0);
+}
+
 static void port_management(void *userdata, const void *buf, size_t len)
 {
 	struct worker_port *w = userdata;
@@ -521,7 +535,10 @@ int port_ipc_run(const struct port_ipc_args *a)
 	w.mgmt = (struct port_mgmt){ .port = w.port,
 				     .transport = w.transport,
 				     .ifname = a->ifname,
-				     .user_description = cfg.instance.userDescription };
+				     .user_description = cfg.instance.userDescription,
+				     .set_allowed = cfg.instance.management_network_set,
+				     .apply = port_priority_request,
+				     .userdata = &w };
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);

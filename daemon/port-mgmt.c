@@ -38,7 +38,7 @@ static int port_mgmt_send(void *userdata, const void *buf, size_t len)
 
 void port_mgmt_receive(struct port_mgmt *pm, const void *buf, size_t len)
 {
-	struct mgmt_request req = { .ingress = 0, .set_allowed = false };
+	struct mgmt_request req = { .ingress = 0, .set_allowed = pm->set_allowed && pm->apply };
 	struct mgmt_change change;
 	struct mgmt_port port;
 	struct mgmt_clock c;
@@ -50,5 +50,8 @@ void port_mgmt_receive(struct port_mgmt *pm, const void *buf, size_t len)
 	r = mgmt_handle_frame(&c, buf, len, &req, port_mgmt_send, pm, &change, &pm->cnt);
 	if (r > 0) {
 		pm->tx += (uint64_t) r;
+	}
+	if (r >= 0 && change.mask && req.set_allowed) {
+		(void) pm->apply(pm->userdata, &change);
 	}
 }

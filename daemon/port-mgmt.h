@@ -14,13 +14,18 @@
  * (port_ops.management). The worker sees one port: clock-level answers come from its engine's
  * data sets (which the supervisor keeps in step with the instance), port-level ones for itself,
  * and a port number it does not hold is left to the port that does. SET over the network is
- * refused (NOT_SUPPORTED): priorities change through the local read-write socket or D-Bus.
+ * refused (NOT_SUPPORTED) unless the instance sets management_network_set: then the worker
+ * hands it to apply (the supervisor applies it to the instance).
  */
 struct port_mgmt {
 	struct port *port;
 	struct transport *transport;
 	const char *ifname;
 	const char *user_description; /* the instance's, from the configuration */
+	/* management_network_set: SET accepted and handed to apply (NULL: refused). */
+	bool set_allowed;
+	int (*apply)(void *userdata, const struct mgmt_change *change);
+	void *userdata;
 	struct mgmt_counters cnt;
 	uint64_t rx, tx; /* Management messages handed over, answers sent */
 };

@@ -87,6 +87,7 @@ struct instance_options {
 	char userDescription[OPTIONS_USER_DESCRIPTION_MAX + 1];
 	struct interface_selection interfaces;
 	bool include_software_interfaces; /* with auto: also interfaces with software stamps only */
+	bool management_network_set;	  /* accept management SET over the network (15.3.3) */
 };
 
 /* One port: message intervals, timeouts, delay mechanism, transport and timestamping. */

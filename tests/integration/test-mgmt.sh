@@ -45,7 +45,8 @@ CONF
 RW=$tmp/ptp RO=$tmp/ptp-ro
 ip netns exec "$S" capsh --drop=cap_sys_time -- -c "exec $PHCD -f $tmp/phcd.conf \
 	--uds $RW --uds-ro $RO" >"$tmp/phcd.log" 2>&1 &
-BG_PIDS+=($!)
+PHCD_PID=$!
+BG_PIDS+=($PHCD_PID)
 wait_bus_name org.phcd1 10
 
 I=/org/phcd1/instance/lab
@@ -235,3 +236,16 @@ while :; do
 	sleep 0.1
 done
 echo "ok: L2: 4 malformed frames dropped (s2 Counters dropped_management $before -> $got), oversized GET got WRONG_LENGTH, SET NOT_SUPPORTED"
+
+# management_network_set = 1 (reload): now SET over L2 is accepted and applied to the instance.
+sed -i 's/^userDescription = .*/&\nmanagement_network_set = 1/' "$tmp/phcd.conf"
+kill -HUP "$PHCD_PID"
+deadline=$((SECONDS + 10))
+while :; do
+	out=$(pmc_l2 'SET PRIORITY1 90')
+	[ "$(get "$out" priority1)" = 90 ] && break
+	[ "$SECONDS" -lt "$deadline" ] || fail "SET PRIORITY1 90 over L2 with management_network_set: got: $out"
+	sleep 0.2
+done
+wait_prop $I Instance Priority1 90 5
+echo "ok: with management_network_set = 1, SET PRIORITY1 90 over L2 is applied (D-Bus Priority1 90)"

@@ -92,6 +92,7 @@ static void sample(enum ipc_type t, struct ipc_msg *m)
 		m->recommended_state.tp.timeSource = 0xa0;
 		break;
 	case IPC_SET_PRIORITY:
+	case IPC_PRIORITY_REQUEST:
 		m->set_priority = (struct ipc_set_priority){ 10, 20 };
 		break;
 	case IPC_SHUTDOWN:
@@ -102,7 +103,7 @@ static void sample(enum ipc_type t, struct ipc_msg *m)
 static const enum ipc_type all_types[] = {
 	IPC_HELLO,	   IPC_STATUS,	 IPC_ERBEST,
 	IPC_CLOCK_REQUEST, IPC_CONFIG,	 IPC_RECOMMENDED_STATE,
-	IPC_SET_PRIORITY,  IPC_SHUTDOWN,
+	IPC_SET_PRIORITY,  IPC_SHUTDOWN, IPC_PRIORITY_REQUEST,
 };
 
 /* The payload sizes are the protocol: a change here is a protocol change (bump IPC_VERSION). */
@@ -111,8 +112,8 @@ static const struct {
 	size_t payload;
 } sizes[] = {
 	{ IPC_HELLO, 10 },	   { IPC_STATUS, 478 }, { IPC_ERBEST, 46 },
-	{ IPC_CLOCK_REQUEST, 17 }, { IPC_CONFIG, 261 }, { IPC_RECOMMENDED_STATE, 43 },
-	{ IPC_SET_PRIORITY, 2 },   { IPC_SHUTDOWN, 0 },
+	{ IPC_CLOCK_REQUEST, 17 }, { IPC_CONFIG, 262 }, { IPC_RECOMMENDED_STATE, 43 },
+	{ IPC_SET_PRIORITY, 2 },   { IPC_SHUTDOWN, 0 }, { IPC_PRIORITY_REQUEST, 2 },
 };
 
 /* Encode and decode again; compare by re-encoding, since the structs have padding. */
@@ -166,7 +167,7 @@ static void test_fields(void **state)
 	/* Header: type, version, length, big-endian. */
 	sample(IPC_SET_PRIORITY, &m);
 	assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
-	assert_memory_equal(buf, "\x00\x42\x00\x01\x00\x00\x00\x02\x0a\x14", 10);
+	assert_memory_equal(buf, "\x00\x42\x00\x02\x00\x00\x00\x02\x0a\x14", 10);
 }
 
 static void expect_bad(const uint8_t *buf, size_t len, const char *what)
