@@ -229,6 +229,10 @@ int tsinfo_parse(const struct nlmsghdr *nlh, size_t len, struct tsinfo *ret)
 		if (r < 0) {
 			return r;
 		}
+		/* The kernel's index is an int it never sends negative: larger is garbage. */
+		if (v > INT32_MAX) {
+			return -EBADMSG;
+		}
 		ti.phc_index = (int) v;
 	}
 	if (tb[PHCD_ETHTOOL_A_TSINFO_HWTSTAMP_PROVIDER]) {

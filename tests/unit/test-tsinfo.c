@@ -221,6 +221,12 @@ static void test_wrong_sizes(void **state)
 	msg_finish(&m);
 	assert_int_equal(tsinfo_parse(hdr(&m), m.len, &ti), -EBADMSG);
 
+	/* A PHC index no int holds (found by fuzz-tsinfo). */
+	msg_init(&m, ETHTOOL_MSG_TSINFO_GET_REPLY);
+	put_u32(&m, ETHTOOL_A_TSINFO_PHC_INDEX, 0xfa000000);
+	msg_finish(&m);
+	assert_int_equal(tsinfo_parse(hdr(&m), m.len, &ti), -EBADMSG);
+
 	/* An attribute whose nla_len runs past the message. */
 	msg_init(&m, ETHTOOL_MSG_TSINFO_GET_REPLY);
 	put_u32(&m, ETHTOOL_A_TSINFO_PHC_INDEX, 1);
