@@ -1,0 +1,169 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# A storm of hostile PTP frames (tool-frame-storm: random bytes, garbage bodies, truncated frames,
+# bad TLV lengths, forged sequenceIds and port identities, other domains and versions) on a LAN
+# (a bridge) at two synchronised slaves of one ptp4l grandmaster: phcd-port run by hand (whose exit line prints
+# every engine counter) and the full phcd (supervisor + worker). Expected: neither crashes nor
+# restarts, both stay SLAVE, the offsets during and after the storm stay within
+# max(10 x the quiet RMS, 20 us) with no sample beyond 200 us, and phcd-port's counters add up to
+# exactly the frames that reached its socket (a separate counting socket on the same interface),
+# less those the kernel dropped on its socket.
+#
+# PHCD_STORM_FRAMES (default 100000, each slave receives all of them) and PHCD_STORM_RATE
+# (frames/s, default 25000) make longer storms.
+set -euo pipefail
+: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
+. "$SRC/tests/lib/net-helpers.sh"
+. "$SRC/tests/lib/ptp-helpers.sh"
+
+PHCD=$BUILD/daemon/phcd
+PORT=$BUILD/daemon/phcd-port
+STORM=$BUILD/tests/integration/tool-frame-storm
+FRAMES=${PHCD_STORM_FRAMES:-100000}
+RATE=${PHCD_STORM_RATE:-25000}
+tmp=$(mktemp -d /tmp/phcd-storm.XXXXXX)
+# One LAN (a bridge in L): the grandmaster in M, the attacker in X, phcd-port in A, phcd in B.
+# M and X are isolated from each other: the storm is aimed at the slaves, not at ptp4l (which
+# sees frames sent on its own interface and goes FAULTY on a rogue Pdelay_Resp).
+L=phfs-l$$ M=phfs-m$$ X=phfs-x$$ A=phfs-a$$ B=phfs-b$$
+trap 'net_cleanup; rm -rf "$tmp"' EXIT
+lan_bridge "$L"
+lan_station "$L" "$M" m0 isolated
+lan_station "$L" "$X" x0 isolated
+lan_station "$L" "$A" a1
+lan_station "$L" "$B" b1
+
+phcd_fast_global >"$tmp/port.conf"
+# phcd-port by hand takes [global] alone; phcd adds an instance.
+cp "$tmp/port.conf" "$tmp/phcd.conf"
+cat >>"$tmp/phcd.conf" <<CONF
+
+[instance storm]
+interfaces = b1
+clock_backend = virtual
+CONF
+
+# The counting socket first, then phcd-port: every frame phcd-port's socket can see, this one
+# sees too. The grandmaster starts only once both are open, and stops before they do.
+ip netns exec "$A" "$STORM" count a1 >"$tmp/count.log" 2>&1 &
+COUNT_PID=$!
+BG_PIDS+=($COUNT_PID)
+wait_for "$tmp/count.log" '^counting$' 5
+ip netns exec "$A" capsh --drop=cap_sys_time -- -c \
+	"exec $PORT -i a1 -f $tmp/port.conf -s -m --clock virtual" \
+	>"$tmp/port.log" 2>&1 &
+PORT_PID=$!
+BG_PIDS+=($PORT_PID)
+wait_for "$tmp/port.log" 'INITIALIZING to LISTENING' 5
+STATUS=$tmp/status
+ip netns exec "$B" capsh --drop=cap_sys_time -- -c \
+	"exec $PHCD -f $tmp/phcd.conf --status-file $STATUS" >"$tmp/phcd.log" 2>&1 &
+PHCD_PID=$!
+BG_PIDS+=($PHCD_PID)
+ptp4l_gm "$M" m0 "$tmp/gm.uds" "$tmp/gm.log"
+
+field() { status_field "$STATUS" "$@"; }
+wait_for "$tmp/port.log" 'to SLAVE' 20
+deadline=$((SECONDS + 20))
+until [ "$(field port b1 state)" = SLAVE ]; do
+	[ "$SECONDS" -lt "$deadline" ] || fail "phcd: b1 not SLAVE within 20 s: $(cat "$STATUS")"
+	sleep 0.05
+done
+# Let both servos lock and settle (three locked summaries) before the quiet baseline.
+deadline=$((SECONDS + 20))
+until [ "$(grep -c 'master offset .* s2 ' "$tmp/port.log")" -ge 3 ]; do
+	[ "$SECONDS" -lt "$deadline" ] || fail "phcd-port: servo not locked for 3 s within 20 s"
+	sleep 0.1
+done
+worker=$(field port b1 pid)
+restarts=$(field port b1 restarts)
+echo "ok: phcd-port (a1) and phcd (b1, worker $worker) SLAVE of ptp4l"
+
+# Identities: the grandmaster's port (forged Follow_Up/Delay_Resp) and each target's own.
+pds=$(ip netns exec "$M" pmc -u -b 0 -s "$tmp/gm.uds" -i "$tmp/pmc" 'GET PORT_DATA_SET')
+gm=$(awk '$1 == "portIdentity" { print $2 }' <<<"$pds")
+[ -n "$gm" ] || fail "pmc gave no portIdentity for the grandmaster: $pds"
+gm=${gm//./}
+parent=${gm%-*}:${gm#*-}
+
+# offsets FROM_LINE: phcd-port's per-second offsets logged after line FROM_LINE.
+offsets() { tail -n +$(($1 + 1)) "$tmp/port.log" | awk '/master offset/ { print $4 }'; }
+# sample_phcd SECONDS FILE: phcd's instance offset once a second, checking b1 stays SLAVE
+# with the same worker.
+sample_phcd() {
+	local end=$((SECONDS + $1)) st
+	while [ "$SECONDS" -lt "$end" ]; do
+		st=$(field port b1 state)
+		[ "$st" = SLAVE ] || fail "phcd: b1 left SLAVE ($st): $(tail -n 20 "$tmp/phcd.log")"
+		[ "$(field port b1 pid)" = "$worker" ] || fail "phcd: worker $worker of b1 replaced"
+		field instance storm offset >>"$2"
+		sleep 1
+	done
+}
+stats() { # name: mean rms max|x| n of the numbers on stdin
+	awk -v n="$1" '{ s += $1; ss += $1 * $1; a = $1 < 0 ? -$1 : $1; if (a > m) m = a; c++ }
+		END { if (!c) { print n " no samples"; exit 1 }
+			printf "%s %.0f %.0f %d %d\n", n, s / c, sqrt(ss / c), m, c }'
+}
+
+from=$(wc -l <"$tmp/port.log")
+sample_phcd 6 "$tmp/phcd.quiet"
+read -r _ _ q_rms_a _ _ < <(offsets "$from" | stats quiet-a)
+read -r _ _ q_rms_b _ _ < <(stats quiet-b <"$tmp/phcd.quiet")
+echo "quiet: phcd-port $(offsets "$from" | stats 'mean/rms/max/n') phcd $(stats 'mean/rms/max/n' <"$tmp/phcd.quiet")"
+
+from=$(wc -l <"$tmp/port.log")
+ip netns exec "$X" "$STORM" send x0 "$FRAMES" "$RATE" 1 --parent "$parent" \
+	--self "$(eui64 a1 "$A")" --self "$(eui64 b1 "$B")" >"$tmp/storm.log" 2>&1 &
+sa=$!
+: >"$tmp/phcd.storm"
+while kill -0 "$sa" 2>/dev/null; do
+	sample_phcd 1 "$tmp/phcd.storm"
+done
+wait "$sa" || fail "storm: $(cat "$tmp/storm.log")"
+# And a few seconds after: the servos must not have been dragged away.
+sample_phcd 4 "$tmp/phcd.storm"
+echo "storm at a1 and b1: $(cat "$tmp/storm.log")"
+kill -0 "$PORT_PID" 2>/dev/null || fail "phcd-port died: $(tail -n 20 "$tmp/port.log")"
+kill -0 "$PHCD_PID" 2>/dev/null || fail "phcd died: $(tail -n 20 "$tmp/phcd.log")"
+! grep -q 'SLAVE to\|FAULTY' "$tmp/port.log" || fail "phcd-port left SLAVE: $(grep 'SLAVE to\|FAULTY' "$tmp/port.log")"
+[ "$(field port b1 restarts)" = "$restarts" ] || fail "phcd: b1 restarted during the storm"
+echo "ok: no crash, no restart, both SLAVE throughout"
+
+# bounded NAME QUIET_RMS: the storm's offsets within max(10 x quiet RMS, 20 us), none > 200 us.
+bounded() {
+	local name=$1 q=$2 mean rms max n lim
+	read -r _ mean rms max n
+	lim=$((10 * q > 20000 ? 10 * q : 20000))
+	echo "storm: $name offset mean $mean rms $rms max|x| $max ns over $n s (quiet rms $q; limit rms $lim, max 200000)"
+	[ "$rms" -le "$lim" ] && [ "$max" -le 200000 ] ||
+		fail "$name: expected offset rms <= $lim ns and max <= 200000 ns during the storm, got rms $rms max $max"
+}
+offsets "$from" | stats a | bounded phcd-port "$q_rms_a"
+stats b <"$tmp/phcd.storm" | bounded phcd "$q_rms_b"
+
+# Accounting: grandmaster first (nothing more arrives), then phcd-port's socket drops, then its
+# counters at exit, then the counting socket's total.
+kill "$GM_PID"
+wait "$GM_PID" 2>/dev/null || true
+skd=$(ip netns exec "$A" ss -0 -e -m -p | awk -v p="pid=$PORT_PID," '
+	index($0, p) { f = 1 } f && /skmem:/ { match($0, /,d[0-9]+\)/); print substr($0, RSTART + 2, RLENGTH - 3); exit }')
+[ -n "$skd" ] || fail "no socket of phcd-port $PORT_PID in ss: $(ip netns exec "$A" ss -0 -e -m -p)"
+kill -TERM "$PORT_PID"
+wait "$PORT_PID" 2>/dev/null || true
+kill -TERM "$COUNT_PID"
+wait "$COUNT_PID" 2>/dev/null || true
+counters=$(grep '^phcd-port: counters:' "$tmp/port.log") || fail "phcd-port printed no counters"
+read -r seen cdrops < <(sed -n 's/^count=\([0-9]*\) drops=\([0-9]*\)$/\1 \2/p' "$tmp/count.log")
+[ "$cdrops" = 0 ] || fail "the counting socket dropped $cdrops frames: no exact account possible"
+# Each received frame lands in exactly one of these: dispatched by type (rx_*), or refused before
+# (malformed, other_domain, own_frame, no_timestamp, unsupported). The counters of frames refused
+# after dispatch (not_from_parent, stale_sequence, ...) are parts of rx_*.
+sum=$(tr ' ' '\n' <<<"$counters" | awk -F= '
+	$1 ~ /^rx_/ || $1 == "malformed" || $1 == "other_domain" || $1 == "own_frame" ||
+	$1 == "no_timestamp" || $1 == "unsupported" { s += $2 } END { print s + 0 }')
+echo "counters: $counters"
+echo "frames at a1: $seen; phcd-port counted $sum, its socket dropped $skd"
+[ $((sum + skd)) = "$seen" ] ||
+	fail "counters do not account for the frames: expected counted + dropped = $seen, got $sum + $skd"
+echo "ok: counters account for every frame ($sum counted + $skd dropped by the kernel = $seen seen)"
