@@ -99,17 +99,15 @@ static void test_dispatch(void **state)
 	assert_null(transport_free(NULL));
 }
 
+/* glibc's cmsghdr ends in a flexible array, so align the buffer rather than union it. */
 struct ctl {
-	union {
-		char buf[512];
-		struct cmsghdr align;
-	} u;
+	_Alignas(struct cmsghdr) char buf[512];
 	size_t len;
 };
 
 static void ctl_add(struct ctl *c, int level, int type, const void *data, size_t len)
 {
-	struct cmsghdr *h = (struct cmsghdr *) (c->u.buf + c->len);
+	struct cmsghdr *h = (struct cmsghdr *) (c->buf + c->len);
 
 	h->cmsg_level = level;
 	h->cmsg_type = type;
@@ -121,7 +119,7 @@ static void ctl_add(struct ctl *c, int level, int type, const void *data, size_t
 static void msg_of(struct ctl *c, struct msghdr *m)
 {
 	memset(m, 0, sizeof(*m));
-	m->msg_control = c->u.buf;
+	m->msg_control = c->buf;
 	m->msg_controllen = c->len;
 }
 
