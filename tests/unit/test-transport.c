@@ -134,7 +134,7 @@ static void test_cmsg_tx_errqueue(void **state)
 	struct hwtstamp_cmsg r;
 	struct msghdr m;
 
-	memset(&c.u, 0, sizeof(c.u));
+	memset(c.buf, 0, sizeof(c.buf));
 	ctl_add(&c, SOL_SOCKET, SO_TIMESTAMPING, &sts, sizeof(sts));
 	ctl_add(&c, SOL_PACKET, PACKET_TX_TIMESTAMP, &ee, sizeof(ee));
 	msg_of(&c, &m);
@@ -159,7 +159,7 @@ static void test_cmsg_absent_and_foreign(void **state)
 	struct hwtstamp_cmsg r;
 	struct msghdr m;
 
-	memset(&c.u, 0, sizeof(c.u));
+	memset(c.buf, 0, sizeof(c.buf));
 	ctl_add(&c, SOL_PACKET, PACKET_TX_TIMESTAMP, &ee, sizeof(ee));
 	ctl_add(&c, SOL_SOCKET, SO_TIMESTAMPING, &sts, sizeof(sts));
 	msg_of(&c, &m);
