@@ -178,5 +178,6 @@ int bus_json_write_value(sd_bus_message *m, FILE *f)
 	if (r < 0) {
 		return r;
 	}
-	return sd_bus_message_exit_container(m);
+	r = sd_bus_message_exit_container(m);
+	return r < 0 ? r : 0;
 }
