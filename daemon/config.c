@@ -476,7 +476,9 @@ static void cross_check(struct loader *l)
 			}
 		}
 	}
+	/* "auto": the instance with a SLAVE port, chosen at run time (daemon/sysclock-follow.c). */
 	if (c->daemon.system_clock_instance[0] &&
+	    strcmp(c->daemon.system_clock_instance, "auto") != 0 &&
 	    !config_find_instance(c, c->daemon.system_clock_instance)) {
 		report(l, c->global.set_at[key_index("system_clock_instance")],
 		       "system_clock_instance = %s names no instance, expected the name of an "

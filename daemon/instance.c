@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "daemon/manager-internal.h"
+#include "daemon/sysclock-follow.h"
 #include "daemon/worker.h"
 #include "ptp/bmca.h"
 
@@ -240,6 +241,7 @@ void instance_port_status(struct instance *i, struct mport *p, const struct ipc_
 	if (mask) {
 		manager_instance_changed(i, mask);
 	}
+	sysclock_follow_port_status(i->manager->sysclock, p, s);
 }
 
 static int instance_set_priority(struct instance *i, uint8_t *field, uint8_t value)

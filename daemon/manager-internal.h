@@ -26,6 +26,7 @@ struct manager {
 	const struct manager_ops *ops;
 	void *userdata;
 	sd_event_source *status_defer; /* coalesces status file rewrites */
+	struct sysclock_follow *sysclock; /* daemon/sysclock-follow.c */
 	bool started;
 	bool stopping;
 };

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "daemon/manager-internal.h"
+#include "daemon/sysclock-follow.h"
 #include "daemon/manager-mgmt.h"
 #include "daemon/worker.h"
 
@@ -733,6 +734,12 @@ int manager_start(struct manager *m)
 		manager_consider_link(m, link_monitor_get(m->links, k));
 	}
 	m->started = true;
+	/* CLOCK_REALTIME following system_clock_instance; without one it never writes the clock. */
+	r = sysclock_follow_new(m, &sysclock_linux_ops, NULL, &m->sysclock);
+	if (r < 0) {
+		manager_log(LOG_ERR, NULL, "cannot set up the system clock, ignoring: %s",
+			    strerror(-r));
+	}
 	write_status(m);
 	sd_notifyf(false, "READY=1\nSTATUS=%zu instance(s), %zu port(s)", m->n_instances,
 		   m->n_ports);
@@ -762,6 +769,7 @@ struct manager *manager_free(struct manager *m)
 	}
 	/* No callbacks into a D-Bus layer that may already be gone. */
 	m->ops = NULL;
+	m->sysclock = sysclock_follow_free(m->sysclock);
 	while (m->n_ports) {
 		port_free(m->ports[m->n_ports - 1]);
 	}

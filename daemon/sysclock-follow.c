@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The supervisor's system clock: CLOCK_REALTIME follows the PTP clock of one instance. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/manager-internal.h"
+#include "daemon/sysclock-follow.h"
+#include "ptp/sysoff.h"
+
+#define FOLLOW_TICK_USEC 1000000ULL
+/* After a step, offsets the worker measured before it may still arrive: ignore them this long. */
+#define STEP_HOLDOFF_NS (2 * NS_PER_SEC)
+
+enum follow_source {
+	SOURCE_NONE = 0,
+	SOURCE_PHC,	 /* the SLAVE port's PHC, read through sysoff */
+	SOURCE_SOFTWARE, /* the worker's offsets: its timestamps are CLOCK_REALTIME */
+};
+
+struct sysclock_follow {
+	struct manager *m;
+	const struct sysclock_ops *ops;
+	void *userdata;
+	sd_event_source *timer;
+	struct sysclock *sc;
+	enum follow_source kind; /* what sc's servo was configured for */
+	int phc_fd;
+	int phc_index;
+	enum sysoff_method method;
+	ns_t holdoff_until; /* CLOCK_MONOTONIC */
+	ns_t last_offset;   /* of the last software sample fed */
+	uint64_t steps;
+	/* what was logged last, so each change is logged once */
+	int logged_state;
+	unsigned int logged_conflict;
+	int logged_error;
+};
+
+static const char *configured(const struct sysclock_follow *f)
+{
+	const struct config *c = manager_get_config(f->m);
+
+	return c ? c->daemon.system_clock_instance : "";
+}
+
+static struct mport *slave_port(struct manager *m, const struct instance *i)
+{
+	for (size_t k = 0; k < manager_port_count(m); k++) {
+		struct mport *p = manager_port_at(m, k);
+
+		if (p->state == PORT_STATE_SLAVE && (!i || p->instance == i)) {
+			return p;
+		}
+	}
+	return NULL;
+}
+
+/* The instance to follow ("auto": the one with a SLAVE port), or NULL. */
+static struct instance *followed(const struct sysclock_follow *f)
+{
+	const char *name = configured(f);
+	struct mport *p;
+
+	if (!name[0]) {
+		return NULL;
+	}
+	if (strcmp(name, "auto") == 0) {
+		p = slave_port(f->m, NULL);
+		return p ? p->instance : NULL;
+	}
+	return manager_find_instance(f->m, name);
+}
+
+static enum follow_source source_of(const struct mport *p)
+{
+	enum options_clock_backend b = p->instance->clock_backend;
+
+	if (p->timestamping == TRANSPORT_TS_MODE_HARDWARE && p->phc_index >= 0 &&
+	    b == OPTIONS_CLOCK_PHC) {
+		return SOURCE_PHC;
+	}
+	if (p->timestamping == TRANSPORT_TS_MODE_SOFTWARE &&
+	    (b == OPTIONS_CLOCK_SYSTEM || b == OPTIONS_CLOCK_FREE_RUNNING)) {
+		return SOURCE_SOFTWARE;
+	}
+	/* A virtual clock's time is nowhere but in its worker: nothing to follow. */
+	return SOURCE_NONE;
+}
+
+/* The sysclock for this kind of source: software offsets are noisier, so a gentler PI. */
+static int ensure_sysclock(struct sysclock_follow *f, enum follow_source kind)
+{
+	struct sysclock_config cfg;
+
+	if (f->sc && f->kind == kind) {
+		return 0;
+	}
+	f->sc = sysclock_free(f->sc);
+	sysclock_config_default(&cfg);
+	servo_config_default(&cfg.servo, kind == SOURCE_SOFTWARE);
+	cfg.servo.max_freq_ppb = 500000;
+	f->kind = kind;
+	return sysclock_new(f->ops, f->userdata, &cfg, &f->sc);
+}
+
+static void close_phc(struct sysclock_follow *f)
+{
+	if (f->phc_fd >= 0) {
+		close(f->phc_fd);
+	}
+	f->phc_fd = -1;
+	f->phc_index = -1;
+}
+
+/* Read-only is enough: the PTP_SYS_OFFSET* ioctls do not steer the PHC. */
+static int open_phc(struct sysclock_follow *f, int index)
+{
+	char path[32];
+	int r;
+
+	if (f->phc_fd >= 0 && f->phc_index == index) {
+		return 0;
+	}
+	close_phc(f);
+	snprintf(path, sizeof(path), "/dev/ptp%d", index);
+	f->phc_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (f->phc_fd < 0) {
+		return -errno;
+	}
+	f->phc_index = index;
+	r = sysoff_probe(f->phc_fd, &f->method);
+	if (r < 0) {
+		close_phc(f);
+	}
+	return r;
+}
+
+static int sample_phc(struct sysclock_follow *f, struct mport *p)
+{
+	struct sysoff_pair pair;
+	int r = open_phc(f, p->phc_index);
+
+	if (r < 0) {
+		return r;
+	}
+	r = sysoff_measure(f->phc_fd, f->method, SYSOFF_DEFAULT_SAMPLES, &pair);
+	if (r < 0) {
+		close_phc(f);
+		return r;
+	}
+	return sysclock_sample(
+		f->sc,
+		&(struct sysclock_sample){ .sys = pair.sys, .ref = pair.phc, .error = pair.error },
+		&p->instance->time_properties);
+}
+
+static void report(struct sysclock_follow *f, const struct instance *i, const struct mport *p,
+		   int r)
+{
+	const char *ifname = p ? p->ifname : NULL;
+	unsigned int conflict = f->sc ? f->sc->conflict : 0;
+
+	/* A tick without a sample must not make a persisting write error look cleared. */
+	if (r >= 0 || r == -EAGAIN) {
+		r = f->sc ? f->sc->last_error : 0;
+	}
+	if (r < 0 && r != f->logged_error) {
+		manager_log(LOG_ERR, ifname, "cannot steer the system clock from instance %s: %s%s",
+			    i ? i->name : "(none)", strerror(-r),
+			    r == -EPERM ? " (no CAP_SYS_TIME?), retrying" : ", retrying");
+	}
+	f->logged_error = r;
+	if (f->sc && (int) f->sc->state != f->logged_state) {
+		manager_log(LOG_INFO, ifname, "system clock %s (instance %s, %s)",
+			    sysclock_state_to_string(f->sc->state), i ? i->name : "(none)",
+			    f->kind == SOURCE_PHC ? sysoff_method_to_string(f->method)
+						  : "worker offsets");
+		f->logged_state = (int) f->sc->state;
+	}
+	if (conflict && conflict != f->logged_conflict) {
+		manager_log(LOG_WARNING, NULL,
+			    "something else steers CLOCK_REALTIME (%s%s%s%s): timesyncd, chronyd, "
+			    "ntpd or phc2sys running?",
+			    conflict & SYSCLOCK_CONFLICT_FREQ ? " frequency" : "",
+			    conflict & SYSCLOCK_CONFLICT_STATUS ? " status" : "",
+			    conflict & SYSCLOCK_CONFLICT_OFFSET ? " offset" : "",
+			    conflict & SYSCLOCK_CONFLICT_STEP ? " step" : "");
+	}
+	f->logged_conflict = conflict;
+}
+
+static int on_tick(sd_event_source *es, uint64_t usec, void *userdata)
+{
+	struct sysclock_follow *f = userdata;
+	struct instance *i = followed(f);
+	struct mport *p = i ? slave_port(f->m, i) : NULL;
+	enum follow_source kind = p ? source_of(p) : SOURCE_NONE;
+	int r = 0;
+
+	sd_event_source_set_time(es, usec + FOLLOW_TICK_USEC);
+	if (!i) {
+		/* Not configured (or reloaded away): leave the clock alone. */
+		f->sc = sysclock_free(f->sc);
+		close_phc(f);
+		return 0;
+	}
+	if (kind != SOURCE_NONE) {
+		r = ensure_sysclock(f, kind);
+	}
+	if (!f->sc) {
+		report(f, i, p, r);
+		return 0;
+	}
+	if (r >= 0 && kind == SOURCE_PHC) {
+		r = sample_phc(f, p);
+	} else if (kind == SOURCE_NONE) {
+		sysclock_lost_reference(f->sc);
+	}
+	if (r >= 0 || r == -EAGAIN) {
+		int c = sysclock_check(f->sc);
+
+		r = c < 0 ? c : r;
+	}
+	report(f, i, p, r);
+	return 0;
+}
+
+void sysclock_follow_port_status(struct sysclock_follow *f, struct mport *p,
+				 const struct ipc_status *s)
+{
+	ns_t now, mono;
+	int r;
+
+	if (!f || p->state != PORT_STATE_SLAVE || followed(f) != p->instance ||
+	    source_of(p) != SOURCE_SOFTWARE || s->offset_ns == f->last_offset) {
+		return;
+	}
+	r = ensure_sysclock(f, SOURCE_SOFTWARE);
+	if (r >= 0) {
+		r = f->ops->gettime(f->userdata, CLOCK_MONOTONIC, &mono);
+	}
+	if (r >= 0 && mono < f->holdoff_until) {
+		return;
+	}
+	if (r >= 0) {
+		r = f->ops->gettime(f->userdata, CLOCK_REALTIME, &now);
+	}
+	/* The offset is CLOCK_REALTIME minus the master at the last Sync; take it as now's. */
+	if (r >= 0) {
+		f->last_offset = s->offset_ns;
+		r = sysclock_sample(f->sc,
+				    &(struct sysclock_sample){ .sys = now,
+							       .ref = now - s->offset_ns,
+							       .error = s->mean_path_delay_ns },
+				    &p->instance->time_properties);
+	}
+	if (f->sc && f->sc->steps != f->steps) {
+		f->steps = f->sc->steps;
+		f->holdoff_until = mono + STEP_HOLDOFF_NS;
+	}
+	report(f, p->instance, p, r);
+}
+
+int sysclock_follow_new(struct manager *m, const struct sysclock_ops *ops, void *userdata,
+			struct sysclock_follow **ret)
+{
+	struct sysclock_follow *f = calloc(1, sizeof(*f));
+	int r;
+
+	if (!f) {
+		return -ENOMEM;
+	}
+	*f = (struct sysclock_follow){
+		.m = m,
+		.ops = ops,
+		.userdata = userdata,
+		.phc_fd = -1,
+		.phc_index = -1,
+		.logged_state = -1,
+	};
+	r = sd_event_add_time_relative(manager_get_event(m), &f->timer, CLOCK_MONOTONIC,
+				       FOLLOW_TICK_USEC, 0, on_tick, f);
+	if (r >= 0) {
+		r = sd_event_source_set_enabled(f->timer, SD_EVENT_ON);
+	}
+	if (r < 0) {
+		sysclock_follow_free(f);
+		return r;
+	}
+	*ret = f;
+	return 0;
+}
+
+struct sysclock_follow *sysclock_follow_free(struct sysclock_follow *f)
+{
+	if (f) {
+		sd_event_source_disable_unref(f->timer);
+		sysclock_free(f->sc);
+		close_phc(f);
+		free(f);
+	}
+	return NULL;
+}
