@@ -61,7 +61,7 @@ static int put_time_interval(struct wire_writer *w, ns_t ns)
 	return wire_put_u64(w, (uint64_t) ns_to_correction(ns));
 }
 
-/* The writer keeps the first error: later puts after one fails return it too. */
+/* Stop at the first field that does not fit (-EMSGSIZE) or cannot be encoded. */
 #define PUT(expr)                   \
 	do {                        \
 		int _r_ = (expr);   \
@@ -548,12 +548,23 @@ static int mgmt_fail(struct mgmt_ctx *x, const struct mgmt_entry *e, uint16_t er
 	return n < 0 ? n : x->sent;
 }
 
+/* Answer every target with the id's data about clock c (ANSWERED). */
+static int mgmt_answer(struct mgmt_ctx *x, const struct mgmt_entry *e, const struct mgmt_clock *c)
+{
+	int n = mgmt_for_targets(x, e, c, target_data, 0);
+
+	if (n < 0) {
+		return n;
+	}
+	count(x, MGMT_CNT_ANSWERED);
+	return x->sent;
+}
+
 /* SET of PRIORITY1/PRIORITY2 (15.5.3.3.5/.6): exactly one datum. */
 static int mgmt_set(struct mgmt_ctx *x, const struct mgmt_entry *e, const struct tlv_management *t,
 		    struct mgmt_change *change)
 {
 	struct mgmt_clock after = *x->c;
-	int n;
 
 	if (t->data_len != DATUM_LEN) {
 		count(x, MGMT_CNT_WRONG_LENGTH);
@@ -565,14 +576,9 @@ static int mgmt_set(struct mgmt_ctx *x, const struct mgmt_entry *e, const struct
 		change->priority2 = after.dds.priority2 = t->data[0];
 	}
 	change->mask |= e->set_bit;
-	/* 15.5.3.3.5: the RESPONSE carries the value now in effect. */
-	n = mgmt_for_targets(x, e, &after, target_data, 0);
-	if (n < 0) {
-		return n;
-	}
-	count(x, MGMT_CNT_ANSWERED);
 	count(x, MGMT_CNT_SET_APPLIED);
-	return x->sent;
+	/* 15.5.3.3.5: the RESPONSE carries the value now in effect. */
+	return mgmt_answer(x, e, &after);
 }
 
 /* Does the request name a port of this clock (or all of them)? Clock-level ids always do. */
@@ -673,12 +679,7 @@ int mgmt_handle(const struct mgmt_clock *c, const struct msg *m, const struct mg
 			count(&x, MGMT_CNT_WRONG_LENGTH);
 			return mgmt_fail(&x, e, TLV_MGMT_ERR_WRONG_LENGTH);
 		}
-		n = mgmt_for_targets(&x, e, c, target_data, 0);
-		if (n < 0) {
-			return n;
-		}
-		count(&x, MGMT_CNT_ANSWERED);
-		return x.sent;
+		return mgmt_answer(&x, e, c);
 	case MSG_MANAGEMENT_SET:
 		/* 15.5.3: every settable id carries data; linuxptp answers WRONG_LENGTH too. */
 		if (t.data_len == 0 && t.managementId != MGMT_NULL_MANAGEMENT) {
@@ -704,12 +705,7 @@ int mgmt_handle(const struct mgmt_clock *c, const struct msg *m, const struct mg
 			return mgmt_fail(&x, e, TLV_MGMT_ERR_NO_SUCH_ID);
 		}
 		if (e->id == MGMT_NULL_MANAGEMENT) {
-			n = mgmt_for_targets(&x, e, c, target_data, 0);
-			if (n < 0) {
-				return n;
-			}
-			count(&x, MGMT_CNT_ANSWERED);
-			return x.sent;
+			return mgmt_answer(&x, e, c);
 		}
 		return mgmt_fail(&x, e, TLV_MGMT_ERR_NOT_SUPPORTED);
 	}
