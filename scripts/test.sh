@@ -29,13 +29,18 @@ run_tier() {
 	fi
 }
 
+# meson setup, quiet unless it fails: then its output says why.
 setup() {
-	local dir=$1
+	local dir=$1 out
 	shift
 	if [ -d "$dir" ]; then
-		meson setup --reconfigure "$dir" "$@" >/dev/null
+		set -- --reconfigure "$dir" "$@"
 	else
-		meson setup "$dir" "$@" >/dev/null
+		set -- "$dir" "$@"
+	fi
+	if ! out=$(meson setup "$@" 2>&1); then
+		echo "$out" >&2
+		return 1
 	fi
 }
 
