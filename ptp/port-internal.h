@@ -38,6 +38,14 @@ struct port_sync_rx {
 	int8_t log_interval; /* the master's logSyncInterval, which the servo is tuned for */
 };
 
+/* The offset spike gate in front of the servo (port-sync.c): the last two samples it passed. */
+struct port_outlier {
+	unsigned n; /* samples held: 0, 1, 2 */
+	ns_t t[2], o[2];
+	double jitter;	   /* moving average of |offset - prediction| */
+	unsigned rejected; /* in a row */
+};
+
 /* E2E requester (slave): the Delay_Req in flight. */
 struct port_delay_req {
 	bool pending;
@@ -92,6 +100,7 @@ struct port {
 	uint16_t seq_announce, seq_sync, seq_delay_req, seq_pdelay_req;
 
 	struct port_sync_rx sync;
+	struct port_outlier outlier;
 	struct port_delay_req dreq;
 	struct port_pdelay_req pdreq;
 	struct port_path_delay delay;

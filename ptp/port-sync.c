@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Sync and Follow_Up: two-step sending as a master; offset measurement and the servo as a slave. */
+#include <math.h>
 #include <string.h>
 
 #include "ptp/port-internal.h"
@@ -37,6 +38,8 @@ void port_sync_reset(struct port *p)
 	p->sync.pending = false;
 	p->sync.have_pair = false;
 	p->sync.rate_ratio = 1.0;
+	p->outlier.n = 0;
+	p->outlier.rejected = 0;
 	/* Answers to requests in flight are legitimate: take them, but do not use them. */
 	p->dreq.stale = true;
 	p->pdreq.stale = true;
@@ -120,6 +123,53 @@ int port_follow_up_receive(struct port *p, const struct msg *m, ns_t now)
 	return port_sync_offset(p, t1, p->sync.t2, corr, now);
 }
 
+/*
+ * Software timestamps on a busy host spike by tens of microseconds now and then. One such offset
+ * fed to the PI servo (worst: as a point of its two-sample frequency estimate) costs a minute of
+ * settling. So predict the offset from the last two samples and keep one that lands far off the
+ * line from the servo, a few in a row at most: a real change gets through after that.
+ */
+#define PORT_OUTLIER_FLOOR (10 * NS_PER_USEC)
+#define PORT_OUTLIER_FACTOR 8.0
+#define PORT_OUTLIER_MAX_RUN 3
+#define PORT_DELAY_MIN_SAMPLES 3
+
+/* The gate's verdict: use the sample, or keep it from the servo. */
+static bool port_offset_outlier(struct port *p, ns_t t, ns_t offset)
+{
+	struct port_outlier *f = &p->outlier;
+	double pred, res, limit;
+
+	if (f->n == 2 && t > f->t[1] && f->t[1] > f->t[0]) {
+		pred = (double) f->o[1] + (double) (f->o[1] - f->o[0]) * (double) (t - f->t[1]) /
+						  (double) (f->t[1] - f->t[0]);
+		res = fabs((double) offset - pred);
+		limit = fmax((double) PORT_OUTLIER_FLOOR, PORT_OUTLIER_FACTOR * f->jitter);
+		if (res > limit) {
+			if (f->rejected < PORT_OUTLIER_MAX_RUN) {
+				f->rejected++;
+				port_count(p, PORT_CNT_OFFSET_OUTLIER);
+				return true;
+			}
+			/* It persists: the trend changed. Start over from this sample. */
+			f->n = 0;
+		} else {
+			f->jitter = 0.9 * f->jitter + 0.1 * res;
+		}
+	}
+	f->rejected = 0;
+	if (f->n == 2) {
+		f->t[0] = f->t[1];
+		f->o[0] = f->o[1];
+		f->n = 1;
+	}
+	f->t[f->n] = t;
+	f->o[f->n] = offset;
+	f->n++;
+	/* Until it holds two samples the gate cannot judge: those only prime it. */
+	return f->n < 2;
+}
+
 /* Step the clock (SERVO_JUMP) or set its frequency, reporting what the back end refuses. */
 static void port_clock_adjust(struct port *p, enum servo_state st, ns_t offset, double freq)
 {
@@ -185,8 +235,11 @@ int port_sync_offset(struct port *p, ns_t t1, ns_t t2, ns_t correction, ns_t now
 	p->sync.t1 = t1;
 	p->sync.pair_t2 = t2;
 	p->sync.pair_correction = correction;
-	/* 11.2 needs the path delay; until the first Delay_Resp/Pdelay exchange there is none. */
-	if (!p->delay.valid) {
+	/*
+	 * 11.2 needs the path delay. Wait for a few measurements, so that the median filter can
+	 * already outvote a spike: the first offsets become the servo's frequency estimate.
+	 */
+	if (!p->delay.valid || p->delay.filter.count < PORT_DELAY_MIN_SAMPLES) {
 		return 0;
 	}
 
@@ -194,8 +247,18 @@ int port_sync_offset(struct port *p, ns_t t1, ns_t t2, ns_t correction, ns_t now
 	s.mean_path_delay = p->delay.value;
 	s.local_ts = t2;
 	p->cds.offsetFromMaster = s.offset;
+	if (port_offset_outlier(p, t2, s.offset)) {
+		return 0;
+	}
 	if (p->servo) {
+		double before = p->servo->freq_ppb;
+
 		s.servo_state = servo_sample(p->servo, s.offset, t2, &s.freq_ppb);
+		/* A new frequency bends the offset's trend: the gate must not hold that against it.
+		 */
+		if (s.servo_state == SERVO_JUMP || fabs(s.freq_ppb - before) > 1000.0) {
+			p->outlier.n = 0;
+		}
 		s.adjusted = true;
 		port_clock_adjust(p, s.servo_state, s.offset, s.freq_ppb);
 	} else {

@@ -34,6 +34,7 @@ static const char *const counter_names[_PORT_CNT_MAX] = {
 	[PORT_CNT_TX_PDELAY_RESP_FOLLOW_UP] = "tx_pdelay_resp_follow_up",
 	[PORT_CNT_TX_ERROR] = "tx_error",
 	[PORT_CNT_PDELAY_NO_RESPONSE] = "pdelay_no_response",
+	[PORT_CNT_OFFSET_OUTLIER] = "offset_outlier",
 	[PORT_CNT_MALFORMED] = "malformed",
 	[PORT_CNT_OTHER_DOMAIN] = "other_domain",
 	[PORT_CNT_OWN_FRAME] = "own_frame",

@@ -52,6 +52,7 @@ enum port_counter {
 	PORT_CNT_TX_PDELAY_RESP_FOLLOW_UP,
 	PORT_CNT_TX_ERROR,	     /* send failed or no TX timestamp: the port goes FAULTY */
 	PORT_CNT_PDELAY_NO_RESPONSE, /* a Pdelay_Req went unanswered until the next one */
+	PORT_CNT_OFFSET_OUTLIER,     /* an offset far off the recent trend, kept from the servo */
 	PORT_CNT_IGNORED_FIRST,
 	PORT_CNT_MALFORMED = PORT_CNT_IGNORED_FIRST, /* msg_parse() refused it */
 	PORT_CNT_OTHER_DOMAIN,

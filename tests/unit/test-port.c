@@ -54,6 +54,9 @@ struct link {
 	 * much longer on the wire, and say so in correctionField (Follow_Up, Delay_Req).
 	 */
 	ns_t residence;
+	/* Every spike_every-th Sync (and its Follow_Up) is late by spike, unannounced. */
+	unsigned spike_every, nsync;
+	ns_t spike;
 };
 
 /* Re-encode a frame with its correctionField increased by ns. */
@@ -101,6 +104,13 @@ static int fake_send(void *userdata, const void *buf, size_t len, bool pdelay, b
 		return (int) len;
 	}
 	memcpy(copy, buf, len);
+	if (l->spike_every && type == MSG_SYNC) {
+		l->nsync++;
+	}
+	if (l->spike_every && (type == MSG_SYNC || type == MSG_FOLLOW_UP) &&
+	    l->nsync % l->spike_every == 0) {
+		delay += l->spike;
+	}
 	if (l->residence) {
 		if (type == MSG_SYNC) {
 			delay += l->residence;
@@ -266,7 +276,7 @@ static void assert_no_hostile(const struct side *s)
 }
 
 static void converge(enum options_delay_mechanism dm, double master_ppb, ns_t offset,
-		     ns_t residence, ns_t bound)
+		     ns_t residence, ns_t spike, ns_t bound)
 {
 	struct link l;
 	double sum2 = 0;
@@ -274,6 +284,10 @@ static void converge(enum options_delay_mechanism dm, double master_ppb, ns_t of
 
 	link_init(&l, master_ppb, offset, dm);
 	l.residence = residence;
+	if (spike) {
+		l.spike_every = 7;
+		l.spike = spike;
+	}
 	link_run(&l, START + 90 * NS_PER_SEC);
 	assert_int_equal(port_get_state(l.s[0].port), PORT_STATE_MASTER);
 	assert_int_equal(port_get_state(l.s[1].port), PORT_STATE_SLAVE);
@@ -294,24 +308,33 @@ static void converge(enum options_delay_mechanism dm, double master_ppb, ns_t of
 	assert_true(l.s[1].samples > 60);
 	assert_no_hostile(&l.s[0]);
 	assert_no_hostile(&l.s[1]);
+	if (spike) {
+		assert_true(port_get_counter(l.s[1].port, PORT_CNT_OFFSET_OUTLIER) > 0);
+	}
 	link_free(&l);
 }
 
 /* A master 0.5 s and +100 ppm away: the slave steps, then locks (11.3 E2E). */
 static void test_converge_e2e(void **state)
 {
-	converge(OPTIONS_DELAY_E2E, 100000.0, 500 * NS_PER_MSEC, 0, 200);
+	converge(OPTIONS_DELAY_E2E, 100000.0, 500 * NS_PER_MSEC, 0, 0, 200);
 }
 
 static void test_converge_p2p(void **state)
 {
-	converge(OPTIONS_DELAY_P2P, -100000.0, -500 * NS_PER_MSEC, 0, 200);
+	converge(OPTIONS_DELAY_P2P, -100000.0, -500 * NS_PER_MSEC, 0, 0, 200);
 }
 
 /* A transparent clock adds 50 us each way and says so: correctionField must cancel it. */
 static void test_converge_correction(void **state)
 {
-	converge(OPTIONS_DELAY_E2E, 20000.0, NS_PER_MSEC, 50 * NS_PER_USEC, 200);
+	converge(OPTIONS_DELAY_E2E, 20000.0, NS_PER_MSEC, 50 * NS_PER_USEC, 0, 200);
+}
+
+/* Software timestamp spikes (every 7th Sync 40 us late): held back from the servo, counted. */
+static void test_converge_spikes(void **state)
+{
+	converge(OPTIONS_DELAY_E2E, 100000.0, 500 * NS_PER_MSEC, 0, 40 * NS_PER_USEC, 300);
 }
 
 static void test_seq_check(void **state)
@@ -536,13 +559,10 @@ static void test_master_disappears(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_seq_check),
-		cmocka_unit_test(test_converge_e2e),
-		cmocka_unit_test(test_converge_p2p),
-		cmocka_unit_test(test_converge_correction),
-		cmocka_unit_test(test_hostile),
-		cmocka_unit_test(test_time_properties),
-		cmocka_unit_test(test_master_disappears),
+		cmocka_unit_test(test_seq_check),	cmocka_unit_test(test_converge_e2e),
+		cmocka_unit_test(test_converge_p2p),	cmocka_unit_test(test_converge_correction),
+		cmocka_unit_test(test_converge_spikes), cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_time_properties), cmocka_unit_test(test_master_disappears),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
