@@ -50,8 +50,9 @@ struct bus_server {
 	sd_event *event;
 	sd_bus *bus;
 	struct bus_polkit *polkit;
-	sd_event_source *defer; /* emits the urgent changes */
-	sd_event_source *tick;	/* emits the slow changes */
+	sd_event_source *defer;	    /* emits the urgent changes */
+	sd_event_source *tick;	    /* emits the slow changes */
+	sd_event_source *reconnect; /* after a disconnect, connects again */
 	uint64_t last_tick_usec;
 	struct bus_dirty *dirty;
 	size_t n_dirty;

@@ -11,6 +11,8 @@
 
 /* Fast values (offset, delay, frequency, counters) are signalled at most this often. */
 #define BUS_SLOW_INTERVAL_USEC 1000000ULL
+/* After losing the bus, try again this often. */
+#define BUS_RECONNECT_USEC 1000000ULL
 
 static unsigned int slow_bits(enum bus_kind kind)
 {
@@ -225,6 +227,68 @@ static const struct manager_ops bus_manager_ops = {
 	.manager_changed = on_manager_changed,
 };
 
+static int on_disconnected(sd_bus_message *m, void *userdata, sd_bus_error *ret_error);
+
+/* Open the system bus, register every object, then take the name. */
+static int bus_connect(struct bus_server *s)
+{
+	int r;
+
+	r = sd_bus_open_system(&s->bus);
+	if (r < 0) {
+		return r;
+	}
+	r = bus_manager_register(s);
+	if (r >= 0) {
+		r = bus_instance_register(s);
+	}
+	if (r >= 0) {
+		r = bus_port_register(s);
+	}
+	/* The bus daemon restarted or went away: connect again, as often as it takes. */
+	if (r >= 0) {
+		r = sd_bus_match_signal(s->bus, NULL, "org.freedesktop.DBus.Local", NULL,
+					"org.freedesktop.DBus.Local", "Disconnected",
+					on_disconnected, s);
+	}
+	if (r >= 0) {
+		r = sd_bus_attach_event(s->bus, s->event, SD_EVENT_PRIORITY_NORMAL);
+	}
+	if (r < 0) {
+		return r;
+	}
+	/* Objects first, name last: a client that sees the name finds everything in place. */
+	return sd_bus_request_name(s->bus, BUS_NAME, 0);
+}
+
+static int on_reconnect(sd_event_source *src, uint64_t usec, void *userdata)
+{
+	struct bus_server *s = userdata;
+	int r;
+
+	s->bus = sd_bus_flush_close_unref(s->bus);
+	r = bus_connect(s);
+	if (r < 0) {
+		s->bus = sd_bus_flush_close_unref(s->bus);
+		sd_event_source_set_time(src, usec + BUS_RECONNECT_USEC);
+		sd_event_source_set_enabled(src, SD_EVENT_ONESHOT);
+		return 0;
+	}
+	fprintf(stderr, "phcd: D-Bus: connected to the system bus again\n");
+	return 0;
+}
+
+static int on_disconnected(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+	struct bus_server *s = userdata;
+
+	/* Not from inside the bus's own callback: the timer closes it and connects anew. */
+	fprintf(stderr, "phcd: D-Bus: disconnected from the system bus, reconnecting\n");
+	sd_event_source_set_time(s->reconnect, 0);
+	sd_event_source_set_enabled(s->reconnect, SD_EVENT_ONESHOT);
+	return 0;
+}
+
 int bus_server_new(struct manager *m, struct bus_server **ret)
 {
 	_cleanup_(bus_server_freep) struct bus_server *s = NULL;
@@ -253,25 +317,14 @@ int bus_server_new(struct manager *m, struct bus_server **ret)
 	if (r < 0) {
 		return r;
 	}
-	r = sd_bus_open_system(&s->bus);
-	if (r < 0) {
-		return r;
-	}
-	r = bus_manager_register(s);
+	r = sd_event_add_time(s->event, &s->reconnect, CLOCK_MONOTONIC, 0, 0, on_reconnect, s);
 	if (r >= 0) {
-		r = bus_instance_register(s);
-	}
-	if (r >= 0) {
-		r = bus_port_register(s);
-	}
-	if (r >= 0) {
-		r = sd_bus_attach_event(s->bus, s->event, SD_EVENT_PRIORITY_NORMAL);
+		r = sd_event_source_set_enabled(s->reconnect, SD_EVENT_OFF);
 	}
 	if (r < 0) {
 		return r;
 	}
-	/* Objects first, name last: a client that sees the name finds everything in place. */
-	r = sd_bus_request_name(s->bus, BUS_NAME, 0);
+	r = bus_connect(s);
 	if (r < 0) {
 		return r;
 	}
@@ -291,6 +344,7 @@ struct bus_server *bus_server_free(struct bus_server *s)
 	s->polkit = bus_polkit_free(s->polkit);
 	sd_event_source_disable_unref(s->defer);
 	sd_event_source_disable_unref(s->tick);
+	sd_event_source_disable_unref(s->reconnect);
 	if (s->bus) {
 		sd_bus_flush_close_unref(s->bus);
 	}
