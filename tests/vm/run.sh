@@ -31,7 +31,8 @@ if [ -d "$work/build" ]; then
 else
 	meson setup "$work/build" "$top" >/dev/null
 fi
-ninja -C "$work/build" daemon/phcd tests/vm/tool-vm-clock >/dev/null
+ninja -C "$work/build" daemon/phcd daemon/phcd-port tests/vm/tool-vm-clock >/dev/null
+command -v ptp4l >/dev/null || not_run "ptp4l missing (linuxptp, scripts/deps.sh)"
 
 # 2. The initramfs: busybox, igb and its dependencies, the binaries and their libraries.
 kdir=$(ls -d "$work"/kernel/root/lib/modules/*)
@@ -47,13 +48,32 @@ for m in dca i2c-algo-bit igb; do
 	*) cp "$f" "$ird/mods/$m.ko" ;;
 	esac
 done
-for b in "$work/build/daemon/phcd" "$work/build/tests/vm/tool-vm-clock"; do
+for b in "$work/build/daemon/phcd" "$work/build/daemon/phcd-port" \
+	"$work/build/tests/vm/tool-vm-clock" "$(command -v ptp4l)"; do
 	cp "$b" "$ird/opt/bin/"
 	for lib in $(ldd "$b" | grep -o '/[^ ]*'); do
 		mkdir -p "$ird$(dirname "$lib")"
 		cp -L "$lib" "$ird$lib"
 	done
 done
+# phcd end to end: the two igb ports share one hub, so a ptp4l master on eth1 and phcd on eth0
+# (software timestamps, clock_backend system) talk across it. Both stamp with the guest's one
+# CLOCK_REALTIME, so the offset is only the stamping asymmetry and steering cannot remove it:
+# this shows the path config -> worker offsets -> sysclock-follow -> adjtimex (STA_UNSYNC
+# cleared), not convergence (the integrator drifts on that bias; convergence is tool-vm-clock's).
+cat >"$ird/phcd.conf" <<'EOF'
+[global]
+time_stamping = software
+logAnnounceInterval = -2
+announceReceiptTimeout = 3
+logSyncInterval = -3
+system_clock_instance = lab
+
+[instance lab]
+interfaces = eth0
+clock_backend = system
+slaveOnly = 1
+EOF
 cat >"$ird/init" <<EOF
 #!/bin/busybox sh
 /bin/busybox --install -s /bin
@@ -71,7 +91,15 @@ tool-vm-clock phc /dev/ptp0 > /tmp/phc.log; echo "VMTEST-RC phc \$?"
 sed 's/^/VMTEST: /' /tmp/phc.log
 tool-vm-clock follow /dev/ptp1 $FOLLOW_S $BOUND_NS > /tmp/follow.log; echo "VMTEST-RC follow \$?"
 sed 's/^/VMTEST: /' /tmp/follow.log
-adjtimex | sed 's/^/VMTEST: adjtimex: /'
+adjtimex | sed 's/^/VMTEST: adjtimex after holdover: /'
+ptp4l -i eth1 -2 -S -m --free_running 1 --masterOnly 1 --logAnnounceInterval -2 \\
+	--announceReceiptTimeout 3 --logSyncInterval -3 --uds_address /run/ptp4l > /tmp/ptp4l.log 2>&1 &
+phcd -f /phcd.conf --port-binary /opt/bin/phcd-port --uds '' --uds-ro '' > /tmp/phcd.log 2>&1 &
+end=\$((\$(cut -d. -f1 /proc/uptime) + 150))
+while ! grep -q 'system clock LOCKED' /tmp/phcd.log && [ \$(cut -d. -f1 /proc/uptime) -lt \$end ]; do sleep 0.2; done
+grep -q 'system clock LOCKED' /tmp/phcd.log || { tail -n 15 /tmp/ptp4l.log; tail -n 30 /tmp/phcd.log; } | sed 's/^/VMTEST: log: /'
+grep -E 'SLAVE|system clock|steer' /tmp/phcd.log | sed 's/^/VMTEST: phcd: /'
+adjtimex | sed 's/^/VMTEST-ADJ: /'
 echo "VMTEST-DONE"
 poweroff -f
 EOF
@@ -80,7 +108,7 @@ chmod +x "$ird/init"
 
 # 3. Boot: two igb NICs on one hub (addr 2 slots apart: igb VFs take slot + 16).
 log=$work/serial.log
-timeout $((FOLLOW_S * 4 + 120)) qemu-system-x86_64 -accel tcg -machine q35 -cpu max -smp 2 \
+timeout $((FOLLOW_S * 4 + 400)) qemu-system-x86_64 -accel tcg -machine q35 -cpu max -smp 2 \
 	-m 512 -nodefaults -display none -serial "file:$log" -no-reboot \
 	-kernel "$work/kernel/vmlinuz" -initrd "$work/initrd.gz" \
 	-append "console=ttyS0 panic=-1 quiet" \
@@ -103,4 +131,11 @@ echo "ok: a PHC steered in frequency and by a step through clock-phc"
 	fail "system clock following the PHC: expected 0 failures, got $(rc follow)"
 echo "ok: guest CLOCK_REALTIME followed the PHC within $BOUND_NS ns, adjtimex synchronized," \
 	"then STA_UNSYNC after holdover"
+adj=$(tr -d '\r' <"$log" | sed -n 's/^VMTEST-ADJ: //p')
+grep -q 'system clock LOCKED (instance lab, worker offsets)' "$log" &&
+	grep -q 'return value: 0' <<<"$adj" && ! grep -q 'status:.*UNSYNC' <<<"$adj" ||
+	fail "phcd with system_clock_instance: expected 'system clock LOCKED' and adjtimex TIME_OK" \
+		"without UNSYNC, got: $(grep -E 'status|return' <<<"$adj" | tr '\n' ' ')"
+echo "ok: phcd (ptp4l master across the hub, software timestamps) cleared STA_UNSYNC:" \
+	"$(grep -E 'status:' <<<"$adj" | tr -s ' ')"
 echo "VM tier: PASS"
