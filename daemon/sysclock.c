@@ -211,8 +211,12 @@ static int write_kernel(struct sysclock *s, const struct timex *cur, double freq
 	}
 	if (synced) {
 		tx.modes |= ADJ_MAXERROR | ADJ_ESTERROR;
-		tx.maxerror = sysclock_maxerror_us(s->offset, error);
 		tx.esterror = (long) ceil((sqrt(s->esterror2) + llabs(error)) / 1000.0);
+		/* A maximum below the estimate would contradict it (recent offsets were larger). */
+		tx.maxerror = sysclock_maxerror_us(s->offset, error);
+		if (tx.maxerror < tx.esterror) {
+			tx.maxerror = tx.esterror;
+		}
 	}
 	if (tai > 0) {
 		tx.modes |= ADJ_TAI;
