@@ -492,6 +492,51 @@ static void test_hostile(void **state)
 	link_free(&l);
 }
 
+static void edit_pdelay_other(struct msg *m, const struct link *l)
+{
+	/* Pdelay_Resp and its Follow_Up keep requestingPortIdentity at the same place. */
+	if ((m->hdr.messageType & 0x0f) == MSG_PDELAY_RESP) {
+		m->body.pdelay_resp.requestingPortIdentity.portNumber = 9;
+	} else {
+		m->body.pdelay_resp_follow_up.requestingPortIdentity.portNumber = 9;
+	}
+}
+
+/* P2P: answers for another requester, or for no request in flight, change nothing. */
+static void test_hostile_p2p(void **state)
+{
+	uint8_t buf[FRAME_MAX];
+	struct link l;
+	ns_t delay;
+	size_t n;
+
+	link_init(&l, 5000.0, 10 * NS_PER_USEC, OPTIONS_DELAY_P2P);
+	link_run(&l, START + 40 * NS_PER_SEC);
+	assert_int_equal(port_get_state(l.s[1].port), PORT_STATE_SLAVE);
+	link_run(&l, l.now + NS_PER_SEC / 2);
+	delay = port_port_ds(l.s[1].port)->meanLinkDelay;
+
+	n = forge(&l, MSG_PDELAY_RESP, buf, edit_pdelay_other);
+	inject(&l, buf, n, PORT_CNT_PDELAY_OTHER_PORT);
+	n = forge(&l, MSG_PDELAY_RESP_FOLLOW_UP, buf, edit_pdelay_other);
+	inject(&l, buf, n, PORT_CNT_PDELAY_OTHER_PORT);
+	/* The last exchange replayed: its request is answered already. */
+	n = forge(&l, MSG_PDELAY_RESP, buf, edit_none);
+	inject(&l, buf, n, PORT_CNT_DUPLICATE_SEQUENCE);
+	n = forge(&l, MSG_PDELAY_RESP, buf, edit_seq_back);
+	inject(&l, buf, n, PORT_CNT_STALE_SEQUENCE);
+	assert_int_equal(port_port_ds(l.s[1].port)->meanLinkDelay, delay);
+	/* E2E messages on a P2P port. */
+	n = forge(&l, MSG_SYNC, buf, edit_none);
+	buf[0] = (buf[0] & 0xf0) | MSG_DELAY_REQ;
+	inject(&l, buf, n, PORT_CNT_WRONG_STATE);
+
+	link_run(&l, l.now + 10 * NS_PER_SEC);
+	assert_int_equal(port_get_state(l.s[1].port), PORT_STATE_SLAVE);
+	assert_true(llabs(link_error(&l)) < 500);
+	link_free(&l);
+}
+
 /* The master's time properties (UTC offset, leap flags) end up in the slave's timePropertiesDS. */
 static void test_time_properties(void **state)
 {
@@ -559,10 +604,15 @@ static void test_master_disappears(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_seq_check),	cmocka_unit_test(test_converge_e2e),
-		cmocka_unit_test(test_converge_p2p),	cmocka_unit_test(test_converge_correction),
-		cmocka_unit_test(test_converge_spikes), cmocka_unit_test(test_hostile),
-		cmocka_unit_test(test_time_properties), cmocka_unit_test(test_master_disappears),
+		cmocka_unit_test(test_seq_check),
+		cmocka_unit_test(test_converge_e2e),
+		cmocka_unit_test(test_converge_p2p),
+		cmocka_unit_test(test_converge_correction),
+		cmocka_unit_test(test_converge_spikes),
+		cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_hostile_p2p),
+		cmocka_unit_test(test_time_properties),
+		cmocka_unit_test(test_master_disappears),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
