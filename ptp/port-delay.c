@@ -15,6 +15,8 @@ int port_delay_req_send(struct port *p, ns_t now)
 	}
 	seq = p->seq_delay_req++;
 	port_msg_init(p, &m, MSG_DELAY_REQ, seq);
+	/* 11.6.3: the Delay_Req carries -delayAsymmetry, so the mean path delay stays symmetric. */
+	m.hdr.correctionField = ns_to_correction(-p->portds.delayAsymmetry);
 	r = port_send(p, &m, false, &tx, PORT_CNT_TX_DELAY_REQ, now);
 	if (r < 0) {
 		return r;

@@ -220,6 +220,8 @@ int port_sync_offset(struct port *p, ns_t t1, ns_t t2, ns_t correction, ns_t now
 	if (p->cfg.utc_timescale && p->tpds.ptpTimescale) {
 		t1 -= (ns_t) p->tpds.currentUtcOffset * NS_PER_SEC;
 	}
+	/* 11.6.2: correctedSyncCorrectionField = correctionField + delayAsymmetry. */
+	correction += p->portds.delayAsymmetry;
 	/* Master over local rate between two Syncs; the E2E delay needs it until the servo locks.
 	 */
 	if (p->sync.have_pair && t2 > p->sync.pair_t2) {

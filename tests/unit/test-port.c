@@ -57,6 +57,9 @@ struct link {
 	/* Every spike_every-th Sync (and its Follow_Up) is late by spike, unannounced. */
 	unsigned spike_every, nsync;
 	ns_t spike;
+	/* Master to slave takes this much longer than LINK_DELAY, slave to master this much less.
+	 */
+	ns_t asymmetry;
 };
 
 /* Re-encode a frame with its correctionField increased by ns. */
@@ -110,6 +113,11 @@ static int fake_send(void *userdata, const void *buf, size_t len, bool pdelay, b
 	if (l->spike_every && (type == MSG_SYNC || type == MSG_FOLLOW_UP) &&
 	    l->nsync % l->spike_every == 0) {
 		delay += l->spike;
+	}
+	if (l->asymmetry && (type == MSG_SYNC || type == MSG_FOLLOW_UP)) {
+		delay += l->asymmetry;
+	} else if (l->asymmetry && type == MSG_DELAY_REQ) {
+		delay -= l->asymmetry;
 	}
 	if (l->residence) {
 		if (type == MSG_SYNC) {
@@ -363,6 +371,36 @@ static void test_seq_check(void **state)
 	}
 }
 
+/* An asymmetric link (1 us longer towards the slave): off by it, until delayAsymmetry says so. */
+static void test_delay_asymmetry(void **state)
+{
+	for (int configured = 0; configured < 2; configured++) {
+		struct link l;
+		ns_t e = 0;
+
+		link_init(&l, 1000.0, 0, OPTIONS_DELAY_E2E);
+		l.asymmetry = NS_PER_USEC;
+		if (configured) {
+			/* IEEE 1588-2019 7.4.2: tms = meanPathDelay + delayAsymmetry. */
+			l.s[1].port->portds.delayAsymmetry = NS_PER_USEC;
+		}
+		link_run(&l, START + 90 * NS_PER_SEC);
+		assert_int_equal(port_get_state(l.s[1].port), PORT_STATE_SLAVE);
+		for (int i = 0; i < 10; i++) {
+			link_run(&l, l.now + NS_PER_SEC);
+			e += link_error(&l);
+		}
+		e /= 10;
+		/* The slave's clock lags by the asymmetry when it does not know it. */
+		if (configured ? llabs(e) > 150 : llabs(e + NS_PER_USEC) > 150) {
+			fail_msg("delayAsymmetry %s: mean error %lld ns, expected %d ns",
+				 configured ? "set" : "unset", (long long) e,
+				 configured ? 0 : -1000);
+		}
+		link_free(&l);
+	}
+}
+
 /* Inject a frame into the slave at the current time, and check it is counted, not acted on. */
 static void inject(struct link *l, const void *buf, size_t len, enum port_counter want)
 {
@@ -604,15 +642,11 @@ static void test_master_disappears(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_seq_check),
-		cmocka_unit_test(test_converge_e2e),
-		cmocka_unit_test(test_converge_p2p),
-		cmocka_unit_test(test_converge_correction),
-		cmocka_unit_test(test_converge_spikes),
-		cmocka_unit_test(test_hostile),
-		cmocka_unit_test(test_hostile_p2p),
-		cmocka_unit_test(test_time_properties),
-		cmocka_unit_test(test_master_disappears),
+		cmocka_unit_test(test_seq_check),	cmocka_unit_test(test_converge_e2e),
+		cmocka_unit_test(test_converge_p2p),	cmocka_unit_test(test_converge_correction),
+		cmocka_unit_test(test_converge_spikes), cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_hostile_p2p),	cmocka_unit_test(test_delay_asymmetry),
+		cmocka_unit_test(test_time_properties), cmocka_unit_test(test_master_disappears),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
