@@ -130,7 +130,7 @@ static void test_basic_types(void **state)
 		free(json);
 		sd_bus_message_unref(m);
 	}
-	sd_bus_flush_close_unref(bus);
+	sd_bus_close_unref(bus);
 }
 
 static void test_not_finite_double_is_null(void **state)
@@ -144,7 +144,7 @@ static void test_not_finite_double_is_null(void **state)
 	assert_string_equal(json, "[null,null,1.25]");
 	free(json);
 	sd_bus_message_unref(m);
-	sd_bus_flush_close_unref(bus);
+	sd_bus_close_unref(bus);
 }
 
 static void test_string_escapes(void **state)
@@ -158,7 +158,7 @@ static void test_string_escapes(void **state)
 	assert_string_equal(json, "\"a\\\"b\\\\c\\u000ad\\u0009e\\u0001 é\"");
 	free(json);
 	sd_bus_message_unref(m);
-	sd_bus_flush_close_unref(bus);
+	sd_bus_close_unref(bus);
 }
 
 /* What GetAll of a port looks like: a{sv} with a nested a{st} and an ao. */
@@ -178,7 +178,7 @@ static void test_properties_dictionary(void **state)
 			    "\"tx_delay_req\":1},\"Ports\":[],\"Pair\":[\"x\",-5]}");
 	free(json);
 	sd_bus_message_unref(m);
-	sd_bus_flush_close_unref(bus);
+	sd_bus_close_unref(bus);
 }
 
 /* JSON keys must be strings: a number key is quoted. GetManagedObjects: a{oa{sa{sv}}}. */
@@ -210,7 +210,7 @@ static void test_non_string_keys_and_nesting(void **state)
 				  "\"org.phcd1.Port\":{\"State\":\"MASTER\"}}}");
 	free(json);
 	sd_bus_message_unref(m);
-	sd_bus_flush_close_unref(bus);
+	sd_bus_close_unref(bus);
 }
 
 int main(void)
