@@ -39,14 +39,15 @@ BUILD=$(cd "$build" && pwd)
 PHCD=$BUILD/daemon/phcd
 PHCCTL=$BUILD/phcctl/phcctl
 . "$SRC/tests/lib/net-helpers.sh"
+. "$SRC/tests/lib/dbus-helpers.sh"
+. "$SRC/tests/lib/ptp-helpers.sh"
 
 tmp=$(mktemp -d /tmp/phcd-demo.XXXXXX)
 chmod 755 "$tmp"
 GM=phdemo-gm$$ A=phdemo-a$$ B=phdemo-b$$
-BUS_PIDS=()
 cleanup() {
 	net_cleanup
-	for p in "${BUS_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+	dbus_cleanup
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -60,55 +61,14 @@ ip link add gm-b netns "$GM" type veth peer name eth-b netns "$B"
 for l in "$GM gm-a" "$GM gm-b" "$A eth-a" "$B eth-b"; do ip -n ${l% *} link set ${l#* } up; done
 
 # The grandmaster: ptp4l with one port towards each slave, never touching a clock.
-FAST="--logAnnounceInterval -2 --announceReceiptTimeout 3 --logSyncInterval -3"
-ip netns exec "$GM" capsh --drop=cap_sys_time -- -c "exec ptp4l -i gm-a -i gm-b -2 -S -m \
-	--free_running 1 --priority1 100 $FAST --uds_address $tmp/gm.uds" >"$tmp/gm.log" 2>&1 &
-BG_PIDS+=($!)
-
-# A private system bus for one slave (like the bus of a machine of its own).
-bus_start() { # NAME
-	local d=$tmp/bus-$1
-	mkdir -p "$d/system.d"
-	cp "$SRC/units/org.phcd1.conf" "$d/system.d/"
-	cat >"$d/system.conf" <<CONF
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>unix:path=$d/socket</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/>
-    <deny own="*"/>
-    <deny send_type="method_call"/>
-    <allow send_type="signal"/>
-    <allow send_requested_reply="true" send_type="method_return"/>
-    <allow send_requested_reply="true" send_type="error"/>
-    <allow receive_type="method_call"/>
-    <allow receive_type="method_return"/>
-    <allow receive_type="error"/>
-    <allow receive_type="signal"/>
-    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
-    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
-  </policy>
-  <includedir>$d/system.d</includedir>
-</busconfig>
-CONF
-	dbus-daemon --config-file="$d/system.conf" --fork --nopidfile --print-pid=3 3>"$d/pid" \
-		2>"$d/log" || fail "dbus-daemon for $1: $(cat "$d/log")"
-	BUS_PIDS+=("$(cat "$d/pid")")
-}
+ptp4l_gm "$GM" "gm-a -i gm-b" "$tmp/gm.uds" "$tmp/gm.log"
 
 slave_start() { # NAME NETNS IFNAME
-	bus_start "$1"
-	cat >"$tmp/$1.conf" <<CONF
-[global]
-time_stamping = software
-logAnnounceInterval = -2
-announceReceiptTimeout = 3
-logSyncInterval = -3
-pi_proportional_const = 0.7
-pi_integral_const = 0.3
+	# A private system bus for each slave, as each machine has its own.
+	dbus_start "$tmp/bus-$1"
+	{
+		phcd_fast_global
+		cat <<CONF
 
 [instance $1]
 interfaces = $3
@@ -116,7 +76,8 @@ domainNumber = 0
 slaveOnly = 1
 clock_backend = virtual
 CONF
-	DBUS_SYSTEM_BUS_ADDRESS=unix:path=$tmp/bus-$1/socket ip netns exec "$2" \
+	} >"$tmp/$1.conf"
+	ip netns exec "$2" \
 		capsh --drop=cap_sys_time -- -c "exec $PHCD -f $tmp/$1.conf" >"$tmp/$1.log" 2>&1 &
 	BG_PIDS+=($!)
 }
@@ -126,7 +87,7 @@ slave_start slave-b "$B" eth-b
 ctl() { # NAME ARGS...: phcctl on that slave's bus
 	local name=$1
 	shift
-	DBUS_SYSTEM_BUS_ADDRESS=unix:path=$tmp/bus-$name/socket "$PHCCTL" "$@"
+	DBUS_SYSTEM_BUS_ADDRESS=unix:path=$tmp/bus-$name/system_bus_socket "$PHCCTL" "$@"
 }
 screen() {
 	for s in slave-a slave-b; do

@@ -16,6 +16,7 @@ SECS=${1:-30}
 CLIENTS=${2:-2}
 . "$SRC/tests/lib/net-helpers.sh"
 . "$SRC/tests/lib/dbus-helpers.sh"
+. "$SRC/tests/lib/ptp-helpers.sh"
 
 PHCD=$BUILD/daemon/phcd
 PHCCTL=$BUILD/phcctl/phcctl
@@ -27,23 +28,16 @@ trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
 dbus_start "$tmp/bus"
 netns_pair "$S" "$G" s1 g1
 
-ip netns exec "$G" capsh --drop=cap_sys_time -- -c "exec ptp4l -i g1 -2 -S -m --free_running 1 \
-	--priority1 100 --logAnnounceInterval -2 --announceReceiptTimeout 3 --logSyncInterval -3 \
-	--uds_address $tmp/gm.uds" >"$tmp/gm.log" 2>&1 &
-BG_PIDS+=($!)
-cat >"$tmp/phcd.conf" <<CONF
-[global]
-time_stamping = software
-logAnnounceInterval = -2
-announceReceiptTimeout = 3
-logSyncInterval = -3
-pi_proportional_const = 0.7
-pi_integral_const = 0.3
+ptp4l_gm "$G" g1 "$tmp/gm.uds" "$tmp/gm.log"
+{
+	phcd_fast_global
+	cat <<CONF
 
 [instance bench]
 interfaces = s1
 clock_backend = virtual
 CONF
+} >"$tmp/phcd.conf"
 ip netns exec "$S" capsh --drop=cap_sys_time -- -c "exec $PHCD -f $tmp/phcd.conf" \
 	>"$tmp/phcd.log" 2>&1 &
 BG_PIDS+=($!)

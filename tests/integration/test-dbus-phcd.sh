@@ -8,6 +8,7 @@ set -euo pipefail
 : "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
 . "$SRC/tests/lib/net-helpers.sh"
 . "$SRC/tests/lib/dbus-helpers.sh"
+. "$SRC/tests/lib/ptp-helpers.sh"
 
 PHCD=$BUILD/daemon/phcd
 PHCCTL=$BUILD/phcctl/phcctl
@@ -23,23 +24,16 @@ ip link add s1 netns "$S" type veth peer name g1 netns "$G"
 ip link add s2 netns "$S" type veth peer name q1 netns "$Q"
 for l in "$S s1" "$S s2" "$G g1" "$Q q1"; do ip -n ${l% *} link set ${l#* } up; done
 
-ip netns exec "$G" capsh --drop=cap_sys_time -- -c "exec ptp4l -i g1 -2 -S -m --free_running 1 \
-	--priority1 100 --logAnnounceInterval -2 --announceReceiptTimeout 3 --logSyncInterval -3 \
-	--uds_address $tmp/gm.uds" >"$tmp/gm.log" 2>&1 &
-BG_PIDS+=($!)
-cat >"$tmp/phcd.conf" <<CONF
-[global]
-time_stamping = software
-logAnnounceInterval = -2
-announceReceiptTimeout = 3
-logSyncInterval = -3
-pi_proportional_const = 0.7
-pi_integral_const = 0.3
+ptp4l_gm "$G" g1 "$tmp/gm.uds" "$tmp/gm.log"
+{
+	phcd_fast_global
+	cat <<CONF
 
 [instance lab]
 interfaces = s1, s2
 clock_backend = virtual
 CONF
+} >"$tmp/phcd.conf"
 ip netns exec "$S" capsh --drop=cap_sys_time -- -c "exec $PHCD -f $tmp/phcd.conf" \
 	>"$tmp/phcd.log" 2>&1 &
 BG_PIDS+=($!)

@@ -1,15 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Shell helpers for D-Bus tests: a private system bus with the project's policy, removed on exit.
-# Source it after net-helpers.sh; dbus_start DIR starts the bus and exports
+# Source it after net-helpers.sh; dbus_start DIR starts a bus and exports
 # DBUS_SYSTEM_BUS_ADDRESS (sd_bus_open_system, busctl --system, gdbus --system follow it).
+# Several buses may run (one per simulated machine); dbus_cleanup stops them all.
 
-DBUS_PID=
+DBUS_PIDS=()
 
 dbus_cleanup() {
-	if [ -n "$DBUS_PID" ]; then
-		kill "$DBUS_PID" 2>/dev/null || true
-		DBUS_PID=
-	fi
+	local p
+	for p in "${DBUS_PIDS[@]}"; do
+		kill "$p" 2>/dev/null || true
+	done
+	DBUS_PIDS=()
 }
 
 # dbus_start DIR: a system-type dbus-daemon listening in DIR, with the stock default policy,
@@ -52,7 +54,7 @@ CONF
 	dbus-daemon --config-file="$dir/system.conf" --fork --nopidfile --print-pid=3 \
 		--print-address=4 3>"$dir/pid" 4>"$dir/address" 2>"$dir/daemon.log" ||
 		fail "dbus-daemon did not start: $(cat "$dir/daemon.log")"
-	DBUS_PID=$(cat "$dir/pid")
+	DBUS_PIDS+=("$(cat "$dir/pid")")
 	export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$dir/system_bus_socket"
 }
 
