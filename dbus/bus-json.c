@@ -26,7 +26,7 @@ void bus_json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static int write_basic(sd_bus_message *m, char type, FILE *f, bool as_string)
+int bus_read_integer(sd_bus_message *m, char type, int64_t *ret)
 {
 	union {
 		uint8_t y;
@@ -37,60 +37,74 @@ static int write_basic(sd_bus_message *m, char type, FILE *f, bool as_string)
 		uint32_t u;
 		int64_t x;
 		uint64_t t;
-		double d;
-		const char *s;
-		int h;
-	} v;
+	} v = { 0 };
 	int r;
 
+	if (!strchr("ybnqiuxth", type)) {
+		return -EINVAL;
+	}
 	r = sd_bus_message_read_basic(m, type, &v);
 	if (r <= 0) {
 		return r < 0 ? r : -ENXIO;
 	}
-	/* JSON object keys must be strings, so a number key is written quoted. */
-	const char *q = as_string ? "\"" : "";
 	switch (type) {
 	case 'y':
-		fprintf(f, "%s%u%s", q, v.y, q);
+		*ret = v.y;
 		break;
 	case 'b':
-		fprintf(f, "%s%s%s", q, v.b ? "true" : "false", q);
-		break;
-	case 'n':
-		fprintf(f, "%s%d%s", q, v.n, q);
-		break;
-	case 'q':
-		fprintf(f, "%s%u%s", q, v.q, q);
-		break;
 	case 'i':
 	case 'h':
-		fprintf(f, "%s%" PRIi32 "%s", q, v.i, q);
+		*ret = type == 'b' ? v.b : v.i;
+		break;
+	case 'n':
+		*ret = v.n;
+		break;
+	case 'q':
+		*ret = v.q;
 		break;
 	case 'u':
-		fprintf(f, "%s%" PRIu32 "%s", q, v.u, q);
+		*ret = v.u;
 		break;
-	case 'x':
-		fprintf(f, "%s%" PRIi64 "%s", q, v.x, q);
+	default: /* 'x', 't' */
+		*ret = v.x;
 		break;
-	case 't':
-		fprintf(f, "%s%" PRIu64 "%s", q, v.t, q);
-		break;
-	case 'd':
-		if (isfinite(v.d)) {
-			fprintf(f, "%s%.15g%s", q, v.d, q);
-		} else {
-			fprintf(f, "%snull%s", q, q);
-		}
-		break;
-	case 's':
-	case 'o':
-	case 'g':
-		bus_json_string(f, v.s);
-		break;
-	default:
-		return -EINVAL;
 	}
 	return 0;
+}
+
+static int write_basic(sd_bus_message *m, char type, FILE *f, bool as_string)
+{
+	/* JSON object keys must be strings, so a number key is written quoted. */
+	const char *q = as_string ? "\"" : "";
+	const char *str;
+	int64_t i;
+	double d;
+	int r;
+
+	if (strchr("sog", type)) {
+		r = sd_bus_message_read_basic(m, type, &str);
+		if (r > 0) {
+			bus_json_string(f, str);
+		}
+	} else if (type == 'd') {
+		r = sd_bus_message_read_basic(m, 'd', &d);
+		if (r > 0 && isfinite(d)) {
+			fprintf(f, "%s%.15g%s", q, d, q);
+		} else if (r > 0) {
+			fprintf(f, "%snull%s", q, q);
+		}
+	} else {
+		r = bus_read_integer(m, type, &i);
+		if (r == 0 && type == 'b') {
+			fprintf(f, "%s%s%s", q, i ? "true" : "false", q);
+		} else if (r == 0 && type == 't') {
+			fprintf(f, "%s%" PRIu64 "%s", q, (uint64_t) i, q);
+		} else if (r == 0) {
+			fprintf(f, "%s%" PRIi64 "%s", q, i, q);
+		}
+		return r;
+	}
+	return r < 0 ? r : r == 0 ? -ENXIO : 0;
 }
 
 /* Write the elements of the container m is in, until its end. */

@@ -9,6 +9,12 @@
 void bus_json_string(FILE *f, const char *s);
 
 /*
+ * Read the next value, of basic integer type (y b n q i u x t h), as an int64 (a t above
+ * INT64_MAX wraps). -EINVAL for any other type, -ENXIO at the end of the container.
+ */
+int bus_read_integer(sd_bus_message *m, char type, int64_t *ret);
+
+/*
  * Read the next complete value of m and write it as compact JSON: a dictionary with a basic key
  * type (a{sv}, a{st}, a{oa{sa{sv}}}) becomes an object, other arrays and structs become arrays, a
  * variant its content, strings, object paths and signatures strings, numbers numbers (a double

@@ -98,40 +98,13 @@ const char *props_str(sd_bus_message *props, const char *name)
 
 int64_t props_int(sd_bus_message *props, const char *name)
 {
-	union {
-		uint8_t y;
-		int b;
-		int16_t n;
-		uint16_t q;
-		int32_t i;
-		uint32_t u;
-		int64_t x;
-		uint64_t t;
-	} v = { 0 };
+	int64_t v = 0;
 	char type;
 
-	if (props_seek(props, name, &type) < 0 || !strchr("ybnqiuxt", type) ||
-	    sd_bus_message_read_basic(props, type, &v) < 0) {
+	if (props_seek(props, name, &type) < 0 || bus_read_integer(props, type, &v) < 0) {
 		return 0;
 	}
-	switch (type) {
-	case 'y':
-		return v.y;
-	case 'b':
-		return v.b;
-	case 'n':
-		return v.n;
-	case 'q':
-		return v.q;
-	case 'i':
-		return v.i;
-	case 'u':
-		return v.u;
-	case 't':
-		return (int64_t) v.t;
-	default:
-		return v.x;
-	}
+	return v;
 }
 
 double props_double(sd_bus_message *props, const char *name)
