@@ -185,11 +185,8 @@ static void check_erbest(struct worker_port *w, ns_t now)
 	struct ipc_msg m = { .type = IPC_ERBEST };
 	struct ipc_erbest *e = &m.erbest;
 
-	e->present = port_get_erbest(w->port, now, &e->ds) == 0;
-	if (e->present && port_get_state(w->port) == PORT_STATE_SLAVE) {
-		/* Only the parent's time properties are known to the engine's data sets. */
-		e->tp = *port_time_properties_ds(w->port);
-	}
+	/* The time properties travel with Erbest, so the instance adopts them with S1 (9.3.5). */
+	e->present = port_get_erbest(w->port, now, &e->ds, &e->tp) == 0;
 	if (w->erbest_sent && !memcmp(&w->erbest, e, sizeof(*e))) {
 		return;
 	}

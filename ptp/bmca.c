@@ -241,6 +241,12 @@ void bmca_update_slave(const struct bmca_announce *a, struct currentDS *cds, str
 	pds->grandmasterClockQuality = a->grandmasterClockQuality;
 	pds->grandmasterPriority1 = a->grandmasterPriority1;
 	pds->grandmasterPriority2 = a->grandmasterPriority2;
+	bmca_time_properties_from_announce(a, tp);
+}
+
+/* IEEE 1588-2019 9.3.5 Table 30: timePropertiesDS from the Announce of Ebest. */
+void bmca_time_properties_from_announce(const struct bmca_announce *a, struct timePropertiesDS *tp)
+{
 	tp->currentUtcOffset = a->currentUtcOffset;
 	tp->timeSource = a->timeSource;
 	ds_time_properties_set_flags(tp, a->flagField);

@@ -111,6 +111,8 @@ ns_t bmca_qualification_timeout(enum bmca_decision d, uint16_t stepsRemoved,
 /* IEEE 1588-2019 9.3.5 Table 30 (S1): the data sets take the parent's values. */
 void bmca_update_slave(const struct bmca_announce *a, struct currentDS *cds, struct parentDS *pds,
 		       struct timePropertiesDS *tp);
+/* The time properties an Announce carries (flags, currentUtcOffset, timeSource). */
+void bmca_time_properties_from_announce(const struct bmca_announce *a, struct timePropertiesDS *tp);
 /* IEEE 1588-2019 9.3.5 Table 27 (M1, M2): the local clock is the grandmaster. tp is left for the
  * caller (its own time source configuration). */
 void bmca_update_master(const struct defaultDS *dds, struct currentDS *cds, struct parentDS *pds);

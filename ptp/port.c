@@ -378,10 +378,18 @@ int port_state_decision(struct port *p, ns_t now)
 	return port_decide(p, d, best, now);
 }
 
-int port_get_erbest(struct port *p, ns_t now, struct bmca_dataset *ret)
+int port_get_erbest(struct port *p, ns_t now, struct bmca_dataset *ret,
+		    struct timePropertiesDS *ret_tp)
 {
+	const struct bmca_foreign *best;
+
 	bmca_foreign_prune(&p->foreign, now);
-	return bmca_foreign_best(&p->foreign, now, ret) ? 0 : -ENOENT;
+	best = bmca_foreign_best(&p->foreign, now, ret);
+	if (!best) {
+		return -ENOENT;
+	}
+	bmca_time_properties_from_announce(&best->announce, ret_tp);
+	return 0;
 }
 
 int port_apply_decision(struct port *p, enum bmca_decision d, ns_t now)

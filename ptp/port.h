@@ -161,7 +161,8 @@ int port_fault(struct port *p, ns_t now);
  * (9.3.2.3), -ENOENT when no foreign master qualifies; and the decision it computed (9.3.3).
  * S1 makes the port's Erbest its parent.
  */
-int port_get_erbest(struct port *p, ns_t now, struct bmca_dataset *ret);
+int port_get_erbest(struct port *p, ns_t now, struct bmca_dataset *ret,
+		    struct timePropertiesDS *ret_tp);
 int port_apply_decision(struct port *p, enum bmca_decision d, ns_t now);
 /*
  * A boundary clock shares currentDS.stepsRemoved, parentDS and timePropertiesDS across its

@@ -599,6 +599,17 @@ static void test_time_properties(void **state)
 	assert_true(port_time_properties_ds(l.s[1].port)->leap61);
 	assert_true(port_time_properties_ds(l.s[1].port)->currentUtcOffsetValid);
 	assert_int_equal(port_time_properties_ds(l.s[1].port)->currentUtcOffset, 38);
+
+	/* Under a supervisor the same properties travel with Erbest, before any state decision. */
+	{
+		struct bmca_dataset ds;
+		struct timePropertiesDS tp = { 0 };
+
+		assert_int_equal(port_get_erbest(l.s[1].port, l.now, &ds, &tp), 0);
+		assert_true(tp.leap61);
+		assert_true(tp.currentUtcOffsetValid);
+		assert_int_equal(tp.currentUtcOffset, 38);
+	}
 	link_free(&l);
 }
 
