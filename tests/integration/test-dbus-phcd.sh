@@ -88,6 +88,20 @@ got=$(busctl --system get-property org.phcd1 /org/phcd1/instance/lab org.phcd1.I
 [ "$got" = "y 42" ] || fail "after set-priority1 lab 42: got '$got'"
 echo "ok: nobody refused (exit 4); root: disable -> DISABLED without worker, enable -> worker back; Priority1 42"
 
+# Reload over D-Bus: an invalid file is refused with file:line, a valid change is applied.
+cp "$tmp/phcd.conf" "$tmp/phcd.conf.good"
+echo "bogus_key = 1" >>"$tmp/phcd.conf"
+rc=0
+"$PHCCTL" reload 2>"$tmp/err" || rc=$?
+[ "$rc" = 1 ] && grep -q "phcd.conf:[0-9]*:" "$tmp/err" ||
+	fail "reload of an invalid file: expected exit 1 with file:line, got $rc: $(cat "$tmp/err")"
+sed 's/^clock_backend = virtual$/clock_backend = virtual\npriority2 = 77/' "$tmp/phcd.conf.good" \
+	>"$tmp/phcd.conf"
+from=$(wc -l <"$tmp/mon")
+"$PHCCTL" reload || fail "reload of a valid file failed"
+wait_for "$tmp/mon" '"path":"/org/phcd1/instance/lab","args":\["org.phcd1.Instance",\{[^]]*"Priority2":77' 3 "$from"
+echo "ok: reload: invalid file refused ($(grep -o 'phcd.conf:[0-9]*:[^;]*' "$tmp/err" | head -n 1)), priority2 = 77 applied and signalled"
+
 # The interface goes away: so does its port object.
 from=$(wc -l <"$tmp/mon")
 ip -n "$S" link del s2
