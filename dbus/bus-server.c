@@ -116,7 +116,7 @@ void bus_server_mark(struct bus_server *s, enum bus_kind kind, void *object, uns
 {
 	unsigned int slow = mask & slow_bits(kind), urgent = mask & ~slow;
 	struct bus_dirty *d = dirty_get(s, kind, object);
-	uint64_t now, next;
+	uint64_t now = 0, next;
 
 	if (!d) {
 		fprintf(stderr, "phcd: out of memory marking a D-Bus change, ignoring\n");
@@ -129,7 +129,9 @@ void bus_server_mark(struct bus_server *s, enum bus_kind kind, void *object, uns
 	}
 	if (slow && sd_event_source_get_enabled(s->tick, NULL) == 0) {
 		/* The first change after a quiet second goes out at once, the rest wait. */
-		sd_event_now(s->event, CLOCK_MONOTONIC, &now);
+		if (sd_event_now(s->event, CLOCK_MONOTONIC, &now) < 0) {
+			now = 0; /* cannot happen for CLOCK_MONOTONIC; send at once */
+		}
 		next = s->last_tick_usec + BUS_SLOW_INTERVAL_USEC;
 		sd_event_source_set_time(s->tick, next > now ? next : now);
 		sd_event_source_set_enabled(s->tick, SD_EVENT_ONESHOT);
