@@ -107,11 +107,54 @@ int bus_property_get_bool(sd_bus *bus, const char *path, const char *interface,
 	return sd_bus_message_append(reply, "b", (int) *(const bool *) userdata);
 }
 
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 if the byte there does not start one. */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n = *s < 0x80		 ? 1
+		   : (*s & 0xE0) == 0xC0 ? 2
+		   : (*s & 0xF0) == 0xE0 ? 3
+		   : (*s & 0xF8) == 0xF0 ? 4
+					 : 0;
+
+	/* Overlong forms, UTF-16 surrogates and code points past U+10FFFF are invalid too. */
+	if ((n == 2 && *s < 0xC2) || (n == 3 && *s == 0xE0 && s[1] < 0xA0) ||
+	    (n == 3 && *s == 0xED && s[1] >= 0xA0) || (n == 4 && *s == 0xF0 && s[1] < 0x90) ||
+	    (n == 4 && (*s > 0xF4 || (*s == 0xF4 && s[1] >= 0x90)))) {
+		return 0;
+	}
+	for (size_t k = 1; k < n; k++) {
+		if ((s[k] & 0xC0) != 0x80) {
+			return 0;
+		}
+	}
+	return n;
+}
+
 int bus_property_get_chars(sd_bus *bus, const char *path, const char *interface,
 			   const char *property, sd_bus_message *reply, void *userdata,
 			   sd_bus_error *error)
 {
-	return sd_bus_message_append_basic(reply, 's', (const char *) userdata);
+	/*
+	 * sd-bus refuses a string that is not UTF-8, which would fail GetAll and
+	 * GetManagedObjects for everyone; interface names and a worker's error text (workers are
+	 * not trusted) may be any bytes, so each invalid byte is shown as '?'.
+	 */
+	const unsigned char *in = userdata;
+	char out[256];
+	size_t o = 0;
+
+	for (size_t n; *in && o + 4 < sizeof(out); in += n) {
+		n = utf8_len(in);
+		if (n == 0) {
+			out[o++] = '?';
+			n = 1;
+			continue;
+		}
+		memcpy(out + o, in, n);
+		o += n;
+	}
+	out[o] = '\0';
+	return sd_bus_message_append_basic(reply, 's', out);
 }
 
 int bus_property_get_clock_identity(sd_bus *bus, const char *path, const char *interface,

@@ -246,6 +246,15 @@ rc=0
 	fail "wait-sync --max-offset 10 with offset 120: expected exit 5, got $rc: $(cat "$tmp/err")"
 echo "ok: wait-sync: exit 5 on timeout, exit 0 once LOCKED ($(cat "$tmp/ws")), --max-offset honoured"
 
+# --- a worker's error text is not trusted: invalid UTF-8 must not break GetAll for everyone
+printf 'error veth1 bad \xff\xc0\xaf \xed\xa0\x80 text \xc3\xa9\n' >&5
+wait_for "$tmp/out" '^ok error$' 5
+got=$("${B[@]}" get-property org.phcd1 /org/phcd1/port/veth1 org.phcd1.Port LastError)
+# (busctl prints the é of the valid tail as octal escapes)
+[ "$got" = 's "bad ??? ??? text \303\251"' ] || fail "LastError with invalid UTF-8: got '$got'"
+"$PHCCTL" port veth1 --json | jq -e '.LastErrorCode == 100' >/dev/null || fail "GetAll of veth1 after a bad error text"
+echo "ok: invalid UTF-8 in LastError shown as '?', GetAll still works: $got"
+
 # --- removal of an instance takes its ports with it
 from=$(wc -l <"$tmp/mon")
 fake rm-instance "dom-24"
