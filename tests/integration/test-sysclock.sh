@@ -11,8 +11,13 @@ PHCD=$BUILD/daemon/phcd
 tmp=$(mktemp -d /tmp/phcd-sysclk.XXXXXX)
 S=phsc-s$$ M=phsc-m$$
 PHCD_PID=
-trap '[ -n "$PHCD_PID" ] && kill -TERM "$PHCD_PID" 2>/dev/null; wait 2>/dev/null; net_cleanup;
-	rm -rf "$tmp"' EXIT
+stop_phcd() {
+	if [ -n "$PHCD_PID" ] && kill -0 "$PHCD_PID" 2>/dev/null; then
+		kill -TERM "$PHCD_PID" 2>/dev/null || true
+		wait "$PHCD_PID" 2>/dev/null || true
+	fi
+}
+trap 'stop_phcd; net_cleanup; rm -rf "$tmp"' EXIT
 
 # adjtimex with modes 0 only reads: frequency, status and (kernel-grown) maxerror aside.
 kernel_state() {

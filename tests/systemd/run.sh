@@ -3,7 +3,7 @@
 # systemd tier (PHCD_TEST_SYSTEMD=1): phcd installed by `meson install` into a debootstrapped
 # bookworm rootfs booted under systemd-nspawn. Shows Type=notify readiness, phcd-wait-sync
 # holding time-sync.target until phcd is synchronized to a ptp4l master, D-Bus activation after
-# a stop, and a watchdog restart after SIGSTOP.
+# a stop, a watchdog restart after SIGSTOP, and timedatectl set-ntp switching phcd.
 #
 # The container has no CAP_SYS_TIME (nspawn drops it), so nothing in it can touch the host clock;
 # phcd steers a virtual clock there. Usage: tests/systemd/run.sh [WORKDIR] (default
@@ -211,7 +211,22 @@ $C journalctl --no-pager -u phcd | grep -q 'Watchdog timeout' ||
 echo "ok: watchdog: SIGSTOP of phcd $pid -> 'Watchdog timeout', restarted as $(prop phcd MainPID)" \
 	"(NRestarts $restarts -> $nr)"
 
-# 8. The container lacks CAP_SYS_TIME: nothing in it can set the host clock.
+# 8. timedatectl set-ntp switches phcd through ntp-units.d/phcd.list (timedated, D-Bus).
+ntp_state() { # expect NTP=yes|no and phcd active|inactive
+	[ "$($C timedatectl show --value -p NTP)" = "$1" ] && [ "$(prop phcd ActiveState)" = "$2" ]
+}
+[ "$($C timedatectl show --value -p CanNTP)" = yes ] ||
+	fail "timedatectl: expected CanNTP=yes (ntp-units.d/phcd.list), got $($C timedatectl show --value -p CanNTP)"
+wait_for 10 "timedatectl NTP=yes with phcd active" ntp_state yes active
+$C timedatectl set-ntp false
+wait_for 10 "timedatectl set-ntp false: NTP=no, phcd inactive" ntp_state no inactive
+[ "$($C systemctl is-enabled phcd.service || true)" = disabled ] ||
+	fail "set-ntp false: expected phcd.service disabled, got $($C systemctl is-enabled phcd.service)"
+$C timedatectl set-ntp true
+wait_for 10 "timedatectl set-ntp true: NTP=yes, phcd active" ntp_state yes active
+echo "ok: timedatectl set-ntp false/true stops+disables / enables+starts phcd (CanNTP=yes)"
+
+# 9. The container lacks CAP_SYS_TIME: nothing in it can set the host clock.
 bnd=$($C grep CapBnd /proc/1/status | awk '{ print $2 }')
 (((0x$bnd >> 25) & 1)) && fail "container: expected CAP_SYS_TIME (25) outside CapBnd, got $bnd"
 echo "ok: container CapBnd $bnd has no CAP_SYS_TIME"
