@@ -74,7 +74,7 @@ fi
 ninja -C "$work/build" >/dev/null
 DESTDIR=$root meson install -C "$work/build" --no-rebuild --quiet
 systemd-sysusers --root="$root" >/dev/null
-getent passwd phcd >/dev/null 2>&1 || grep -q '^phcd:' "$root/etc/passwd" ||
+grep -q '^phcd:' "$root/etc/passwd" ||
 	fail "systemd-sysusers did not create the phcd user in the rootfs"
 systemctl --root="$root" enable phcd.service phcd-wait-sync.service >/dev/null 2>&1
 [ -L "$root/etc/systemd/system/dbus-org.phcd1.service" ] ||
