@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* phcd-port under the supervisor: inherited fds, no privileges, the port engine driven over IPC. */
+/* phcd-port under the supervisor: inherited fds, no privileges, the port engine
+ * driven over IPC. */
 #include <errno.h>
-#include <net/if.h>
-#include <stdarg.h>
 #include <linux/capability.h>
+#include <net/if.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,27 +18,22 @@
 
 #include "daemon/ipc.h"
 #include "daemon/port-ipc.h"
-#include "daemon/port-mgmt.h"
+#include "daemon/port-loop.h"
 #include "ptp/clock.h"
 #include "ptp/port.h"
 #include "ptp/transport.h"
 
 #define FD_TO_CLOCKID(fd) ((~(clockid_t) (fd) << 3) | 3)
-/* How often the worker looks at its Erbest, and the most often it sends STATUS unasked. */
+/* How often the worker looks at its Erbest, and the most often it sends STATUS
+ * unasked. */
 #define ERBEST_POLL_USEC (250 * 1000ULL)
 #define STATUS_PERIOD_NS (1000 * NS_PER_MSEC)
 #define CONFIG_TIMEOUT_MS 5000
 
 struct worker_port {
 	const struct port_ipc_args *args;
-	sd_event *event;
 	int ipc;
-	struct transport *transport;
-	struct clock *raw; /* what the virtual clock views; NULL otherwise */
-	struct clock *clock;
-	struct port *port;
-	struct port_mgmt mgmt; /* answers pmc -2 on this wire (issue 9) */
-	sd_event_source *timer;
+	struct port_loop loop;
 	struct port_sample sample;
 	bool has_sample;
 	ns_t last_status;
@@ -48,18 +44,10 @@ struct worker_port {
 	int exit_code;
 };
 
-static ns_t mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (ns_t) ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
-}
-
 /*
- * DESIGN.md 2: once its fds are in hand a worker needs no privilege at all. Bounding set first
- * (dropping needs CAP_SETPCAP, which capset then removes), then every set to zero, and
- * no_new_privs so nothing exec'd later regains any.
+ * DESIGN.md 2: once its fds are in hand a worker needs no privilege at all.
+ * Bounding set first (dropping needs CAP_SETPCAP, which capset then removes),
+ * then every set to zero, and no_new_privs so nothing exec'd later regains any.
  */
 static int drop_privileges(void)
 {
@@ -105,7 +93,8 @@ static void set_error(struct worker_port *w, int error, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* IEEE 1588-2019 Table 36 messageType of each engine counter, for the per-type IPC counters. */
+/* IEEE 1588-2019 Table 36 messageType of each engine counter, for the per-type
+ * IPC counters. */
 static void fill_counters(struct worker_port *w, struct ipc_status *s)
 {
 	static const struct {
@@ -132,7 +121,7 @@ static void fill_counters(struct worker_port *w, struct ipc_status *s)
 	};
 
 	for (size_t k = 0; k < ARRAY_SIZE(map); k++) {
-		uint64_t v = port_get_counter(w->port, map[k].c);
+		uint64_t v = port_get_counter(w->loop.port, map[k].c);
 
 		if (map[k].tx) {
 			s->tx[map[k].type] = v;
@@ -140,11 +129,12 @@ static void fill_counters(struct worker_port *w, struct ipc_status *s)
 			s->rx[map[k].type] = v;
 		}
 	}
-	/* Management (issue 9): requests in, answers out, malformed ones dropped uncounted above.
+	/* Management (issue 9): requests in, answers out, malformed ones dropped
+	 * uncounted above.
 	 */
-	s->rx[MSG_MANAGEMENT] = w->mgmt.rx;
-	s->tx[MSG_MANAGEMENT] = w->mgmt.tx;
-	s->dropped[MSG_MANAGEMENT] = w->mgmt.cnt.c[MGMT_CNT_MALFORMED];
+	s->rx[MSG_MANAGEMENT] = w->loop.mgmt.rx;
+	s->tx[MSG_MANAGEMENT] = w->loop.mgmt.tx;
+	s->dropped[MSG_MANAGEMENT] = w->loop.mgmt.cnt.c[MGMT_CNT_MALFORMED];
 }
 
 static void send_status(struct worker_port *w)
@@ -152,8 +142,8 @@ static void send_status(struct worker_port *w)
 	struct ipc_msg m = { .type = IPC_STATUS };
 	struct ipc_status *s = &m.status;
 
-	s->port_state = port_get_state(w->port);
-	switch (port_servo_state(w->port)) {
+	s->port_state = port_get_state(w->loop.port);
+	switch (port_servo_state(w->loop.port)) {
 	case SERVO_LOCKED:
 		s->servo_state = IPC_SERVO_LOCKED;
 		break;
@@ -172,10 +162,10 @@ static void send_status(struct worker_port *w)
 	fill_counters(w, s);
 	s->last_error = w->last_error;
 	snprintf(s->last_error_text, sizeof(s->last_error_text), "%s", w->last_error_text);
-	w->last_status = mono_now();
+	w->last_status = port_loop_now();
 	if (ipc_send(w->ipc, &m, NULL, 0) < 0) {
 		/* The supervisor is gone: nothing left to do here. */
-		sd_event_exit(w->event, 1);
+		sd_event_exit(w->loop.event, 1);
 	}
 }
 
@@ -185,33 +175,23 @@ static void check_erbest(struct worker_port *w, ns_t now)
 	struct ipc_msg m = { .type = IPC_ERBEST };
 	struct ipc_erbest *e = &m.erbest;
 
-	/* The time properties travel with Erbest, so the instance adopts them with S1 (9.3.5). */
-	e->present = port_get_erbest(w->port, now, &e->ds, &e->tp) == 0;
+	/* The time properties travel with Erbest, so the instance adopts them with S1
+	 * (9.3.5). */
+	e->present = port_get_erbest(w->loop.port, now, &e->ds, &e->tp) == 0;
 	if (w->erbest_sent && !memcmp(&w->erbest, e, sizeof(*e))) {
 		return;
 	}
 	w->erbest = *e;
 	w->erbest_sent = true;
 	if (ipc_send(w->ipc, &m, NULL, 0) < 0) {
-		sd_event_exit(w->event, 1);
+		sd_event_exit(w->loop.event, 1);
 	}
-}
-
-static int port_send(void *userdata, const void *buf, size_t len, bool pdelay, bool event,
-		     ns_t *ret_tx_ts)
-{
-	struct worker_port *w = userdata;
-	struct transport_dest d = {
-		.kind = pdelay ? TRANSPORT_DEST_PDELAY : TRANSPORT_DEST_DEFAULT,
-	};
-
-	return transport_send(w->transport, buf, len, &d, event, ret_tx_ts);
 }
 
 static void port_state_changed(void *userdata, enum port_state from, enum port_state to,
 			       enum fsm_event why)
 {
-	struct worker_port *w = userdata;
+	struct worker_port *w = container_of(userdata, struct worker_port, loop);
 
 	/* State changes go out at once (DESIGN.md 4). */
 	send_status(w);
@@ -219,7 +199,7 @@ static void port_state_changed(void *userdata, enum port_state from, enum port_s
 
 static void port_sample(void *userdata, const struct port_sample *s)
 {
-	struct worker_port *w = userdata;
+	struct worker_port *w = container_of(userdata, struct worker_port, loop);
 
 	w->sample = *s;
 	w->has_sample = true;
@@ -227,16 +207,17 @@ static void port_sample(void *userdata, const struct port_sample *s)
 
 static void port_clock_error(void *userdata, const char *op, int error)
 {
-	struct worker_port *w = userdata;
+	struct worker_port *w = container_of(userdata, struct worker_port, loop);
 
 	set_error(w, error, "clock %s failed: %s", op, strerror(-error));
 }
 
-/* A management SET from the network, accepted: the supervisor owns the instance's priorities. */
+/* A management SET from the network, accepted: the supervisor owns the
+ * instance's priorities. */
 static int port_priority_request(void *userdata, const struct mgmt_change *change)
 {
 	struct worker_port *w = userdata;
-	const struct defaultDS *d = port_default_ds(w->port);
+	const struct defaultDS *d = port_default_ds(w->loop.port);
 	struct ipc_msg m = { .type = IPC_PRIORITY_REQUEST };
 
 	m.set_priority.priority1 = change->mask & MGMT_CHANGE_PRIORITY1 ? change->priority1
@@ -246,72 +227,16 @@ static int port_priority_request(void *userdata, const struct mgmt_change *chang
 	return ipc_send(w->ipc, &m, NULL, 0);
 }
 
-static void port_management(void *userdata, const void *buf, size_t len)
-{
-	struct worker_port *w = userdata;
-
-	port_mgmt_receive(&w->mgmt, buf, len);
-}
-
 static const struct port_ops worker_port_ops = {
-	.send = port_send,
 	.state_changed = port_state_changed,
 	.sample = port_sample,
 	.clock_error = port_clock_error,
-	.management = port_management,
 };
-
-static void rearm(struct worker_port *w)
-{
-	ns_t next = port_next_deadline(w->port);
-	ns_t now = mono_now();
-	uint64_t usec;
-
-	if (next == INT64_MAX) {
-		sd_event_source_set_enabled(w->timer, SD_EVENT_OFF);
-		return;
-	}
-	usec = next > now ? (uint64_t) next / 1000 : (uint64_t) now / 1000;
-	sd_event_source_set_time(w->timer, usec);
-	sd_event_source_set_enabled(w->timer, SD_EVENT_ONESHOT);
-}
-
-static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
-{
-	struct worker_port *w = userdata;
-
-	(void) port_tick(w->port, mono_now());
-	rearm(w);
-	return 0;
-}
-
-static int on_frame(sd_event_source *s, int fd, uint32_t revents, void *userdata)
-{
-	struct worker_port *w = userdata;
-	uint8_t buf[1536];
-
-	/* A bounded batch: the loop stays fair to IPC and timers under a flood. */
-	for (int k = 0; k < 64; k++) {
-		struct transport_rx_info info;
-		int n = transport_recv(w->transport, buf, sizeof(buf), &info);
-
-		if (n == -EAGAIN) {
-			break;
-		}
-		if (n < 0) {
-			continue;
-		}
-		(void) port_receive(w->port, buf, (size_t) n, info.has_ts ? info.ts : PORT_TS_NONE,
-				    mono_now());
-	}
-	rearm(w);
-	return 0;
-}
 
 static int on_poll(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct worker_port *w = userdata;
-	ns_t now = mono_now();
+	ns_t now = port_loop_now();
 
 	check_erbest(w, now);
 	if (now - w->last_status >= STATUS_PERIOD_NS) {
@@ -322,11 +247,12 @@ static int on_poll(sd_event_source *s, uint64_t usec, void *userdata)
 	return 0;
 }
 
-/* The supervisor's decision (9.3.3), carried out with the clock's shared data sets (9.3.5). */
+/* The supervisor's decision (9.3.3), carried out with the clock's shared data
+ * sets (9.3.5). */
 static void apply_recommendation(struct worker_port *w, const struct ipc_recommended_state *rs)
 {
-	const struct defaultDS *dds = port_default_ds(w->port);
-	ns_t now = mono_now();
+	const struct defaultDS *dds = port_default_ds(w->loop.port);
+	ns_t now = port_loop_now();
 	enum bmca_decision d;
 	int r;
 
@@ -349,15 +275,15 @@ static void apply_recommendation(struct worker_port *w, const struct ipc_recomme
 		return;
 	}
 	if (d == BMCA_DECISION_M3 || d == BMCA_DECISION_P2) {
-		port_set_parent_data_sets(w->port, rs->stepsRemoved, &rs->parent, &rs->tp);
+		port_set_parent_data_sets(w->loop.port, rs->stepsRemoved, &rs->parent, &rs->tp);
 	}
-	r = port_apply_decision(w->port, d, now);
+	r = port_apply_decision(w->loop.port, d, now);
 	if (r == -ENOENT) {
 		/* Our Erbest vanished meanwhile: say so, the supervisor decides again. */
 		w->erbest_sent = false;
 		check_erbest(w, now);
 	}
-	rearm(w);
+	port_loop_rearm(&w->loop);
 }
 
 static int on_ipc(sd_event_source *s, int fd, uint32_t revents, void *userdata)
@@ -371,9 +297,10 @@ static int on_ipc(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 		return 0;
 	}
 	if (r < 0) {
-		/* The supervisor went away or spoke nonsense: a worker never runs unsupervised. */
+		/* The supervisor went away or spoke nonsense: a worker never runs
+		 * unsupervised. */
 		w->exit_code = r == -ECONNRESET ? 0 : 1;
-		sd_event_exit(w->event, w->exit_code);
+		sd_event_exit(w->loop.event, w->exit_code);
 		return 0;
 	}
 	switch (m.type) {
@@ -381,19 +308,14 @@ static int on_ipc(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 		apply_recommendation(w, &m.recommended_state);
 		break;
 	case IPC_SHUTDOWN:
-		sd_event_exit(w->event, 0);
+		sd_event_exit(w->loop.event, 0);
 		break;
 	default:
-		/* SET_PRIORITY: the supervisor restarts workers for now; a second CONFIG: ignored.
+		/* SET_PRIORITY: the supervisor restarts workers for now; a second CONFIG:
+		 * ignored.
 		 */
 		break;
 	}
-	return 0;
-}
-
-static int on_term(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
-{
-	sd_event_exit(sd_event_source_get_event(s), 0);
 	return 0;
 }
 
@@ -423,43 +345,24 @@ static int make_clock(struct worker_port *w, const struct ipc_config *c, bool hw
 {
 	clockid_t raw_id = hw && w->args->phc_fd >= 0 ? FD_TO_CLOCKID(w->args->phc_fd)
 						      : CLOCK_REALTIME;
-	struct clock_virtual_config vc = {
-		.initial_offset = c->instance.virtual_clock.initial_offset_ns,
-		.freq_error_ppb = c->instance.virtual_clock.initial_freq_ppb,
-	};
-	int r;
 
 	switch (c->instance.clock_backend) {
 	case OPTIONS_CLOCK_PHC:
 		if (w->args->phc_fd >= 0) {
-			return clock_phc_new(w->args->phc_fd, &w->clock);
+			return clock_phc_new(w->args->phc_fd, &w->loop.clock);
 		}
 		set_error(w, -ENODEV, "no PHC on this interface: measuring only");
-		return clock_freerun_new(raw_id, &w->clock);
+		return clock_freerun_new(raw_id, &w->loop.clock);
 	case OPTIONS_CLOCK_VIRTUAL:
-		r = clock_freerun_new(raw_id, &w->raw);
-		if (r < 0) {
-			return r;
-		}
-		return clock_virtual_new(w->raw, &vc, &w->clock);
+		return port_loop_virtual_clock(&w->loop, raw_id, &c->instance);
 	case OPTIONS_CLOCK_SYSTEM:
 		/* CLOCK_REALTIME is the supervisor's to steer (CLOCK_REQUEST, issue 7). */
 		set_error(w, -EOPNOTSUPP, "system clock steering not served yet: measuring only");
-		return clock_freerun_new(CLOCK_REALTIME, &w->clock);
+		return clock_freerun_new(CLOCK_REALTIME, &w->loop.clock);
 	case OPTIONS_CLOCK_FREE_RUNNING:
 	default:
-		return clock_freerun_new(raw_id, &w->clock);
+		return clock_freerun_new(raw_id, &w->loop.clock);
 	}
-}
-
-static void worker_port_done(struct worker_port *w)
-{
-	w->timer = sd_event_source_disable_unref(w->timer);
-	port_free(w->port);
-	clock_free(w->clock);
-	clock_free(w->raw);
-	transport_free(w->transport);
-	sd_event_unref(w->event);
 }
 
 int port_ipc_run(const struct port_ipc_args *a)
@@ -470,7 +373,6 @@ int port_ipc_run(const struct port_ipc_args *a)
 	struct port_config pc;
 	struct transport_ts_status st;
 	struct transport_config tc = { 0 };
-	sigset_t mask;
 	int r;
 
 	r = drop_privileges();
@@ -479,7 +381,8 @@ int port_ipc_run(const struct port_ipc_args *a)
 			strerror(-r));
 		return r;
 	}
-	/* Never outlive the supervisor (set after exec: exec of our own binary keeps it). */
+	/* Never outlive the supervisor (set after exec: exec of our own binary keeps
+	 * it). */
 	(void) prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 	if (getppid() == 1) {
 		return -ESRCH;
@@ -497,12 +400,15 @@ int port_ipc_run(const struct port_ipc_args *a)
 		return r;
 	}
 
-	r = transport_l2_new(&w.transport);
+	r = port_loop_init(&w.loop, &worker_port_ops);
 	if (r >= 0) {
-		r = transport_adopt(w.transport, a->socket_fd, &tc);
+		r = transport_l2_new(&w.loop.transport);
 	}
 	if (r >= 0) {
-		r = transport_get_ts_status(w.transport, &st);
+		r = transport_adopt(w.loop.transport, a->socket_fd, &tc);
+	}
+	if (r >= 0) {
+		r = transport_get_ts_status(w.loop.transport, &st);
 	}
 	if (r >= 0) {
 		r = make_clock(&w, &cfg, st.mode == TRANSPORT_TS_MODE_HARDWARE);
@@ -522,48 +428,28 @@ int port_ipc_run(const struct port_ipc_args *a)
 			  !(cfg.instance.clock_backend == OPTIONS_CLOCK_PHC && a->phc_fd < 0) &&
 			  cfg.instance.clock_backend != OPTIONS_CLOCK_SYSTEM;
 	pc.external_bmca = true;
-	pc.seed = (uint64_t) getpid() ^ (uint64_t) mono_now();
-	r = port_new(&pc, w.clock, &worker_port_ops, &w, &w.port);
+	pc.seed = (uint64_t) getpid() ^ (uint64_t) port_loop_now();
+	r = port_loop_new_port(&w.loop, &pc);
 	if (r < 0) {
 		fprintf(stderr, "phcd-port: %s: cannot create the port: %s\n", a->ifname,
 			strerror(-r));
 		goto out;
 	}
-	w.mgmt = (struct port_mgmt){ .port = w.port,
-				     .transport = w.transport,
-				     .ifname = a->ifname,
-				     .user_description = cfg.instance.userDescription,
-				     .set_allowed = cfg.instance.management_network_set,
-				     .apply = port_priority_request,
-				     .userdata = &w };
+	w.loop.mgmt.ifname = a->ifname;
+	w.loop.mgmt.user_description = cfg.instance.userDescription;
+	w.loop.mgmt.set_allowed = cfg.instance.management_network_set;
+	w.loop.mgmt.apply = port_priority_request;
+	w.loop.mgmt.userdata = &w;
 
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGINT);
-	sigprocmask(SIG_BLOCK, &mask, NULL);
-	r = sd_event_new(&w.event);
-	if (r < 0) {
+	if ((r = sd_event_add_io(w.loop.event, NULL, a->ipc_fd, EPOLLIN, on_ipc, &w)) < 0 ||
+	    (r = sd_event_add_time_relative(w.loop.event, NULL, CLOCK_MONOTONIC, ERBEST_POLL_USEC,
+					    0, on_poll, &w)) < 0) {
 		goto out;
 	}
-	if ((r = sd_event_add_signal(w.event, NULL, SIGTERM, on_term, &w)) < 0 ||
-	    (r = sd_event_add_signal(w.event, NULL, SIGINT, on_term, &w)) < 0 ||
-	    (r = sd_event_add_io(w.event, NULL, a->ipc_fd, EPOLLIN, on_ipc, &w)) < 0 ||
-	    (r = sd_event_add_io(w.event, NULL, transport_fd(w.transport), EPOLLIN, on_frame, &w)) <
-		    0 ||
-	    (r = sd_event_add_time(w.event, &w.timer, CLOCK_MONOTONIC, 0, 0, on_timer, &w)) < 0 ||
-	    (r = sd_event_add_time_relative(w.event, NULL, CLOCK_MONOTONIC, ERBEST_POLL_USEC, 0,
-					    on_poll, &w)) < 0) {
-		goto out;
-	}
-	r = port_start(w.port, mono_now());
-	if (r < 0) {
-		goto out;
-	}
-	send_status(&w);
-	rearm(&w);
-	r = sd_event_loop(w.event);
+	/* port_start's first state change sends the first STATUS. */
+	r = port_loop_run(&w.loop);
 	r = r > 0 ? -EPIPE : r;
 out:
-	worker_port_done(&w);
+	port_loop_done(&w.loop);
 	return r;
 }

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The one sd-event loop around a port engine, shared by phcd-port by hand and under phcd. */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+
+#include "daemon/port-loop.h"
+
+ns_t port_loop_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (ns_t) ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
+}
+
+static int loop_send(void *userdata, const void *buf, size_t len, bool pdelay, bool event,
+		     ns_t *ret_tx_ts)
+{
+	struct port_loop *l = userdata;
+	struct transport_dest d = {
+		.kind = pdelay ? TRANSPORT_DEST_PDELAY : TRANSPORT_DEST_DEFAULT,
+	};
+
+	return transport_send(l->transport, buf, len, &d, event, ret_tx_ts);
+}
+
+static void loop_management(void *userdata, const void *buf, size_t len)
+{
+	struct port_loop *l = userdata;
+
+	port_mgmt_receive(&l->mgmt, buf, len);
+}
+
+static void engine_result(struct port_loop *l, const char *what, int r)
+{
+	if (r < 0 && l->engine_error) {
+		l->engine_error(l, what, r);
+	}
+}
+
+void port_loop_rearm(struct port_loop *l)
+{
+	ns_t next = port_next_deadline(l->port);
+	ns_t now = port_loop_now();
+
+	if (next == INT64_MAX) {
+		sd_event_source_set_enabled(l->timer, SD_EVENT_OFF);
+		return;
+	}
+	/* A deadline already past fires at once. */
+	sd_event_source_set_time(l->timer, (uint64_t) (next > now ? next : now) / 1000);
+	sd_event_source_set_enabled(l->timer, SD_EVENT_ONESHOT);
+}
+
+static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct port_loop *l = userdata;
+
+	engine_result(l, "timer", port_tick(l->port, port_loop_now()));
+	port_loop_rearm(l);
+	return 0;
+}
+
+static int on_frame(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct port_loop *l = userdata;
+	uint8_t buf[1536];
+
+	/* A bounded batch: the loop stays fair to IPC and timers under a flood. */
+	for (int k = 0; k < 64; k++) {
+		struct transport_rx_info info;
+		int n = transport_recv(l->transport, buf, sizeof(buf), &info);
+
+		if (n == -EAGAIN) {
+			break;
+		}
+		if (n < 0) {
+			continue;
+		}
+		engine_result(l, "receive",
+			      port_receive(l->port, buf, (size_t) n,
+					   info.has_ts ? info.ts : PORT_TS_NONE, port_loop_now()));
+	}
+	port_loop_rearm(l);
+	return 0;
+}
+
+static int on_term(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	sd_event_exit(sd_event_source_get_event(s), 0);
+	return 0;
+}
+
+int port_loop_init(struct port_loop *l, const struct port_ops *ops)
+{
+	sigset_t mask;
+	int r;
+
+	memset(l, 0, sizeof(*l));
+	l->port_ops = *ops;
+	l->port_ops.send = loop_send;
+	l->port_ops.management = loop_management;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	if ((r = sd_event_new(&l->event)) < 0 ||
+	    (r = sd_event_add_signal(l->event, NULL, SIGTERM, on_term, l)) < 0 ||
+	    (r = sd_event_add_signal(l->event, NULL, SIGINT, on_term, l)) < 0) {
+		return r;
+	}
+	return 0;
+}
+
+int port_loop_virtual_clock(struct port_loop *l, clockid_t raw_id,
+			    const struct instance_options *io)
+{
+	struct clock_virtual_config vc = {
+		.initial_offset = io->virtual_clock.initial_offset_ns,
+		.freq_error_ppb = io->virtual_clock.initial_freq_ppb,
+	};
+	int r;
+
+	r = clock_freerun_new(raw_id, &l->raw);
+	if (r < 0) {
+		return r;
+	}
+	return clock_virtual_new(l->raw, &vc, &l->clock);
+}
+
+int port_loop_new_port(struct port_loop *l, const struct port_config *pc)
+{
+	int r;
+
+	r = port_new(pc, l->clock, &l->port_ops, l, &l->port);
+	if (r < 0) {
+		return r;
+	}
+	l->mgmt.port = l->port;
+	l->mgmt.transport = l->transport;
+	return 0;
+}
+
+int port_loop_run(struct port_loop *l)
+{
+	int r;
+
+	if ((r = sd_event_add_io(l->event, NULL, transport_fd(l->transport), EPOLLIN, on_frame,
+				 l)) < 0 ||
+	    (r = sd_event_add_time(l->event, &l->timer, CLOCK_MONOTONIC, 0, 0, on_timer, l)) < 0) {
+		return r;
+	}
+	r = port_start(l->port, port_loop_now());
+	if (r < 0) {
+		return r;
+	}
+	port_loop_rearm(l);
+	return sd_event_loop(l->event);
+}
+
+void port_loop_done(struct port_loop *l)
+{
+	l->timer = sd_event_source_disable_unref(l->timer);
+	l->port = port_free(l->port);
+	l->clock = clock_free(l->clock);
+	l->raw = clock_free(l->raw);
+	l->transport = transport_free(l->transport);
+	l->event = sd_event_unref(l->event);
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The one sd-event loop around a port engine, shared by phcd-port by hand and under phcd. */
+#pragma once
+
+#include <stdbool.h>
+#include <systemd/sd-event.h>
+#include <time.h>
+
+#include "daemon/port-mgmt.h"
+#include "ptp/clock.h"
+#include "ptp/options.h"
+#include "ptp/port.h"
+#include "ptp/transport.h"
+
+/*
+ * The pieces every phcd-port holds. The mode embeds this in its own struct, fills transport and
+ * clock (and raw for a virtual clock), then calls port_loop_new_port() and port_loop_run();
+ * port_loop_done() frees them all.
+ */
+struct port_loop {
+	sd_event *event;
+	sd_event_source *timer; /* at port_next_deadline() */
+	struct transport *transport;
+	struct clock *raw; /* what a virtual clock views; NULL otherwise */
+	struct clock *clock;
+	struct port *port;
+	struct port_mgmt mgmt; /* answers pmc -2 on this wire (issue 9) */
+	/*
+	 * What differs between the two modes, printing like ptp4l -m (port-cli.c) or reporting
+	 * to the supervisor (port-ipc.c): the mode's engine callbacks, called with this loop as
+	 * userdata (container_of finds the mode). send and management are the loop's own.
+	 */
+	struct port_ops port_ops;
+	/* port_receive or port_tick returned -errno (what: "receive" or "timer"); may be NULL. */
+	void (*engine_error)(struct port_loop *l, const char *what, int error);
+};
+
+/* CLOCK_MONOTONIC in ns: the engine's `now`. */
+ns_t port_loop_now(void);
+
+/*
+ * An sd-event loop with SIGTERM and SIGINT ending it (blocked first, so they arrive as events),
+ * the mode's engine callbacks (send and management of ops are ignored), nothing else yet. The
+ * mode may add its own sources to l->event.
+ */
+int port_loop_init(struct port_loop *l, const struct port_ops *ops);
+/* A virtual clock over raw_id (CLOCK_REALTIME or a PHC's), started off as the options say. */
+int port_loop_virtual_clock(struct port_loop *l, clockid_t raw_id,
+			    const struct instance_options *io);
+/* The engine on l->clock, sending through l->transport; mgmt answers from it. */
+int port_loop_new_port(struct port_loop *l, const struct port_config *pc);
+/* port_start(), then the loop until it exits. Returns sd_event_loop()'s value or -errno. */
+int port_loop_run(struct port_loop *l);
+/* Arm the timer at the engine's next deadline (after anything that may have changed it). */
+void port_loop_rearm(struct port_loop *l);
+void port_loop_done(struct port_loop *l);
