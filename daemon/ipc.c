@@ -233,6 +233,12 @@ static void f_config(struct codec *c, struct ipc_msg *m)
 	struct port_options *p = &m->config.port;
 
 	c_string(c, m->config.ifname, sizeof(m->config.ifname));
+	c_clock_identity(c, &m->config.clock_identity);
+	c_u16(c, &m->config.port_number);
+	if (c->decode && !c->err &&
+	    (m->config.port_number == 0 || m->config.port_number == 0xffff)) {
+		c->err = -EBADMSG;
+	}
 	c_string(c, i->name, sizeof(i->name));
 	c_u8(c, &i->domainNumber);
 	c_u8(c, &i->priority1);

@@ -19,7 +19,9 @@
  * type, a length that is not the header's, or a payload that is not exactly the type's layout;
  * the supervisor then drops the worker.
  */
-#define IPC_VERSION 2 /* 2: CONFIG carries management_network_set; PRIORITY_REQUEST */
+/* 2: CONFIG carries management_network_set; PRIORITY_REQUEST. 3: CONFIG carries the port's
+ * identity and comes with its fds. */
+#define IPC_VERSION 3
 #define IPC_HEADER_SIZE 8
 #define IPC_MAX_SIZE 1024 /* larger than every message; a longer datagram is refused */
 #define IPC_MAX_FDS 4
@@ -87,9 +89,15 @@ struct ipc_clock_request {
 	ns_t step_ns;
 };
 
-/* The port's effective options (interface selection of the instance does not travel). */
+/*
+ * The port's identity and effective options (interface selection of the instance does not
+ * travel). It comes with the port's fds over SCM_RIGHTS: the AF_PACKET socket first, then the
+ * PHC (read-write) when the instance's clock back end uses it; a worker refuses to run without.
+ */
 struct ipc_config {
 	char ifname[IFNAMSIZ];
+	struct ClockIdentity clock_identity;
+	uint16_t port_number; /* 1..0xFFFE (7.5.2.3) */
 	struct instance_options instance;
 	struct port_options port;
 };

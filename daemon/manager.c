@@ -176,9 +176,11 @@ static void on_worker_message(struct worker *w, const struct ipc_msg *msg, void 
 			return;
 		}
 		snprintf(c.config.ifname, sizeof(c.config.ifname), "%s", p->ifname);
+		c.config.clock_identity = p->instance->clock_identity;
+		c.config.port_number = p->port_identity.portNumber;
 		c.config.instance = p->instance->options;
 		c.config.port = p->options;
-		if (worker_send(w, &c) < 0) {
+		if (worker_send_config(w, &c) < 0) {
 			worker_kill(w, -EPIPE, "cannot send its CONFIG");
 			return;
 		}
@@ -365,8 +367,6 @@ static void port_start_worker(struct mport *p)
 		.time_stamping = p->options.time_stamping,
 		.peer_delay = p->options.delay_mechanism == OPTIONS_DELAY_P2P,
 		.want_phc = i->options.clock_backend == OPTIONS_CLOCK_PHC,
-		.clock_identity = i->clock_identity,
-		.port_number = p->port_identity.portNumber,
 	};
 	struct worker_info info;
 	int r;

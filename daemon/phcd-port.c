@@ -18,10 +18,10 @@ static void help(FILE *f)
 	      "                 [--virtual-offset NS] [--virtual-freq PPB] [--socket-fd N] [-m]\n"
 	      "  by hand, like ptp4l -i IF -m: one port, its own best master clock decision.\n"
 	      "  --virtual-offset/--virtual-freq start the virtual clock off (for testing).\n"
-	      "       phcd-port --ipc-fd N --socket-fd N [--phc-fd N] --clock-identity ID\n"
-	      "                 --port-number N -i IFNAME\n"
-	      "  run by phcd: the supervisor opened the port's socket (and PHC), and decides its\n"
-	      "  state over the IPC socket; the worker drops every privilege first.\n",
+	      "       phcd-port --ipc-fd N -i IFNAME\n"
+	      "  run by phcd: the worker drops every privilege, then takes its identity, options\n"
+	      "  and the port's socket (and PHC) with CONFIG over the IPC socket; the supervisor\n"
+	      "  decides its state.\n",
 	      f);
 }
 
@@ -75,9 +75,6 @@ int main(int argc, char **argv)
 	enum {
 		ARG_IPC_FD = 0x100,
 		ARG_SOCKET_FD,
-		ARG_PHC_FD,
-		ARG_CLOCK_IDENTITY,
-		ARG_PORT_NUMBER,
 		ARG_DOMAIN,
 		ARG_PRIORITY1,
 		ARG_PRIORITY2,
@@ -90,9 +87,6 @@ int main(int argc, char **argv)
 		{ "interface", required_argument, NULL, 'i' },
 		{ "ipc-fd", required_argument, NULL, ARG_IPC_FD },
 		{ "socket-fd", required_argument, NULL, ARG_SOCKET_FD },
-		{ "phc-fd", required_argument, NULL, ARG_PHC_FD },
-		{ "clock-identity", required_argument, NULL, ARG_CLOCK_IDENTITY },
-		{ "port-number", required_argument, NULL, ARG_PORT_NUMBER },
 		{ "config", required_argument, NULL, 'f' },
 		{ "domain", required_argument, NULL, ARG_DOMAIN },
 		{ "priority1", required_argument, NULL, ARG_PRIORITY1 },
@@ -103,10 +97,10 @@ int main(int argc, char **argv)
 		{ "virtual-freq", required_argument, NULL, ARG_VIRTUAL_FREQ },
 		{},
 	};
-	struct port_ipc_args a = { .ipc_fd = -1, .socket_fd = -1, .phc_fd = -1, .port_number = 1 };
+	struct port_ipc_args a = { .ipc_fd = -1 };
 	struct port_cli_args cli;
 	long long v;
-	int c, r = 0, n;
+	int c, r = 0;
 
 	port_cli_args_init(&cli);
 	while ((c = getopt_long(argc, argv, "hi:f:sEPm", opts, NULL)) >= 0) {
@@ -161,20 +155,7 @@ int main(int argc, char **argv)
 			r = parse_fd(optarg, &a.ipc_fd);
 			break;
 		case ARG_SOCKET_FD:
-			r = parse_fd(optarg, &a.socket_fd);
-			break;
-		case ARG_PHC_FD:
-			r = parse_fd(optarg, &a.phc_fd);
-			break;
-		case ARG_CLOCK_IDENTITY:
-			r = port_ipc_parse_clock_identity(optarg, &a.clock_identity);
-			break;
-		case ARG_PORT_NUMBER:
-			r = parse_fd(optarg, &n);
-			if (r >= 0 && (n < 1 || n > 0xfffe)) {
-				r = -EINVAL;
-			}
-			a.port_number = (uint16_t) n;
+			r = parse_fd(optarg, &cli.socket_fd);
 			break;
 		default:
 			help(stderr);
@@ -195,11 +176,12 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		memcpy(cli.ifname, a.ifname, sizeof(cli.ifname));
-		cli.socket_fd = a.socket_fd;
 		return port_cli_run(&cli) < 0 ? 1 : 0;
 	}
-	if (a.socket_fd < 0) {
-		fputs("phcd-port: --ipc-fd needs --socket-fd\n", stderr);
+	if (cli.socket_fd >= 0) {
+		fputs("phcd-port: under phcd (--ipc-fd) the socket comes with CONFIG, not "
+		      "--socket-fd\n",
+		      stderr);
 		return 2;
 	}
 	return port_ipc_run(&a) < 0 ? 1 : 0;

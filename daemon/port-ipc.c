@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* phcd-port under the supervisor: inherited fds, no privileges, the port engine
- * driven over IPC. */
+/* phcd-port under the supervisor: fds from CONFIG, no privileges, the engine driven over IPC. */
 #include <errno.h>
-#include <linux/capability.h>
 #include <net/if.h>
+#include <stdarg.h>
+#include <linux/capability.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,8 +23,7 @@
 #include "ptp/transport.h"
 
 #define FD_TO_CLOCKID(fd) ((~(clockid_t) (fd) << 3) | 3)
-/* How often the worker looks at its Erbest, and the most often it sends STATUS
- * unasked. */
+/* How often the worker looks at its Erbest, and the most often it sends STATUS unasked. */
 #define ERBEST_POLL_USEC (250 * 1000ULL)
 #define STATUS_PERIOD_NS (1000 * NS_PER_MSEC)
 #define CONFIG_TIMEOUT_MS 5000
@@ -33,6 +31,7 @@
 struct worker_port {
 	const struct port_ipc_args *args;
 	int ipc;
+	int phc_fd; /* from CONFIG, or -1; ours until a PHC clock takes it */
 	struct port_loop loop;
 	struct port_sample sample;
 	bool has_sample;
@@ -45,9 +44,9 @@ struct worker_port {
 };
 
 /*
- * DESIGN.md 2: once its fds are in hand a worker needs no privilege at all.
- * Bounding set first (dropping needs CAP_SETPCAP, which capset then removes),
- * then every set to zero, and no_new_privs so nothing exec'd later regains any.
+ * DESIGN.md 2: once its fds are in hand a worker needs no privilege at all. Bounding set first
+ * (dropping needs CAP_SETPCAP, which capset then removes), then every set to zero, and
+ * no_new_privs so nothing exec'd later regains any.
  */
 static int drop_privileges(void)
 {
@@ -77,11 +76,6 @@ static int drop_privileges(void)
 	return 0;
 }
 
-int port_ipc_parse_clock_identity(const char *s, struct ClockIdentity *ret)
-{
-	return clock_identity_from_string(s, ret);
-}
-
 static void set_error(struct worker_port *w, int error, const char *fmt, ...) _printf_(3, 4);
 static void set_error(struct worker_port *w, int error, const char *fmt, ...)
 {
@@ -93,8 +87,7 @@ static void set_error(struct worker_port *w, int error, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* IEEE 1588-2019 Table 36 messageType of each engine counter, for the per-type
- * IPC counters. */
+/* IEEE 1588-2019 Table 36 messageType of each engine counter, for the per-type IPC counters. */
 static void fill_counters(struct worker_port *w, struct ipc_status *s)
 {
 	static const struct {
@@ -129,8 +122,7 @@ static void fill_counters(struct worker_port *w, struct ipc_status *s)
 			s->rx[map[k].type] = v;
 		}
 	}
-	/* Management (issue 9): requests in, answers out, malformed ones dropped
-	 * uncounted above.
+	/* Management (issue 9): requests in, answers out, malformed ones dropped uncounted above.
 	 */
 	s->rx[MSG_MANAGEMENT] = w->loop.mgmt.rx;
 	s->tx[MSG_MANAGEMENT] = w->loop.mgmt.tx;
@@ -175,8 +167,7 @@ static void check_erbest(struct worker_port *w, ns_t now)
 	struct ipc_msg m = { .type = IPC_ERBEST };
 	struct ipc_erbest *e = &m.erbest;
 
-	/* The time properties travel with Erbest, so the instance adopts them with S1
-	 * (9.3.5). */
+	/* The time properties travel with Erbest, so the instance adopts them with S1 (9.3.5). */
 	e->present = port_get_erbest(w->loop.port, now, &e->ds, &e->tp) == 0;
 	if (w->erbest_sent && !memcmp(&w->erbest, e, sizeof(*e))) {
 		return;
@@ -212,8 +203,7 @@ static void port_clock_error(void *userdata, const char *op, int error)
 	set_error(w, error, "clock %s failed: %s", op, strerror(-error));
 }
 
-/* A management SET from the network, accepted: the supervisor owns the
- * instance's priorities. */
+/* A management SET from the network, accepted: the supervisor owns the instance's priorities. */
 static int port_priority_request(void *userdata, const struct mgmt_change *change)
 {
 	struct worker_port *w = userdata;
@@ -247,8 +237,7 @@ static int on_poll(sd_event_source *s, uint64_t usec, void *userdata)
 	return 0;
 }
 
-/* The supervisor's decision (9.3.3), carried out with the clock's shared data
- * sets (9.3.5). */
+/* The supervisor's decision (9.3.3), carried out with the clock's shared data sets (9.3.5). */
 static void apply_recommendation(struct worker_port *w, const struct ipc_recommended_state *rs)
 {
 	const struct defaultDS *dds = port_default_ds(w->loop.port);
@@ -297,8 +286,7 @@ static int on_ipc(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 		return 0;
 	}
 	if (r < 0) {
-		/* The supervisor went away or spoke nonsense: a worker never runs
-		 * unsupervised. */
+		/* The supervisor went away or spoke nonsense: a worker never runs unsupervised. */
 		w->exit_code = r == -ECONNRESET ? 0 : 1;
 		sd_event_exit(w->loop.event, w->exit_code);
 		return 0;
@@ -311,45 +299,60 @@ static int on_ipc(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 		sd_event_exit(w->loop.event, 0);
 		break;
 	default:
-		/* SET_PRIORITY: the supervisor restarts workers for now; a second CONFIG:
-		 * ignored.
+		/* SET_PRIORITY: the supervisor restarts workers for now; a second CONFIG: ignored.
 		 */
 		break;
 	}
 	return 0;
 }
 
-static int recv_config(int ipc, struct ipc_config *ret)
+/*
+ * CONFIG and the fds that come with it: the port's socket, then its PHC when the clock back end
+ * uses one. A CONFIG without the socket, or with a PHC the back end does not want, is refused.
+ */
+static int recv_config(int ipc, struct ipc_config *ret, int *ret_sock, int *ret_phc)
 {
 	struct pollfd pfd = { .fd = ipc, .events = POLLIN };
+	int fds[2] = { -1, -1 };
 	struct ipc_msg m;
+	size_t n = 0;
 	int r;
 
 	r = poll(&pfd, 1, CONFIG_TIMEOUT_MS);
 	if (r <= 0) {
 		return r < 0 ? -errno : -ETIMEDOUT;
 	}
-	r = ipc_recv(ipc, &m, NULL, 0, NULL);
+	r = ipc_recv(ipc, &m, fds, ARRAY_SIZE(fds), &n);
 	if (r < 0) {
 		return r;
 	}
-	if (m.type != IPC_CONFIG) {
-		return -EPROTO;
+	if (m.type != IPC_CONFIG || n < 1 ||
+	    (n == 2 && m.config.instance.clock_backend != OPTIONS_CLOCK_PHC)) {
+		for (size_t k = 0; k < n; k++) {
+			close(fds[k]);
+		}
+		return m.type != IPC_CONFIG ? -EPROTO : -EBADF;
 	}
 	*ret = m.config;
+	*ret_sock = fds[0];
+	*ret_phc = fds[1];
 	return 0;
 }
 
 /* The clock back end of the instance, built on what this worker holds. */
 static int make_clock(struct worker_port *w, const struct ipc_config *c, bool hw)
 {
-	clockid_t raw_id = hw && w->args->phc_fd >= 0 ? FD_TO_CLOCKID(w->args->phc_fd)
-						      : CLOCK_REALTIME;
+	clockid_t raw_id = hw && w->phc_fd >= 0 ? FD_TO_CLOCKID(w->phc_fd) : CLOCK_REALTIME;
+	int r;
 
 	switch (c->instance.clock_backend) {
 	case OPTIONS_CLOCK_PHC:
-		if (w->args->phc_fd >= 0) {
-			return clock_phc_new(w->args->phc_fd, &w->loop.clock);
+		if (w->phc_fd >= 0) {
+			r = clock_phc_new(w->phc_fd, &w->loop.clock);
+			if (r >= 0) {
+				w->phc_fd = -1; /* the clock owns it now */
+			}
+			return r;
 		}
 		set_error(w, -ENODEV, "no PHC on this interface: measuring only");
 		return clock_freerun_new(raw_id, &w->loop.clock);
@@ -367,13 +370,13 @@ static int make_clock(struct worker_port *w, const struct ipc_config *c, bool hw
 
 int port_ipc_run(const struct port_ipc_args *a)
 {
-	struct worker_port w = { .args = a, .ipc = a->ipc_fd };
+	struct worker_port w = { .args = a, .ipc = a->ipc_fd, .phc_fd = -1 };
 	struct ipc_msg hello = { .type = IPC_HELLO };
 	struct ipc_config cfg;
 	struct port_config pc;
 	struct transport_ts_status st;
 	struct transport_config tc = { 0 };
-	int r;
+	int sock = -1, r;
 
 	r = drop_privileges();
 	if (r < 0) {
@@ -381,8 +384,7 @@ int port_ipc_run(const struct port_ipc_args *a)
 			strerror(-r));
 		return r;
 	}
-	/* Never outlive the supervisor (set after exec: exec of our own binary keeps
-	 * it). */
+	/* Never outlive the supervisor (set after exec: exec of our own binary keeps it). */
 	(void) prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 	if (getppid() == 1) {
 		return -ESRCH;
@@ -392,7 +394,7 @@ int port_ipc_run(const struct port_ipc_args *a)
 	hello.hello.pid = getpid();
 	r = ipc_send(a->ipc_fd, &hello, NULL, 0);
 	if (r >= 0) {
-		r = recv_config(a->ipc_fd, &cfg);
+		r = recv_config(a->ipc_fd, &cfg, &sock, &w.phc_fd);
 	}
 	if (r < 0) {
 		fprintf(stderr, "phcd-port: %s: no configuration from the supervisor: %s\n",
@@ -405,7 +407,10 @@ int port_ipc_run(const struct port_ipc_args *a)
 		r = transport_l2_new(&w.loop.transport);
 	}
 	if (r >= 0) {
-		r = transport_adopt(w.loop.transport, a->socket_fd, &tc);
+		r = transport_adopt(w.loop.transport, sock, &tc);
+	}
+	if (r >= 0) {
+		sock = -1; /* the transport owns it now */
 	}
 	if (r >= 0) {
 		r = transport_get_ts_status(w.loop.transport, &st);
@@ -421,11 +426,11 @@ int port_ipc_run(const struct port_ipc_args *a)
 	port_config_default(&pc);
 	pc.instance = cfg.instance;
 	pc.port = cfg.port;
-	pc.clockIdentity = a->clock_identity;
-	pc.portNumber = a->port_number;
+	pc.clockIdentity = cfg.clock_identity;
+	pc.portNumber = cfg.port_number;
 	pc.utc_timescale = st.mode == TRANSPORT_TS_MODE_SOFTWARE;
 	pc.adjust_clock = cfg.instance.clock_backend != OPTIONS_CLOCK_FREE_RUNNING &&
-			  !(cfg.instance.clock_backend == OPTIONS_CLOCK_PHC && a->phc_fd < 0) &&
+			  !(cfg.instance.clock_backend == OPTIONS_CLOCK_PHC && w.phc_fd < 0) &&
 			  cfg.instance.clock_backend != OPTIONS_CLOCK_SYSTEM;
 	pc.external_bmca = true;
 	pc.seed = (uint64_t) getpid() ^ (uint64_t) port_loop_now();
@@ -451,5 +456,11 @@ int port_ipc_run(const struct port_ipc_args *a)
 	r = r > 0 ? -EPIPE : r;
 out:
 	port_loop_done(&w.loop);
+	if (sock >= 0) {
+		close(sock);
+	}
+	if (w.phc_fd >= 0) {
+		close(w.phc_fd);
+	}
 	return r;
 }

@@ -27,6 +27,9 @@ struct worker {
 	pid_t pid;
 	int pidfd;
 	int ipc_fd;
+	/* The port's fds, held until they go out with CONFIG (then closed here). */
+	int sock_fd;
+	int phc_fd;
 	sd_event_source *pidfd_src;
 	sd_event_source *ipc_src;
 	sd_event_source *term_timer;
@@ -43,20 +46,24 @@ static int pidfd_open_(pid_t pid)
 	return (int) syscall(SYS_pidfd_open, pid, 0);
 }
 
+static void close_fd(int *fd)
+{
+	if (*fd >= 0) {
+		close(*fd);
+		*fd = -1;
+	}
+}
+
 static void worker_release(struct worker *w)
 {
 	w->pidfd_src = sd_event_source_disable_unref(w->pidfd_src);
 	w->ipc_src = sd_event_source_disable_unref(w->ipc_src);
 	w->term_timer = sd_event_source_disable_unref(w->term_timer);
 	w->kill_timer = sd_event_source_disable_unref(w->kill_timer);
-	if (w->ipc_fd >= 0) {
-		close(w->ipc_fd);
-		w->ipc_fd = -1;
-	}
-	if (w->pidfd >= 0) {
-		close(w->pidfd);
-		w->pidfd = -1;
-	}
+	close_fd(&w->ipc_fd);
+	close_fd(&w->pidfd);
+	close_fd(&w->sock_fd);
+	close_fd(&w->phc_fd);
 }
 
 /* The pidfd became readable: the child exited. Reap it and say why it went. */
@@ -118,48 +125,25 @@ static int on_ipc(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 	return 0;
 }
 
-/* The child between fork and exec: fds to 3, 4, 5, nothing else open, then exec. */
-static _Noreturn void worker_exec(const struct worker_config *cfg, int ipc, int sock, int phc)
+/*
+ * The child between fork and exec: the IPC socket as fd 3 and nothing else open, then exec. The
+ * port's socket and PHC follow with CONFIG over SCM_RIGHTS (DESIGN.md 2).
+ */
+static _Noreturn void worker_exec(const struct worker_config *cfg, int ipc)
 {
-	char ci[CLOCK_IDENTITY_STRLEN], pn[8];
-	const char *argv[16];
-	size_t n = 0;
-	int fds[3] = { ipc, sock, phc };
+	const char *argv[] = { cfg->binary, "--ipc-fd", "3", "-i", cfg->ifname, NULL };
 	sigset_t all;
 
-	/* Move each fd above the target range first, so dup2 cannot clobber a later one. */
-	for (int i = 0; i < 3; i++) {
-		if (fds[i] >= 0) {
-			fds[i] = fcntl(fds[i], F_DUPFD, 16);
-		}
+	if (ipc != WORKER_FD_IPC && dup2(ipc, WORKER_FD_IPC) < 0) {
+		_exit(127);
 	}
-	for (int i = 0; i < 3; i++) {
-		if (fds[i] >= 0 && dup2(fds[i], WORKER_FD_IPC + i) < 0) {
-			_exit(127);
-		}
+	/* dup2 clears FD_CLOEXEC on the copy; the original (if it was fd 3) keeps it. */
+	if (ipc == WORKER_FD_IPC && fcntl(ipc, F_SETFD, 0) < 0) {
+		_exit(127);
 	}
-	close_range(phc >= 0 ? WORKER_FD_PHC + 1 : WORKER_FD_SOCKET + 1, ~0U, 0);
+	close_range(WORKER_FD_IPC + 1, ~0U, 0);
 	sigemptyset(&all);
 	sigprocmask(SIG_SETMASK, &all, NULL);
-
-	clock_identity_to_string(&cfg->clock_identity, ci);
-	snprintf(pn, sizeof(pn), "%u", cfg->port_number);
-	argv[n++] = cfg->binary;
-	argv[n++] = "--ipc-fd";
-	argv[n++] = "3";
-	argv[n++] = "--socket-fd";
-	argv[n++] = "4";
-	if (phc >= 0) {
-		argv[n++] = "--phc-fd";
-		argv[n++] = "5";
-	}
-	argv[n++] = "--clock-identity";
-	argv[n++] = ci;
-	argv[n++] = "--port-number";
-	argv[n++] = pn;
-	argv[n++] = "-i";
-	argv[n++] = cfg->ifname;
-	argv[n] = NULL;
 	execv(cfg->binary, (char *const *) argv);
 	_exit(127);
 }
@@ -219,7 +203,7 @@ int worker_spawn(sd_event *event, const struct worker_config *cfg, const struct 
 		return -errno;
 	}
 	if (pid == 0) {
-		worker_exec(cfg, theirs, sock, phc);
+		worker_exec(cfg, theirs);
 	}
 	pidfd = pidfd_open_(pid);
 	if (pidfd < 0) {
@@ -234,6 +218,8 @@ int worker_spawn(sd_event *event, const struct worker_config *cfg, const struct 
 	w->pid = pid;
 	w->pidfd = TAKE_FD(pidfd);
 	w->ipc_fd = TAKE_FD(ours);
+	w->sock_fd = TAKE_FD(sock);
+	w->phc_fd = TAKE_FD(phc);
 	r = sd_event_add_io(event, &w->pidfd_src, w->pidfd, EPOLLIN, on_pidfd, w);
 	if (r >= 0) {
 		r = sd_event_add_io(event, &w->ipc_src, w->ipc_fd, EPOLLIN, on_ipc, w);
@@ -258,6 +244,27 @@ int worker_send(struct worker *w, const struct ipc_msg *m)
 		return -ENOTCONN;
 	}
 	return ipc_send(w->ipc_fd, m, NULL, 0);
+}
+
+int worker_send_config(struct worker *w, const struct ipc_msg *m)
+{
+	int fds[2] = { w->sock_fd, w->phc_fd };
+	int r;
+
+	if (w->ipc_fd < 0) {
+		return -ENOTCONN;
+	}
+	if (m->type != IPC_CONFIG || w->sock_fd < 0) {
+		return -EINVAL;
+	}
+	r = ipc_send(w->ipc_fd, m, fds, w->phc_fd >= 0 ? 2 : 1);
+	if (r < 0) {
+		return r;
+	}
+	/* The worker holds them now: the supervisor keeps no copy. */
+	close_fd(&w->sock_fd);
+	close_fd(&w->phc_fd);
+	return 0;
 }
 
 static int on_term_timer(sd_event_source *s, uint64_t usec, void *userdata)

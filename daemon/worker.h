@@ -15,10 +15,8 @@
 #include "ptp/types.h"
 #include "ptp/util.h"
 
-/* The fds a worker finds at exec, in this order (documented in phcd-port --help). */
+/* The one fd a worker finds at exec (phcd-port --ipc-fd 3); the others come with CONFIG. */
 #define WORKER_FD_IPC 3
-#define WORKER_FD_SOCKET 4
-#define WORKER_FD_PHC 5
 
 struct worker;
 
@@ -40,8 +38,6 @@ struct worker_config {
 	enum options_timestamping time_stamping;
 	bool peer_delay;
 	bool want_phc; /* open /dev/ptpN read-write when the interface has one */
-	struct ClockIdentity clock_identity;
-	uint16_t port_number;
 };
 
 /* What acquiring the port's resources found, for the port's public fields. */
@@ -54,12 +50,15 @@ struct worker_info {
 
 /*
  * Open the port's ETH_P_1588 socket (timestamping configured) and, if wanted, its PHC, make the
- * IPC socketpair and fork+exec the binary with them as fds 3, 4 (and 5). Returns -errno when a
- * resource cannot be acquired; the worker then does not exist.
+ * IPC socketpair and fork+exec the binary with only its end of it (fd 3). The socket and PHC stay
+ * here until worker_send_config(). Returns -errno when a resource cannot be acquired; the worker
+ * then does not exist.
  */
 int worker_spawn(sd_event *event, const struct worker_config *cfg, const struct worker_ops *ops,
 		 void *userdata, struct worker **ret, struct worker_info *info);
 int worker_send(struct worker *w, const struct ipc_msg *m);
+/* Send CONFIG with the port's socket (and PHC) over SCM_RIGHTS, then close them here; once. */
+int worker_send_config(struct worker *w, const struct ipc_msg *m);
 /*
  * Ask the worker to stop: SHUTDOWN now, SIGTERM after half of timeout_usec, SIGKILL at
  * timeout_usec. ops->exited runs when it is reaped.

@@ -59,6 +59,8 @@ static void sample(enum ipc_type t, struct ipc_msg *m)
 		break;
 	case IPC_CONFIG:
 		snprintf(m->config.ifname, sizeof(m->config.ifname), "veth0");
+		memcpy(m->config.clock_identity.id, "\x02\x00\x00\xff\xfe\x00\x00\x01", 8);
+		m->config.port_number = 3;
 		options_instance_defaults(&m->config.instance);
 		options_port_defaults(&m->config.port);
 		snprintf(m->config.instance.name, sizeof(m->config.instance.name), "lab");
@@ -112,7 +114,7 @@ static const struct {
 	size_t payload;
 } sizes[] = {
 	{ IPC_HELLO, 10 },	   { IPC_STATUS, 478 }, { IPC_ERBEST, 46 },
-	{ IPC_CLOCK_REQUEST, 17 }, { IPC_CONFIG, 262 }, { IPC_RECOMMENDED_STATE, 43 },
+	{ IPC_CLOCK_REQUEST, 17 }, { IPC_CONFIG, 272 }, { IPC_RECOMMENDED_STATE, 43 },
 	{ IPC_SET_PRIORITY, 2 },   { IPC_SHUTDOWN, 0 }, { IPC_PRIORITY_REQUEST, 2 },
 };
 
@@ -163,11 +165,13 @@ static void test_fields(void **state)
 	assert_int_equal(back.config.port.delay_mechanism, OPTIONS_DELAY_P2P);
 	assert_int_equal(back.config.port.delayAsymmetry, -42);
 	assert_true(back.config.instance.twoStepFlag);
+	assert_memory_equal(back.config.clock_identity.id, "\x02\x00\x00\xff\xfe\x00\x00\x01", 8);
+	assert_int_equal(back.config.port_number, 3);
 
 	/* Header: type, version, length, big-endian. */
 	sample(IPC_SET_PRIORITY, &m);
 	assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
-	assert_memory_equal(buf, "\x00\x42\x00\x02\x00\x00\x00\x02\x0a\x14", 10);
+	assert_memory_equal(buf, "\x00\x42\x00\x03\x00\x00\x00\x02\x0a\x14", 10);
 }
 
 static void expect_bad(const uint8_t *buf, size_t len, const char *what)
@@ -263,6 +267,16 @@ static void test_bad_values(void **state)
 	expect_bad(buf, len, "clock request of nothing");
 	buf[IPC_HEADER_SIZE] = 4;
 	expect_bad(buf, len, "clock request bit 2");
+
+	/* portNumber 0 and 0xFFFF are not a port's (7.5.2.3): after ifname and clockIdentity. */
+	sample(IPC_CONFIG, &m);
+	assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
+	buf[IPC_HEADER_SIZE + IFNAMSIZ + 8] = 0;
+	buf[IPC_HEADER_SIZE + IFNAMSIZ + 9] = 0;
+	expect_bad(buf, len, "port number 0");
+	buf[IPC_HEADER_SIZE + IFNAMSIZ + 8] = 0xff;
+	buf[IPC_HEADER_SIZE + IFNAMSIZ + 9] = 0xff;
+	expect_bad(buf, len, "port number 0xFFFF");
 
 	/* Encode refuses an unknown type and a buffer too small. */
 	m.type = (enum ipc_type) 99;
