@@ -74,13 +74,57 @@ static int get_servo_state(sd_bus *bus, const char *path, const char *interface,
 		reply, 's', st < ARRAY_SIZE(servo_names) ? servo_names[st] : "unknown");
 }
 
+/* A byte-sized IEEE 1588 enum: its name, or "0xNN" for a profile-specific or reserved value. */
+static int append_byte_enum(sd_bus_message *reply, const char *name, uint8_t value)
+{
+	char hex[sizeof("0xff")];
+
+	if (!name) {
+		snprintf(hex, sizeof(hex), "0x%02x", value);
+		name = hex;
+	}
+	return sd_bus_message_append_basic(reply, 's', name);
+}
+
 static int get_time_source(sd_bus *bus, const char *path, const char *interface,
 			   const char *property, sd_bus_message *reply, void *userdata,
 			   sd_bus_error *error)
 {
-	const char *t = time_source_to_string(*(uint8_t *) userdata);
+	uint8_t t = *(uint8_t *) userdata;
 
-	return sd_bus_message_append_basic(reply, 's', t ? t : "unknown");
+	return append_byte_enum(reply, time_source_to_string(t), t);
+}
+
+/*
+ * IEEE 1588-2019 7.6.2.6 Table 5, from 0x17: "WITHIN_<bound>" for "the time is accurate to
+ * within <bound>" ("2_5" for 2.5, as ptp/ds.h spells it), then "BEYOND_10S" and "UNKNOWN".
+ */
+static const char *const clock_accuracy_names[] = {
+	"WITHIN_1PS", "WITHIN_2_5PS", "WITHIN_10PS", "WITHIN_25PS", "WITHIN_100PS", "WITHIN_250PS",
+	"WITHIN_1NS", "WITHIN_2_5NS", "WITHIN_10NS", "WITHIN_25NS", "WITHIN_100NS", "WITHIN_250NS",
+	"WITHIN_1US", "WITHIN_2_5US", "WITHIN_10US", "WITHIN_25US", "WITHIN_100US", "WITHIN_250US",
+	"WITHIN_1MS", "WITHIN_2_5MS", "WITHIN_10MS", "WITHIN_25MS", "WITHIN_100MS", "WITHIN_250MS",
+	"WITHIN_1S",  "WITHIN_10S",   "BEYOND_10S",
+};
+#define CLOCK_ACCURACY_FIRST_NAMED 0x17
+_Static_assert(CLOCK_ACCURACY_FIRST_NAMED + ARRAY_SIZE(clock_accuracy_names) - 1 ==
+		       CLOCK_ACCURACY_GT_10S,
+	       "Table 5 runs from 0x17 to 0x31");
+
+static int get_clock_accuracy(sd_bus *bus, const char *path, const char *interface,
+			      const char *property, sd_bus_message *reply, void *userdata,
+			      sd_bus_error *error)
+{
+	uint8_t a = *(uint8_t *) userdata;
+	const char *name = NULL;
+
+	if (a == CLOCK_ACCURACY_UNKNOWN) {
+		name = "UNKNOWN";
+	} else if (a >= CLOCK_ACCURACY_FIRST_NAMED &&
+		   a - CLOCK_ACCURACY_FIRST_NAMED < (int) ARRAY_SIZE(clock_accuracy_names)) {
+		name = clock_accuracy_names[a - CLOCK_ACCURACY_FIRST_NAMED];
+	}
+	return append_byte_enum(reply, name, a);
 }
 
 static int get_ports(sd_bus *bus, const char *path, const char *interface, const char *property,
@@ -134,7 +178,8 @@ static const sd_bus_vtable instance_vtable[] = {
 	SD_BUS_PROPERTY("Priority1", "y", NULL, I_OFF(priority1), EMITS),
 	SD_BUS_PROPERTY("Priority2", "y", NULL, I_OFF(priority2), EMITS),
 	SD_BUS_PROPERTY("ClockClass", "y", NULL, I_OFF(clock_quality.clockClass), EMITS),
-	SD_BUS_PROPERTY("ClockAccuracy", "y", NULL, I_OFF(clock_quality.clockAccuracy), EMITS),
+	SD_BUS_PROPERTY("ClockAccuracy", "s", get_clock_accuracy,
+			I_OFF(clock_quality.clockAccuracy), EMITS),
 	SD_BUS_PROPERTY("OffsetScaledLogVariance", "q", NULL,
 			I_OFF(clock_quality.offsetScaledLogVariance), EMITS),
 	SD_BUS_PROPERTY("ClockBackend", "s", get_clock_backend, I_OFF(clock_backend), EMITS),

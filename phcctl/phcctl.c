@@ -149,8 +149,9 @@ static int show_instance(struct phcctl *c, const char *path)
 	       props_str(i, "ClockBackend"));
 	printf("  %-20s: %s, steps removed %" PRIi64 "\n", "Grandmaster",
 	       props_str(i, "GrandmasterIdentity"), props_int(i, "StepsRemoved"));
-	printf("  %-20s: %" PRIi64 " / %" PRIi64 ", class %" PRIi64 "\n", "Priority1/2",
-	       props_int(i, "Priority1"), props_int(i, "Priority2"), props_int(i, "ClockClass"));
+	printf("  %-20s: %" PRIi64 " / %" PRIi64 ", class %" PRIi64 ", accuracy %s\n",
+	       "Priority1/2", props_int(i, "Priority1"), props_int(i, "Priority2"),
+	       props_int(i, "ClockClass"), props_str(i, "ClockAccuracy"));
 	print_offset("Offset from master", props_int(i, "OffsetFromMaster"));
 	print_offset("Mean path delay", props_int(i, "MeanPathDelay"));
 	printf("  %-20s: %+.3f ppb\n", "Frequency", props_double(i, "FrequencyAdjustment"));

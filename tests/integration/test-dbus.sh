@@ -94,6 +94,26 @@ ms=$(((t1 - t0) / 1000000))
 [ "$ms" -lt 1000 ] || fail "PropertiesChanged of State took ${ms} ms, expected < 1000"
 echo "ok: PropertiesChanged State=SLAVE seen by phcctl monitor ${ms} ms after the change"
 
+# Byte enums travel as strings: Table 5 / Table 6 names, "0xNN" for profile-specific values.
+got=$("${B[@]}" get-property org.phcd1 /org/phcd1/instance/default org.phcd1.Instance ClockAccuracy)
+[ "$got" = 's "UNKNOWN"' ] || fail "ClockAccuracy 0xFE: expected 's \"UNKNOWN\"', got '$got'"
+from=$(wc -l <"$tmp/mon")
+fake accuracy default 0x21
+wait_for "$tmp/mon" '"path":"/org/phcd1/instance/default","args":\["org.phcd1.Instance",\{[^]]*"ClockAccuracy":"WITHIN_100NS"' 2 "$from"
+fake accuracy default 0x85
+fake time-source default 0xf0
+got=$("${B[@]}" get-property org.phcd1 /org/phcd1/instance/default org.phcd1.Instance ClockAccuracy)
+[ "$got" = 's "0x85"' ] || fail "ClockAccuracy 0x85 (profile-specific): expected 's \"0x85\"', got '$got'"
+got=$("${B[@]}" get-property org.phcd1 /org/phcd1/instance/default org.phcd1.Instance TimeSource)
+[ "$got" = 's "0xf0"' ] || fail "TimeSource 0xf0 (profile-specific): expected 's \"0xf0\"', got '$got'"
+"$PHCCTL" status | grep -q 'accuracy 0x85$' || fail "phcctl status lacks 'accuracy 0x85': $("$PHCCTL" status)"
+fake accuracy default 0x20
+fake time-source default 0xa0
+got=$("$PHCCTL" instance default --json | jq -r '"\(.ClockAccuracy) \(.TimeSource)"')
+[ "$got" = "WITHIN_25NS INTERNAL_OSCILLATOR" ] ||
+	fail "instance --json: expected 'WITHIN_25NS INTERNAL_OSCILLATOR', got '$got'"
+echo "ok: ClockAccuracy UNKNOWN, WITHIN_100NS (signalled), 0x85; TimeSource 0xf0, INTERNAL_OSCILLATOR"
+
 from=$(wc -l <"$tmp/mon")
 fake port veth3 default
 wait_for "$tmp/mon" '"signal":"InterfacesAdded","path":"/org/phcd1","args":\["/org/phcd1/port/veth3",\{.*"org.phcd1.Port":\{"Interface":"veth3"' 2 "$from"

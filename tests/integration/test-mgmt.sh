@@ -53,6 +53,19 @@ I=/org/phcd1/instance/lab
 prop() { # PATH IFACE NAME: the value alone (strings without quotes)
 	busctl --system get-property org.phcd1 "$1" "org.phcd1.$2" "$3" | cut -d' ' -f2- | tr -d '"'
 }
+accuracy_hex() { # ClockAccuracy as D-Bus names it -> pmc's 0xNN (IEEE 1588-2019 Table 5)
+	local names=(1PS 2_5PS 10PS 25PS 100PS 250PS 1NS 2_5NS 10NS 25NS 100NS 250NS 1US 2_5US 10US
+		25US 100US 250US 1MS 2_5MS 10MS 25MS 100MS 250MS 1S 10S) k
+	case $1 in
+	0x??) echo "$1" ;;
+	UNKNOWN) echo 0xfe ;;
+	BEYOND_10S) echo 0x31 ;;
+	*) for k in "${!names[@]}"; do
+		[ "$1" != "WITHIN_${names[$k]}" ] || { printf '0x%02x\n' $((0x17 + k)); return; }
+	done
+	   echo "unexpected ClockAccuracy '$1'" ;;
+	esac
+}
 wait_prop() { # PATH IFACE NAME VALUE SECONDS
 	local deadline=$((SECONDS + $5)) v
 	while v=$(prop "$1" "$2" "$3"); [ "$v" != "$4" ]; do
@@ -103,7 +116,7 @@ check_clock() { # HOW SOURCE NUMBER_PORTS PMC...: compare the clock-level answer
 	expect "$how DEFAULT_DATA_SET priority2" "$(get "$out" priority2 "$src")" "$(prop $I Instance Priority2)"
 	expect "$how DEFAULT_DATA_SET clockClass" "$(get "$out" clockClass "$src")" "$(prop $I Instance ClockClass)"
 	expect "$how DEFAULT_DATA_SET clockAccuracy" "$(get "$out" clockAccuracy "$src")" \
-		"$(printf '0x%02x' "$(prop $I Instance ClockAccuracy)")"
+		"$(accuracy_hex "$(prop $I Instance ClockAccuracy)")"
 	expect "$how DEFAULT_DATA_SET offsetScaledLogVariance" \
 		"$(get "$out" offsetScaledLogVariance "$src")" \
 		"$(printf '0x%04x' "$(prop $I Instance OffsetScaledLogVariance)")"
@@ -116,7 +129,7 @@ check_clock() { # HOW SOURCE NUMBER_PORTS PMC...: compare the clock-level answer
 	expect "$how DOMAIN" "$(get "$out" domainNumber "$src")" "$(prop $I Instance Domain)"
 	expect "$how SLAVE_ONLY" "$(get "$out" slaveOnly "$src")" 0
 	expect "$how CLOCK_ACCURACY" "$(get "$out" clockAccuracy "$src")" \
-		"$(printf '0x%02x' "$(prop $I Instance ClockAccuracy)")"
+		"$(accuracy_hex "$(prop $I Instance ClockAccuracy)")"
 	out=$("${@:3}" 'GET CURRENT_DATA_SET' 'GET PARENT_DATA_SET' 'GET TIME_PROPERTIES_DATA_SET' \
 		'GET TIME_STATUS_NP' 'GET USER_DESCRIPTION')
 	expect "$how CURRENT_DATA_SET stepsRemoved" "$(get "$out" stepsRemoved "$src")" "$(prop $I Instance StepsRemoved)"

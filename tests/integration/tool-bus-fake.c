@@ -279,6 +279,12 @@ static void command(struct manager *m, char *line)
 		   clock_identity_from_string(c, &i->grandmaster_identity) == 0) {
 		i->steps_removed = 1;
 		HOOK(m, instance_changed, i, INSTANCE_CHANGED_PARENT);
+	} else if (strcmp(a, "accuracy") == 0 && i) {
+		i->clock_quality.clockAccuracy = (uint8_t) strtoul(c, NULL, 0);
+		HOOK(m, instance_changed, i, INSTANCE_CHANGED_CONFIG);
+	} else if (strcmp(a, "time-source") == 0 && i) {
+		i->time_properties.timeSource = (uint8_t) strtoul(c, NULL, 0);
+		HOOK(m, instance_changed, i, INSTANCE_CHANGED_TIME_PROPERTIES);
 	} else if (strcmp(a, "counters") == 0 && p) {
 		p->rx[0] += strtoull(c, NULL, 10);
 		HOOK(m, port_changed, p, MPORT_CHANGED_COUNTERS);
