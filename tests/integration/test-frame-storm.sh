@@ -27,6 +27,8 @@ tmp=$(mktemp -d /tmp/phcd-storm.XXXXXX)
 # sees frames sent on its own interface and goes FAULTY on a rogue Pdelay_Resp).
 L=phfs-l$$ M=phfs-m$$ X=phfs-x$$ A=phfs-a$$ B=phfs-b$$
 trap 'net_cleanup; rm -rf "$tmp"' EXIT
+# No D-Bus here: never the machine's own system bus.
+export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$tmp/no-bus
 lan_bridge "$L"
 lan_station "$L" "$M" m0 isolated
 lan_station "$L" "$X" x0 isolated
