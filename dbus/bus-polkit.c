@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <systemd/sd-event.h>
 
 #include "dbus/bus-polkit.h"
 
@@ -13,12 +14,19 @@
  * and remembers the message; polkit's answer is stored and the message re-queued with
  * sd_bus_enqueue_for_read(), so the handler runs again from the top and this time finds the
  * answer. Handlers stay linear (read, validate, authorize, apply, reply) and nothing waits.
+ *
+ * A query lives until the handler consumes the answer, and no longer than that second dispatch:
+ * an idle event after it frees a query whose call never reached the handler again (its object
+ * went away meanwhile: sd-bus answered UnknownObject). An object that goes away while polkit
+ * still thinks (it may wait minutes for a password) drops its queries at once:
+ * bus_polkit_forget_path().
  */
 struct polkit_query {
 	struct polkit_query *next;
 	struct bus_polkit *owner;
 	sd_bus_message *request;
-	sd_bus_slot *slot; /* the CheckAuthorization call; NULL once answered */
+	sd_bus_slot *slot;	  /* the CheckAuthorization call; NULL once answered */
+	sd_event_source *cleanup; /* after the second dispatch: frees an unconsumed answer */
 	char *action;
 	bool done;
 	int result; /* when done: 1 authorized, or -errno with error set */
@@ -45,6 +53,7 @@ int bus_polkit_new(struct bus_polkit **ret)
 
 static void query_free(struct polkit_query *q)
 {
+	sd_event_source_disable_unref(q->cleanup);
 	sd_bus_slot_unref(q->slot);
 	sd_bus_message_unref(q->request);
 	sd_bus_error_free(&q->error);
@@ -148,19 +157,44 @@ static int query_answer(struct polkit_query *q, sd_bus_message *reply)
 				 q->action);
 }
 
+static void query_drop(struct polkit_query *q)
+{
+	query_unlink(q);
+	query_free(q);
+}
+
+static int on_cleanup(sd_event_source *src, void *userdata)
+{
+	/* The call was dispatched again and did not take its answer: nobody will. */
+	query_drop(userdata);
+	return 0;
+}
+
 static int query_callback(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error)
 {
 	struct polkit_query *q = userdata;
+	sd_bus *bus = sd_bus_message_get_bus(q->request);
 	int r;
 
 	q->slot = sd_bus_slot_unref(q->slot);
 	q->result = query_answer(q, reply);
 	q->done = true;
+	/*
+	 * Idle priority: after the bus (normal priority) has dispatched the call again. Without an
+	 * event loop the answer waits for the handler or bus_polkit_free().
+	 */
+	r = sd_bus_get_event(bus)
+		    ? sd_event_add_defer(sd_bus_get_event(bus), &q->cleanup, on_cleanup, q)
+		    : 0;
+	if (r >= 0 && q->cleanup) {
+		r = sd_event_source_set_priority(q->cleanup, SD_EVENT_PRIORITY_IDLE);
+	}
 	/* Dispatch the original call again; its handler finds the answer in bus_polkit_verify(). */
-	r = sd_bus_enqueue_for_read(sd_bus_message_get_bus(q->request), q->request);
+	if (r >= 0) {
+		r = sd_bus_enqueue_for_read(bus, q->request);
+	}
 	if (r < 0) {
-		query_unlink(q);
-		query_free(q);
+		query_drop(q);
 	}
 	return 0;
 }
@@ -245,8 +279,7 @@ int bus_polkit_verify(struct bus_polkit *p, sd_bus_message *m, const char *actio
 		if (r < 0) {
 			sd_bus_error_move(error, &q->error);
 		}
-		query_unlink(q);
-		query_free(q);
+		query_drop(q);
 		return r;
 	}
 	r = query_start(p, m, action);
@@ -255,4 +288,37 @@ int bus_polkit_verify(struct bus_polkit *p, sd_bus_message *m, const char *actio
 					       strerror(-r));
 	}
 	return 0;
+}
+
+void bus_polkit_forget_path(struct bus_polkit *p, const char *path)
+{
+	struct polkit_query **pp = &p->queries;
+
+	while (*pp) {
+		struct polkit_query *q = *pp;
+
+		if (strcmp(sd_bus_message_get_path(q->request), path) != 0) {
+			pp = &q->next;
+			continue;
+		}
+		/* Answered and queued again: sd-bus answers that dispatch (UnknownObject). */
+		if (!q->done) {
+			(void) sd_bus_reply_method_errorf(q->request, SD_BUS_ERROR_UNKNOWN_OBJECT,
+							  "%s went away while its authorization "
+							  "was pending",
+							  path);
+		}
+		*pp = q->next;
+		query_free(q);
+	}
+}
+
+size_t bus_polkit_pending(const struct bus_polkit *p)
+{
+	size_t n = 0;
+
+	for (const struct polkit_query *q = p->queries; q; q = q->next) {
+		n++;
+	}
+	return n;
 }

@@ -3,6 +3,7 @@
  */
 #pragma once
 
+#include <stddef.h>
 #include <systemd/sd-bus.h>
 
 #include "ptp/util.h"
@@ -31,3 +32,12 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(struct bus_polkit *, bus_polkit_free);
  */
 int bus_polkit_verify(struct bus_polkit *p, sd_bus_message *m, const char *action,
 		      sd_bus_error *error);
+
+/*
+ * The object at path went away: its calls waiting for polkit get UnknownObject now (polkit's
+ * late answer is dropped), and answers not yet taken are freed.
+ */
+void bus_polkit_forget_path(struct bus_polkit *p, const char *path);
+
+/* Queries in flight or answered and not yet taken (tests watch it return to 0). */
+size_t bus_polkit_pending(const struct bus_polkit *p);

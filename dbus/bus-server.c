@@ -145,6 +145,10 @@ static void object_signal(struct bus_server *s, int (*path)(const void *, char *
 	int r;
 
 	r = path(obj, &p);
+	if (r >= 0 && !added) {
+		/* Its calls waiting for polkit cannot be applied any more: answer them now. */
+		bus_polkit_forget_path(s->polkit, p);
+	}
 	if (r >= 0) {
 		r = added ? sd_bus_emit_object_added(s->bus, p)
 			  : sd_bus_emit_object_removed(s->bus, p);

@@ -3,7 +3,9 @@
 # Authorization through polkit: Debian's polkitd on the private bus (in a mount namespace of its
 # own, where units/org.phcd1.policy is among its actions and a test rule grants org.phcd1.manage
 # to "nobody"): nobody's writes go through, another unprivileged user is refused
-# (auth_admin needs an agent it has not), and root never needs polkit.
+# (auth_admin needs an agent it has not), root never needs polkit, and a call whose port goes away
+# while polkit still decides is answered at once and forgotten (no query kept until shutdown: the
+# stand-in counts them, and exits without a leak when built with ASan).
 set -euo pipefail
 : "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
 . "$SRC/tests/lib/net-helpers.sh"
@@ -24,9 +26,17 @@ busctl --system call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.
 mkdir -p "$tmp/actions" "$tmp/rules"
 cp /usr/share/polkit-1/actions/* "$tmp/actions/" 2>/dev/null || true
 cp "$SRC/units/org.phcd1.policy" "$tmp/actions/"
-cat >"$tmp/rules/50-phcd-test.rules" <<'EOF2'
+# User sys is granted too, but only once the test opens a gate: polkit is slow to decide.
+mkdir -m 777 "$tmp/gate"
+cat >"$tmp/rules/50-phcd-test.rules" <<EOF2
 polkit.addRule(function(action, subject) {
 	if (action.id == "org.phcd1.manage" && subject.user == "nobody") {
+		return polkit.Result.YES;
+	}
+	if (action.id == "org.phcd1.manage" && subject.user == "sys") {
+		polkit.spawn(["/bin/sh", "-c", "echo deciding >>$tmp/gate/log; " +
+			"end=\$((\$(date +%s) + 8)); " +
+			"until [ -e $tmp/gate/open ] || [ \$(date +%s) -ge \$end ]; do sleep 0.02; done"]);
 		return polkit.Result.YES;
 	}
 });
@@ -41,7 +51,8 @@ wait_bus_name org.freedesktop.PolicyKit1 10
 
 mkfifo "$tmp/in"
 "$FAKE" <"$tmp/in" >"$tmp/out" 2>&1 &
-BG_PIDS+=($!)
+fake_pid=$!
+BG_PIDS+=($fake_pid)
 exec 5>"$tmp/in"
 wait_for "$tmp/out" '^ready$' 5
 echo "instance default" >&5
@@ -74,4 +85,46 @@ echo "ok: user daemon (no rule, auth_admin, no agent): refused, exit 4: $(cat "$
 "$PHCCTL" set-priority2 default 3 || fail "root: set-priority2"
 wait_for "$tmp/out" '^call set-priority2 default 3$' 2
 echo "ok: root: set-priority2 reaches the manager"
+
+# fake_ask CMD REPLY_RE: one command to the stand-in, wait for its reply line.
+fake_ask() {
+	local from
+	from=$(wc -l <"$tmp/out")
+	echo "$1" >&5
+	wait_for "$tmp/out" "$2" 5 "$from"
+}
+# The port goes away while polkit is still deciding about a call on it: the caller is answered
+# at once, the query is freed then (not at shutdown), and polkit's late answer changes nothing.
+fake_ask "port veth1 default" '^ok port$'
+as sys gdbus call --system --dest org.phcd1 --object-path /org/phcd1/port/veth1 \
+	--method org.phcd1.Port.Disable >"$tmp/gone" 2>&1 &
+gone=$!
+BG_PIDS+=($gone)
+wait_for "$tmp/gate/log" '^deciding$' 5
+fake_ask polkit-pending '^polkit-pending 1$'
+fake_ask "rm-port veth1" '^ok rm-port$'
+deadline=$((SECONDS + 2))
+while kill -0 "$gone" 2>/dev/null; do
+	[ "$SECONDS" -lt "$deadline" ] ||
+		fail "Disable of a port removed during the polkit check: expected UnknownObject at once, no answer within 2 s"
+	sleep 0.02
+done
+rc=0
+wait "$gone" || rc=$?
+[ "$rc" != 0 ] && grep -q "org.freedesktop.DBus.Error.UnknownObject: /org/phcd1/port/veth1 went away while its authorization was pending" "$tmp/gone" ||
+	fail "Disable of a port removed during the polkit check: expected UnknownObject at once, got exit $rc: $(cat "$tmp/gone")"
+fake_ask polkit-pending '^polkit-pending 0$'
+touch "$tmp/gate/open"
+# polkit's next answer comes after the late one: nothing of the dropped call may show up.
+as nobody "$PHCCTL" set-priority1 default 11 || fail "nobody: set-priority1 after the gate opened"
+wait_for "$tmp/out" '^call set-priority1 default 11$' 5
+grep -q '^call disable veth1$' "$tmp/out" && fail "the call on the removed port reached the manager"
+fake_ask polkit-pending '^polkit-pending 0$'
+echo "ok: port removed during the polkit check: caller got UnknownObject at once, 1 -> 0 queries pending, the late answer is dropped"
+
+# Every answered query was taken by its handler: none left, and a clean exit (LeakSanitizer
+# fails it when the stand-in is built with ASan).
+exec 5>&-
+wait_pid "$fake_pid" 5 || fail "the stand-in exited with $?: $(tail -n 20 "$tmp/out")"
+echo "ok: the stand-in exits cleanly"
 echo PASS

@@ -13,6 +13,7 @@
 
 #include "daemon/config.h"
 #include "daemon/manager.h"
+#include "dbus/bus-internal.h" /* polkit-pending looks into the server */
 #include "dbus/bus-server.h"
 
 #define FAKE_MAX 64
@@ -28,6 +29,7 @@ struct manager {
 	size_t n_ports;
 	bool reload_invalid;
 	pid_t next_pid;
+	struct bus_server *bus; /* for polkit-pending */
 };
 
 #define HOOK(m, name, ...)                                          \
@@ -307,6 +309,8 @@ static void command(struct manager *m, char *line)
 	} else if (strcmp(a, "system-clock") == 0 && n == 2) {
 		snprintf(m->config.daemon.system_clock_instance,
 			 sizeof(m->config.daemon.system_clock_instance), "%s", b);
+	} else if (strcmp(a, "polkit-pending") == 0) {
+		printf("polkit-pending %zu\n", bus_polkit_pending(m->bus->polkit));
 	} else if (strcmp(a, "quit") == 0) {
 		sd_event_exit(m->event, 0);
 		return;
@@ -349,6 +353,7 @@ int main(int argc, char **argv)
 	r = sd_event_default(&m.event);
 	if (r >= 0) {
 		r = bus_server_new(&m, &bus);
+		m.bus = bus;
 	}
 	if (r >= 0) {
 		r = sd_event_add_io(m.event, NULL, STDIN_FILENO, EPOLLIN, on_stdin, &m);
