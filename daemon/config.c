@@ -707,6 +707,22 @@ enum config_change config_diff_instance(const struct config *old, const struct c
 									   : CONFIG_CHANGED;
 }
 
+bool config_instance_priorities_only(const struct config *old, const struct config *new,
+				     const char *name)
+{
+	const struct config_instance *a = config_find_instance(old, name);
+	const struct config_instance *b = config_find_instance(new, name);
+	struct instance_options o;
+
+	if (!a || !b || config_keys_equal(&a->options, &b->options, SCOPE_INSTANCE)) {
+		return false;
+	}
+	o = b->options;
+	o.priority1 = a->options.priority1;
+	o.priority2 = a->options.priority2;
+	return config_keys_equal(&a->options, &o, SCOPE_INSTANCE);
+}
+
 enum config_change config_diff_port(const struct config *old, const struct config *new,
 				    const char *instance, const char *ifname)
 {

@@ -244,6 +244,25 @@ void instance_port_status(struct instance *i, struct mport *p, const struct ipc_
 	sysclock_follow_port_status(i->manager->sysclock, p, s);
 }
 
+void instance_push_priorities(struct instance *i)
+{
+	struct ipc_msg m = { .type = IPC_SET_PRIORITY };
+	struct mport *p;
+
+	m.set_priority.priority1 = i->priority1;
+	m.set_priority.priority2 = i->priority2;
+	MANAGER_FOREACH_PORT(p, i->manager, k)
+	{
+		/* A worker before its CONFIG gets the new values with it. */
+		if (p->instance == i && p->worker && p->configured) {
+			/* A failure: its exit follows on the pidfd and restarts it. */
+			(void) worker_send(p->worker, &m);
+		}
+	}
+	/* D0 changed: decide again; SET_PRIORITY goes first on each socket. */
+	instance_run_bmca(i);
+}
+
 static int instance_set_priority(struct instance *i, uint8_t *field, uint8_t value)
 {
 	if (*field == value) {
@@ -253,11 +272,7 @@ static int instance_set_priority(struct instance *i, uint8_t *field, uint8_t val
 	i->options.priority1 = i->priority1;
 	i->options.priority2 = i->priority2;
 	manager_instance_changed(i, INSTANCE_CHANGED_CONFIG);
-	/*
-	 * The port engine has no setter for defaultDS.priority1/2 yet, so the workers restart
-	 * with the new value (IPC_SET_PRIORITY is the way once the engine takes it).
-	 */
-	manager_restart_instance_ports(i, "priority changed");
+	instance_push_priorities(i);
 	return 0;
 }
 

@@ -25,7 +25,7 @@ struct manager {
 	size_t n_ports;
 	const struct manager_ops *ops;
 	void *userdata;
-	sd_event_source *status_defer; /* coalesces status file rewrites */
+	sd_event_source *status_defer;	  /* coalesces status file rewrites */
 	struct sysclock_follow *sysclock; /* daemon/sysclock-follow.c */
 	bool started;
 	bool stopping;
@@ -47,8 +47,10 @@ void instance_apply_options(struct instance *i, const struct instance_options *o
 void instance_run_bmca(struct instance *i);
 /* A STATUS from one of its ports: the instance's sample and servo follow its SLAVE port. */
 void instance_port_status(struct instance *i, struct mport *p, const struct ipc_status *s);
+/*
+ * defaultDS.priority1/2 of the instance changed (D-Bus, management SET, a reload): tell every
+ * configured worker (IPC_SET_PRIORITY, applied in place) and run the BMCA again.
+ */
+void instance_push_priorities(struct instance *i);
 /* The lowest portNumber no port of the instance uses (7.5.2.3: 1-based). */
 uint16_t instance_free_port_number(const struct instance *i);
-
-/* manager.c: restart the workers of these ports with the running configuration's options. */
-void manager_restart_instance_ports(struct instance *i, const char *why);

@@ -627,25 +627,6 @@ static void manager_remove_instance(struct manager *m, struct instance *i)
 	manager_dirty(m);
 }
 
-void manager_restart_instance_ports(struct instance *i, const char *why)
-{
-	struct mport *p;
-
-	MANAGER_FOREACH_PORT(p, i->manager, k)
-	{
-		if (p->instance == i && !p->removed) {
-			manager_log(LOG_INFO, p->ifname, "restarting the worker: %s", why);
-			p->given_up = false;
-			p->restarts_in_window = 0;
-			if (p->worker) {
-				port_stop_worker(p);
-			} else {
-				port_start_worker(p);
-			}
-		}
-	}
-}
-
 /* ---- lifecycle ---- */
 
 static int load_config(struct manager *m, struct config **ret, char **errors)
@@ -831,6 +812,10 @@ int manager_reload(struct manager *m, char **errors)
 		}
 		instance_apply_options(i, &config_find_instance(new, i->name)->options);
 		manager_instance_changed(i, INSTANCE_CHANGED_CONFIG);
+		if (config_instance_priorities_only(old, new, i->name)) {
+			/* The workers take it in place (same PID), the BMCA decides again. */
+			instance_push_priorities(i);
+		}
 	}
 	for (size_t k = 0; k < new->n_instances; k++) {
 		if (!manager_find_instance(m, new->instances[k].options.name)) {
@@ -861,6 +846,10 @@ int manager_reload(struct manager *m, char **errors)
 			continue;
 		}
 		c = config_diff_instance(old, new, p->instance->name);
+		if (c == CONFIG_CHANGED &&
+		    config_instance_priorities_only(old, new, p->instance->name)) {
+			c = CONFIG_UNCHANGED; /* pushed above with IPC_SET_PRIORITY */
+		}
 		if (c == CONFIG_UNCHANGED) {
 			c = config_diff_port(old, new, p->instance->name, p->ifname);
 		}

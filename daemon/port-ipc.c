@@ -295,12 +295,18 @@ static int on_ipc(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 	case IPC_RECOMMENDED_STATE:
 		apply_recommendation(w, &m.recommended_state);
 		break;
+	case IPC_SET_PRIORITY:
+		/* In place: the supervisor decides again with the new D0 and says so (9.3.3). */
+		(void) port_set_priorities(w->loop.port, m.set_priority.priority1,
+					   m.set_priority.priority2, port_loop_now());
+		send_status(w);
+		port_loop_rearm(&w->loop);
+		break;
 	case IPC_SHUTDOWN:
 		sd_event_exit(w->loop.event, 0);
 		break;
 	default:
-		/* SET_PRIORITY: the supervisor restarts workers for now; a second CONFIG: ignored.
-		 */
+		/* A second CONFIG: ignored. */
 		break;
 	}
 	return 0;

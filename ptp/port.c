@@ -415,6 +415,22 @@ void port_set_parent_data_sets(struct port *p, uint16_t stepsRemoved, const stru
 	p->tpds = *tp;
 }
 
+int port_set_priorities(struct port *p, uint8_t priority1, uint8_t priority2, ns_t now)
+{
+	bool grandmaster = clock_identity_equal(&p->pds.grandmasterIdentity, &p->dds.clockIdentity);
+
+	p->cfg.instance.priority1 = p->dds.priority1 = priority1;
+	p->cfg.instance.priority2 = p->dds.priority2 = priority2;
+	if (grandmaster) {
+		p->pds.grandmasterPriority1 = priority1;
+		p->pds.grandmasterPriority2 = priority2;
+	}
+	if (p->portds.portState == PORT_STATE_MASTER) {
+		port_timer_set(p, PORT_TIMER_ANNOUNCE_TX, now);
+	}
+	return port_state_decision(p, now);
+}
+
 int port_new(const struct port_config *cfg, struct clock *clock, const struct port_ops *ops,
 	     void *userdata, struct port **ret)
 {

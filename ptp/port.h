@@ -172,6 +172,14 @@ int port_apply_decision(struct port *p, enum bmca_decision d, ns_t now);
 void port_set_parent_data_sets(struct port *p, uint16_t stepsRemoved, const struct parentDS *pds,
 			       const struct timePropertiesDS *tp);
 
+/*
+ * defaultDS.priority1/2 changed (a management SET, D-Bus, a reload) without restarting the port:
+ * a grandmaster's parentDS follows (9.3.5 Table 27) and a MASTER port announces the new values at
+ * once; a lone port then runs its state decision again (9.3.3), a supervised one waits for the
+ * supervisor's (external_bmca). Returns what that decision returned.
+ */
+int port_set_priorities(struct port *p, uint8_t priority1, uint8_t priority2, ns_t now);
+
 enum port_state port_get_state(const struct port *p);
 uint64_t port_get_counter(const struct port *p, enum port_counter c);
 const struct defaultDS *port_default_ds(const struct port *p);

@@ -202,6 +202,7 @@ echo "ok: SET PRIORITY1 refused (MANAGEMENT_ERROR_STATUS) on the read-only socke
 busctl --system monitor --json=short org.phcd1 >"$tmp/monitor" 2>&1 &
 BG_PIDS+=($!)
 wait_for "$tmp/monitor" 'Monitoring' 5
+workers=$(prop /org/phcd1/port/s1 Port WorkerPID),$(prop /org/phcd1/port/s2 Port WorkerPID)
 out=$(pmc_uds "$RW" 'SET PRIORITY1 100')
 expect "SET PRIORITY1 answer" "$(get "$out" priority1)" 100
 wait_prop $I Instance Priority1 100 5
@@ -214,7 +215,10 @@ until [ "$(get "$(ip netns exec "$P" pmc -u -b 0 -s "$tmp/peer.uds" -i "$tmp/pmc
 	sleep 0.2
 done
 wait_prop $I Instance GrandmasterIdentity "$clock" 10
-echo "ok: SET PRIORITY1 100 (read-write socket): Priority1 signalled on D-Bus, s1 MASTER, the ptp4l peer follows $clock"
+# In place (IPC_SET_PRIORITY): the same workers before and after.
+expect "WorkerPID of s1,s2 after SET PRIORITY1 100" \
+	"$(prop /org/phcd1/port/s1 Port WorkerPID),$(prop /org/phcd1/port/s2 Port WorkerPID)" "$workers"
+echo "ok: SET PRIORITY1 100 (read-write socket): Priority1 signalled on D-Bus, s1 MASTER, the ptp4l peer follows $clock, workers $workers kept"
 
 # Malformed and oversized requests on the socket: dropped and counted, or WRONG_LENGTH.
 ip netns exec "$S" python3 "$RAW" uds "$RW" "$tmp/raw.sock" >"$tmp/raw-uds"

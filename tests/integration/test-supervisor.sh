@@ -197,16 +197,41 @@ alive
 expect_same "$others" "garbage" s1 s2
 echo "ok: garbage on the IPC socket: worker dropped (malformed message), restarted, phcd alive"
 
-# 6. SIGHUP after changing one instance's priority1: only that instance's ports are touched.
-others=$(snapshot s1 s2)
-old=$(field port s3 pid)
+# 6. SIGHUP after changing one instance's priority1: applied in place (IPC_SET_PRIORITY), no
+#    worker restarts. s3's own worker says so on the wire (pmc -2 from the peer: its defaultDS,
+#    and the grandmaster priority its Announces carry).
+all=$(snapshot s1 s2 s3)
 sed -i 's/^priority1 = 200$/priority1 = 190/' "$tmp/phcd.conf"
 kill -HUP "$PHCD_PID"
 wait_field instance lab priority1 190 5
-wait_field port s3 pid "[1-9][0-9]*" 5 "$old"
-wait_field port s3 state MASTER 5
-expect_same "$others" "reload of instance lab" s1 s2
-echo "ok: SIGHUP with lab's priority1 190: s3 restarted ($old -> $(field port s3 pid)), s1/s2 kept"
+deadline=$((SECONDS + 5))
+while :; do
+	out=$(ip netns exec "$P3" pmc -2 -i p3 -b 0 -d 24 'GET DEFAULT_DATA_SET' 'GET PARENT_DATA_SET' || true)
+	[ "$(awk '$1 == "priority1" || $1 == "grandmasterPriority1" { print $2 }' <<<"$out" | sort -u)" = 190 ] && break
+	[ "$SECONDS" -lt "$deadline" ] ||
+		fail "lab priority1 190: expected s3's worker to answer priority1 and grandmasterPriority1 190, got: $out"
+	sleep 0.2
+done
+expect_same "$all" "reload of lab's priority1 (in place)" s1 s2 s3
+echo "ok: SIGHUP with lab's priority1 190: s3's worker $(field port s3 pid) answers 190 (defaultDS, parentDS), s1/s2/s3 kept"
+
+# 6b. The BMCA turns round in place: bc's priority1 50 beats the grandmaster's 100 (s1 SLAVE ->
+#     MASTER), and back: the same workers throughout.
+pids=$(for ifn in s1 s2 s3; do field port $ifn pid; done)
+sed -i 's/^\[instance bc\]$/&\npriority1 = 50/' "$tmp/phcd.conf"
+kill -HUP "$PHCD_PID"
+wait_field instance bc priority1 50 5
+wait_field port s1 state MASTER 10
+wait_field port s2 state MASTER 5
+[ "$(field instance bc gm)" = "$(field instance bc clock)" ] ||
+	fail "bc priority1 50: expected bc its own grandmaster ($(field instance bc clock)), got $(field instance bc gm)"
+sed -i '/^priority1 = 50$/d' "$tmp/phcd.conf"
+kill -HUP "$PHCD_PID"
+wait_field instance bc priority1 128 5
+wait_field port s1 state SLAVE 20
+[ "$(for ifn in s1 s2 s3; do field port $ifn pid; done)" = "$pids" ] ||
+	fail "bc priority1 50 and back: expected the workers $(echo $pids), got $(for ifn in s1 s2 s3; do field port $ifn pid; done)"
+echo "ok: SIGHUP with bc's priority1 50: s1 SLAVE -> MASTER, back to 128: SLAVE again, workers $(echo $pids) kept"
 
 # 7. An invalid reload is refused with file:line, the old configuration keeps running.
 all=$(snapshot s1 s2 s3)

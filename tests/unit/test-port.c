@@ -650,6 +650,55 @@ static void test_master_disappears(void **state)
 	link_free(&l);
 }
 
+/*
+ * port_set_priorities() in place: the grandmaster (priority1 100) drops to 250, announces it at
+ * once, and the BMCA turns round without restarting either port: the other side (200) becomes
+ * MASTER and the first one its SLAVE.
+ */
+static void test_set_priorities(void **state)
+{
+	struct link l;
+	struct msg m;
+	uint64_t announces;
+	ns_t t0;
+
+	link_init(&l, 0.0, 0, OPTIONS_DELAY_E2E);
+	link_run(&l, START + 20 * NS_PER_SEC);
+	assert_int_equal(port_get_state(l.s[0].port), PORT_STATE_MASTER);
+	assert_true(port_is_slave(l.s[1].port));
+
+	announces = port_get_counter(l.s[0].port, PORT_CNT_TX_ANNOUNCE);
+	assert_int_equal(port_set_priorities(l.s[0].port, 250, 129, l.now), 0);
+	assert_int_equal(port_default_ds(l.s[0].port)->priority1, 250);
+	assert_int_equal(port_default_ds(l.s[0].port)->priority2, 129);
+	/* 9.3.5 Table 27: the grandmaster's parentDS carries its own priorities. */
+	assert_int_equal(port_parent_ds(l.s[0].port)->grandmasterPriority1, 250);
+	/* The next Announce goes out at once and says so. */
+	assert_int_equal(port_tick(l.s[0].port, l.now), 0);
+	assert_int_equal(port_get_counter(l.s[0].port, PORT_CNT_TX_ANNOUNCE), announces + 1);
+	assert_int_equal(msg_parse(l.s[0].sent[MSG_ANNOUNCE], l.s[0].sent_len[MSG_ANNOUNCE], &m),
+			 0);
+	assert_int_equal(m.body.announce.grandmasterPriority1, 250);
+	assert_int_equal(m.body.announce.grandmasterPriority2, 129);
+
+	t0 = l.now;
+	while (port_get_state(l.s[0].port) != PORT_STATE_SLAVE &&
+	       port_get_state(l.s[0].port) != PORT_STATE_UNCALIBRATED) {
+		link_run(&l, l.now + 10 * NS_PER_MSEC);
+		if (l.now - t0 > 20 * NS_PER_SEC) {
+			fail_msg("20 s after priority1 250: expected side 0 SLAVE, side 1 MASTER; "
+				 "got "
+				 "%s, %s",
+				 port_state_to_string(port_get_state(l.s[0].port)),
+				 port_state_to_string(port_get_state(l.s[1].port)));
+		}
+	}
+	assert_int_equal(port_get_state(l.s[1].port), PORT_STATE_MASTER);
+	assert_true(clock_identity_equal(&port_parent_ds(l.s[0].port)->grandmasterIdentity,
+					 &port_default_ds(l.s[1].port)->clockIdentity));
+	link_free(&l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -658,6 +707,7 @@ int main(void)
 		cmocka_unit_test(test_converge_spikes), cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_hostile_p2p),	cmocka_unit_test(test_delay_asymmetry),
 		cmocka_unit_test(test_time_properties), cmocka_unit_test(test_master_disappears),
+		cmocka_unit_test(test_set_priorities),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
