@@ -38,6 +38,32 @@ static int emit(struct bus_server *s, const struct bus_dirty *d, unsigned int ma
 	}
 }
 
+/* The path of an object of any kind (free() it). */
+static int object_path(enum bus_kind kind, const void *object, char **ret)
+{
+	switch (kind) {
+	case BUS_KIND_INSTANCE:
+		return bus_instance_path(object, ret);
+	case BUS_KIND_PORT:
+		return bus_port_path(object, ret);
+	default:
+		*ret = strdup(BUS_PATH_MANAGER);
+		return *ret ? 0 : -ENOMEM;
+	}
+}
+
+/* "D-Bus WHAT of PATH failed: ERROR, ignoring", with the object's path and interface. */
+static void object_warn(struct bus_server *s, enum bus_kind kind, const void *object,
+			const char *what, int r)
+{
+	const char *ifname = kind == BUS_KIND_PORT ? ((const struct mport *) object)->ifname : NULL;
+	_cleanup_free_ char *path = NULL;
+
+	(void) object_path(kind, object, &path);
+	bus_log(s, LOG_WARNING, path, ifname, "D-Bus %s of %s failed: %s, ignoring", what,
+		path ? path : "an object", strerror(-r));
+}
+
 /* Signal every record's urgent or slow bits, then drop the records with nothing left. */
 static void flush(struct bus_server *s, bool slow)
 {
@@ -53,9 +79,7 @@ static void flush(struct bus_server *s, bool slow)
 			if (r < 0) {
 				/* A failed signal is lost, not retried: the next change sends it.
 				 */
-				fprintf(stderr,
-					"phcd: D-Bus PropertiesChanged failed: %s, ignoring\n",
-					strerror(-r));
+				object_warn(s, d->kind, d->object, "PropertiesChanged", r);
 			}
 			*bits = 0;
 		}
@@ -119,7 +143,7 @@ void bus_server_mark(struct bus_server *s, enum bus_kind kind, void *object, uns
 	uint64_t now = 0, next;
 
 	if (!d) {
-		fprintf(stderr, "phcd: out of memory marking a D-Bus change, ignoring\n");
+		object_warn(s, kind, object, "change tracking", -ENOMEM);
 		return;
 	}
 	d->urgent |= urgent;
@@ -138,13 +162,12 @@ void bus_server_mark(struct bus_server *s, enum bus_kind kind, void *object, uns
 	}
 }
 
-static void object_signal(struct bus_server *s, int (*path)(const void *, char **), const void *obj,
-			  bool added)
+static void object_signal(struct bus_server *s, enum bus_kind kind, const void *obj, bool added)
 {
 	_cleanup_free_ char *p = NULL;
 	int r;
 
-	r = path(obj, &p);
+	r = object_path(kind, obj, &p);
 	if (r >= 0 && !added) {
 		/* Its calls waiting for polkit cannot be applied any more: answer them now. */
 		bus_polkit_forget_path(s->polkit, p);
@@ -154,8 +177,7 @@ static void object_signal(struct bus_server *s, int (*path)(const void *, char *
 			  : sd_bus_emit_object_removed(s->bus, p);
 	}
 	if (r < 0) {
-		fprintf(stderr, "phcd: D-Bus Interfaces%s failed: %s, ignoring\n",
-			added ? "Added" : "Removed", strerror(-r));
+		object_warn(s, kind, obj, added ? "InterfacesAdded" : "InterfacesRemoved", r);
 	}
 }
 
@@ -170,7 +192,7 @@ static void on_instance_added(void *userdata, struct instance *i)
 {
 	struct bus_server *s = userdata;
 
-	object_signal(s, bus_instance_path_any, i, true);
+	object_signal(s, BUS_KIND_INSTANCE, i, true);
 	bus_server_mark(s, BUS_KIND_MANAGER, NULL, BUS_MANAGER_CHANGED_INSTANCES);
 }
 
@@ -179,7 +201,7 @@ static void on_instance_removed(void *userdata, struct instance *i)
 	struct bus_server *s = userdata;
 
 	/* While the object can still be found: InterfacesRemoved lists its interfaces. */
-	object_signal(s, bus_instance_path_any, i, false);
+	object_signal(s, BUS_KIND_INSTANCE, i, false);
 	dirty_drop(s, BUS_KIND_INSTANCE, i);
 	bus_server_mark(s, BUS_KIND_MANAGER, NULL, BUS_MANAGER_CHANGED_INSTANCES);
 }
@@ -198,7 +220,7 @@ static void on_port_added(void *userdata, struct mport *p)
 {
 	struct bus_server *s = userdata;
 
-	object_signal(s, bus_port_path_any, p, true);
+	object_signal(s, BUS_KIND_PORT, p, true);
 	bus_server_mark(s, BUS_KIND_MANAGER, NULL, BUS_MANAGER_CHANGED_PORTS);
 	bus_server_mark(s, BUS_KIND_INSTANCE, p->instance, INSTANCE_CHANGED_PORTS);
 }
@@ -207,7 +229,7 @@ static void on_port_removed(void *userdata, struct mport *p)
 {
 	struct bus_server *s = userdata;
 
-	object_signal(s, bus_port_path_any, p, false);
+	object_signal(s, BUS_KIND_PORT, p, false);
 	dirty_drop(s, BUS_KIND_PORT, p);
 	bus_server_mark(s, BUS_KIND_MANAGER, NULL, BUS_MANAGER_CHANGED_PORTS);
 	bus_server_mark(s, BUS_KIND_INSTANCE, p->instance, INSTANCE_CHANGED_PORTS);
@@ -280,7 +302,7 @@ static int on_reconnect(sd_event_source *src, uint64_t usec, void *userdata)
 		sd_event_source_set_enabled(src, SD_EVENT_ONESHOT);
 		return 0;
 	}
-	fprintf(stderr, "phcd: D-Bus: connected to the system bus again\n");
+	bus_log(s, LOG_NOTICE, NULL, NULL, "D-Bus: connected to the system bus again");
 	return 0;
 }
 
@@ -289,7 +311,8 @@ static int on_disconnected(sd_bus_message *m, void *userdata, sd_bus_error *ret_
 	struct bus_server *s = userdata;
 
 	/* Not from inside the bus's own callback: the timer closes it and connects anew. */
-	fprintf(stderr, "phcd: D-Bus: disconnected from the system bus, reconnecting\n");
+	bus_log(s, LOG_WARNING, NULL, NULL,
+		"D-Bus: disconnected from the system bus, reconnecting");
 	sd_event_source_set_time(s->reconnect, 0);
 	sd_event_source_set_enabled(s->reconnect, SD_EVENT_ONESHOT);
 	return 0;

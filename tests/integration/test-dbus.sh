@@ -14,7 +14,7 @@ FAKE=$BUILD/tests/integration/tool-bus-fake
 PHCCTL=$BUILD/phcctl/phcctl
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
-trap 'exec 5>&- 2>/dev/null || true; net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
+trap 'exec 5>&- 6>&- 2>/dev/null || true; net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
 dbus_start "$tmp/bus"
 NOBODY=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
 B=(busctl --system)
@@ -282,4 +282,53 @@ wait_for "$tmp/mon" '"signal":"InterfacesRemoved","path":"/org/phcd1","args":\["
 grep -q '"InterfacesRemoved","path":"/org/phcd1","args":\["/org/phcd1/port/veth2"' "$tmp/mon" ||
 	fail "port veth2 of the removed instance was not removed"
 echo "ok: removing an instance removes it and its port (InterfacesRemoved)"
+
+# --- dbus/ logs as the supervisor does: "phcd: [IFNAME: ]message" on stderr, outside journald
+kill "${DBUS_PIDS[0]}"
+wait_for "$tmp/out" '^phcd: D-Bus: disconnected from the system bus, reconnecting$' 5
+fake state veth0 MASTER
+wait_for "$tmp/out" '^phcd: veth0: D-Bus PropertiesChanged of /org/phcd1/port/veth0 failed: .*, ignoring$' 5
+echo "ok: stderr: $(grep -c '^phcd: ' "$tmp/out") lines of dbus/ in the supervisor's format after the bus went away"
+
+# ... and under journald (stderr is the journal's stream): native entries with the object's
+# path and interface as fields, nothing on stderr. A listener stands in for journald's socket
+# in a mount namespace of the stand-in's own.
+JOURNAL_PY='
+import os, socket, subprocess, sys
+os.makedirs("/run/systemd/journal")
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind("/run/systemd/journal/socket")
+s.settimeout(0.05)
+child = subprocess.Popen(sys.argv[2:])
+with open(sys.argv[1], "ab", buffering=0) as out:
+    while child.poll() is None:
+        try:
+            out.write(s.recv(65536).rstrip(b"\n").replace(b"\n", b" | ") + b"\n")
+        except socket.timeout:
+            pass
+'
+dbus_start "$tmp/bus2"
+: >"$tmp/out2"
+: >"$tmp/journal"
+mkfifo "$tmp/in2"
+JOURNAL_STREAM=$(stat -c %d:%i "$tmp/out2") unshare -m sh -c \
+	'mount -t tmpfs tmpfs /run && exec python3 -c "$0" "$@"' "$JOURNAL_PY" "$tmp/journal" "$FAKE" \
+	<"$tmp/in2" >>"$tmp/out2" 2>&1 &
+BG_PIDS+=($!)
+exec 6>"$tmp/in2"
+wait_for "$tmp/out2" '^ready$' 5
+echo "instance default" >&6
+echo "port veth0 default" >&6
+wait_for "$tmp/out2" '^ok port$' 5
+kill "${DBUS_PIDS[-1]}"
+wait_for "$tmp/journal" '^MESSAGE=D-Bus: disconnected from the system bus, reconnecting \| PRIORITY=4 \| SYSLOG_IDENTIFIER=phcd$' 5
+echo "state veth0 SLAVE" >&6
+wait_for "$tmp/journal" '^MESSAGE=D-Bus PropertiesChanged of /org/phcd1/port/veth0 failed: .*, ignoring \| PRIORITY=4 \| SYSLOG_IDENTIFIER=phcd \| PHCD_OBJECT_PATH=/org/phcd1/port/veth0 \| PHCD_INTERFACE=veth0$' 5
+dbus_start "$tmp/bus2"
+wait_for "$tmp/journal" '^MESSAGE=D-Bus: connected to the system bus again \| PRIORITY=5' 5
+if grep -q '^phcd: ' "$tmp/out2"; then
+	fail "under journald, dbus/ also wrote to stderr: $(grep '^phcd: ' "$tmp/out2")"
+fi
+exec 6>&-
+echo "ok: journald: $(wc -l <"$tmp/journal") native entries, e.g. $(grep -m1 PHCD_OBJECT_PATH "$tmp/journal")"
 echo PASS

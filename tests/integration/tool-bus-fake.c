@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <systemd/sd-event.h>
 #include <unistd.h>
 
@@ -350,6 +351,7 @@ int main(int argc, char **argv)
 	setvbuf(stdin, NULL, _IONBF, 0);
 	m.config.files = files;
 	m.config.n_files = 1;
+	m.config.daemon.logging_level = LOG_DEBUG; /* every line of dbus/ for the tests */
 	r = sd_event_default(&m.event);
 	if (r >= 0) {
 		r = bus_server_new(&m, &bus);
