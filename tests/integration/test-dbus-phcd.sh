@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The real phcd on a private system bus against a ptp4l grandmaster: wait-sync returns once the
-# instance is synchronized, a port's State change (carrier lost) is signalled within a second,
+# instance is synchronized, a port's State change (carrier lost) is signalled within a second of
+# phcd changing it,
 # disable/enable/set-priority1 go through the supervisor, an unprivileged caller is refused, and a
 # vanished interface's port goes away with InterfacesRemoved.
 set -euo pipefail
@@ -34,12 +35,20 @@ interfaces = s1, s2
 clock_backend = virtual
 CONF
 } >"$tmp/phcd.conf"
+# stamp: each line prefixed with the time it arrived ($EPOCHREALTIME: no fork per line), so lines
+# of phcd and of phcctl can be compared.
+stamp() {
+	local l
+	while IFS= read -r l; do
+		printf '%s %s\n' "${EPOCHREALTIME//[.,]/}" "$l"
+	done
+}
 ip netns exec "$S" capsh --drop=cap_sys_time -- -c "exec $PHCD -f $tmp/phcd.conf" \
-	>"$tmp/phcd.log" 2>&1 &
+	> >(stamp >"$tmp/phcd.log") 2>&1 &
 BG_PIDS+=($!)
 wait_bus_name org.phcd1 10
 
-"$PHCCTL" monitor --json >"$tmp/mon" 2>"$tmp/mon.err" &
+"$PHCCTL" monitor --json > >(stamp >"$tmp/mon") 2>"$tmp/mon.err" &
 BG_PIDS+=($!)
 wait_for "$tmp/mon.err" '^Monitoring' 5
 
@@ -51,19 +60,24 @@ echo "ok: wait-sync: $(cat "$tmp/ws")"
 "$PHCCTL" status --json | jq -e '.Instances[0].Synchronized and .Instances[0].StepsRemoved == 1' \
 	>/dev/null || fail "status --json: not synchronized"
 
-# Carrier lost on s1: its State must be signalled within a second of the change.
+# Carrier lost on s1: its State must be signalled within a second of phcd changing it (measured
+# from phcd's "s1: SLAVE -> FAULTY" line, so the time phcd takes to notice the carrier loss does
+# not count).
 from=$(wc -l <"$tmp/mon")
-t0=$(date +%s%N)
+from_log=$(wc -l <"$tmp/phcd.log")
+t_down=${EPOCHREALTIME//[.,]/}
 ip -n "$G" link set g1 down
-deadline=$((SECONDS + 3))
-until tail -n +$((from + 1)) "$tmp/mon" | grep -q '"path":"/org/phcd1/port/s1","args":\["org.phcd1.Port",{[^]]*"State":"FAULTY"'; do
-	[ "$SECONDS" -lt "$deadline" ] || fail "no State change of s1 signalled within 3 s: $(tail -n +$((from + 1)) "$tmp/mon" | head -c 600)"
-	sleep 0.01
-done
-ms=$((($(date +%s%N) - t0) / 1000000))
-[ "$ms" -lt 1000 ] || fail "State of s1 signalled ${ms} ms after carrier loss, expected < 1000"
+signal_re='"path":"/org/phcd1/port/s1","args":\["org.phcd1.Port",\{[^]]*"State":"FAULTY"'
+change_re='phcd: s1: [A-Z_]+ -> FAULTY$'
+wait_for "$tmp/phcd.log" "$change_re" 5 "$from_log"
+wait_for "$tmp/mon" "$signal_re" 3 "$from"
+t_change=$(tail -n +$((from_log + 1)) "$tmp/phcd.log" | grep -m1 -E "$change_re" | cut -d' ' -f1)
+t_signal=$(tail -n +$((from + 1)) "$tmp/mon" | grep -m1 -E "$signal_re" | cut -d' ' -f1)
+ms=$(((t_signal - t_change) / 1000))
+[ "$ms" -lt 1000 ] ||
+	fail "State FAULTY of s1 signalled ${ms} ms after phcd changed it (log line at $t_change us, signal at $t_signal us), expected < 1000"
 state=$("${BUSCTL:-busctl}" --system get-property org.phcd1 /org/phcd1/port/s1 org.phcd1.Port State)
-echo "ok: carrier lost on s1 -> PropertiesChanged State within ${ms} ms (now ${state#s })"
+echo "ok: carrier lost on s1 -> phcd FAULTY after $(((t_change - t_down) / 1000)) ms -> PropertiesChanged State ${ms} ms later (now ${state#s })"
 ip -n "$G" link set g1 up
 
 # Control through the supervisor.
