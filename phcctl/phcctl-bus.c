@@ -84,6 +84,11 @@ static int props_seek(sd_bus_message *props, const char *name, char *type)
 	return r;
 }
 
+int props_enter(sd_bus_message *props, const char *name, char *type)
+{
+	return props_seek(props, name, type);
+}
+
 const char *props_str(sd_bus_message *props, const char *name)
 {
 	const char *s = NULL;

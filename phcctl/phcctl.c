@@ -21,8 +21,8 @@ static void help(FILE *f)
 	      "Commands:\n"
 	      "  status                   instances, grandmaster, offset, servo and ports\n"
 	      "  ports                    every port with its state\n"
-	      "  port IFNAME              every property of one port\n"
-	      "  instance NAME            every property of one instance\n"
+	      "  port IFNAME              one port: state, timestamping, worker, counters\n"
+	      "  instance NAME            one instance as in status, with its other data sets\n"
 	      "  monitor                  print changes as phcd signals them, until interrupted\n"
 	      "  set-priority1 NAME N     set an instance's priority1 (0..255) until the next "
 	      "reload\n"
@@ -134,7 +134,27 @@ static void strv_free(char **l)
 	free(l);
 }
 
-static int show_instance(struct phcctl *c, const char *path)
+static const char *yes_no(int64_t b)
+{
+	return b ? "yes" : "no";
+}
+
+/* instance NAME: what status shows, and the rest of the data sets. */
+static void print_instance_detail(sd_bus_message *i)
+{
+	printf("  %-20s: %s\n", "Parent port", props_str(i, "ParentPortIdentity"));
+	printf("  %-20s: 0x%04" PRIx64 "\n", "Log variance",
+	       (uint64_t) props_int(i, "OffsetScaledLogVariance"));
+	printf("  %-20s: PTP timescale %s, time traceable %s, frequency traceable %s\n",
+	       "Time properties", yes_no(props_int(i, "PtpTimescale")),
+	       yes_no(props_int(i, "TimeTraceable")), yes_no(props_int(i, "FrequencyTraceable")));
+	printf("  %-20s: %s\n", "Leap second",
+	       props_int(i, "Leap61")	? "61 s in the last minute of today"
+	       : props_int(i, "Leap59") ? "59 s in the last minute of today"
+					: "none announced");
+}
+
+static int show_instance(struct phcctl *c, const char *path, bool detail)
 {
 	sd_bus_message *i = NULL;
 	char **ports = NULL;
@@ -161,6 +181,9 @@ static int show_instance(struct phcctl *c, const char *path)
 	       props_int(i, "CurrentUtcOffset"),
 	       props_int(i, "CurrentUtcOffsetValid") ? "" : " (not valid)",
 	       props_str(i, "TimeSource"));
+	if (detail) {
+		print_instance_detail(i);
+	}
 	sd_bus_message_unref(i);
 
 	r = sd_bus_get_property_strv(c->bus, PHCCTL_BUS_NAME, path, PHCCTL_IFACE_INSTANCE, "Ports",
@@ -214,7 +237,7 @@ static int cmd_status(struct phcctl *c)
 		return -r;
 	}
 	for (char **p = instances; *p; p++) {
-		r = show_instance(c, *p);
+		r = show_instance(c, *p, false);
 		if (r < 0) {
 			break;
 		}
@@ -265,7 +288,64 @@ static int cmd_ports(struct phcctl *c)
 	return r < 0 ? -r : EXIT_OK;
 }
 
-/* port IFNAME / instance NAME: every property, as "Name: value" lines or one JSON object. */
+/* The non-zero counters of one direction ("rx", "tx", "dropped") on one line. */
+static void print_counters(sd_bus_message *p, const char *dir, const char *label)
+{
+	size_t len = strlen(dir);
+	const char *key;
+	bool any = false;
+	uint64_t v;
+	char type;
+
+	printf("  %-20s:", label);
+	if (props_enter(p, "Counters", &type) >= 0 &&
+	    sd_bus_message_enter_container(p, 'a', "{st}") > 0) {
+		while (sd_bus_message_read(p, "{st}", &key, &v) > 0) {
+			if (v && strncmp(key, dir, len) == 0 && key[len] == '_') {
+				printf("%s %s %" PRIu64, any ? "," : "", key + len + 1, v);
+				any = true;
+			}
+		}
+	}
+	printf("%s\n", any ? "" : " none");
+}
+
+/* port IFNAME: one block like status's instances. */
+static void print_port(struct phcctl *c, sd_bus_message *p)
+{
+	_cleanup_free_ char *inst = NULL;
+	int64_t phc = props_int(p, "PhcIndex");
+
+	/* The instance's name, not its escaped path. */
+	(void) sd_bus_get_property_string(c->bus, PHCCTL_BUS_NAME, props_str(p, "Instance"),
+					  PHCCTL_IFACE_INSTANCE, "Name", NULL, &inst);
+	printf("Port %s: instance %s, %s\n", props_str(p, "Interface"), inst ? inst : "?",
+	       props_int(p, "Enabled") ? "enabled" : "disabled");
+	printf("  %-20s: %s\n", "State", props_str(p, "State"));
+	printf("  %-20s: %s\n", "Port identity", props_str(p, "PortIdentity"));
+	printf("  %-20s: %s\n", "Delay mechanism", props_str(p, "DelayMechanism"));
+	printf("  %-20s: %s", "Timestamping", props_str(p, "TimestampingMode"));
+	if (phc >= 0) {
+		printf(", PHC /dev/ptp%" PRIi64 "\n", phc);
+	} else {
+		printf(", no PHC\n");
+	}
+	printf("  %-20s: %s, ifindex %" PRIi64 "\n", "Link", props_int(p, "LinkUp") ? "up" : "down",
+	       props_int(p, "IfIndex"));
+	printf("  %-20s: pid %" PRIi64 ", %" PRIi64 " restart(s)\n", "Worker",
+	       props_int(p, "WorkerPID"), props_int(p, "Restarts"));
+	if (*props_str(p, "LastError")) {
+		printf("  %-20s: %s (errno %" PRIi64 ")\n", "Last error", props_str(p, "LastError"),
+		       props_int(p, "LastErrorCode"));
+	} else {
+		printf("  %-20s: none\n", "Last error");
+	}
+	print_counters(p, "rx", "Received");
+	print_counters(p, "tx", "Sent");
+	print_counters(p, "dropped", "Dropped");
+}
+
+/* port IFNAME / instance NAME: a readable block, or every property as one JSON object. */
 static int cmd_show(struct phcctl *c, const char *method, const char *iface, const char *name)
 {
 	_cleanup_free_ char *path = NULL;
@@ -276,6 +356,10 @@ static int cmd_show(struct phcctl *c, const char *method, const char *iface, con
 	if (r < 0) {
 		return -r;
 	}
+	if (!c->json && strcmp(iface, PHCCTL_IFACE_INSTANCE) == 0) {
+		r = show_instance(c, path, true);
+		return r < 0 ? -r : EXIT_OK;
+	}
 	r = phcctl_get_all(c, path, iface, &props);
 	if (r < 0) {
 		return -r;
@@ -283,8 +367,7 @@ static int cmd_show(struct phcctl *c, const char *method, const char *iface, con
 	if (c->json) {
 		r = phcctl_print_json(props);
 	} else {
-		printf("%s\n", path);
-		r = sd_bus_message_dump(props, stdout, SD_BUS_MESSAGE_DUMP_SUBTREE_ONLY);
+		print_port(c, props);
 	}
 	sd_bus_message_unref(props);
 	return r < 0 ? phcctl_error(name, NULL, r) : EXIT_OK;

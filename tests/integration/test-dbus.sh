@@ -249,6 +249,21 @@ jq -e '.Manager.Version and (.Instances | length == 2) and (.Ports | length == 3
 grep -q '^Instance default: domain 0' "$tmp/status.txt" || fail "status text: $(cat "$tmp/status.txt")"
 echo "ok: phcctl status/ports/port/instance --json parse with jq"
 
+# port / instance without --json: readable blocks, like status.
+fake counters veth2 7
+"$PHCCTL" port veth2 >"$tmp/port.txt"
+for re in '^Port veth2: instance dom-24, enabled$' '^  State +: LISTENING$' \
+	'^  Timestamping +: software, no PHC$' '^  Worker +: pid [0-9]+, 0 restart\(s\)$' \
+	'^  Last error +: none$' '^  Received +: sync 7$' '^  Sent +: none$'; do
+	grep -Eq "$re" "$tmp/port.txt" || fail "phcctl port veth2: expected a line matching '$re', got: $(cat "$tmp/port.txt")"
+done
+"$PHCCTL" instance "dom-24" >"$tmp/instance.txt"
+for re in '^Instance dom-24: domain 1,' '^  Priority1/2 +: 128 / 7, class 248, accuracy UNKNOWN$' \
+	'^  Log variance +: 0xffff$' '^  Leap second +: none announced$' '^  veth2 +LISTENING'; do
+	grep -Eq "$re" "$tmp/instance.txt" || fail "phcctl instance dom-24: expected a line matching '$re', got: $(cat "$tmp/instance.txt")"
+done
+echo "ok: phcctl port / instance print readable blocks ($(wc -l <"$tmp/port.txt") and $(wc -l <"$tmp/instance.txt") lines)"
+
 # --- wait-sync: non-zero on timeout, 0 once synchronized
 rc=0
 "$PHCCTL" wait-sync --instance default --timeout 0.5 2>"$tmp/err" || rc=$?
