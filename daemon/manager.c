@@ -225,6 +225,12 @@ static void on_worker_message(struct worker *w, const struct ipc_msg *msg, void 
 		}
 		p->has_erbest = msg->erbest.present;
 		p->erbest = msg->erbest;
+		/*
+		 * Decide for this port afresh, even if it comes out as last sent: a worker whose
+		 * Erbest vanished before our S1 arrived could not carry it out (it says so with
+		 * this ERBEST), and a repeat skipped here would leave it LISTENING for good.
+		 */
+		p->sent_valid = false;
 		instance_run_bmca(p->instance);
 		return;
 	case IPC_CLOCK_REQUEST:
