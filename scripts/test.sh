@@ -6,6 +6,7 @@
 # integration tests in network namespaces (needs root). Opt-in switches (environment):
 #   PHCD_FUZZ_SECONDS=N   seconds per fuzzer (default 60; 0 skips the fuzz tier, reported loudly)
 #   PHCD_TEST_SLOW=1      also run the slow integration tests (suite "slow")
+#   PHCD_TEST_ASAN_BINARIES=1  also run the integration suite against the ASan+UBSan build
 #   PHCD_TEST_SYSTEMD=1   also run the systemd tier (tests/systemd/run.sh: nspawn, build-systemd/)
 #   PHCD_TEST_VM=1        also run the VM tier (tests/vm/run.sh: QEMU igb PHCs, build-vm/)
 set -euo pipefail
@@ -98,6 +99,7 @@ opt_in_tier() { # VARIABLE NAME SCRIPT
 		results+=("NOT RUN  $2 (opt-in: $1=1)")
 	fi
 }
+opt_in_tier PHCD_TEST_ASAN_BINARIES "integration (ASan+UBSan binaries)" tests/integration/run-asan.sh
 opt_in_tier PHCD_TEST_SYSTEMD "systemd tier (nspawn)" tests/systemd/run.sh
 opt_in_tier PHCD_TEST_VM "VM tier (QEMU igb)" tests/vm/run.sh
 

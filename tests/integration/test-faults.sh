@@ -33,7 +33,9 @@ phcd_fast_global >"$tmp/phcd.conf"
 printf 'restart_backoff_initial_ms = 100\n' >>"$tmp/phcd.conf"
 for i in $(seq 1 $N); do
 	mkveth "$i"
-	ptp4l_gm "$G" "g$i" "$tmp/gm$i.uds" "$tmp/gm$i.log"
+	# A flapping link can make ptp4l miss a TX timestamp and go FAULTY: reset at once, not
+	# after its default 16 s, so that the grandmaster is back before the deadlines below.
+	ptp4l_gm "$G" "g$i" "$tmp/gm$i.uds" "$tmp/gm$i.log" --fault_reset_interval ASAP
 	printf '\n[instance i%d]\ninterfaces = s%d\nclock_backend = virtual\n' "$i" "$i" >>"$tmp/phcd.conf"
 done
 
@@ -66,6 +68,7 @@ all_back() {
 			cat "$STATUS" >&2 || true
 			echo "--- workers: $(workers | tr '\n' ' ')" >&2
 			tail -n 20 "$tmp/phcd.log" >&2
+			for i in $(seq 1 $N); do echo "--- gm$i: $(tail -n 3 "$tmp/gm$i.log")" >&2; done
 			fail "$1: expected all $N ports SLAVE with $N live workers within $2 s"
 		fi
 		sleep 0.05
