@@ -37,6 +37,7 @@ void manager_log(int prio, const char *ifname, const char *fmt, ...) _printf_(3,
 /* Change hooks: call the registered ops and schedule a status rewrite. */
 void manager_instance_changed(struct instance *i, unsigned int mask);
 void manager_port_changed(struct mport *p, unsigned int mask);
+void manager_changed(struct manager *m, unsigned int mask);
 
 /* instance.c */
 int instance_new(struct manager *m, const struct config_instance *ci, struct instance **ret);

@@ -120,6 +120,19 @@ void manager_instance_changed(struct instance *i, unsigned int mask)
 	manager_dirty(m);
 }
 
+void manager_changed(struct manager *m, unsigned int mask)
+{
+	if (m->ops && m->ops->manager_changed) {
+		m->ops->manager_changed(m->userdata, mask);
+	}
+	manager_dirty(m);
+}
+
+bool manager_system_clock_synchronized(struct manager *m)
+{
+	return sysclock_follow_synchronized(m->sysclock);
+}
+
 void manager_port_changed(struct mport *p, unsigned int mask)
 {
 	struct manager *m = p->manager;
@@ -882,10 +895,7 @@ int manager_reload(struct manager *m, char **errors)
 		manager_consider_link(m, link_monitor_get(m->links, k));
 	}
 	manager_log(LOG_INFO, NULL, "reloaded: %zu change(s)", touched);
-	if (m->ops && m->ops->manager_changed) {
-		m->ops->manager_changed(m->userdata, MANAGER_CHANGED_CONFIG);
-	}
-	manager_dirty(m);
+	manager_changed(m, MANAGER_CHANGED_CONFIG);
 	return 0;
 }
 

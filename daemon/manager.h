@@ -62,7 +62,8 @@ enum mport_change {
 
 /* What changed in the manager itself. */
 enum manager_change {
-	MANAGER_CHANGED_CONFIG = 1u << 0, /* a reload was applied */
+	MANAGER_CHANGED_CONFIG = 1u << 0,	/* a reload was applied */
+	MANAGER_CHANGED_SYSTEM_CLOCK = 1u << 1, /* CLOCK_REALTIME's discipline state changed */
 };
 
 /* The instance's clock as its ports measure it (currentDS / parentDS / servo of the SLAVE port). */
@@ -196,6 +197,11 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(struct manager *, manager_free);
 /* Register the change hooks (one set; NULL ops to unregister). */
 void manager_set_ops(struct manager *m, const struct manager_ops *ops, void *userdata);
 sd_event *manager_get_event(struct manager *m);
+/*
+ * Is CLOCK_REALTIME locked to the instance system_clock_instance names (or, for "auto", the one
+ * it follows now)? false when phcd does not steer the system clock.
+ */
+bool manager_system_clock_synchronized(struct manager *m);
 /* The running configuration's files, for a Describe(). */
 const struct config *manager_get_config(struct manager *m);
 

@@ -179,6 +179,7 @@ static void report(struct sysclock_follow *f, const struct instance *i, const st
 			    f->kind == SOURCE_PHC ? sysoff_method_to_string(f->method)
 						  : "worker offsets");
 		f->logged_state = (int) f->sc->state;
+		manager_changed(f->m, MANAGER_CHANGED_SYSTEM_CLOCK);
 	}
 	if (conflict && conflict != f->logged_conflict) {
 		manager_log(LOG_WARNING, NULL,
@@ -303,4 +304,9 @@ struct sysclock_follow *sysclock_follow_free(struct sysclock_follow *f)
 		free(f);
 	}
 	return NULL;
+}
+
+bool sysclock_follow_synchronized(const struct sysclock_follow *f)
+{
+	return f && f->sc && f->sc->state == SYSCLOCK_LOCKED;
 }

@@ -21,6 +21,9 @@ int sysclock_follow_new(struct manager *m, const struct sysclock_ops *ops, void 
 			struct sysclock_follow **ret);
 struct sysclock_follow *sysclock_follow_free(struct sysclock_follow *f);
 
+/* CLOCK_REALTIME is LOCKED to the followed instance (false for NULL). */
+bool sysclock_follow_synchronized(const struct sysclock_follow *f);
+
 /* A STATUS from port p (already applied to its instance). */
 void sysclock_follow_port_status(struct sysclock_follow *f, struct mport *p,
 				 const struct ipc_status *s);

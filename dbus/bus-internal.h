@@ -29,7 +29,6 @@
 enum {
 	BUS_MANAGER_CHANGED_INSTANCES = 1u << 8,
 	BUS_MANAGER_CHANGED_PORTS = 1u << 9,
-	BUS_MANAGER_CHANGED_SYNC = 1u << 10,
 };
 
 enum bus_kind {

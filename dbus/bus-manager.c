@@ -31,33 +31,26 @@ static int get_ports(sd_bus *bus, const char *path, const char *interface, const
 	return bus_append_port_paths(reply, s->manager, NULL);
 }
 
-/* The instance named by the configuration to steer CLOCK_REALTIME, or NULL. */
-static struct instance *system_clock_instance(struct bus_server *s)
-{
-	const struct config *c = manager_get_config(s->manager);
-
-	if (!c || !c->daemon.system_clock_instance[0]) {
-		return NULL;
-	}
-	return manager_find_instance(s->manager, c->daemon.system_clock_instance);
-}
-
+/* system_clock_instance as configured: an instance name, "auto", or "" (never steered). */
 static int get_system_clock_instance(sd_bus *bus, const char *path, const char *interface,
 				     const char *property, sd_bus_message *reply, void *userdata,
 				     sd_bus_error *error)
 {
-	struct instance *i = system_clock_instance(userdata);
+	struct bus_server *s = userdata;
+	const struct config *c = manager_get_config(s->manager);
 
-	return sd_bus_message_append_basic(reply, 's', i ? i->name : "");
+	return sd_bus_message_append_basic(reply, 's', c ? c->daemon.system_clock_instance : "");
 }
 
 static int get_system_clock_synchronized(sd_bus *bus, const char *path, const char *interface,
 					 const char *property, sd_bus_message *reply,
 					 void *userdata, sd_bus_error *error)
 {
-	struct instance *i = system_clock_instance(userdata);
+	struct bus_server *s = userdata;
 
-	return sd_bus_message_append(reply, "b", (int) (i && i->synchronized));
+	/* CLOCK_REALTIME itself, not the instance: what time-sync.target waits for. */
+	return sd_bus_message_append(reply, "b",
+				     (int) manager_system_clock_synchronized(s->manager));
 }
 
 static int get_config_files(sd_bus *bus, const char *path, const char *interface,
@@ -258,7 +251,7 @@ static const sd_bus_vtable manager_vtable[] = {
 static const struct bus_prop_group manager_groups[] = {
 	{ BUS_MANAGER_CHANGED_INSTANCES, (const char *const[]){ "Instances", NULL } },
 	{ BUS_MANAGER_CHANGED_PORTS, (const char *const[]){ "Ports", NULL } },
-	{ BUS_MANAGER_CHANGED_SYNC | MANAGER_CHANGED_CONFIG,
+	{ MANAGER_CHANGED_SYSTEM_CLOCK | MANAGER_CHANGED_CONFIG,
 	  (const char *const[]){ "SystemClockSynchronized", NULL } },
 	{ MANAGER_CHANGED_CONFIG,
 	  (const char *const[]){ "SystemClockInstance", "ConfigFiles", NULL } },

@@ -181,13 +181,6 @@ static void object_signal(struct bus_server *s, enum bus_kind kind, const void *
 	}
 }
 
-static bool is_system_clock_instance(struct bus_server *s, const struct instance *i)
-{
-	const struct config *c = manager_get_config(s->manager);
-
-	return c && strcmp(c->daemon.system_clock_instance, i->name) == 0;
-}
-
 static void on_instance_added(void *userdata, struct instance *i)
 {
 	struct bus_server *s = userdata;
@@ -208,12 +201,7 @@ static void on_instance_removed(void *userdata, struct instance *i)
 
 static void on_instance_changed(void *userdata, struct instance *i, unsigned int mask)
 {
-	struct bus_server *s = userdata;
-
-	bus_server_mark(s, BUS_KIND_INSTANCE, i, mask);
-	if ((mask & INSTANCE_CHANGED_SERVO) && is_system_clock_instance(s, i)) {
-		bus_server_mark(s, BUS_KIND_MANAGER, NULL, BUS_MANAGER_CHANGED_SYNC);
-	}
+	bus_server_mark(userdata, BUS_KIND_INSTANCE, i, mask);
 }
 
 static void on_port_added(void *userdata, struct mport *p)

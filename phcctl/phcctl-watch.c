@@ -177,6 +177,7 @@ struct wait_state {
 	bool done;
 	int exit_code;
 	char why[256]; /* why not yet, for the timeout message */
+	int sysclock;  /* phcd steers CLOCK_REALTIME: 1 locked, 0 not yet; -1 it does not */
 };
 
 static int on_change(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
@@ -216,21 +217,59 @@ static int instance_ready(struct wait_state *w, const char *path)
 	return r;
 }
 
-/* The instances to wait for: --instance, else the system clock's, else all. */
+/*
+ * When phcd steers CLOCK_REALTIME (SystemClockInstance set, no --instance), wait for the system
+ * clock itself: time-sync.target means the clock is right, not that PTP is. 1 when it is locked,
+ * 0 when not (w->why says), -ENOENT when phcd does not steer it, other <0 on errors.
+ */
+static int system_clock_ready(struct wait_state *w, sd_bus_error *e)
+{
+	char *sys = NULL;
+	int r, locked;
+
+	r = sd_bus_get_property_string(w->c->bus, PHCCTL_BUS_NAME, PHCCTL_PATH,
+				       PHCCTL_IFACE_MANAGER, "SystemClockInstance", e, &sys);
+	if (r < 0) {
+		return r;
+	}
+	if (!sys[0]) {
+		free(sys);
+		return -ENOENT;
+	}
+	r = sd_bus_get_property_trivial(w->c->bus, PHCCTL_BUS_NAME, PHCCTL_PATH,
+					PHCCTL_IFACE_MANAGER, "SystemClockSynchronized", e, 'b',
+					&locked);
+	if (r >= 0 && locked) {
+		printf("system clock: synchronized (system_clock_instance %s)\n", sys);
+		r = 1;
+	} else if (r >= 0) {
+		snprintf(w->why, sizeof(w->why),
+			 "the system clock is not locked yet (system_clock_instance %s)", sys);
+		r = 0;
+	}
+	free(sys);
+	return r;
+}
+
+/* The instances to wait for: --instance, else the system clock (see above), else all. */
 static int wait_targets(struct wait_state *w, char ***ret)
 {
 	sd_bus_error e = SD_BUS_ERROR_NULL;
 	sd_bus_message *reply = NULL;
-	char *sys = NULL;
 	const char *path;
 	int r = 0;
 
 	if (!w->c->instance) {
-		r = sd_bus_get_property_string(w->c->bus, PHCCTL_BUS_NAME, PHCCTL_PATH,
-					       PHCCTL_IFACE_MANAGER, "SystemClockInstance", &e,
-					       &sys);
-		if (r >= 0 && !sys[0]) {
-			free(sys);
+		r = system_clock_ready(w, &e);
+		if (r >= 0) {
+			/* Decided by the system clock: no instance to look at. */
+			w->sysclock = r;
+			*ret = calloc(1, sizeof(char *));
+			r = *ret ? 0 : -ENOMEM;
+			goto out;
+		}
+		if (r == -ENOENT) {
+			w->sysclock = -1;
 			r = sd_bus_get_property_strv(w->c->bus, PHCCTL_BUS_NAME, PHCCTL_PATH,
 						     PHCCTL_IFACE_MANAGER, "Instances", &e, ret);
 			goto out;
@@ -239,9 +278,8 @@ static int wait_targets(struct wait_state *w, char ***ret)
 	if (!sd_bus_error_is_set(&e)) {
 		r = sd_bus_call_method(w->c->bus, PHCCTL_BUS_NAME, PHCCTL_PATH,
 				       PHCCTL_IFACE_MANAGER, "GetInstance", &e, &reply, "s",
-				       w->c->instance ? w->c->instance : sys);
+				       w->c->instance);
 	}
-	free(sys);
 	if (r >= 0) {
 		r = sd_bus_message_read(reply, "o", &path);
 	}
@@ -274,7 +312,9 @@ static void wait_check(struct wait_state *w)
 	if (r < 0 || !targets) {
 		return;
 	}
-	if (!targets[0]) {
+	if (w->sysclock >= 0) {
+		ready = w->sysclock;
+	} else if (!targets[0]) {
 		snprintf(w->why, sizeof(w->why), "phcd runs no instance");
 		ready = 0;
 	}
@@ -293,7 +333,7 @@ static void wait_check(struct wait_state *w)
 
 int phcctl_wait_sync(struct phcctl *c)
 {
-	struct wait_state w = { .c = c, .exit_code = EXIT_TIMEOUT };
+	struct wait_state w = { .c = c, .exit_code = EXIT_TIMEOUT, .sysclock = -1 };
 	uint64_t deadline = c->timeout_sec < 0 ? UINT64_MAX
 					       : now_usec() + (uint64_t) (c->timeout_sec * 1e6);
 	int r;

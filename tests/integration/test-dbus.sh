@@ -281,6 +281,26 @@ rc=0
 	fail "wait-sync --max-offset 10 with offset 120: expected exit 5, got $rc: $(cat "$tmp/err")"
 echo "ok: wait-sync: exit 5 on timeout, exit 0 once LOCKED ($(cat "$tmp/ws")), --max-offset honoured"
 
+# --- when phcd steers CLOCK_REALTIME, wait-sync (time-sync.target) waits for the system clock
+# itself, not for the instance: the instance above is LOCKED, the system clock is not yet.
+fake system-clock auto
+rc=0
+"$PHCCTL" wait-sync --timeout 0.5 2>"$tmp/err" || rc=$?
+[ "$rc" = 5 ] && grep -q "system clock is not locked yet (system_clock_instance auto)" "$tmp/err" ||
+	fail "wait-sync with an unlocked system clock: expected exit 5, got $rc: $(cat "$tmp/err")"
+[ "$(busctl --system get-property org.phcd1 /org/phcd1 org.phcd1.Manager SystemClockSynchronized)" = "b false" ] ||
+	fail "SystemClockSynchronized before the system clock locks: expected b false"
+"$PHCCTL" wait-sync --timeout 10 >"$tmp/ws" 2>&1 &
+ws=$!
+BG_PIDS+=($ws)
+fake system-clock-locked 1
+wait_pid "$ws" 5 || fail "wait-sync after the system clock locked: $(cat "$tmp/ws")"
+grep -q '^system clock: synchronized (system_clock_instance auto)' "$tmp/ws" ||
+	fail "wait-sync output: $(cat "$tmp/ws")"
+fake system-clock-locked 0
+fake system-clock none
+echo "ok: wait-sync with system_clock_instance waits for SystemClockSynchronized ($(cat "$tmp/ws"))"
+
 # --- a worker's error text is not trusted: invalid UTF-8 must not break GetAll for everyone
 printf 'error veth1 bad \xff\xc0\xaf \xed\xa0\x80 text \xc3\xa9\n' >&5
 wait_for "$tmp/out" '^ok error$' 5

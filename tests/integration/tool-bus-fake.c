@@ -29,6 +29,7 @@ struct manager {
 	struct mport *ports[FAKE_MAX];
 	size_t n_ports;
 	bool reload_invalid;
+	bool sysclock_locked;
 	pid_t next_pid;
 	struct bus_server *bus; /* for polkit-pending */
 };
@@ -49,6 +50,11 @@ void manager_set_ops(struct manager *m, const struct manager_ops *ops, void *use
 {
 	m->ops = ops;
 	m->userdata = userdata;
+}
+
+bool manager_system_clock_synchronized(struct manager *m)
+{
+	return m->config.daemon.system_clock_instance[0] && m->sysclock_locked;
 }
 
 const struct config *manager_get_config(struct manager *m)
@@ -309,7 +315,11 @@ static void command(struct manager *m, char *line)
 		m->reload_invalid = strcmp(b, "1") == 0;
 	} else if (strcmp(a, "system-clock") == 0 && n == 2) {
 		snprintf(m->config.daemon.system_clock_instance,
-			 sizeof(m->config.daemon.system_clock_instance), "%s", b);
+			 sizeof(m->config.daemon.system_clock_instance), "%s",
+			 strcmp(b, "none") == 0 ? "" : b);
+	} else if (strcmp(a, "system-clock-locked") == 0 && n == 2) {
+		m->sysclock_locked = strcmp(b, "1") == 0;
+		HOOK(m, manager_changed, MANAGER_CHANGED_SYSTEM_CLOCK);
 	} else if (strcmp(a, "polkit-pending") == 0) {
 		printf("polkit-pending %zu\n", bus_polkit_pending(m->bus->polkit));
 	} else if (strcmp(a, "quit") == 0) {
