@@ -1,0 +1,167 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Footprint and scale: memory and CPU of phcd (supervisor and each worker) with N ports, against
+# N ptp4l processes doing the same job, for N = 1 2 4 ... MAX.
+#
+# N veth pairs join namespace S (the slaves) to namespace P, where N ptp4l grandmasters (one per
+# link, priority1 100, fast rates: Sync 8/s, Announce 4/s) run throughout. In S, in turn:
+#   phcd     one supervisor, N one-port instances (ordinary clocks, clock_backend =
+#            free_running), so N workers, each SLAVE of its link's grandmaster; it serves
+#            org.phcd1 on a private system bus (nobody queries it during the window);
+#   ptp4l    N `ptp4l -s --free_running 1` processes, one per link, same rates.
+# Both measure offsets and never adjust a clock, with the same messages on the wire. Each holder
+# is measured once its ports are SLAVE (phcd) or UNCALIBRATED (ptp4l --free_running 1 stays
+# there) and WINDOW seconds have passed: then over WINDOW seconds, CPU = utime + stime from
+# /proc/PID/stat, memory = RssAnon and VmRSS from /proc/PID/status, Pss from smaps_rollup (shared
+# pages split between the processes that map them, so it adds up). Sizes run in increasing
+# order, RUNS times; each size measures phcd and ptp4l back to back.
+#
+# usage: BUILD=build-dir tests/bench/footprint.sh [MAX [WINDOW [RUNS]]]   (root; default 64 10 2)
+# Not a pass/fail test and not in any meson suite. Results: docs/performance.md.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+SRC=${SRC:-$(cd "$here/../.." && pwd)}
+BUILD=${BUILD:-$SRC/build}
+MAX=${1:-64}
+WINDOW=${2:-10}
+RUNS=${3:-2}
+. "$SRC/tests/lib/net-helpers.sh"
+. "$SRC/tests/lib/dbus-helpers.sh"
+. "$SRC/tests/lib/ptp-helpers.sh"
+
+PHCD=$BUILD/daemon/phcd
+[ -x "$PHCD" ] || fail "no $PHCD: build first (ninja -C $BUILD)"
+command -v ptp4l >/dev/null || fail "ptp4l missing (linuxptp)"
+tmp=$(mktemp -d)
+S=phfp-s$$ P=phfp-p$$
+HOLDER_PIDS=()
+stop_holders() {
+	local p
+	for p in "${HOLDER_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+	for p in "${HOLDER_PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+	HOLDER_PIDS=()
+}
+trap 'stop_holders; net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
+# phcd serves org.phcd1 on a private system bus, as deployed (its objects are in the figures).
+chmod 755 "$tmp"
+dbus_start "$tmp/bus"
+netns_add "$S"
+netns_add "$P"
+for i in $(seq 1 "$MAX"); do
+	ip link add "s$i" netns "$S" type veth peer name "p$i" netns "$P" || fail "veth s$i"
+	ip -n "$S" link set "s$i" up
+	ip -n "$P" link set "p$i" up
+	ptp4l_gm "$P" "p$i" "$tmp/gm$i.uds" "$tmp/gm$i.log"
+done
+TICK=$(getconf CLK_TCK)
+
+# cpu PID: utime + stime in ticks (fields 14 and 15; the name in field 2 has no spaces here).
+cpu() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+# mem PID: "RssAnon VmRSS Pss" in kB.
+mem() {
+	local a r p
+	a=$(awk '$1 == "RssAnon:" { print $2 }' "/proc/$1/status")
+	r=$(awk '$1 == "VmRSS:" { print $2 }' "/proc/$1/status")
+	p=$(awk '$1 == "Pss:" { print $2 }' "/proc/$1/smaps_rollup")
+	echo "$a $r $p"
+}
+# measure RUN N HOLDER ROLE PID...: one result line per process, after WINDOW seconds of load.
+measure() {
+	local run=$1 n=$2 holder=$3 role=$4 p
+	shift 4
+	declare -A c0
+	for p in "$@"; do c0[$p]=$(cpu "$p"); done
+	sleep "$WINDOW"
+	for p in "$@"; do
+		echo "$run $n $holder $role $p $(($(cpu "$p") - c0[$p])) $(mem "$p")" >>"$tmp/results"
+	done
+}
+
+run_phcd() { # RUN N
+	local run=$1 n=$2 i deadline pids=()
+	phcd_fast_global >"$tmp/phcd.conf"
+	for i in $(seq 1 "$n"); do
+		printf '\n[instance i%d]\ninterfaces = s%d\nclock_backend = free_running\n' "$i" "$i"
+	done >>"$tmp/phcd.conf"
+	local t0=$(date +%s%N)
+	ip netns exec "$S" capsh --drop=cap_sys_time -- -c \
+		"exec $PHCD -f $tmp/phcd.conf --status-file $tmp/status" >"$tmp/phcd.log" 2>&1 &
+	HOLDER_PIDS+=($!)
+	local sup=$!
+	deadline=$((SECONDS + 30 + n))
+	until [ "$(grep -c '^port .* state SLAVE ' "$tmp/status" 2>/dev/null)" = "$n" ]; do
+		[ "$SECONDS" -lt "$deadline" ] || fail "phcd: not all $n ports SLAVE: $(tail -n 5 "$tmp/phcd.log")"
+		sleep 0.1
+	done
+	echo "$run $n phcd all-slave-ms $((($(date +%s%N) - t0) / 1000000))" >>"$tmp/startup"
+	sleep "$WINDOW"
+	mapfile -t pids < <(awk '$1 == "port" { for (i = 3; i < NF; i++) if ($i == "pid") print $(i + 1) }' "$tmp/status")
+	[ "${#pids[@]}" = "$n" ] || fail "phcd: expected $n workers, status lists ${#pids[@]}"
+	measure "$run" "$n" phcd supervisor "$sup" &
+	local m=$!
+	measure "$run" "$n" phcd worker "${pids[@]}"
+	wait "$m"
+	stop_holders
+}
+
+run_ptp4l() { # RUN N
+	local run=$1 n=$2 i deadline pids=()
+	for i in $(seq 1 "$n"); do
+		ip netns exec "$S" capsh --drop=cap_sys_time -- -c "exec ptp4l -i s$i -2 -S -m -s \
+			--free_running 1 $PTP4L_FAST --uds_address $tmp/sl$i.uds" >"$tmp/sl$i.log" 2>&1 &
+		HOLDER_PIDS+=($!)
+		pids+=($!)
+	done
+	deadline=$((SECONDS + 30 + n))
+	for i in $(seq 1 "$n"); do
+		until grep -q 'to UNCALIBRATED' "$tmp/sl$i.log"; do
+			[ "$SECONDS" -lt "$deadline" ] || fail "ptp4l on s$i not UNCALIBRATED: $(tail -n 3 "$tmp/sl$i.log")"
+			sleep 0.1
+		done
+	done
+	sleep "$WINDOW"
+	measure "$run" "$n" ptp4l slave "${pids[@]}"
+	stop_holders
+}
+
+sizes=()
+for ((n = 1; n <= MAX; n *= 2)); do sizes+=($n); done
+[ "${sizes[-1]}" = "$MAX" ] || sizes+=("$MAX")
+echo "# footprint: sizes ${sizes[*]}, window ${WINDOW}s, $RUNS runs, $(uname -r), $(nproc) CPUs, $(ptp4l -v 2>&1 | head -n 1) ptp4l, CLK_TCK $TICK"
+echo "# load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+for run in $(seq 1 "$RUNS"); do
+	for n in "${sizes[@]}"; do
+		run_phcd "$run" "$n"
+		run_ptp4l "$run" "$n"
+		echo "# run $run, $n ports done ($(cut -d' ' -f1 /proc/loadavg) load)"
+	done
+done
+echo "# load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+cp "$tmp/results" "${FOOTPRINT_RESULTS:-/dev/null}" 2>/dev/null || true
+
+echo
+echo "# ports holder | CPU % of one core (mean over runs; sd) | per process: RssAnon kB max, VmRSS kB max | total: RssAnon MB, VmRSS MB, Pss MB (mean over runs)"
+echo "#   phcd = supervisor + workers (supervisor's own figures in brackets); ptp4l = all N processes"
+awk -v T="$TICK" -v W="$WINDOW" '
+	{ k = $2 " " $3 " " $1; cpu[k] += $6; anon[k] += $7; rss[k] += $8; pss[k] += $9
+	  key[$2 " " $3] = 1; runs[$1] = 1
+	  if ($4 == "supervisor") { scpu[k] += $6; sanon[k] = $7; srss[k] = $8 }
+	  else { if ($7 > wanon[$2 " " $3]) wanon[$2 " " $3] = $7; if ($8 > wrss[$2 " " $3]) wrss[$2 " " $3] = $8 } }
+	END {
+		for (kk in key) {
+			n = 0; m = 0; q = 0; a = 0; r = 0; p = 0; sc = 0; sa = 0; sr = 0
+			for (run in runs) {
+				k = kk " " run
+				if (!(k in cpu)) continue
+				c = 100 * cpu[k] / T / W; n++; m += c; q += c * c
+				a += anon[k]; r += rss[k]; p += pss[k]; sc += 100 * scpu[k] / T / W; sa += sanon[k]; sr += srss[k]
+			}
+			m /= n; sd = n > 1 ? sqrt((q - n * m * m) / (n - 1)) : 0
+			split(kk, f, " ")
+			extra = f[2] == "phcd" ? sprintf(" [supervisor %.2f%% %d kB anon %d kB rss]", sc / n, sa / n, sr / n) : ""
+			printf "%3d %-5s | %6.2f %5.2f | %5d %6d | %7.1f %7.1f %7.1f%s\n", f[1], f[2], m, sd,
+				wanon[kk], wrss[kk], a / n / 1024, r / n / 1024, p / n / 1024, extra
+		}
+	}' "$tmp/results" | sort -n -k1,1 -k2,2
+echo
+echo "# time from phcd's exec to every port SLAVE (ms): $(awk '{ printf "%s:%s ", $2, $5 }' "$tmp/startup")"
