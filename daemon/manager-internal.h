@@ -25,8 +25,9 @@ struct manager {
 	size_t n_ports;
 	const struct manager_ops *ops;
 	void *userdata;
-	sd_event_source *status_defer;	  /* coalesces status file rewrites */
-	struct sysclock_follow *sysclock; /* daemon/sysclock-follow.c */
+	sd_event_source *status_defer;		   /* coalesces status file rewrites */
+	size_t notified_instances, notified_ports; /* last STATUS= sent to the service manager */
+	struct sysclock_follow *sysclock;	   /* daemon/sysclock-follow.c */
 	bool started;
 	bool stopping;
 };

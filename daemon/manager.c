@@ -99,7 +99,14 @@ static int on_status_defer(sd_event_source *s, void *userdata)
 	struct manager *m = userdata;
 
 	write_status(m);
-	sd_notifyf(false, "STATUS=%zu instance(s), %zu port(s)", m->n_instances, m->n_ports);
+	/* Only when it says something new: every worker's status is a change, and each
+	 * datagram costs the service manager (64 ports: 64 a second, all alike). */
+	if (m->n_instances != m->notified_instances || m->n_ports != m->notified_ports) {
+		m->notified_instances = m->n_instances;
+		m->notified_ports = m->n_ports;
+		sd_notifyf(false, "STATUS=%zu instance(s), %zu port(s)", m->n_instances,
+			   m->n_ports);
+	}
 	return 0;
 }
 
@@ -741,6 +748,8 @@ int manager_start(struct manager *m)
 			    strerror(-r));
 	}
 	write_status(m);
+	m->notified_instances = m->n_instances;
+	m->notified_ports = m->n_ports;
 	sd_notifyf(false, "READY=1\nSTATUS=%zu instance(s), %zu port(s)", m->n_instances,
 		   m->n_ports);
 	manager_log(LOG_INFO, NULL, "running: %zu instance(s), %zu port(s)", m->n_instances,

@@ -133,6 +133,9 @@ wait_field port s3 state MASTER 10
 echo "ok: two instances, three ports: s1 SLAVE, s2 MASTER (instance bc), s3 MASTER (instance lab)"
 wait_for "$tmp/notify.log" '^READY=1 STATUS=2 instance\(s\), 3 port\(s\)' 1
 echo "ok: sd_notify: $(grep -m1 '^READY=1' "$tmp/notify.log")"
+# STATUS= only when its text changes, not once per worker status (each port sends one a second).
+dups=$(awk 'prev == $0 { d++ } { prev = $0 } END { print d + 0 }' "$tmp/notify.log")
+[ "$dups" = 0 ] || fail "sd_notify: expected no datagram repeating the one before, got $dups: $(tail -n 3 "$tmp/notify.log")"
 
 # 2. Boundary clock: the downstream ptp4l follows the upstream grandmaster, two steps away.
 gm=$(ip netns exec "$P1" pmc -u -b 0 -s "$tmp/uds1" 'GET DEFAULT_DATA_SET' |
