@@ -99,6 +99,39 @@ static const struct clock_ops clock_virtual_ops = {
 	.free = virtual_free,
 };
 
+int clock_virtual_get_state(struct clock *c, struct clock_virtual_state *ret)
+{
+	const struct clock_virtual *v;
+
+	if (!c || c->ops != &clock_virtual_ops) {
+		return -EINVAL;
+	}
+	v = to_virtual(c);
+	ret->raw = v->ref;
+	ret->local = v->ref + v->offset;
+	ret->rate_ppb = v->freq_ppb + v->freq_error_ppb;
+	return 0;
+}
+
+int clock_virtual_set_state(struct clock *c, const struct clock_virtual_state *s)
+{
+	struct clock_virtual *v;
+	double freq;
+
+	if (!c || c->ops != &clock_virtual_ops) {
+		return -EINVAL;
+	}
+	v = to_virtual(c);
+	freq = s->rate_ppb - v->freq_error_ppb;
+	if (!(fabs(freq) <= c->max_freq_ppb)) {
+		return -ERANGE;
+	}
+	v->ref = s->raw;
+	v->offset = s->local - s->raw;
+	v->freq_ppb = freq;
+	return 0;
+}
+
 int clock_virtual_new(struct clock *raw, const struct clock_virtual_config *cfg, struct clock **ret)
 {
 	struct clock_virtual *v;

@@ -69,6 +69,21 @@ struct clock_virtual_config {
 };
 int clock_virtual_new(struct clock *raw, const struct clock_virtual_config *cfg,
 		      struct clock **ret);
+/*
+ * A virtual clock's correction as a point and a rate: local = s.local + (raw - s.raw) +
+ * (raw - s.raw) * s.rate_ppb / 1e9, rate_ppb being the frequency adjustment plus freq_error.
+ * get reads the clock's anchor (no clock read); set makes another virtual clock over the same raw
+ * clock take exactly that view (its own freq_error is accounted for), which is how the ports of
+ * one boundary clock share one timescale. -EINVAL on a clock that is not virtual, -ERANGE for a
+ * rate set beyond the clock's max_freq_ppb or not finite.
+ */
+struct clock_virtual_state {
+	ns_t raw;
+	ns_t local;
+	double rate_ppb;
+};
+int clock_virtual_get_state(struct clock *c, struct clock_virtual_state *ret);
+int clock_virtual_set_state(struct clock *c, const struct clock_virtual_state *s);
 
 /*
  * Simulated: deterministic. Its time runs at (1 + (freq_error + adj) / 1e9) of a true time that

@@ -154,6 +154,75 @@ static void test_virtual_continuous_and_exact(void **state)
 	clock_free(raw);
 }
 
+/* |a - b| of two virtual clocks at the raw time, and of their from_raw maps, at most 1 ns. */
+static void expect_agree(struct clock *a, struct clock *b, struct clock *raw, const char *when)
+{
+	ns_t ta, tb, ra, rb, r = now_of(raw);
+
+	ta = now_of(a);
+	tb = now_of(b);
+	assert_int_equal(clock_from_raw(a, r + 12345, &ra), 0);
+	assert_int_equal(clock_from_raw(b, r + 12345, &rb), 0);
+	if (llabs(ta - tb) > 1 || llabs(ra - rb) > 1) {
+		print_error("%s: expected the two views within 1 ns, got %" PRId64 " and %" PRId64
+			    " (from_raw %" PRId64 " and %" PRId64 ")\n",
+			    when, ta, tb, ra, rb);
+		fail();
+	}
+}
+
+/*
+ * The sibling ports of a boundary clock: a MASTER port's virtual clock takes the SLAVE port's
+ * state and then shows the same time over the same raw clock, whatever its own start (another
+ * offset and freq_error), also after the source is steered again and the state copied anew.
+ */
+static void test_virtual_state_copy(void **state)
+{
+	struct clock *raw = new_sim(-20000, 0, 1);
+	struct clock *src = new_virtual(raw, NS_PER_SEC / 2, 100000);
+	struct clock *dst = new_virtual(raw, -3 * NS_PER_SEC, -40000);
+	struct clock *other = NULL;
+	struct clock_virtual_state st;
+	double f;
+
+	assert_int_equal(clock_adj_freq(src, -99000), 0);
+	assert_int_equal(clock_step(src, -NS_PER_SEC / 2), 0);
+	assert_int_equal(clock_sim_advance(raw, 3 * NS_PER_SEC), 0);
+	assert_int_equal(clock_virtual_get_state(src, &st), 0);
+	assert_int_equal(clock_virtual_set_state(dst, &st), 0);
+	expect_agree(src, dst, raw, "after the copy");
+	/* dst runs at the source's rate: its own frequency is that rate minus its freq_error */
+	assert_int_equal(clock_get_freq(dst, &f), 0);
+	assert_true(fabs(f - (-99000 + 100000 + 40000)) < 1e-6);
+	assert_int_equal(clock_sim_advance(raw, 100 * NS_PER_SEC), 0);
+	expect_agree(src, dst, raw, "100 s after the copy");
+
+	/* The source changes frequency: the views part until the next copy, then agree again. */
+	assert_int_equal(clock_adj_freq(src, -98000), 0);
+	assert_int_equal(clock_sim_advance(raw, 10 * NS_PER_SEC), 0);
+	assert_true(llabs(now_of(src) - now_of(dst)) >= 9000);
+	assert_int_equal(clock_virtual_get_state(src, &st), 0);
+	assert_int_equal(clock_virtual_set_state(dst, &st), 0);
+	expect_agree(src, dst, raw, "after a frequency change and a new copy");
+	assert_int_equal(clock_sim_advance(raw, 50 * NS_PER_SEC), 0);
+	expect_agree(src, dst, raw, "50 s after the second copy");
+
+	/* Only virtual clocks have this state; a rate beyond the clock's range is refused. */
+	assert_int_equal(clock_virtual_get_state(raw, &st), -EINVAL);
+	assert_int_equal(clock_virtual_set_state(raw, &st), -EINVAL);
+	st.rate_ppb = 2e6;
+	assert_int_equal(clock_virtual_set_state(dst, &st), -ERANGE);
+	st.rate_ppb = NAN;
+	assert_int_equal(clock_virtual_set_state(dst, &st), -ERANGE);
+	expect_agree(src, dst, raw, "after refused sets");
+	assert_int_equal(clock_freerun_new(CLOCK_REALTIME, &other), 0);
+	assert_int_equal(clock_virtual_get_state(other, &st), -EINVAL);
+	clock_free(other);
+	clock_free(dst);
+	clock_free(src);
+	clock_free(raw);
+}
+
 /*
  * The loop phcd-port closes on this machine: a virtual clock started 0.5 s and +100 ppm off,
  * over a raw clock that itself drifts (-20 ppm), steered by the PI servo toward true time with
@@ -245,6 +314,7 @@ int main(void)
 		cmocka_unit_test(test_virtual_initial_offset_and_error),
 		cmocka_unit_test(test_virtual_continuous_and_exact),
 		cmocka_unit_test(test_virtual_with_servo),
+		cmocka_unit_test(test_virtual_state_copy),
 		cmocka_unit_test(test_freerun),
 		cmocka_unit_test(test_phc_rejects),
 	};
