@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Supervisor <-> worker messages: one field list per type drives both packing and unpacking. */
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -227,6 +228,19 @@ static void f_clock_request(struct codec *c, struct ipc_msg *m)
 	}
 }
 
+static void f_clock_state(struct codec *c, struct ipc_msg *m)
+{
+	struct ipc_clock_state *s = &m->clock_state;
+
+	c_i64(c, &s->raw_ns);
+	c_i64(c, &s->local_ns);
+	c_double(c, &s->rate_ppb);
+	/* NaN fails the comparison too. */
+	if (c->decode && !c->err && !(fabs(s->rate_ppb) < 1e9)) {
+		c->err = -EBADMSG;
+	}
+}
+
 static void f_config(struct codec *c, struct ipc_msg *m)
 {
 	struct instance_options *i = &m->config.instance;
@@ -317,10 +331,12 @@ static const struct ipc_type_info types[] = {
 	{ IPC_ERBEST, "ERBEST", true, f_erbest },
 	{ IPC_CLOCK_REQUEST, "CLOCK_REQUEST", true, f_clock_request },
 	{ IPC_PRIORITY_REQUEST, "PRIORITY_REQUEST", true, f_set_priority },
+	{ IPC_CLOCK_STATE, "CLOCK_STATE", true, f_clock_state },
 	{ IPC_CONFIG, "CONFIG", false, f_config },
 	{ IPC_RECOMMENDED_STATE, "RECOMMENDED_STATE", false, f_recommended_state },
 	{ IPC_SET_PRIORITY, "SET_PRIORITY", false, f_set_priority },
 	{ IPC_SHUTDOWN, "SHUTDOWN", false, f_shutdown },
+	{ IPC_SET_CLOCK_STATE, "SET_CLOCK_STATE", false, f_clock_state },
 };
 
 static const struct ipc_type_info *type_info(unsigned int t)

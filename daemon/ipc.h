@@ -20,8 +20,8 @@
  * the supervisor then drops the worker.
  */
 /* 2: CONFIG carries management_network_set; PRIORITY_REQUEST. 3: CONFIG carries the port's
- * identity and comes with its fds. */
-#define IPC_VERSION 3
+ * identity and comes with its fds. 4: CLOCK_STATE and SET_CLOCK_STATE. */
+#define IPC_VERSION 4
 #define IPC_HEADER_SIZE 8
 #define IPC_MAX_SIZE 1024 /* larger than every message; a longer datagram is refused */
 #define IPC_MAX_FDS 4
@@ -36,11 +36,13 @@ enum ipc_type {
 	IPC_ERBEST = 3,
 	IPC_CLOCK_REQUEST = 4,
 	IPC_PRIORITY_REQUEST = 5, /* a management SET over the network (payload: set_priority) */
+	IPC_CLOCK_STATE = 6,	  /* the SLAVE port's virtual clock correction (clock_state) */
 	/* supervisor -> worker */
 	IPC_CONFIG = 64,
 	IPC_RECOMMENDED_STATE = 65,
 	IPC_SET_PRIORITY = 66,
 	IPC_SHUTDOWN = 67,
+	IPC_SET_CLOCK_STATE = 68, /* take this virtual clock correction (payload: clock_state) */
 };
 
 /* First message of a worker: who it is and which protocol it speaks. */
@@ -90,6 +92,19 @@ struct ipc_clock_request {
 };
 
 /*
+ * A virtual clock's correction over CLOCK_REALTIME (struct clock_virtual_state): the SLAVE port's
+ * worker reports it (CLOCK_STATE) after a step and about once a second, the supervisor hands it
+ * to the instance's other software-timestamping workers (SET_CLOCK_STATE), so every port of a
+ * boundary clock serves the one timescale. A rate that is not finite or beyond +-1e9 ppb (a
+ * clock running backwards) is refused by the decoder.
+ */
+struct ipc_clock_state {
+	ns_t raw_ns;
+	ns_t local_ns;
+	double rate_ppb;
+};
+
+/*
  * The port's identity and effective options (interface selection of the instance does not
  * travel). It comes with the port's fds over SCM_RIGHTS: the AF_PACKET socket first, then the
  * PHC (read-write) when the instance's clock back end uses it; a worker refuses to run without.
@@ -122,6 +137,7 @@ struct ipc_msg {
 		struct ipc_status status;
 		struct ipc_erbest erbest;
 		struct ipc_clock_request clock_request;
+		struct ipc_clock_state clock_state;
 		struct ipc_config config;
 		struct ipc_recommended_state recommended_state;
 		struct ipc_set_priority set_priority;

@@ -3,6 +3,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdarg.h>
 #include <setjmp.h>
 #include <stddef.h>
@@ -99,13 +100,20 @@ static void sample(enum ipc_type t, struct ipc_msg *m)
 		break;
 	case IPC_SHUTDOWN:
 		break;
+	case IPC_CLOCK_STATE:
+	case IPC_SET_CLOCK_STATE:
+		m->clock_state = (struct ipc_clock_state){ INT64_C(1764500000123456789),
+							   INT64_C(1764500000623456000),
+							   -98765.25 };
+		break;
 	}
 }
 
 static const enum ipc_type all_types[] = {
-	IPC_HELLO,	   IPC_STATUS,	 IPC_ERBEST,
-	IPC_CLOCK_REQUEST, IPC_CONFIG,	 IPC_RECOMMENDED_STATE,
-	IPC_SET_PRIORITY,  IPC_SHUTDOWN, IPC_PRIORITY_REQUEST,
+	IPC_HELLO,	   IPC_STATUS,		IPC_ERBEST,
+	IPC_CLOCK_REQUEST, IPC_CONFIG,		IPC_RECOMMENDED_STATE,
+	IPC_SET_PRIORITY,  IPC_SHUTDOWN,	IPC_PRIORITY_REQUEST,
+	IPC_CLOCK_STATE,   IPC_SET_CLOCK_STATE,
 };
 
 /* The payload sizes are the protocol: a change here is a protocol change (bump IPC_VERSION). */
@@ -113,9 +121,10 @@ static const struct {
 	enum ipc_type type;
 	size_t payload;
 } sizes[] = {
-	{ IPC_HELLO, 10 },	   { IPC_STATUS, 478 }, { IPC_ERBEST, 46 },
-	{ IPC_CLOCK_REQUEST, 17 }, { IPC_CONFIG, 272 }, { IPC_RECOMMENDED_STATE, 43 },
-	{ IPC_SET_PRIORITY, 2 },   { IPC_SHUTDOWN, 0 }, { IPC_PRIORITY_REQUEST, 2 },
+	{ IPC_HELLO, 10 },	   { IPC_STATUS, 478 },		{ IPC_ERBEST, 46 },
+	{ IPC_CLOCK_REQUEST, 17 }, { IPC_CONFIG, 272 },		{ IPC_RECOMMENDED_STATE, 43 },
+	{ IPC_SET_PRIORITY, 2 },   { IPC_SHUTDOWN, 0 },		{ IPC_PRIORITY_REQUEST, 2 },
+	{ IPC_CLOCK_STATE, 24 },   { IPC_SET_CLOCK_STATE, 24 },
 };
 
 /* Encode and decode again; compare by re-encoding, since the structs have padding. */
@@ -168,10 +177,17 @@ static void test_fields(void **state)
 	assert_memory_equal(back.config.clock_identity.id, "\x02\x00\x00\xff\xfe\x00\x00\x01", 8);
 	assert_int_equal(back.config.port_number, 3);
 
+	sample(IPC_SET_CLOCK_STATE, &m);
+	assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
+	assert_int_equal(ipc_decode(buf, len, &back), 0);
+	assert_int_equal(back.clock_state.raw_ns, INT64_C(1764500000123456789));
+	assert_int_equal(back.clock_state.local_ns, INT64_C(1764500000623456000));
+	assert_true(back.clock_state.rate_ppb == -98765.25);
+
 	/* Header: type, version, length, big-endian. */
 	sample(IPC_SET_PRIORITY, &m);
 	assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
-	assert_memory_equal(buf, "\x00\x42\x00\x03\x00\x00\x00\x02\x0a\x14", 10);
+	assert_memory_equal(buf, "\x00\x42\x00\x04\x00\x00\x00\x02\x0a\x14", 10);
 }
 
 static void expect_bad(const uint8_t *buf, size_t len, const char *what)
@@ -268,6 +284,21 @@ static void test_bad_values(void **state)
 	buf[IPC_HEADER_SIZE] = 4;
 	expect_bad(buf, len, "clock request bit 2");
 
+	/* A clock rate that is NaN, infinite or 1e9 ppb (a clock that stands still) or more. */
+	{
+		static const double bad_rates[] = { NAN, INFINITY, -INFINITY, 1e9, -1e9, 1e300 };
+
+		for (size_t k = 0; k < sizeof(bad_rates) / sizeof(bad_rates[0]); k++) {
+			sample(IPC_CLOCK_STATE, &m);
+			m.clock_state.rate_ppb = bad_rates[k];
+			assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
+			expect_bad(buf, len, "clock state rate out of range");
+			m.type = IPC_SET_CLOCK_STATE;
+			assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
+			expect_bad(buf, len, "set clock state rate out of range");
+		}
+	}
+
 	/* portNumber 0 and 0xFFFF are not a port's (7.5.2.3): after ifname and clockIdentity. */
 	sample(IPC_CONFIG, &m);
 	assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
@@ -286,6 +317,8 @@ static void test_bad_values(void **state)
 
 	assert_true(ipc_type_from_worker(IPC_ERBEST));
 	assert_false(ipc_type_from_worker(IPC_CONFIG));
+	assert_true(ipc_type_from_worker(IPC_CLOCK_STATE));
+	assert_false(ipc_type_from_worker(IPC_SET_CLOCK_STATE));
 	assert_false(ipc_type_from_worker((enum ipc_type) 99));
 	assert_string_equal(ipc_type_to_string(IPC_RECOMMENDED_STATE), "RECOMMENDED_STATE");
 }
