@@ -1,12 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Cost to unrelated traffic of a PTP port holder: iperf3 TCP and 64-byte UDP across a veth pair
-# with nothing, with Debian's ptp4l, and with phcd's transport holding the receiving end; and
+# with nothing, with Debian's ptp4l, with phcd's transport, and with the full phcd (supervisor
+# and worker, phcd-full) holding the receiving end; and
 # the sending thread's CPU time per 64-byte UDP packet (tool-udpcost), which other load on a
 # shared machine disturbs less than throughput does.
 #
 # usage: BUILD=build-dir tests/bench/traffic-cost.sh [RUNS [SECONDS]]   (root; default 8 x 5 s)
 #        TESTS="cpu" ... to measure only some of: udp tcp cpu (default all three)
+#        HOLDERS="none ptp4l phcd-full" ... some holders only (default none ptp4l phcd phcd-full)
 # Interleaved: each run measures every holder in turn, so drift hits all of them alike.
 # Not a pass/fail test and not in any meson suite.
 set -euo pipefail
@@ -26,6 +28,8 @@ A=phba$$
 B=phbb$$
 tmp=$(mktemp -d)
 trap 'net_cleanup; rm -rf "$tmp"' EXIT
+# phcd-full serves no D-Bus here: never the machine's own system bus.
+export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$tmp/no-bus
 netns_pair "$A" "$B" bva bvb
 ip -n "$A" addr add 169.254.88.1/24 dev bva
 ip -n "$B" addr add 169.254.88.2/24 dev bvb
@@ -49,6 +53,16 @@ start_holder() {
 		;;
 	phcd)
 		ip netns exec "$B" "$TOOL" sink bvb >"$tmp/holder.log" 2>&1 &
+		holder_pid=$!
+		;;
+	phcd-full)
+		# The daemon as deployed: the supervisor, one worker on bvb; alone on the link, it
+		# ends up MASTER sending Announce and Sync, as ptp4l does.
+		printf '[global]\ntime_stamping = software\n\n[instance t]\ninterfaces = bvb\nclock_backend = virtual\n' \
+			>"$tmp/phcd.conf"
+		ip netns exec "$B" capsh --drop=cap_sys_time -- -c \
+			"exec $BUILD/daemon/phcd -f $tmp/phcd.conf --uds $tmp/mgmt --uds-ro $tmp/mgmt-ro" \
+			>"$tmp/holder.log" 2>&1 &
 		holder_pid=$!
 		;;
 	esac
@@ -92,7 +106,7 @@ echo "# traffic-cost: $RUNS interleaved runs x ${SECS}s, $(uname -r), $ncpu CPUs
 echo "# load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# run holder test value sockets-in-B"
 for run in $(seq 1 "$RUNS"); do
-	for holder in none ptp4l phcd; do
+	for holder in ${HOLDERS:-none ptp4l phcd phcd-full}; do
 		start_holder "$holder"
 		for test in ${TESTS:-udp tcp cpu}; do
 			v=$(measure "$test") || fail "iperf3 $test with $holder failed"
@@ -116,8 +130,8 @@ awk '
 		seen[$3] = 1
 	}
 	END {
-		split("none ptp4l phcd", hs, " "); split("udp tcp cpu", ts, " ")
-		for (t = 1; t <= 3; t++) for (h = 1; h <= 3; h++) {
+		nh = split(H, hs, " "); split("udp tcp cpu", ts, " ")
+		for (t = 1; t <= 3; t++) for (h = 1; h <= nh; h++) {
 			if (!(ts[t] in seen)) continue
 			k = hs[h] " " ts[t]
 			m = s[k] / n[k]; var = (ss[k] - n[k] * m * m) / (n[k] - 1)
@@ -133,7 +147,7 @@ awk '
 			ratio = m / mean["none " ts[t]]
 			bratio = best[k] / best["none " ts[t]]
 			if (ts[t] == "cpu") { ratio = 1 / ratio; bratio = 1 / bratio }
-			printf "%-6s %s %14.1f %12.1f %5.1f%% %6.3f %6.3f %5.3f %14.1f %6.3f\n", hs[h],
+			printf "%-9s %s %14.1f %12.1f %5.1f%% %6.3f %6.3f %5.3f %14.1f %6.3f\n", hs[h],
 				ts[t], m, sd, 100 * sd / m, ratio, rm, rsd, best[k], bratio
 		}
-	}' "$tmp/results"
+	}' H="${HOLDERS:-none ptp4l phcd phcd-full}" "$tmp/results"
