@@ -244,6 +244,30 @@ void instance_port_status(struct instance *i, struct mport *p, const struct ipc_
 	sysclock_follow_port_status(i->manager->sysclock, p, s);
 }
 
+void instance_clock_state(struct instance *i, struct mport *p, const struct ipc_clock_state *cs)
+{
+	struct ipc_msg m = { .type = IPC_SET_CLOCK_STATE, .clock_state = *cs };
+	struct mport *q;
+
+	/*
+	 * Only virtual clocks over CLOCK_REALTIME (software timestamps) share a raw clock. PHCs of
+	 * one NIC share the hardware clock already; PHC to PHC across NICs is not done yet.
+	 */
+	if (i->clock_backend != OPTIONS_CLOCK_VIRTUAL ||
+	    p->timestamping != TRANSPORT_TS_MODE_SOFTWARE ||
+	    (p->state != PORT_STATE_SLAVE && p->state != PORT_STATE_UNCALIBRATED)) {
+		return;
+	}
+	MANAGER_FOREACH_PORT(q, i->manager, k)
+	{
+		if (q != p && q->instance == i && q->worker && q->configured &&
+		    q->timestamping == TRANSPORT_TS_MODE_SOFTWARE) {
+			/* A failure: its exit follows on the pidfd and restarts it. */
+			(void) worker_send(q->worker, &m);
+		}
+	}
+}
+
 void instance_push_priorities(struct instance *i)
 {
 	struct ipc_msg m = { .type = IPC_SET_PRIORITY };

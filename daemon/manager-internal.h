@@ -50,6 +50,11 @@ void instance_run_bmca(struct instance *i);
 /* A STATUS from one of its ports: the instance's sample and servo follow its SLAVE port. */
 void instance_port_status(struct instance *i, struct mport *p, const struct ipc_status *s);
 /*
+ * A CLOCK_STATE from one of its ports: with the virtual back end, the SLAVE port's correction goes
+ * to every other software-timestamping worker of the instance (one timescale per boundary clock).
+ */
+void instance_clock_state(struct instance *i, struct mport *p, const struct ipc_clock_state *cs);
+/*
  * defaultDS.priority1/2 of the instance changed (D-Bus, management SET, a reload): tell every
  * configured worker (IPC_SET_PRIORITY, applied in place) and run the BMCA again.
  */

@@ -253,6 +253,13 @@ static void on_worker_message(struct worker *w, const struct ipc_msg *msg, void 
 		p->sent_valid = false;
 		instance_run_bmca(p->instance);
 		return;
+	case IPC_CLOCK_STATE:
+		if (!p->configured) {
+			worker_kill(w, -EPROTO, "sent CLOCK_STATE before HELLO");
+			return;
+		}
+		instance_clock_state(p->instance, p, &msg->clock_state);
+		return;
 	case IPC_CLOCK_REQUEST:
 		/* System clock steering is issue 7's; a worker asking now is told nothing. */
 		manager_log(LOG_DEBUG, p->ifname, "CLOCK_REQUEST not served yet, ignoring");

@@ -27,6 +27,12 @@
 #define ERBEST_POLL_USEC (250 * 1000ULL)
 #define STATUS_PERIOD_NS (1000 * NS_PER_MSEC)
 #define CONFIG_TIMEOUT_MS 5000
+/*
+ * The SLAVE port's virtual clock correction goes to the supervisor when the view it last reported
+ * is this far from the current one (a step, a large frequency change), else at most once a period.
+ */
+#define CLOCK_STATE_MOVED_NS 1000
+#define CLOCK_STATE_PERIOD_NS (1000 * NS_PER_MSEC)
 
 struct worker_port {
 	const struct port_ipc_args *args;
@@ -41,6 +47,14 @@ struct worker_port {
 	int last_error;
 	char last_error_text[IPC_ERROR_TEXT_MAX];
 	int exit_code;
+	/*
+	 * A virtual clock over CLOCK_REALTIME with software timestamps: the one timescale of the
+	 * instance's ports (a SLAVE reports its state, the others take it).
+	 */
+	bool share_clock;
+	bool clock_sent_valid;
+	struct clock_virtual_state clock_sent;
+	ns_t clock_sent_at;
 };
 
 /*
@@ -188,12 +202,67 @@ static void port_state_changed(void *userdata, enum port_state from, enum port_s
 	send_status(w);
 }
 
+static bool steers_itself(const struct worker_port *w)
+{
+	enum port_state s = port_get_state(w->loop.port);
+
+	return s == PORT_STATE_SLAVE || s == PORT_STATE_UNCALIBRATED;
+}
+
+/* After a servo sample of a SLAVE port: its clock's correction for the instance's other ports. */
+static void report_clock_state(struct worker_port *w)
+{
+	struct ipc_msg m = { .type = IPC_CLOCK_STATE };
+	struct clock_virtual_state st;
+	ns_t now = port_loop_now(), raw;
+
+	if (!w->share_clock || !steers_itself(w) ||
+	    clock_virtual_get_state(w->loop.clock, &st) < 0 ||
+	    clock_get_time(w->loop.raw, &raw) < 0) {
+		return;
+	}
+	if (w->clock_sent_valid && now - w->clock_sent_at < CLOCK_STATE_PERIOD_NS &&
+	    llabs(clock_virtual_state_at(&st, raw) - clock_virtual_state_at(&w->clock_sent, raw)) <
+		    CLOCK_STATE_MOVED_NS) {
+		return;
+	}
+	m.clock_state.raw_ns = st.raw;
+	m.clock_state.local_ns = st.local;
+	m.clock_state.rate_ppb = st.rate_ppb;
+	w->clock_sent = st;
+	w->clock_sent_valid = true;
+	w->clock_sent_at = now;
+	if (ipc_send(w->ipc, &m, NULL, 0) < 0) {
+		sd_event_exit(w->loop.event, 1);
+	}
+}
+
+/* The SLAVE port's correction, from the supervisor: a port that steers itself keeps its own. */
+static void take_clock_state(struct worker_port *w, const struct ipc_clock_state *cs)
+{
+	struct clock_virtual_state st = {
+		.raw = cs->raw_ns,
+		.local = cs->local_ns,
+		.rate_ppb = cs->rate_ppb,
+	};
+	int r;
+
+	if (!w->share_clock || steers_itself(w)) {
+		return;
+	}
+	r = clock_virtual_set_state(w->loop.clock, &st);
+	if (r < 0) {
+		set_error(w, r, "cannot take the instance's clock state: %s", strerror(-r));
+	}
+}
+
 static void port_sample(void *userdata, const struct port_sample *s)
 {
 	struct worker_port *w = container_of(userdata, struct worker_port, loop);
 
 	w->sample = *s;
 	w->has_sample = true;
+	report_clock_state(w);
 }
 
 static void port_clock_error(void *userdata, const char *op, int error)
@@ -304,6 +373,9 @@ static int on_ipc(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 		break;
 	case IPC_SHUTDOWN:
 		sd_event_exit(w->loop.event, 0);
+		break;
+	case IPC_SET_CLOCK_STATE:
+		take_clock_state(w, &m.clock_state);
 		break;
 	default:
 		/* A second CONFIG: ignored. */
@@ -439,6 +511,9 @@ int port_ipc_run(const struct port_ipc_args *a)
 			  !(cfg.instance.clock_backend == OPTIONS_CLOCK_PHC && w.phc_fd < 0) &&
 			  cfg.instance.clock_backend != OPTIONS_CLOCK_SYSTEM;
 	pc.external_bmca = true;
+	/* make_clock() gives a virtual clock no PHC: its raw clock is CLOCK_REALTIME. */
+	w.share_clock = cfg.instance.clock_backend == OPTIONS_CLOCK_VIRTUAL && w.loop.raw &&
+			st.mode == TRANSPORT_TS_MODE_SOFTWARE;
 	pc.seed = (uint64_t) getpid() ^ (uint64_t) port_loop_now();
 	r = port_loop_new_port(&w.loop, &pc);
 	if (r < 0) {

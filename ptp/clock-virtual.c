@@ -99,6 +99,12 @@ static const struct clock_ops clock_virtual_ops = {
 	.free = virtual_free,
 };
 
+ns_t clock_virtual_state_at(const struct clock_virtual_state *s, ns_t raw)
+{
+	return s->local + (raw - s->raw) +
+	       (ns_t) llround((double) (raw - s->raw) * s->rate_ppb / NS_PER_SEC);
+}
+
 int clock_virtual_get_state(struct clock *c, struct clock_virtual_state *ret)
 {
 	const struct clock_virtual *v;

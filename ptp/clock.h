@@ -83,6 +83,8 @@ struct clock_virtual_state {
 	double rate_ppb;
 };
 int clock_virtual_get_state(struct clock *c, struct clock_virtual_state *ret);
+/* The time the state shows at raw time raw (what from_raw gives on a clock in that state). */
+ns_t clock_virtual_state_at(const struct clock_virtual_state *s, ns_t raw);
 int clock_virtual_set_state(struct clock *c, const struct clock_virtual_state *s);
 
 /*

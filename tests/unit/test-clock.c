@@ -191,6 +191,13 @@ static void test_virtual_state_copy(void **state)
 	assert_int_equal(clock_virtual_get_state(src, &st), 0);
 	assert_int_equal(clock_virtual_set_state(dst, &st), 0);
 	expect_agree(src, dst, raw, "after the copy");
+	/* The state alone predicts the view (what the worker compares to decide to report). */
+	{
+		ns_t r = now_of(raw), t;
+
+		assert_int_equal(clock_from_raw(src, r, &t), 0);
+		assert_true(llabs(clock_virtual_state_at(&st, r) - t) <= 1);
+	}
 	/* dst runs at the source's rate: its own frequency is that rate minus its freq_error */
 	assert_int_equal(clock_get_freq(dst, &f), 0);
 	assert_true(fabs(f - (-99000 + 100000 + 40000)) < 1e-6);

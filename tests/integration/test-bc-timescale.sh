@@ -1,0 +1,84 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# One timescale per boundary clock (virtual back end, software timestamps): the upstream
+# grandmaster is a phcd-port whose virtual clock runs 0.5 s ahead of the host clock; phcd is the
+# boundary clock; a free-running ptp4l measures the BC's MASTER port. Its offsets must be near
+# -0.5 s: the MASTER port serves the time its SLAVE sibling learnt, not the host's raw time
+# (which would show as offsets near 0).
+set -euo pipefail
+: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
+. "$SRC/tests/lib/net-helpers.sh"
+. "$SRC/tests/lib/ptp-helpers.sh"
+. "$SRC/tests/lib/port-helpers.sh"
+
+PHCD=$BUILD/daemon/phcd
+PORT=$BUILD/daemon/phcd-port
+tmp=$(mktemp -d /tmp/phcd-bcts.XXXXXX)
+S=phbt-s$$ G=phbt-g$$ D=phbt-d$$
+GM_OFFSET=500000000
+TOLERANCE=3000000 # |offset + GM_OFFSET| in ns: a few ms
+# net_cleanup stops every process in BG_PIDS (phcd too, SIGTERM) before the namespaces go.
+trap 'net_cleanup; rm -rf "$tmp"' EXIT
+
+for ns in $S $G $D; do netns_add "$ns"; done
+ip link add bt1 netns "$S" type veth peer name gt1 netns "$G" || fail "veth bt1/gt1"
+ip link add bt2 netns "$S" type veth peer name dt2 netns "$D" || fail "veth bt2/dt2"
+ip -n "$S" link set bt1 up
+ip -n "$S" link set bt2 up
+ip -n "$G" link set gt1 up
+ip -n "$D" link set dt2 up
+
+# Fast intervals, the same on every clock, so the chain settles in seconds.
+phcd_fast_global >"$tmp/gm.conf"
+ip netns exec "$G" capsh --drop=cap_sys_time -- -c "exec $PORT -i gt1 -m -f $tmp/gm.conf \
+	--clock virtual --virtual-offset $GM_OFFSET --priority1 100" >"$tmp/gm.log" 2>&1 &
+BG_PIDS+=($!)
+ip netns exec "$D" capsh --drop=cap_sys_time -- -c "exec ptp4l -i dt2 -2 -S -m \
+	--free_running 1 -s $PTP4L_FAST --summary_interval -3 --uds_address $tmp/uds-down" \
+	>"$tmp/down.log" 2>&1 &
+BG_PIDS+=($!)
+
+{
+	phcd_fast_global
+	cat <<EOF
+
+[instance bc]
+interfaces = bt1, bt2
+domainNumber = 0
+clock_backend = virtual
+EOF
+} >"$tmp/phcd.conf"
+STATUS=$tmp/status
+ip netns exec "$S" capsh --drop=cap_sys_time -- -c "exec $PHCD -f $tmp/phcd.conf \
+	--port-binary $PORT --status-file $STATUS" >"$tmp/phcd.log" 2>&1 &
+BG_PIDS+=($!)
+
+wait_field() { # KIND NAME KEY VALUE SECONDS: poll the status file, or fail saying what came
+	local deadline=$((SECONDS + $5)) v
+	until v=$(status_field "$STATUS" "$1" "$2" "$3") && [ "$v" = "$4" ]; do
+		if [ "$SECONDS" -ge "$deadline" ]; then
+			tail -n 30 "$tmp/phcd.log" >&2 || true
+			fail "$1 $2: expected $3 '$4' within $5 s, got '$v'"
+		fi
+		sleep 0.05
+	done
+}
+
+wait_field port bt1 state SLAVE 20
+wait_field port bt2 state MASTER 10
+wait_field instance bc servo LOCKED 20
+# Offsets the downstream ptp4l prints from now on (--summary_interval as the sync interval: one
+# "master offset" line per sample instead of an unsigned rms summary).
+from=$(wc -l <"$tmp/down.log")
+wait_lines "$tmp/down.log" 'master offset +-?[0-9]+ s[0-9]' 3 30 "$from"
+offsets=$(tail -n +$((from + 1)) "$tmp/down.log" | grep -E 'master offset +-?[0-9]+ s[0-9]' |
+	head -n 3 | awk '{ for (i = 1; i < NF; i++) if ($i == "offset") print $(i + 1) }')
+for o in $offsets; do
+	d=$((o + GM_OFFSET))
+	if [ "${d#-}" -gt "$TOLERANCE" ]; then
+		fail "downstream ptp4l: expected offsets within $TOLERANCE ns of -$GM_OFFSET ns (the" \
+			"grandmaster's time through the BC's MASTER port), got $(echo $offsets)"
+	fi
+done
+echo "ok: downstream of the boundary clock ptp4l measures the grandmaster's timescale:" \
+	"offsets $(echo $offsets) ns (expected -$GM_OFFSET +- $TOLERANCE)"
