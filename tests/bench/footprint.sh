@@ -77,6 +77,15 @@ measure() {
 	done
 }
 
+# ports_json: phcd's port objects as [{State, WorkerPID}, ...] ([] while it is not on the bus).
+ports_json() {
+	busctl --system --json=short call org.phcd1 /org/phcd1 \
+		org.freedesktop.DBus.ObjectManager GetManagedObjects 2>/dev/null |
+		jq '[.data[0] | to_entries[] | select(.key | startswith("/org/phcd1/port/")) |
+			.value["org.phcd1.Port"] | { State: .State.data, WorkerPID: .WorkerPID.data }]' ||
+		echo '[]'
+}
+
 run_phcd() { # RUN N
 	local run=$1 n=$2 i deadline pids=()
 	phcd_fast_global >"$tmp/phcd.conf"
@@ -84,18 +93,20 @@ run_phcd() { # RUN N
 		printf '\n[instance i%d]\ninterfaces = s%d\nclock_backend = free_running\n' "$i" "$i"
 	done >>"$tmp/phcd.conf"
 	local t0=$(date +%s%N)
+	# No --status-file: rewriting it on every worker status is test machinery, not the
+	# daemon's cost. The ports are watched over D-Bus instead.
 	ip netns exec "$S" capsh --drop=cap_sys_time -- -c \
-		"exec $PHCD -f $tmp/phcd.conf --status-file $tmp/status" >"$tmp/phcd.log" 2>&1 &
+		"exec $PHCD -f $tmp/phcd.conf" >"$tmp/phcd.log" 2>&1 &
 	HOLDER_PIDS+=($!)
 	local sup=$!
 	deadline=$((SECONDS + 30 + n))
-	until [ "$(grep -c '^port .* state SLAVE ' "$tmp/status" 2>/dev/null)" = "$n" ]; do
+	until [ "$(ports_json | jq '[.[] | select(.State == "SLAVE")] | length')" = "$n" ]; do
 		[ "$SECONDS" -lt "$deadline" ] || fail "phcd: not all $n ports SLAVE: $(tail -n 5 "$tmp/phcd.log")"
-		sleep 0.1
+		sleep 0.2
 	done
 	echo "$run $n phcd all-slave-ms $((($(date +%s%N) - t0) / 1000000))" >>"$tmp/startup"
 	sleep "$WINDOW"
-	mapfile -t pids < <(awk '$1 == "port" { for (i = 3; i < NF; i++) if ($i == "pid") print $(i + 1) }' "$tmp/status")
+	mapfile -t pids < <(ports_json | jq '.[].WorkerPID')
 	[ "${#pids[@]}" = "$n" ] || fail "phcd: expected $n workers, status lists ${#pids[@]}"
 	measure "$run" "$n" phcd supervisor "$sup" &
 	local m=$!
