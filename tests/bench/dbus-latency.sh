@@ -1,0 +1,101 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Latency of D-Bus calls to the real phcd from a C client (tool-dbus-latency, sd-bus, one
+# connection, synchronous calls): Get of a port's State, GetAll of a port, GetManagedObjects,
+# beside GetId (the bus daemon's own round trip) and Peer.Ping to phcd (the round trip through
+# the bus daemon to phcd's process, answered inside sd-bus). Two phcd run at once, each on its
+# own private system bus: one with 1 port (1 instance), one with PORTS one-port instances (each
+# port SLAVE of its own ptp4l grandmaster, sync 8/s), and the runs alternate between them
+# (1, PORTS, 1, PORTS, ...) so both see the same machine. Each run also times busctl (a process
+# per call) on GetId and GetManagedObjects, to show busctl's own share. The load average is
+# printed before every run. Not pass/fail, not in a meson suite. Results: docs/performance.md.
+#
+# usage: BUILD=build-dir tests/bench/dbus-latency.sh [ROUNDS [RUNS [PORTS]]]
+#   (root; default 1000 calls of each kind per run, 3 runs per setup, 64 ports)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+SRC=${SRC:-$(cd "$here/../.." && pwd)}
+BUILD=${BUILD:-$SRC/build}
+ROUNDS=${1:-1000}
+RUNS=${2:-3}
+PORTS=${3:-64}
+BUSCTL_CALLS=${BUSCTL_CALLS:-50}
+. "$SRC/tests/lib/net-helpers.sh"
+. "$SRC/tests/lib/dbus-helpers.sh"
+. "$SRC/tests/lib/ptp-helpers.sh"
+
+PHCD=$BUILD/daemon/phcd
+PHCCTL=$BUILD/phcctl/phcctl
+TOOL=$BUILD/tests/bench/tool-dbus-latency
+[ -x "$PHCD" ] && [ -x "$PHCCTL" ] && [ -x "$TOOL" ] || fail "build first: ninja -C $BUILD"
+tmp=$(mktemp -d)
+chmod 755 "$tmp"
+trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
+
+# setup NAME NPORTS: namespaces, NPORTS grandmasters, a private bus and phcd with NPORTS
+# one-port instances; the bus address is saved in $tmp/NAME.addr.
+setup() {
+	local name=$1 n=$2 s=phl-$1s$$ g=phl-$1g$$ i
+	dbus_start "$tmp/bus-$name"
+	echo "$DBUS_SYSTEM_BUS_ADDRESS" >"$tmp/$name.addr"
+	netns_pair "$s" "$g" s1 g1
+	ptp4l_gm "$g" g1 "$tmp/$name-gm1.uds" "$tmp/$name-gm1.log"
+	{
+		phcd_fast_global
+		printf '\n[instance x1]\ninterfaces = s1\nclock_backend = virtual\n'
+	} >"$tmp/$name.conf"
+	for i in $(seq 2 "$n"); do
+		ip link add "s$i" netns "$s" type veth peer name "g$i" netns "$g" || fail "veth s$i"
+		ip -n "$s" link set "s$i" up
+		ip -n "$g" link set "g$i" up
+		ptp4l_gm "$g" "g$i" "$tmp/$name-gm$i.uds" "$tmp/$name-gm$i.log"
+		printf '\n[instance x%d]\ninterfaces = s%d\nclock_backend = virtual\n' "$i" "$i" \
+			>>"$tmp/$name.conf"
+	done
+	ip netns exec "$s" capsh --drop=cap_sys_time -- -c "exec $PHCD -f $tmp/$name.conf \
+		--uds $tmp/$name.ptp --uds-ro $tmp/$name.ptp-ro" >"$tmp/$name.log" 2>&1 &
+	BG_PIDS+=($!)
+	wait_bus_name org.phcd1 10
+}
+
+setup one 1
+setup many "$PORTS"
+for name in one many; do
+	DBUS_SYSTEM_BUS_ADDRESS=$(cat "$tmp/$name.addr") "$PHCCTL" wait-sync --timeout 90 \
+		>/dev/null || fail "phcd ($name) did not synchronize: $(tail "$tmp/$name.log")"
+done
+# Let the servos settle past their first seconds before measuring.
+sleep 10
+
+# busctl_us N ARGS...: N calls of busctl ARGS, one process each, wall time in us, sorted.
+busctl_us() {
+	local n=$1 k a
+	shift
+	for k in $(seq "$n"); do
+		a=$(date +%s%N)
+		busctl --system "$@" >/dev/null
+		echo $((($(date +%s%N) - a) / 1000))
+	done | sort -n
+}
+# nth FILE P: the nearest-rank P-th percentile of a sorted column.
+nth() { awk -v p="$2" '{ v[NR] = $1 } END { r = int((NR * p + 99) / 100); print v[r < 1 ? 1 : r] }' "$1"; }
+
+echo "tool-dbus-latency: $ROUNDS rounds (one call of each kind per round), 20 warm-up rounds;" \
+	"busctl: $BUSCTL_CALLS processes per call"
+for run in $(seq "$RUNS"); do
+	for name in one many; do
+		[ "$name" = one ] && n=1 || n=$PORTS
+		export DBUS_SYSTEM_BUS_ADDRESS
+		DBUS_SYSTEM_BUS_ADDRESS=$(cat "$tmp/$name.addr")
+		echo "=== run $run, $n port(s), $n instance(s); $(uptime | sed 's/.*load/load/')"
+		"$TOOL" -n "$ROUNDS" /org/phcd1/port/s1 || fail "tool-dbus-latency failed"
+		busctl_us "$BUSCTL_CALLS" call org.freedesktop.DBus /org/freedesktop/DBus \
+			org.freedesktop.DBus GetId >"$tmp/b.id"
+		busctl_us "$BUSCTL_CALLS" call org.phcd1 /org/phcd1 org.freedesktop.DBus.ObjectManager \
+			GetManagedObjects >"$tmp/b.gmo"
+		echo "busctl (process per call, us): GetId p50 $(nth "$tmp/b.id" 50) p99" \
+			"$(nth "$tmp/b.id" 99); GetManagedObjects p50 $(nth "$tmp/b.gmo" 50) p99" \
+			"$(nth "$tmp/b.gmo" 99)"
+	done
+done
+echo "=== end; $(uptime | sed 's/.*load/load/')"

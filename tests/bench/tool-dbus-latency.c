@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Bench tool: latency of synchronous D-Bus calls to phcd from a C client (sd-bus), one
+ * connection to the system bus ($DBUS_SYSTEM_BUS_ADDRESS). Each round makes one call of every
+ * kind, in turn, so that load on the machine falls on all kinds alike:
+ *
+ *   GetId              org.freedesktop.DBus.GetId: the bus daemon's own round trip
+ *   Ping               org.freedesktop.DBus.Peer.Ping to org.phcd1: client -> dbus-daemon ->
+ *                      phcd -> dbus-daemon -> client, answered by sd-bus inside phcd, no work
+ *   Get(State)         Properties.Get of a port's State
+ *   GetAll(Port)       Properties.GetAll of org.phcd1.Port
+ *   GetManagedObjects  ObjectManager.GetManagedObjects at /org/phcd1
+ *
+ * A call's latency runs from before sd_bus_call() to after the whole reply body has been walked
+ * (sd_bus_message_skip over its signature), as a client that reads the reply would. Prints, per
+ * kind, count, mean, p50, p90, p99 and max in microseconds.
+ *
+ * usage: tool-dbus-latency [-n ROUNDS] [-w WARMUP] PORT_OBJECT_PATH
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <systemd/sd-bus.h>
+
+enum {
+	K_GETID,
+	K_PING,
+	K_GET,
+	K_GETALL,
+	K_GMO,
+	K_COUNT
+};
+
+static const char *const kind_name[K_COUNT] = {
+	"GetId", "Ping", "Get(State)", "GetAll(Port)", "GetManagedObjects",
+};
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long) ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *) a, y = *(const long long *) b;
+
+	return (x > y) - (x < y);
+}
+
+/* Nearest-rank percentile of a sorted array. */
+static long long pct(const long long *v, size_t n, unsigned p)
+{
+	size_t rank = (n * p + 99) / 100;
+
+	return v[rank > 0 ? rank - 1 : 0];
+}
+
+/* One call of KIND, its reply's body walked to the end. */
+static int call_one(sd_bus *bus, int kind, const char *port)
+{
+	sd_bus_error err = SD_BUS_ERROR_NULL;
+	sd_bus_message *reply = NULL;
+	const char *sig;
+	int r;
+
+	switch (kind) {
+	case K_GETID:
+		r = sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+				       "org.freedesktop.DBus", "GetId", &err, &reply, "");
+		break;
+	case K_PING:
+		r = sd_bus_call_method(bus, "org.phcd1", "/org/phcd1", "org.freedesktop.DBus.Peer",
+				       "Ping", &err, &reply, "");
+		break;
+	case K_GET:
+		r = sd_bus_call_method(bus, "org.phcd1", port, "org.freedesktop.DBus.Properties",
+				       "Get", &err, &reply, "ss", "org.phcd1.Port", "State");
+		break;
+	case K_GETALL:
+		r = sd_bus_call_method(bus, "org.phcd1", port, "org.freedesktop.DBus.Properties",
+				       "GetAll", &err, &reply, "s", "org.phcd1.Port");
+		break;
+	default:
+		r = sd_bus_call_method(bus, "org.phcd1", "/org/phcd1",
+				       "org.freedesktop.DBus.ObjectManager", "GetManagedObjects",
+				       &err, &reply, "");
+		break;
+	}
+	if (r < 0) {
+		fprintf(stderr, "%s: %s\n", kind_name[kind],
+			err.message ? err.message : strerror(-r));
+		sd_bus_error_free(&err);
+		return r;
+	}
+	sig = sd_bus_message_get_signature(reply, 1);
+	if (sig && *sig) {
+		r = sd_bus_message_skip(reply, sig);
+		if (r < 0) {
+			fprintf(stderr, "%s: reading the reply: %s\n", kind_name[kind],
+				strerror(-r));
+			sd_bus_message_unref(reply);
+			return r;
+		}
+	}
+	sd_bus_message_unref(reply);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	long long *lat[K_COUNT] = { NULL };
+	long rounds = 1000, warmup = 20;
+	sd_bus *bus = NULL;
+	const char *port;
+	int c, r, k;
+
+	while ((c = getopt(argc, argv, "n:w:")) >= 0) {
+		switch (c) {
+		case 'n':
+			rounds = strtol(optarg, NULL, 10);
+			break;
+		case 'w':
+			warmup = strtol(optarg, NULL, 10);
+			break;
+		default:
+			goto usage;
+		}
+	}
+	if (optind != argc - 1 || rounds <= 0 || warmup < 0)
+		goto usage;
+	port = argv[optind];
+
+	r = sd_bus_open_system(&bus);
+	if (r < 0) {
+		fprintf(stderr, "connecting to the system bus: %s\n", strerror(-r));
+		return 1;
+	}
+	for (k = 0; k < K_COUNT; k++) {
+		lat[k] = calloc((size_t) rounds, sizeof(*lat[k]));
+		if (!lat[k]) {
+			fprintf(stderr, "out of memory\n");
+			return 1;
+		}
+	}
+	/* Warm-up rounds (first connections, page faults, phcd's first replies), not counted. */
+	for (long i = 0; i < warmup; i++)
+		for (k = 0; k < K_COUNT; k++)
+			if (call_one(bus, k, port) < 0)
+				return 1;
+	for (long i = 0; i < rounds; i++) {
+		for (k = 0; k < K_COUNT; k++) {
+			long long t0 = now_ns();
+
+			if (call_one(bus, k, port) < 0)
+				return 1;
+			lat[k][i] = now_ns() - t0;
+		}
+	}
+	printf("%-18s %6s %8s %8s %8s %8s %8s  (us, one sd-bus connection, calls in turn)\n",
+	       "call", "count", "mean", "p50", "p90", "p99", "max");
+	for (k = 0; k < K_COUNT; k++) {
+		long long sum = 0;
+		size_t n = (size_t) rounds;
+
+		qsort(lat[k], n, sizeof(*lat[k]), cmp_ll);
+		for (size_t i = 0; i < n; i++)
+			sum += lat[k][i];
+		printf("%-18s %6zu %8.0f %8.0f %8.0f %8.0f %8.0f\n", kind_name[k], n,
+		       (double) sum / (double) n / 1e3, pct(lat[k], n, 50) / 1e3,
+		       pct(lat[k], n, 90) / 1e3, pct(lat[k], n, 99) / 1e3, lat[k][n - 1] / 1e3);
+		free(lat[k]);
+	}
+	sd_bus_flush_close_unref(bus);
+	return 0;
+usage:
+	fprintf(stderr, "usage: tool-dbus-latency [-n ROUNDS] [-w WARMUP] PORT_OBJECT_PATH\n");
+	return 2;
+}
