@@ -8,7 +8,9 @@
 # port SLAVE of its own ptp4l grandmaster, sync 8/s), and the runs alternate between them
 # (1, PORTS, 1, PORTS, ...) so both see the same machine. Each run also times busctl (a process
 # per call) on GetId and GetManagedObjects, to show busctl's own share. The load average is
-# printed before every run. Not pass/fail, not in a meson suite. Results: docs/performance.md.
+# printed before every run. Last, per setup, CPU_CALLS GetManagedObjects alone while phcd's
+# (supervisor) and the bus daemon's CPU time are read from /proc, less their CPU time over as
+# long a quiet interval right after: each process's share of a call. Not pass/fail, not in a meson suite. Results: docs/performance.md.
 #
 # usage: BUILD=build-dir tests/bench/dbus-latency.sh [ROUNDS [RUNS [PORTS]]]
 #   (root; default 1000 calls of each kind per run, 3 runs per setup, 64 ports)
@@ -20,6 +22,7 @@ ROUNDS=${1:-1000}
 RUNS=${2:-3}
 PORTS=${3:-64}
 BUSCTL_CALLS=${BUSCTL_CALLS:-50}
+CPU_CALLS=${CPU_CALLS:-300}
 . "$SRC/tests/lib/net-helpers.sh"
 . "$SRC/tests/lib/dbus-helpers.sh"
 . "$SRC/tests/lib/ptp-helpers.sh"
@@ -55,6 +58,7 @@ setup() {
 	ip netns exec "$s" capsh --drop=cap_sys_time -- -c "exec $PHCD -f $tmp/$name.conf \
 		--uds $tmp/$name.ptp --uds-ro $tmp/$name.ptp-ro" >"$tmp/$name.log" 2>&1 &
 	BG_PIDS+=($!)
+	echo $! >"$tmp/$name.pid"
 	wait_bus_name org.phcd1 10
 }
 
@@ -97,5 +101,27 @@ for run in $(seq "$RUNS"); do
 			"$(nth "$tmp/b.id" 99); GetManagedObjects p50 $(nth "$tmp/b.gmo" 50) p99" \
 			"$(nth "$tmp/b.gmo" 99)"
 	done
+done
+
+# cpu_ticks PID: utime + stime of PID, in clock ticks.
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+tck=$(getconf CLK_TCK)
+for name in one many; do
+	[ "$name" = one ] && n=1 || n=$PORTS
+	DBUS_SYSTEM_BUS_ADDRESS=$(cat "$tmp/$name.addr")
+	ppid=$(cat "$tmp/$name.pid") bpid=$(cat "$tmp/bus-$name/pid")
+	[ "$(cat "/proc/$ppid/comm")" = phcd ] || fail "pid $ppid is not phcd"
+	echo "=== CPU per GetManagedObjects, $n port(s), $CPU_CALLS calls alone;" \
+		"$(uptime | sed 's/.*load/load/')"
+	p0=$(cpu_ticks "$ppid") b0=$(cpu_ticks "$bpid") t0=$(date +%s%N)
+	"$TOOL" -n "$CPU_CALLS" -o GetManagedObjects /org/phcd1/port/s1 || fail "tool failed"
+	p1=$(cpu_ticks "$ppid") b1=$(cpu_ticks "$bpid") t1=$(date +%s%N)
+	sleep "$(awk -v ns=$((t1 - t0)) 'BEGIN { printf "%.3f", ns / 1e9 }')"
+	p2=$(cpu_ticks "$ppid") b2=$(cpu_ticks "$bpid")
+	awk -v c="$CPU_CALLS" -v t="$tck" -v p=$((p1 - p0 - (p2 - p1))) -v b=$((b1 - b0 - (b2 - b1))) \
+		-v pq=$((p2 - p1)) -v bq=$((b2 - b1)) 'BEGIN {
+		printf "phcd CPU per call %.0f us, dbus-daemon CPU per call %.0f us", \
+			p * 1e6 / t / c, b * 1e6 / t / c
+		printf " (quiet interval of the same length: phcd %d, dbus-daemon %d ticks)\n", pq, bq }'
 done
 echo "=== end; $(uptime | sed 's/.*load/load/')"

@@ -15,13 +15,18 @@
  * (sd_bus_message_skip over its signature), as a client that reads the reply would. Prints, per
  * kind, count, mean, p50, p90, p99 and max in microseconds.
  *
- * usage: tool-dbus-latency [-n ROUNDS] [-w WARMUP] PORT_OBJECT_PATH
+ * With -o KIND (one of the names above) only that kind is called, and the tool's own CPU time
+ * per call (getrusage) is printed too, so that a caller watching phcd's and dbus-daemon's CPU
+ * time over the run can split a call's cost between the three processes.
+ *
+ * usage: tool-dbus-latency [-n ROUNDS] [-w WARMUP] [-o KIND] PORT_OBJECT_PATH
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <systemd/sd-bus.h>
@@ -45,6 +50,12 @@ static long long now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (long long) ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static double cpu_us(const struct rusage *ru)
+{
+	return (double) (ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) * 1e6 +
+	       (double) (ru->ru_utime.tv_usec + ru->ru_stime.tv_usec);
 }
 
 static int cmp_ll(const void *a, const void *b)
@@ -117,17 +128,27 @@ int main(int argc, char **argv)
 {
 	long long *lat[K_COUNT] = { NULL };
 	long rounds = 1000, warmup = 20;
+	int first = 0, last = K_COUNT - 1;
+	struct rusage ru0, ru1;
 	sd_bus *bus = NULL;
 	const char *port;
 	int c, r, k;
 
-	while ((c = getopt(argc, argv, "n:w:")) >= 0) {
+	while ((c = getopt(argc, argv, "n:w:o:")) >= 0) {
 		switch (c) {
 		case 'n':
 			rounds = strtol(optarg, NULL, 10);
 			break;
 		case 'w':
 			warmup = strtol(optarg, NULL, 10);
+			break;
+		case 'o':
+			for (first = 0; first < K_COUNT && strcmp(optarg, kind_name[first]) != 0;
+			     first++)
+				;
+			if (first == K_COUNT)
+				goto usage;
+			last = first;
 			break;
 		default:
 			goto usage;
@@ -151,11 +172,12 @@ int main(int argc, char **argv)
 	}
 	/* Warm-up rounds (first connections, page faults, phcd's first replies), not counted. */
 	for (long i = 0; i < warmup; i++)
-		for (k = 0; k < K_COUNT; k++)
+		for (k = first; k <= last; k++)
 			if (call_one(bus, k, port) < 0)
 				return 1;
+	getrusage(RUSAGE_SELF, &ru0);
 	for (long i = 0; i < rounds; i++) {
-		for (k = 0; k < K_COUNT; k++) {
+		for (k = first; k <= last; k++) {
 			long long t0 = now_ns();
 
 			if (call_one(bus, k, port) < 0)
@@ -163,9 +185,10 @@ int main(int argc, char **argv)
 			lat[k][i] = now_ns() - t0;
 		}
 	}
+	getrusage(RUSAGE_SELF, &ru1);
 	printf("%-18s %6s %8s %8s %8s %8s %8s  (us, one sd-bus connection, calls in turn)\n",
 	       "call", "count", "mean", "p50", "p90", "p99", "max");
-	for (k = 0; k < K_COUNT; k++) {
+	for (k = first; k <= last; k++) {
 		long long sum = 0;
 		size_t n = (size_t) rounds;
 
@@ -175,11 +198,16 @@ int main(int argc, char **argv)
 		printf("%-18s %6zu %8.0f %8.0f %8.0f %8.0f %8.0f\n", kind_name[k], n,
 		       (double) sum / (double) n / 1e3, pct(lat[k], n, 50) / 1e3,
 		       pct(lat[k], n, 90) / 1e3, pct(lat[k], n, 99) / 1e3, lat[k][n - 1] / 1e3);
-		free(lat[k]);
 	}
+	if (first == last)
+		printf("client CPU per call: %.0f us (user + system)\n",
+		       (cpu_us(&ru1) - cpu_us(&ru0)) / (double) rounds);
+	for (k = 0; k < K_COUNT; k++)
+		free(lat[k]);
 	sd_bus_flush_close_unref(bus);
 	return 0;
 usage:
-	fprintf(stderr, "usage: tool-dbus-latency [-n ROUNDS] [-w WARMUP] PORT_OBJECT_PATH\n");
+	fprintf(stderr,
+		"usage: tool-dbus-latency [-n ROUNDS] [-w WARMUP] [-o KIND] PORT_OBJECT_PATH\n");
 	return 2;
 }
