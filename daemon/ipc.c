@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 
 #include "daemon/ipc.h"
+#include "ptp/port.h"
 #include "ptp/util.h"
 #include "ptp/wire.h"
 
@@ -102,6 +103,9 @@ static void c_enum(struct codec *c, void *v, int min, int max)
 }
 
 _Static_assert(sizeof(enum port_state) == sizeof(int), "c_enum handles int-sized enums");
+_Static_assert(
+	IPC_IGNORED_KINDS == _PORT_CNT_MAX - PORT_CNT_IGNORED_FIRST,
+	"STATUS carries every ignored reason of the engine: a new one needs a new IPC_VERSION");
 _Static_assert(sizeof(enum options_delay_mechanism) == sizeof(int), "int-sized enum");
 
 /*
@@ -194,8 +198,11 @@ static void f_status(struct codec *c, struct ipc_msg *m)
 	for (size_t i = 0; i < IPC_MSG_KINDS; i++) {
 		c_u64(c, &s->rx[i]);
 		c_u64(c, &s->tx[i]);
-		c_u64(c, &s->dropped[i]);
 	}
+	for (size_t i = 0; i < IPC_IGNORED_KINDS; i++) {
+		c_u64(c, &s->ignored[i]);
+	}
+	c_u64(c, &s->mgmt_malformed);
 	c_i32(c, &s->last_error);
 	c_string(c, s->last_error_text, sizeof(s->last_error_text));
 }

@@ -20,13 +20,20 @@
  * the supervisor then drops the worker.
  */
 /* 2: CONFIG carries management_network_set; PRIORITY_REQUEST. 3: CONFIG carries the port's
- * identity and comes with its fds. 4: CLOCK_STATE and SET_CLOCK_STATE. */
-#define IPC_VERSION 4
+ * identity and comes with its fds. 4: CLOCK_STATE and SET_CLOCK_STATE. 5: STATUS carries the
+ * engine's ignored frames per reason and the malformed Management count, not dropped[] per type. */
+#define IPC_VERSION 5
 #define IPC_HEADER_SIZE 8
 #define IPC_MAX_SIZE 1024 /* larger than every message; a longer datagram is refused */
 #define IPC_MAX_FDS 4
 /* One counter slot per PTP messageType value (IEEE 1588-2019 13.3.2.3, Table 36): 4 bits. */
 #define IPC_MSG_KINDS 16
+/*
+ * One counter slot per reason the engine ignores a frame: enum port_counter from
+ * PORT_CNT_IGNORED_FIRST on, in that order (ptp/port.h; ipc.c asserts the count). A new reason
+ * changes the layout, so it comes with a new IPC_VERSION.
+ */
+#define IPC_IGNORED_KINDS 14
 #define IPC_ERROR_TEXT_MAX 64
 
 enum ipc_type {
@@ -67,8 +74,9 @@ struct ipc_status {
 	double freq_ppb;
 	uint64_t rx[IPC_MSG_KINDS];
 	uint64_t tx[IPC_MSG_KINDS];
-	uint64_t dropped[IPC_MSG_KINDS];
-	int32_t last_error; /* -errno or 0 */
+	uint64_t ignored[IPC_IGNORED_KINDS]; /* [i]: PORT_CNT_IGNORED_FIRST + i */
+	uint64_t mgmt_malformed;	     /* Management messages dropped (MGMT_CNT_MALFORMED) */
+	int32_t last_error;		     /* -errno or 0 */
 	char last_error_text[IPC_ERROR_TEXT_MAX];
 };
 

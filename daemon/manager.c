@@ -215,10 +215,12 @@ static void on_worker_message(struct worker *w, const struct ipc_msg *msg, void 
 			return;
 		}
 		if (memcmp(p->rx, s->rx, sizeof(p->rx)) || memcmp(p->tx, s->tx, sizeof(p->tx)) ||
-		    memcmp(p->dropped, s->dropped, sizeof(p->dropped))) {
+		    memcmp(p->ignored, s->ignored, sizeof(p->ignored)) ||
+		    p->dropped_management != s->mgmt_malformed) {
 			memcpy(p->rx, s->rx, sizeof(p->rx));
 			memcpy(p->tx, s->tx, sizeof(p->tx));
-			memcpy(p->dropped, s->dropped, sizeof(p->dropped));
+			memcpy(p->ignored, s->ignored, sizeof(p->ignored));
+			p->dropped_management = s->mgmt_malformed;
 			mask |= MPORT_CHANGED_COUNTERS;
 		}
 		if (s->last_error &&

@@ -134,7 +134,9 @@ struct mport {
 	/* public, MPORT_CHANGED_COUNTERS: per PTP messageType (IEEE 1588-2019 Table 36) */
 	uint64_t rx[IPC_MSG_KINDS];
 	uint64_t tx[IPC_MSG_KINDS];
-	uint64_t dropped[IPC_MSG_KINDS];
+	/* the engine's ignored frames per reason: [i] is PORT_CNT_IGNORED_FIRST + i */
+	uint64_t ignored[IPC_IGNORED_KINDS];
+	uint64_t dropped_management; /* malformed Management messages, part of rx[MANAGEMENT] */
 
 	/* public, MPORT_CHANGED_ERROR: why the port is FAULTY (or the last trouble it had) */
 	int last_error; /* -errno, 0 for none */

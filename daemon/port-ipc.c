@@ -140,7 +140,10 @@ static void fill_counters(struct worker_port *w, struct ipc_status *s)
 	 */
 	s->rx[MSG_MANAGEMENT] = w->loop.mgmt.rx;
 	s->tx[MSG_MANAGEMENT] = w->loop.mgmt.tx;
-	s->dropped[MSG_MANAGEMENT] = w->loop.mgmt.cnt.c[MGMT_CNT_MALFORMED];
+	s->mgmt_malformed = w->loop.mgmt.cnt.c[MGMT_CNT_MALFORMED];
+	for (size_t i = 0; i < IPC_IGNORED_KINDS; i++) {
+		s->ignored[i] = port_get_counter(w->loop.port, PORT_CNT_IGNORED_FIRST + (int) i);
+	}
 }
 
 static void send_status(struct worker_port *w)

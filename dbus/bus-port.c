@@ -7,6 +7,7 @@
 
 #include "dbus/bus-internal.h"
 #include "ptp/msg.h"
+#include "ptp/port.h"
 
 static int find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
 		sd_bus_error *error)
@@ -86,7 +87,7 @@ static int get_last_error_code(sd_bus *bus, const char *path, const char *interf
 	return sd_bus_message_append(reply, "i", -*(int *) userdata);
 }
 
-/* "rx_sync", "tx_delay_req", "dropped_announce": per direction and PTP messageType. */
+/* "rx_sync", "tx_delay_req": per direction and PTP messageType. */
 static int append_counters(sd_bus_message *reply, const char *dir, const uint64_t *v)
 {
 	for (unsigned int t = 0; t < IPC_MSG_KINDS; t++) {
@@ -125,7 +126,16 @@ static int get_counters(sd_bus *bus, const char *path, const char *interface, co
 		r = append_counters(reply, "tx", p->tx);
 	}
 	if (r >= 0) {
-		r = append_counters(reply, "dropped", p->dropped);
+		r = sd_bus_message_append(reply, "{st}", "dropped_management",
+					  p->dropped_management);
+	}
+	/* "ignored_malformed", "ignored_other_domain", ...: the engine's reasons (ptp/port.h). */
+	for (unsigned int i = 0; r >= 0 && i < IPC_IGNORED_KINDS; i++) {
+		char key[64];
+
+		snprintf(key, sizeof(key), "ignored_%s",
+			 port_counter_to_string(PORT_CNT_IGNORED_FIRST + (int) i));
+		r = sd_bus_message_append(reply, "{st}", key, p->ignored[i]);
 	}
 	return r < 0 ? r : sd_bus_message_close_container(reply);
 }

@@ -288,7 +288,7 @@ static int cmd_ports(struct phcctl *c)
 	return r < 0 ? -r : EXIT_OK;
 }
 
-/* The non-zero counters of one direction ("rx", "tx", "dropped") on one line. */
+/* The non-zero counters of one kind ("rx", "tx", "dropped", "ignored") on one line. */
 static void print_counters(sd_bus_message *p, const char *dir, const char *label)
 {
 	size_t len = strlen(dir);
@@ -343,6 +343,7 @@ static void print_port(struct phcctl *c, sd_bus_message *p)
 	print_counters(p, "rx", "Received");
 	print_counters(p, "tx", "Sent");
 	print_counters(p, "dropped", "Dropped");
+	print_counters(p, "ignored", "Ignored");
 }
 
 /* port IFNAME / instance NAME: a readable block, or every property as one JSON object. */

@@ -5,9 +5,10 @@
 # (a bridge) at two synchronised slaves of one ptp4l grandmaster: phcd-port run by hand (whose exit line prints
 # every engine counter) and the full phcd (supervisor + worker). Expected: neither crashes nor
 # restarts, both stay SLAVE, the offsets during and after the storm stay within
-# max(10 x the quiet RMS, 20 us) with no sample beyond 200 us, and phcd-port's counters add up to
+# max(10 x the quiet RMS, 20 us) with no sample beyond 200 us, and the counters of each add up to
 # exactly the frames that reached its socket (a separate counting socket on the same interface),
-# less those the kernel dropped on its socket.
+# less those the kernel dropped on its socket: phcd-port's as it prints them at exit, phcd's as
+# its port's D-Bus Counters (rx_* and ignored_*, on a private system bus) show them.
 #
 # PHCD_STORM_FRAMES (default 100000, each slave receives all of them) and PHCD_STORM_RATE
 # (frames/s, default 25000) make longer storms.
@@ -15,6 +16,7 @@ set -euo pipefail
 : "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
 . "$SRC/tests/lib/net-helpers.sh"
 . "$SRC/tests/lib/ptp-helpers.sh"
+. "$SRC/tests/lib/dbus-helpers.sh"
 
 PHCD=$BUILD/daemon/phcd
 PORT=$BUILD/daemon/phcd-port
@@ -26,9 +28,9 @@ tmp=$(mktemp -d /tmp/phcd-storm.XXXXXX)
 # M and X are isolated from each other: the storm is aimed at the slaves, not at ptp4l (which
 # sees frames sent on its own interface and goes FAULTY on a rogue Pdelay_Resp).
 L=phfs-l$$ M=phfs-m$$ X=phfs-x$$ A=phfs-a$$ B=phfs-b$$
-trap 'net_cleanup; rm -rf "$tmp"' EXIT
-# No D-Bus here: never the machine's own system bus.
-export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$tmp/no-bus
+trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
+# A private system bus (never the machine's own) for phcd's Counters.
+dbus_start "$tmp/bus"
 lan_bridge "$L"
 lan_station "$L" "$M" m0 isolated
 lan_station "$L" "$X" x0 isolated
@@ -45,12 +47,17 @@ interfaces = b1
 clock_backend = virtual
 CONF
 
-# The counting socket first, then phcd-port: every frame phcd-port's socket can see, this one
-# sees too. The grandmaster starts only once both are open, and stops before they do.
+# The counting sockets first, then phcd-port and phcd: every frame a port's socket can see, the
+# counting socket on its interface sees too. The grandmaster starts only once all are open, and
+# stops before they do.
 ip netns exec "$A" "$STORM" count a1 >"$tmp/count.log" 2>&1 &
 COUNT_PID=$!
 BG_PIDS+=($COUNT_PID)
+ip netns exec "$B" "$STORM" count b1 >"$tmp/count-b.log" 2>&1 &
+COUNT_B_PID=$!
+BG_PIDS+=($COUNT_B_PID)
 wait_for "$tmp/count.log" '^counting$' 5
+wait_for "$tmp/count-b.log" '^counting$' 5
 ip netns exec "$A" capsh --drop=cap_sys_time -- -c \
 	"exec $PORT -i a1 -f $tmp/port.conf -s -m --clock virtual" \
 	>"$tmp/port.log" 2>&1 &
@@ -62,6 +69,7 @@ ip netns exec "$B" capsh --drop=cap_sys_time -- -c \
 	"exec $PHCD -f $tmp/phcd.conf --status-file $STATUS" >"$tmp/phcd.log" 2>&1 &
 PHCD_PID=$!
 BG_PIDS+=($PHCD_PID)
+wait_bus_name org.phcd1 10
 ptp4l_gm "$M" m0 "$tmp/gm.uds" "$tmp/gm.log"
 
 field() { status_field "$STATUS" "$@"; }
@@ -144,17 +152,25 @@ bounded() {
 offsets "$from" | stats a | bounded phcd-port "$q_rms_a"
 stats b <"$tmp/phcd.storm" | bounded phcd "$q_rms_b"
 
-# Accounting: grandmaster first (nothing more arrives), then phcd-port's socket drops, then its
-# counters at exit, then the counting socket's total.
+# Accounting: grandmaster first, then phcd-port's socket drops, then its counters at exit; with
+# both gone nothing more reaches b1 (the counting sockets ignore outgoing frames): phcd's worker
+# socket drops, then the counting sockets' totals.
 kill "$GM_PID"
 wait "$GM_PID" 2>/dev/null || true
-skd=$(ip netns exec "$A" ss -0 -e -m -p | awk -v p="pid=$PORT_PID," '
-	index($0, p) { f = 1 } f && /skmem:/ { match($0, /,d[0-9]+\)/); print substr($0, RSTART + 2, RLENGTH - 3); exit }')
+# sock_drops NS PID: the kernel's drop count (skmem d) of the packet socket PID holds.
+sock_drops() {
+	ip netns exec "$1" ss -0 -e -m -p | awk -v p="pid=$2," '
+		index($0, p) { f = 1 } f && /skmem:/ { match($0, /,d[0-9]+\)/); print substr($0, RSTART + 2, RLENGTH - 3); exit }'
+}
+skd=$(sock_drops "$A" "$PORT_PID")
 [ -n "$skd" ] || fail "no socket of phcd-port $PORT_PID in ss: $(ip netns exec "$A" ss -0 -e -m -p)"
 kill -TERM "$PORT_PID"
 wait "$PORT_PID" 2>/dev/null || true
-kill -TERM "$COUNT_PID"
+skd_b=$(sock_drops "$B" "$worker")
+[ -n "$skd_b" ] || fail "no socket of phcd's worker $worker in ss: $(ip netns exec "$B" ss -0 -e -m -p)"
+kill -TERM "$COUNT_PID" "$COUNT_B_PID"
 wait "$COUNT_PID" 2>/dev/null || true
+wait "$COUNT_B_PID" 2>/dev/null || true
 counters=$(grep '^phcd-port: counters:' "$tmp/port.log") || fail "phcd-port printed no counters"
 read -r seen cdrops < <(sed -n 's/^count=\([0-9]*\) drops=\([0-9]*\)$/\1 \2/p' "$tmp/count.log")
 [ "$cdrops" = 0 ] || fail "the counting socket dropped $cdrops frames: no exact account possible"
@@ -169,3 +185,37 @@ echo "frames at a1: $seen; phcd-port counted $sum, its socket dropped $skd"
 [ $((sum + skd)) = "$seen" ] ||
 	fail "counters do not account for the frames: expected counted + dropped = $seen, got $sum + $skd"
 echo "ok: counters account for every frame ($sum counted + $skd dropped by the kernel = $seen seen)"
+
+# phcd: the same sum over its port's D-Bus Counters (rx_* here includes rx_management: the
+# worker answers Management itself). The worker sends STATUS at least once a second, so poll
+# until the counters reach the total, at most 5 s.
+read -r seen_b cdrops_b < <(sed -n 's/^count=\([0-9]*\) drops=\([0-9]*\)$/\1 \2/p' "$tmp/count-b.log")
+[ "$cdrops_b" = 0 ] || fail "the counting socket at b1 dropped $cdrops_b frames: no exact account possible"
+[ "$(field port b1 pid)" = "$worker" ] || fail "phcd: worker $worker of b1 replaced before the account"
+bus_counters() {
+	busctl --system get-property org.phcd1 /org/phcd1/port/b1 org.phcd1.Port Counters --json=short
+}
+bus_sum() {
+	python3 -c 'import json, sys
+c = json.load(sys.stdin)["data"]
+pre = ("ignored_malformed", "ignored_other_domain", "ignored_own_frame", "ignored_no_timestamp",
+       "ignored_unsupported")
+print(sum(v for k, v in c.items() if k.startswith("rx_") or k in pre))'
+}
+deadline=$((SECONDS + 5))
+while :; do
+	bc=$(bus_counters) || fail "busctl get-property Counters of b1 failed"
+	sum_b=$(bus_sum <<<"$bc")
+	[ $((sum_b + skd_b)) -lt "$seen_b" ] && [ "$SECONDS" -lt "$deadline" ] || break
+	sleep 0.2
+done
+echo "phcd Counters (non-zero): $(python3 -c 'import json, sys
+print(" ".join(f"{k}={v}" for k, v in sorted(json.load(sys.stdin)["data"].items()) if v))' <<<"$bc")"
+echo "frames at b1: $seen_b; phcd counted $sum_b, its worker's socket dropped $skd_b"
+[ $((sum_b + skd_b)) = "$seen_b" ] ||
+	fail "phcd's Counters do not account for the frames: expected counted + dropped = $seen_b, got $sum_b + $skd_b"
+for k in ignored_malformed ignored_other_domain; do
+	v=$(python3 -c "import json, sys; print(json.load(sys.stdin)['data']['$k'])" <<<"$bc")
+	[ "$v" -gt 0 ] || fail "phcd Counters: expected $k > 0 after the storm, got $v"
+done
+echo "ok: phcd's D-Bus Counters account for every frame ($sum_b counted + $skd_b dropped by the kernel = $seen_b seen)"

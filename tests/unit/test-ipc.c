@@ -35,8 +35,11 @@ static void sample(enum ipc_type t, struct ipc_msg *m)
 		for (int i = 0; i < IPC_MSG_KINDS; i++) {
 			m->status.rx[i] = UINT64_C(1) << (i + 40);
 			m->status.tx[i] = (uint64_t) i + 1;
-			m->status.dropped[i] = (uint64_t) i * 3;
 		}
+		for (int i = 0; i < IPC_IGNORED_KINDS; i++) {
+			m->status.ignored[i] = (uint64_t) i * 3 + 7;
+		}
+		m->status.mgmt_malformed = UINT64_C(0x0102030405060708);
 		m->status.last_error = -ENETDOWN;
 		snprintf(m->status.last_error_text, sizeof(m->status.last_error_text), "link down");
 		break;
@@ -121,7 +124,7 @@ static const struct {
 	enum ipc_type type;
 	size_t payload;
 } sizes[] = {
-	{ IPC_HELLO, 10 },	   { IPC_STATUS, 478 },		{ IPC_ERBEST, 46 },
+	{ IPC_HELLO, 10 },	   { IPC_STATUS, 470 },		{ IPC_ERBEST, 46 },
 	{ IPC_CLOCK_REQUEST, 17 }, { IPC_CONFIG, 272 },		{ IPC_RECOMMENDED_STATE, 43 },
 	{ IPC_SET_PRIORITY, 2 },   { IPC_SHUTDOWN, 0 },		{ IPC_PRIORITY_REQUEST, 2 },
 	{ IPC_CLOCK_STATE, 24 },   { IPC_SET_CLOCK_STATE, 24 },
@@ -162,6 +165,11 @@ static void test_fields(void **state)
 	assert_int_equal(back.status.offset_ns, -123456789012);
 	assert_true(back.status.freq_ppb == -12345.625);
 	assert_int_equal(back.status.rx[15], UINT64_C(1) << 55);
+	assert_int_equal(back.status.tx[15], 16);
+	assert_int_equal(back.status.ignored[0], 7);
+	assert_int_equal(back.status.ignored[IPC_IGNORED_KINDS - 1],
+			 (IPC_IGNORED_KINDS - 1) * 3 + 7);
+	assert_int_equal(back.status.mgmt_malformed, UINT64_C(0x0102030405060708));
 	assert_int_equal(back.status.last_error, -ENETDOWN);
 	assert_string_equal(back.status.last_error_text, "link down");
 
@@ -187,7 +195,7 @@ static void test_fields(void **state)
 	/* Header: type, version, length, big-endian. */
 	sample(IPC_SET_PRIORITY, &m);
 	assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
-	assert_memory_equal(buf, "\x00\x42\x00\x04\x00\x00\x00\x02\x0a\x14", 10);
+	assert_memory_equal(buf, "\x00\x42\x00\x05\x00\x00\x00\x02\x0a\x14", 10);
 }
 
 static void expect_bad(const uint8_t *buf, size_t len, const char *what)
