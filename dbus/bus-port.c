@@ -84,58 +84,86 @@ static int get_last_error_code(sd_bus *bus, const char *path, const char *interf
 			       sd_bus_error *error)
 {
 	/* Stored as -errno; shown as the positive errno, 0 for none. */
-	return sd_bus_message_append(reply, "i", -*(int *) userdata);
+	int32_t code = -*(int *) userdata;
+
+	return sd_bus_message_append_basic(reply, 'i', &code);
 }
 
-/* "rx_sync", "tx_delay_req": per direction and PTP messageType. */
-static int append_counters(sd_bus_message *reply, const char *dir, const uint64_t *v)
-{
-	for (unsigned int t = 0; t < IPC_MSG_KINDS; t++) {
-		const char *name = msg_type_to_string(t);
-		char key[64];
-		size_t k;
-		int r;
+/*
+ * The keys of Counters, built once: "rx_sync", "tx_delay_req" (per direction and PTP
+ * messageType, "" for a type without a name), then "ignored_malformed", "ignored_other_domain",
+ * ... (the engine's reasons, ptp/port.h). GetManagedObjects asks for them on every port.
+ */
+static struct {
+	bool built;
+	char msg[2][IPC_MSG_KINDS][64];
+	char ignored[IPC_IGNORED_KINDS][64];
+} counter_keys;
 
-		if (!name) {
-			continue;
-		}
-		k = (size_t) snprintf(key, sizeof(key), "%s_", dir);
-		for (; *name && k < sizeof(key) - 1; name++) {
-			key[k++] = (char) tolower((unsigned char) *name);
-		}
-		key[k] = '\0';
-		r = sd_bus_message_append(reply, "{st}", key, v[t]);
-		if (r < 0) {
-			return r;
+static void build_counter_keys(void)
+{
+	static const char *const dirs[2] = { "rx", "tx" };
+
+	for (unsigned int d = 0; d < 2; d++) {
+		for (unsigned int t = 0; t < IPC_MSG_KINDS; t++) {
+			const char *name = msg_type_to_string(t);
+			char *key = counter_keys.msg[d][t];
+			size_t k;
+
+			if (!name) {
+				continue;
+			}
+			k = (size_t) snprintf(key, sizeof(counter_keys.msg[d][t]), "%s_", dirs[d]);
+			for (; *name && k < sizeof(counter_keys.msg[d][t]) - 1; name++) {
+				key[k++] = (char) tolower((unsigned char) *name);
+			}
+			key[k] = '\0';
 		}
 	}
-	return 0;
+	for (unsigned int i = 0; i < IPC_IGNORED_KINDS; i++) {
+		snprintf(counter_keys.ignored[i], sizeof(counter_keys.ignored[i]), "ignored_%s",
+			 port_counter_to_string(PORT_CNT_IGNORED_FIRST + (int) i));
+	}
+	counter_keys.built = true;
+}
+
+/* One {st} entry, without sd_bus_message_append()'s parsing of a format per entry. */
+static int append_counter(sd_bus_message *reply, const char *key, uint64_t value)
+{
+	int r = sd_bus_message_open_container(reply, 'e', "st");
+
+	if (r >= 0) {
+		r = sd_bus_message_append_basic(reply, 's', key);
+	}
+	if (r >= 0) {
+		r = sd_bus_message_append_basic(reply, 't', &value);
+	}
+	return r < 0 ? r : sd_bus_message_close_container(reply);
 }
 
 static int get_counters(sd_bus *bus, const char *path, const char *interface, const char *property,
 			sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
 	struct mport *p = userdata;
+	const uint64_t *const dir_values[2] = { p->rx, p->tx };
 	int r;
 
+	if (!counter_keys.built) {
+		build_counter_keys();
+	}
 	r = sd_bus_message_open_container(reply, 'a', "{st}");
-	if (r >= 0) {
-		r = append_counters(reply, "rx", p->rx);
+	for (unsigned int d = 0; r >= 0 && d < 2; d++) {
+		for (unsigned int t = 0; r >= 0 && t < IPC_MSG_KINDS; t++) {
+			if (counter_keys.msg[d][t][0]) {
+				r = append_counter(reply, counter_keys.msg[d][t], dir_values[d][t]);
+			}
+		}
 	}
 	if (r >= 0) {
-		r = append_counters(reply, "tx", p->tx);
+		r = append_counter(reply, "dropped_management", p->dropped_management);
 	}
-	if (r >= 0) {
-		r = sd_bus_message_append(reply, "{st}", "dropped_management",
-					  p->dropped_management);
-	}
-	/* "ignored_malformed", "ignored_other_domain", ...: the engine's reasons (ptp/port.h). */
 	for (unsigned int i = 0; r >= 0 && i < IPC_IGNORED_KINDS; i++) {
-		char key[64];
-
-		snprintf(key, sizeof(key), "ignored_%s",
-			 port_counter_to_string(PORT_CNT_IGNORED_FIRST + (int) i));
-		r = sd_bus_message_append(reply, "{st}", key, p->ignored[i]);
+		r = append_counter(reply, counter_keys.ignored[i], p->ignored[i]);
 	}
 	return r < 0 ? r : sd_bus_message_close_container(reply);
 }

@@ -114,7 +114,9 @@ int bus_property_get_bool(sd_bus *bus, const char *path, const char *interface,
 			  sd_bus_error *error)
 {
 	/* sd-bus's own "b" reads an int; the model's flags are C bools. */
-	return sd_bus_message_append(reply, "b", (int) *(const bool *) userdata);
+	int b = *(const bool *) userdata;
+
+	return sd_bus_message_append_basic(reply, 'b', &b);
 }
 
 /* Length of the valid UTF-8 sequence at s (1..4), or 0 if the byte there does not start one. */

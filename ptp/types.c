@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Conversions of the IEEE 1588 primitive types to the project's int64 nanoseconds and to text. */
 #include <errno.h>
-#include <inttypes.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "ptp/types.h"
@@ -87,21 +85,41 @@ int port_identity_cmp(const struct PortIdentity *a, const struct PortIdentity *b
 	return (a->portNumber > b->portNumber) - (a->portNumber < b->portNumber);
 }
 
+/* By hand, not snprintf(): D-Bus shows several of these per object on every GetManagedObjects. */
 const char *clock_identity_to_string(const struct ClockIdentity *c, char *buf)
 {
+	static const char hex[] = "0123456789abcdef";
 	const uint8_t *i = c->id;
+	char *o = buf;
 
-	snprintf(buf, CLOCK_IDENTITY_STRLEN, "%02x%02x%02x.%02x%02x.%02x%02x%02x", i[0], i[1], i[2],
-		 i[3], i[4], i[5], i[6], i[7]);
+	for (size_t k = 0; k < 8; k++) {
+		if (k == 3 || k == 5) {
+			*o++ = '.';
+		}
+		*o++ = hex[i[k] >> 4];
+		*o++ = hex[i[k] & 0xf];
+	}
+	*o = '\0';
 	return buf;
 }
 
 const char *port_identity_to_string(const struct PortIdentity *p, char *buf)
 {
-	char c[CLOCK_IDENTITY_STRLEN];
+	char digits[5];
+	size_t n = 0;
+	uint16_t v = p->portNumber;
+	char *o = buf + CLOCK_IDENTITY_STRLEN - 1;
 
-	snprintf(buf, PORT_IDENTITY_STRLEN, "%s-%" PRIu16,
-		 clock_identity_to_string(&p->clockIdentity, c), p->portNumber);
+	clock_identity_to_string(&p->clockIdentity, buf);
+	*o++ = '-';
+	do {
+		digits[n++] = (char) ('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n) {
+		*o++ = digits[--n];
+	}
+	*o = '\0';
 	return buf;
 }
 

@@ -1,0 +1,56 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Instructions phcd's dbus/ code (with sd-bus) spends on one GetManagedObjects at PORTS one-port
+# instances: tool-bus-fake (the real dbus/ code over a stand-in of the supervisor) runs under
+# callgrind on a private system bus, tool-dbus-latency makes CALLS GetManagedObjects, and only
+# those are counted (callgrind_control zeroes the counts after warming up and dumps them after).
+# Instruction counts do not depend on the machine's load, unlike tests/bench/dbus-latency.sh.
+#
+# usage: BUILD=build-dir tests/bench/dbus-gmo-callgrind.sh [CALLS [PORTS]]; root (private bus)
+set -euo pipefail
+: "${BUILD:?BUILD must name the build directory}"
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=$(cd "$BUILD" && pwd)
+CALLS=${1:-100}
+PORTS=${2:-64}
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+. "$SRC/tests/lib/dbus-helpers.sh"
+command -v callgrind_control >/dev/null || fail "valgrind (callgrind_control) is not installed"
+tmp=$(mktemp -d)
+chmod 755 "$tmp"
+trap 'exec 5>&- 2>/dev/null || true; dbus_cleanup; rm -rf "$tmp"' EXIT
+dbus_start "$tmp/bus"
+mkfifo "$tmp/in"
+valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.%p" \
+	"$BUILD/tests/integration/tool-bus-fake" <"$tmp/in" >"$tmp/out" 2>"$tmp/err" &
+vg=$!
+exec 5>"$tmp/in"
+# until N: wait up to 30 s for N "ok" lines of the stand-in.
+until_ok() {
+	for _ in $(seq 300); do
+		[ "$(grep -c '^ok' "$tmp/out" || true)" -ge "$1" ] && return 0
+		sleep 0.1
+	done
+	fail "tool-bus-fake: $(tail -n 3 "$tmp/out" "$tmp/err")"
+}
+for _ in $(seq 300); do
+	grep -q '^ready$' "$tmp/out" && break
+	sleep 0.1
+done
+for k in $(seq "$PORTS"); do
+	echo "instance i$k" >&5
+	echo "port eth$k i$k" >&5
+done
+until_ok $((2 * PORTS))
+LAT=("$BUILD/tests/bench/tool-dbus-latency" -o GetManagedObjects)
+"${LAT[@]}" -n 5 -w 5 /org/phcd1/port/eth1 >/dev/null
+callgrind_control -z "$vg" >/dev/null 2>&1
+"${LAT[@]}" -n "$CALLS" -w 0 /org/phcd1/port/eth1 >/dev/null
+callgrind_control -d "$vg" >/dev/null 2>&1
+exec 5>&-
+wait "$vg" || true
+total=$(sed -n 's/^summary: //p' "$tmp"/cg.*.1)
+echo "GetManagedObjects at $PORTS ports: $((total / CALLS)) instructions per call in phcd's D-Bus code ($CALLS calls)"
