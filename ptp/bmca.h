@@ -17,7 +17,7 @@
  */
 struct bmca_announce {
 	struct PortIdentity sourcePortIdentity;
-	uint16_t flagField; /* DS_FLAG_* bits of the header */
+	uint16_t flagField; /* MSG_FLAG_* bits of the header */
 	int8_t logMessageInterval;
 	int16_t currentUtcOffset;
 	uint8_t grandmasterPriority1;

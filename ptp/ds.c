@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "ptp/ds.h"
+#include "ptp/msg.h"
 #include "ptp/util.h"
 
 struct enum_name {
@@ -102,19 +103,19 @@ ns_t ds_log_interval_to_ns(int8_t log_interval)
 /* IEEE 1588-2019 13.3.2.8 Table 37: flagField octet 1 bits. */
 uint16_t ds_time_properties_flags(const struct timePropertiesDS *tp)
 {
-	return (tp->leap61 ? DS_FLAG_LEAP61 : 0) | (tp->leap59 ? DS_FLAG_LEAP59 : 0) |
-	       (tp->currentUtcOffsetValid ? DS_FLAG_CURRENT_UTC_OFFSET_VALID : 0) |
-	       (tp->ptpTimescale ? DS_FLAG_PTP_TIMESCALE : 0) |
-	       (tp->timeTraceable ? DS_FLAG_TIME_TRACEABLE : 0) |
-	       (tp->frequencyTraceable ? DS_FLAG_FREQUENCY_TRACEABLE : 0);
+	return (tp->leap61 ? MSG_FLAG_LEAP_61 : 0) | (tp->leap59 ? MSG_FLAG_LEAP_59 : 0) |
+	       (tp->currentUtcOffsetValid ? MSG_FLAG_CURRENT_UTC_OFFSET_VALID : 0) |
+	       (tp->ptpTimescale ? MSG_FLAG_PTP_TIMESCALE : 0) |
+	       (tp->timeTraceable ? MSG_FLAG_TIME_TRACEABLE : 0) |
+	       (tp->frequencyTraceable ? MSG_FLAG_FREQUENCY_TRACEABLE : 0);
 }
 
 void ds_time_properties_set_flags(struct timePropertiesDS *tp, uint16_t flags)
 {
-	tp->leap61 = flags & DS_FLAG_LEAP61;
-	tp->leap59 = flags & DS_FLAG_LEAP59;
-	tp->currentUtcOffsetValid = flags & DS_FLAG_CURRENT_UTC_OFFSET_VALID;
-	tp->ptpTimescale = flags & DS_FLAG_PTP_TIMESCALE;
-	tp->timeTraceable = flags & DS_FLAG_TIME_TRACEABLE;
-	tp->frequencyTraceable = flags & DS_FLAG_FREQUENCY_TRACEABLE;
+	tp->leap61 = flags & MSG_FLAG_LEAP_61;
+	tp->leap59 = flags & MSG_FLAG_LEAP_59;
+	tp->currentUtcOffsetValid = flags & MSG_FLAG_CURRENT_UTC_OFFSET_VALID;
+	tp->ptpTimescale = flags & MSG_FLAG_PTP_TIMESCALE;
+	tp->timeTraceable = flags & MSG_FLAG_TIME_TRACEABLE;
+	tp->frequencyTraceable = flags & MSG_FLAG_FREQUENCY_TRACEABLE;
 }

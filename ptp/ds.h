@@ -80,14 +80,6 @@ enum clock_accuracy {
 /* 9.3.3 figure 33: classes 1..127 never become slaves of a foreign master. */
 #define CLOCK_CLASS_MASTER_ONLY_MAX 127
 
-/* IEEE 1588-2019 13.3.2.8 Table 37: flagField bits carried in Announce (host-order uint16). */
-#define DS_FLAG_LEAP61 (1u << 0)
-#define DS_FLAG_LEAP59 (1u << 1)
-#define DS_FLAG_CURRENT_UTC_OFFSET_VALID (1u << 2)
-#define DS_FLAG_PTP_TIMESCALE (1u << 3)
-#define DS_FLAG_TIME_TRACEABLE (1u << 4)
-#define DS_FLAG_FREQUENCY_TRACEABLE (1u << 5)
-
 /* IEEE 1588-2019 8.2.1 defaultDS */
 struct defaultDS {
 	struct ClockIdentity clockIdentity;
@@ -167,6 +159,6 @@ int time_source_from_string(const char *s, enum time_source *ret);
  */
 ns_t ds_log_interval_to_ns(int8_t log_interval);
 
-/* timePropertiesDS <-> Announce flagField bits (DS_FLAG_*). */
+/* timePropertiesDS <-> Announce flagField bits (MSG_FLAG_* of ptp/msg.h). */
 uint16_t ds_time_properties_flags(const struct timePropertiesDS *tp);
 void ds_time_properties_set_flags(struct timePropertiesDS *tp, uint16_t flags);

@@ -10,7 +10,7 @@ int port_announce_send(struct port *p, ns_t now)
 
 	port_msg_init(p, &m, MSG_ANNOUNCE, p->seq_announce++);
 	m.hdr.logMessageInterval = p->portds.logAnnounceInterval;
-	/* 13.3.2.8: the time properties travel in flagField (DS_FLAG_* are its octet 1 bits). */
+	/* 13.3.2.8: the time properties travel in flagField (MSG_FLAG_* of octet 1). */
 	m.hdr.flagField = ds_time_properties_flags(&p->tpds);
 	/* 13.5.2.1: originTimestamp may be 0; the engine reads no clock to fill it. */
 	a->currentUtcOffset = p->tpds.currentUtcOffset;

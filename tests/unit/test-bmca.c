@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ptp/bmca.h"
+#include "ptp/msg.h"
 #include "ptp/util.h"
 
 /* A deterministic PRNG (splitmix64) so every run generates the same cases. */
@@ -534,7 +535,7 @@ static void test_data_set_updates(void **state)
 {
 	struct bmca_announce a = {
 		.sourcePortIdentity = pid(0x50, 3),
-		.flagField = DS_FLAG_PTP_TIMESCALE | DS_FLAG_CURRENT_UTC_OFFSET_VALID,
+		.flagField = MSG_FLAG_PTP_TIMESCALE | MSG_FLAG_CURRENT_UTC_OFFSET_VALID,
 		.currentUtcOffset = 37,
 		.grandmasterPriority1 = 1,
 		.grandmasterClockQuality = { 6, 0x21, 0x4E5D },
