@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "daemon/sysclock.h"
+#include "ptp/clock.h"
 #include "ptp/util.h"
 
 #define SECS_PER_DAY 86400
@@ -234,16 +235,10 @@ static int write_kernel(struct sysclock *s, const struct timex *cur, double freq
 
 static int step_clock(struct sysclock *s, ns_t delta)
 {
-	struct timex tx = { .modes = ADJ_SETOFFSET | ADJ_NANO };
-	ns_t sec = delta / NS_PER_SEC, nsec = delta % NS_PER_SEC;
+	struct timex tx;
 	int r;
 
-	if (nsec < 0) {
-		sec--;
-		nsec += NS_PER_SEC;
-	}
-	tx.time.tv_sec = sec;
-	tx.time.tv_usec = nsec;
+	clock_timex_set_offset(&tx, delta);
 	r = sys_adjtime(s, &tx);
 	if (r < 0) {
 		return r;

@@ -78,17 +78,24 @@ static int phc_getfreq(struct clock *c, double *ppb)
 }
 
 /* ADJ_SETOFFSET | ADJ_NANO: time.tv_usec carries nanoseconds and must be in [0, 1e9). */
-static int phc_step(struct clock *c, ns_t delta)
+void clock_timex_set_offset(struct timex *tx, ns_t delta)
 {
-	struct timex tx = { .modes = ADJ_SETOFFSET | ADJ_NANO };
 	ns_t sec = delta / NS_PER_SEC, nsec = delta % NS_PER_SEC;
 
 	if (nsec < 0) {
 		sec--;
 		nsec += NS_PER_SEC;
 	}
-	tx.time.tv_sec = sec;
-	tx.time.tv_usec = nsec;
+	*tx = (struct timex){ .modes = ADJ_SETOFFSET | ADJ_NANO };
+	tx->time.tv_sec = sec;
+	tx->time.tv_usec = nsec;
+}
+
+static int phc_step(struct clock *c, ns_t delta)
+{
+	struct timex tx;
+
+	clock_timex_set_offset(&tx, delta);
 	return phc_adjtime(c, &tx);
 }
 

@@ -49,6 +49,13 @@ const char *clock_name(const struct clock *c);
  * available, else 500000.
  */
 int clock_phc_new(int fd, struct clock **ret);
+
+struct timex;
+/*
+ * Fill tx for a step of delta with clock_adjtime(): ADJ_SETOFFSET | ADJ_NANO, the nanoseconds
+ * made non-negative as the kernel requires. For the PHC back end and the system clock alike.
+ */
+void clock_timex_set_offset(struct timex *tx, ns_t delta);
 /*
  * Free-running: reads clockid (CLOCK_REALTIME, or FD_TO_CLOCKID of a PHC fd the caller keeps),
  * never adjusts it: adjfreq and step remember nothing and return -EPERM, like ptp4l
