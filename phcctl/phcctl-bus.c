@@ -48,6 +48,77 @@ int phcctl_get_all(struct phcctl *c, const char *path, const char *iface, sd_bus
 	return 0;
 }
 
+/* GetAll's a{sv} copied into a new message, with {name, the Get reply's variant} appended. */
+static int props_merge(sd_bus *bus, sd_bus_message *all, const char *name, sd_bus_message *value,
+		       sd_bus_message **ret)
+{
+	sd_bus_message *m = NULL;
+	int r;
+
+	/* A scratch message, never sent: only read back by props_*() and the JSON writer. */
+	r = sd_bus_message_new(bus, &m, SD_BUS_MESSAGE_SIGNAL);
+	if (r >= 0) {
+		r = sd_bus_message_open_container(m, 'a', "{sv}");
+	}
+	if (r >= 0) {
+		r = sd_bus_message_enter_container(all, 'a', "{sv}");
+	}
+	if (r >= 0) {
+		r = sd_bus_message_copy(m, all, true);
+	}
+	if (r >= 0) {
+		r = sd_bus_message_open_container(m, 'e', "sv");
+	}
+	if (r >= 0) {
+		r = sd_bus_message_append_basic(m, 's', name);
+	}
+	if (r >= 0) {
+		r = sd_bus_message_copy(m, value, false);
+	}
+	for (int k = 0; r >= 0 && k < 2; k++) {
+		r = sd_bus_message_close_container(m);
+	}
+	if (r >= 0) {
+		r = sd_bus_message_seal(m, 1, 0);
+	}
+	if (r >= 0) {
+		r = sd_bus_message_rewind(m, true);
+	}
+	if (r < 0) {
+		sd_bus_message_unref(m);
+		return r;
+	}
+	*ret = m;
+	return 0;
+}
+
+int phcctl_get_all_with(struct phcctl *c, const char *path, const char *iface,
+			const char *explicit_name, sd_bus_message **ret)
+{
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	sd_bus_message *all = NULL, *value = NULL;
+	int r;
+
+	r = phcctl_get_all(c, path, iface, &all);
+	if (r < 0) {
+		return r;
+	}
+	r = sd_bus_call_method(c->bus, PHCCTL_BUS_NAME, path, "org.freedesktop.DBus.Properties",
+			       "Get", &e, &value, "ss", iface, explicit_name);
+	if (r < 0) {
+		r = -phcctl_error(path, &e, r);
+		sd_bus_error_free(&e);
+	} else {
+		r = props_merge(c->bus, all, explicit_name, value, ret);
+		if (r < 0) {
+			r = -phcctl_error(path, NULL, r);
+		}
+	}
+	sd_bus_message_unref(value);
+	sd_bus_message_unref(all);
+	return r;
+}
+
 /* Position props inside the variant of property name; its type in *type. */
 static int props_seek(sd_bus_message *props, const char *name, char *type)
 {

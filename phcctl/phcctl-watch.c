@@ -91,6 +91,22 @@ static int on_signal(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
 				r = sd_bus_message_exit_container(m);
 			}
 		}
+		/* Properties signalled without their value (a port's Counters): only the name. */
+		if (r >= 0) {
+			r = sd_bus_message_exit_container(m);
+		}
+		if (r >= 0) {
+			r = sd_bus_message_enter_container(m, 'a', "s");
+		}
+		while (r >= 0) {
+			const char *name;
+
+			r = sd_bus_message_read_basic(m, 's', &name);
+			if (r <= 0) {
+				break;
+			}
+			printf(" %s changed", name);
+		}
 	} else {
 		/* InterfacesAdded/Removed: the object is the first argument. */
 		if (sd_bus_message_read(m, "o", &obj) < 0) {

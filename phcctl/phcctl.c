@@ -267,7 +267,9 @@ static int cmd_ports(struct phcctl *c)
 	for (char **p = ports; *p; p++) {
 		sd_bus_message *pp = NULL;
 
-		r = phcctl_get_all(c, *p, PHCCTL_IFACE_PORT, &pp);
+		/* Counters (left out of GetAll) only for the JSON: the table does not show them. */
+		r = c->json ? phcctl_get_all_with(c, *p, PHCCTL_IFACE_PORT, "Counters", &pp)
+			    : phcctl_get_all(c, *p, PHCCTL_IFACE_PORT, &pp);
 		if (r < 0) {
 			break;
 		}
@@ -361,7 +363,9 @@ static int cmd_show(struct phcctl *c, const char *method, const char *iface, con
 		r = show_instance(c, path, true);
 		return r < 0 ? -r : EXIT_OK;
 	}
-	r = phcctl_get_all(c, path, iface, &props);
+	r = strcmp(iface, PHCCTL_IFACE_PORT) == 0
+		    ? phcctl_get_all_with(c, path, iface, "Counters", &props)
+		    : phcctl_get_all(c, path, iface, &props);
 	if (r < 0) {
 		return -r;
 	}

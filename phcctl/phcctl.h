@@ -36,6 +36,12 @@ int phcctl_error(const char *what, const sd_bus_error *e, int r);
 
 /* A GetAll reply, with lookups by property name (the reply is rewound for each). */
 int phcctl_get_all(struct phcctl *c, const char *path, const char *iface, sd_bus_message **ret);
+/*
+ * The same with one property that GetAll leaves out (an "explicit" one, such as a port's
+ * Counters) fetched with Get and appended, so props_*() and the JSON see it like the others.
+ */
+int phcctl_get_all_with(struct phcctl *c, const char *path, const char *iface,
+			const char *explicit_name, sd_bus_message **ret);
 /* Position props inside the variant of property name, its type in *type (< 0: no such one). */
 int props_enter(sd_bus_message *props, const char *name, char *type);
 const char *props_str(sd_bus_message *props, const char *name);

@@ -5,6 +5,7 @@
 # callgrind on a private system bus, tool-dbus-latency makes CALLS GetManagedObjects, and only
 # those are counted (callgrind_control zeroes the counts after warming up and dumps them after).
 # Instruction counts do not depend on the machine's load, unlike tests/bench/dbus-latency.sh.
+# Also the reply's size in bytes (dbus-monitor --pcap) and its objects and properties (busctl).
 #
 # usage: BUILD=build-dir tests/bench/dbus-gmo-callgrind.sh [CALLS [PORTS]]; root (private bus)
 set -euo pipefail
@@ -50,7 +51,39 @@ LAT=("$BUILD/tests/bench/tool-dbus-latency" -o GetManagedObjects)
 callgrind_control -z "$vg" >/dev/null 2>&1
 "${LAT[@]}" -n "$CALLS" -w 0 /org/phcd1/port/eth1 >/dev/null
 callgrind_control -d "$vg" >/dev/null 2>&1
+# The reply's size on the wire: one GetManagedObjects under dbus-monitor --pcap (root may
+# monitor this bus), the largest message captured; its properties counted from busctl's JSON.
+dbus-monitor --system --pcap >"$tmp/cap.pcap" 2>"$tmp/mon.err" &
+mon=$!
+bytes=0
+for _ in $(seq 100); do
+	"${LAT[@]}" -n 1 -w 0 /org/phcd1/port/eth1 >/dev/null
+	bytes=$(python3 -c 'import struct, sys
+d = open(sys.argv[1], "rb").read()
+o, big = 24, 0
+while o + 16 <= len(d):
+	n = struct.unpack_from("<I", d, o + 8)[0]
+	big, o = max(big, n), o + 16 + n
+print(big)' "$tmp/cap.pcap")
+	[ "$bytes" -gt 1000 ] && break
+	sleep 0.1
+done
+kill "$mon"
+wait "$mon" 2>/dev/null || true
+busctl --system --json=short call org.phcd1 /org/phcd1 org.freedesktop.DBus.ObjectManager \
+	GetManagedObjects >"$tmp/gmo.json"
+props=$(python3 -c 'import json, sys
+objs = json.load(open(sys.argv[1]))["data"][0]
+n = {}
+for ifaces in objs.values():
+	for iface, props in ifaces.items():
+		n[iface] = n.get(iface, 0) + len(props)
+c = sum(len(p["org.phcd1.Port"].get("Counters", {}).get("data", {}))
+	for p in objs.values() if "org.phcd1.Port" in p)
+print(len(objs), "objects;", ", ".join(f"{k} {v}" for k, v in sorted(n.items()) if v),
+      "properties; Counters entries", c)' "$tmp/gmo.json")
 exec 5>&-
 wait "$vg" || true
 total=$(sed -n 's/^summary: //p' "$tmp"/cg.*.1)
 echo "GetManagedObjects at $PORTS ports: $((total / CALLS)) instructions per call in phcd's D-Bus code ($CALLS calls)"
+echo "GetManagedObjects at $PORTS ports: reply $bytes bytes on the wire; $props"

@@ -24,9 +24,12 @@ for path in sorted(objects):
 
 port_path = manager.GetPortByInterface(ifname)
 port = bus.get_object("org.phcd1", port_path)
-props = dbus.Interface(port, "org.freedesktop.DBus.Properties").GetAll("org.phcd1.Port")
+port_props = dbus.Interface(port, "org.freedesktop.DBus.Properties")
+props = port_props.GetAll("org.phcd1.Port")
+# Counters is an explicit property: left out of GetAll, returned by Get.
+counters = port_props.Get("org.phcd1.Port", "Counters")
 print(f"port {props['Interface']} State={props['State']} TimestampingMode={props['TimestampingMode']}"
-      f" Counters={len(props['Counters'])}")
+      f" Counters={len(counters)} in GetAll={'Counters' in props}")
 
 loop = GLib.MainLoop()
 result = {"ok": False}

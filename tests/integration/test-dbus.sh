@@ -140,9 +140,9 @@ BG_PIDS+=($py)
 wait_for "$tmp/py" '^ready$' 10
 fake state veth1 PASSIVE
 wait_pid "$py" 5 || fail "python client: $(cat "$tmp/py")"
-grep -q '^object /org/phcd1/port/veth1 org.phcd1.Port 15 properties$' "$tmp/py" ||
-	fail "python client did not list veth1 with 15 properties: $(cat "$tmp/py")"
-grep -q '^port veth1 State=LISTENING TimestampingMode=software Counters=35$' "$tmp/py" ||
+grep -q '^object /org/phcd1/port/veth1 org.phcd1.Port 14 properties$' "$tmp/py" ||
+	fail "python client did not list veth1 with 14 properties (all but Counters): $(cat "$tmp/py")"
+grep -q '^port veth1 State=LISTENING TimestampingMode=software Counters=35 in GetAll=False$' "$tmp/py" ||
 	fail "python client GetAll: $(grep '^port' "$tmp/py")"
 echo "ok: python3-dbus: $(grep -c '^object' "$tmp/py") objects, $(grep '^port' "$tmp/py"), $(tail -n 1 "$tmp/py")"
 # gdbus too (GLib's own implementation), for a read.
@@ -250,7 +250,18 @@ grep -q '^Instance default: domain 0' "$tmp/status.txt" || fail "status text: $(
 echo "ok: phcctl status/ports/port/instance --json parse with jq"
 
 # port / instance without --json: readable blocks, like status.
+from=$(wc -l <"$tmp/mon")
 fake counters veth2 7
+# Counters is explicit: its change is an invalidation (name, no value), and InterfacesAdded and
+# GetManagedObjects leave it out (Get returns it; phcctl port fetches it so).
+wait_for "$tmp/mon" '"path":"/org/phcd1/port/veth2","args":\["org.phcd1.Port",\{\},\["Counters"\]\]' 3 "$from"
+got=$(grep -c '"InterfacesAdded".*"Counters"' "$tmp/mon" || true)
+[ "$got" = 0 ] || fail "InterfacesAdded: expected no Counters, got them in $got signal(s)"
+"${B[@]}" --json=short call org.phcd1 /org/phcd1 org.freedesktop.DBus.ObjectManager \
+	GetManagedObjects >"$tmp/gmo.json"
+got=$(grep -c '"Counters"' "$tmp/gmo.json" || true)
+[ "$got" = 0 ] || fail "GetManagedObjects: expected no Counters, got: $(head -c 300 "$tmp/gmo.json")"
+echo "ok: Counters: PropertiesChanged invalidates it, left out of InterfacesAdded and GetManagedObjects"
 "$PHCCTL" port veth2 >"$tmp/port.txt"
 for re in '^Port veth2: instance dom-24, enabled$' '^  State +: LISTENING$' \
 	'^  Timestamping +: software, no PHC$' '^  Worker +: pid [0-9]+, 0 restart\(s\)$' \
