@@ -12,8 +12,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <systemd/sd-event.h>
-
 #include "daemon/config.h"
 #include "daemon/port-cli.h"
 #include "daemon/port-loop.h"

@@ -11,7 +11,6 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
-#include <systemd/sd-event.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -24,7 +23,7 @@
 
 #define FD_TO_CLOCKID(fd) ((~(clockid_t) (fd) << 3) | 3)
 /* How often the worker looks at its Erbest, and the most often it sends STATUS unasked. */
-#define ERBEST_POLL_USEC (250 * 1000ULL)
+#define ERBEST_POLL_NS (250 * NS_PER_MSEC)
 #define STATUS_PERIOD_NS (1000 * NS_PER_MSEC)
 #define CONFIG_TIMEOUT_MS 5000
 /*
@@ -39,6 +38,7 @@ struct worker_port {
 	int ipc;
 	int phc_fd; /* from CONFIG, or -1; ours until a PHC clock takes it */
 	struct port_loop loop;
+	int poll_timer; /* Erbest and the periodic STATUS */
 	struct port_sample sample;
 	bool has_sample;
 	ns_t last_status;
@@ -174,7 +174,7 @@ static void send_status(struct worker_port *w)
 	w->last_status = port_loop_now();
 	if (ipc_send(w->ipc, &m, NULL, 0) < 0) {
 		/* The supervisor is gone: nothing left to do here. */
-		sd_event_exit(w->loop.event, 1);
+		evloop_exit(&w->loop.ev, 1);
 	}
 }
 
@@ -192,7 +192,7 @@ static void check_erbest(struct worker_port *w, ns_t now)
 	w->erbest = *e;
 	w->erbest_sent = true;
 	if (ipc_send(w->ipc, &m, NULL, 0) < 0) {
-		sd_event_exit(w->loop.event, 1);
+		evloop_exit(&w->loop.ev, 1);
 	}
 }
 
@@ -236,7 +236,7 @@ static void report_clock_state(struct worker_port *w)
 	w->clock_sent_valid = true;
 	w->clock_sent_at = now;
 	if (ipc_send(w->ipc, &m, NULL, 0) < 0) {
-		sd_event_exit(w->loop.event, 1);
+		evloop_exit(&w->loop.ev, 1);
 	}
 }
 
@@ -295,7 +295,7 @@ static const struct port_ops worker_port_ops = {
 	.clock_error = port_clock_error,
 };
 
-static int on_poll(sd_event_source *s, uint64_t usec, void *userdata)
+static void on_poll(struct evloop *e, void *userdata)
 {
 	struct worker_port *w = userdata;
 	ns_t now = port_loop_now();
@@ -304,9 +304,7 @@ static int on_poll(sd_event_source *s, uint64_t usec, void *userdata)
 	if (now - w->last_status >= STATUS_PERIOD_NS) {
 		send_status(w);
 	}
-	sd_event_source_set_time(s, usec + ERBEST_POLL_USEC);
-	sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
-	return 0;
+	evloop_timer_set(e, w->poll_timer, now + ERBEST_POLL_NS);
 }
 
 /* The supervisor's decision (9.3.3), carried out with the clock's shared data sets (9.3.5). */
@@ -347,7 +345,7 @@ static void apply_recommendation(struct worker_port *w, const struct ipc_recomme
 	port_loop_rearm(&w->loop);
 }
 
-static int on_ipc(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+static void on_ipc(struct evloop *e, int fd, uint32_t revents, void *userdata)
 {
 	struct worker_port *w = userdata;
 	struct ipc_msg m;
@@ -355,13 +353,13 @@ static int on_ipc(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 
 	r = ipc_recv(fd, &m, NULL, 0, NULL);
 	if (r == -EAGAIN || r == -EINTR) {
-		return 0;
+		return;
 	}
 	if (r < 0) {
 		/* The supervisor went away or spoke nonsense: a worker never runs unsupervised. */
 		w->exit_code = r == -ECONNRESET ? 0 : 1;
-		sd_event_exit(w->loop.event, w->exit_code);
-		return 0;
+		evloop_exit(&w->loop.ev, w->exit_code);
+		return;
 	}
 	switch (m.type) {
 	case IPC_RECOMMENDED_STATE:
@@ -375,7 +373,7 @@ static int on_ipc(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 		port_loop_rearm(&w->loop);
 		break;
 	case IPC_SHUTDOWN:
-		sd_event_exit(w->loop.event, 0);
+		evloop_exit(&w->loop.ev, 0);
 		break;
 	case IPC_SET_CLOCK_STATE:
 		take_clock_state(w, &m.clock_state);
@@ -384,7 +382,6 @@ static int on_ipc(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 		/* A second CONFIG: ignored. */
 		break;
 	}
-	return 0;
 }
 
 /*
@@ -530,11 +527,14 @@ int port_ipc_run(const struct port_ipc_args *a)
 	w.loop.mgmt.apply = port_priority_request;
 	w.loop.mgmt.userdata = &w;
 
-	if ((r = sd_event_add_io(w.loop.event, NULL, a->ipc_fd, EPOLLIN, on_ipc, &w)) < 0 ||
-	    (r = sd_event_add_time_relative(w.loop.event, NULL, CLOCK_MONOTONIC, ERBEST_POLL_USEC,
-					    0, on_poll, &w)) < 0) {
+	r = evloop_add_io(&w.loop.ev, a->ipc_fd, on_ipc, &w);
+	if (r >= 0) {
+		r = w.poll_timer = evloop_add_timer(&w.loop.ev, on_poll, &w);
+	}
+	if (r < 0) {
 		goto out;
 	}
+	evloop_timer_set(&w.loop.ev, w.poll_timer, port_loop_now() + ERBEST_POLL_NS);
 	/* port_start's first state change sends the first STATUS. */
 	r = port_loop_run(&w.loop);
 	r = r > 0 ? -EPIPE : r;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* The one sd-event loop around a port engine, shared by phcd-port by hand and under phcd. */
+/* The one event loop around a port engine, shared by phcd-port by hand and under phcd. */
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
@@ -8,10 +8,7 @@
 
 ns_t port_loop_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (ns_t) ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
+	return evloop_now();
 }
 
 static int loop_send(void *userdata, const void *buf, size_t len, bool pdelay, bool event,
@@ -41,28 +38,19 @@ static void engine_result(struct port_loop *l, const char *what, int r)
 
 void port_loop_rearm(struct port_loop *l)
 {
-	ns_t next = port_next_deadline(l->port);
-	ns_t now = port_loop_now();
-
-	if (next == INT64_MAX) {
-		sd_event_source_set_enabled(l->timer, SD_EVENT_OFF);
-		return;
-	}
-	/* A deadline already past fires at once. */
-	sd_event_source_set_time(l->timer, (uint64_t) (next > now ? next : now) / 1000);
-	sd_event_source_set_enabled(l->timer, SD_EVENT_ONESHOT);
+	/* INT64_MAX (none) is EVLOOP_OFF; a deadline already past fires at once. */
+	evloop_timer_set(&l->ev, l->timer, port_next_deadline(l->port));
 }
 
-static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
+static void on_timer(struct evloop *e, void *userdata)
 {
 	struct port_loop *l = userdata;
 
 	engine_result(l, "timer", port_tick(l->port, port_loop_now()));
 	port_loop_rearm(l);
-	return 0;
 }
 
-static int on_frame(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+static void on_frame(struct evloop *e, int fd, uint32_t revents, void *userdata)
 {
 	struct port_loop *l = userdata;
 	uint8_t buf[1536];
@@ -83,13 +71,6 @@ static int on_frame(sd_event_source *s, int fd, uint32_t revents, void *userdata
 					   info.has_ts ? info.ts : PORT_TS_NONE, port_loop_now()));
 	}
 	port_loop_rearm(l);
-	return 0;
-}
-
-static int on_term(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
-{
-	sd_event_exit(sd_event_source_get_event(s), 0);
-	return 0;
 }
 
 int port_loop_init(struct port_loop *l, const struct port_ops *ops)
@@ -104,13 +85,12 @@ int port_loop_init(struct port_loop *l, const struct port_ops *ops)
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
-	sigprocmask(SIG_BLOCK, &mask, NULL);
-	if ((r = sd_event_new(&l->event)) < 0 ||
-	    (r = sd_event_add_signal(l->event, NULL, SIGTERM, on_term, l)) < 0 ||
-	    (r = sd_event_add_signal(l->event, NULL, SIGINT, on_term, l)) < 0) {
+	r = evloop_init(&l->ev, &mask);
+	if (r < 0) {
 		return r;
 	}
-	return 0;
+	l->timer = evloop_add_timer(&l->ev, on_timer, l);
+	return l->timer < 0 ? l->timer : 0;
 }
 
 int port_loop_virtual_clock(struct port_loop *l, clockid_t raw_id,
@@ -146,9 +126,8 @@ int port_loop_run(struct port_loop *l)
 {
 	int r;
 
-	if ((r = sd_event_add_io(l->event, NULL, transport_fd(l->transport), EPOLLIN, on_frame,
-				 l)) < 0 ||
-	    (r = sd_event_add_time(l->event, &l->timer, CLOCK_MONOTONIC, 0, 0, on_timer, l)) < 0) {
+	r = evloop_add_io(&l->ev, transport_fd(l->transport), on_frame, l);
+	if (r < 0) {
 		return r;
 	}
 	r = port_start(l->port, port_loop_now());
@@ -156,15 +135,14 @@ int port_loop_run(struct port_loop *l)
 		return r;
 	}
 	port_loop_rearm(l);
-	return sd_event_loop(l->event);
+	return evloop_run(&l->ev);
 }
 
 void port_loop_done(struct port_loop *l)
 {
-	l->timer = sd_event_source_disable_unref(l->timer);
 	l->port = port_free(l->port);
 	l->clock = clock_free(l->clock);
 	l->raw = clock_free(l->raw);
 	l->transport = transport_free(l->transport);
-	l->event = sd_event_unref(l->event);
+	evloop_done(&l->ev);
 }

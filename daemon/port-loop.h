@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The one sd-event loop around a port engine, shared by phcd-port by hand and under phcd. */
+/* The one event loop around a port engine, shared by phcd-port by hand and under phcd. */
 #pragma once
 
 #include <stdbool.h>
-#include <systemd/sd-event.h>
 #include <time.h>
 
+#include "daemon/evloop.h"
 #include "daemon/port-mgmt.h"
 #include "ptp/clock.h"
 #include "ptp/options.h"
@@ -18,8 +18,8 @@
  * port_loop_done() frees them all.
  */
 struct port_loop {
-	sd_event *event;
-	sd_event_source *timer; /* at port_next_deadline() */
+	struct evloop ev;
+	int timer; /* at port_next_deadline() */
 	struct transport *transport;
 	struct clock *raw; /* what a virtual clock views; NULL otherwise */
 	struct clock *clock;
@@ -39,9 +39,9 @@ struct port_loop {
 ns_t port_loop_now(void);
 
 /*
- * An sd-event loop with SIGTERM and SIGINT ending it (blocked first, so they arrive as events),
- * the mode's engine callbacks (send and management of ops are ignored), nothing else yet. The
- * mode may add its own sources to l->event.
+ * An event loop with SIGTERM and SIGINT ending it (blocked first, so they arrive as events), the
+ * engine's timer and the mode's engine callbacks (send and management of ops are ignored). The
+ * mode may add its own sources to l->ev (one more timer, more fds: daemon/evloop.h).
  */
 int port_loop_init(struct port_loop *l, const struct port_ops *ops);
 /* A virtual clock over raw_id (CLOCK_REALTIME or a PHC's), started off as the options say. */
@@ -49,7 +49,7 @@ int port_loop_virtual_clock(struct port_loop *l, clockid_t raw_id,
 			    const struct instance_options *io);
 /* The engine on l->clock, sending through l->transport; mgmt answers from it. */
 int port_loop_new_port(struct port_loop *l, const struct port_config *pc);
-/* port_start(), then the loop until it exits. Returns sd_event_loop()'s value or -errno. */
+/* port_start(), then the loop until it exits. Returns evloop_run()'s value or -errno. */
 int port_loop_run(struct port_loop *l);
 /* Arm the timer at the engine's next deadline (after anything that may have changed it). */
 void port_loop_rearm(struct port_loop *l);

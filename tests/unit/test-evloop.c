@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* daemon/evloop: fds and timers are dispatched, timers in time order and never early, signals end
+ * it. */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "daemon/evloop.h"
+#include "ptp/util.h"
+
+#define MS NS_PER_MSEC
+
+struct rec {
+	int fired[8]; /* which timer (or fd source) fired, in order */
+	ns_t at[8];
+	int n;
+	int exit_after; /* evloop_exit(e, 100 + n) once this many have fired */
+	int fd_read;
+	uint32_t revents;
+	int again_id; /* a timer that sets itself again, or -1 */
+};
+
+static void note(struct evloop *e, struct rec *r, int what)
+{
+	if (r->n < (int) ARRAY_SIZE(r->fired)) {
+		r->fired[r->n] = what;
+		r->at[r->n] = evloop_now();
+	}
+	r->n++;
+	if (r->n == r->exit_after) {
+		evloop_exit(e, 100 + r->n);
+	}
+}
+
+static void on_timer0(struct evloop *e, void *userdata)
+{
+	struct rec *r = userdata;
+
+	note(e, r, 0);
+	if (r->again_id == 0) {
+		evloop_timer_set(e, 0, evloop_now() + 1 * MS);
+	}
+}
+
+static void on_timer1(struct evloop *e, void *userdata)
+{
+	note(e, userdata, 1);
+}
+
+static void on_io(struct evloop *e, int fd, uint32_t revents, void *userdata)
+{
+	struct rec *r = userdata;
+	char c;
+
+	r->revents = revents;
+	if (read(fd, &c, 1) == 1) {
+		r->fd_read++;
+	}
+	note(e, r, 10);
+}
+
+/* Two timers set out of order fire in time order, each at or after its time. */
+static void test_timers_in_order(void **state)
+{
+	struct rec r = { .exit_after = 2, .again_id = -1 };
+	struct evloop e;
+	ns_t t0;
+
+	assert_int_equal(evloop_init(&e, NULL), 0);
+	assert_int_equal(evloop_add_timer(&e, on_timer0, &r), 0);
+	assert_int_equal(evloop_add_timer(&e, on_timer1, &r), 1);
+	t0 = evloop_now();
+	evloop_timer_set(&e, 0, t0 + 20 * MS);
+	evloop_timer_set(&e, 1, t0 + 5 * MS);
+	assert_int_equal(evloop_run(&e), 102);
+	assert_int_equal(r.fired[0], 1);
+	assert_int_equal(r.fired[1], 0);
+	assert_true(r.at[0] >= t0 + 5 * MS);
+	assert_true(r.at[1] >= t0 + 20 * MS);
+	evloop_done(&e);
+}
+
+/* A timer in the past fires at once; one set off never fires; a timer may set itself again. */
+static void test_timer_past_off_again(void **state)
+{
+	struct rec r = { .exit_after = 3, .again_id = 0 };
+	struct evloop e;
+
+	assert_int_equal(evloop_init(&e, NULL), 0);
+	assert_int_equal(evloop_add_timer(&e, on_timer0, &r), 0);
+	assert_int_equal(evloop_add_timer(&e, on_timer1, &r), 1);
+	evloop_timer_set(&e, 0, evloop_now() - 1000 * MS);
+	evloop_timer_set(&e, 1, evloop_now() + 2 * MS);
+	evloop_timer_set(&e, 1, EVLOOP_OFF);
+	assert_int_equal(evloop_run(&e), 103);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(r.fired[i], 0);
+	}
+	assert_true(r.at[2] - r.at[1] >= 1 * MS);
+	evloop_done(&e);
+}
+
+/* A readable fd reaches its callback with EPOLLIN; a closed writer brings EPOLLHUP. */
+static void test_io(void **state)
+{
+	struct rec r = { .exit_after = 1, .again_id = -1 };
+	struct evloop e;
+	int p[2];
+
+	assert_int_equal(pipe2(p, O_NONBLOCK | O_CLOEXEC), 0);
+	assert_int_equal(evloop_init(&e, NULL), 0);
+	assert_int_equal(evloop_add_io(&e, p[0], on_io, &r), 0);
+	assert_int_equal(write(p[1], "x", 1), 1);
+	assert_int_equal(evloop_run(&e), 101);
+	assert_int_equal(r.fd_read, 1);
+	assert_true(r.revents & EPOLLIN);
+
+	/* The exit code is kept; a second run dispatches again once it is cleared. */
+	close(p[1]);
+	e.exiting = false;
+	r.exit_after = 2;
+	assert_int_equal(evloop_run(&e), 102);
+	assert_true(r.revents & EPOLLHUP);
+	evloop_done(&e);
+	close(p[0]);
+}
+
+/* A fixed number of sources: the next one is refused, not written past the end. */
+static void test_capacity(void **state)
+{
+	struct rec r = { .again_id = -1 };
+	struct evloop e;
+	int p[2], fds[EVLOOP_MAX_IO];
+
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	assert_int_equal(evloop_init(&e, NULL), 0);
+	/* An fd epoll refuses is reported, not added. */
+	assert_int_equal(evloop_add_io(&e, -1, on_io, &r), -EBADF);
+	for (int i = 0; i < EVLOOP_MAX_TIMERS; i++) {
+		assert_int_equal(evloop_add_timer(&e, on_timer1, &r), i);
+	}
+	assert_int_equal(evloop_add_timer(&e, on_timer1, &r), -ENOSPC);
+	for (int i = 0; i < EVLOOP_MAX_IO; i++) {
+		fds[i] = dup(p[0]);
+		assert_true(fds[i] >= 0);
+		assert_int_equal(evloop_add_io(&e, fds[i], on_io, &r), 0);
+	}
+	assert_int_equal(evloop_add_io(&e, p[0], on_io, &r), -ENOSPC);
+	evloop_timer_set(&e, 99, 0); /* no such timer: ignored */
+	evloop_done(&e);
+	for (int i = 0; i < EVLOOP_MAX_IO; i++) {
+		close(fds[i]);
+	}
+	close(p[0]);
+	close(p[1]);
+}
+
+/* An exit signal, pending before the loop runs, ends it with 0 instead of killing the process. */
+static void test_signal(void **state)
+{
+	struct rec r = { .again_id = -1 };
+	struct evloop e;
+	sigset_t mask;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	assert_int_equal(evloop_init(&e, &mask), 0);
+	assert_int_equal(evloop_add_timer(&e, on_timer1, &r), 0);
+	evloop_timer_set(&e, 0, evloop_now() + 10000 * MS);
+	assert_int_equal(raise(SIGTERM), 0);
+	assert_int_equal(evloop_run(&e), 0);
+	assert_int_equal(r.n, 0);
+	evloop_done(&e);
+	assert_int_equal(e.epfd, -1);
+	evloop_done(&e); /* twice is harmless */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_timers_in_order),
+		cmocka_unit_test(test_timer_past_off_again),
+		cmocka_unit_test(test_io),
+		cmocka_unit_test(test_capacity),
+		cmocka_unit_test(test_signal),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
