@@ -249,7 +249,11 @@ int port_sync_offset(struct port *p, ns_t t1, ns_t t2, ns_t correction, ns_t now
 	s.mean_path_delay = p->delay.value;
 	s.local_ts = t2;
 	p->cds.offsetFromMaster = s.offset;
-	if (port_offset_outlier(p, t2, s.offset)) {
+	/*
+	 * The gate protects a servo. Measuring only (free_running), every offset is reported, as
+	 * ptp4l --free_running does: there the gate would only hide spikes from the figures.
+	 */
+	if (p->servo && port_offset_outlier(p, t2, s.offset)) {
 		return 0;
 	}
 	if (p->servo) {

@@ -32,6 +32,7 @@ struct side {
 	bool mute; /* frames from this side are lost: a master that went away */
 	unsigned samples;
 	struct port_sample last;
+	ns_t max_abs_offset; /* over every sample reported */
 	/* the last frame of each messageType this side sent, for replays and forgeries */
 	uint8_t sent[16][FRAME_MAX];
 	size_t sent_len[16];
@@ -60,6 +61,7 @@ struct link {
 	/* Master to slave takes this much longer than LINK_DELAY, slave to master this much less.
 	 */
 	ns_t asymmetry;
+	bool slave_free; /* the slave measures only (no servo), as clock_backend = free_running */
 };
 
 /* Re-encode a frame with its correctionField increased by ns. */
@@ -137,6 +139,9 @@ static void fake_sample(void *userdata, const struct port_sample *smp)
 
 	s->samples++;
 	s->last = *smp;
+	if (llabs(smp->offset) > s->max_abs_offset) {
+		s->max_abs_offset = llabs(smp->offset);
+	}
 	if (getenv("TEST_PORT_VERBOSE")) {
 		printf("%d: t=%.3f offset %lld s%d freq %+.0f delay %lld err %lld\n", s->idx,
 		       (double) (s->link->now - START) / 1e9, (long long) smp->offset,
@@ -188,19 +193,26 @@ static void side_init(struct link *l, int idx, uint8_t priority1, double freq_er
 	pc.clockIdentity.id[7] = (uint8_t) (idx + 1);
 	pc.seed = (uint64_t) idx + 7;
 	/* Master side (idx 0) never adjusts its clock: it is the reference. */
-	pc.adjust_clock = idx != 0;
+	pc.adjust_clock = idx != 0 && !l->slave_free;
 	assert_int_equal(port_new(&pc, s->clk, &fake_ops, s, &s->port), 0);
+}
+
+static void link_init_free(struct link *l, double master_ppb, ns_t slave_offset,
+			   enum options_delay_mechanism dm, bool slave_free)
+{
+	memset(l, 0, sizeof(*l));
+	l->now = START;
+	l->slave_free = slave_free;
+	side_init(l, 0, 100, master_ppb, 0, dm);
+	side_init(l, 1, 200, 0.0, slave_offset, dm);
+	assert_int_equal(port_start(l->s[0].port, l->now), 0);
+	assert_int_equal(port_start(l->s[1].port, l->now), 0);
 }
 
 static void link_init(struct link *l, double master_ppb, ns_t slave_offset,
 		      enum options_delay_mechanism dm)
 {
-	memset(l, 0, sizeof(*l));
-	l->now = START;
-	side_init(l, 0, 100, master_ppb, 0, dm);
-	side_init(l, 1, 200, 0.0, slave_offset, dm);
-	assert_int_equal(port_start(l->s[0].port, l->now), 0);
-	assert_int_equal(port_start(l->s[1].port, l->now), 0);
+	link_init_free(l, master_ppb, slave_offset, dm, false);
 }
 
 static void link_free(struct link *l)
@@ -343,6 +355,27 @@ static void test_converge_correction(void **state)
 static void test_converge_spikes(void **state)
 {
 	converge(OPTIONS_DELAY_E2E, 100000.0, 500 * NS_PER_MSEC, 0, 40 * NS_PER_USEC, 300);
+}
+
+/*
+ * A slave that only measures (no servo) reports every offset, spikes included, as ptp4l
+ * --free_running does: the outlier gate exists to keep spikes from a servo, and without one it
+ * would only hide them from the figures.
+ */
+static void test_free_running_reports_spikes(void **state)
+{
+	struct link l;
+
+	link_init_free(&l, 0.0, 0, OPTIONS_DELAY_E2E, true);
+	l.spike_every = 7;
+	l.spike = 100 * NS_PER_USEC;
+	link_run(&l, START + 60 * NS_PER_SEC);
+	assert_int_equal(port_get_state(l.s[1].port), PORT_STATE_SLAVE);
+	assert_false(l.s[1].last.adjusted);
+	assert_int_equal(port_get_counter(l.s[1].port, PORT_CNT_OFFSET_OUTLIER), 0);
+	/* A late Sync reads as the slave being late by the whole spike. */
+	assert_true(l.s[1].max_abs_offset > l.spike / 2);
+	link_free(&l);
 }
 
 static void test_seq_check(void **state)
@@ -702,12 +735,18 @@ static void test_set_priorities(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_seq_check),	cmocka_unit_test(test_converge_e2e),
-		cmocka_unit_test(test_converge_p2p),	cmocka_unit_test(test_converge_correction),
-		cmocka_unit_test(test_converge_spikes), cmocka_unit_test(test_hostile),
-		cmocka_unit_test(test_hostile_p2p),	cmocka_unit_test(test_delay_asymmetry),
-		cmocka_unit_test(test_time_properties), cmocka_unit_test(test_master_disappears),
+		cmocka_unit_test(test_seq_check),
+		cmocka_unit_test(test_converge_e2e),
+		cmocka_unit_test(test_converge_p2p),
+		cmocka_unit_test(test_converge_correction),
+		cmocka_unit_test(test_converge_spikes),
+		cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_hostile_p2p),
+		cmocka_unit_test(test_delay_asymmetry),
+		cmocka_unit_test(test_time_properties),
+		cmocka_unit_test(test_master_disappears),
 		cmocka_unit_test(test_set_priorities),
+		cmocka_unit_test(test_free_running_reports_spikes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
