@@ -15,7 +15,8 @@ static void help(FILE *f)
 	fputs("usage: phcd-port -i IFNAME [-f CONFIG] [--domain N] [--priority1 N] [--priority2 "
 	      "N]\n"
 	      "                 [-s|--slave-only] [-E|-P] [--clock virtual|phc|free]\n"
-	      "                 [--virtual-offset NS] [--virtual-freq PPB] [--socket-fd N] [-m]\n"
+	      "                 [--virtual-offset NS] [--virtual-freq PPB] [--socket-fd N]\n"
+	      "                 [-m [--every-sample]]\n"
 	      "  by hand, like ptp4l -i IF -m: one port, its own best master clock decision.\n"
 	      "  --virtual-offset/--virtual-freq start the virtual clock off (for testing).\n"
 	      "       phcd-port --ipc-fd N -i IFNAME\n"
@@ -81,6 +82,7 @@ int main(int argc, char **argv)
 		ARG_CLOCK,
 		ARG_VIRTUAL_OFFSET,
 		ARG_VIRTUAL_FREQ,
+		ARG_EVERY_SAMPLE,
 	};
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
@@ -95,6 +97,7 @@ int main(int argc, char **argv)
 		{ "clock", required_argument, NULL, ARG_CLOCK },
 		{ "virtual-offset", required_argument, NULL, ARG_VIRTUAL_OFFSET },
 		{ "virtual-freq", required_argument, NULL, ARG_VIRTUAL_FREQ },
+		{ "every-sample", no_argument, NULL, ARG_EVERY_SAMPLE },
 		{},
 	};
 	struct port_ipc_args a = { .ipc_fd = -1 };
@@ -119,6 +122,9 @@ int main(int argc, char **argv)
 			break;
 		case 'm':
 			cli.print = true;
+			break;
+		case ARG_EVERY_SAMPLE:
+			cli.every_sample = true;
 			break;
 		case ARG_DOMAIN:
 			r = parse_range(optarg, 0, 255, &v);

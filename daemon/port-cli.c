@@ -82,8 +82,12 @@ static void cli_sample(void *userdata, const struct port_sample *s)
 	struct cli_port *c = container_of(userdata, struct cli_port, loop);
 	ns_t now = port_loop_now();
 
-	/* A step is always shown; otherwise one line a period (with slack for jitter). */
-	if (s->servo_state != SERVO_JUMP && now - c->last_summary < SUMMARY_PERIOD * 9 / 10) {
+	/*
+	 * A step is always shown; otherwise one line a period (with slack for jitter), or every
+	 * one (ptp4l --summary_interval at the Sync interval) for a benchmark to see each sample.
+	 */
+	if (!c->args->every_sample && s->servo_state != SERVO_JUMP &&
+	    now - c->last_summary < SUMMARY_PERIOD * 9 / 10) {
 		return;
 	}
 	c->last_summary = now;
