@@ -261,3 +261,12 @@ int bus_instance_describe(struct bus_server *s, FILE *f, struct instance *i)
 
 	return r < 0 ? r : bus_describe_object(s, f, instance_vtable, i, path, BUS_IFACE_INSTANCE);
 }
+
+int bus_instance_append_object(struct bus_server *s, sd_bus_message *reply, struct instance *i)
+{
+	_cleanup_free_ char *path = NULL;
+	int r = bus_instance_path(i, &path);
+
+	return r < 0 ? r
+		     : bus_append_object(s, reply, instance_vtable, i, path, BUS_IFACE_INSTANCE);
+}

@@ -67,16 +67,19 @@ struct bus_prop_group {
 
 /*
  * One file per interface: register its vtable (fallback + node enumerator for the per-object
- * ones), signal the properties behind a change mask, describe an object as JSON.
+ * ones), signal the properties behind a change mask, describe an object as JSON, append it to
+ * GetManagedObjects' reply.
  */
 int bus_manager_register(struct bus_server *s);
 int bus_manager_emit(struct bus_server *s, unsigned int mask);
 int bus_instance_register(struct bus_server *s);
 int bus_instance_emit(struct bus_server *s, struct instance *i, unsigned int mask);
 int bus_instance_describe(struct bus_server *s, FILE *f, struct instance *i);
+int bus_instance_append_object(struct bus_server *s, sd_bus_message *reply, struct instance *i);
 int bus_port_register(struct bus_server *s);
 int bus_port_emit(struct bus_server *s, struct mport *p, unsigned int mask);
 int bus_port_describe(struct bus_server *s, FILE *f, struct mport *p);
+int bus_port_append_object(struct bus_server *s, sd_bus_message *reply, struct mport *p);
 
 /* Object paths (free() the result). */
 int bus_instance_path(const struct instance *i, char **ret);
@@ -116,6 +119,13 @@ int bus_property_get_port_identity(sd_bus *bus, const char *path, const char *in
  */
 int bus_describe_object(struct bus_server *s, FILE *f, const sd_bus_vtable *vtable, void *object,
 			const char *path, const char *interface);
+
+/*
+ * One object of GetManagedObjects' reply, {path, {interface, {property, value}}}, through the
+ * same getters: every property but the explicit ones, as sd-bus's GetAll gives them.
+ */
+int bus_append_object(struct bus_server *s, sd_bus_message *reply, const sd_bus_vtable *vtable,
+		      void *object, const char *path, const char *interface);
 
 /* PropertiesChanged for the groups whose mask bits are in mask (nothing when none is). */
 int bus_emit_groups(struct bus_server *s, const char *path, const char *interface,

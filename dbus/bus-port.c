@@ -285,3 +285,11 @@ int bus_port_describe(struct bus_server *s, FILE *f, struct mport *p)
 
 	return r < 0 ? r : bus_describe_object(s, f, port_vtable, p, path, BUS_IFACE_PORT);
 }
+
+int bus_port_append_object(struct bus_server *s, sd_bus_message *reply, struct mport *p)
+{
+	_cleanup_free_ char *path = NULL;
+	int r = bus_port_path(p, &path);
+
+	return r < 0 ? r : bus_append_object(s, reply, port_vtable, p, path, BUS_IFACE_PORT);
+}

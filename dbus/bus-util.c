@@ -212,6 +212,14 @@ int bus_emit_groups(struct bus_server *s, const char *path, const char *interfac
 	return sd_bus_emit_properties_changed_strv(s->bus, path, interface, (char **) names);
 }
 
+/* Open a dict entry of the given contents and append its key. */
+static int open_entry(sd_bus_message *msg, const char *contents, char key_type, const char *key)
+{
+	int r = sd_bus_message_open_container(msg, 'e', contents);
+
+	return r < 0 ? r : sd_bus_message_append_basic(msg, key_type, key);
+}
+
 /* Append one property as a dict entry {name, variant} by calling its getter. */
 static int append_property(struct bus_server *s, sd_bus_message *msg, const sd_bus_vtable *v,
 			   void *object, const char *path, const char *interface)
@@ -219,10 +227,7 @@ static int append_property(struct bus_server *s, sd_bus_message *msg, const sd_b
 	sd_bus_error error = SD_BUS_ERROR_NULL;
 	int r;
 
-	r = sd_bus_message_open_container(msg, 'e', "sv");
-	if (r >= 0) {
-		r = sd_bus_message_append_basic(msg, 's', v->x.property.member);
-	}
+	r = open_entry(msg, "sv", 's', v->x.property.member);
 	if (r >= 0) {
 		r = sd_bus_message_open_container(msg, 'v', v->x.property.signature);
 	}
@@ -245,6 +250,46 @@ static int append_property(struct bus_server *s, sd_bus_message *msg, const sd_b
 	return r;
 }
 
+/* The {name, variant} entries of an object's properties; the explicit ones only if all is set. */
+static int append_properties(struct bus_server *s, sd_bus_message *msg, const sd_bus_vtable *vtable,
+			     void *object, const char *path, const char *interface, bool all)
+{
+	int r = 0;
+
+	for (const sd_bus_vtable *v = vtable; r >= 0 && v->type != _SD_BUS_VTABLE_END; v++) {
+		if ((v->type == _SD_BUS_VTABLE_PROPERTY ||
+		     v->type == _SD_BUS_VTABLE_WRITABLE_PROPERTY) &&
+		    (all || !(v->flags & SD_BUS_VTABLE_PROPERTY_EXPLICIT))) {
+			r = append_property(s, msg, v, object, path, interface);
+		}
+	}
+	return r;
+}
+
+int bus_append_object(struct bus_server *s, sd_bus_message *reply, const sd_bus_vtable *vtable,
+		      void *object, const char *path, const char *interface)
+{
+	int r;
+
+	r = open_entry(reply, "oa{sa{sv}}", 'o', path);
+	if (r >= 0) {
+		r = sd_bus_message_open_container(reply, 'a', "{sa{sv}}");
+	}
+	if (r >= 0) {
+		r = open_entry(reply, "sa{sv}", 's', interface);
+	}
+	if (r >= 0) {
+		r = sd_bus_message_open_container(reply, 'a', "{sv}");
+	}
+	if (r >= 0) {
+		r = append_properties(s, reply, vtable, object, path, interface, false);
+	}
+	for (int k = 0; r >= 0 && k < 4; k++) {
+		r = sd_bus_message_close_container(reply);
+	}
+	return r;
+}
+
 int bus_describe_object(struct bus_server *s, FILE *f, const sd_bus_vtable *vtable, void *object,
 			const char *path, const char *interface)
 {
@@ -259,11 +304,8 @@ int bus_describe_object(struct bus_server *s, FILE *f, const sd_bus_vtable *vtab
 	if (r >= 0) {
 		r = sd_bus_message_append(msg, "{sv}", "Path", "o", path);
 	}
-	for (const sd_bus_vtable *v = vtable; r >= 0 && v->type != _SD_BUS_VTABLE_END; v++) {
-		if (v->type == _SD_BUS_VTABLE_PROPERTY ||
-		    v->type == _SD_BUS_VTABLE_WRITABLE_PROPERTY) {
-			r = append_property(s, msg, v, object, path, interface);
-		}
+	if (r >= 0) {
+		r = append_properties(s, msg, vtable, object, path, interface, true);
 	}
 	if (r >= 0) {
 		r = sd_bus_message_close_container(msg);

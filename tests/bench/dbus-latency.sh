@@ -14,6 +14,8 @@
 #
 # usage: BUILD=build-dir tests/bench/dbus-latency.sh [ROUNDS [RUNS [PORTS]]]
 #   (root; default 1000 calls of each kind per run, 3 runs per setup, 64 ports)
+#   GM_ARGS="--logSyncInterval 0": more ptp4l options for every grandmaster (here Sync 1/s
+#   instead of 8/s, so that the benchmark's own 2 x PORTS PTP processes load the CPUs less)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 SRC=${SRC:-$(cd "$here/../.." && pwd)}
@@ -42,7 +44,8 @@ setup() {
 	dbus_start "$tmp/bus-$name"
 	echo "$DBUS_SYSTEM_BUS_ADDRESS" >"$tmp/$name.addr"
 	netns_pair "$s" "$g" s1 g1
-	ptp4l_gm "$g" g1 "$tmp/$name-gm1.uds" "$tmp/$name-gm1.log"
+	# shellcheck disable=SC2086 # GM_ARGS: several options
+	ptp4l_gm "$g" g1 "$tmp/$name-gm1.uds" "$tmp/$name-gm1.log" ${GM_ARGS:-}
 	{
 		phcd_fast_global
 		printf '\n[instance x1]\ninterfaces = s1\nclock_backend = virtual\n'
@@ -51,7 +54,8 @@ setup() {
 		ip link add "s$i" netns "$s" type veth peer name "g$i" netns "$g" || fail "veth s$i"
 		ip -n "$s" link set "s$i" up
 		ip -n "$g" link set "g$i" up
-		ptp4l_gm "$g" "g$i" "$tmp/$name-gm$i.uds" "$tmp/$name-gm$i.log"
+		# shellcheck disable=SC2086
+		ptp4l_gm "$g" "g$i" "$tmp/$name-gm$i.uds" "$tmp/$name-gm$i.log" ${GM_ARGS:-}
 		printf '\n[instance x%d]\ninterfaces = s%d\nclock_backend = virtual\n' "$i" "$i" \
 			>>"$tmp/$name.conf"
 	done
@@ -85,7 +89,7 @@ busctl_us() {
 nth() { awk -v p="$2" '{ v[NR] = $1 } END { r = int((NR * p + 99) / 100); print v[r < 1 ? 1 : r] }' "$1"; }
 
 echo "tool-dbus-latency: $ROUNDS rounds (one call of each kind per round), 20 warm-up rounds;" \
-	"busctl: $BUSCTL_CALLS processes per call"
+	"busctl: $BUSCTL_CALLS processes per call; grandmasters' extra options: '${GM_ARGS:-}'"
 for run in $(seq "$RUNS"); do
 	for name in one many; do
 		[ "$name" = one ] && n=1 || n=$PORTS

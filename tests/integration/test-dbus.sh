@@ -71,6 +71,21 @@ got=$(jq -r '.data[0] | to_entries[] | "\(.key) \(.value | keys | map(select(sta
 want="/org/phcd1/instance/default org.phcd1.Instance;/org/phcd1/instance/dom_2d24 org.phcd1.Instance;/org/phcd1/port/veth0 org.phcd1.Port;/org/phcd1/port/veth1 org.phcd1.Port;/org/phcd1/port/veth2 org.phcd1.Port;"
 [ "$got" = "$want" ] || fail "GetManagedObjects: expected '$want', got '$got'"
 echo "ok: GetManagedObjects: $got"
+# phcd answers GetManagedObjects itself (dbus/bus-manager.c): each object's properties must be
+# exactly GetAll's, and nothing else may be listed but its org.phcd1 interface.
+for o in /org/phcd1/port/veth0:org.phcd1.Port /org/phcd1/instance/dom_2d24:org.phcd1.Instance; do
+	want=$("${B[@]}" --json=short call org.phcd1 "${o%%:*}" org.freedesktop.DBus.Properties \
+		GetAll s "${o#*:}" | jq -cS '.data[0]')
+	got=$(jq -cS --arg o "${o%%:*}" '.data[0][$o] | to_entries[] | [.key, .value]' "$tmp/objects")
+	[ "$got" = "$(jq -cS --arg i "${o#*:}" '[$i, .]' <<<"$want")" ] ||
+		fail "GetManagedObjects of ${o%%:*}: expected only ${o#*:} with GetAll's $want, got $got"
+done
+rc=0
+"${B[@]}" call org.phcd1 /org/phcd1 org.freedesktop.DBus.ObjectManager GetManagedObjects s x \
+	2>"$tmp/err" || rc=$?
+[ "$rc" != 0 ] && grep -q "takes no arguments" "$tmp/err" ||
+	fail "GetManagedObjects with an argument: expected InvalidArgs, got $rc: $(cat "$tmp/err")"
+echo "ok: GetManagedObjects: each object as GetAll gives it; an argument is refused"
 
 # --- the shipped introspection XML is what the daemon serves
 for p in /org/phcd1 /org/phcd1/instance/default /org/phcd1/port/veth0; do
