@@ -22,9 +22,12 @@
 #include "ptp/transport.h"
 
 #define FD_TO_CLOCKID(fd) ((~(clockid_t) (fd) << 3) | 3)
-/* How often the worker looks at its Erbest, and the most often it sends STATUS unasked. */
-#define ERBEST_POLL_NS (250 * NS_PER_MSEC)
+/*
+ * STATUS goes out unasked once a period, at the first wakeup (a frame, usually) after
+ * STATUS_PERIOD_NS - STATUS_SLACK_NS, so that it rarely needs a wakeup of its own.
+ */
 #define STATUS_PERIOD_NS (1000 * NS_PER_MSEC)
+#define STATUS_SLACK_NS (200 * NS_PER_MSEC)
 #define CONFIG_TIMEOUT_MS 5000
 /*
  * The SLAVE port's virtual clock correction goes to the supervisor when the view it last reported
@@ -38,7 +41,7 @@ struct worker_port {
 	int ipc;
 	int phc_fd; /* from CONFIG, or -1; ours until a PHC clock takes it */
 	struct port_loop loop;
-	int poll_timer; /* Erbest and the periodic STATUS */
+	int report_timer; /* the next STATUS due, or Erbest expiring */
 	struct port_sample sample;
 	bool has_sample;
 	ns_t last_status;
@@ -295,16 +298,37 @@ static const struct port_ops worker_port_ops = {
 	.clock_error = port_clock_error,
 };
 
-static void on_poll(struct evloop *e, void *userdata)
+/*
+ * After anything that may have changed the port (frames, its timer, the supervisor): Erbest at
+ * once when it changed, STATUS when due, and a wakeup for whichever comes first without input:
+ * the next STATUS, or a foreign master's qualification running out (9.3.2.5). No polling.
+ */
+static void report(struct worker_port *w)
 {
-	struct worker_port *w = userdata;
-	ns_t now = port_loop_now();
+	ns_t now = port_loop_now(), next;
 
+	if (w->loop.ev.exiting) {
+		return;
+	}
 	check_erbest(w, now);
-	if (now - w->last_status >= STATUS_PERIOD_NS) {
+	if (now - w->last_status >= STATUS_PERIOD_NS - STATUS_SLACK_NS) {
 		send_status(w);
 	}
-	evloop_timer_set(e, w->poll_timer, now + ERBEST_POLL_NS);
+	next = port_erbest_next_expiry(w->loop.port, now);
+	if (w->last_status + STATUS_PERIOD_NS < next) {
+		next = w->last_status + STATUS_PERIOD_NS;
+	}
+	evloop_timer_set(&w->loop.ev, w->report_timer, next);
+}
+
+static void on_report_timer(struct evloop *e, void *userdata)
+{
+	report(userdata);
+}
+
+static void engine_ran(struct port_loop *l)
+{
+	report(container_of(l, struct worker_port, loop));
 }
 
 /* The supervisor's decision (9.3.3), carried out with the clock's shared data sets (9.3.5). */
@@ -382,6 +406,7 @@ static void on_ipc(struct evloop *e, int fd, uint32_t revents, void *userdata)
 		/* A second CONFIG: ignored. */
 		break;
 	}
+	report(w);
 }
 
 /*
@@ -527,14 +552,15 @@ int port_ipc_run(const struct port_ipc_args *a)
 	w.loop.mgmt.apply = port_priority_request;
 	w.loop.mgmt.userdata = &w;
 
+	w.loop.engine_ran = engine_ran;
 	r = evloop_add_io(&w.loop.ev, a->ipc_fd, on_ipc, &w);
 	if (r >= 0) {
-		r = w.poll_timer = evloop_add_timer(&w.loop.ev, on_poll, &w);
+		r = w.report_timer = evloop_add_timer(&w.loop.ev, on_report_timer, &w);
 	}
 	if (r < 0) {
 		goto out;
 	}
-	evloop_timer_set(&w.loop.ev, w.poll_timer, port_loop_now() + ERBEST_POLL_NS);
+	evloop_timer_set(&w.loop.ev, w.report_timer, port_loop_now() + STATUS_PERIOD_NS);
 	/* port_start's first state change sends the first STATUS. */
 	r = port_loop_run(&w.loop);
 	r = r > 0 ? -EPIPE : r;

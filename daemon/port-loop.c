@@ -36,6 +36,13 @@ static void engine_result(struct port_loop *l, const char *what, int r)
 	}
 }
 
+static void ran(struct port_loop *l)
+{
+	if (l->engine_ran) {
+		l->engine_ran(l);
+	}
+}
+
 void port_loop_rearm(struct port_loop *l)
 {
 	/* INT64_MAX (none) is EVLOOP_OFF; a deadline already past fires at once. */
@@ -47,6 +54,7 @@ static void on_timer(struct evloop *e, void *userdata)
 	struct port_loop *l = userdata;
 
 	engine_result(l, "timer", port_tick(l->port, port_loop_now()));
+	ran(l);
 	port_loop_rearm(l);
 }
 
@@ -70,6 +78,7 @@ static void on_frame(struct evloop *e, int fd, uint32_t revents, void *userdata)
 			      port_receive(l->port, buf, (size_t) n,
 					   info.has_ts ? info.ts : PORT_TS_NONE, port_loop_now()));
 	}
+	ran(l);
 	port_loop_rearm(l);
 }
 

@@ -33,6 +33,8 @@ struct port_loop {
 	struct port_ops port_ops;
 	/* port_receive or port_tick returned -errno (what: "receive" or "timer"); may be NULL. */
 	void (*engine_error)(struct port_loop *l, const char *what, int error);
+	/* After each batch of frames and each tick, before the timer is set again; may be NULL. */
+	void (*engine_ran)(struct port_loop *l);
 };
 
 /* CLOCK_MONOTONIC in ns: the engine's `now`. */

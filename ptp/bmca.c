@@ -378,6 +378,22 @@ size_t bmca_foreign_prune(struct bmca_foreign_table *t, ns_t now)
 	return removed;
 }
 
+ns_t bmca_foreign_next_unqualified(const struct bmca_foreign_table *t, ns_t now)
+{
+	ns_t next = INT64_MAX;
+
+	for (size_t i = 0; i < t->n; i++) {
+		const struct bmca_foreign *f = &t->rec[i];
+		/* receipts_in_window() counts rx while now - rx <= window */
+		ns_t end = f->rx[FOREIGN_MASTER_THRESHOLD - 1] + t->window + 1;
+
+		if (bmca_foreign_qualified(t, f, now) && end < next) {
+			next = end;
+		}
+	}
+	return next;
+}
+
 /* IEEE 1588-2019 9.3.2.3: Erbest, the best of the qualified records. */
 const struct bmca_foreign *bmca_foreign_best(const struct bmca_foreign_table *t, ns_t now,
 					     struct bmca_dataset *erbest)

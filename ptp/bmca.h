@@ -155,6 +155,12 @@ size_t bmca_foreign_prune(struct bmca_foreign_table *t, ns_t now);
 bool bmca_foreign_qualified(const struct bmca_foreign_table *t, const struct bmca_foreign *f,
 			    ns_t now);
 /*
+ * The earliest time after `now` at which a record qualified at `now` stops qualifying if no
+ * Announce comes (its oldest counted receipt leaves the window), or INT64_MAX: until then Erbest
+ * changes only with a received Announce, so a caller can wait instead of polling.
+ */
+ns_t bmca_foreign_next_unqualified(const struct bmca_foreign_table *t, ns_t now);
+/*
  * Erbest (9.3.2.3): the best qualified record, its data set in *erbest. NULL (and *erbest
  * untouched) when no record qualifies. The result does not depend on insertion order.
  */

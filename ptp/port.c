@@ -392,6 +392,11 @@ int port_get_erbest(struct port *p, ns_t now, struct bmca_dataset *ret,
 	return 0;
 }
 
+ns_t port_erbest_next_expiry(const struct port *p, ns_t now)
+{
+	return bmca_foreign_next_unqualified(&p->foreign, now);
+}
+
 int port_apply_decision(struct port *p, enum bmca_decision d, ns_t now)
 {
 	struct bmca_dataset erbest;

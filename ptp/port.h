@@ -163,6 +163,8 @@ int port_fault(struct port *p, ns_t now);
  */
 int port_get_erbest(struct port *p, ns_t now, struct bmca_dataset *ret,
 		    struct timePropertiesDS *ret_tp);
+/* When Erbest may next change with no Announce received (bmca_foreign_next_unqualified()). */
+ns_t port_erbest_next_expiry(const struct port *p, ns_t now);
 int port_apply_decision(struct port *p, enum bmca_decision d, ns_t now);
 /*
  * A boundary clock shares currentDS.stepsRemoved, parentDS and timePropertiesDS across its

@@ -11,12 +11,18 @@
 #   ptp4l    N `ptp4l -s --free_running 1` processes, one per link, same rates.
 # Both measure offsets and never adjust a clock, with the same messages on the wire. Each holder
 # is measured once its ports are SLAVE (phcd) or UNCALIBRATED (ptp4l --free_running 1 stays
-# there) and WINDOW seconds have passed: then over WINDOW seconds, CPU = utime + stime from
-# /proc/PID/stat, memory = RssAnon and VmRSS from /proc/PID/status, Pss from smaps_rollup (shared
-# pages split between the processes that map them, so it adds up). Sizes run in increasing
-# order, RUNS times; each size measures phcd and ptp4l back to back.
+# there) and WINDOW seconds have passed: then over WINDOW seconds, CPU = ns on a CPU from
+# /proc/PID/schedstat (first field; every process here is single-threaded), memory = RssAnon and
+# VmRSS from /proc/PID/status, Pss from smaps_rollup (shared pages split between the processes
+# that map them, so it adds up). Sizes run in increasing order, RUNS times; each size measures
+# phcd and ptp4l back to back (and phcd-base between them with BASE set).
 #
 # usage: BUILD=build-dir tests/bench/footprint.sh [MAX [WINDOW [RUNS]]]   (root; default 64 10 2)
+#   SIZES="64"       the sizes to run instead of 1 2 4 ... MAX
+#   BASE=build-dir   also a second phcd build (holder phcd-base), e.g. main before a change,
+#                    measured in the same runs
+#   STRACE=S         in run 1, after the window, `strace -c` one worker (and one ptp4l) for S
+#                    seconds: the syscalls per second of each (printed at the end)
 # Not a pass/fail test and not in any meson suite. Results: docs/performance.md.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -31,6 +37,8 @@ RUNS=${3:-2}
 
 PHCD=$BUILD/daemon/phcd
 [ -x "$PHCD" ] || fail "no $PHCD: build first (ninja -C $BUILD)"
+BASE=${BASE:-}
+[ -z "$BASE" ] || [ -x "$BASE/daemon/phcd" ] || fail "no $BASE/daemon/phcd"
 command -v ptp4l >/dev/null || fail "ptp4l missing (linuxptp)"
 tmp=$(mktemp -d)
 S=phfp-s$$ P=phfp-p$$
@@ -53,10 +61,10 @@ for i in $(seq 1 "$MAX"); do
 	ip -n "$P" link set "p$i" up
 	ptp4l_gm "$P" "p$i" "$tmp/gm$i.uds" "$tmp/gm$i.log"
 done
-TICK=$(getconf CLK_TCK)
 
-# cpu PID: utime + stime in ticks (fields 14 and 15; the name in field 2 has no spaces here).
-cpu() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+# cpu PID: ns spent on a CPU (schedstat's first field: exact, where stat's utime + stime count
+# 10 ms ticks).
+cpu() { awk '{ print $1 }' "/proc/$1/schedstat" 2>/dev/null || echo 0; }
 # mem PID: "RssAnon VmRSS Pss" in kB.
 mem() {
 	local a r p
@@ -77,6 +85,12 @@ measure() {
 	done
 }
 
+# syscalls RUN N HOLDER PID: strace -c of PID for STRACE seconds (run 1 only), kept for the end.
+syscalls() {
+	[ -n "${STRACE:-}" ] && [ "$1" = 1 ] || return 0
+	timeout -s INT "$STRACE" strace -c -p "$4" -o "$tmp/strace-$3-$2" 2>/dev/null || true
+}
+
 # ports_json: phcd's port objects as [{State, WorkerPID}, ...] ([] while it is not on the bus).
 ports_json() {
 	busctl --system --json=short call org.phcd1 /org/phcd1 \
@@ -86,8 +100,8 @@ ports_json() {
 		echo '[]'
 }
 
-run_phcd() { # RUN N
-	local run=$1 n=$2 i deadline pids=()
+run_phcd() { # RUN N [BUILD-DIR HOLDER]
+	local run=$1 n=$2 i deadline pids=() phcd=${3:-$BUILD}/daemon/phcd holder=${4:-phcd}
 	phcd_fast_global >"$tmp/phcd.conf"
 	for i in $(seq 1 "$n"); do
 		printf '\n[instance i%d]\ninterfaces = s%d\nclock_backend = free_running\n' "$i" "$i"
@@ -96,7 +110,7 @@ run_phcd() { # RUN N
 	# No --status-file: rewriting it on every worker status is test machinery, not the
 	# daemon's cost. The ports are watched over D-Bus instead.
 	ip netns exec "$S" capsh --drop=cap_sys_time -- -c \
-		"exec $PHCD -f $tmp/phcd.conf" >"$tmp/phcd.log" 2>&1 &
+		"exec $phcd -f $tmp/phcd.conf" >"$tmp/phcd.log" 2>&1 &
 	HOLDER_PIDS+=($!)
 	local sup=$!
 	deadline=$((SECONDS + 30 + n))
@@ -104,14 +118,15 @@ run_phcd() { # RUN N
 		[ "$SECONDS" -lt "$deadline" ] || fail "phcd: not all $n ports SLAVE: $(tail -n 5 "$tmp/phcd.log")"
 		sleep 0.2
 	done
-	echo "$run $n phcd all-slave-ms $((($(date +%s%N) - t0) / 1000000))" >>"$tmp/startup"
+	echo "$run $n $holder all-slave-ms $((($(date +%s%N) - t0) / 1000000))" >>"$tmp/startup"
 	sleep "$WINDOW"
 	mapfile -t pids < <(ports_json | jq '.[].WorkerPID')
 	[ "${#pids[@]}" = "$n" ] || fail "phcd: expected $n workers, status lists ${#pids[@]}"
-	measure "$run" "$n" phcd supervisor "$sup" &
+	measure "$run" "$n" "$holder" supervisor "$sup" &
 	local m=$!
-	measure "$run" "$n" phcd worker "${pids[@]}"
+	measure "$run" "$n" "$holder" worker "${pids[@]}"
 	wait "$m"
+	syscalls "$run" "$n" "$holder" "${pids[0]}"
 	stop_holders
 }
 
@@ -132,17 +147,24 @@ run_ptp4l() { # RUN N
 	done
 	sleep "$WINDOW"
 	measure "$run" "$n" ptp4l slave "${pids[@]}"
+	syscalls "$run" "$n" ptp4l "${pids[0]}"
 	stop_holders
 }
 
 sizes=()
-for ((n = 1; n <= MAX; n *= 2)); do sizes+=($n); done
-[ "${sizes[-1]}" = "$MAX" ] || sizes+=("$MAX")
-echo "# footprint: sizes ${sizes[*]}, window ${WINDOW}s, $RUNS runs, $(uname -r), $(nproc) CPUs, $(ptp4l -v 2>&1 | head -n 1) ptp4l, CLK_TCK $TICK"
+if [ -n "${SIZES:-}" ]; then
+	read -r -a sizes <<<"$SIZES"
+else
+	for ((n = 1; n <= MAX; n *= 2)); do sizes+=($n); done
+	[ "${sizes[-1]}" = "$MAX" ] || sizes+=("$MAX")
+fi
+for n in "${sizes[@]}"; do [ "$n" -le "$MAX" ] || fail "size $n above MAX $MAX"; done
+echo "# footprint: sizes ${sizes[*]}, window ${WINDOW}s, $RUNS runs, $(uname -r), $(nproc) CPUs, $(ptp4l -v 2>&1 | head -n 1) ptp4l, BUILD $BUILD${BASE:+, BASE $BASE}"
 echo "# load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 for run in $(seq 1 "$RUNS"); do
 	for n in "${sizes[@]}"; do
 		run_phcd "$run" "$n"
+		[ -z "$BASE" ] || run_phcd "$run" "$n" "$BASE" phcd-base
 		run_ptp4l "$run" "$n"
 		echo "# run $run, $n ports done ($(cut -d' ' -f1 /proc/loadavg) load)"
 	done
@@ -151,28 +173,37 @@ echo "# load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 cp "$tmp/results" "${FOOTPRINT_RESULTS:-/dev/null}" 2>/dev/null || true
 
 echo
-echo "# ports holder | CPU % of one core (mean over runs; sd) | per process: RssAnon kB max, VmRSS kB max | total: RssAnon MB, VmRSS MB, Pss MB (mean over runs)"
+echo "# ports holder | CPU % of one core: mean, sd, min, max over runs | per worker (ptp4l: per process): RssAnon kB max, VmRSS kB max, Pss kB mean | total: RssAnon MB, VmRSS MB, Pss MB (mean over runs)"
 echo "#   phcd = supervisor + workers (supervisor's own figures in brackets); ptp4l = all N processes"
-awk -v T="$TICK" -v W="$WINDOW" '
-	{ k = $2 " " $3 " " $1; cpu[k] += $6; anon[k] += $7; rss[k] += $8; pss[k] += $9
-	  key[$2 " " $3] = 1; runs[$1] = 1
-	  if ($4 == "supervisor") { scpu[k] += $6; sanon[k] = $7; srss[k] = $8 }
-	  else { if ($7 > wanon[$2 " " $3]) wanon[$2 " " $3] = $7; if ($8 > wrss[$2 " " $3]) wrss[$2 " " $3] = $8 } }
+awk -v W="$WINDOW" '
+	{ k = $2 " " $3 " " $1; kk = $2 " " $3; cpu[k] += $6; anon[k] += $7; rss[k] += $8; pss[k] += $9
+	  key[kk] = 1; runs[$1] = 1
+	  if ($4 == "supervisor") { scpu[k] += $6; sanon[k] = $7; srss[k] = $8; spss[k] = $9 }
+	  else { if ($7 > wanon[kk]) wanon[kk] = $7; if ($8 > wrss[kk]) wrss[kk] = $8
+		 wpss[kk] += $9; wn[kk]++ } }
 	END {
 		for (kk in key) {
-			n = 0; m = 0; q = 0; a = 0; r = 0; p = 0; sc = 0; sa = 0; sr = 0
+			n = 0; m = 0; q = 0; lo = -1; hi = 0; a = 0; r = 0; p = 0; sc = 0; sa = 0; sr = 0; sp = 0
 			for (run in runs) {
 				k = kk " " run
 				if (!(k in cpu)) continue
-				c = 100 * cpu[k] / T / W; n++; m += c; q += c * c
-				a += anon[k]; r += rss[k]; p += pss[k]; sc += 100 * scpu[k] / T / W; sa += sanon[k]; sr += srss[k]
+				c = 100 * cpu[k] / 1e9 / W; n++; m += c; q += c * c
+				if (lo < 0 || c < lo) lo = c; if (c > hi) hi = c
+				a += anon[k]; r += rss[k]; p += pss[k]; sc += 100 * scpu[k] / 1e9 / W
+				sa += sanon[k]; sr += srss[k]; sp += spss[k]
 			}
 			m /= n; sd = n > 1 ? sqrt((q - n * m * m) / (n - 1)) : 0
 			split(kk, f, " ")
-			extra = f[2] == "phcd" ? sprintf(" [supervisor %.2f%% %d kB anon %d kB rss]", sc / n, sa / n, sr / n) : ""
-			printf "%3d %-5s | %6.2f %5.2f | %5d %6d | %7.1f %7.1f %7.1f%s\n", f[1], f[2], m, sd,
-				wanon[kk], wrss[kk], a / n / 1024, r / n / 1024, p / n / 1024, extra
+			extra = f[2] ~ /^phcd/ ? sprintf(" [supervisor %.2f%% %d kB anon %d kB rss %d kB pss]", sc / n, sa / n, sr / n, sp / n) : ""
+			printf "%3d %-9s | %6.2f %5.2f %6.2f %6.2f | %5d %6d %6d | %7.1f %7.1f %7.1f%s\n", f[1], f[2], m, sd, lo, hi,
+				wanon[kk], wrss[kk], wpss[kk] / wn[kk], a / n / 1024, r / n / 1024, p / n / 1024, extra
 		}
 	}' "$tmp/results" | sort -n -k1,1 -k2,2
+for f in "$tmp"/strace-*; do
+	[ -e "$f" ] || continue
+	echo
+	echo "# ${f##*/strace-}: one process, strace -c over ${STRACE} s (calls / ${STRACE} = per second)"
+	cat "$f"
+done
 echo
-echo "# time from phcd's exec to every port SLAVE (ms): $(awk '{ printf "%s:%s ", $2, $5 }' "$tmp/startup")"
+echo "# time from phcd's exec to every port SLAVE (ms): $(awk '{ printf "%s %s:%s ", $3, $2, $5 }' "$tmp/startup")"

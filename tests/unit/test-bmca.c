@@ -611,6 +611,10 @@ static void test_foreign_qualification(void **state)
 	assert_int_equal(bmca_foreign_add(&t, &a, 18 * s), 1);
 
 	/* silence: after the window the record stops qualifying, prune drops it */
+	assert_int_equal(bmca_foreign_next_unqualified(&t, 18 * s), 21 * s + 1);
+	assert_non_null(bmca_foreign_best(&t, 21 * s, &erbest));
+	assert_null(bmca_foreign_best(&t, 21 * s + 1, &erbest));
+	assert_int_equal(bmca_foreign_next_unqualified(&t, 21 * s + 1), INT64_MAX);
 	assert_null(bmca_foreign_best(&t, 22 * s + 1, &erbest));
 	assert_int_equal(bmca_foreign_prune(&t, 18 * s + 4 * s), 0);
 	assert_int_equal(bmca_foreign_prune(&t, 22 * s + 1), 1);
