@@ -402,6 +402,7 @@ static void port_start_worker(struct mport *p)
 		.time_stamping = p->options.time_stamping,
 		.peer_delay = p->options.delay_mechanism == OPTIONS_DELAY_P2P,
 		.want_phc = i->options.clock_backend == OPTIONS_CLOCK_PHC,
+		.log_samples = m->config->daemon.logging_level >= LOG_DEBUG,
 	};
 	struct worker_info info;
 	int r;

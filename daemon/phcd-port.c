@@ -190,5 +190,6 @@ int main(int argc, char **argv)
 		      stderr);
 		return 2;
 	}
+	a.print = cli.print;
 	return port_ipc_run(&a) < 0 ? 1 : 0;
 }

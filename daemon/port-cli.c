@@ -92,8 +92,7 @@ static void cli_sample(void *userdata, const struct port_sample *s)
 	}
 	c->last_summary = now;
 	/* The servo state as ptp4l numbers it: s0 unlocked, s1 jump, s2 locked. */
-	say(c, "master offset %10" PRId64 " s%d freq %+7.0f path delay %9" PRId64, s->offset,
-	    (int) s->servo_state, s->freq_ppb, s->mean_path_delay);
+	say(c, PORT_SAMPLE_FMT, s->offset, (int) s->servo_state, s->freq_ppb, s->mean_path_delay);
 }
 
 static void cli_clock_error(void *userdata, const char *op, int error)

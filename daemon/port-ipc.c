@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* phcd-port under the supervisor: fds from CONFIG, no privileges, the engine driven over IPC. */
 #include <errno.h>
+#include <inttypes.h>
 #include <net/if.h>
 #include <stdarg.h>
 #include <linux/capability.h>
@@ -262,6 +263,22 @@ static void take_clock_state(struct worker_port *w, const struct ipc_clock_state
 	}
 }
 
+/*
+ * -m under phcd (logging_level 7): every sample, not one a second as by hand, so that offset
+ * statistics can be taken from the log as from ptp4l's at summary_interval 0. One fprintf per
+ * line: the workers share the supervisor's stderr. The monotonic time of the sample leads, as
+ * ptp4l's does; under systemd "<7>" gives the journal the priority.
+ */
+static void log_sample(const char *ifname, const struct port_sample *s)
+{
+	ns_t now = port_loop_now();
+
+	fprintf(stderr, "%sphcd-port[%" PRId64 ".%03" PRId64 "]: %s: " PORT_SAMPLE_FMT "\n",
+		getenv("JOURNAL_STREAM") ? "<7>" : "", now / NS_PER_SEC,
+		(now % NS_PER_SEC) / NS_PER_MSEC, ifname, s->offset, (int) s->servo_state,
+		s->freq_ppb, s->mean_path_delay);
+}
+
 static void port_sample(void *userdata, const struct port_sample *s)
 {
 	struct worker_port *w = container_of(userdata, struct worker_port, loop);
@@ -269,6 +286,9 @@ static void port_sample(void *userdata, const struct port_sample *s)
 	w->sample = *s;
 	w->has_sample = true;
 	report_clock_state(w);
+	if (w->args->print) {
+		log_sample(w->args->ifname, s);
+	}
 }
 
 static void port_clock_error(void *userdata, const char *op, int error)

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <net/if.h>
+#include <stdbool.h>
 
 struct port_ipc_args {
 	int ipc_fd;	       /* SOCK_SEQPACKET to the supervisor, the only fd inherited */
 	char ifname[IFNAMSIZ]; /* for messages only: the socket knows its interface */
+	bool print;	       /* -m: every servo sample on stderr, as a debug line */
 };
 
 /*

@@ -2,6 +2,7 @@
 /* The one event loop around a port engine, shared by phcd-port by hand and under phcd. */
 #pragma once
 
+#include <inttypes.h>
 #include <stdbool.h>
 #include <time.h>
 
@@ -39,6 +40,12 @@ struct port_loop {
 
 /* CLOCK_MONOTONIC in ns: the engine's `now`. */
 ns_t port_loop_now(void);
+
+/*
+ * A servo sample as ptp4l -m prints it (offset, servo state s0..s3, frequency, path delay), for
+ * tools that already read ptp4l's output: args offset, (int) servo_state, freq_ppb, path delay.
+ */
+#define PORT_SAMPLE_FMT "master offset %10" PRId64 " s%d freq %+7.0f path delay %9" PRId64
 
 /*
  * An event loop with SIGTERM and SIGINT ending it (blocked first, so they arrive as events), the

@@ -131,7 +131,9 @@ static int on_ipc(sd_event_source *s, int fd, uint32_t revents, void *userdata)
  */
 static _Noreturn void worker_exec(const struct worker_config *cfg, int ipc)
 {
-	const char *argv[] = { cfg->binary, "--ipc-fd", "3", "-i", cfg->ifname, NULL };
+	/* -m: every servo sample on our stderr, the supervisor's (logging_level 7). */
+	const char *print = cfg->log_samples ? "-m" : NULL;
+	const char *argv[] = { cfg->binary, "--ipc-fd", "3", "-i", cfg->ifname, print, NULL };
 	sigset_t all;
 
 	if (ipc != WORKER_FD_IPC && dup2(ipc, WORKER_FD_IPC) < 0) {

@@ -37,7 +37,8 @@ struct worker_config {
 	int ifindex;
 	enum options_timestamping time_stamping;
 	bool peer_delay;
-	bool want_phc; /* open /dev/ptpN read-write when the interface has one */
+	bool want_phc;	  /* open /dev/ptpN read-write when the interface has one */
+	bool log_samples; /* -m: one line per servo sample on stderr (logging_level 7) */
 };
 
 /* What acquiring the port's resources found, for the port's public fields. */
