@@ -19,7 +19,15 @@
  * per call (getrusage) is printed too, so that a caller watching phcd's and dbus-daemon's CPU
  * time over the run can split a call's cost between the three processes.
  *
+ * With -s READS (a storm, for tests/bench/dbus-storm.sh) it makes exactly READS calls back to back,
+ * Get(State), GetAll(Port) and GetManagedObjects in turn, the port-scoped ones on the given port
+ * objects in turn, with no warm-up, and prints the storm's CLOCK_MONOTONIC start and end (ns,
+ * the clock of phcd-port's sample lines) and its call latencies:
+ *
+ *   storm READS START_NS END_NS mean P50_US P99_US MAX_US
+ *
  * usage: tool-dbus-latency [-n ROUNDS] [-w WARMUP] [-o KIND] PORT_OBJECT_PATH
+ *        tool-dbus-latency -s READS PORT_OBJECT_PATH...
  */
 #include <errno.h>
 #include <stdio.h>
@@ -124,23 +132,58 @@ static int call_one(sd_bus *bus, int kind, const char *port)
 	return 0;
 }
 
+/* -s: READS calls back to back, the storm's window and latencies on one line. */
+static int storm(sd_bus *bus, long reads, char **ports, int nports)
+{
+	static const int kinds[] = { K_GET, K_GETALL, K_GMO };
+	long long *lat = calloc((size_t) reads, sizeof(*lat)), start, end, sum = 0;
+
+	if (!lat) {
+		fprintf(stderr, "out of memory\n");
+		return 1;
+	}
+	start = now_ns();
+	for (long i = 0; i < reads; i++) {
+		long long t0 = now_ns();
+
+		if (call_one(bus, kinds[i % 3], ports[(i / 3) % nports]) < 0) {
+			free(lat);
+			return 1;
+		}
+		lat[i] = now_ns() - t0;
+		sum += lat[i];
+	}
+	end = now_ns();
+	qsort(lat, (size_t) reads, sizeof(*lat), cmp_ll);
+	printf("storm %ld %lld %lld mean %.0f p50 %.0f p99 %.0f max %.0f\n", reads, start, end,
+	       (double) sum / (double) reads / 1e3, pct(lat, (size_t) reads, 50) / 1e3,
+	       pct(lat, (size_t) reads, 99) / 1e3, lat[reads - 1] / 1e3);
+	free(lat);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	long long *lat[K_COUNT] = { NULL };
-	long rounds = 1000, warmup = 20;
+	long rounds = 1000, warmup = 20, storm_reads = 0;
 	int first = 0, last = K_COUNT - 1;
 	struct rusage ru0, ru1;
 	sd_bus *bus = NULL;
 	const char *port;
 	int c, r, k;
 
-	while ((c = getopt(argc, argv, "n:w:o:")) >= 0) {
+	while ((c = getopt(argc, argv, "n:w:o:s:")) >= 0) {
 		switch (c) {
 		case 'n':
 			rounds = strtol(optarg, NULL, 10);
 			break;
 		case 'w':
 			warmup = strtol(optarg, NULL, 10);
+			break;
+		case 's':
+			storm_reads = strtol(optarg, NULL, 10);
+			if (storm_reads <= 0)
+				goto usage;
 			break;
 		case 'o':
 			for (first = 0; first < K_COUNT && strcmp(optarg, kind_name[first]) != 0;
@@ -154,7 +197,7 @@ int main(int argc, char **argv)
 			goto usage;
 		}
 	}
-	if (optind != argc - 1 || rounds <= 0 || warmup < 0)
+	if ((storm_reads ? optind >= argc : optind != argc - 1) || rounds <= 0 || warmup < 0)
 		goto usage;
 	port = argv[optind];
 
@@ -162,6 +205,11 @@ int main(int argc, char **argv)
 	if (r < 0) {
 		fprintf(stderr, "connecting to the system bus: %s\n", strerror(-r));
 		return 1;
+	}
+	if (storm_reads) {
+		r = storm(bus, storm_reads, argv + optind, argc - optind);
+		sd_bus_flush_close_unref(bus);
+		return r;
 	}
 	for (k = 0; k < K_COUNT; k++) {
 		lat[k] = calloc((size_t) rounds, sizeof(*lat[k]));
@@ -208,6 +256,7 @@ int main(int argc, char **argv)
 	return 0;
 usage:
 	fprintf(stderr,
-		"usage: tool-dbus-latency [-n ROUNDS] [-w WARMUP] [-o KIND] PORT_OBJECT_PATH\n");
+		"usage: tool-dbus-latency [-n ROUNDS] [-w WARMUP] [-o KIND] PORT_OBJECT_PATH\n"
+		"       tool-dbus-latency -s READS PORT_OBJECT_PATH...\n");
 	return 2;
 }

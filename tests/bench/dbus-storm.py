@@ -1,0 +1,168 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""The two halves of tests/bench/dbus-storm.sh.
+
+drive TOOL READS STORMS PHASES PORT_PATH...
+    A warm-up storm, then Q S Q S ... Q with STORMS storms: each storm is `TOOL -s READS
+    PORT_PATH...` and its phase is the window the tool reports; each quiet phase lasts as long as
+    the storm before it. Writes one line per phase to PHASES: "Q|S START_NS END_NS" (both
+    CLOCK_MONOTONIC) and prints each storm's line.
+
+stats SAMPLES PHASES SYNC
+    SAMPLES: phcd's sample lines, "phcd-port[SEC.MSEC]: IF: master offset N sS freq F path delay
+    D" (CLOCK_MONOTONIC). Per port: offset RMS pooled over the quiet phases and over the storm
+    phases from every sample in them, their ratio with a 95% bootstrap interval (phases drawn
+    with replacement, so that the correlation of samples within a phase is kept), the noise
+    floor (first half of the quiet phases against the second half, same interval), per-phase
+    ratios (each storm against the two quiet phases around it: mean and sd), the verdict, and
+    the sample intervals in quiet and in storm phases against the Sync interval 2^SYNC s.
+"""
+import math
+import random
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+BOOT = 2000
+LIMIT = 1.05
+
+
+def drive(tool, reads, storms, phases_path, ports):
+    def storm():
+        out = subprocess.run([tool, "-s", reads, *ports], check=True, capture_output=True,
+                             text=True).stdout.split()
+        print("  " + " ".join(out), flush=True)
+        return int(out[2]), int(out[3])
+
+    phases = []
+    print("warm-up storm (not counted):", flush=True)
+    start, end = storm()
+    for k in range(storms + 1):
+        t0 = time.monotonic_ns()
+        time.sleep((end - start) / 1e9)
+        phases.append(("Q", t0, time.monotonic_ns()))
+        if k < storms:
+            start, end = storm()
+            phases.append(("S", start, end))
+    with open(phases_path, "w") as f:
+        for p in phases:
+            f.write("%s %d %d\n" % p)
+
+
+PAT = re.compile(r"^phcd-port\[(\d+)\.(\d+)\]: (\S+): master offset\s+(-?\d+) s(\d)")
+
+
+def load(samples_path, phases_path):
+    phases = [(k, int(a), int(b)) for k, a, b in
+              (line.split() for line in open(phases_path))]
+    # port -> phase index -> [(t_ns, offset, servo state)]
+    data = {}
+    for line in open(samples_path, errors="replace"):
+        m = PAT.match(line)
+        if not m:
+            continue
+        t = int(m.group(1)) * 10**9 + int(m.group(2)) * 10**6
+        for i, (_, a, b) in enumerate(phases):
+            if a <= t < b:
+                data.setdefault(m.group(3), {}).setdefault(i, []).append(
+                    (t, int(m.group(4)), int(m.group(5))))
+                break
+    return phases, data
+
+
+def sumsq(samples):
+    return sum(x * x for _, x, _ in samples), len(samples)
+
+
+def pooled(parts):
+    s = sum(p[0] for p in parts)
+    n = sum(p[1] for p in parts)
+    return math.sqrt(s / n) if n else float("nan")
+
+
+def ratio_ci(a, b, rng):
+    """RMS(pooled a) / RMS(pooled b), and its 95% bootstrap interval over phases."""
+    r = pooled(a) / pooled(b)
+    boot = sorted(pooled(rng.choices(a, k=len(a))) / pooled(rng.choices(b, k=len(b)))
+                  for _ in range(BOOT))
+    return r, boot[int(BOOT * 0.025)], boot[int(BOOT * 0.975) - 1]
+
+
+def pct(v, p):
+    return v[min(len(v) - 1, max(0, math.ceil(len(v) * p / 100) - 1))]
+
+
+def stats(samples_path, phases_path, sync):
+    phases, data = load(samples_path, phases_path)
+    nominal = 2.0 ** sync * 1e3  # ms
+    quiet = [i for i, p in enumerate(phases) if p[0] == "Q"]
+    storm = [i for i, p in enumerate(phases) if p[0] == "S"]
+    h = len(quiet) // 2
+    rng = random.Random(1)
+    dur = {k: [(phases[i][2] - phases[i][1]) / 1e9 for i in idx]
+           for k, idx in (("quiet", quiet), ("storm", storm))}
+    print(f"phases: {len(quiet)} quiet ({statistics.mean(dur['quiet']):.2f} s mean), "
+          f"{len(storm)} storm ({statistics.mean(dur['storm']):.2f} s mean, "
+          f"{min(dur['storm']):.2f}-{max(dur['storm']):.2f} s)")
+    print("per port: samples quiet/storm, offset RMS (ns) quiet and storm pooled over phases, "
+          "storm/quiet [95% bootstrap], noise floor quiet 1st half/2nd half [95%], "
+          "per-storm ratio mean +- sd, verdict (storm/quiet > 1.05?)")
+    verdicts = {}
+    allq, alls = [], []
+    for port in sorted(data, key=lambda s: (len(s), s)):
+        ph = data[port]
+        q = [sumsq(ph.get(i, [])) for i in quiet]
+        s = [sumsq(ph.get(i, [])) for i in storm]
+        allq += q
+        alls += s
+        r, lo, hi = ratio_ci(s, q, rng)
+        rq, qlo, qhi = ratio_ci(q[:h], q[len(q) - h:], rng)
+        per = [pooled([s[k]]) / pooled([q[k], q[k + 1]]) for k in range(len(s)) if s[k][1]]
+        v = "met" if hi <= LIMIT else "MISSED" if lo > LIMIT else "undecided"
+        verdicts[port] = v
+        print(f"  {port:4s} {sum(x[1] for x in q):5d}/{sum(x[1] for x in s):5d}  "
+              f"quiet {pooled(q):6.0f}  storm {pooled(s):6.0f}  "
+              f"storm/quiet {r:.3f} [{lo:.3f}, {hi:.3f}]  "
+              f"noise {rq:.3f} [{qlo:.3f}, {qhi:.3f}]  "
+              f"per storm {statistics.mean(per):.3f} +- {statistics.stdev(per):.3f}  {v}")
+    if len(data) > 1:
+        r, lo, hi = ratio_ci(alls, allq, rng)
+        print(f"  all ports pooled: storm/quiet {r:.3f} [{lo:.3f}, {hi:.3f}]")
+    # A late sample (the worker held up) makes its interval longer than a whole number of Sync
+    # intervals and the next one shorter: the lateness is the distance to the nearest multiple.
+    # A missing sample (a Sync lost or dropped by the engine) makes it two whole intervals.
+    print("sample intervals (ms, to the ms; Sync every %.1f ms), every port, within phases:"
+          % nominal)
+    for name, idx in (("quiet", quiet), ("storm", storm)):
+        iv, late, missing, unlocked = [], [], 0, 0
+        for port, ph in data.items():
+            for i in idx:
+                v = ph.get(i, [])
+                unlocked += sum(st != 2 for _, _, st in v)
+                for a, b in zip(v, v[1:]):
+                    d = (b[0] - a[0]) / 1e6
+                    m = max(1, round(d / nominal))
+                    iv.append(d)
+                    late.append(abs(d - m * nominal))
+                    missing += m - 1
+        iv.sort()
+        late.sort()
+        print(f"  {name}: {len(iv)} intervals, median {pct(iv, 50):.0f}, max {iv[-1]:.0f}; "
+              f"off the Sync grid by p50 {pct(late, 50):.1f}, p99 {pct(late, 99):.1f}, "
+              f"p99.9 {pct(late, 99.9):.1f}, max {late[-1]:.1f}; "
+              f"{missing} samples missing ({100.0 * missing / (len(iv) + missing):.2f}%); "
+              f"{unlocked} samples not s2")
+    n = {k: sum(v == k for v in verdicts.values()) for k in ("met", "MISSED", "undecided")}
+    print(f"verdict over {len(verdicts)} port(s): {n['met']} met (storm/quiet upper bound <= "
+          f"{LIMIT}), {n['MISSED']} missed (lower bound > {LIMIT}), {n['undecided']} undecided")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) >= 6 and sys.argv[1] == "drive":
+        drive(sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5], sys.argv[6:])
+    elif len(sys.argv) == 5 and sys.argv[1] == "stats":
+        stats(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+    else:
+        sys.exit(__doc__)
