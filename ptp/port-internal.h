@@ -10,6 +10,12 @@
 
 /* A rate ratio further from 1 than this is a measurement gone wrong (a step, a restart). */
 #define PORT_RATE_RATIO_MAX_DEVIATION 0.001
+/*
+ * The Sync-to-Sync rate ratio is measured over at least this long: over one Sync interval
+ * (1/8 s), software timestamps that jitter by microseconds make it wrong by tens of ppm. Below
+ * a second, so that Syncs a second apart count on a clock that runs slow.
+ */
+#define PORT_RATE_RATIO_BASELINE (NS_PER_SEC * 3 / 4)
 
 /* Deadlines the engine keeps; 0 = stopped. */
 enum port_timer {
@@ -33,9 +39,14 @@ struct port_sync_rx {
 	ns_t correction; /* Sync correctionField */
 	bool have_pair;	 /* t1/t2 below hold a complete measurement (for the E2E delay) */
 	ns_t t1, pair_t2, pair_correction;
-	/* The master's rate over ours, from the last two measurements (1.0 until known). */
+	/*
+	 * The master's rate over ours (1.0 until known), from the measurement at the anchor to
+	 * one at least PORT_RATE_RATIO_BASELINE later, which then becomes the anchor.
+	 */
 	double rate_ratio;
-	int8_t log_interval; /* the master's logSyncInterval, which the servo is tuned for */
+	bool have_anchor;
+	ns_t anchor_t1, anchor_t2; /* t1 + correction, t2 */
+	int8_t log_interval;	   /* the master's logSyncInterval, which the servo is tuned for */
 };
 
 /* The offset spike gate in front of the servo (port-sync.c): the last two samples it passed. */

@@ -37,6 +37,7 @@ void port_sync_reset(struct port *p)
 	/* Keep last_seq: a replay must stay a replay across a reset. */
 	p->sync.pending = false;
 	p->sync.have_pair = false;
+	p->sync.have_anchor = false;
 	p->sync.rate_ratio = 1.0;
 	p->outlier.n = 0;
 	p->outlier.rejected = 0;
@@ -209,6 +210,29 @@ static enum fsm_event port_servo_event(const struct port *p, enum servo_state st
 	}
 }
 
+/*
+ * The master's rate over ours, from the anchor measurement to one at least a baseline later
+ * (which becomes the next anchor), so that timestamp jitter does not become path delay noise.
+ */
+static void port_rate_ratio_update(struct port *p, ns_t t1c, ns_t t2)
+{
+	struct port_sync_rx *s = &p->sync;
+	double rr;
+
+	if (s->have_anchor && t2 > s->anchor_t2) {
+		if (t2 - s->anchor_t2 < PORT_RATE_RATIO_BASELINE) {
+			return;
+		}
+		rr = (double) (t1c - s->anchor_t1) / (double) (t2 - s->anchor_t2);
+		if (fabs(rr - 1.0) < PORT_RATE_RATIO_MAX_DEVIATION) {
+			s->rate_ratio = rr;
+		}
+	}
+	s->have_anchor = true;
+	s->anchor_t1 = t1c;
+	s->anchor_t2 = t2;
+}
+
 int port_sync_offset(struct port *p, ns_t t1, ns_t t2, ns_t correction, ns_t now)
 {
 	struct port_sample s = { 0 };
@@ -222,17 +246,11 @@ int port_sync_offset(struct port *p, ns_t t1, ns_t t2, ns_t correction, ns_t now
 	}
 	/* 11.6.2: correctedSyncCorrectionField = correctionField + delayAsymmetry. */
 	correction += p->portds.delayAsymmetry;
-	/* Master over local rate between two Syncs; the E2E delay needs it until the servo locks.
+	/*
+	 * Master over local rate; the E2E delay needs it while the rates differ (before the servo
+	 * locks, or for good with a free-running clock).
 	 */
-	if (p->sync.have_pair && t2 > p->sync.pair_t2) {
-		double rr = (double) ((t1 + correction) - (p->sync.t1 + p->sync.pair_correction)) /
-			    (double) (t2 - p->sync.pair_t2);
-
-		if (rr > 1.0 - PORT_RATE_RATIO_MAX_DEVIATION &&
-		    rr < 1.0 + PORT_RATE_RATIO_MAX_DEVIATION) {
-			p->sync.rate_ratio = rr;
-		}
-	}
+	port_rate_ratio_update(p, t1 + correction, t2);
 	p->sync.have_pair = true;
 	p->sync.t1 = t1;
 	p->sync.pair_t2 = t2;

@@ -62,6 +62,13 @@ struct link {
 	 */
 	ns_t asymmetry;
 	bool slave_free; /* the slave measures only (no servo), as clock_backend = free_running */
+	int8_t log_sync; /* the master's logSyncInterval, when not 0 */
+	/*
+	 * Each Sync (and its Follow_Up, which must not overtake it) is late by a uniform draw from
+	 * [0, sync_jitter): software timestamps.
+	 */
+	ns_t sync_jitter, late;
+	uint64_t rng;
 };
 
 /* Re-encode a frame with its correctionField increased by ns. */
@@ -115,6 +122,13 @@ static int fake_send(void *userdata, const void *buf, size_t len, bool pdelay, b
 	if (l->spike_every && (type == MSG_SYNC || type == MSG_FOLLOW_UP) &&
 	    l->nsync % l->spike_every == 0) {
 		delay += l->spike;
+	}
+	if (l->sync_jitter && type == MSG_SYNC) {
+		l->rng = l->rng * 6364136223846793005ULL + 1442695040888963407ULL;
+		l->late = (ns_t) ((l->rng >> 33) % (uint64_t) l->sync_jitter);
+	}
+	if (l->sync_jitter && (type == MSG_SYNC || type == MSG_FOLLOW_UP)) {
+		delay += l->late;
 	}
 	if (l->asymmetry && (type == MSG_SYNC || type == MSG_FOLLOW_UP)) {
 		delay += l->asymmetry;
@@ -194,15 +208,19 @@ static void side_init(struct link *l, int idx, uint8_t priority1, double freq_er
 	pc.seed = (uint64_t) idx + 7;
 	/* Master side (idx 0) never adjusts its clock: it is the reference. */
 	pc.adjust_clock = idx != 0 && !l->slave_free;
+	if (l->log_sync) {
+		pc.port.logSyncInterval = l->log_sync;
+	}
 	assert_int_equal(port_new(&pc, s->clk, &fake_ops, s, &s->port), 0);
 }
 
 static void link_init_free(struct link *l, double master_ppb, ns_t slave_offset,
-			   enum options_delay_mechanism dm, bool slave_free)
+			   enum options_delay_mechanism dm, bool slave_free, int8_t log_sync)
 {
 	memset(l, 0, sizeof(*l));
 	l->now = START;
 	l->slave_free = slave_free;
+	l->log_sync = log_sync;
 	side_init(l, 0, 100, master_ppb, 0, dm);
 	side_init(l, 1, 200, 0.0, slave_offset, dm);
 	assert_int_equal(port_start(l->s[0].port, l->now), 0);
@@ -212,7 +230,7 @@ static void link_init_free(struct link *l, double master_ppb, ns_t slave_offset,
 static void link_init(struct link *l, double master_ppb, ns_t slave_offset,
 		      enum options_delay_mechanism dm)
 {
-	link_init_free(l, master_ppb, slave_offset, dm, false);
+	link_init_free(l, master_ppb, slave_offset, dm, false, 0);
 }
 
 static void link_free(struct link *l)
@@ -366,7 +384,7 @@ static void test_free_running_reports_spikes(void **state)
 {
 	struct link l;
 
-	link_init_free(&l, 0.0, 0, OPTIONS_DELAY_E2E, true);
+	link_init_free(&l, 0.0, 0, OPTIONS_DELAY_E2E, true, 0);
 	l.spike_every = 7;
 	l.spike = 100 * NS_PER_USEC;
 	link_run(&l, START + 60 * NS_PER_SEC);
@@ -375,6 +393,38 @@ static void test_free_running_reports_spikes(void **state)
 	assert_int_equal(port_get_counter(l.s[1].port, PORT_CNT_OFFSET_OUTLIER), 0);
 	/* A late Sync reads as the slave being late by the whole spike. */
 	assert_true(l.s[1].max_abs_offset > l.spike / 2);
+	link_free(&l);
+}
+
+/*
+ * Syncs 8/s that jitter by 4 us: each raw path delay sample is off by half a Sync's jitter at
+ * most. A master/local rate ratio taken from two consecutive Syncs would be off by up to
+ * 4 us / 125 ms = 32 ppm, and scaled by t3 - t2 add up to another 2 us to the sample.
+ */
+static void test_rate_ratio_jitter(void **state)
+{
+	const ns_t jitter = 4 * NS_PER_USEC;
+	struct link l;
+	ns_t worst = 0;
+
+	link_init_free(&l, 0.0, 0, OPTIONS_DELAY_E2E, true, -3);
+	l.sync_jitter = jitter;
+	/* Every raw sample, no median to hide one. */
+	assert_int_equal(delay_filter_init(&l.s[1].port->delay.filter, DELAY_FILTER_MEDIAN, 1), 0);
+	link_run(&l, START + 20 * NS_PER_SEC);
+	/* (A filter of one keeps the port from offsets, and UNCALIBRATED: it still measures.) */
+	assert_true(l.s[1].port->delay.valid);
+	for (int i = 0; i < 120; i++) {
+		ns_t e;
+
+		link_run(&l, l.now + NS_PER_SEC / 2);
+		e = llabs(l.s[1].port->delay.value - (LINK_DELAY + jitter / 4));
+		worst = e > worst ? e : worst;
+	}
+	if (worst > jitter / 4 + 200) {
+		fail_msg("path delay sample %lld ns off, expected at most %lld", (long long) worst,
+			 (long long) (jitter / 4 + 200));
+	}
 	link_free(&l);
 }
 
@@ -747,6 +797,7 @@ int main(void)
 		cmocka_unit_test(test_master_disappears),
 		cmocka_unit_test(test_set_priorities),
 		cmocka_unit_test(test_free_running_reports_spikes),
+		cmocka_unit_test(test_rate_ratio_jitter),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
