@@ -24,8 +24,9 @@
 
 #define FD_TO_CLOCKID(fd) ((~(clockid_t) (fd) << 3) | 3)
 /*
- * STATUS goes out unasked once a period, at the first wakeup (a frame, usually) after
- * STATUS_PERIOD_NS - STATUS_SLACK_NS, so that it rarely needs a wakeup of its own.
+ * STATUS goes out unasked once a period: at the first wakeup (a frame, usually) after
+ * STATUS_PERIOD_NS, at the latest STATUS_SLACK_NS later, so that it rarely needs a wakeup of its
+ * own.
  */
 #define STATUS_PERIOD_NS (1000 * NS_PER_MSEC)
 #define STATUS_SLACK_NS (200 * NS_PER_MSEC)
@@ -46,6 +47,8 @@ struct worker_port {
 	struct port_sample sample;
 	bool has_sample;
 	ns_t last_status;
+	uint64_t announces_seen; /* PORT_CNT_RX_ANNOUNCE when Erbest was last looked at */
+	ns_t erbest_expiry;	 /* port_erbest_next_expiry() then */
 	bool erbest_sent;
 	struct ipc_erbest erbest;
 	int last_error;
@@ -207,6 +210,8 @@ static void port_state_changed(void *userdata, enum port_state from, enum port_s
 
 	/* State changes go out at once (DESIGN.md 4). */
 	send_status(w);
+	/* Leaving for INITIALIZING, FAULTY or DISABLED clears the foreign records: look again. */
+	w->erbest_expiry = 0;
 }
 
 static bool steers_itself(const struct worker_port *w)
@@ -322,33 +327,38 @@ static const struct port_ops worker_port_ops = {
  * After anything that may have changed the port (frames, its timer, the supervisor): Erbest at
  * once when it changed, STATUS when due, and a wakeup for whichever comes first without input:
  * the next STATUS, or a foreign master's qualification running out (9.3.2.5). No polling.
+ * Frames change the foreign records only when an Announce came (Sync and Follow_Up, most of
+ * them, do not); ticks (a receipt timeout clears them), IPC and the expiry are always looked at.
  */
-static void report(struct worker_port *w)
+static void report(struct worker_port *w, bool frames)
 {
+	uint64_t announces = port_get_counter(w->loop.port, PORT_CNT_RX_ANNOUNCE);
 	ns_t now = port_loop_now(), next;
 
 	if (w->loop.ev.exiting) {
 		return;
 	}
-	check_erbest(w, now);
-	if (now - w->last_status >= STATUS_PERIOD_NS - STATUS_SLACK_NS) {
+	if (!frames || announces != w->announces_seen || now >= w->erbest_expiry) {
+		check_erbest(w, now);
+		w->announces_seen = announces;
+		w->erbest_expiry = port_erbest_next_expiry(w->loop.port, now);
+	}
+	if (now - w->last_status >= STATUS_PERIOD_NS) {
 		send_status(w);
 	}
-	next = port_erbest_next_expiry(w->loop.port, now);
-	if (w->last_status + STATUS_PERIOD_NS < next) {
-		next = w->last_status + STATUS_PERIOD_NS;
-	}
-	evloop_timer_set(&w->loop.ev, w->report_timer, next);
+	next = w->last_status + STATUS_PERIOD_NS + STATUS_SLACK_NS;
+	evloop_timer_set(&w->loop.ev, w->report_timer,
+			 w->erbest_expiry < next ? w->erbest_expiry : next);
 }
 
 static void on_report_timer(struct evloop *e, void *userdata)
 {
-	report(userdata);
+	report(userdata, false);
 }
 
-static void engine_ran(struct port_loop *l)
+static void engine_ran(struct port_loop *l, bool tick)
 {
-	report(container_of(l, struct worker_port, loop));
+	report(container_of(l, struct worker_port, loop), !tick);
 }
 
 /* The supervisor's decision (9.3.3), carried out with the clock's shared data sets (9.3.5). */
@@ -426,7 +436,7 @@ static void on_ipc(struct evloop *e, int fd, uint32_t revents, void *userdata)
 		/* A second CONFIG: ignored. */
 		break;
 	}
-	report(w);
+	report(w, false);
 }
 
 /*

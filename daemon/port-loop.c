@@ -36,10 +36,10 @@ static void engine_result(struct port_loop *l, const char *what, int r)
 	}
 }
 
-static void ran(struct port_loop *l)
+static void ran(struct port_loop *l, bool tick)
 {
 	if (l->engine_ran) {
-		l->engine_ran(l);
+		l->engine_ran(l, tick);
 	}
 }
 
@@ -54,7 +54,7 @@ static void on_timer(struct evloop *e, void *userdata)
 	struct port_loop *l = userdata;
 
 	engine_result(l, "timer", port_tick(l->port, port_loop_now()));
-	ran(l);
+	ran(l, true);
 	port_loop_rearm(l);
 }
 
@@ -78,7 +78,7 @@ static void on_frame(struct evloop *e, int fd, uint32_t revents, void *userdata)
 			      port_receive(l->port, buf, (size_t) n,
 					   info.has_ts ? info.ts : PORT_TS_NONE, port_loop_now()));
 	}
-	ran(l);
+	ran(l, false);
 	port_loop_rearm(l);
 }
 

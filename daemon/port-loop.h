@@ -34,8 +34,11 @@ struct port_loop {
 	struct port_ops port_ops;
 	/* port_receive or port_tick returned -errno (what: "receive" or "timer"); may be NULL. */
 	void (*engine_error)(struct port_loop *l, const char *what, int error);
-	/* After each batch of frames and each tick, before the timer is set again; may be NULL. */
-	void (*engine_ran)(struct port_loop *l);
+	/*
+	 * After each batch of frames (tick false) and each tick of the engine's timer (true),
+	 * before that timer is set again; may be NULL.
+	 */
+	void (*engine_ran)(struct port_loop *l, bool tick);
 };
 
 /* CLOCK_MONOTONIC in ns: the engine's `now`. */
