@@ -27,6 +27,7 @@ import time
 
 BOOT = 2000
 LIMIT = 1.05
+TAIL = 2000  # ns: the excursions that dominate an RMS, counted apart
 
 
 def drive(tool, reads, storms, phases_path, ports):
@@ -136,11 +137,13 @@ def stats(samples_path, phases_path, sync):
     print("sample intervals (ms, to the ms; Sync every %.1f ms), every port, within phases:"
           % nominal)
     for name, idx in (("quiet", quiet), ("storm", storm)):
-        iv, late, missing, unlocked = [], [], 0, 0
+        iv, late, missing, unlocked, big, n = [], [], 0, 0, 0, 0
         for port, ph in data.items():
             for i in idx:
                 v = ph.get(i, [])
                 unlocked += sum(st != 2 for _, _, st in v)
+                big += sum(abs(x) > TAIL for _, x, _ in v)
+                n += len(v)
                 for a, b in zip(v, v[1:]):
                     d = (b[0] - a[0]) / 1e6
                     m = max(1, round(d / nominal))
@@ -153,7 +156,7 @@ def stats(samples_path, phases_path, sync):
               f"off the Sync grid by p50 {pct(late, 50):.1f}, p99 {pct(late, 99):.1f}, "
               f"p99.9 {pct(late, 99.9):.1f}, max {late[-1]:.1f}; "
               f"{missing} samples missing ({100.0 * missing / (len(iv) + missing):.2f}%); "
-              f"{unlocked} samples not s2")
+              f"{unlocked} samples not s2; {big} of {n} beyond {TAIL} ns")
     n = {k: sum(v == k for v in verdicts.values()) for k in ("met", "MISSED", "undecided")}
     print(f"verdict over {len(verdicts)} port(s): {n['met']} met (storm/quiet upper bound <= "
           f"{LIMIT}), {n['MISSED']} missed (lower bound > {LIMIT}), {n['undecided']} undecided")
