@@ -50,7 +50,8 @@ struct worker_port {
 	uint64_t announces_seen; /* PORT_CNT_RX_ANNOUNCE when Erbest was last looked at */
 	ns_t erbest_expiry;	 /* port_erbest_next_expiry() then */
 	bool erbest_sent;
-	struct ipc_erbest erbest;
+	size_t erbest_len; /* the last ERBEST sent, as encoded */
+	uint8_t erbest_wire[IPC_MAX_SIZE];
 	int last_error;
 	char last_error_text[IPC_ERROR_TEXT_MAX];
 	int exit_code;
@@ -190,13 +191,21 @@ static void check_erbest(struct worker_port *w, ns_t now)
 {
 	struct ipc_msg m = { .type = IPC_ERBEST };
 	struct ipc_erbest *e = &m.erbest;
+	uint8_t wire[IPC_MAX_SIZE];
+	size_t len;
 
 	/* The time properties travel with Erbest, so the instance adopts them with S1 (9.3.5). */
 	e->present = port_get_erbest(w->loop.port, now, &e->ds, &e->tp) == 0;
-	if (w->erbest_sent && !memcmp(&w->erbest, e, sizeof(*e))) {
+	/*
+	 * Compared as encoded, not as structs: their padding is whatever the stack held, which
+	 * differs between callers (frames, ticks, IPC) and made an unchanged Erbest look new.
+	 */
+	if (ipc_encode(&m, wire, sizeof(wire), &len) < 0 ||
+	    (w->erbest_sent && len == w->erbest_len && !memcmp(w->erbest_wire, wire, len))) {
 		return;
 	}
-	w->erbest = *e;
+	memcpy(w->erbest_wire, wire, len);
+	w->erbest_len = len;
 	w->erbest_sent = true;
 	if (ipc_send(w->ipc, &m, NULL, 0) < 0) {
 		evloop_exit(&w->loop.ev, 1);
