@@ -1,19 +1,22 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Instructions phcd's dbus/ code (with sd-bus) spends on one GetManagedObjects at PORTS one-port
-# instances: tool-bus-fake (the real dbus/ code over a stand-in of the supervisor) runs under
+# instances (LAYOUT=instances, the default) or at one instance with PORTS ports (LAYOUT=bc, a
+# boundary clock): tool-bus-fake (the real dbus/ code over a stand-in of the supervisor) runs under
 # callgrind on a private system bus, tool-dbus-latency makes CALLS GetManagedObjects, and only
 # those are counted (callgrind_control zeroes the counts after warming up and dumps them after).
 # Instruction counts do not depend on the machine's load, unlike tests/bench/dbus-latency.sh.
 # Also the reply's size in bytes (dbus-monitor --pcap) and its objects and properties (busctl).
 #
-# usage: BUILD=build-dir tests/bench/dbus-gmo-callgrind.sh [CALLS [PORTS]]; root (private bus)
+# usage: [LAYOUT=instances|bc] BUILD=build-dir tests/bench/dbus-gmo-callgrind.sh [CALLS [PORTS]]
+#   root (private bus)
 set -euo pipefail
 : "${BUILD:?BUILD must name the build directory}"
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$(cd "$BUILD" && pwd)
 CALLS=${1:-100}
 PORTS=${2:-64}
+LAYOUT=${LAYOUT:-instances}
 fail() {
 	echo "FAIL: $*" >&2
 	exit 1
@@ -41,11 +44,23 @@ for _ in $(seq 300); do
 	grep -q '^ready$' "$tmp/out" && break
 	sleep 0.1
 done
-for k in $(seq "$PORTS"); do
-	echo "instance i$k" >&5
-	echo "port eth$k i$k" >&5
-done
-until_ok $((2 * PORTS))
+case $LAYOUT in
+instances)
+	for k in $(seq "$PORTS"); do
+		echo "instance i$k" >&5
+		echo "port eth$k i$k" >&5
+	done
+	until_ok $((2 * PORTS))
+	;;
+bc)
+	echo "instance bc" >&5
+	for k in $(seq "$PORTS"); do
+		echo "port eth$k bc" >&5
+	done
+	until_ok $((PORTS + 1))
+	;;
+*) fail "LAYOUT must be instances or bc, not $LAYOUT" ;;
+esac
 LAT=("$BUILD/tests/bench/tool-dbus-latency" -o GetManagedObjects)
 "${LAT[@]}" -n 5 -w 5 /org/phcd1/port/eth1 >/dev/null
 callgrind_control -z "$vg" >/dev/null 2>&1
@@ -85,5 +100,5 @@ print(len(objs), "objects;", ", ".join(f"{k} {v}" for k, v in sorted(n.items()) 
 exec 5>&-
 wait "$vg" || true
 total=$(sed -n 's/^summary: //p' "$tmp"/cg.*.1)
-echo "GetManagedObjects at $PORTS ports: $((total / CALLS)) instructions per call in phcd's D-Bus code ($CALLS calls)"
-echo "GetManagedObjects at $PORTS ports: reply $bytes bytes on the wire; $props"
+echo "GetManagedObjects at $PORTS ports ($LAYOUT): $((total / CALLS)) instructions per call in phcd's D-Bus code ($CALLS calls)"
+echo "GetManagedObjects at $PORTS ports ($LAYOUT): reply $bytes bytes on the wire; $props"

@@ -3,16 +3,19 @@
 # Latency of D-Bus calls to the real phcd from a C client (tool-dbus-latency, sd-bus, one
 # connection, synchronous calls): Get of a port's State, GetAll of a port, GetManagedObjects,
 # beside GetId (the bus daemon's own round trip) and Peer.Ping to phcd (the round trip through
-# the bus daemon to phcd's process, answered inside sd-bus). Two phcd run at once, each on its
-# own private system bus: one with 1 port (1 instance), one with PORTS one-port instances (each
-# port SLAVE of its own ptp4l grandmaster, sync 8/s), and the runs alternate between them
-# (1, PORTS, 1, PORTS, ...) so both see the same machine. Each run also times busctl (a process
+# the bus daemon to phcd's process, answered inside sd-bus). Two or three phcd run at once, each
+# on its own private system bus: one with 1 port (1 instance) and, by LAYOUT, one with PORTS
+# one-port instances (LAYOUT=instances, the default), one with a single instance of PORTS ports
+# (LAYOUT=bc, a boundary clock: `interfaces = auto`, as a line cannot hold 64 names), or both of
+# those (LAYOUT=both). Every port faces its own ptp4l grandmaster (sync 8/s): each one-port
+# instance is SLAVE, the boundary clock has one SLAVE port and the others PASSIVE or MASTER. The
+# runs alternate between the setups (1, PORTS, [PORTS bc,] 1, ...) so all see the same machine. Each run also times busctl (a process
 # per call) on GetId and GetManagedObjects, to show busctl's own share. The load average is
 # printed before every run. Last, per setup, CPU_CALLS GetManagedObjects alone while phcd's
 # (supervisor) and the bus daemon's CPU time are read from /proc, less their CPU time over as
 # long a quiet interval right after: each process's share of a call. Not pass/fail, not in a meson suite. Results: docs/performance.md.
 #
-# usage: BUILD=build-dir tests/bench/dbus-latency.sh [ROUNDS [RUNS [PORTS]]]
+# usage: [LAYOUT=instances|bc|both] BUILD=build-dir tests/bench/dbus-latency.sh [ROUNDS [RUNS [PORTS]]]
 #   (root; default 1000 calls of each kind per run, 3 runs per setup, 64 ports)
 #   GM_ARGS="--logSyncInterval 0": more ptp4l options for every grandmaster (here Sync 1/s
 #   instead of 8/s, so that the benchmark's own 2 x PORTS PTP processes load the CPUs less)
@@ -25,6 +28,16 @@ RUNS=${2:-3}
 PORTS=${3:-64}
 BUSCTL_CALLS=${BUSCTL_CALLS:-50}
 CPU_CALLS=${CPU_CALLS:-300}
+LAYOUT=${LAYOUT:-instances}
+case $LAYOUT in
+instances) SETUPS="one many" ;;
+bc) SETUPS="one bc" ;;
+both) SETUPS="one many bc" ;;
+*)
+	echo "LAYOUT must be instances, bc or both, not $LAYOUT" >&2
+	exit 2
+	;;
+esac
 . "$SRC/tests/lib/net-helpers.sh"
 . "$SRC/tests/lib/dbus-helpers.sh"
 . "$SRC/tests/lib/ptp-helpers.sh"
@@ -38,7 +51,9 @@ chmod 755 "$tmp"
 trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
 
 # setup NAME NPORTS: namespaces, NPORTS grandmasters, a private bus and phcd with NPORTS
-# one-port instances; the bus address is saved in $tmp/NAME.addr.
+# one-port instances, or for NAME bc one instance with every interface of its namespace (a
+# line of the configuration holds at most 198 characters, too few for 64 names); the bus
+# address is saved in $tmp/NAME.addr.
 setup() {
 	local name=$1 n=$2 s=phl-$1s$$ g=phl-$1g$$ i
 	dbus_start "$tmp/bus-$name"
@@ -48,7 +63,12 @@ setup() {
 	ptp4l_gm "$g" g1 "$tmp/$name-gm1.uds" "$tmp/$name-gm1.log" ${GM_ARGS:-}
 	{
 		phcd_fast_global
-		printf '\n[instance x1]\ninterfaces = s1\nclock_backend = virtual\n'
+		if [ "$name" = bc ]; then
+			printf '\n[instance bc]\ninterfaces = auto\ninclude_software_interfaces = 1\n'
+		else
+			printf '\n[instance x1]\ninterfaces = s1\n'
+		fi
+		printf 'clock_backend = virtual\n'
 	} >"$tmp/$name.conf"
 	for i in $(seq 2 "$n"); do
 		ip link add "s$i" netns "$s" type veth peer name "g$i" netns "$g" || fail "veth s$i"
@@ -56,8 +76,9 @@ setup() {
 		ip -n "$g" link set "g$i" up
 		# shellcheck disable=SC2086
 		ptp4l_gm "$g" "g$i" "$tmp/$name-gm$i.uds" "$tmp/$name-gm$i.log" ${GM_ARGS:-}
-		printf '\n[instance x%d]\ninterfaces = s%d\nclock_backend = virtual\n' "$i" "$i" \
-			>>"$tmp/$name.conf"
+		[ "$name" = bc ] ||
+			printf '\n[instance x%d]\ninterfaces = s%d\nclock_backend = virtual\n' \
+				"$i" "$i" >>"$tmp/$name.conf"
 	done
 	ip netns exec "$s" capsh --drop=cap_sys_time -- -c "exec $PHCD -f $tmp/$name.conf \
 		--uds $tmp/$name.ptp --uds-ro $tmp/$name.ptp-ro" >"$tmp/$name.log" 2>&1 &
@@ -66,11 +87,26 @@ setup() {
 	wait_bus_name org.phcd1 10
 }
 
-setup one 1
-setup many "$PORTS"
-for name in one many; do
+# ports_of NAME: how many port objects phcd (NAME) serves.
+ports_of() {
+	DBUS_SYSTEM_BUS_ADDRESS=$(cat "$tmp/$1.addr") busctl --system tree --list org.phcd1 |
+		grep -c '^/org/phcd1/port/' || true
+}
+for name in $SETUPS; do
+	if [ "$name" = one ]; then setup one 1; else setup "$name" "$PORTS"; fi
+done
+for name in $SETUPS; do
 	DBUS_SYSTEM_BUS_ADDRESS=$(cat "$tmp/$name.addr") "$PHCCTL" wait-sync --timeout 90 \
 		>/dev/null || fail "phcd ($name) did not synchronize: $(tail "$tmp/$name.log")"
+	[ "$name" = one ] && n=1 || n=$PORTS
+	for _ in $(seq 100); do
+		[ "$(ports_of "$name")" -ge "$n" ] && break
+		sleep 0.1
+	done
+	[ "$(ports_of "$name")" -eq "$n" ] || fail "phcd ($name): $(ports_of "$name") ports, not $n"
+	echo "phcd ($name): $(pgrep -c -P "$(cat "$tmp/$name.pid")" -x phcd-port || true) workers;" \
+		"port states: $(DBUS_SYSTEM_BUS_ADDRESS=$(cat "$tmp/$name.addr") "$PHCCTL" ports |
+			awk '$1 != "INTERFACE" { n[$2]++ } END { for (s in n) printf "%s %d ", s, n[s] }')"
 done
 # Let the servos settle past their first seconds before measuring.
 sleep 10
@@ -90,12 +126,19 @@ nth() { awk -v p="$2" '{ v[NR] = $1 } END { r = int((NR * p + 99) / 100); print 
 
 echo "tool-dbus-latency: $ROUNDS rounds (one call of each kind per round), 20 warm-up rounds;" \
 	"busctl: $BUSCTL_CALLS processes per call; grandmasters' extra options: '${GM_ARGS:-}'"
+# what NAME: the setup in words.
+what() {
+	case $1 in
+	one) echo "1 port(s), 1 instance(s)" ;;
+	many) echo "$PORTS port(s), $PORTS instance(s)" ;;
+	bc) echo "$PORTS port(s), 1 instance(s) (bc)" ;;
+	esac
+}
 for run in $(seq "$RUNS"); do
-	for name in one many; do
-		[ "$name" = one ] && n=1 || n=$PORTS
+	for name in $SETUPS; do
 		export DBUS_SYSTEM_BUS_ADDRESS
 		DBUS_SYSTEM_BUS_ADDRESS=$(cat "$tmp/$name.addr")
-		echo "=== run $run, $n port(s), $n instance(s); $(uptime | sed 's/.*load/load/')"
+		echo "=== run $run, $(what "$name"); $(uptime | sed 's/.*load/load/')"
 		"$TOOL" -n "$ROUNDS" /org/phcd1/port/s1 || fail "tool-dbus-latency failed"
 		busctl_us "$BUSCTL_CALLS" call org.freedesktop.DBus /org/freedesktop/DBus \
 			org.freedesktop.DBus GetId >"$tmp/b.id"
@@ -110,12 +153,11 @@ done
 # cpu_ticks PID: utime + stime of PID, in clock ticks.
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 tck=$(getconf CLK_TCK)
-for name in one many; do
-	[ "$name" = one ] && n=1 || n=$PORTS
+for name in $SETUPS; do
 	DBUS_SYSTEM_BUS_ADDRESS=$(cat "$tmp/$name.addr")
 	ppid=$(cat "$tmp/$name.pid") bpid=$(cat "$tmp/bus-$name/pid")
 	[ "$(cat "/proc/$ppid/comm")" = phcd ] || fail "pid $ppid is not phcd"
-	echo "=== CPU per GetManagedObjects, $n port(s), $CPU_CALLS calls alone;" \
+	echo "=== CPU per GetManagedObjects, $(what "$name"), $CPU_CALLS calls alone;" \
 		"$(uptime | sed 's/.*load/load/')"
 	p0=$(cpu_ticks "$ppid") b0=$(cpu_ticks "$bpid") t0=$(date +%s%N)
 	"$TOOL" -n "$CPU_CALLS" -o GetManagedObjects /org/phcd1/port/s1 || fail "tool failed"
@@ -127,5 +169,9 @@ for name in one many; do
 		printf "phcd CPU per call %.0f us, dbus-daemon CPU per call %.0f us", \
 			p * 1e6 / t / c, b * 1e6 / t / c
 		printf " (quiet interval of the same length: phcd %d, dbus-daemon %d ticks)\n", pq, bq }'
+done
+for name in $SETUPS; do
+	echo "phcd ($name) log lines with error, fail or warn:" \
+		"$(grep -ciE 'error|fail|warn' "$tmp/$name.log" || true)"
 done
 echo "=== end; $(uptime | sed 's/.*load/load/')"
