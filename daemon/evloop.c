@@ -4,14 +4,16 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
+#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "daemon/evloop.h"
 #include "ptp/util.h"
 
-/* epoll data of the signalfd; an io source's is its index. */
+/* epoll data of the signalfd and the timerfd; an io source's is its index. */
 #define EVLOOP_SIGNAL_TAG UINT32_MAX
+#define EVLOOP_TIMER_TAG (UINT32_MAX - 1)
 
 ns_t evloop_now(void)
 {
@@ -30,11 +32,22 @@ static int watch(struct evloop *e, int fd, uint32_t tag)
 
 int evloop_init(struct evloop *e, const sigset_t *exit_signals)
 {
+	int r;
+
 	memset(e, 0, sizeof(*e));
-	e->sigfd = -1;
+	e->sigfd = e->timerfd = -1;
+	e->armed = EVLOOP_OFF;
 	e->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (e->epfd < 0) {
 		return -errno;
+	}
+	e->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (e->timerfd < 0) {
+		return -errno;
+	}
+	r = watch(e, e->timerfd, EVLOOP_TIMER_TAG);
+	if (r < 0) {
+		return r;
 	}
 	if (!exit_signals) {
 		return 0;
@@ -94,30 +107,30 @@ void evloop_exit(struct evloop *e, int code)
 	}
 }
 
-/* Wait for input until `until` (EVLOOP_OFF: forever). Returns the number of events or -errno. */
-static int wait_events(struct evloop *e, struct epoll_event *ev, int max, ns_t until)
+/*
+ * Arm the timerfd for the earliest timer, only when that changed: the wait itself has no timeout.
+ * A timeout on every epoll_pwait2() armed and cancelled a kernel hrtimer at each of the worker's
+ * ~20 wakeups a second, each a timer reprogramming (a VM exit under a hypervisor); the earliest
+ * deadline changes a few times a second (Delay_Req, STATUS, Announce receipt).
+ */
+static int arm(struct evloop *e, ns_t until)
 {
-	ns_t rel = 0;
-	int n;
+	struct itimerspec its = { { 0, 0 }, { 0, 0 } };
 
+	if (until == e->armed) {
+		return 0;
+	}
 	if (until != EVLOOP_OFF) {
-		rel = until - evloop_now();
-		rel = rel > 0 ? rel : 0;
+		/* Absolute time 0 would disarm: a due timer fires at 1 ns. */
+		until = until > 0 ? until : 1;
+		its.it_value.tv_sec = until / NS_PER_SEC;
+		its.it_value.tv_nsec = until % NS_PER_SEC;
 	}
-	if (!e->no_pwait2) {
-		/* ns resolution: a Sync interval of 125 ms is not rounded to whole ms. */
-		struct timespec ts = { .tv_sec = rel / NS_PER_SEC, .tv_nsec = rel % NS_PER_SEC };
-
-		n = epoll_pwait2(e->epfd, ev, max, until == EVLOOP_OFF ? NULL : &ts, NULL);
-		if (n >= 0 || errno != ENOSYS) {
-			return n < 0 ? -errno : n;
-		}
-		e->no_pwait2 = true;
+	if (timerfd_settime(e->timerfd, TFD_TIMER_ABSTIME, &its, NULL) < 0) {
+		return -errno;
 	}
-	/* Rounded up: a timer never fires before its time. */
-	n = epoll_wait(e->epfd, ev, max,
-		       until == EVLOOP_OFF ? -1 : (int) ((rel + NS_PER_MSEC - 1) / NS_PER_MSEC));
-	return n < 0 ? -errno : n;
+	e->armed = until;
+	return 0;
 }
 
 static void dispatch_signal(struct evloop *e)
@@ -131,7 +144,7 @@ static void dispatch_signal(struct evloop *e)
 
 int evloop_run(struct evloop *e)
 {
-	struct epoll_event ev[EVLOOP_MAX_IO + 1];
+	struct epoll_event ev[EVLOOP_MAX_IO + 2]; /* and the signalfd, the timerfd */
 
 	while (!e->exiting) {
 		ns_t next = EVLOOP_OFF, now;
@@ -140,12 +153,16 @@ int evloop_run(struct evloop *e)
 		for (size_t k = 0; k < e->n_timers; k++) {
 			next = e->timer[k].when < next ? e->timer[k].when : next;
 		}
-		n = wait_events(e, ev, (int) ARRAY_SIZE(ev), next);
-		if (n == -EINTR) {
+		n = arm(e, next);
+		if (n < 0) {
+			return n;
+		}
+		n = epoll_wait(e->epfd, ev, (int) ARRAY_SIZE(ev), -1);
+		if (n < 0 && errno == EINTR) {
 			continue;
 		}
 		if (n < 0) {
-			return n;
+			return -errno;
 		}
 		/* Each ready fd once per turn, then the timers due: neither starves the other. */
 		for (int i = 0; i < n && !e->exiting; i++) {
@@ -153,6 +170,14 @@ int evloop_run(struct evloop *e)
 
 			if (tag == EVLOOP_SIGNAL_TAG) {
 				dispatch_signal(e);
+			} else if (tag == EVLOOP_TIMER_TAG) {
+				uint64_t expirations;
+
+				/* One-shot: it fired, so it is disarmed; the timers below are due.
+				 */
+				if (read(e->timerfd, &expirations, sizeof(expirations)) >= 0) {
+					e->armed = EVLOOP_OFF;
+				}
 			} else if (tag < e->n_io) {
 				e->io[tag].fn(e, e->io[tag].fd, ev[i].events, e->io[tag].userdata);
 			}
@@ -173,8 +198,11 @@ void evloop_done(struct evloop *e)
 	if (e->sigfd >= 0) {
 		close(e->sigfd);
 	}
+	if (e->timerfd >= 0) {
+		close(e->timerfd);
+	}
 	if (e->epfd >= 0) {
 		close(e->epfd);
 	}
-	e->sigfd = e->epfd = -1;
+	e->sigfd = e->timerfd = e->epfd = -1;
 }

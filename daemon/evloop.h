@@ -26,8 +26,9 @@ typedef void (*evloop_timer_fn)(struct evloop *e, void *userdata);
 
 struct evloop {
 	int epfd;
-	int sigfd;	/* the exit signals, or -1 */
-	bool no_pwait2; /* a kernel before 5.11: ms timeouts through epoll_wait() */
+	int sigfd;   /* the exit signals, or -1 */
+	int timerfd; /* CLOCK_MONOTONIC, armed for the earliest timer */
+	ns_t armed;  /* what timerfd is armed for, EVLOOP_OFF when disarmed */
 	bool exiting;
 	int exit_code;
 	size_t n_io, n_timers;

@@ -132,6 +132,55 @@ static void test_io(void **state)
 	close(p[0]);
 }
 
+struct move {
+	struct rec rec;
+	ns_t to; /* where the io callback moves timer 0 */
+};
+
+static void on_io_move(struct evloop *e, int fd, uint32_t revents, void *userdata)
+{
+	struct move *m = userdata;
+	char c;
+
+	if (read(fd, &c, 1) == 1) {
+		m->to += evloop_now();
+		evloop_timer_set(e, 0, m->to);
+	}
+}
+
+/*
+ * A timer moved by a callback fires at its new time: moved earlier, not at the old one (the
+ * timerfd is armed again); moved later, not early (the old arming does not fire it).
+ */
+static void test_timer_moved(void **state)
+{
+	static const ns_t first[] = { 400 * MS, 2 * MS }, moved[] = { 5 * MS, 40 * MS };
+
+	for (size_t k = 0; k < ARRAY_SIZE(first); k++) {
+		struct move m = { .rec = { .exit_after = 1, .again_id = -1 }, .to = moved[k] };
+		struct evloop e;
+		ns_t t0;
+		int p[2];
+
+		assert_int_equal(pipe2(p, O_NONBLOCK | O_CLOEXEC), 0);
+		assert_int_equal(evloop_init(&e, NULL), 0);
+		assert_int_equal(evloop_add_timer(&e, on_timer0, &m.rec), 0);
+		assert_int_equal(evloop_add_io(&e, p[0], on_io_move, &m), 0);
+		t0 = evloop_now();
+		evloop_timer_set(&e, 0, t0 + first[k]);
+		assert_int_equal(write(p[1], "x", 1), 1);
+		assert_int_equal(evloop_run(&e), 101);
+		assert_int_equal(m.rec.fired[0], 0);
+		assert_true(m.rec.at[0] >= m.to);
+		if (moved[k] < first[k]) {
+			assert_true(m.rec.at[0] < t0 + first[k]);
+		}
+		evloop_done(&e);
+		close(p[0]);
+		close(p[1]);
+	}
+}
+
 /* A fixed number of sources: the next one is refused, not written past the end. */
 static void test_capacity(void **state)
 {
@@ -188,6 +237,7 @@ int main(void)
 		cmocka_unit_test(test_timers_in_order),
 		cmocka_unit_test(test_timer_past_off_again),
 		cmocka_unit_test(test_io),
+		cmocka_unit_test(test_timer_moved),
 		cmocka_unit_test(test_capacity),
 		cmocka_unit_test(test_signal),
 	};
