@@ -9,13 +9,15 @@
 # (LAYOUT=bc, a boundary clock: `interfaces = auto`, as a line cannot hold 64 names), or both of
 # those (LAYOUT=both). Every port faces its own ptp4l grandmaster (sync 8/s): each one-port
 # instance is SLAVE, the boundary clock has one SLAVE port and the others PASSIVE or MASTER. The
-# runs alternate between the setups (1, PORTS, [PORTS bc,] 1, ...) so all see the same machine. Each run also times busctl (a process
-# per call) on GetId and GetManagedObjects, to show busctl's own share. The load average is
-# printed before every run. Last, per setup, CPU_CALLS GetManagedObjects alone while phcd's
-# (supervisor) and the bus daemon's CPU time are read from /proc, less their CPU time over as
-# long a quiet interval right after: each process's share of a call. Not pass/fail, not in a meson suite. Results: docs/performance.md.
+# runs alternate between the setups (1, PORTS, [PORTS bc,] 1, ...) so all see the same machine.
+# Each run also times busctl (a process per call) on GetId and GetManagedObjects, to show
+# busctl's own share. The load average is printed before every run. Last, per setup, CPU_CALLS
+# GetManagedObjects alone while phcd's (supervisor) and the bus daemon's CPU time are read from
+# /proc, less their CPU time over as long a quiet interval right after: each process's share of
+# a call. Not pass/fail, not in a meson suite. Results: docs/performance.md.
 #
-# usage: [LAYOUT=instances|bc|both] BUILD=build-dir tests/bench/dbus-latency.sh [ROUNDS [RUNS [PORTS]]]
+# usage: [LAYOUT=instances|bc|both] BUILD=build-dir tests/bench/dbus-latency.sh \
+#          [ROUNDS [RUNS [PORTS]]]
 #   (root; default 1000 calls of each kind per run, 3 runs per setup, 64 ports)
 #   GM_ARGS="--logSyncInterval 0": more ptp4l options for every grandmaster (here Sync 1/s
 #   instead of 8/s, so that the benchmark's own 2 x PORTS PTP processes load the CPUs less)
