@@ -6,7 +6,8 @@
 # callgrind on a private system bus, tool-dbus-latency makes CALLS GetManagedObjects, and only
 # those are counted (callgrind_control zeroes the counts after warming up and dumps them after).
 # Instruction counts do not depend on the machine's load, unlike tests/bench/dbus-latency.sh.
-# Also the reply's size in bytes (dbus-monitor --pcap) and its objects and properties (busctl).
+# Also the client's instructions per call, the reply's size in bytes (dbus-monitor --pcap) and
+# its objects and properties (busctl).
 #
 # usage: [LAYOUT=instances|bc] BUILD=build-dir tests/bench/dbus-gmo-callgrind.sh [CALLS [PORTS]]
 #   root (private bus)
@@ -97,8 +98,18 @@ c = sum(len(p["org.phcd1.Port"].get("Counters", {}).get("data", {}))
 	for p in objs.values() if "org.phcd1.Port" in p)
 print(len(objs), "objects;", ", ".join(f"{k} {v}" for k, v in sorted(n.items()) if v),
       "properties; Counters entries", c)' "$tmp/gmo.json")
+# The client's side: tool-dbus-latency itself under callgrind, 1 call and CALLS + 1 calls, the
+# difference per call (sd-bus receiving the reply and walking its body to the end).
+client_ir() {
+	valgrind --tool=callgrind --callgrind-out-file="$tmp/client.$1" "${LAT[@]}" -n "$1" -w 0 \
+		/org/phcd1/port/eth1 >/dev/null 2>&1
+	sed -n 's/^summary: //p' "$tmp/client.$1"
+}
+c1=$(client_ir 1)
+c2=$(client_ir $((CALLS + 1)))
 exec 5>&-
 wait "$vg" || true
 total=$(sed -n 's/^summary: //p' "$tmp"/cg.*.1)
 echo "GetManagedObjects at $PORTS ports ($LAYOUT): $((total / CALLS)) instructions per call in phcd's D-Bus code ($CALLS calls)"
+echo "GetManagedObjects at $PORTS ports ($LAYOUT): $(((c2 - c1) / CALLS)) instructions per call in the client"
 echo "GetManagedObjects at $PORTS ports ($LAYOUT): reply $bytes bytes on the wire; $props"
