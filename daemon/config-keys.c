@@ -172,6 +172,31 @@ static int parse_interfaces(const struct config_key *k, const char *value, void 
 	return 0;
 }
 
+/* More names for an explicit list: neither may be auto, and no name twice across the lines. */
+static int append_interfaces(const struct config_key *k, const char *value, void *dst)
+{
+	struct interface_selection *cur = dst, more;
+	int r = parse_interfaces(k, value, &more);
+
+	if (r < 0) {
+		return r;
+	}
+	if (cur->auto_select || more.auto_select ||
+	    cur->n_names + more.n_names > OPTIONS_INTERFACES_MAX) {
+		return -EINVAL;
+	}
+	for (unsigned int i = 0; i < more.n_names; i++) {
+		for (unsigned int j = 0; j < cur->n_names; j++) {
+			if (strcmp(more.names[i], cur->names[j]) == 0) {
+				return -EINVAL;
+			}
+		}
+	}
+	memcpy(cur->names + cur->n_names, more.names, more.n_names * sizeof(more.names[0]));
+	cur->n_names += more.n_names;
+	return 0;
+}
+
 #define DEFINE_ENUM_PARSER(fn, type, from_string)                               \
 	static int fn(const struct config_key *k, const char *value, void *dst) \
 	{                                                                       \
@@ -237,8 +262,12 @@ static const struct config_key keys[] = {
 	I_AS("virtual_clock_freq_ppb", virtual_clock.initial_freq_ppb, parse_int, -10000000,
 	     10000000, "0", NULL),
 	I(userDescription, parse_string, 0, 0, "", "at most 128 characters"),
-	I(interfaces, parse_interfaces, 0, 0, "auto",
-	  "auto, or up to 64 distinct interface names separated by spaces or commas"),
+	{ SCOPE_INSTANCE, "interfaces", parse_interfaces,
+	  offsetof(struct instance_options, interfaces),
+	  member_size(struct instance_options, interfaces), 0, 0, "auto",
+	  "auto, or up to 64 distinct interface names separated by spaces or commas (on several "
+	  "interfaces lines of one section if they do not fit on one)",
+	  append_interfaces },
 	I(include_software_interfaces, parse_bool, 0, 1, "0", NULL),
 	I(management_network_set, parse_bool, 0, 1, "0", NULL),
 

@@ -26,6 +26,12 @@ struct config_key {
 	double min, max;    /* for numbers; exact for every integer range in the table (< 2^53) */
 	const char *def;    /* the default as it would be written in the file */
 	const char *expect; /* what a valid value looks like; NULL: derived from min and max */
+	/*
+	 * A list (interfaces): the key given again in the same section of the same file adds to
+	 * the value through append (a line holds at most 198 characters); a later section or file
+	 * (a drop-in) replaces it. NULL: the last value wins.
+	 */
+	key_parser append;
 };
 
 void config_keys_daemon_defaults(struct daemon_options *o);

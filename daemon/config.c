@@ -30,6 +30,7 @@ struct loader {
 	char *buf;
 	size_t cap;
 	enum section_kind section;
+	uint32_t section_line; /* of the current section's header */
 	size_t index; /* of the current instance or interface; arrays may move, so no pointer */
 	FILE *err;
 	char *err_text;
@@ -155,6 +156,8 @@ static void open_section(struct loader *l, const char *line)
 	char *arg;
 	size_t n;
 
+	l->section_line = l->line;
+
 	if (!close) {
 		l->section = SECTION_BAD;
 		report(l, here(l),
@@ -259,7 +262,13 @@ static int handler(void *user, const char *section, const char *name, const char
 	layer = current_layer(l);
 	idx = config_keys_index(k);
 	config_keys_expect(k, expect, sizeof(expect));
-	r = k->parse(k, value, config_keys_field(layer, k));
+	/* A list key again in this section of this file adds to it (struct config_key.append). */
+	if (k->append && (layer->set & (UINT64_C(1) << idx)) &&
+	    layer->set_at[idx].file == l->file && layer->set_at[idx].line > l->section_line) {
+		r = k->append(k, value, config_keys_field(layer, k));
+	} else {
+		r = k->parse(k, value, config_keys_field(layer, k));
+	}
 	if (r == -ERANGE) {
 		report(l, here(l), "%s = %s is out of range, expected %s", name, value, expect);
 		return 1;

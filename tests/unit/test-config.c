@@ -108,6 +108,11 @@ static const struct error_case error_cases[] = {
 	  ":2: system_clock_instance = 0123456789012345678901234567890123 is out of range" },
 	{ "interface listed twice", "[instance a]\ninterfaces = eth0, eth0\n",
 	  ":2: interfaces = eth0, eth0 is not a valid value, expected auto, or up to 64" },
+	{ "interface listed twice on two lines",
+	  "[instance a]\ninterfaces = eth0\ninterfaces = eth0\n",
+	  ":3: interfaces = eth0 is not a valid value, expected auto, or up to 64" },
+	{ "auto and names on two lines", "[instance a]\ninterfaces = auto\ninterfaces = eth0\n",
+	  ":3: interfaces = eth0 is not a valid value" },
 	{ "key outside section", "priority1 = 1\n",
 	  ":1: key \"priority1\" outside of any section" },
 	{ "instance key in interface", "[interface eth0]\ndomainNumber = 1\n",
@@ -230,6 +235,53 @@ static void test_dropin_order(void **state)
 	fclose(out);
 	assert_non_null(strstr(buf, ": OK, 3 file(s), 1 instance(s)"));
 	assert_non_null(strstr(buf, "instance default: domainNumber 5, priority1 30"));
+}
+
+/* interfaces on several lines of one section add up: 64 names do not fit on one 198-character line.
+ */
+static void test_interfaces_lines(void **state)
+{
+	struct fixture *f = *state;
+	char text[4096], *p = text;
+	struct config *c;
+
+	p += sprintf(p, "[instance bc]\n");
+	for (int line = 0; line < 4; line++) {
+		p += sprintf(p, "interfaces =");
+		for (int i = 1; i <= 16; i++) {
+			p += sprintf(p, " swp%d", line * 16 + i);
+		}
+		p += sprintf(p, "\n");
+	}
+	p += sprintf(p, "[instance other]\ninterfaces = eth0\n");
+	c = load_ok(f, text);
+	assert_int_equal(c->n_instances, 2);
+	assert_int_equal(c->instances[0].options.interfaces.n_names, 64);
+	assert_string_equal(c->instances[0].options.interfaces.names[0], "swp1");
+	assert_string_equal(c->instances[0].options.interfaces.names[63], "swp64");
+	assert_int_equal(c->instances[1].options.interfaces.n_names, 1);
+	config_free(c);
+
+	/* A 65th name is refused, at its line (the sixth). */
+	{
+		char *errors = NULL;
+
+		c = NULL;
+		p = text + strlen("[instance bc]\n");
+		p += strcspn(p, "\n") + 1;
+		p += strcspn(p, "\n") + 1;
+		p += strcspn(p, "\n") + 1;
+		p += strcspn(p, "\n") + 1;
+		sprintf(p, "interfaces = swp65\n");
+		write_file(f->path, text);
+		assert_int_equal(config_load(f->path, NULL, false, &c, &errors), -EINVAL);
+		assert_non_null(errors);
+		if (!strstr(errors, ":6: interfaces = swp65 is not a valid value")) {
+			fail_msg("expected the 65th name refused at line 6, got:\n%s", errors);
+		}
+		free(errors);
+		config_free(c);
+	}
 }
 
 static void test_dropin_errors_name_dropin(void **state)
@@ -416,6 +468,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_every_error_is_reported, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dropin_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_interfaces_lines, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dropin_errors_name_dropin, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resolution, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_table_defaults_match_options, setup, teardown),
