@@ -230,11 +230,9 @@ static const sd_bus_vtable port_vtable[] = {
 	/*
 	 * 35 entries per port, most of GetManagedObjects' reply: returned by Get only, left out
 	 * of GetAll, GetManagedObjects and InterfacesAdded (sd-bus's "explicit" property, as
-	 * systemd does for its large ones); a change is signalled as an invalidation.
+	 * systemd does for its large ones); never signalled (bus-server.c, on_port_changed).
 	 */
-	SD_BUS_PROPERTY("Counters", "a{st}", get_counters, 0,
-			SD_BUS_VTABLE_PROPERTY_EXPLICIT |
-				SD_BUS_VTABLE_PROPERTY_EMITS_INVALIDATION),
+	SD_BUS_PROPERTY("Counters", "a{st}", get_counters, 0, SD_BUS_VTABLE_PROPERTY_EXPLICIT),
 	SD_BUS_PROPERTY("LastError", "s", bus_property_get_chars, P_OFF(last_error_text), EMITS),
 	SD_BUS_PROPERTY("LastErrorCode", "i", get_last_error_code, P_OFF(last_error), EMITS),
 	SD_BUS_METHOD_WITH_ARGS("Enable", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_control,
@@ -250,7 +248,6 @@ static const struct bus_prop_group port_groups[] = {
 	{ MPORT_CHANGED_STATE, (const char *const[]){ "State", "Enabled", NULL } },
 	{ MPORT_CHANGED_LINK, (const char *const[]){ "IfIndex", "LinkUp", NULL } },
 	{ MPORT_CHANGED_WORKER, (const char *const[]){ "WorkerPID", "Restarts", NULL } },
-	{ MPORT_CHANGED_COUNTERS, (const char *const[]){ "Counters", NULL } },
 	{ MPORT_CHANGED_ERROR, (const char *const[]){ "LastError", "LastErrorCode", NULL } },
 	{ MPORT_CHANGED_TIMESTAMPING,
 	  (const char *const[]){ "TimestampingMode", "PhcIndex", NULL } },

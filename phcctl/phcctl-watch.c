@@ -91,7 +91,7 @@ static int on_signal(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
 				r = sd_bus_message_exit_container(m);
 			}
 		}
-		/* Properties signalled without their value (a port's Counters): only the name. */
+		/* Invalidated properties (none of phcd's today): only the names. */
 		if (r >= 0) {
 			r = sd_bus_message_exit_container(m);
 		}

@@ -267,16 +267,24 @@ echo "ok: phcctl status/ports/port/instance --json parse with jq"
 # port / instance without --json: readable blocks, like status.
 from=$(wc -l <"$tmp/mon")
 fake counters veth2 7
-# Counters is explicit: its change is an invalidation (name, no value), and InterfacesAdded and
-# GetManagedObjects leave it out (Get returns it; phcctl port fetches it so).
-wait_for "$tmp/mon" '"path":"/org/phcd1/port/veth2","args":\["org.phcd1.Port",\{\},\["Counters"\]\]' 3 "$from"
+# Counters is explicit and not signalled: no PropertiesChanged names it (checked once a later
+# change of veth2, its State, has been signalled), InterfacesAdded and GetManagedObjects leave it
+# out, Get returns the new value (phcctl port fetches it so).
+fake state veth2 PASSIVE
+wait_for "$tmp/mon" '"path":"/org/phcd1/port/veth2".*"State":"PASSIVE"' 3 "$from"
+fake state veth2 LISTENING
+wait_for "$tmp/mon" '"path":"/org/phcd1/port/veth2".*"State":"LISTENING"' 3 "$from"
+got=$(tail -n +"$((from + 1))" "$tmp/mon" | grep -c '"PropertiesChanged".*"Counters"' || true)
+[ "$got" = 0 ] || fail "Counters: expected no PropertiesChanged for it, got $got: $(grep Counters "$tmp/mon" | head -n 2)"
+"${B[@]}" --json=short get-property org.phcd1 /org/phcd1/port/veth2 org.phcd1.Port Counters |
+	jq -e '.data.rx_sync == 7' >/dev/null || fail "Get Counters: expected rx_sync 7 after the change"
 got=$(grep -c '"InterfacesAdded".*"Counters"' "$tmp/mon" || true)
 [ "$got" = 0 ] || fail "InterfacesAdded: expected no Counters, got them in $got signal(s)"
 "${B[@]}" --json=short call org.phcd1 /org/phcd1 org.freedesktop.DBus.ObjectManager \
 	GetManagedObjects >"$tmp/gmo.json"
 got=$(grep -c '"Counters"' "$tmp/gmo.json" || true)
 [ "$got" = 0 ] || fail "GetManagedObjects: expected no Counters, got: $(head -c 300 "$tmp/gmo.json")"
-echo "ok: Counters: PropertiesChanged invalidates it, left out of InterfacesAdded and GetManagedObjects"
+echo "ok: Counters: never signalled, Get has the new value, left out of InterfacesAdded and GetManagedObjects"
 "$PHCCTL" port veth2 >"$tmp/port.txt"
 for re in '^Port veth2: instance dom-24, enabled$' '^  State +: LISTENING$' \
 	'^  Timestamping +: software, no PHC$' '^  Worker +: pid [0-9]+, 0 restart\(s\)$' \
