@@ -16,7 +16,21 @@ stats SAMPLES PHASES SYNC
     floor (first half of the quiet phases against the second half, same interval), per-phase
     ratios (each storm against the two quiet phases around it: mean and sd), the verdict, and
     the sample intervals in quiet and in storm phases against the Sync interval 2^SYNC s.
+    Lines "ptp4l[SEC.NSEC]: ptp4l: master offset N s2" (from `pmc` below) are the ptp4l
+    control: the same figures in a row of their own, outside the verdict, and each phcd port's
+    storm/quiet ratio divided by the control's, with a bootstrap interval drawing the same
+    phases for both (what a storm does to phcd beyond what it does to a slave without D-Bus).
+
+poll HZ
+    Prints "GET TIME_STATUS_NP" HZ times a second, for one pmc session (ptp4l --free_running
+    logs an offset at most once a second; TIME_STATUS_NP holds its latest sample).
+
+pmc PMC_LOG REAL_TO_MONO_NS
+    The ptp4l control's samples from that pmc session's output as sample lines: each sample
+    once (repeats dropped by ingress time), at its ingress time (CLOCK_REALTIME) plus
+    REAL_TO_MONO_NS, i.e. on CLOCK_MONOTONIC like the phases.
 """
+import itertools
 import math
 import random
 import re
@@ -52,7 +66,33 @@ def drive(tool, reads, storms, phases_path, ports):
             f.write("%s %d %d\n" % p)
 
 
-PAT = re.compile(r"^phcd-port\[(\d+)\.(\d+)\]: (\S+): master offset\s+(-?\d+) s(\d)")
+CONTROL = "ptp4l"
+PAT = re.compile(r"^(?:phcd-port|ptp4l)\[(\d+)\.(\d+)\]: (\S+): master offset\s+(-?\d+) s(\d)")
+
+
+def poll(hz):
+    try:
+        while True:
+            print("GET TIME_STATUS_NP", flush=True)
+            time.sleep(1.0 / hz)
+    except BrokenPipeError:  # pmc ended: the bench is over
+        sys.stderr.close()
+
+
+def pmc(log, real_to_mono):
+    offset, last = None, None
+    for line in open(log, errors="replace"):
+        f = line.split()
+        if len(f) != 2:
+            continue
+        if f[0] == "master_offset":
+            offset = int(f[1])
+        elif f[0] == "ingress_time" and f[1] != last and offset is not None:
+            last = f[1]
+            if int(f[1]) > 0:
+                t = int(f[1]) + real_to_mono
+                print(f"{CONTROL}[{t // 10**9}.{t % 10**9:09d}]: {CONTROL}: master offset "
+                      f"{offset} s2")
 
 
 def load(samples_path, phases_path):
@@ -64,7 +104,8 @@ def load(samples_path, phases_path):
         m = PAT.match(line)
         if not m:
             continue
-        t = int(m.group(1)) * 10**9 + int(m.group(2)) * 10**6
+        frac = m.group(2)
+        t = int(m.group(1)) * 10**9 + int(frac) * 10**(9 - len(frac))
         for i, (_, a, b) in enumerate(phases):
             if a <= t < b:
                 data.setdefault(m.group(3), {}).setdefault(i, []).append(
@@ -83,12 +124,23 @@ def pooled(parts):
     return math.sqrt(s / n) if n else float("nan")
 
 
-def ratio_ci(a, b, rng):
-    """RMS(pooled a) / RMS(pooled b), and its 95% bootstrap interval over phases."""
-    r = pooled(a) / pooled(b)
-    boot = sorted(pooled(rng.choices(a, k=len(a))) / pooled(rng.choices(b, k=len(b)))
-                  for _ in range(BOOT))
-    return r, boot[int(BOOT * 0.025)], boot[int(BOOT * 0.975) - 1]
+def ratio_ci(a, b, rng, c=None, d=None):
+    """RMS(pooled a) / RMS(pooled b), and its 95% bootstrap interval over phases; with c and d,
+    that ratio divided by RMS(pooled c) / RMS(pooled d), the same phases drawn for a and c and
+    for b and d."""
+    def draw(a, b, c, d):
+        r = pooled(a) / pooled(b)
+        return r if c is None else r * pooled(d) / pooled(c)
+
+    boot = []
+    for _ in range(BOOT):
+        i = rng.choices(range(len(a)), k=len(a))
+        j = rng.choices(range(len(b)), k=len(b))
+        boot.append(draw([a[k] for k in i], [b[k] for k in j],
+                         None if c is None else [c[k] for k in i],
+                         None if d is None else [d[k] for k in j]))
+    boot.sort()
+    return draw(a, b, c, d), boot[int(BOOT * 0.025)], boot[int(BOOT * 0.975) - 1]
 
 
 def pct(v, p):
@@ -112,33 +164,53 @@ def stats(samples_path, phases_path, sync):
           "per-storm ratio mean +- sd, verdict (storm/quiet > 1.05?)")
     verdicts = {}
     allq, alls = [], []
-    for port in sorted(data, key=lambda s: (len(s), s)):
+    ports = sorted((p for p in data if p != CONTROL), key=lambda s: (len(s), s))
+    sq = {}
+    for port in ports + ([CONTROL] if CONTROL in data else []):
         ph = data[port]
         q = [sumsq(ph.get(i, [])) for i in quiet]
         s = [sumsq(ph.get(i, [])) for i in storm]
-        allq += q
-        alls += s
+        sq[port] = q, s
         r, lo, hi = ratio_ci(s, q, rng)
         rq, qlo, qhi = ratio_ci(q[:h], q[len(q) - h:], rng)
         per = [pooled([s[k]]) / pooled([q[k], q[k + 1]]) for k in range(len(s)) if s[k][1]]
         v = "met" if hi <= LIMIT else "MISSED" if lo > LIMIT else "undecided"
-        verdicts[port] = v
+        if port == CONTROL:
+            print("control, a ptp4l --free_running slave without D-Bus, same phases:")
+        else:
+            allq += q
+            alls += s
+            verdicts[port] = v
         print(f"  {port:4s} {sum(x[1] for x in q):5d}/{sum(x[1] for x in s):5d}  "
               f"quiet {pooled(q):6.0f}  storm {pooled(s):6.0f}  "
               f"storm/quiet {r:.3f} [{lo:.3f}, {hi:.3f}]  "
               f"noise {rq:.3f} [{qlo:.3f}, {qhi:.3f}]  "
               f"per storm {statistics.mean(per):.3f} +- {statistics.stdev(per):.3f}  {v}")
-    if len(data) > 1:
-        r, lo, hi = ratio_ci(alls, allq, rng)
-        print(f"  all ports pooled: storm/quiet {r:.3f} [{lo:.3f}, {hi:.3f}]")
+        if len(ports) > 1 and port == ports[-1]:
+            r, lo, hi = ratio_ci(alls, allq, rng)
+            print(f"  all ports pooled: storm/quiet {r:.3f} [{lo:.3f}, {hi:.3f}]")
+    if CONTROL in data:
+        # The machine's share (CPU contention from the storm's client and dbus-daemon) moves
+        # both slaves; what is left in this quotient is phcd's own.
+        print("phcd's storm/quiet over the control's [95%, the same phases drawn for both]:")
+        cq, cs = sq[CONTROL]
+        for port in ports:
+            q, s = sq[port]
+            r, lo, hi = ratio_ci(s, q, rng, cs, cq)
+            print(f"  {port:4s} {r:.3f} [{lo:.3f}, {hi:.3f}]")
     # A late sample (the worker held up) makes its interval longer than a whole number of Sync
     # intervals and the next one shorter: the lateness is the distance to the nearest multiple.
     # A missing sample (a Sync lost or dropped by the engine) makes it two whole intervals.
+    # The control's times are its Syncs' ingress timestamps: no lateness of the daemon shows in
+    # them, and a sample missing is one the pmc poller did not see.
     print("sample intervals (ms, to the ms; Sync every %.1f ms), every port, within phases:"
           % nominal)
-    for name, idx in (("quiet", quiet), ("storm", storm)):
+    groups = [("", ports)] + ([("control ", [CONTROL])] if CONTROL in data else [])
+    for (label, group), (name, idx) in itertools.product(groups, (("quiet", quiet),
+                                                                   ("storm", storm))):
         iv, late, missing, unlocked, big, n = [], [], 0, 0, 0, 0
-        for port, ph in data.items():
+        for port in group:
+            ph = data[port]
             for i in idx:
                 v = ph.get(i, [])
                 unlocked += sum(st != 2 for _, _, st in v)
@@ -152,7 +224,7 @@ def stats(samples_path, phases_path, sync):
                     missing += m - 1
         iv.sort()
         late.sort()
-        print(f"  {name}: {len(iv)} intervals, median {pct(iv, 50):.0f}, max {iv[-1]:.0f}; "
+        print(f"  {label}{name}: {len(iv)} intervals, median {pct(iv, 50):.0f}, max {iv[-1]:.0f}; "
               f"off the Sync grid by p50 {pct(late, 50):.1f}, p99 {pct(late, 99):.1f}, "
               f"p99.9 {pct(late, 99.9):.1f}, max {late[-1]:.1f}; "
               f"{missing} samples missing ({100.0 * missing / (len(iv) + missing):.2f}%); "
@@ -167,5 +239,9 @@ if __name__ == "__main__":
         drive(sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5], sys.argv[6:])
     elif len(sys.argv) == 5 and sys.argv[1] == "stats":
         stats(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+    elif len(sys.argv) == 3 and sys.argv[1] == "poll":
+        poll(float(sys.argv[2]))
+    elif len(sys.argv) == 4 and sys.argv[1] == "pmc":
+        pmc(sys.argv[2], int(sys.argv[3]))
     else:
         sys.exit(__doc__)

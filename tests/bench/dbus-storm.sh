@@ -15,21 +15,32 @@
 # ratio with a 95% bootstrap interval over phases, the same for the first half of the quiet
 # phases against the second half (the noise floor), per-phase ratios (mean and sd), the verdict
 # on the 5% criterion, and the sample intervals in each kind of phase (is any sample late?).
-# Not pass/fail, not in a meson suite. Results: docs/performance.md.
+#
+# The ptp4l control (unless CONTROL=0): beside phcd, in namespaces of its own, a
+# `ptp4l -s --free_running 1` slave of another such grandmaster over its own veth pair at the same
+# Sync rate, through the same phases. It has no D-Bus, so a storm moves its offsets only through
+# the machine (CPU taken by the storm's client and dbus-daemon). ptp4l --free_running logs an
+# offset at most once a second, so its every sample is read from TIME_STATUS_NP (master_offset,
+# ingress_time) polled through one pmc session at 3 times the Sync rate, repeats dropped by
+# ingress time, as in sync-quality.sh; its row comes after phcd's, outside the verdict, then
+# each phcd port's storm/quiet ratio divided by the control's. Not pass/fail, not in a meson
+# suite. Results: docs/performance.md.
 #
 # usage: BUILD=build-dir tests/bench/dbus-storm.sh [PORTS [STORMS [READS]]]
 #   (root; defaults 1 port, 10 storms, 10000 reads; env SYNC: logSyncInterval, default -4;
-#   SETTLE: seconds after every port is locked, default 20; KEEP=DIR keeps the samples and the
-#   phases, for `tests/bench/dbus-storm.py stats DIR/samples DIR/phases SYNC`)
+#   SETTLE: seconds after every port is locked, default 20; CONTROL=0: no ptp4l control;
+#   KEEP=DIR keeps the samples (the control's too) and the phases, for
+#   `tests/bench/dbus-storm.py stats DIR/samples DIR/phases SYNC`)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 SRC=${SRC:-$(cd "$here/../.." && pwd)}
-BUILD=${BUILD:-$SRC/build}
+BUILD=$(cd "${BUILD:-$SRC/build}" && pwd) # absolute: the storms run from /
 PORTS=${1:-1}
 STORMS=${2:-10}
 READS=${3:-10000}
 SYNC=${SYNC:--4}
 SETTLE=${SETTLE:-20}
+CONTROL=${CONTROL:-1}
 . "$SRC/tests/lib/net-helpers.sh"
 . "$SRC/tests/lib/dbus-helpers.sh"
 . "$SRC/tests/lib/ptp-helpers.sh"
@@ -40,7 +51,7 @@ TOOL=$BUILD/tests/bench/tool-dbus-latency
 [ -x "$PHCD" ] && [ -x "$PHCCTL" ] && [ -x "$TOOL" ] || fail "build first: ninja -C $BUILD"
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
-S=phst-s$$ G=phst-g$$
+S=phst-s$$ G=phst-g$$ CS=phst-cs$$ CG=phst-cg$$
 trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
 dbus_start "$tmp/bus"
 netns_pair "$S" "$G" s1 g1
@@ -60,6 +71,17 @@ for i in $(seq 1 "$PORTS"); do
 	printf '\n[instance x%d]\ninterfaces = s%d\nclock_backend = virtual\n' "$i" "$i" >>"$tmp/phcd.conf"
 	paths+=("/org/phcd1/port/s$i")
 done
+if [ "$CONTROL" = 1 ]; then
+	netns_pair "$CS" "$CG" c1 cg1
+	ptp4l_gm "$CG" cg1 "$tmp/cgm.uds" "$tmp/cgm.log" --logSyncInterval "$SYNC"
+	ip netns exec "$CS" capsh --drop=cap_sys_time -- -c "exec ptp4l -i c1 -2 -S -m -s \
+		--free_running 1 $PTP4L_FAST --logSyncInterval $SYNC --uds_address $tmp/c1.uds" \
+		>"$tmp/ptp4l.log" 2>&1 &
+	BG_PIDS+=($!)
+	python3 -u "$here/dbus-storm.py" poll "$(awk -v s="$SYNC" 'BEGIN { print 3 * 2 ^ -s }')" |
+		pmc -u -b 0 -s "$tmp/c1.uds" -i "$tmp/c1.pmc" >"$tmp/ptp4l.pmc" 2>&1 &
+	BG_PIDS+=($!)
+fi
 ip netns exec "$S" capsh --drop=cap_sys_time -- -c "exec $PHCD -f $tmp/phcd.conf" \
 	>"$tmp/phcd.log" 2>&1 &
 BG_PIDS+=($!)
@@ -69,18 +91,30 @@ wait_bus_name org.phcd1 10
 for i in $(seq 1 "$PORTS"); do
 	wait_for "$tmp/phcd.log" "^phcd-port\[[0-9.]*\]: s$i: master offset .* s2 " 60
 done
+[ "$CONTROL" != 1 ] || wait_for "$tmp/ptp4l.pmc" "ingress_time +[1-9]" 60
 # Let the servos settle past their first seconds before measuring.
 sleep "$SETTLE"
 
 echo "phcd: $PORTS port(s), each SLAVE of its own ptp4l --free_running 1 over veth, software" \
 	"timestamps, clock_backend virtual, logSyncInterval $SYNC; $STORMS storms of $READS reads"
+[ "$CONTROL" != 1 ] || echo "control: ptp4l -s --free_running 1 ($(ptp4l -v 2>&1 | head -n 1))" \
+	"SLAVE of its own ptp4l --free_running 1 over veth, same Sync, same phases, no D-Bus"
+# CLOCK_REALTIME (the control's ingress times) to CLOCK_MONOTONIC (the phases), before and after.
+real_to_mono() { python3 -c 'import time; print(time.monotonic_ns() - time.time_ns())'; }
+r2m0=$(real_to_mono)
 echo "load before: $(uptime)"
 (cd / && python3 "$here/dbus-storm.py" drive "$TOOL" "$READS" "$STORMS" "$tmp/phases" \
 	"${paths[@]}")
 echo "load after: $(uptime)"
+r2m1=$(real_to_mono)
 grep -a '^phcd-port\[' "$tmp/phcd.log" >"$tmp/samples" || true
+if [ "$CONTROL" = 1 ]; then
+	echo "CLOCK_REALTIME - CLOCK_MONOTONIC moved by $(((r2m0 - r2m1) / 1000)) us during the phases"
+	python3 "$here/dbus-storm.py" pmc "$tmp/ptp4l.pmc" "$(((r2m0 + r2m1) / 2))" >>"$tmp/samples"
+fi
 python3 "$here/dbus-storm.py" stats "$tmp/samples" "$tmp/phases" "$SYNC"
 if [ -n "${KEEP:-}" ]; then
 	mkdir -p "$KEEP"
 	cp "$tmp/samples" "$tmp/phases" "$tmp/phcd.log" "$KEEP/"
+	[ "$CONTROL" != 1 ] || cp "$tmp/ptp4l.log" "$tmp/ptp4l.pmc" "$KEEP/"
 fi
