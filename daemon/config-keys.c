@@ -135,37 +135,41 @@ bool config_keys_instance_name_valid(const char *s)
 	return true;
 }
 
-static int parse_interfaces(const struct config_key *k, const char *value, void *dst)
+/* Add the names of value (separated by blanks or commas) to sel: each valid, new, within the max.
+ */
+static int add_interface_names(struct interface_selection *sel, const char *value)
 {
-	struct interface_selection sel;
 	const char *p = value;
 
-	memset(&sel, 0, sizeof(sel));
-	if (strcmp(value, "auto") == 0) {
-		sel.auto_select = true;
-		memcpy(dst, &sel, sizeof(sel));
-		return 0;
-	}
 	for (;;) {
 		size_t n;
 
 		p += strspn(p, " \t,");
 		if (*p == '\0') {
-			break;
+			return 0;
 		}
 		n = strcspn(p, " \t,");
-		if (!config_keys_ifname_valid(p, n) || sel.n_names >= OPTIONS_INTERFACES_MAX) {
+		if (!config_keys_ifname_valid(p, n) || sel->n_names >= OPTIONS_INTERFACES_MAX) {
 			return -EINVAL;
 		}
-		for (unsigned int i = 0; i < sel.n_names; i++) {
-			if (strncmp(sel.names[i], p, n) == 0 && sel.names[i][n] == '\0') {
+		for (unsigned int i = 0; i < sel->n_names; i++) {
+			if (strncmp(sel->names[i], p, n) == 0 && sel->names[i][n] == '\0') {
 				return -EINVAL;
 			}
 		}
-		memcpy(sel.names[sel.n_names++], p, n);
+		memcpy(sel->names[sel->n_names++], p, n);
 		p += n;
 	}
-	if (sel.n_names == 0) {
+}
+
+static int parse_interfaces(const struct config_key *k, const char *value, void *dst)
+{
+	struct interface_selection sel;
+
+	memset(&sel, 0, sizeof(sel));
+	if (strcmp(value, "auto") == 0) {
+		sel.auto_select = true;
+	} else if (add_interface_names(&sel, value) < 0 || sel.n_names == 0) {
 		return -EINVAL;
 	}
 	memcpy(dst, &sel, sizeof(sel));
@@ -175,25 +179,14 @@ static int parse_interfaces(const struct config_key *k, const char *value, void 
 /* More names for an explicit list: neither may be auto, and no name twice across the lines. */
 static int append_interfaces(const struct config_key *k, const char *value, void *dst)
 {
-	struct interface_selection *cur = dst, more;
-	int r = parse_interfaces(k, value, &more);
+	struct interface_selection sel = *(struct interface_selection *) dst;
+	unsigned int before = sel.n_names;
 
-	if (r < 0) {
-		return r;
-	}
-	if (cur->auto_select || more.auto_select ||
-	    cur->n_names + more.n_names > OPTIONS_INTERFACES_MAX) {
+	if (sel.auto_select || strcmp(value, "auto") == 0 || add_interface_names(&sel, value) < 0 ||
+	    sel.n_names == before) {
 		return -EINVAL;
 	}
-	for (unsigned int i = 0; i < more.n_names; i++) {
-		for (unsigned int j = 0; j < cur->n_names; j++) {
-			if (strcmp(more.names[i], cur->names[j]) == 0) {
-				return -EINVAL;
-			}
-		}
-	}
-	memcpy(cur->names + cur->n_names, more.names, more.n_names * sizeof(more.names[0]));
-	cur->n_names += more.n_names;
+	memcpy(dst, &sel, sizeof(sel));
 	return 0;
 }
 
