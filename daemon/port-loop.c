@@ -58,22 +58,24 @@ static void on_timer(struct evloop *e, void *userdata)
 	port_loop_rearm(l);
 }
 
+/*
+ * One frame per readiness: epoll is level-triggered and comes back at once while more wait. A
+ * batch read until EAGAIN cost a recvmsg that found the socket empty after nearly every wakeup
+ * (13 a second of a worker's 56 syscalls at 8 Sync/s); ptp4l too reads one message per poll().
+ * One frame per turn also keeps the loop fair to IPC and timers under a flood.
+ */
 static void on_frame(struct evloop *e, int fd, uint32_t revents, void *userdata)
 {
 	struct port_loop *l = userdata;
+	struct transport_rx_info info;
 	uint8_t buf[1536];
+	int n;
 
-	/* A bounded batch: the loop stays fair to IPC and timers under a flood. */
-	for (int k = 0; k < 64; k++) {
-		struct transport_rx_info info;
-		int n = transport_recv(l->transport, buf, sizeof(buf), &info);
-
-		if (n == -EAGAIN) {
-			break;
-		}
-		if (n < 0) {
-			continue;
-		}
+	n = transport_recv(l->transport, buf, sizeof(buf), &info);
+	if (n == -EAGAIN) {
+		return;
+	}
+	if (n >= 0) {
 		engine_result(l, "receive",
 			      port_receive(l->port, buf, (size_t) n,
 					   info.has_ts ? info.ts : PORT_TS_NONE, port_loop_now()));
