@@ -45,7 +45,9 @@ netns_pair() {
 wait_for() {
 	local file=$1 re=$2 secs=$3 from=${4:-0}
 	local deadline=$((SECONDS + secs))
-	while ! tail -n +$((from + 1)) "$file" 2>/dev/null | grep -Eq -- "$re"; do
+	# Not `tail | grep -q`: under pipefail, grep leaving early fails the pipeline when tail
+	# still has a large file to write (SIGPIPE), and a match would read as none.
+	while ! grep -Eq -- "$re" < <(tail -n +$((from + 1)) "$file" 2>/dev/null); do
 		if [ "$SECONDS" -ge "$deadline" ]; then
 			echo "--- $file:" >&2
 			tail -n 20 "$file" >&2 || true
