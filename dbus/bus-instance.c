@@ -53,7 +53,7 @@ static int get_clock_backend(sd_bus *bus, const char *path, const char *interfac
 {
 	const char *b = options_clock_backend_to_string(*(enum options_clock_backend *) userdata);
 
-	return sd_bus_message_append_basic(reply, 's', b ? b : "unknown");
+	return bus_append_valid_string(reply, b ? b : "unknown");
 }
 
 /* Servo states travel in lower case ("locked"), as chrony and timedatectl show them. */
@@ -70,8 +70,8 @@ static int get_servo_state(sd_bus *bus, const char *path, const char *interface,
 {
 	unsigned int st = *(enum servo_state *) userdata;
 
-	return sd_bus_message_append_basic(
-		reply, 's', st < ARRAY_SIZE(servo_names) ? servo_names[st] : "unknown");
+	return bus_append_valid_string(reply,
+				       st < ARRAY_SIZE(servo_names) ? servo_names[st] : "unknown");
 }
 
 /* A byte-sized IEEE 1588 enum: its name, or "0xNN" for a profile-specific or reserved value. */
@@ -83,7 +83,7 @@ static int append_byte_enum(sd_bus_message *reply, const char *name, uint8_t val
 		snprintf(hex, sizeof(hex), "0x%02x", value);
 		name = hex;
 	}
-	return sd_bus_message_append_basic(reply, 's', name);
+	return bus_append_valid_string(reply, name);
 }
 
 static int get_time_source(sd_bus *bus, const char *path, const char *interface,

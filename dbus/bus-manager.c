@@ -12,7 +12,7 @@
 static int get_version(sd_bus *bus, const char *path, const char *interface, const char *property,
 		       sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
-	return sd_bus_message_append_basic(reply, 's', PHCD_VERSION);
+	return bus_append_valid_string(reply, PHCD_VERSION);
 }
 
 static int get_instances(sd_bus *bus, const char *path, const char *interface, const char *property,

@@ -57,7 +57,7 @@ static int get_state(sd_bus *bus, const char *path, const char *interface, const
 {
 	const char *st = port_state_to_string(*(enum port_state *) userdata);
 
-	return sd_bus_message_append_basic(reply, 's', st ? st : "UNKNOWN");
+	return bus_append_valid_string(reply, st ? st : "UNKNOWN");
 }
 
 static int get_delay_mechanism(sd_bus *bus, const char *path, const char *interface,
@@ -67,7 +67,7 @@ static int get_delay_mechanism(sd_bus *bus, const char *path, const char *interf
 	const char *d = options_delay_mechanism_to_string(
 		*(enum options_delay_mechanism *) userdata);
 
-	return sd_bus_message_append_basic(reply, 's', d ? d : "unknown");
+	return bus_append_valid_string(reply, d ? d : "unknown");
 }
 
 static int get_timestamping(sd_bus *bus, const char *path, const char *interface,
@@ -76,7 +76,7 @@ static int get_timestamping(sd_bus *bus, const char *path, const char *interface
 {
 	const char *t = mport_timestamping_to_string(*(enum transport_ts_mode *) userdata);
 
-	return sd_bus_message_append_basic(reply, 's', t ? t : "unknown");
+	return bus_append_valid_string(reply, t ? t : "unknown");
 }
 
 static int get_last_error_code(sd_bus *bus, const char *path, const char *interface,
@@ -133,7 +133,7 @@ static int append_counter(sd_bus_message *reply, const char *key, uint64_t value
 	int r = sd_bus_message_open_container(reply, 'e', "st");
 
 	if (r >= 0) {
-		r = sd_bus_message_append_basic(reply, 's', key);
+		r = bus_append_valid_string(reply, key);
 	}
 	if (r >= 0) {
 		r = sd_bus_message_append_basic(reply, 't', &value);

@@ -119,7 +119,35 @@ int bus_property_get_bool(sd_bus *bus, const char *path, const char *interface,
 	return sd_bus_message_append_basic(reply, 'b', &b);
 }
 
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 if the byte there does not start one. */
+int bus_append_valid_string(sd_bus_message *msg, const char *s)
+{
+	size_t n = strlen(s);
+	char *p;
+	int r = sd_bus_message_append_string_space(msg, n, &p);
+
+	if (r >= 0) {
+		memcpy(p, s, n);
+	}
+	return r;
+}
+
+/* The code point of a valid UTF-8 sequence of n bytes at s. */
+static uint32_t utf8_decode(const unsigned char *s, size_t n)
+{
+	static const unsigned char lead_mask[5] = { 0, 0x7F, 0x1F, 0x0F, 0x07 };
+	uint32_t c = s[0] & lead_mask[n];
+
+	for (size_t k = 1; k < n; k++) {
+		c = c << 6 | (s[k] & 0x3F);
+	}
+	return c;
+}
+
+/*
+ * Length of the valid UTF-8 sequence at s (1..4), or 0 if the byte there does not start one.
+ * Valid as sd-bus reads strings (utf8_is_valid), which its clients check on every string: that
+ * is what lets bus_append_valid_string() skip the check when phcd appends them.
+ */
 static size_t utf8_len(const unsigned char *s)
 {
 	size_t n = *s < 0x80		 ? 1
@@ -136,6 +164,14 @@ static size_t utf8_len(const unsigned char *s)
 	}
 	for (size_t k = 1; k < n; k++) {
 		if ((s[k] & 0xC0) != 0x80) {
+			return 0;
+		}
+	}
+	if (n == 3 || n == 4) {
+		/* sd-bus also refuses the noncharacters U+FDD0..U+FDEF and U+xFFFE, U+xFFFF. */
+		uint32_t c = utf8_decode(s, n);
+
+		if ((c >= 0xFDD0 && c <= 0xFDEF) || (c & 0xFFFE) == 0xFFFE) {
 			return 0;
 		}
 	}
@@ -166,7 +202,7 @@ int bus_property_get_chars(sd_bus *bus, const char *path, const char *interface,
 		o += n;
 	}
 	out[o] = '\0';
-	return sd_bus_message_append_basic(reply, 's', out);
+	return bus_append_valid_string(reply, out);
 }
 
 int bus_property_get_clock_identity(sd_bus *bus, const char *path, const char *interface,
@@ -175,7 +211,7 @@ int bus_property_get_clock_identity(sd_bus *bus, const char *path, const char *i
 {
 	char buf[CLOCK_IDENTITY_STRLEN];
 
-	return sd_bus_message_append_basic(reply, 's', clock_identity_to_string(userdata, buf));
+	return bus_append_valid_string(reply, clock_identity_to_string(userdata, buf));
 }
 
 int bus_property_get_port_identity(sd_bus *bus, const char *path, const char *interface,
@@ -184,7 +220,7 @@ int bus_property_get_port_identity(sd_bus *bus, const char *path, const char *in
 {
 	char buf[PORT_IDENTITY_STRLEN];
 
-	return sd_bus_message_append_basic(reply, 's', port_identity_to_string(userdata, buf));
+	return bus_append_valid_string(reply, port_identity_to_string(userdata, buf));
 }
 
 int bus_emit_groups(struct bus_server *s, const char *path, const char *interface,
@@ -217,7 +253,12 @@ static int open_entry(sd_bus_message *msg, const char *contents, char key_type, 
 {
 	int r = sd_bus_message_open_container(msg, 'e', contents);
 
-	return r < 0 ? r : sd_bus_message_append_basic(msg, key_type, key);
+	if (r < 0) {
+		return r;
+	}
+	/* A string key is a property or interface name of ours: ASCII. */
+	return key_type == 's' ? bus_append_valid_string(msg, key)
+			       : sd_bus_message_append_basic(msg, key_type, key);
 }
 
 /* Append one property as a dict entry {name, variant} by calling its getter. */

@@ -336,11 +336,16 @@ fake system-clock none
 echo "ok: wait-sync with system_clock_instance waits for SystemClockSynchronized ($(cat "$tmp/ws"))"
 
 # --- a worker's error text is not trusted: invalid UTF-8 must not break GetAll for everyone
-printf 'error veth1 bad \xff\xc0\xaf \xed\xa0\x80 text \xc3\xa9\n' >&5
+# (\xef\xbf\xbe and \xef\xb7\x90 are the noncharacters U+FFFE and U+FDD0, which sd-bus refuses)
+printf 'error veth1 bad \xff\xc0\xaf \xed\xa0\x80 \xef\xbf\xbe\xef\xb7\x90 text \xc3\xa9\n' >&5
 wait_for "$tmp/out" '^ok error$' 5
 got=$("${B[@]}" get-property org.phcd1 /org/phcd1/port/veth1 org.phcd1.Port LastError)
 # (busctl prints the é of the valid tail as octal escapes)
-[ "$got" = 's "bad ??? ??? text \303\251"' ] || fail "LastError with invalid UTF-8: got '$got'"
+[ "$got" = 's "bad ??? ??? ?????? text \303\251"' ] || fail "LastError with invalid UTF-8: got '$got'"
+"${B[@]}" --json=short call org.phcd1 /org/phcd1 org.freedesktop.DBus.ObjectManager \
+	GetManagedObjects | jq -e '.data[0]["/org/phcd1/port/veth1"]["org.phcd1.Port"].LastError.data
+	| startswith("bad ??? ??? ?????? text")' >/dev/null ||
+	fail "GetManagedObjects with invalid UTF-8 in a LastError"
 "$PHCCTL" port veth1 --json | jq -e '.LastErrorCode == 100' >/dev/null || fail "GetAll of veth1 after a bad error text"
 echo "ok: invalid UTF-8 in LastError shown as '?', GetAll still works: $got"
 
