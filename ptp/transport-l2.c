@@ -408,6 +408,31 @@ static int l2_send(struct transport *t, const void *buf, size_t len,
 	return (int) len;
 }
 
+/*
+ * The binding admits ETH_P_1588 only; anything shorter than a header is junk. PACKET_OTHERHOST is
+ * not ours: unicast to another MAC seen in promiscuous mode, or PTP tagged for a VLAN without a
+ * device here (the kernel strips the tag and still hands the frame to every ETH_P_1588 socket of
+ * the port).
+ */
+static bool l2_ours(const uint8_t *hdr, ssize_t n, const struct sockaddr_ll *from)
+{
+	return n >= L2_HDR_LEN && hdr[12] == (ETH_P_1588 >> 8) && hdr[13] == (ETH_P_1588 & 0xff) &&
+	       from->sll_pkttype != PACKET_OTHERHOST;
+}
+
+/* A received frame's source and timestamp. */
+static void l2_rx_info(struct transport_l2 *l2, struct msghdr *msg, const uint8_t *hdr,
+		       struct transport_rx_info *ret)
+{
+	struct hwtstamp_cmsg c;
+
+	hwtstamp_parse_cmsg(msg, l2->status.mode == TRANSPORT_TS_MODE_HARDWARE, &c);
+	memset(ret, 0, sizeof(*ret));
+	memcpy(ret->src, hdr + TRANSPORT_MAC_LEN, TRANSPORT_MAC_LEN);
+	ret->has_ts = c.has_ts;
+	ret->ts = c.ts;
+}
+
 static int l2_recv(struct transport *t, void *buf, size_t len, struct transport_rx_info *ret)
 {
 	struct transport_l2 *l2 = to_l2(t);
@@ -421,7 +446,6 @@ static int l2_recv(struct transport *t, void *buf, size_t len, struct transport_
 			      .msg_iovlen = 1,
 			      .msg_control = ctrl,
 			      .msg_controllen = sizeof(ctrl) };
-	struct hwtstamp_cmsg c;
 	size_t plen;
 	ssize_t n;
 
@@ -433,24 +457,13 @@ static int l2_recv(struct transport *t, void *buf, size_t len, struct transport_
 		if (n < 0) {
 			return errno == EINTR ? -EAGAIN : -errno;
 		}
-		/*
-		 * The binding admits ETH_P_1588 only; anything shorter than a header is junk.
-		 * PACKET_OTHERHOST is not ours: unicast to another MAC seen in promiscuous mode,
-		 * or PTP tagged for a VLAN without a device here (the kernel strips the tag and
-		 * still hands the frame to every ETH_P_1588 socket of the port).
-		 */
-		if (n >= L2_HDR_LEN && frame[12] == (ETH_P_1588 >> 8) &&
-		    frame[13] == (ETH_P_1588 & 0xff) && from.sll_pkttype != PACKET_OTHERHOST) {
+		if (l2_ours(frame, n, &from)) {
 			break;
 		}
 		msg.msg_namelen = sizeof(from);
 		msg.msg_controllen = sizeof(ctrl);
 	}
-	hwtstamp_parse_cmsg(&msg, l2->status.mode == TRANSPORT_TS_MODE_HARDWARE, &c);
-	memset(ret, 0, sizeof(*ret));
-	memcpy(ret->src, frame + TRANSPORT_MAC_LEN, TRANSPORT_MAC_LEN);
-	ret->has_ts = c.has_ts;
-	ret->ts = c.ts;
+	l2_rx_info(l2, &msg, frame, ret);
 	plen = (size_t) n - L2_HDR_LEN;
 	/* Longer than any PTP message fits in a standard frame: deliver nothing of it. */
 	if (msg.msg_flags & MSG_TRUNC) {
@@ -462,6 +475,54 @@ static int l2_recv(struct transport *t, void *buf, size_t len, struct transport_
 	}
 	memcpy(buf, frame + L2_HDR_LEN, plen);
 	return (int) plen;
+}
+
+/* Up to L2_BATCH frames in one recvmmsg(), each payload straight into its entry. */
+#define L2_BATCH 8
+
+static int l2_recv_batch(struct transport *t, struct transport_frame *f, size_t n)
+{
+	struct transport_l2 *l2 = to_l2(t);
+	uint8_t hdr[L2_BATCH][L2_HDR_LEN];
+	char ctrl[L2_BATCH][512];
+	struct sockaddr_ll from[L2_BATCH];
+	struct iovec iov[L2_BATCH][2];
+	struct mmsghdr mm[L2_BATCH];
+	int got;
+
+	_Static_assert(L2_HDR_LEN + TRANSPORT_PAYLOAD_MAX == L2_FRAME_MAX, "one frame per entry");
+	if (l2->fd < 0) {
+		return -EBADF;
+	}
+	n = n < L2_BATCH ? n : L2_BATCH;
+	memset(mm, 0, n * sizeof(mm[0]));
+	for (size_t k = 0; k < n; k++) {
+		iov[k][0] = (struct iovec){ hdr[k], L2_HDR_LEN };
+		iov[k][1] = (struct iovec){ f[k].buf, sizeof(f[k].buf) };
+		mm[k].msg_hdr = (struct msghdr){ .msg_name = &from[k],
+						 .msg_namelen = sizeof(from[k]),
+						 .msg_iov = iov[k],
+						 .msg_iovlen = 2,
+						 .msg_control = ctrl[k],
+						 .msg_controllen = sizeof(ctrl[k]) };
+	}
+	got = recvmmsg(l2->fd, mm, (unsigned int) n, MSG_DONTWAIT, NULL);
+	if (got < 0) {
+		return errno == EINTR ? -EAGAIN : -errno;
+	}
+	for (int k = 0; k < got; k++) {
+		ssize_t len = (ssize_t) mm[k].msg_len;
+
+		if (!l2_ours(hdr[k], len, &from[k])) {
+			f[k].len = -ENOMSG;
+			continue;
+		}
+		l2_rx_info(l2, &mm[k].msg_hdr, hdr[k], &f[k].info);
+		/* Longer than any PTP message fits in a standard frame: deliver nothing of it. */
+		f[k].len = mm[k].msg_hdr.msg_flags & MSG_TRUNC ? -EMSGSIZE
+							       : (int) (len - L2_HDR_LEN);
+	}
+	return got;
 }
 
 static int l2_fd(struct transport *t)
@@ -499,6 +560,7 @@ static const struct transport_ops l2_ops = {
 	.free = l2_free,
 	.send = l2_send,
 	.recv = l2_recv,
+	.recv_batch = l2_recv_batch,
 	.fd = l2_fd,
 	.get_mac = l2_get_mac,
 	.get_ts_status = l2_get_ts_status,

@@ -40,6 +40,19 @@ int transport_recv(struct transport *t, void *buf, size_t len, struct transport_
 	return t->ops->recv(t, buf, len, ret);
 }
 
+int transport_recv_batch(struct transport *t, struct transport_frame *f, size_t n)
+{
+	if (n == 0) {
+		return 0;
+	}
+	if (t->ops->recv_batch) {
+		return t->ops->recv_batch(t, f, n);
+	}
+	f->len = t->ops->recv(t, f->buf, sizeof(f->buf), &f->info);
+	/* One message only: the caller sees "fewer than asked" and waits for readiness again. */
+	return f->len == -EAGAIN ? -EAGAIN : 1;
+}
+
 int transport_fd(struct transport *t)
 {
 	return t->ops->fd(t);

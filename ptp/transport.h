@@ -67,6 +67,16 @@ struct transport_rx_info {
 	ns_t ts; /* RX timestamp, CLOCK_REALTIME (software) or the PHC's time (hardware) */
 };
 
+/* The largest payload received: an untagged 1518-byte frame less its 14-byte link header. */
+#define TRANSPORT_PAYLOAD_MAX 1504
+
+/* One message of a batch (transport_recv_batch()). */
+struct transport_frame {
+	int len; /* payload length, or -errno: not a message for us (skip it) */
+	struct transport_rx_info info;
+	uint8_t buf[TRANSPORT_PAYLOAD_MAX];
+};
+
 struct transport;
 
 struct transport_ops {
@@ -92,6 +102,11 @@ struct transport_ops {
 	 * Returns the payload length; a payload longer than len is truncated (-EMSGSIZE).
 	 */
 	int (*recv)(struct transport *t, void *buf, size_t len, struct transport_rx_info *ret);
+	/*
+	 * Optional: receive up to n messages with one system call, without blocking. Returns how
+	 * many entries it filled (fewer than n: no more were waiting), -EAGAIN when none was.
+	 */
+	int (*recv_batch)(struct transport *t, struct transport_frame *f, size_t n);
 	int (*fd)(struct transport *t);
 	int (*get_mac)(struct transport *t, uint8_t mac[TRANSPORT_MAC_LEN]);
 	int (*get_ts_status)(struct transport *t, struct transport_ts_status *ret);
@@ -126,6 +141,12 @@ struct transport *transport_free(struct transport *t);
 int transport_send(struct transport *t, const void *buf, size_t len,
 		   const struct transport_dest *dest, bool event, ns_t *ret_tx_ts);
 int transport_recv(struct transport *t, void *buf, size_t len, struct transport_rx_info *ret);
+/*
+ * What is waiting, up to n messages, in one system call where the transport can (else one
+ * message): the number of entries filled, each with its length or -errno (skip those); fewer than
+ * n means nothing more was waiting, so the caller need not ask again to learn it (-EAGAIN).
+ */
+int transport_recv_batch(struct transport *t, struct transport_frame *f, size_t n);
 int transport_fd(struct transport *t);
 int transport_get_mac(struct transport *t, uint8_t mac[TRANSPORT_MAC_LEN]);
 int transport_get_ts_status(struct transport *t, struct transport_ts_status *ret);

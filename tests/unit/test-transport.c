@@ -53,6 +53,7 @@ struct fake {
 	int before;
 	struct transport base;
 	int sends, closes, frees;
+	int queued; /* messages recv() still has */
 };
 
 static int fake_send(struct transport *t, const void *buf, size_t len,
@@ -65,6 +66,21 @@ static int fake_send(struct transport *t, const void *buf, size_t len,
 		*ret = 1234;
 	}
 	return (int) len;
+}
+
+static int fake_recv(struct transport *t, void *buf, size_t len, struct transport_rx_info *ret)
+{
+	struct fake *f = container_of(t, struct fake, base);
+
+	if (f->queued == 0) {
+		return -EAGAIN;
+	}
+	memset(ret, 0, sizeof(*ret));
+	ret->has_ts = true;
+	ret->ts = 1000 + f->queued;
+	memset(buf, f->queued, 44);
+	f->queued--;
+	return 44;
 }
 
 static void fake_close(struct transport *t)
@@ -80,6 +96,7 @@ static void fake_free(struct transport *t)
 static const struct transport_ops fake_ops = {
 	.name = "fake",
 	.send = fake_send,
+	.recv = fake_recv,
 	.close = fake_close,
 	.free = fake_free,
 };
@@ -97,6 +114,27 @@ static void test_dispatch(void **state)
 	assert_int_equal(f.closes, 1);
 	assert_int_equal(f.frees, 1);
 	assert_null(transport_free(NULL));
+}
+
+/*
+ * A transport without recv_batch gives one message per batch (the caller then waits for readiness
+ * again), -EAGAIN when it has none, and nothing for a batch of 0.
+ */
+static void test_recv_batch_fallback(void **state)
+{
+	struct fake f = { .base.ops = &fake_ops, .queued = 2 };
+	struct transport_frame fr[4];
+
+	assert_int_equal(transport_recv_batch(&f.base, fr, 0), 0);
+	assert_int_equal(f.queued, 2);
+	assert_int_equal(transport_recv_batch(&f.base, fr, 4), 1);
+	assert_int_equal(fr[0].len, 44);
+	assert_true(fr[0].info.has_ts);
+	assert_int_equal(fr[0].info.ts, 1002);
+	assert_int_equal(fr[0].buf[43], 2);
+	assert_int_equal(transport_recv_batch(&f.base, fr, 4), 1);
+	assert_int_equal(fr[0].buf[0], 1);
+	assert_int_equal(transport_recv_batch(&f.base, fr, 4), -EAGAIN);
 }
 
 /* glibc's cmsghdr ends in a flexible array, so align the buffer rather than union it. */
@@ -186,6 +224,7 @@ int main(void)
 		cmocka_unit_test(test_is_event),
 		cmocka_unit_test(test_request_names),
 		cmocka_unit_test(test_dispatch),
+		cmocka_unit_test(test_recv_batch_fallback),
 		cmocka_unit_test(test_cmsg_tx_errqueue),
 		cmocka_unit_test(test_cmsg_absent_and_foreign),
 	};
