@@ -21,8 +21,10 @@
  */
 /* 2: CONFIG carries management_network_set; PRIORITY_REQUEST. 3: CONFIG carries the port's
  * identity and comes with its fds. 4: CLOCK_STATE and SET_CLOCK_STATE. 5: STATUS carries the
- * engine's ignored frames per reason and the malformed Management count, not dropped[] per type. */
-#define IPC_VERSION 5
+ * engine's ignored frames per reason and the malformed Management count, not dropped[] per type.
+ * 6: CONFIG comes with a status page (status-page.h) after the socket; STATUS on the socket only
+ * when it is news (a state change, a new error, after SET_PRIORITY), else on the page. */
+#define IPC_VERSION 6
 #define IPC_HEADER_SIZE 8
 #define IPC_MAX_SIZE 1024 /* larger than every message; a longer datagram is refused */
 #define IPC_MAX_FDS 4
@@ -65,7 +67,10 @@ enum ipc_servo_state {
 	IPC_SERVO_HOLDOVER = 2,
 };
 
-/* Periodic and on-change status of a port (rate-limited by the worker, DESIGN.md 4). */
+/*
+ * Status of a port: on the socket when it changed (state, error), and always the latest on the
+ * worker's status page, which the supervisor reads once a second (DESIGN.md 4).
+ */
 struct ipc_status {
 	enum port_state port_state;
 	enum ipc_servo_state servo_state;
@@ -115,7 +120,8 @@ struct ipc_clock_state {
 /*
  * The port's identity and effective options (interface selection of the instance does not
  * travel). It comes with the port's fds over SCM_RIGHTS: the AF_PACKET socket first, then the
- * PHC (read-write) when the instance's clock back end uses it; a worker refuses to run without.
+ * status page (a sealed memfd, status-page.h), then the PHC (read-write) when the instance's clock
+ * back end uses it; a worker refuses to run without the first two.
  */
 struct ipc_config {
 	char ifname[IFNAMSIZ];

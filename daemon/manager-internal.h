@@ -26,6 +26,7 @@ struct manager {
 	const struct manager_ops *ops;
 	void *userdata;
 	sd_event_source *status_defer;		   /* coalesces status file rewrites */
+	sd_event_source *status_timer;		   /* reads every worker's status page */
 	size_t notified_instances, notified_ports; /* last STATUS= sent to the service manager */
 	struct sysclock_follow *sysclock;	   /* daemon/sysclock-follow.c */
 	bool started;

@@ -20,6 +20,8 @@
 
 /* SIGTERM'd workers get this long in all (SHUTDOWN, SIGTERM at half, then SIGKILL). */
 #define WORKER_STOP_TIMEOUT_USEC (2 * 1000000ULL)
+/* How often the workers' status pages are read: what D-Bus shows of a port is this old at most. */
+#define MANAGER_STATUS_PERIOD_USEC 1000000ULL
 
 static int manager_log_level = LOG_INFO;
 
@@ -182,10 +184,62 @@ static void port_set_error(struct mport *p, int error, const char *fmt, ...)
 
 static void port_start_worker(struct mport *p);
 
+/* A STATUS, from the socket (a change, at once) or from the status page (once a second). */
+static void port_take_status(struct mport *p, const struct ipc_status *s)
+{
+	unsigned int mask = 0;
+
+	if (memcmp(p->rx, s->rx, sizeof(p->rx)) || memcmp(p->tx, s->tx, sizeof(p->tx)) ||
+	    memcmp(p->ignored, s->ignored, sizeof(p->ignored)) ||
+	    p->dropped_management != s->mgmt_malformed) {
+		memcpy(p->rx, s->rx, sizeof(p->rx));
+		memcpy(p->tx, s->tx, sizeof(p->tx));
+		memcpy(p->ignored, s->ignored, sizeof(p->ignored));
+		p->dropped_management = s->mgmt_malformed;
+		mask |= MPORT_CHANGED_COUNTERS;
+	}
+	if (s->last_error &&
+	    (s->last_error != p->last_error ||
+	     strncmp(s->last_error_text, p->last_error_text, sizeof(s->last_error_text)))) {
+		port_set_error(p, s->last_error, "%s", s->last_error_text);
+	}
+	if (mask) {
+		manager_port_changed(p, mask);
+	}
+	if (s->port_state != p->state) {
+		port_set_state(p, s->port_state);
+		/* A port leaving or joining the protocol changes Ebest's candidates. */
+		p->sent_valid = false;
+		instance_run_bmca(p->instance);
+	}
+	instance_port_status(p->instance, p, s);
+}
+
+/*
+ * Every worker's status page on one timer (status-page.h): one wakeup a second for all ports,
+ * where a STATUS datagram from each was a wakeup each. A page being written at every try waits
+ * for the next second; one with nonsense in it ends its worker (worker_read_status()).
+ */
+static int on_status_timer(sd_event_source *src, uint64_t usec, void *userdata)
+{
+	struct manager *m = userdata;
+	struct mport *p;
+
+	sd_event_source_set_time(src, usec + MANAGER_STATUS_PERIOD_USEC);
+	MANAGER_FOREACH_PORT(p, m, k)
+	{
+		struct ipc_msg msg;
+
+		if (p->worker && p->configured && worker_read_status(p->worker, &msg) > 0) {
+			port_take_status(p, &msg.status);
+		}
+	}
+	return 0;
+}
+
 static void on_worker_message(struct worker *w, const struct ipc_msg *msg, void *userdata)
 {
 	struct mport *p = userdata;
-	unsigned int mask = 0;
 
 	switch (msg->type) {
 	case IPC_HELLO: {
@@ -207,39 +261,13 @@ static void on_worker_message(struct worker *w, const struct ipc_msg *msg, void 
 		p->configured = true;
 		return;
 	}
-	case IPC_STATUS: {
-		const struct ipc_status *s = &msg->status;
-
+	case IPC_STATUS:
 		if (!p->configured) {
 			worker_kill(w, -EPROTO, "sent STATUS before HELLO");
 			return;
 		}
-		if (memcmp(p->rx, s->rx, sizeof(p->rx)) || memcmp(p->tx, s->tx, sizeof(p->tx)) ||
-		    memcmp(p->ignored, s->ignored, sizeof(p->ignored)) ||
-		    p->dropped_management != s->mgmt_malformed) {
-			memcpy(p->rx, s->rx, sizeof(p->rx));
-			memcpy(p->tx, s->tx, sizeof(p->tx));
-			memcpy(p->ignored, s->ignored, sizeof(p->ignored));
-			p->dropped_management = s->mgmt_malformed;
-			mask |= MPORT_CHANGED_COUNTERS;
-		}
-		if (s->last_error &&
-		    (s->last_error != p->last_error ||
-		     strncmp(s->last_error_text, p->last_error_text, sizeof(s->last_error_text)))) {
-			port_set_error(p, s->last_error, "%s", s->last_error_text);
-		}
-		if (mask) {
-			manager_port_changed(p, mask);
-		}
-		if (s->port_state != p->state) {
-			port_set_state(p, s->port_state);
-			/* A port leaving or joining the protocol changes Ebest's candidates. */
-			p->sent_valid = false;
-			instance_run_bmca(p->instance);
-		}
-		instance_port_status(p->instance, p, s);
+		port_take_status(p, &msg->status);
 		return;
-	}
 	case IPC_ERBEST:
 		if (!p->configured) {
 			worker_kill(w, -EPROTO, "sent ERBEST before HELLO");
@@ -721,6 +749,15 @@ int manager_new(sd_event *event, const struct manager_settings *s, struct manage
 		return r;
 	}
 	sd_event_source_set_enabled(m->status_defer, SD_EVENT_OFF);
+	r = sd_event_add_time_relative(event, &m->status_timer, CLOCK_MONOTONIC,
+				       MANAGER_STATUS_PERIOD_USEC, 0, on_status_timer, m);
+	if (r < 0) {
+		return r;
+	}
+	r = sd_event_source_set_enabled(m->status_timer, SD_EVENT_ON);
+	if (r < 0) {
+		return r;
+	}
 	for (size_t k = 0; k < m->config->n_instances; k++) {
 		r = manager_add_instance(m, &m->config->instances[k]);
 		if (r < 0) {
@@ -798,6 +835,7 @@ struct manager *manager_free(struct manager *m)
 	free(m->ports);
 	free(m->instances);
 	m->status_defer = sd_event_source_disable_unref(m->status_defer);
+	m->status_timer = sd_event_source_disable_unref(m->status_timer);
 	link_monitor_free(m->links);
 	ethtool_nl_free(m->ethtool);
 	config_free(m->config);

@@ -18,18 +18,12 @@
 #include "daemon/ipc.h"
 #include "daemon/port-ipc.h"
 #include "daemon/port-loop.h"
+#include "daemon/status-page.h"
 #include "ptp/clock.h"
 #include "ptp/port.h"
 #include "ptp/transport.h"
 
 #define FD_TO_CLOCKID(fd) ((~(clockid_t) (fd) << 3) | 3)
-/*
- * STATUS goes out unasked once a period: at the first wakeup (a frame, usually) after
- * STATUS_PERIOD_NS, at the latest STATUS_SLACK_NS later, so that it rarely needs a wakeup of its
- * own.
- */
-#define STATUS_PERIOD_NS (1000 * NS_PER_MSEC)
-#define STATUS_SLACK_NS (200 * NS_PER_MSEC)
 #define CONFIG_TIMEOUT_MS 5000
 /*
  * The SLAVE port's virtual clock correction goes to the supervisor when the view it last reported
@@ -43,10 +37,12 @@ struct worker_port {
 	int ipc;
 	int phc_fd; /* from CONFIG, or -1; ours until a PHC clock takes it */
 	struct port_loop loop;
-	int report_timer; /* the next STATUS due, or Erbest expiring */
+	int report_timer; /* Erbest expiring */
+	/* The latest STATUS, rewritten after every wakeup; the supervisor reads it once a second.
+	 */
+	struct status_page *page;
 	struct port_sample sample;
 	bool has_sample;
-	ns_t last_status;
 	uint64_t announces_seen; /* PORT_CNT_RX_ANNOUNCE when Erbest was last looked at */
 	ns_t erbest_expiry;	 /* port_erbest_next_expiry() then */
 	bool erbest_sent;
@@ -54,6 +50,7 @@ struct worker_port {
 	uint8_t erbest_wire[IPC_MAX_SIZE];
 	int last_error;
 	char last_error_text[IPC_ERROR_TEXT_MAX];
+	bool error_changed; /* not yet on the socket */
 	int exit_code;
 	/*
 	 * A virtual clock over CLOCK_REALTIME with software timestamps: the one timescale of the
@@ -101,12 +98,19 @@ static int drop_privileges(void)
 static void set_error(struct worker_port *w, int error, const char *fmt, ...) _printf_(3, 4);
 static void set_error(struct worker_port *w, int error, const char *fmt, ...)
 {
+	char text[IPC_ERROR_TEXT_MAX];
 	va_list ap;
 
-	w->last_error = error;
 	va_start(ap, fmt);
-	vsnprintf(w->last_error_text, sizeof(w->last_error_text), fmt, ap);
+	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
+	/* A new error goes out at once (report()); the same one again, on every sample, does not.
+	 */
+	if (error != w->last_error || strcmp(text, w->last_error_text)) {
+		w->error_changed = true;
+	}
+	w->last_error = error;
+	memcpy(w->last_error_text, text, sizeof(text));
 }
 
 /* IEEE 1588-2019 Table 36 messageType of each engine counter, for the per-type IPC counters. */
@@ -154,7 +158,8 @@ static void fill_counters(struct worker_port *w, struct ipc_status *s)
 	}
 }
 
-static void send_status(struct worker_port *w)
+/* The STATUS as it is now, on the status page; on the socket too when it is news (urgent). */
+static void publish_status(struct worker_port *w, bool urgent)
 {
 	struct ipc_msg m = { .type = IPC_STATUS };
 	struct ipc_status *s = &m.status;
@@ -179,7 +184,12 @@ static void send_status(struct worker_port *w)
 	fill_counters(w, s);
 	s->last_error = w->last_error;
 	snprintf(s->last_error_text, sizeof(s->last_error_text), "%s", w->last_error_text);
-	w->last_status = port_loop_now();
+	/* Written before the datagram goes: the page is never older than what the socket said. */
+	(void) status_page_write(w->page, &m);
+	if (!urgent) {
+		return;
+	}
+	w->error_changed = false;
 	if (ipc_send(w->ipc, &m, NULL, 0) < 0) {
 		/* The supervisor is gone: nothing left to do here. */
 		evloop_exit(&w->loop.ev, 1);
@@ -218,7 +228,7 @@ static void port_state_changed(void *userdata, enum port_state from, enum port_s
 	struct worker_port *w = container_of(userdata, struct worker_port, loop);
 
 	/* State changes go out at once (DESIGN.md 4). */
-	send_status(w);
+	publish_status(w, true);
 	/* Leaving for INITIALIZING, FAULTY or DISABLED clears the foreign records: look again. */
 	w->erbest_expiry = 0;
 }
@@ -334,15 +344,16 @@ static const struct port_ops worker_port_ops = {
 
 /*
  * After anything that may have changed the port (frames, its timer, the supervisor): Erbest at
- * once when it changed, STATUS when due, and a wakeup for whichever comes first without input:
- * the next STATUS, or a foreign master's qualification running out (9.3.2.5). No polling.
+ * once when it changed, the status page rewritten (a new error on the socket too), and a wakeup
+ * for a foreign master's qualification running out (9.3.2.5). No polling, and no wakeup of its
+ * own for STATUS: whatever changes the port runs this.
  * Frames change the foreign records only when an Announce came (Sync and Follow_Up, most of
  * them, do not); ticks (a receipt timeout clears them), IPC and the expiry are always looked at.
  */
 static void report(struct worker_port *w, bool frames)
 {
 	uint64_t announces = port_get_counter(w->loop.port, PORT_CNT_RX_ANNOUNCE);
-	ns_t now = port_loop_now(), next;
+	ns_t now = port_loop_now();
 
 	if (w->loop.ev.exiting) {
 		return;
@@ -352,12 +363,8 @@ static void report(struct worker_port *w, bool frames)
 		w->announces_seen = announces;
 		w->erbest_expiry = port_erbest_next_expiry(w->loop.port, now);
 	}
-	if (now - w->last_status >= STATUS_PERIOD_NS) {
-		send_status(w);
-	}
-	next = w->last_status + STATUS_PERIOD_NS + STATUS_SLACK_NS;
-	evloop_timer_set(&w->loop.ev, w->report_timer,
-			 w->erbest_expiry < next ? w->erbest_expiry : next);
+	publish_status(w, w->error_changed);
+	evloop_timer_set(&w->loop.ev, w->report_timer, w->erbest_expiry);
 }
 
 static void on_report_timer(struct evloop *e, void *userdata)
@@ -432,7 +439,7 @@ static void on_ipc(struct evloop *e, int fd, uint32_t revents, void *userdata)
 		/* In place: the supervisor decides again with the new D0 and says so (9.3.3). */
 		(void) port_set_priorities(w->loop.port, m.set_priority.priority1,
 					   m.set_priority.priority2, port_loop_now());
-		send_status(w);
+		publish_status(w, true);
 		port_loop_rearm(&w->loop);
 		break;
 	case IPC_SHUTDOWN:
@@ -449,13 +456,14 @@ static void on_ipc(struct evloop *e, int fd, uint32_t revents, void *userdata)
 }
 
 /*
- * CONFIG and the fds that come with it: the port's socket, then its PHC when the clock back end
- * uses one. A CONFIG without the socket, or with a PHC the back end does not want, is refused.
+ * CONFIG and the fds that come with it: the port's socket, its status page, then its PHC when the
+ * clock back end uses one. A CONFIG without the first two, or with a PHC the back end does not
+ * want, is refused.
  */
-static int recv_config(int ipc, struct ipc_config *ret, int *ret_sock, int *ret_phc)
+static int recv_config(int ipc, struct ipc_config *ret, int *ret_sock, int *ret_page, int *ret_phc)
 {
 	struct pollfd pfd = { .fd = ipc, .events = POLLIN };
-	int fds[2] = { -1, -1 };
+	int fds[3] = { -1, -1, -1 };
 	struct ipc_msg m;
 	size_t n = 0;
 	int r;
@@ -468,8 +476,8 @@ static int recv_config(int ipc, struct ipc_config *ret, int *ret_sock, int *ret_
 	if (r < 0) {
 		return r;
 	}
-	if (m.type != IPC_CONFIG || n < 1 ||
-	    (n == 2 && m.config.instance.clock_backend != OPTIONS_CLOCK_PHC)) {
+	if (m.type != IPC_CONFIG || n < 2 ||
+	    (n == 3 && m.config.instance.clock_backend != OPTIONS_CLOCK_PHC)) {
 		for (size_t k = 0; k < n; k++) {
 			close(fds[k]);
 		}
@@ -477,7 +485,8 @@ static int recv_config(int ipc, struct ipc_config *ret, int *ret_sock, int *ret_
 	}
 	*ret = m.config;
 	*ret_sock = fds[0];
-	*ret_phc = fds[1];
+	*ret_page = fds[1];
+	*ret_phc = fds[2];
 	return 0;
 }
 
@@ -518,7 +527,7 @@ int port_ipc_run(const struct port_ipc_args *a)
 	struct port_config pc;
 	struct transport_ts_status st;
 	struct transport_config tc = { 0 };
-	int sock = -1, r;
+	int sock = -1, page = -1, r;
 
 	r = drop_privileges();
 	if (r < 0) {
@@ -536,7 +545,11 @@ int port_ipc_run(const struct port_ipc_args *a)
 	hello.hello.pid = getpid();
 	r = ipc_send(a->ipc_fd, &hello, NULL, 0);
 	if (r >= 0) {
-		r = recv_config(a->ipc_fd, &cfg, &sock, &w.phc_fd);
+		r = recv_config(a->ipc_fd, &cfg, &sock, &page, &w.phc_fd);
+	}
+	if (r >= 0) {
+		r = status_page_map(page, true, &w.page);
+		close(page);
 	}
 	if (r < 0) {
 		fprintf(stderr, "phcd-port: %s: no configuration from the supervisor: %s\n",
@@ -599,7 +612,6 @@ int port_ipc_run(const struct port_ipc_args *a)
 	if (r < 0) {
 		goto out;
 	}
-	evloop_timer_set(&w.loop.ev, w.report_timer, port_loop_now() + STATUS_PERIOD_NS);
 	/* port_start's first state change sends the first STATUS. */
 	r = port_loop_run(&w.loop);
 	r = r > 0 ? -EPIPE : r;
@@ -611,5 +623,6 @@ out:
 	if (w.phc_fd >= 0) {
 		close(w.phc_fd);
 	}
+	status_page_unmap(w.page);
 	return r;
 }

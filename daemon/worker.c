@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "daemon/status-page.h"
 #include "daemon/worker.h"
 
 #ifndef P_PIDFD
@@ -30,6 +31,10 @@ struct worker {
 	/* The port's fds, held until they go out with CONFIG (then closed here). */
 	int sock_fd;
 	int phc_fd;
+	int page_fd;
+	/* Its status page, read-only here (status-page.h), and the count last read from it. */
+	struct status_page *page;
+	uint32_t page_seq;
 	sd_event_source *pidfd_src;
 	sd_event_source *ipc_src;
 	sd_event_source *term_timer;
@@ -64,6 +69,8 @@ static void worker_release(struct worker *w)
 	close_fd(&w->pidfd);
 	close_fd(&w->sock_fd);
 	close_fd(&w->phc_fd);
+	close_fd(&w->page_fd);
+	w->page = status_page_unmap(w->page);
 }
 
 /* The pidfd became readable: the child exited. Reap it and say why it went. */
@@ -129,7 +136,7 @@ static int on_ipc(sd_event_source *s, int fd, uint32_t revents, void *userdata)
  * The child between fork and exec: the IPC socket as fd 3 and nothing else open, then exec. The
  * port's socket and PHC follow with CONFIG over SCM_RIGHTS (DESIGN.md 2).
  */
-static _Noreturn void worker_exec(const struct worker_config *cfg, int ipc)
+static _Noreturn void worker_exec(const struct worker_config *cfg, int ipc, char **envp)
 {
 	/* -m: every servo sample on our stderr, the supervisor's (logging_level 7). */
 	const char *print = cfg->log_samples ? "-m" : NULL;
@@ -146,8 +153,43 @@ static _Noreturn void worker_exec(const struct worker_config *cfg, int ipc)
 	close_range(WORKER_FD_IPC + 1, ~0U, 0);
 	sigemptyset(&all);
 	sigprocmask(SIG_SETMASK, &all, NULL);
-	execv(cfg->binary, (char *const *) argv);
+	execve(cfg->binary, (char *const *) argv, envp);
 	_exit(127);
+}
+
+/*
+ * The worker's environment: ours, with glibc's restartable sequences off (GLIBC_TUNABLES, kept
+ * and extended if set). A single-threaded worker never uses rseq, but with it registered the
+ * kernel rewrites its rseq area on every return to user space after a switch, and a worker's
+ * cost is its ~20 wakeups a second: `perf record` at 64 ports put 5% of a worker's samples in
+ * __rseq_handle_notify_resume. Built before fork (the child only execs). Free with free().
+ */
+static char **worker_env(char *tunables, size_t size)
+{
+	const char *old = getenv("GLIBC_TUNABLES");
+	size_t n = 0, k = 0;
+	char **env;
+
+	while (environ[n]) {
+		n++;
+	}
+	env = calloc(n + 2, sizeof(*env));
+	if (!env) {
+		return NULL;
+	}
+	/* Tunables of the user's too long to extend here stay as they are, without ours. */
+	if ((size_t) snprintf(tunables, size, "GLIBC_TUNABLES=%s%sglibc.pthread.rseq=0",
+			      old ? old : "", old ? ":" : "") >= size) {
+		memcpy(env, environ, n * sizeof(*env));
+		return env;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (strncmp(environ[i], "GLIBC_TUNABLES=", 15)) {
+			env[k++] = environ[i];
+		}
+	}
+	env[k] = tunables;
+	return env;
 }
 
 static int open_phc(int phc_index)
@@ -174,8 +216,10 @@ int worker_spawn(sd_event *event, const struct worker_config *cfg, const struct 
 		.peer_delay = cfg->peer_delay,
 	};
 	struct transport_ts_status st;
-	_cleanup_close_ int sock = -1, phc = -1, ours = -1, theirs = -1, pidfd = -1;
+	_cleanup_close_ int sock = -1, phc = -1, ours = -1, theirs = -1, pidfd = -1, page_fd = -1;
 	_cleanup_free_ struct worker *w = NULL;
+	_cleanup_free_ char **env = NULL;
+	char tunables[512];
 	int sv[2], r;
 	pid_t pid;
 
@@ -189,6 +233,10 @@ int worker_spawn(sd_event *event, const struct worker_config *cfg, const struct 
 			return phc;
 		}
 	}
+	r = status_page_create(&page_fd);
+	if (r < 0) {
+		return r;
+	}
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv) < 0) {
 		return -errno;
 	}
@@ -196,22 +244,30 @@ int worker_spawn(sd_event *event, const struct worker_config *cfg, const struct 
 	theirs = sv[1];
 	/* The worker blocks on its end: clear O_NONBLOCK there (it has its own event loop). */
 	fcntl(theirs, F_SETFL, 0);
+	env = worker_env(tunables, sizeof(tunables));
 	w = calloc(1, sizeof(*w));
-	if (!w) {
+	if (!w || !env) {
 		return -ENOMEM;
+	}
+	r = status_page_map(page_fd, false, &w->page);
+	if (r < 0) {
+		return r;
 	}
 	pid = fork();
 	if (pid < 0) {
-		return -errno;
+		r = -errno;
+		w->page = status_page_unmap(w->page);
+		return r;
 	}
 	if (pid == 0) {
-		worker_exec(cfg, theirs);
+		worker_exec(cfg, theirs, env);
 	}
 	pidfd = pidfd_open_(pid);
 	if (pidfd < 0) {
 		r = -errno;
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
+		w->page = status_page_unmap(w->page);
 		return r;
 	}
 	w->event = event;
@@ -222,6 +278,7 @@ int worker_spawn(sd_event *event, const struct worker_config *cfg, const struct 
 	w->ipc_fd = TAKE_FD(ours);
 	w->sock_fd = TAKE_FD(sock);
 	w->phc_fd = TAKE_FD(phc);
+	w->page_fd = TAKE_FD(page_fd);
 	r = sd_event_add_io(event, &w->pidfd_src, w->pidfd, EPOLLIN, on_pidfd, w);
 	if (r >= 0) {
 		r = sd_event_add_io(event, &w->ipc_src, w->ipc_fd, EPOLLIN, on_ipc, w);
@@ -250,23 +307,38 @@ int worker_send(struct worker *w, const struct ipc_msg *m)
 
 int worker_send_config(struct worker *w, const struct ipc_msg *m)
 {
-	int fds[2] = { w->sock_fd, w->phc_fd };
+	int fds[3] = { w->sock_fd, w->page_fd, w->phc_fd };
 	int r;
 
 	if (w->ipc_fd < 0) {
 		return -ENOTCONN;
 	}
-	if (m->type != IPC_CONFIG || w->sock_fd < 0) {
+	if (m->type != IPC_CONFIG || w->sock_fd < 0 || w->page_fd < 0) {
 		return -EINVAL;
 	}
-	r = ipc_send(w->ipc_fd, m, fds, w->phc_fd >= 0 ? 2 : 1);
+	r = ipc_send(w->ipc_fd, m, fds, w->phc_fd >= 0 ? 3 : 2);
 	if (r < 0) {
 		return r;
 	}
 	/* The worker holds them now: the supervisor keeps no copy. */
 	close_fd(&w->sock_fd);
 	close_fd(&w->phc_fd);
+	close_fd(&w->page_fd);
 	return 0;
+}
+
+int worker_read_status(struct worker *w, struct ipc_msg *ret)
+{
+	int r;
+
+	if (w->reaped || w->kill_reason[0] || !w->page) {
+		return 0;
+	}
+	r = status_page_read(w->page, &w->page_seq, ret);
+	if (r == -EBADMSG) {
+		worker_kill(w, -EBADMSG, "wrote a malformed status page");
+	}
+	return r;
 }
 
 static int on_term_timer(sd_event_source *s, uint64_t usec, void *userdata)

@@ -58,8 +58,18 @@ struct worker_info {
 int worker_spawn(sd_event *event, const struct worker_config *cfg, const struct worker_ops *ops,
 		 void *userdata, struct worker **ret, struct worker_info *info);
 int worker_send(struct worker *w, const struct ipc_msg *m);
-/* Send CONFIG with the port's socket (and PHC) over SCM_RIGHTS, then close them here; once. */
+/*
+ * Send CONFIG with the port's socket, its status page (status-page.h) and its PHC if any over
+ * SCM_RIGHTS, in that order, then close them here; once.
+ */
 int worker_send_config(struct worker *w, const struct ipc_msg *m);
+/*
+ * The worker's status page, copied and decoded: 1 and *ret when it changed since the last call,
+ * 0 when not (or the worker is going), -EAGAIN when it was being written at every try (left for
+ * the next call), -EBADMSG when the worker wrote nonsense: it is then killed, as for a malformed
+ * datagram.
+ */
+int worker_read_status(struct worker *w, struct ipc_msg *ret);
 /*
  * Ask the worker to stop: SHUTDOWN now, SIGTERM after half of timeout_usec, SIGKILL at
  * timeout_usec. ops->exited runs when it is reaped.

@@ -1,12 +1,36 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* libFuzzer: any datagram decodes or is refused, and whatever decodes re-encodes to itself. */
+/*
+ * libFuzzer: any datagram decodes or is refused, and whatever decodes re-encodes to itself; the
+ * same bytes on a worker's status page (the length word the input's, which may overrun the page)
+ * read as a STATUS or are refused, never past the page.
+ */
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "daemon/ipc.h"
+#include "daemon/status-page.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* A hostile page: the input as its data, its length as the length word. */
+static void page(const uint8_t *data, size_t size)
+{
+	static struct status_page p;
+	struct ipc_msg m;
+	uint32_t seq = 0;
+	int r;
+
+	memset(&p, 0, sizeof(p));
+	p.seq = 2;
+	p.len = (uint32_t) size;
+	memcpy(p.data, data, size < sizeof(p.data) ? size : sizeof(p.data));
+	r = status_page_read(&p, &seq, &m);
+	if (r != -EBADMSG && (r != 1 || m.type != IPC_STATUS || seq != 2)) {
+		abort();
+	}
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -14,6 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct ipc_msg m;
 	size_t len;
 
+	page(data, size);
 	if (ipc_decode(data, size, &m) < 0) {
 		return 0;
 	}
