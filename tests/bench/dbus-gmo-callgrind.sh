@@ -9,8 +9,10 @@
 # Also the client's instructions per call, the reply's size in bytes (dbus-monitor --pcap) and
 # its objects and properties (busctl).
 #
-# usage: [LAYOUT=instances|bc] BUILD=build-dir tests/bench/dbus-gmo-callgrind.sh [CALLS [PORTS]]
-#   root (private bus)
+# usage: [LAYOUT=instances|bc] [KEEP=dir] BUILD=build-dir tests/bench/dbus-gmo-callgrind.sh \
+#          [CALLS [PORTS]]
+#   root (private bus); KEEP: copy the callgrind files there (phcd's: cg.PID.1, for
+#   callgrind_annotate)
 set -euo pipefail
 : "${BUILD:?BUILD must name the build directory}"
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
@@ -110,6 +112,7 @@ c2=$(client_ir $((CALLS + 1)))
 exec 5>&-
 wait "$vg" || true
 total=$(sed -n 's/^summary: //p' "$tmp"/cg.*.1)
+[ -z "${KEEP:-}" ] || cp "$tmp"/cg.* "$tmp"/client.* "$KEEP"/
 echo "GetManagedObjects at $PORTS ports ($LAYOUT): $((total / CALLS)) instructions per call in phcd's D-Bus code ($CALLS calls)"
 echo "GetManagedObjects at $PORTS ports ($LAYOUT): $(((c2 - c1) / CALLS)) instructions per call in the client"
 echo "GetManagedObjects at $PORTS ports ($LAYOUT): reply $bytes bytes on the wire; $props"

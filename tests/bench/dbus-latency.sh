@@ -15,6 +15,9 @@
 # GetManagedObjects alone while phcd's (supervisor) and the bus daemon's CPU time are read from
 # /proc, less their CPU time over as long a quiet interval right after: each process's share of
 # a call. Not pass/fail, not in a meson suite. Results: docs/performance.md.
+# FLOOR=1 adds, per setup of PORTS ports, a floor: tests/bench/dbus-canned.py on a bus of its own
+# answers GetManagedObjects with the bytes of that phcd's reply, captured once, without building
+# anything (setups "floor-many", "floor-bc"), in the same rounds and on the same machine.
 #
 # usage: [LAYOUT=instances|bc|both] BUILD=build-dir tests/bench/dbus-latency.sh \
 #          [ROUNDS [RUNS [PORTS]]]
@@ -40,6 +43,7 @@ both) SETUPS="one many bc" ;;
 	exit 2
 	;;
 esac
+PHCDS=$SETUPS
 . "$SRC/tests/lib/net-helpers.sh"
 . "$SRC/tests/lib/dbus-helpers.sh"
 . "$SRC/tests/lib/ptp-helpers.sh"
@@ -94,10 +98,10 @@ ports_of() {
 	DBUS_SYSTEM_BUS_ADDRESS=$(cat "$tmp/$1.addr") busctl --system tree --list org.phcd1 |
 		grep -c '^/org/phcd1/port/' || true
 }
-for name in $SETUPS; do
+for name in $PHCDS; do
 	if [ "$name" = one ]; then setup one 1; else setup "$name" "$PORTS"; fi
 done
-for name in $SETUPS; do
+for name in $PHCDS; do
 	DBUS_SYSTEM_BUS_ADDRESS=$(cat "$tmp/$name.addr") "$PHCCTL" wait-sync --timeout 90 \
 		>/dev/null || fail "phcd ($name) did not synchronize: $(tail "$tmp/$name.log")"
 	[ "$name" = one ] && n=1 || n=$PORTS
@@ -110,6 +114,43 @@ for name in $SETUPS; do
 		"port states: $(DBUS_SYSTEM_BUS_ADDRESS=$(cat "$tmp/$name.addr") "$PHCCTL" ports |
 			awk '$1 != "INTERFACE" { n[$2]++ } END { for (s in n) printf "%s %d ", s, n[s] }')"
 done
+# floor NAME: phcd (NAME)'s GetManagedObjects reply captured by dbus-monitor --pcap (root may
+# monitor these buses), then dbus-canned.py answering with it on a bus of its own, as setup
+# floor-NAME.
+floor() {
+	local name=$1 f=floor-$1 mon
+	export DBUS_SYSTEM_BUS_ADDRESS
+	DBUS_SYSTEM_BUS_ADDRESS=$(cat "$tmp/$name.addr")
+	dbus-monitor --system --pcap >"$tmp/$f.pcap" 2>/dev/null &
+	mon=$!
+	for _ in $(seq 100); do
+		"$TOOL" -n 1 -w 0 -o GetManagedObjects /org/phcd1/port/s1 >/dev/null
+		python3 -c 'import struct, sys
+d = open(sys.argv[1], "rb").read()
+o, big = 24, b""
+while o + 16 <= len(d):
+	n = struct.unpack_from("<I", d, o + 8)[0]
+	big, o = max(big, d[o + 16:o + 16 + n], key=len), o + 16 + n
+open(sys.argv[2], "wb").write(big)
+sys.exit(len(big) < 1000)' "$tmp/$f.pcap" "$tmp/$f.reply" && break
+		sleep 0.1
+	done
+	kill "$mon"
+	wait "$mon" 2>/dev/null || true
+	dbus_start "$tmp/bus-$f"
+	echo "$DBUS_SYSTEM_BUS_ADDRESS" >"$tmp/$f.addr"
+	python3 "$SRC/tests/bench/dbus-canned.py" "$tmp/$f.reply" >"$tmp/$f.log" 2>&1 &
+	BG_PIDS+=($!)
+	echo $! >"$tmp/$f.pid"
+	wait_bus_name org.phcd1 10
+	echo "floor ($name): dbus-canned.py answers with phcd's reply of $(stat -c %s "$tmp/$f.reply") bytes"
+	SETUPS="$SETUPS $f"
+}
+if [ "${FLOOR:-0}" = 1 ]; then
+	for name in $PHCDS; do
+		[ "$name" = one ] || floor "$name"
+	done
+fi
 # Let the servos settle past their first seconds before measuring.
 sleep 10
 
@@ -134,6 +175,7 @@ what() {
 	one) echo "1 port(s), 1 instance(s)" ;;
 	many) echo "$PORTS port(s), $PORTS instance(s)" ;;
 	bc) echo "$PORTS port(s), 1 instance(s) (bc)" ;;
+	floor-*) echo "floor: canned reply of $(what "${1#floor-}")" ;;
 	esac
 }
 for run in $(seq "$RUNS"); do
@@ -158,7 +200,10 @@ tck=$(getconf CLK_TCK)
 for name in $SETUPS; do
 	DBUS_SYSTEM_BUS_ADDRESS=$(cat "$tmp/$name.addr")
 	ppid=$(cat "$tmp/$name.pid") bpid=$(cat "$tmp/bus-$name/pid")
-	[ "$(cat "/proc/$ppid/comm")" = phcd ] || fail "pid $ppid is not phcd"
+	case $name in
+	floor-*) [ "$(cat "/proc/$ppid/comm")" = python3 ] || fail "pid $ppid is not the canned server" ;;
+	*) [ "$(cat "/proc/$ppid/comm")" = phcd ] || fail "pid $ppid is not phcd" ;;
+	esac
 	echo "=== CPU per GetManagedObjects, $(what "$name"), $CPU_CALLS calls alone;" \
 		"$(uptime | sed 's/.*load/load/')"
 	p0=$(cpu_ticks "$ppid") b0=$(cpu_ticks "$bpid") t0=$(date +%s%N)
@@ -168,11 +213,11 @@ for name in $SETUPS; do
 	p2=$(cpu_ticks "$ppid") b2=$(cpu_ticks "$bpid")
 	awk -v c="$CPU_CALLS" -v t="$tck" -v p=$((p1 - p0 - (p2 - p1))) -v b=$((b1 - b0 - (b2 - b1))) \
 		-v pq=$((p2 - p1)) -v bq=$((b2 - b1)) 'BEGIN {
-		printf "phcd CPU per call %.0f us, dbus-daemon CPU per call %.0f us", \
+		printf "server (phcd or dbus-canned.py) CPU per call %.0f us, dbus-daemon CPU per call %.0f us", \
 			p * 1e6 / t / c, b * 1e6 / t / c
 		printf " (quiet interval of the same length: phcd %d, dbus-daemon %d ticks)\n", pq, bq }'
 done
-for name in $SETUPS; do
+for name in $PHCDS; do
 	echo "phcd ($name) log lines with error, fail or warn:" \
 		"$(grep -ciE 'error|fail|warn' "$tmp/$name.log" || true)"
 done
