@@ -51,7 +51,7 @@ MONO_TO_REAL=$(python3 -c 'import time; print("%.6f" % (time.time() - time.monot
 # slave KIND NS IF LOG: one slave in the background, its clock left alone; PIDs in BG_PIDS.
 # ptp4l --free_running prints an offset only once per freq_est_interval (1 s at least), so its
 # every sample is read from TIME_STATUS_NP (masterOffset, ingress time) polled through one pmc
-# session at 20/s (Sync comes at 8/s; repeats are dropped by ingress time), with
+# session at 20/s (pmc_poll; Sync comes at 8/s; repeats are dropped by ingress time), with
 # CURRENT_DATA_SET's meanPathDelay once a second.
 slave() {
 	case $1 in
@@ -64,13 +64,7 @@ slave() {
 		ip netns exec "$2" capsh --drop=cap_sys_time -- -c "exec ptp4l -i $3 -2 -S -m -s \
 			--free_running 1 $PTP4L_FAST --uds_address $tmp/$3.uds" >"$4" 2>&1 &
 		BG_PIDS+=($!)
-		python3 -u -c 'import time
-i = 0
-while True:
-	print("GET CURRENT_DATA_SET" if i % 20 == 0 else "GET TIME_STATUS_NP")
-	i += 1
-	time.sleep(0.05)' 2>/dev/null | pmc -u -b 0 -s "$tmp/$3.uds" -i "$tmp/$3.pmc" >"$4.pmc" 2>&1 &
-		BG_PIDS+=($!)
+		pmc_poll "$tmp/$3.uds" 20 "$4.pmc" 20
 		;;
 	esac
 }

@@ -31,6 +31,24 @@ ptp4l_gm() {
 	BG_PIDS+=($GM_PID)
 }
 
+# pmc_poll UDS HZ OUT [EVERY]: one pmc session on the UDS of a ptp4l that asks TIME_STATUS_NP HZ
+# times a second (CURRENT_DATA_SET instead every EVERY-th time if given), in the background, its
+# output in OUT; the PID in BG_PIDS. ptp4l --free_running logs an offset only once per
+# freq_est_interval (1 s at least), and TIME_STATUS_NP holds its latest sample (master_offset,
+# ingress_time): polled faster than Sync, with repeats dropped by ingress time, it gives every one.
+pmc_poll() {
+	python3 -u -c 'import sys, time
+hz, every, i = float(sys.argv[1]), int(sys.argv[2]), 0
+try:
+	while True:
+		print("GET CURRENT_DATA_SET" if every and i % every == 0 else "GET TIME_STATUS_NP")
+		i += 1
+		time.sleep(1 / hz)
+except BrokenPipeError:  # pmc ended with the test
+	pass' "$2" "${4:-0}" 2>/dev/null | pmc -u -b 0 -s "$1" -i "$1.pmc" >"$3" 2>&1 &
+	BG_PIDS+=($!)
+}
+
 # status_field FILE KIND NAME KEY: a value from phcd's --status-file ("" when absent).
 status_field() {
 	awk -v k="$2" -v n="$3" -v f="$4" \
