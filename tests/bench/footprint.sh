@@ -21,8 +21,9 @@
 #   SIZES="64"       the sizes to run instead of 1 2 4 ... MAX
 #   BASE=build-dir   also a second phcd build (holder phcd-base), e.g. main before a change,
 #                    measured in the same runs
-#   STRACE=S         in run 1, after the window, `strace -c` one worker (and one ptp4l) for S
-#                    seconds: the syscalls per second of each (printed at the end)
+#   STRACE=S         in run 1, after the window, `strace -c` one worker, then the supervisor
+#                    (and one ptp4l) for S seconds each: the syscalls per second of each
+#                    (printed at the end)
 # Not a pass/fail test and not in any meson suite. Results: docs/performance.md.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -127,6 +128,7 @@ run_phcd() { # RUN N [BUILD-DIR HOLDER]
 	measure "$run" "$n" "$holder" worker "${pids[@]}"
 	wait "$m"
 	syscalls "$run" "$n" "$holder" "${pids[0]}"
+	syscalls "$run" "$n" "$holder-supervisor" "$sup"
 	stop_holders
 }
 
