@@ -268,10 +268,16 @@ int port_sync_offset(struct port *p, ns_t t1, ns_t t2, ns_t correction, ns_t now
 	s.local_ts = t2;
 	p->cds.offsetFromMaster = s.offset;
 	/*
-	 * The gate protects a servo. Measuring only (free_running), every offset is reported, as
-	 * ptp4l --free_running does: there the gate would only hide spikes from the figures.
+	 * The gate decides only what the servo gets: every offset measured is reported (log, IPC,
+	 * D-Bus), as linuxptp logs every one, or the figures would hide exactly the spikes the
+	 * servo was spared. A sample kept from the servo reports the clock as it stands.
 	 */
 	if (p->servo && port_offset_outlier(p, t2, s.offset)) {
+		s.servo_state = p->servo_state;
+		s.freq_ppb = p->servo->freq_ppb;
+		if (p->ops->sample) {
+			p->ops->sample(p->userdata, &s);
+		}
 		return 0;
 	}
 	if (p->servo) {

@@ -78,9 +78,9 @@ const char *port_counter_to_string(enum port_counter c);
 struct port_sample {
 	ns_t offset;	      /* offsetFromMaster (11.2), ns */
 	ns_t mean_path_delay; /* meanPathDelay (E2E) or meanLinkDelay (P2P) in use */
-	double freq_ppb;      /* adjustment applied to the clock after this sample */
+	double freq_ppb;      /* adjustment in force on the clock after this sample */
 	enum servo_state servo_state;
-	bool adjusted; /* false: measure only (free-running back end) */
+	bool adjusted; /* false: no servo (free-running), or kept from it (offset_outlier) */
 	ns_t local_ts; /* t2 on the port's clock */
 };
 
