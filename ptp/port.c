@@ -713,19 +713,43 @@ int port_tick(struct port *p, ns_t now)
 	return r;
 }
 
-ns_t port_next_deadline(const struct port *p)
+/*
+ * How late a timer may run. The periodic state decision (9.2.6.8) only looks again at what the
+ * Announces already told us: it may wait up to half its period for a wakeup that a frame brings
+ * anyway (a Sync comes at least once an Announce interval), instead of waking the worker 4 times
+ * a second on its own at the fast rates; linuxptp decides only when an Announce changed
+ * something. The receipt timeout, the messages we send and the fault reset keep their time.
+ */
+static ns_t port_timer_slack(const struct port *p, enum port_timer t)
+{
+	return t == PORT_TIMER_BMCA ? port_log_interval(p->cfg.port.logAnnounceInterval) / 2 : 0;
+}
+
+static ns_t port_next(const struct port *p, bool slack)
 {
 	ns_t next = INT64_MAX;
 
 	for (int t = 0; t < _PORT_TIMER_MAX; t++) {
-		if (p->timer[t] && p->timer[t] < next) {
-			next = p->timer[t];
+		ns_t d = p->timer[t] && slack ? p->timer[t] + port_timer_slack(p, t) : p->timer[t];
+
+		if (d && d < next) {
+			next = d;
 		}
 	}
 	if (p->announce_timer.running && p->announce_timer.deadline < next) {
 		next = p->announce_timer.deadline;
 	}
 	return next;
+}
+
+ns_t port_next_deadline(const struct port *p)
+{
+	return port_next(p, true);
+}
+
+ns_t port_next_due(const struct port *p)
+{
+	return port_next(p, false);
 }
 
 enum port_state port_get_state(const struct port *p)

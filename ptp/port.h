@@ -150,8 +150,13 @@ int port_start(struct port *p, ns_t now);
 int port_receive(struct port *p, const void *buf, size_t len, ns_t rx_ts, ns_t now);
 /* Run the timers that expired at now. */
 int port_tick(struct port *p, ns_t now);
-/* When port_tick wants to run next; INT64_MAX when no timer is armed. */
+/*
+ * When port_tick must run next at the latest (a timer's deadline plus the slack it allows);
+ * INT64_MAX when no timer is armed.
+ */
 ns_t port_next_deadline(const struct port *p);
+/* From when port_tick has work: a caller awake anyway (a frame came) runs it then. */
+ns_t port_next_due(const struct port *p);
 
 /* Link or socket trouble seen by the caller: FAULT_DETECTED; retried after fault_reset_interval. */
 int port_fault(struct port *p, ns_t now);
