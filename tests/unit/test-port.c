@@ -437,6 +437,47 @@ static void test_servo_reports_every_offset(void **state)
 }
 
 /*
+ * Syncs 8/s that jitter by 2 us, no spike: the servo answers each sample with a frequency change
+ * of up to a few ppm, and the outlier gate bends its trend line by each change rather than
+ * starting over, so no offset is kept from the servo (starting over held back the one after
+ * each change of over 1 ppm, 1% of them in the D-Bus storm bench).
+ */
+static void test_gate_follows_servo(void **state)
+{
+	struct link l;
+	uint64_t outliers;
+	unsigned kept = 0, big = 0;
+	double freq;
+
+	link_init_free(&l, 100000.0, 500 * NS_PER_MSEC, OPTIONS_DELAY_E2E, false, -3);
+	l.sync_jitter = 2 * NS_PER_USEC;
+	/* dbus-storm.sh PI="0.7 0.002" (per sample): kp x the jitter is ppm. */
+	l.s[1].port->servo->cfg.kp = 0.7;
+	l.s[1].port->servo->cfg.ki = 0.002;
+	servo_set_interval(l.s[1].port->servo, 0.125);
+	link_run(&l, START + 60 * NS_PER_SEC);
+	assert_int_equal(port_get_state(l.s[1].port), PORT_STATE_SLAVE);
+	outliers = port_get_counter(l.s[1].port, PORT_CNT_OFFSET_OUTLIER);
+	freq = l.s[1].last.freq_ppb;
+	for (int i = 0; i < 30 * 8; i++) {
+		unsigned before = l.s[1].samples;
+
+		link_run(&l, l.now + NS_PER_SEC / 8);
+		if (l.s[1].samples == before) {
+			continue;
+		}
+		kept += !l.s[1].last.adjusted;
+		big += fabs(l.s[1].last.freq_ppb - freq) > 1000.0;
+		freq = l.s[1].last.freq_ppb;
+	}
+	/* The case is the one meant: changes of over 1 ppm, and no offset off the trend. */
+	assert_true(big > 0);
+	assert_int_equal(port_get_counter(l.s[1].port, PORT_CNT_OFFSET_OUTLIER), outliers);
+	assert_int_equal(kept, 0);
+	link_free(&l);
+}
+
+/*
  * Syncs 8/s that jitter by 4 us: each raw path delay sample is off by half a Sync's jitter at
  * most. A master/local rate ratio taken from two consecutive Syncs would be off by up to
  * 4 us / 125 ms = 32 ppm, and scaled by t3 - t2 add up to another 2 us to the sample.
@@ -838,6 +879,7 @@ int main(void)
 		cmocka_unit_test(test_set_priorities),
 		cmocka_unit_test(test_free_running_reports_spikes),
 		cmocka_unit_test(test_servo_reports_every_offset),
+		cmocka_unit_test(test_gate_follows_servo),
 		cmocka_unit_test(test_rate_ratio_jitter),
 	};
 
