@@ -863,6 +863,42 @@ static void test_set_priorities(void **state)
 	link_free(&l);
 }
 
+/*
+ * The periodic state decision allows half an Announce interval of slack: port_next_deadline (when
+ * the loop must wake up) is that much after port_next_due (when port_tick has work), so that a
+ * wakeup a frame brings runs it instead of a wakeup of its own. The receipt timeout has none.
+ */
+static void test_state_decision_slack(void **state)
+{
+	struct link l;
+	struct port *p;
+	ns_t interval, timeout, t0;
+
+	memset(&l, 0, sizeof(l));
+	l.now = START;
+	side_init(&l, 1, 200, 0.0, 0, OPTIONS_DELAY_E2E);
+	p = l.s[1].port;
+	interval = ds_log_interval_to_ns(p->cfg.port.logAnnounceInterval);
+	timeout = p->cfg.port.announceReceiptTimeout * interval;
+	assert_int_equal(port_start(p, l.now), 0);
+	assert_int_equal(port_get_state(p), PORT_STATE_LISTENING);
+	t0 = l.now;
+	assert_int_equal(port_next_due(p), t0 + interval);
+	assert_int_equal(port_next_deadline(p), t0 + interval + interval / 2);
+	/* Woken by a frame a little after it is due: it runs, the next one a period after. */
+	assert_int_equal(port_tick(p, t0 + interval + interval / 4), 0);
+	assert_int_equal(port_next_due(p), t0 + 2 * interval);
+	assert_int_equal(port_next_deadline(p), t0 + 2 * interval + interval / 2);
+	/* Nothing woke us: the loop's own wakeup at the deadline runs it. */
+	assert_int_equal(port_tick(p, t0 + 2 * interval + interval / 2), 0);
+	assert_int_equal(port_next_due(p), t0 + 3 * interval);
+	/* The receipt timeout (no master heard, 3 intervals) keeps its time: no slack. */
+	assert_true(timeout < 3 * interval + interval / 2);
+	assert_int_equal(port_next_deadline(p), t0 + timeout);
+	port_free(p);
+	clock_free(l.s[1].clk);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -881,6 +917,7 @@ int main(void)
 		cmocka_unit_test(test_servo_reports_every_offset),
 		cmocka_unit_test(test_gate_follows_servo),
 		cmocka_unit_test(test_rate_ratio_jitter),
+		cmocka_unit_test(test_state_decision_slack),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
