@@ -195,6 +195,7 @@ static void f_status(struct codec *c, struct ipc_msg *m)
 	c_i64(c, &s->offset_ns);
 	c_i64(c, &s->mean_path_delay_ns);
 	c_double(c, &s->freq_ppb);
+	c_i64(c, &s->sample_ts);
 	for (size_t i = 0; i < IPC_MSG_KINDS; i++) {
 		c_u64(c, &s->rx[i]);
 		c_u64(c, &s->tx[i]);

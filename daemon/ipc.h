@@ -23,8 +23,9 @@
  * identity and comes with its fds. 4: CLOCK_STATE and SET_CLOCK_STATE. 5: STATUS carries the
  * engine's ignored frames per reason and the malformed Management count, not dropped[] per type.
  * 6: CONFIG comes with a status page (status-page.h) after the socket; STATUS on the socket only
- * when it is news (a state change, a new error, after SET_PRIORITY), else on the page. */
-#define IPC_VERSION 6
+ * when it is news (a state change, a new error, after SET_PRIORITY), else on the page.
+ * 7: STATUS carries its offset's receive time (sample_ts). */
+#define IPC_VERSION 7
 #define IPC_HEADER_SIZE 8
 #define IPC_MAX_SIZE 1024 /* larger than every message; a longer datagram is refused */
 #define IPC_MAX_FDS 4
@@ -77,6 +78,12 @@ struct ipc_status {
 	ns_t offset_ns;
 	ns_t mean_path_delay_ns;
 	double freq_ppb;
+	/*
+	 * When the offset was measured: its Sync's receive time (t2) on the port's clock, 0 before
+	 * the first. The page is read up to a second after it was written: the supervisor pairs
+	 * the offset with this time, not with its own now.
+	 */
+	ns_t sample_ts;
 	uint64_t rx[IPC_MSG_KINDS];
 	uint64_t tx[IPC_MSG_KINDS];
 	uint64_t ignored[IPC_IGNORED_KINDS]; /* [i]: PORT_CNT_IGNORED_FIRST + i */

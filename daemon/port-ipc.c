@@ -190,6 +190,7 @@ static void publish_status(struct worker_port *w, bool urgent)
 		s->offset_ns = w->sample.offset;
 		s->mean_path_delay_ns = w->sample.mean_path_delay;
 		s->freq_ppb = w->sample.freq_ppb;
+		s->sample_ts = w->sample.local_ts;
 	}
 	fill_counters(w, s);
 	s->last_error = w->last_error;

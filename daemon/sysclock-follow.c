@@ -13,6 +13,11 @@
 #define FOLLOW_TICK_USEC 1000000ULL
 /* After a step, offsets the worker measured before it may still arrive: ignore them this long. */
 #define STEP_HOLDOFF_NS (2 * NS_PER_SEC)
+/*
+ * A software offset reaches us on the worker's status page, read once a second, written at most
+ * 0.7 s before: with Sync every 2 s (logSyncInterval 1) its Sync came up to 2.7 s before.
+ */
+#define SAMPLE_MAX_AGE_NS (4 * NS_PER_SEC)
 
 enum follow_source {
 	SOURCE_NONE = 0,
@@ -31,7 +36,8 @@ struct sysclock_follow {
 	int phc_index;
 	enum sysoff_method method;
 	ns_t holdoff_until; /* CLOCK_MONOTONIC */
-	ns_t last_offset;   /* of the last software sample fed */
+	ns_t last_sample;   /* receive time of the last software sample fed */
+	ns_t step_real;	    /* CLOCK_REALTIME just after the last step */
 	uint64_t steps;
 	/* what was logged last, so each change is logged once */
 	int logged_state;
@@ -235,8 +241,9 @@ void sysclock_follow_port_status(struct sysclock_follow *f, struct mport *p,
 	ns_t now, mono;
 	int r;
 
+	/* The page is read once a second and may still hold the sample fed last time. */
 	if (!f || p->state != PORT_STATE_SLAVE || followed(f) != p->instance ||
-	    source_of(p) != SOURCE_SOFTWARE || s->offset_ns == f->last_offset) {
+	    source_of(p) != SOURCE_SOFTWARE || !s->sample_ts || s->sample_ts == f->last_sample) {
 		return;
 	}
 	r = ensure_sysclock(f, SOURCE_SOFTWARE);
@@ -249,18 +256,30 @@ void sysclock_follow_port_status(struct sysclock_follow *f, struct mport *p,
 	if (r >= 0) {
 		r = f->ops->gettime(f->userdata, CLOCK_REALTIME, &now);
 	}
-	/* The offset is CLOCK_REALTIME minus the master at the last Sync; take it as now's. */
+	/*
+	 * The offset is CLOCK_REALTIME minus the master at its Sync's receive time, a
+	 * CLOCK_REALTIME software timestamp: the pair is exact however late the page was read. One
+	 * stamped before the last step, from the future (a step back) or older than
+	 * SAMPLE_MAX_AGE_NS (then the worker is stuck) is not fed.
+	 */
+	if (r >= 0 && (s->sample_ts < f->step_real || s->sample_ts > now ||
+		       now - s->sample_ts > SAMPLE_MAX_AGE_NS)) {
+		return;
+	}
 	if (r >= 0) {
-		f->last_offset = s->offset_ns;
+		f->last_sample = s->sample_ts;
 		r = sysclock_sample(f->sc,
-				    &(struct sysclock_sample){ .sys = now,
-							       .ref = now - s->offset_ns,
+				    &(struct sysclock_sample){ .sys = s->sample_ts,
+							       .ref = s->sample_ts - s->offset_ns,
 							       .error = s->mean_path_delay_ns },
 				    &p->instance->time_properties);
 	}
 	if (f->sc && f->sc->steps != f->steps) {
 		f->steps = f->sc->steps;
 		f->holdoff_until = mono + STEP_HOLDOFF_NS;
+		if (f->ops->gettime(f->userdata, CLOCK_REALTIME, &now) >= 0) {
+			f->step_real = now;
+		}
 	}
 	report(f, p->instance, p, r);
 }

@@ -30,6 +30,7 @@ static void sample(enum ipc_type t, struct ipc_msg *m)
 		m->status.port_state = PORT_STATE_SLAVE;
 		m->status.servo_state = IPC_SERVO_LOCKED;
 		m->status.offset_ns = -123456789012;
+		m->status.sample_ts = 1764547200123456789;
 		m->status.mean_path_delay_ns = 280;
 		m->status.freq_ppb = -12345.625;
 		for (int i = 0; i < IPC_MSG_KINDS; i++) {
@@ -124,7 +125,7 @@ static const struct {
 	enum ipc_type type;
 	size_t payload;
 } sizes[] = {
-	{ IPC_HELLO, 10 },	   { IPC_STATUS, 470 },		{ IPC_ERBEST, 46 },
+	{ IPC_HELLO, 10 },	   { IPC_STATUS, 478 },		{ IPC_ERBEST, 46 },
 	{ IPC_CLOCK_REQUEST, 17 }, { IPC_CONFIG, 272 },		{ IPC_RECOMMENDED_STATE, 43 },
 	{ IPC_SET_PRIORITY, 2 },   { IPC_SHUTDOWN, 0 },		{ IPC_PRIORITY_REQUEST, 2 },
 	{ IPC_CLOCK_STATE, 24 },   { IPC_SET_CLOCK_STATE, 24 },
@@ -163,6 +164,7 @@ static void test_fields(void **state)
 	assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
 	assert_int_equal(ipc_decode(buf, len, &back), 0);
 	assert_int_equal(back.status.offset_ns, -123456789012);
+	assert_int_equal(back.status.sample_ts, 1764547200123456789);
 	assert_true(back.status.freq_ppb == -12345.625);
 	assert_int_equal(back.status.rx[15], UINT64_C(1) << 55);
 	assert_int_equal(back.status.tx[15], 16);
@@ -195,7 +197,7 @@ static void test_fields(void **state)
 	/* Header: type, version, length, big-endian. */
 	sample(IPC_SET_PRIORITY, &m);
 	assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
-	assert_memory_equal(buf, "\x00\x42\x00\x06\x00\x00\x00\x02\x0a\x14", 10);
+	assert_memory_equal(buf, "\x00\x42\x00\x07\x00\x00\x00\x02\x0a\x14", 10);
 }
 
 static void expect_bad(const uint8_t *buf, size_t len, const char *what)
