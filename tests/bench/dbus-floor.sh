@@ -58,22 +58,8 @@ for _ in $(seq 300); do
 done
 [ "$(grep -c '^ok' "$tmp/out" || true)" -ge "$want" ] || fail "tool-bus-fake: $(tail -n 3 "$tmp/err")"
 # The reply as dbus-monitor --pcap sees it: the largest message captured.
-dbus-monitor --system --pcap >"$tmp/cap.pcap" 2>/dev/null &
-mon=$!
-for _ in $(seq 100); do
-	"$TOOL" -n 1 -w 0 -o GetManagedObjects /org/phcd1/port/s1 >/dev/null
-	python3 -c 'import struct, sys
-d = open(sys.argv[1], "rb").read()
-o, big = 24, b""
-while o + 16 <= len(d):
-	n = struct.unpack_from("<I", d, o + 8)[0]
-	big, o = max(big, d[o + 16:o + 16 + n], key=len), o + 16 + n
-open(sys.argv[2], "wb").write(big)
-sys.exit(len(big) < 1000)' "$tmp/cap.pcap" "$tmp/reply" && break
-	sleep 0.1
-done
-kill "$mon"
-wait "$mon" 2>/dev/null || true
+dbus_capture_reply "$tmp/cap.pcap" "$tmp/reply" \
+	"$TOOL" -n 1 -w 0 -o GetManagedObjects /org/phcd1/port/s1
 dbus_start "$tmp/bus-canned"
 canned_addr=$DBUS_SYSTEM_BUS_ADDRESS
 python3 "$SRC/tests/bench/dbus-canned.py" "$tmp/reply" >"$tmp/canned.log" 2>&1 &

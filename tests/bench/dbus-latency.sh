@@ -118,25 +118,11 @@ done
 # monitor these buses), then dbus-canned.py answering with it on a bus of its own, as setup
 # floor-NAME.
 floor() {
-	local name=$1 f=floor-$1 mon
+	local name=$1 f=floor-$1
 	export DBUS_SYSTEM_BUS_ADDRESS
 	DBUS_SYSTEM_BUS_ADDRESS=$(cat "$tmp/$name.addr")
-	dbus-monitor --system --pcap >"$tmp/$f.pcap" 2>/dev/null &
-	mon=$!
-	for _ in $(seq 100); do
-		"$TOOL" -n 1 -w 0 -o GetManagedObjects /org/phcd1/port/s1 >/dev/null
-		python3 -c 'import struct, sys
-d = open(sys.argv[1], "rb").read()
-o, big = 24, b""
-while o + 16 <= len(d):
-	n = struct.unpack_from("<I", d, o + 8)[0]
-	big, o = max(big, d[o + 16:o + 16 + n], key=len), o + 16 + n
-open(sys.argv[2], "wb").write(big)
-sys.exit(len(big) < 1000)' "$tmp/$f.pcap" "$tmp/$f.reply" && break
-		sleep 0.1
-	done
-	kill "$mon"
-	wait "$mon" 2>/dev/null || true
+	dbus_capture_reply "$tmp/$f.pcap" "$tmp/$f.reply" \
+		"$TOOL" -n 1 -w 0 -o GetManagedObjects /org/phcd1/port/s1
 	dbus_start "$tmp/bus-$f"
 	echo "$DBUS_SYSTEM_BUS_ADDRESS" >"$tmp/$f.addr"
 	python3 "$SRC/tests/bench/dbus-canned.py" "$tmp/$f.reply" >"$tmp/$f.log" 2>&1 &

@@ -67,3 +67,28 @@ wait_bus_name() {
 		sleep 0.02
 	done
 }
+
+# dbus_capture_reply PCAP REPLY CMD...: run CMD (one call) on the system bus under
+# `dbus-monitor --pcap` into PCAP, again until a message of 1000 bytes or more has been seen (at
+# most 100 times); REPLY gets the largest message captured, as it went over the bus (the reply a
+# stand-in such as tests/bench/dbus-canned.py then sends back).
+dbus_capture_reply() {
+	local pcap=$1 reply=$2 mon
+	shift 2
+	dbus-monitor --system --pcap >"$pcap" 2>/dev/null &
+	mon=$!
+	for _ in $(seq 100); do
+		"$@" >/dev/null
+		python3 -c 'import struct, sys
+d = open(sys.argv[1], "rb").read()
+o, big = 24, b""
+while o + 16 <= len(d):
+	n = struct.unpack_from("<I", d, o + 8)[0]
+	big, o = max(big, d[o + 16:o + 16 + n], key=len), o + 16 + n
+open(sys.argv[2], "wb").write(big)
+sys.exit(len(big) < 1000)' "$pcap" "$reply" && break
+		sleep 0.1
+	done
+	kill "$mon"
+	wait "$mon" 2>/dev/null || true
+}
