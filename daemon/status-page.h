@@ -10,8 +10,9 @@
 /*
  * The page holds one encoded IPC STATUS datagram (the socket's codec, so its one validating
  * decoder reads both) under a sequence count: odd while the worker writes, even when it is done.
- * The worker writes it after every wakeup, without a syscall; the supervisor copies it out on one
- * timer for all its workers, instead of a STATUS datagram and a wakeup per worker a second.
+ * The worker rewrites it about twice a second (port-ipc.c, PAGE_PERIOD_NS), without a syscall;
+ * the supervisor copies it out on one timer for all its workers, instead of a STATUS datagram and
+ * a wakeup per worker a second.
  * State changes, errors and Erbest still go over the socket at once.
  *
  * The worker is not trusted: the supervisor maps the page read-only, copies it before looking at
