@@ -203,9 +203,9 @@ void instance_run_bmca(struct instance *i)
 			continue;
 		}
 		if (!p->sent_valid || p->sent.state != rs->state) {
-			manager_log(LOG_INFO, p->ifname, "recommended state %s (%s)",
-				    port_state_to_string(rs->state),
-				    bmca_decision_to_string(decision[k]));
+			log_port_full(p->ifname, LOG_INFO, "recommended state %s (%s)",
+				      port_state_to_string(rs->state),
+				      bmca_decision_to_string(decision[k]));
 		}
 		p->sent = *rs;
 		p->sent_valid = true;

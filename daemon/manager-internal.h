@@ -4,7 +4,8 @@
 
 #include <syslog.h>
 
-#include "daemon/config.h"
+#include "common/config-file.h"
+#include "common/log.h"
 #include "daemon/manager.h"
 #include "netlink/link-monitor.h"
 #include "netlink/tsinfo.h"
@@ -33,13 +34,39 @@ struct manager {
 	bool stopping;
 };
 
-/* One line on stderr (journal priority prefix under systemd); ifname may be NULL. */
-void manager_log(int prio, const char *ifname, const char *fmt, ...) _printf_(3, 4);
+/* SIGTERM'd workers get this long in all (SHUTDOWN, SIGTERM at half, then SIGKILL). */
+#define WORKER_STOP_TIMEOUT_USEC (2 * USEC_PER_SEC)
+/* How often the workers' status pages are read: what D-Bus shows of a port is this old at most. */
+#define MANAGER_STATUS_PERIOD_USEC USEC_PER_SEC
 
 /* Change hooks: call the registered ops and schedule a status rewrite. */
 void manager_instance_changed(struct instance *i, unsigned int mask);
 void manager_port_changed(struct mport *p, unsigned int mask);
 void manager_changed(struct manager *m, unsigned int mask);
+/* Schedule a status file rewrite (coalesced). */
+void manager_dirty(struct manager *m);
+
+/* manager-ports.c: the ports and their workers */
+void mport_set_state(struct mport *p, enum port_state st);
+void mport_set_error(struct mport *p, int error, const char *fmt, ...) _printf_(3, 4);
+void mport_start_worker(struct mport *p);
+void mport_stop_worker(struct mport *p);
+int mport_add(struct manager *m, struct instance *i, const struct link_info *l);
+/* Stop its worker and forget it (hot-unplug, reload). */
+void mport_remove(struct mport *p);
+void mport_free(struct mport *p);
+/* A link appeared or changed: add a port for it where an instance wants it. */
+void manager_consider_link(struct manager *m, const struct link_info *l);
+void manager_on_link(struct link_monitor *lm, enum link_event ev, const struct link_info *l,
+		     void *userdata);
+int manager_on_status_timer(sd_event_source *src, uint64_t usec, void *userdata);
+/* Once stopping, exit the event loop when the last worker is gone. */
+void manager_maybe_exit(struct manager *m);
+
+/* manager.c */
+int manager_add_instance(struct manager *m, const struct config_instance *ci);
+void manager_remove_instance(struct manager *m, struct instance *i);
+int manager_load_config(struct manager *m, struct config **ret, char **errors);
 
 /* instance.c */
 int instance_new(struct manager *m, const struct config_instance *ci, struct instance **ret);

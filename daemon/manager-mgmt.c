@@ -80,13 +80,13 @@ static int manager_mgmt_set(struct instance *inst, const struct mgmt_change *cha
 	int r = 0;
 
 	if (change->mask & MGMT_CHANGE_PRIORITY1) {
-		manager_log(LOG_INFO, NULL, "instance %s: priority1 %u by management", inst->name,
-			    change->priority1);
+		log_full(LOG_INFO, "instance %s: priority1 %u by management", inst->name,
+			 change->priority1);
 		r = instance_set_priority1(inst, change->priority1);
 	}
 	if (r >= 0 && (change->mask & MGMT_CHANGE_PRIORITY2)) {
-		manager_log(LOG_INFO, NULL, "instance %s: priority2 %u by management", inst->name,
-			    change->priority2);
+		log_full(LOG_INFO, "instance %s: priority2 %u by management", inst->name,
+			 change->priority2);
 		r = instance_set_priority2(inst, change->priority2);
 	}
 	return r;
@@ -108,8 +108,8 @@ void manager_mgmt_priority_request(struct mport *p, const struct ipc_set_priorit
 
 	/* The worker refuses SET unless its instance enables it; a request without is a bug. */
 	if (!p->instance->options.management_network_set) {
-		manager_log(LOG_WARNING, p->ifname,
-			    "PRIORITY_REQUEST without management_network_set, ignoring");
+		log_port_full(p->ifname, LOG_WARNING,
+			      "PRIORITY_REQUEST without management_network_set, ignoring");
 		return;
 	}
 	if (s->priority1 != p->instance->priority1) {
@@ -118,7 +118,7 @@ void manager_mgmt_priority_request(struct mport *p, const struct ipc_set_priorit
 	if (s->priority2 != p->instance->priority2) {
 		change.mask |= MGMT_CHANGE_PRIORITY2;
 	}
-	manager_log(LOG_INFO, p->ifname, "management SET from the network");
+	log_port_full(p->ifname, LOG_INFO, "management SET from the network");
 	(void) manager_mgmt_set(p->instance, &change);
 }
 
@@ -126,9 +126,9 @@ void manager_mgmt_priority_request(struct mport *p, const struct ipc_set_priorit
 static void manager_mgmt_dropped(void *userdata, const char *path, uint64_t total)
 {
 	if ((total & (total - 1)) == 0) {
-		manager_log(LOG_NOTICE, NULL,
-			    "management socket %s: malformed request dropped (%" PRIu64 " so far)",
-			    path, total);
+		log_full(LOG_NOTICE,
+			 "management socket %s: malformed request dropped (%" PRIu64 " so far)",
+			 path, total);
 	}
 }
 
@@ -148,8 +148,7 @@ static void manager_mgmt_open(struct manager_mgmt *mm, const char *path, bool re
 	}
 	r = uds_new(mm->manager->event, path, read_only, &manager_mgmt_ops, mm, ret);
 	if (r < 0) {
-		manager_log(LOG_WARNING, NULL, "management socket %s: %s, not serving it", path,
-			    strerror(-r));
+		log_full_errno(LOG_WARNING, r, "management socket %s: %m, not serving it", path);
 	}
 }
 

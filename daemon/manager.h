@@ -10,7 +10,7 @@
 #include <sys/types.h>
 #include <systemd/sd-event.h>
 
-#include "daemon/ipc.h"
+#include "common/ipc.h"
 #include "ptp/ds.h"
 #include "ptp/options.h"
 #include "ptp/servo.h"

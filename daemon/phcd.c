@@ -8,8 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <config.h> /* the generated one: "config.h" would find daemon/config.h */
+#include <config.h> /* the generated one (PHCD_VERSION) */
+#include "common/log.h"
 #include "daemon/list-interfaces.h"
+#include "daemon/log-journal.h"
 #include "daemon/supervisor.h"
 
 static void help(FILE *f)
@@ -64,6 +66,8 @@ int main(int argc, char **argv)
 	bool list = false, json = false, check = false;
 	int c, r;
 
+	log_setup("phcd");
+	log_journal_setup();
 	while ((c = getopt_long(argc, argv, "hf:", opts, NULL)) >= 0) {
 		switch (c) {
 		case 'h':
@@ -114,7 +118,7 @@ int main(int argc, char **argv)
 	if (list) {
 		r = list_interfaces(stdout, json);
 		if (r < 0) {
-			fprintf(stderr, "phcd: listing interfaces failed: %s\n", strerror(-r));
+			log_error_errno(r, "listing interfaces failed: %m");
 			return 1;
 		}
 		return 0;

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/config.h"
+#include "common/config-file.h"
 #include "daemon/manager-internal.h"
 #include "daemon/manager-mgmt.h"
 #include "daemon/supervisor.h"
@@ -55,7 +55,7 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
 		/* Every line already names file:line. */
 		fputs(errors, stderr);
 	} else if (r < 0) {
-		manager_log(LOG_ERR, NULL, "reload failed: %s", strerror(-r));
+		log_full_errno(LOG_ERR, r, "reload failed: %m");
 	}
 	sd_notify(false, "READY=1");
 	return 0;
@@ -81,27 +81,26 @@ int supervisor_run(const struct manager_settings *s)
 
 	r = sd_event_default(&event);
 	if (r < 0) {
-		manager_log(LOG_ERR, NULL, "cannot create the event loop: %s", strerror(-r));
+		log_full_errno(LOG_ERR, r, "cannot create the event loop: %m");
 		return r;
 	}
 	/* WatchdogSec= of phcd.service: sd-event sends WATCHDOG=1 at half the period. */
 	r = sd_event_set_watchdog(event, true);
 	if (r < 0) {
-		manager_log(LOG_WARNING, NULL, "cannot enable the watchdog, ignoring: %s",
-			    strerror(-r));
+		log_full_errno(LOG_WARNING, r, "cannot enable the watchdog, ignoring: %m");
 	}
 	r = manager_new(event, s, &m, &errors);
 	if (r < 0) {
 		if (errors) {
 			fputs(errors, stderr);
 		}
-		manager_log(LOG_ERR, NULL, "invalid configuration, not starting: %s", strerror(-r));
+		log_full_errno(LOG_ERR, r, "invalid configuration, not starting: %m");
 		goto out;
 	}
 	if ((r = sd_event_add_signal(event, NULL, SIGTERM, on_term, m)) < 0 ||
 	    (r = sd_event_add_signal(event, NULL, SIGINT, on_term, m)) < 0 ||
 	    (r = sd_event_add_signal(event, NULL, SIGHUP, on_hup, m)) < 0) {
-		manager_log(LOG_ERR, NULL, "cannot watch signals: %s", strerror(-r));
+		log_full_errno(LOG_ERR, r, "cannot watch signals: %m");
 		goto out;
 	}
 	/* IEEE 1588 management for pmc and friends (issue 9); a socket it cannot bind is skipped.
@@ -115,16 +114,15 @@ int supervisor_run(const struct manager_settings *s)
 	 */
 	r = bus_server_new(m, &bus);
 	if (r < 0) {
-		manager_log(LOG_WARNING, NULL,
-			    "D-Bus API org.phcd1 unavailable, running without it: %s",
-			    strerror(-r));
+		log_full_errno(LOG_WARNING, r,
+			       "D-Bus API org.phcd1 unavailable, running without it: %m");
 	}
 	r = manager_start(m);
 	if (r < 0) {
 		goto out;
 	}
 	r = sd_event_loop(event);
-	manager_log(LOG_INFO, NULL, "stopped");
+	log_full(LOG_INFO, "stopped");
 out:
 	mgmt = manager_mgmt_free(mgmt);
 	bus = bus_server_free(bus);

@@ -10,7 +10,7 @@
 #include "daemon/sysclock-follow.h"
 #include "ptp/sysoff.h"
 
-#define FOLLOW_TICK_USEC 1000000ULL
+#define FOLLOW_TICK_USEC USEC_PER_SEC
 /* After a step, offsets the worker measured before it may still arrive: ignore them this long. */
 #define STEP_HOLDOFF_NS (2 * NS_PER_SEC)
 /*
@@ -174,27 +174,28 @@ static void report(struct sysclock_follow *f, const struct instance *i, const st
 		r = f->sc ? f->sc->last_error : 0;
 	}
 	if (r < 0 && r != f->logged_error) {
-		manager_log(LOG_ERR, ifname, "cannot steer the system clock from instance %s: %s%s",
-			    i ? i->name : "(none)", strerror(-r),
-			    r == -EPERM ? " (no CAP_SYS_TIME?), retrying" : ", retrying");
+		log_port_full_errno(ifname, LOG_ERR, r,
+				    "cannot steer the system clock from instance %s: %m%s",
+				    i ? i->name : "(none)",
+				    r == -EPERM ? " (no CAP_SYS_TIME?), retrying" : ", retrying");
 	}
 	f->logged_error = r;
 	if (f->sc && (int) f->sc->state != f->logged_state) {
-		manager_log(LOG_INFO, ifname, "system clock %s (instance %s, %s)",
-			    sysclock_state_to_string(f->sc->state), i ? i->name : "(none)",
-			    f->kind == SOURCE_PHC ? sysoff_method_to_string(f->method)
-						  : "worker offsets");
+		log_port_full(ifname, LOG_INFO, "system clock %s (instance %s, %s)",
+			      sysclock_state_to_string(f->sc->state), i ? i->name : "(none)",
+			      f->kind == SOURCE_PHC ? sysoff_method_to_string(f->method)
+						    : "worker offsets");
 		f->logged_state = (int) f->sc->state;
 		manager_changed(f->m, MANAGER_CHANGED_SYSTEM_CLOCK);
 	}
 	if (conflict && conflict != f->logged_conflict) {
-		manager_log(LOG_WARNING, NULL,
-			    "something else steers CLOCK_REALTIME (%s%s%s%s): timesyncd, chronyd, "
-			    "ntpd or phc2sys running?",
-			    conflict & SYSCLOCK_CONFLICT_FREQ ? " frequency" : "",
-			    conflict & SYSCLOCK_CONFLICT_STATUS ? " status" : "",
-			    conflict & SYSCLOCK_CONFLICT_OFFSET ? " offset" : "",
-			    conflict & SYSCLOCK_CONFLICT_STEP ? " step" : "");
+		log_full(LOG_WARNING,
+			 "something else steers CLOCK_REALTIME (%s%s%s%s): timesyncd, chronyd, "
+			 "ntpd or phc2sys running?",
+			 conflict & SYSCLOCK_CONFLICT_FREQ ? " frequency" : "",
+			 conflict & SYSCLOCK_CONFLICT_STATUS ? " status" : "",
+			 conflict & SYSCLOCK_CONFLICT_OFFSET ? " offset" : "",
+			 conflict & SYSCLOCK_CONFLICT_STEP ? " step" : "");
 	}
 	f->logged_conflict = conflict;
 }

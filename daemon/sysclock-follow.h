@@ -2,7 +2,7 @@
 /* The supervisor's system clock: CLOCK_REALTIME follows the PTP clock of one instance. */
 #pragma once
 
-#include "daemon/ipc.h"
+#include "common/ipc.h"
 #include "daemon/sysclock.h"
 
 struct manager;

@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "daemon/status-page.h"
+#include "common/status-page.h"
 #include "daemon/worker.h"
 
 #ifndef P_PIDFD

@@ -9,7 +9,7 @@
 #include <sys/types.h>
 #include <systemd/sd-event.h>
 
-#include "daemon/ipc.h"
+#include "common/ipc.h"
 #include "ptp/options.h"
 #include "ptp/transport.h"
 #include "ptp/types.h"

@@ -146,13 +146,5 @@ void bus_server_mark(struct bus_server *s, enum bus_kind kind, void *object, uns
 /* The server behind the vtable being dispatched (handlers of per-object vtables get the object). */
 struct bus_server *bus_current_server(sd_bus_message *m);
 
-/*
- * Log one line the way the supervisor does (its logging_level, "phcd: [IFNAME: ]message" on
- * stderr); when stderr is the journal's stream, a native entry instead, with PHCD_OBJECT_PATH=
- * and PHCD_INTERFACE= fields for the object's path and network interface (either may be NULL).
- */
-void bus_log(struct bus_server *s, int prio, const char *path, const char *ifname, const char *fmt,
-	     ...) _printf_(5, 6);
-
 /* Step "authorize" of every mutating method: see bus_polkit_verify() for 1 / 0 / <0. */
 int bus_authorize(struct bus_server *s, sd_bus_message *m, sd_bus_error *error);

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "config.h" /* the generated one, for PHCD_VERSION */
-#include "daemon/config.h"
+#include "common/config-file.h"
 #include "dbus/bus-internal.h"
 #include "dbus/bus-json.h"
 

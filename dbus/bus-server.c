@@ -5,14 +5,15 @@
 #include <string.h>
 #include <time.h>
 
-#include "daemon/config.h"
+#include "common/config-file.h"
+#include "common/log.h"
 #include "dbus/bus-internal.h"
 #include "dbus/bus-server.h"
 
 /* Fast values (offset, delay, frequency) are signalled at most this often. */
-#define BUS_SLOW_INTERVAL_USEC 1000000ULL
+#define BUS_SLOW_INTERVAL_USEC USEC_PER_SEC
 /* After losing the bus, try again this often. */
-#define BUS_RECONNECT_USEC 1000000ULL
+#define BUS_RECONNECT_USEC USEC_PER_SEC
 
 static unsigned int slow_bits(enum bus_kind kind)
 {
@@ -58,8 +59,8 @@ static void object_warn(struct bus_server *s, enum bus_kind kind, const void *ob
 	_cleanup_free_ char *path = NULL;
 
 	(void) object_path(kind, object, &path);
-	bus_log(s, LOG_WARNING, path, ifname, "D-Bus %s of %s failed: %s, ignoring", what,
-		path ? path : "an object", strerror(-r));
+	(void) log_internal(LOG_WARNING, r, ifname, path, "D-Bus %s of %s failed: %m, ignoring",
+			    what, path ? path : "an object");
 }
 
 /* Signal every record's urgent or slow bits, then drop the records with nothing left. */
@@ -296,7 +297,7 @@ static int on_reconnect(sd_event_source *src, uint64_t usec, void *userdata)
 		sd_event_source_set_enabled(src, SD_EVENT_ONESHOT);
 		return 0;
 	}
-	bus_log(s, LOG_NOTICE, NULL, NULL, "D-Bus: connected to the system bus again");
+	log_notice("D-Bus: connected to the system bus again");
 	return 0;
 }
 
@@ -305,8 +306,7 @@ static int on_disconnected(sd_bus_message *m, void *userdata, sd_bus_error *ret_
 	struct bus_server *s = userdata;
 
 	/* Not from inside the bus's own callback: the timer closes it and connects anew. */
-	bus_log(s, LOG_WARNING, NULL, NULL,
-		"D-Bus: disconnected from the system bus, reconnecting");
+	log_warning("D-Bus: disconnected from the system bus, reconnecting");
 	sd_event_source_set_time(s->reconnect, 0);
 	sd_event_source_set_enabled(s->reconnect, SD_EVENT_ONESHOT);
 	return 0;

@@ -4,15 +4,10 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/uio.h>
 #include <syslog.h>
-/* CODE_FILE= would always name bus_log(), not who logs: leave it out. */
-#define SD_JOURNAL_SUPPRESS_LOCATION
-#include <systemd/sd-journal.h>
 #include <unistd.h>
 
-#include "daemon/config.h"
+#include "common/config-file.h"
 
 #include "dbus/bus-internal.h"
 #include "dbus/bus-json.h"
@@ -372,66 +367,4 @@ struct bus_server *bus_current_server(sd_bus_message *m)
 int bus_authorize(struct bus_server *s, sd_bus_message *m, sd_bus_error *error)
 {
 	return bus_polkit_verify(s->polkit, m, BUS_POLKIT_ACTION_MANAGE, error);
-}
-
-/* stderr is the journal's stream (systemd sets JOURNAL_STREAM to its "device:inode"). */
-static bool stderr_is_journal(void)
-{
-	const char *e = getenv("JOURNAL_STREAM");
-	unsigned long long dev, ino;
-	struct stat st;
-
-	return e && sscanf(e, "%llu:%llu", &dev, &ino) == 2 && fstat(STDERR_FILENO, &st) == 0 &&
-	       st.st_dev == dev && st.st_ino == ino;
-}
-
-/* Append "KEY=value" to a native journal entry (fields, kept in bufs, of at most 512 bytes). */
-static void journal_field(struct iovec *iov, size_t *n, char (*bufs)[512], const char *key,
-			  const char *value)
-{
-	int len = snprintf(bufs[*n], sizeof(bufs[*n]), "%s=%s", key, value);
-
-	iov[*n] = (struct iovec){ .iov_base = bufs[*n],
-				  .iov_len = (size_t) len < sizeof(bufs[*n])
-						     ? (size_t) len
-						     : sizeof(bufs[*n]) - 1 };
-	(*n)++;
-}
-
-void bus_log(struct bus_server *s, int prio, const char *path, const char *ifname, const char *fmt,
-	     ...)
-{
-	const struct config *c = manager_get_config(s->manager);
-	char msg[512], bufs[5][512], pr[4];
-	struct iovec iov[5];
-	size_t n = 0;
-	va_list ap;
-
-	if (c && prio > c->daemon.logging_level) {
-		return;
-	}
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (stderr_is_journal()) {
-		/* Native protocol: the object's path and interface become fields to match on. */
-		snprintf(pr, sizeof(pr), "%d", prio);
-		journal_field(iov, &n, bufs, "MESSAGE", msg);
-		journal_field(iov, &n, bufs, "PRIORITY", pr);
-		journal_field(iov, &n, bufs, "SYSLOG_IDENTIFIER", "phcd");
-		if (path) {
-			journal_field(iov, &n, bufs, "PHCD_OBJECT_PATH", path);
-		}
-		if (ifname) {
-			journal_field(iov, &n, bufs, "PHCD_INTERFACE", ifname);
-		}
-		if (sd_journal_sendv(iov, (int) n) >= 0) {
-			return;
-		}
-	}
-	/* Not under journald, or it cannot be reached: one line as manager_log() writes them. */
-	if (getenv("JOURNAL_STREAM")) {
-		fprintf(stderr, "<%d>", prio);
-	}
-	fprintf(stderr, "phcd: %s%s%s\n", ifname ? ifname : "", ifname ? ": " : "", msg);
 }

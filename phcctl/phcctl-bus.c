@@ -4,13 +4,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/log.h"
 #include "dbus/bus-json.h"
 #include "phcctl/phcctl.h"
 
 int phcctl_error(const char *what, const sd_bus_error *e, int r)
 {
 	if (e && sd_bus_error_is_set(e)) {
-		fprintf(stderr, "phcctl: %s: %s\n", what, e->message ? e->message : e->name);
+		log_error("%s: %s", what, e->message ? e->message : e->name);
 		if (sd_bus_error_has_names(e, "org.phcd1.Error.NoSuchInterface",
 					   "org.phcd1.Error.NoSuchInstance",
 					   SD_BUS_ERROR_UNKNOWN_OBJECT)) {
@@ -29,7 +30,7 @@ int phcctl_error(const char *what, const sd_bus_error *e, int r)
 		}
 		return EXIT_FAILED;
 	}
-	fprintf(stderr, "phcctl: %s: %s\n", what, strerror(r < 0 ? -r : r));
+	log_error_errno(r < 0 ? r : -r, "%s: %m", what);
 	return EXIT_FAILED;
 }
 

@@ -7,8 +7,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/log.h"
 #include "dbus/bus-json.h"
 #include "phcctl/phcctl.h"
+#include "ptp/types.h"
 #include "ptp/util.h"
 
 static uint64_t now_usec(void)
@@ -16,7 +18,7 @@ static uint64_t now_usec(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t) ts.tv_sec * 1000000ULL + (uint64_t) ts.tv_nsec / 1000ULL;
+	return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / (uint64_t) NS_PER_USEC;
 }
 
 /* "port/veth0" from "/org/phcd1/port/veth0": enough to tell objects apart on a terminal. */
@@ -366,8 +368,8 @@ int phcctl_wait_sync(struct phcctl *c)
 			return phcctl_error("wait-sync", NULL, r);
 		}
 		if (r == 0) {
-			fprintf(stderr, "phcctl: wait-sync: timed out after %g s: %s\n",
-				c->timeout_sec, w.why[0] ? w.why : "no answer");
+			log_error("wait-sync: timed out after %g s: %s", c->timeout_sec,
+				  w.why[0] ? w.why : "no answer");
 			return EXIT_TIMEOUT;
 		}
 		wait_check(&w);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "config.h" /* the generated one, for PHCD_VERSION */
+#include "common/log.h"
 #include "dbus/bus-json.h"
 #include "phcctl/phcctl.h"
 #include "ptp/util.h"
@@ -392,7 +393,7 @@ static int cmd_object_call(struct phcctl *c, const char *lookup_method, const ch
 		errno = 0;
 		v = strtol(value, &end, 0);
 		if (errno || *end || end == value || v < 0 || v > 255) {
-			fprintf(stderr, "phcctl: '%s' is not a priority (0..255)\n", value);
+			log_error("'%s' is not a priority (0..255)", value);
 			return EXIT_USAGE;
 		}
 	}
@@ -484,6 +485,7 @@ int main(int argc, char **argv)
 	char *end;
 	int opt, r;
 
+	log_setup("phcctl");
 	while ((opt = getopt_long(argc, argv, "hj", opts, NULL)) >= 0) {
 		switch (opt) {
 		case 'h':
@@ -498,17 +500,14 @@ int main(int argc, char **argv)
 		case ARG_TIMEOUT:
 			c.timeout_sec = strtod(optarg, &end);
 			if (*end || end == optarg || c.timeout_sec < 0) {
-				fprintf(stderr, "phcctl: --timeout wants seconds >= 0, not '%s'\n",
-					optarg);
+				log_error("--timeout wants seconds >= 0, not '%s'", optarg);
 				return EXIT_USAGE;
 			}
 			break;
 		case ARG_MAX_OFFSET:
 			c.max_offset = strtoll(optarg, &end, 10);
 			if (*end || end == optarg || c.max_offset < 0) {
-				fprintf(stderr,
-					"phcctl: --max-offset wants nanoseconds >= 0, not '%s'\n",
-					optarg);
+				log_error("--max-offset wants nanoseconds >= 0, not '%s'", optarg);
 				return EXIT_USAGE;
 			}
 			break;
@@ -527,16 +526,16 @@ int main(int argc, char **argv)
 	}
 	if (!cmd || argc - optind - 1 != cmd->args) {
 		if (optind < argc && !cmd) {
-			fprintf(stderr, "phcctl: unknown command '%s'\n", argv[optind]);
+			log_error("unknown command '%s'", argv[optind]);
 		} else if (cmd) {
-			fprintf(stderr, "phcctl: %s takes %d argument(s)\n", cmd->name, cmd->args);
+			log_error("%s takes %d argument(s)", cmd->name, cmd->args);
 		}
 		help(stderr);
 		return EXIT_USAGE;
 	}
 	r = sd_bus_open_system(&c.bus);
 	if (r < 0) {
-		fprintf(stderr, "phcctl: cannot connect to the system bus: %s\n", strerror(-r));
+		log_error_errno(r, "cannot connect to the system bus: %m");
 		return EXIT_NOT_RUNNING;
 	}
 	/* Let polkit ask for a password when a person runs a mutating command. */

@@ -14,7 +14,6 @@
  * linux/posix-timers.h, not exported to userspace: a dynamic clock id from an open fd. The shift
  * is done unsigned: shifting the negative ~fd is undefined behaviour in C.
  */
-#define FD_TO_CLOCKID(fd) ((clockid_t) ((~(unsigned int) (fd) << 3) | 3))
 #define PHC_DEFAULT_MAX_FREQ_PPB 500000.0
 
 struct clock_posix {
@@ -145,6 +144,12 @@ static const struct clock_ops clock_freerun_ops = {
 	.free = posix_free,
 };
 
+clockid_t clock_phc_clockid(int fd)
+{
+	/* Computed unsigned: ~fd is negative, and shifting a negative int is undefined. */
+	return (clockid_t) ((~(unsigned int) fd << 3) | 3);
+}
+
 static int posix_new(const struct clock_ops *ops, clockid_t id, int fd, double max_freq_ppb,
 		     struct clock **ret)
 {
@@ -180,7 +185,7 @@ int clock_phc_new(int fd, struct clock **ret)
 	if (ioctl(fd, PTP_CLOCK_GETCAPS, &caps) == 0 && caps.max_adj > 0) {
 		max = caps.max_adj;
 	}
-	return posix_new(&clock_phc_ops, FD_TO_CLOCKID(fd), fd, max, ret);
+	return posix_new(&clock_phc_ops, clock_phc_clockid(fd), fd, max, ret);
 }
 
 int clock_freerun_new(clockid_t clockid, struct clock **ret)

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Clock back ends behind one ops table: PHC by fd, free-running, virtual, simulated. */
+/* Clock back ends behind one ops table: PHC by fd, free-running, virtual (the simulated one for
+ * tests is tests/doubles/clock-sim.h). */
 #pragma once
 
 #include <stdbool.h>
@@ -49,6 +50,8 @@ const char *clock_name(const struct clock *c);
  * available, else 500000.
  */
 int clock_phc_new(int fd, struct clock **ret);
+/* The dynamic POSIX clock id of an open /dev/ptpN (the kernel's FD_TO_CLOCKID), for any fd >= 0. */
+clockid_t clock_phc_clockid(int fd);
 
 struct timex;
 /*
@@ -93,24 +96,3 @@ int clock_virtual_get_state(struct clock *c, struct clock_virtual_state *ret);
 /* The time the state shows at raw time raw (what from_raw gives on a clock in that state). */
 ns_t clock_virtual_state_at(const struct clock_virtual_state *s, ns_t raw);
 int clock_virtual_set_state(struct clock *c, const struct clock_virtual_state *s);
-
-/*
- * Simulated: deterministic. Its time runs at (1 + (freq_error + adj) / 1e9) of a true time that
- * only clock_sim_advance() moves; gettime adds Gaussian noise of noise_ns standard deviation from
- * a PRNG seeded with seed (no global state).
- */
-struct clock_sim_config {
-	ns_t start;	       /* true time and clock time at creation */
-	double freq_error_ppb; /* the oscillator's own error */
-	double noise_ns;       /* standard deviation of gettime noise */
-	uint64_t seed;
-	double max_freq_ppb; /* 0 = 1e6 */
-};
-int clock_sim_new(const struct clock_sim_config *cfg, struct clock **ret);
-/* Move true time forward by dt ns (>= 0). -EINVAL on a clock that is not simulated. */
-int clock_sim_advance(struct clock *c, ns_t dt);
-/* True time, and the exact clock time minus true time (no noise). */
-ns_t clock_sim_true_time(const struct clock *c);
-ns_t clock_sim_error(const struct clock *c);
-/* A Gaussian sample from the clock's PRNG, for tests that need noise of their own. */
-double clock_sim_gauss(struct clock *c, double stddev);

@@ -15,6 +15,9 @@ typedef int64_t ns_t;
 #define NS_PER_SEC INT64_C(1000000000)
 #define NS_PER_MSEC INT64_C(1000000)
 #define NS_PER_USEC INT64_C(1000)
+/* sd-event and CLOCK_MONOTONIC in microseconds (uint64_t) */
+#define USEC_PER_SEC UINT64_C(1000000)
+#define USEC_PER_MSEC UINT64_C(1000)
 
 /* IEEE 1588-2019 5.3.3: 48-bit seconds and 32-bit nanoseconds. */
 struct Timestamp {

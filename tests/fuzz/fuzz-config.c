@@ -7,7 +7,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "daemon/config.h"
+#include "common/config-file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

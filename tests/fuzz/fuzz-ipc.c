@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/ipc.h"
-#include "daemon/status-page.h"
+#include "common/ipc.h"
+#include "common/status-page.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

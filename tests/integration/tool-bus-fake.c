@@ -12,7 +12,7 @@
 #include <systemd/sd-event.h>
 #include <unistd.h>
 
-#include "daemon/config.h"
+#include "common/config-file.h"
 #include "daemon/manager.h"
 #include "dbus/bus-internal.h" /* polkit-pending looks into the server */
 #include "dbus/bus-server.h"

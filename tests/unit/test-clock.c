@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "ptp/clock.h"
+#include "tests/doubles/clock-sim.h"
 #include "ptp/servo.h"
 #include "ptp/util.h"
 
@@ -313,9 +314,30 @@ static void test_phc_rejects(void **state)
 	assert_int_equal(close(fd), 0);
 }
 
+/*
+ * The PHC's clock id from its fd, as the kernel's FD_TO_CLOCKID: ~fd is negative, so a signed
+ * shift would be undefined (the ASan+UBSan build of this test traps it). The id decodes back to
+ * the fd, and has the CPUCLOCK_FD bits (3) set.
+ */
+static void test_phc_clockid(void **state)
+{
+	static const int fds[] = { 0, 1, 3, 6, 1023, 65535, 1 << 20 };
+
+	for (size_t k = 0; k < ARRAY_SIZE(fds); k++) {
+		clockid_t id = clock_phc_clockid(fds[k]);
+
+		assert_int_equal(id & 7, 3);
+		assert_true(id < 0);
+		assert_int_equal(~((unsigned int) id >> 3) & 0x1fffffff, fds[k]);
+	}
+	/* The value the kernel expects for fd 3 (include/linux/posix-timers.h). */
+	assert_int_equal(clock_phc_clockid(3), -29);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_phc_clockid),
 		cmocka_unit_test(test_sim_drift_adjust_step),
 		cmocka_unit_test(test_sim_noise),
 		cmocka_unit_test(test_virtual_initial_offset_and_error),

@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "daemon/config.h"
+#include "common/config-file.h"
 
 struct fixture {
 	char dir[64];

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "daemon/evloop.h"
+#include "worker/evloop.h"
 #include "ptp/util.h"
 
 #define MS NS_PER_MSEC

@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "daemon/ipc.h"
+#include "common/ipc.h"
 
 /* A message of each type with every field away from zero, so a dropped field shows. */
 static void sample(enum ipc_type t, struct ipc_msg *m)

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "ptp/clock.h"
+#include "tests/doubles/clock-sim.h"
 #include "ptp/msg.h"
 #include "ptp/port-internal.h"
 #include "ptp/port.h"

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "ptp/clock.h"
+#include "tests/doubles/clock-sim.h"
 #include "ptp/servo.h"
 #include "ptp/util.h"
 

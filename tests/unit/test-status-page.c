@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "daemon/status-page.h"
+#include "common/status-page.h"
 
 struct pages {
 	int fd;

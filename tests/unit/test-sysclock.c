@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "daemon/sysclock.h"
+#include "tests/doubles/sysclock-sim.h"
 
 /* 2017-01-01 00:00:00 UTC, after the leap second inserted at the end of 2016 (TAI-UTC 36 -> 37). */
 #define MIDNIGHT_2017 INT64_C(1483228800)

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "daemon/config-keys.h"
-#include "daemon/config.h"
+#include "common/config-keys.h"
+#include "common/config-file.h"
 
 enum section_kind {
 	SECTION_NONE,

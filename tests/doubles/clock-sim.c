@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "ptp/clock.h"
+#include "tests/doubles/clock-sim.h"
 #include "ptp/util.h"
 
 #define SIM_MAX_FREQ_PPB 1e6

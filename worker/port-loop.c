@@ -4,7 +4,7 @@
 #include <signal.h>
 #include <string.h>
 
-#include "daemon/port-loop.h"
+#include "worker/port-loop.h"
 
 /* Frames asked for in one system call (each entry holds a full frame: 12 kB of stack). */
 #define PORT_LOOP_BATCH 8

@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* phcd-port, the per-port worker: under the supervisor (--ipc-fd) it runs daemon/port-ipc.c. */
+/* phcd-port, the per-port worker: under the supervisor (--ipc-fd) it runs worker/port-ipc.c. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/port-cli.h"
-#include "daemon/port-ipc.h"
+#include "common/log.h"
+#include "worker/port-cli.h"
+#include "worker/port-ipc.h"
 
-/* Two modes: by hand on one interface (daemon/port-cli.c), or under phcd (daemon/port-ipc.c). */
+/* Two modes: by hand on one interface (worker/port-cli.c), or under phcd (worker/port-ipc.c). */
 static void help(FILE *f)
 {
 	fputs("usage: phcd-port -i IFNAME [-f CONFIG] [--domain N] [--priority1 N] [--priority2 "
@@ -105,6 +106,8 @@ int main(int argc, char **argv)
 	long long v;
 	int c, r = 0;
 
+	log_setup("phcd-port");
+
 	port_cli_args_init(&cli);
 	while ((c = getopt_long(argc, argv, "hi:f:sEPm", opts, NULL)) >= 0) {
 		switch (c) {
@@ -168,7 +171,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		if (r < 0) {
-			fprintf(stderr, "phcd-port: invalid option value '%s'\n", optarg);
+			log_error("invalid option value '%s'", optarg);
 			return 2;
 		}
 	}
@@ -191,5 +194,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	a.print = cli.print;
+	/* Supervised: every line carries its priority, so journald files an error as an error. */
+	log_set_level_prefix(true);
 	return port_ipc_run(&a) < 0 ? 1 : 0;
 }

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "daemon/config.h"
+#include "common/config-file.h"
 
 enum key_scope {
 	SCOPE_DAEMON,	/* [global] only */

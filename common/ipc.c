@@ -5,7 +5,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "daemon/ipc.h"
+#include "common/ipc.h"
 #include "ptp/port.h"
 #include "ptp/util.h"
 #include "ptp/wire.h"

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "daemon/sysclock.h"
+#include "tests/doubles/sysclock-sim.h"
 #include "ptp/util.h"
 
 #define SECS_PER_DAY 86400

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "daemon/config-keys.h"
+#include "common/config-keys.h"
 
 static int parse_int(const struct config_key *k, const char *value, void *dst)
 {

@@ -12,9 +12,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "daemon/config.h"
-#include "daemon/port-cli.h"
-#include "daemon/port-loop.h"
+#include "common/log.h"
+#include "common/config-file.h"
+#include "worker/port-cli.h"
+#include "worker/port-loop.h"
 #include "ptp/clock.h"
 #include "ptp/port.h"
 #include "ptp/transport.h"
@@ -99,14 +100,14 @@ static void cli_clock_error(void *userdata, const char *op, int error)
 {
 	struct cli_port *c = container_of(userdata, struct cli_port, loop);
 
-	fprintf(stderr, "phcd-port: %s: clock %s (%s) failed: %s\n", c->args->ifname, op,
-		clock_name(c->loop.clock), strerror(-error));
+	log_port_error_errno(c->args->ifname, error, "clock %s (%s) failed: %m", op,
+			     clock_name(c->loop.clock));
 }
 
 static void report(const struct cli_port *c, const char *what, int r)
 {
 	if (r < 0) {
-		fprintf(stderr, "phcd-port: %s: %s: %s\n", c->args->ifname, what, strerror(-r));
+		log_port_error_errno(c->args->ifname, r, "%s: %m", what);
 	}
 }
 
@@ -138,8 +139,8 @@ static int cli_options(const struct port_cli_args *a, struct instance_options *i
 	if (a->config_path) {
 		r = config_load(a->config_path, NULL, false, &cfg, &errors);
 		if (r < 0) {
-			fprintf(stderr, "phcd-port: %s: %s\n%s", a->config_path, strerror(-r),
-				errors ? errors : "");
+			log_error_errno(r, "%s: %m", a->config_path);
+			fputs(errors ? errors : "", stderr);
 			free(errors);
 			return r;
 		}
@@ -213,8 +214,7 @@ static int cli_clock(struct cli_port *c, struct instance_options *io,
 		return r;
 	case OPTIONS_CLOCK_SYSTEM:
 		/* Only the supervisor steers CLOCK_REALTIME (DESIGN.md 2). */
-		fprintf(stderr, "phcd-port: %s: the system clock is steered by phcd only\n",
-			c->args->ifname);
+		log_port_error(c->args->ifname, "the system clock is steered by phcd only");
 		return -EOPNOTSUPP;
 	case OPTIONS_CLOCK_FREE_RUNNING:
 	default:
@@ -259,7 +259,7 @@ int port_cli_run(const struct port_cli_args *a)
 	tc.ifindex = (int) if_nametoindex(a->ifname);
 	tc.peer_delay = pc.port.delay_mechanism == OPTIONS_DELAY_P2P;
 	if (!tc.ifindex && a->socket_fd < 0) {
-		fprintf(stderr, "phcd-port: %s: no such interface\n", a->ifname);
+		log_port_error(a->ifname, "no such interface");
 		return -ENODEV;
 	}
 	r = port_loop_init(&c.loop, &cli_port_ops);

@@ -15,15 +15,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "daemon/ipc.h"
-#include "daemon/port-ipc.h"
-#include "daemon/port-loop.h"
-#include "daemon/status-page.h"
+#include "common/log.h"
+#include "common/ipc.h"
+#include "worker/port-ipc.h"
+#include "worker/port-loop.h"
+#include "common/status-page.h"
 #include "ptp/clock.h"
 #include "ptp/port.h"
 #include "ptp/transport.h"
 
-#define FD_TO_CLOCKID(fd) ((~(clockid_t) (fd) << 3) | 3)
 #define CONFIG_TIMEOUT_MS 5000
 /*
  * The status page is rewritten at the first wakeup (a frame, usually) at least PAGE_PERIOD_NS
@@ -304,14 +304,14 @@ static void take_clock_state(struct worker_port *w, const struct ipc_clock_state
  * -m under phcd (logging_level 7): every sample, not one a second as by hand, so that offset
  * statistics can be taken from the log as from ptp4l's at summary_interval 0. One fprintf per
  * line: the workers share the supervisor's stderr. The monotonic time of the sample leads, as
- * ptp4l's does; under systemd "<7>" gives the journal the priority.
+ * ptp4l's does; the "<7>" prefix (common/log) gives the journal the priority.
  */
 static void log_sample(const char *ifname, const struct port_sample *s)
 {
 	ns_t now = port_loop_now();
 
 	fprintf(stderr, "%sphcd-port[%" PRId64 ".%03" PRId64 "]: %s: " PORT_SAMPLE_FMT "\n",
-		getenv("JOURNAL_STREAM") ? "<7>" : "", now / NS_PER_SEC,
+		log_get_level_prefix() ? "<7>" : "", now / NS_PER_SEC,
 		(now % NS_PER_SEC) / NS_PER_MSEC, ifname, s->offset, (int) s->servo_state,
 		s->freq_ppb, s->mean_path_delay);
 }
@@ -511,7 +511,7 @@ static int recv_config(int ipc, struct ipc_config *ret, int *ret_sock, int *ret_
 /* The clock back end of the instance, built on what this worker holds. */
 static int make_clock(struct worker_port *w, const struct ipc_config *c, bool hw)
 {
-	clockid_t raw_id = hw && w->phc_fd >= 0 ? FD_TO_CLOCKID(w->phc_fd) : CLOCK_REALTIME;
+	clockid_t raw_id = hw && w->phc_fd >= 0 ? clock_phc_clockid(w->phc_fd) : CLOCK_REALTIME;
 	int r;
 
 	switch (c->instance.clock_backend) {
@@ -549,8 +549,7 @@ int port_ipc_run(const struct port_ipc_args *a)
 
 	r = drop_privileges();
 	if (r < 0) {
-		fprintf(stderr, "phcd-port: %s: cannot drop privileges: %s\n", a->ifname,
-			strerror(-r));
+		log_port_error_errno(a->ifname, r, "cannot drop privileges: %m");
 		return r;
 	}
 	/* Never outlive the supervisor (set after exec: exec of our own binary keeps it). */
@@ -570,8 +569,7 @@ int port_ipc_run(const struct port_ipc_args *a)
 		close(page);
 	}
 	if (r < 0) {
-		fprintf(stderr, "phcd-port: %s: no configuration from the supervisor: %s\n",
-			a->ifname, strerror(-r));
+		log_port_error_errno(a->ifname, r, "no configuration from the supervisor: %m");
 		return r;
 	}
 
@@ -592,8 +590,7 @@ int port_ipc_run(const struct port_ipc_args *a)
 		r = make_clock(&w, &cfg, st.mode == TRANSPORT_TS_MODE_HARDWARE);
 	}
 	if (r < 0) {
-		fprintf(stderr, "phcd-port: %s: cannot set up the port: %s\n", a->ifname,
-			strerror(-r));
+		log_port_error_errno(a->ifname, r, "cannot set up the port: %m");
 		goto out;
 	}
 	port_config_default(&pc);
@@ -612,8 +609,7 @@ int port_ipc_run(const struct port_ipc_args *a)
 	pc.seed = (uint64_t) getpid() ^ (uint64_t) port_loop_now();
 	r = port_loop_new_port(&w.loop, &pc);
 	if (r < 0) {
-		fprintf(stderr, "phcd-port: %s: cannot create the port: %s\n", a->ifname,
-			strerror(-r));
+		log_port_error_errno(a->ifname, r, "cannot create the port: %m");
 		goto out;
 	}
 	w.loop.mgmt.ifname = a->ifname;

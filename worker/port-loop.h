@@ -6,8 +6,8 @@
 #include <stdbool.h>
 #include <time.h>
 
-#include "daemon/evloop.h"
-#include "daemon/port-mgmt.h"
+#include "worker/evloop.h"
+#include "worker/port-mgmt.h"
 #include "ptp/clock.h"
 #include "ptp/options.h"
 #include "ptp/port.h"
@@ -53,7 +53,7 @@ ns_t port_loop_now(void);
 /*
  * An event loop with SIGTERM and SIGINT ending it (blocked first, so they arrive as events), the
  * engine's timer and the mode's engine callbacks (send and management of ops are ignored). The
- * mode may add its own sources to l->ev (one more timer, more fds: daemon/evloop.h).
+ * mode may add its own sources to l->ev (one more timer, more fds: worker/evloop.h).
  */
 int port_loop_init(struct port_loop *l, const struct port_ops *ops);
 /* A virtual clock over raw_id (CLOCK_REALTIME or a PHC's), started off as the options say. */

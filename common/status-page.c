@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "daemon/status-page.h"
+#include "common/status-page.h"
 
 /* A torn copy is retried this often, then left for the next round: a writer cannot hold us. */
 #define STATUS_PAGE_TRIES 4

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "daemon/ipc.h"
+#include "common/ipc.h"
 
 /*
  * The page holds one encoded IPC STATUS datagram (the socket's codec, so its one validating

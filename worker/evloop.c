@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "daemon/evloop.h"
+#include "worker/evloop.h"
 #include "ptp/util.h"
 
 /* epoll data of the signalfd and the timerfd; an io source's is its index. */

@@ -2,7 +2,7 @@
 /* Management over the network in phcd-port: a port engine answers pmc -2 on its own wire. */
 #include <string.h>
 
-#include "daemon/port-mgmt.h"
+#include "worker/port-mgmt.h"
 
 void port_mgmt_clock(struct port *p, struct transport *t, const char *ifname,
 		     struct mgmt_clock *ret, struct mgmt_port *port)

@@ -1,0 +1,561 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The supervisor's ports: one worker each, its lifecycle and restarts, its status, and links. */
+#include <errno.h>
+#include <inttypes.h>
+#include <net/if.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "daemon/manager-internal.h"
+#include "daemon/manager-mgmt.h"
+#include "daemon/sysclock-follow.h"
+#include "daemon/worker.h"
+
+void mport_set_state(struct mport *p, enum port_state st)
+{
+	if (p->state == st) {
+		return;
+	}
+	log_port_full(p->ifname, LOG_INFO, "%s -> %s", port_state_to_string(p->state),
+		      port_state_to_string(st));
+	if (p->manager->status_stdout) {
+		printf("port %s instance %s state %s\n", p->ifname, p->instance->name,
+		       port_state_to_string(st));
+		fflush(stdout);
+	}
+	p->state = st;
+	manager_port_changed(p, MPORT_CHANGED_STATE);
+}
+
+void mport_set_error(struct mport *p, int error, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(p->last_error_text, sizeof(p->last_error_text), fmt, ap);
+	va_end(ap);
+	p->last_error = error;
+	manager_port_changed(p, MPORT_CHANGED_ERROR);
+}
+
+/* ---- workers ---- */
+
+/* A STATUS, from the socket (a change, at once) or from the status page (once a second). */
+static void mport_take_status(struct mport *p, const struct ipc_status *s)
+{
+	unsigned int mask = 0;
+
+	if (memcmp(p->rx, s->rx, sizeof(p->rx)) || memcmp(p->tx, s->tx, sizeof(p->tx)) ||
+	    memcmp(p->ignored, s->ignored, sizeof(p->ignored)) ||
+	    p->dropped_management != s->mgmt_malformed) {
+		memcpy(p->rx, s->rx, sizeof(p->rx));
+		memcpy(p->tx, s->tx, sizeof(p->tx));
+		memcpy(p->ignored, s->ignored, sizeof(p->ignored));
+		p->dropped_management = s->mgmt_malformed;
+		mask |= MPORT_CHANGED_COUNTERS;
+	}
+	if (s->last_error &&
+	    (s->last_error != p->last_error ||
+	     strncmp(s->last_error_text, p->last_error_text, sizeof(s->last_error_text)))) {
+		mport_set_error(p, s->last_error, "%s", s->last_error_text);
+	}
+	if (mask) {
+		manager_port_changed(p, mask);
+	}
+	if (s->port_state != p->state) {
+		mport_set_state(p, s->port_state);
+		/* A port leaving or joining the protocol changes Ebest's candidates. */
+		p->sent_valid = false;
+		instance_run_bmca(p->instance);
+	}
+	instance_port_status(p->instance, p, s);
+}
+
+/*
+ * Every worker's status page on one timer (status-page.h): one wakeup a second for all ports,
+ * where a STATUS datagram from each was a wakeup each. A page being written at every try waits
+ * for the next second; one with nonsense in it ends its worker (worker_read_status()).
+ */
+int manager_on_status_timer(sd_event_source *src, uint64_t usec, void *userdata)
+{
+	struct manager *m = userdata;
+	struct mport *p;
+
+	sd_event_source_set_time(src, usec + MANAGER_STATUS_PERIOD_USEC);
+	MANAGER_FOREACH_PORT(p, m, k)
+	{
+		struct ipc_msg msg;
+
+		if (p->worker && p->configured && worker_read_status(p->worker, &msg) > 0) {
+			mport_take_status(p, &msg.status);
+		}
+	}
+	return 0;
+}
+
+static void on_worker_message(struct worker *w, const struct ipc_msg *msg, void *userdata)
+{
+	struct mport *p = userdata;
+
+	switch (msg->type) {
+	case IPC_HELLO: {
+		struct ipc_msg c = { .type = IPC_CONFIG };
+
+		if (msg->hello.protocol_version != IPC_VERSION || p->configured) {
+			worker_kill(w, -EPROTO, "sent an unexpected HELLO");
+			return;
+		}
+		snprintf(c.config.ifname, sizeof(c.config.ifname), "%s", p->ifname);
+		c.config.clock_identity = p->instance->clock_identity;
+		c.config.port_number = p->port_identity.portNumber;
+		c.config.instance = p->instance->options;
+		c.config.port = p->options;
+		if (worker_send_config(w, &c) < 0) {
+			worker_kill(w, -EPIPE, "cannot send its CONFIG");
+			return;
+		}
+		p->configured = true;
+		return;
+	}
+	case IPC_STATUS:
+		if (!p->configured) {
+			worker_kill(w, -EPROTO, "sent STATUS before HELLO");
+			return;
+		}
+		mport_take_status(p, &msg->status);
+		return;
+	case IPC_ERBEST:
+		if (!p->configured) {
+			worker_kill(w, -EPROTO, "sent ERBEST before HELLO");
+			return;
+		}
+		p->has_erbest = msg->erbest.present;
+		p->erbest = msg->erbest;
+		/*
+		 * Decide for this port afresh, even if it comes out as last sent: a worker whose
+		 * Erbest vanished before our S1 arrived could not carry it out (it says so with
+		 * this ERBEST), and a repeat skipped here would leave it LISTENING for good.
+		 */
+		p->sent_valid = false;
+		instance_run_bmca(p->instance);
+		return;
+	case IPC_CLOCK_STATE:
+		if (!p->configured) {
+			worker_kill(w, -EPROTO, "sent CLOCK_STATE before HELLO");
+			return;
+		}
+		instance_clock_state(p->instance, p, &msg->clock_state);
+		return;
+	case IPC_CLOCK_REQUEST:
+		/* System clock steering is issue 7's; a worker asking now is told nothing. */
+		log_port_full(p->ifname, LOG_DEBUG, "CLOCK_REQUEST not served yet, ignoring");
+		return;
+	case IPC_PRIORITY_REQUEST:
+		/* A management SET the worker accepted (management_network_set): as D-Bus does. */
+		manager_mgmt_priority_request(p, &msg->set_priority);
+		return;
+	default:
+		return;
+	}
+}
+
+static uint64_t now_usec(struct manager *m)
+{
+	uint64_t t;
+
+	sd_event_now(m->event, CLOCK_MONOTONIC, &t);
+	return t;
+}
+
+static int on_restart_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct mport *p = userdata;
+
+	p->restart_timer = sd_event_source_disable_unref(p->restart_timer);
+	mport_start_worker(p);
+	return 0;
+}
+
+/* Restart with exponential backoff; past restart_limit_burst in the interval, give up. */
+static void mport_schedule_restart(struct mport *p)
+{
+	struct manager *m = p->manager;
+	const struct daemon_options *d = &m->config->daemon;
+	uint64_t now = now_usec(m), delay_ms;
+
+	if (now - p->restart_window_start >
+	    (uint64_t) d->restart_limit_interval_sec * USEC_PER_SEC) {
+		p->restart_window_start = now;
+		p->restarts_in_window = 0;
+	}
+	if (p->restarts_in_window >= d->restart_limit_burst) {
+		char last[MANAGER_ERROR_TEXT_MAX];
+
+		/* The reason is formatted into last_error_text: quote the old one from a copy. */
+		snprintf(last, sizeof(last), "%s", p->last_error_text);
+		p->given_up = true;
+		mport_set_state(p, PORT_STATE_FAULTY);
+		mport_set_error(p, p->last_error ? p->last_error : -ECHILD,
+				"worker restarted %u times within %u s, giving up (last: %.60s)",
+				p->restarts_in_window, d->restart_limit_interval_sec, last);
+		log_port_full(p->ifname, LOG_ERR, "%s", p->last_error_text);
+		return;
+	}
+	delay_ms = d->restart_backoff_initial_ms;
+	for (unsigned int k = 0; k < p->restarts_in_window && delay_ms < d->restart_backoff_max_ms;
+	     k++) {
+		delay_ms *= 2;
+	}
+	if (delay_ms > d->restart_backoff_max_ms) {
+		delay_ms = d->restart_backoff_max_ms;
+	}
+	p->restarts_in_window++;
+	p->restarts++;
+	manager_port_changed(p, MPORT_CHANGED_WORKER);
+	sd_event_add_time(m->event, &p->restart_timer, CLOCK_MONOTONIC, now + delay_ms * 1000, 0,
+			  on_restart_timer, p);
+}
+
+void manager_maybe_exit(struct manager *m)
+{
+	if (!m->stopping) {
+		return;
+	}
+	for (size_t k = 0; k < m->n_ports; k++) {
+		if (m->ports[k]->worker) {
+			return;
+		}
+	}
+	sd_event_exit(m->event, 0);
+}
+
+static void on_worker_exited(struct worker *w, int error, const char *reason, void *userdata)
+{
+	struct mport *p = userdata;
+	bool expected = worker_stopping(w);
+	struct manager *m = p->manager;
+	struct instance *i = p->instance;
+
+	p->worker = worker_free(p->worker);
+	p->worker_pid = 0;
+	p->configured = false;
+	p->has_erbest = false;
+	p->sent_valid = false;
+	manager_port_changed(p, MPORT_CHANGED_WORKER);
+	if (p->removed) {
+		mport_free(p);
+		instance_run_bmca(i);
+		manager_maybe_exit(m);
+		return;
+	}
+	if (m->stopping) {
+		manager_maybe_exit(m);
+		return;
+	}
+	if (!expected) {
+		log_port_full(p->ifname, LOG_WARNING, "worker %s", reason);
+		mport_set_error(p, error ? error : -ECHILD, "worker %s", reason);
+	}
+	if (!p->enabled) {
+		mport_set_state(p, PORT_STATE_DISABLED);
+	} else if (!p->link_up) {
+		mport_set_state(p, PORT_STATE_FAULTY);
+	} else if (expected) {
+		/* Stopped on purpose to be replaced (reload, restart). */
+		mport_start_worker(p);
+	} else {
+		mport_set_state(p, PORT_STATE_FAULTY);
+		mport_schedule_restart(p);
+	}
+	instance_run_bmca(i);
+}
+
+static const struct worker_ops worker_ops = {
+	.message = on_worker_message,
+	.exited = on_worker_exited,
+};
+
+void mport_start_worker(struct mport *p)
+{
+	struct manager *m = p->manager;
+	struct instance *i = p->instance;
+	struct worker_config wc = {
+		.binary = m->port_binary,
+		.ifindex = p->ifindex,
+		.time_stamping = p->options.time_stamping,
+		.peer_delay = p->options.delay_mechanism == OPTIONS_DELAY_P2P,
+		.want_phc = i->options.clock_backend == OPTIONS_CLOCK_PHC,
+		.log_samples = m->config->daemon.logging_level >= LOG_DEBUG,
+	};
+	struct worker_info info;
+	int r;
+
+	if (p->worker || !p->enabled || !p->link_up || p->given_up || m->stopping || p->removed ||
+	    p->restart_timer) {
+		return;
+	}
+	snprintf(wc.ifname, sizeof(wc.ifname), "%s", p->ifname);
+	r = worker_spawn(m->event, &wc, &worker_ops, p, &p->worker, &info);
+	if (r < 0) {
+		log_port_full_errno(p->ifname, LOG_ERR, r, "cannot start a worker: %m");
+		mport_set_error(p, r, "cannot start a worker: %s", strerror(-r));
+		mport_set_state(p, PORT_STATE_FAULTY);
+		mport_schedule_restart(p);
+		return;
+	}
+	if (info.hw_error) {
+		log_port_full_errno(
+			p->ifname, LOG_NOTICE, info.hw_error,
+			"hardware timestamping refused (%m), using software timestamps");
+	}
+	p->worker_pid = info.pid;
+	p->timestamping = info.ts_mode;
+	p->phc_index = info.phc_index;
+	log_port_full(p->ifname, LOG_INFO,
+		      "worker %d started (instance %s, port %u, %s timestamps)", (int) info.pid,
+		      i->name, p->port_identity.portNumber,
+		      mport_timestamping_to_string(info.ts_mode));
+	manager_port_changed(p, MPORT_CHANGED_WORKER | MPORT_CHANGED_TIMESTAMPING);
+	mport_set_state(p, PORT_STATE_INITIALIZING);
+}
+
+/* Stop the worker so that on_worker_exited starts a fresh one (or none, per the flags). */
+void mport_stop_worker(struct mport *p)
+{
+	p->restart_timer = sd_event_source_disable_unref(p->restart_timer);
+	if (p->worker) {
+		worker_stop(p->worker, WORKER_STOP_TIMEOUT_USEC);
+	}
+}
+
+/* ---- ports ---- */
+
+void mport_free(struct mport *p)
+{
+	struct manager *m = p->manager;
+
+	for (size_t k = 0; k < m->n_ports; k++) {
+		if (m->ports[k] == p) {
+			if (m->ops && m->ops->port_removed) {
+				m->ops->port_removed(m->userdata, p);
+			}
+			memmove(&m->ports[k], &m->ports[k + 1],
+				(m->n_ports - k - 1) * sizeof(*m->ports));
+			m->n_ports--;
+			break;
+		}
+	}
+	log_port_full(p->ifname, LOG_INFO, "port removed from instance %s", p->instance->name);
+	manager_instance_changed(p->instance, INSTANCE_CHANGED_PORTS);
+	p->restart_timer = sd_event_source_disable_unref(p->restart_timer);
+	p->worker = worker_free(p->worker);
+	free(p);
+	manager_dirty(m);
+}
+
+/* Remove a port: stop its worker first; the port goes when the worker is reaped. */
+void mport_remove(struct mport *p)
+{
+	p->removed = true;
+	if (p->worker) {
+		mport_stop_worker(p);
+		return;
+	}
+	mport_free(p);
+}
+
+static bool link_is_up(const struct link_info *l)
+{
+	return l->admin_up && l->carrier;
+}
+
+int mport_add(struct manager *m, struct instance *i, const struct link_info *l)
+{
+	struct mport *p, **ports;
+	int r;
+
+	ports = reallocarray(m->ports, m->n_ports + 1, sizeof(*m->ports));
+	if (!ports) {
+		return -ENOMEM;
+	}
+	m->ports = ports;
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		return -ENOMEM;
+	}
+	r = config_port_options(m->config, i->name, l->name, &p->options);
+	if (r < 0) {
+		free(p);
+		return r;
+	}
+	snprintf(p->ifname, sizeof(p->ifname), "%s", l->name);
+	p->instance = i;
+	p->manager = m;
+	p->ifindex = l->ifindex;
+	p->link_up = link_is_up(l);
+	p->enabled = true;
+	p->phc_index = -1;
+	p->state = PORT_STATE_INITIALIZING;
+	p->delay_mechanism = p->options.delay_mechanism;
+	/* The instance's clockIdentity comes from its first port's MAC (7.5.2.2.2). */
+	if (!memcmp(&i->clock_identity, &(struct ClockIdentity){ 0 }, sizeof(i->clock_identity)) &&
+	    l->has_mac) {
+		clock_identity_from_mac(l->mac, &i->clock_identity);
+		manager_instance_changed(i, INSTANCE_CHANGED_CONFIG);
+		instance_run_bmca(i);
+	}
+	p->port_identity.clockIdentity = i->clock_identity;
+	p->port_identity.portNumber = instance_free_port_number(i);
+	m->ports[m->n_ports++] = p;
+	log_port_full(p->ifname, LOG_INFO, "port %u of instance %s (domain %u), link %s",
+		      p->port_identity.portNumber, i->name, i->domain, p->link_up ? "up" : "down");
+	if (m->ops && m->ops->port_added) {
+		m->ops->port_added(m->userdata, p);
+	}
+	manager_instance_changed(i, INSTANCE_CHANGED_PORTS);
+	if (p->link_up) {
+		mport_start_worker(p);
+	} else {
+		mport_set_state(p, PORT_STATE_FAULTY);
+		mport_set_error(p, -ENETDOWN, "link down");
+	}
+	return 0;
+}
+
+static bool link_has_phc(struct manager *m, const struct link_info *l)
+{
+	struct tsinfo ti;
+
+	if (!m->ethtool || ethtool_nl_tsinfo_get(m->ethtool, l->name, &ti) < 0) {
+		return false;
+	}
+	return ti.phc_index >= 0;
+}
+
+/* A link appeared (or the configuration changed): does an instance want it? */
+void manager_consider_link(struct manager *m, const struct link_info *l)
+{
+	const struct config_instance *ci;
+	struct instance *i;
+	int r;
+
+	if ((l->flags & IFF_LOOPBACK) || manager_find_port_by_ifindex(m, l->ifindex) ||
+	    manager_find_port(m, l->name)) {
+		return;
+	}
+	ci = config_instance_for_interface(m->config, l->name, link_has_phc(m, l));
+	if (!ci) {
+		return;
+	}
+	i = manager_find_instance(m, ci->options.name);
+	if (!i) {
+		return;
+	}
+	r = mport_add(m, i, l);
+	if (r < 0) {
+		log_port_full_errno(l->name, LOG_ERR, r, "cannot add the port: %m, ignoring");
+	}
+}
+
+void manager_on_link(struct link_monitor *lm, enum link_event ev, const struct link_info *l,
+		     void *userdata)
+{
+	struct manager *m = userdata;
+	struct mport *p = manager_find_port_by_ifindex(m, l->ifindex);
+
+	if (m->stopping) {
+		return;
+	}
+	switch (ev) {
+	case LINK_EVENT_ADDED:
+		manager_consider_link(m, l);
+		return;
+	case LINK_EVENT_REMOVED:
+		if (p && !p->removed) {
+			log_port_full(p->ifname, LOG_INFO, "interface removed");
+			mport_remove(p);
+		}
+		return;
+	case LINK_EVENT_RENAMED:
+		if (p && !p->removed) {
+			mport_remove(p);
+		}
+		manager_consider_link(m, l);
+		return;
+	default:
+		break;
+	}
+	if (!p || p->removed || p->link_up == link_is_up(l)) {
+		return;
+	}
+	p->link_up = link_is_up(l);
+	log_port_full(p->ifname, LOG_INFO, "link %s", p->link_up ? "up" : "down");
+	manager_port_changed(p, MPORT_CHANGED_LINK);
+	if (p->link_up) {
+		/* A link that comes back deserves a fresh start, rate limit included. */
+		p->given_up = false;
+		p->restarts_in_window = 0;
+		mport_start_worker(p);
+	} else {
+		mport_set_error(p, -ENETDOWN, "link down");
+		if (p->worker) {
+			mport_stop_worker(p);
+		}
+		mport_set_state(p, PORT_STATE_FAULTY);
+		instance_run_bmca(p->instance);
+	}
+}
+
+/* ---- control ---- */
+
+int mport_enable(struct mport *p)
+{
+	if (p->enabled) {
+		return 0;
+	}
+	p->enabled = true;
+	p->given_up = false;
+	p->restarts_in_window = 0;
+	manager_port_changed(p, MPORT_CHANGED_STATE);
+	if (!p->link_up) {
+		mport_set_state(p, PORT_STATE_FAULTY);
+		return 0;
+	}
+	mport_start_worker(p);
+	return 0;
+}
+
+int mport_disable(struct mport *p)
+{
+	if (!p->enabled) {
+		return 0;
+	}
+	p->enabled = false;
+	if (p->worker) {
+		mport_stop_worker(p);
+	} else {
+		p->restart_timer = sd_event_source_disable_unref(p->restart_timer);
+		mport_set_state(p, PORT_STATE_DISABLED);
+	}
+	manager_port_changed(p, MPORT_CHANGED_STATE);
+	return 0;
+}
+
+int mport_restart(struct mport *p)
+{
+	if (!p->enabled) {
+		return -ENETDOWN;
+	}
+	p->given_up = false;
+	p->restarts_in_window = 0;
+	if (p->worker) {
+		mport_stop_worker(p);
+	} else {
+		p->restart_timer = sd_event_source_disable_unref(p->restart_timer);
+		mport_start_worker(p);
+	}
+	return 0;
+}
