@@ -174,17 +174,21 @@ int manager_load_config(struct manager *m, struct config **ret, char **errors)
 
 static char *default_port_binary(void)
 {
-	char self[PATH_MAX], *slash;
+	/* Next to phcd first, then the build tree's worker/: a build runs its own phcd-port. */
+	static const char *const beside[] = { "phcd-port", "../worker/phcd-port" };
+	char self[PATH_MAX], path[PATH_MAX + 32], *slash;
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
-	/* Next to phcd first: a build tree runs its own phcd-port, not an installed one. */
 	if (n > 0) {
 		self[n] = '\0';
 		slash = strrchr(self, '/');
 		if (slash) {
-			strcpy(slash + 1, "phcd-port");
-			if (access(self, X_OK) == 0) {
-				return strdup(self);
+			slash[1] = '\0';
+			for (size_t k = 0; k < ARRAY_SIZE(beside); k++) {
+				snprintf(path, sizeof(path), "%s%s", self, beside[k]);
+				if (access(path, X_OK) == 0) {
+					return strdup(path);
+				}
 			}
 		}
 	}

@@ -32,7 +32,7 @@ read -r SLAVE_1 SLAVE_2 <<<"${SLAVES:-phcd ptp4l}"
 . "$SRC/tests/lib/net-helpers.sh"
 . "$SRC/tests/lib/ptp-helpers.sh"
 
-PORT=$BUILD/daemon/phcd-port
+PORT=$BUILD/worker/phcd-port
 [ -x "$PORT" ] || fail "no $PORT: build first (ninja -C $BUILD)"
 command -v ptp4l >/dev/null || fail "ptp4l missing (linuxptp)"
 tmp=$(mktemp -d)

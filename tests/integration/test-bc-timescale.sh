@@ -12,7 +12,7 @@ set -euo pipefail
 . "$SRC/tests/lib/port-helpers.sh"
 
 PHCD=$BUILD/daemon/phcd
-PORT=$BUILD/daemon/phcd-port
+PORT=$BUILD/worker/phcd-port
 tmp=$(mktemp -d /tmp/phcd-bcts.XXXXXX)
 S=phbt-s$$ G=phbt-g$$ D=phbt-d$$
 GM_OFFSET=500000000

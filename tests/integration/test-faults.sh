@@ -13,7 +13,7 @@ set -euo pipefail
 . "$SRC/tests/lib/ptp-helpers.sh"
 
 PHCD=$BUILD/daemon/phcd
-PORT=$BUILD/daemon/phcd-port
+PORT=$BUILD/worker/phcd-port
 STORM=$BUILD/tests/integration/tool-frame-storm
 N=4
 tmp=$(mktemp -d /tmp/phcd-faults.XXXXXX)

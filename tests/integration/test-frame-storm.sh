@@ -19,7 +19,7 @@ set -euo pipefail
 . "$SRC/tests/lib/dbus-helpers.sh"
 
 PHCD=$BUILD/daemon/phcd
-PORT=$BUILD/daemon/phcd-port
+PORT=$BUILD/worker/phcd-port
 STORM=$BUILD/tests/integration/tool-frame-storm
 FRAMES=${PHCD_STORM_FRAMES:-100000}
 RATE=${PHCD_STORM_RATE:-25000}

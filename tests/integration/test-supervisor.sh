@@ -8,7 +8,7 @@ set -euo pipefail
 . "$SRC/tests/lib/net-helpers.sh"
 
 PHCD=$BUILD/daemon/phcd
-PORT=$BUILD/daemon/phcd-port
+PORT=$BUILD/worker/phcd-port
 tmp=$(mktemp -d /tmp/phcd-sup.XXXXXX)
 S=phsu-s$$ P1=phsu-a$$ P2=phsu-b$$ P3=phsu-c$$
 PHCD_PID=

@@ -27,7 +27,7 @@ phcd_port_start() {
 	shift 3
 	[ -f "$tmp/phcd-port.conf" ] || phcd_port_conf "$tmp/phcd-port.conf"
 	ip netns exec "$ns" capsh --drop=cap_sys_time -- -c \
-		"exec $BUILD/daemon/phcd-port -i $ifname -m -f $tmp/phcd-port.conf $*" \
+		"exec $BUILD/worker/phcd-port -i $ifname -m -f $tmp/phcd-port.conf $*" \
 		>"$log" 2>&1 &
 	LAST_PID=$!
 	BG_PIDS+=("$LAST_PID")

@@ -31,7 +31,7 @@ if [ -d "$work/build" ]; then
 else
 	meson setup "$work/build" "$top" >/dev/null
 fi
-ninja -C "$work/build" daemon/phcd daemon/phcd-port tests/vm/tool-vm-clock >/dev/null
+ninja -C "$work/build" daemon/phcd worker/phcd-port tests/vm/tool-vm-clock >/dev/null
 command -v ptp4l >/dev/null || not_run "ptp4l missing (linuxptp, scripts/deps.sh)"
 
 # 2. The initramfs: busybox, igb and its dependencies, the binaries and their libraries.
@@ -48,7 +48,7 @@ for m in dca i2c-algo-bit igb; do
 	*) cp "$f" "$ird/mods/$m.ko" ;;
 	esac
 done
-for b in "$work/build/daemon/phcd" "$work/build/daemon/phcd-port" \
+for b in "$work/build/daemon/phcd" "$work/build/worker/phcd-port" \
 	"$work/build/tests/vm/tool-vm-clock" "$(command -v ptp4l)"; do
 	cp "$b" "$ird/opt/bin/"
 	for lib in $(ldd "$b" | grep -o '/[^ ]*'); do
