@@ -196,6 +196,23 @@ static void f_status(struct codec *c, struct ipc_msg *m)
 	c_i64(c, &s->mean_path_delay_ns);
 	c_double(c, &s->freq_ppb);
 	c_i64(c, &s->sample_ts);
+	c_i64(c, &s->sample_mono);
+	c_u32(c, &s->stats.count);
+	c_i64(c, &s->stats.mean_ns);
+	c_i64(c, &s->stats.rms_ns);
+	c_i64(c, &s->stats.max_abs_ns);
+	c_i64(c, &s->stats.window_ns);
+	c_i64(c, &s->stats.end_mono);
+	if (c->decode && !c->err && s->stats.end_mono &&
+	    (s->stats.count == 0 || s->stats.rms_ns < 0 || s->stats.max_abs_ns < 0 ||
+	     s->stats.window_ns <= 0)) {
+		c->err = -EBADMSG;
+	}
+	if (c->decode && !c->err && !s->stats.end_mono &&
+	    (s->stats.count || s->stats.mean_ns || s->stats.rms_ns || s->stats.max_abs_ns ||
+	     s->stats.window_ns)) {
+		c->err = -EBADMSG;
+	}
 	for (size_t i = 0; i < IPC_MSG_KINDS; i++) {
 		c_u64(c, &s->rx[i]);
 		c_u64(c, &s->tx[i]);
@@ -297,6 +314,12 @@ static void f_config(struct codec *c, struct ipc_msg *m)
 	c_i32(c, &p->neighborPropDelayThresh);
 	c_i32(c, &p->delayAsymmetry);
 	c_i8(c, &p->fault_reset_interval);
+	c_i8(c, &p->summary_interval);
+	if (c->decode && !c->err &&
+	    (p->summary_interval < OPTIONS_SUMMARY_INTERVAL_MIN ||
+	     p->summary_interval > OPTIONS_SUMMARY_INTERVAL_MAX)) {
+		c->err = -EBADMSG;
+	}
 }
 
 static void f_recommended_state(struct codec *c, struct ipc_msg *m)

@@ -24,8 +24,10 @@
  * engine's ignored frames per reason and the malformed Management count, not dropped[] per type.
  * 6: CONFIG comes with a status page (status-page.h) after the socket; STATUS on the socket only
  * when it is news (a state change, a new error, after SET_PRIORITY), else on the page.
- * 7: STATUS carries its offset's receive time (sample_ts). */
-#define IPC_VERSION 7
+ * 7: STATUS carries its offset's receive time (sample_ts).
+ * 8: STATUS carries the sample's CLOCK_MONOTONIC time and the offset statistics of the last summary
+ * window; CONFIG's port options carry summary_interval. */
+#define IPC_VERSION 8
 #define IPC_HEADER_SIZE 8
 #define IPC_MAX_SIZE 1024 /* larger than every message; a longer datagram is refused */
 #define IPC_MAX_FDS 4
@@ -69,6 +71,22 @@ enum ipc_servo_state {
 };
 
 /*
+ * Offset statistics of one summary window (2^summary_interval s), as ptp4l's summary lines: the
+ * samples' count, mean, root mean square and largest absolute value. end_mono is the
+ * CLOCK_MONOTONIC time the window closed, 0 while none has (then every field is 0); window_ns
+ * its length. The decoder refuses a window with no samples, a negative rms or max, or a
+ * non-positive length.
+ */
+struct ipc_offset_stats {
+	uint32_t count;
+	ns_t mean_ns;
+	ns_t rms_ns;
+	ns_t max_abs_ns;
+	ns_t window_ns;
+	ns_t end_mono;
+};
+
+/*
  * Status of a port: on the socket when it changed (state, error), and always the latest on the
  * worker's status page, which the supervisor reads once a second (DESIGN.md 4).
  */
@@ -84,6 +102,9 @@ struct ipc_status {
 	 * the offset with this time, not with its own now.
 	 */
 	ns_t sample_ts;
+	/* The same moment on CLOCK_MONOTONIC (one clock for every process), 0 before the first. */
+	ns_t sample_mono;
+	struct ipc_offset_stats stats;
 	uint64_t rx[IPC_MSG_KINDS];
 	uint64_t tx[IPC_MSG_KINDS];
 	uint64_t ignored[IPC_IGNORED_KINDS]; /* [i]: PORT_CNT_IGNORED_FIRST + i */

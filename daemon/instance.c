@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "daemon/manager-internal.h"
 #include "daemon/sysclock-follow.h"
@@ -212,6 +213,28 @@ void instance_run_bmca(struct instance *i)
 	}
 }
 
+/*
+ * A worker's CLOCK_MONOTONIC time (ns) as CLOCK_REALTIME and CLOCK_MONOTONIC usec. The worker
+ * runs on this machine, so its monotonic clock is ours; a time in the future (a worker that
+ * lies) is taken as now.
+ */
+static void worker_time(ns_t mono, uint64_t *ret_real, uint64_t *ret_mono)
+{
+	struct timespec rt, mt;
+	ns_t now_mono, now_real;
+
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_MONOTONIC, &mt);
+	now_real = (ns_t) rt.tv_sec * NS_PER_SEC + rt.tv_nsec;
+	now_mono = (ns_t) mt.tv_sec * NS_PER_SEC + mt.tv_nsec;
+	if (mono <= 0 || mono > now_mono) {
+		mono = now_mono;
+	}
+	*ret_mono = (uint64_t) mono / 1000;
+	*ret_real = now_real > now_mono - mono ? (uint64_t) (now_real - (now_mono - mono)) / 1000
+					       : 1;
+}
+
 void instance_port_status(struct instance *i, struct mport *p, const struct ipc_status *s)
 {
 	unsigned int mask = 0;
@@ -226,6 +249,24 @@ void instance_port_status(struct instance *i, struct mport *p, const struct ipc_
 		i->mean_path_delay_ns = s->mean_path_delay_ns;
 		i->freq_ppb = s->freq_ppb;
 		mask |= INSTANCE_CHANGED_SAMPLE;
+	}
+	/* A new sample, even with the same values: its time moves. */
+	if (s->sample_mono && s->sample_mono != i->sample_mono_seen) {
+		i->sample_mono_seen = s->sample_mono;
+		worker_time(s->sample_mono, &i->sample_realtime_usec, &i->sample_monotonic_usec);
+		mask |= INSTANCE_CHANGED_SAMPLE;
+	}
+	if (s->stats.end_mono && s->stats.end_mono != i->stats_end_seen) {
+		struct instance_offset_stats *st = &i->stats;
+
+		i->stats_end_seen = s->stats.end_mono;
+		st->count = s->stats.count;
+		st->mean_ns = s->stats.mean_ns;
+		st->rms_ns = (uint64_t) s->stats.rms_ns;
+		st->max_abs_ns = (uint64_t) s->stats.max_abs_ns;
+		st->window_usec = (uint64_t) s->stats.window_ns / 1000;
+		worker_time(s->stats.end_mono, &st->realtime_usec, &st->monotonic_usec);
+		mask |= INSTANCE_CHANGED_STATS;
 	}
 	synced = p->state == PORT_STATE_SLAVE && s->servo_state == IPC_SERVO_LOCKED;
 	if ((int) i->servo_state != (int) s->servo_state || synced != i->synchronized) {

@@ -32,6 +32,9 @@ struct manager {
 	struct sysclock_follow *sysclock;	   /* daemon/sysclock-follow.c */
 	bool started;
 	bool stopping;
+	uint64_t start_realtime_usec, start_monotonic_usec;
+	struct health_report health;
+	bool refreshing; /* inside manager_refresh_health(): no recursion */
 };
 
 /* SIGTERM'd workers get this long in all (SHUTDOWN, SIGTERM at half, then SIGKILL). */
@@ -43,6 +46,8 @@ struct manager {
 void manager_instance_changed(struct instance *i, unsigned int mask);
 void manager_port_changed(struct mport *p, unsigned int mask);
 void manager_changed(struct manager *m, unsigned int mask);
+/* Recompute every instance's health and the daemon's; signal what changed. */
+void manager_refresh_health(struct manager *m);
 /* Schedule a status file rewrite (coalesced). */
 void manager_dirty(struct manager *m);
 
@@ -87,5 +92,7 @@ void instance_clock_state(struct instance *i, struct mport *p, const struct ipc_
  * configured worker (IPC_SET_PRIORITY, applied in place) and run the BMCA again.
  */
 void instance_push_priorities(struct instance *i);
+/* The instance's health (health.c), and whether it is the grandmaster of its domain. */
+void instance_compute_health(const struct instance *i, struct health_report *ret, bool *ret_gm);
 /* The lowest portNumber no port of the instance uses (7.5.2.3: 1-based). */
 uint16_t instance_free_port_number(const struct instance *i);

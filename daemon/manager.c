@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
@@ -20,6 +21,14 @@
 const char *mport_timestamping_to_string(enum transport_ts_mode m)
 {
 	return m == TRANSPORT_TS_MODE_HARDWARE ? "hardware" : "software";
+}
+
+static uint64_t now_usec(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
 }
 
 /* ---- status file and change hooks ---- */
@@ -89,6 +98,11 @@ void manager_dirty(struct manager *m)
 	}
 }
 
+/* Changes that can change a health (not the fast-moving samples and statistics). */
+#define INSTANCE_HEALTH_INPUTS \
+	(INSTANCE_CHANGED_PARENT | INSTANCE_CHANGED_SERVO | INSTANCE_CHANGED_PORTS)
+#define MPORT_HEALTH_INPUTS (MPORT_CHANGED_STATE | MPORT_CHANGED_WORKER | MPORT_CHANGED_ERROR)
+
 void manager_instance_changed(struct instance *i, unsigned int mask)
 {
 	struct manager *m = i->manager;
@@ -97,6 +111,9 @@ void manager_instance_changed(struct instance *i, unsigned int mask)
 		m->ops->instance_changed(m->userdata, i, mask);
 	}
 	manager_dirty(m);
+	if (mask & INSTANCE_HEALTH_INPUTS) {
+		manager_refresh_health(m);
+	}
 }
 
 void manager_changed(struct manager *m, unsigned int mask)
@@ -105,6 +122,9 @@ void manager_changed(struct manager *m, unsigned int mask)
 		m->ops->manager_changed(m->userdata, mask);
 	}
 	manager_dirty(m);
+	if (mask & (MANAGER_CHANGED_SYSTEM_CLOCK | MANAGER_CHANGED_CONFIG)) {
+		manager_refresh_health(m);
+	}
 }
 
 bool manager_system_clock_synchronized(struct manager *m)
@@ -120,6 +140,9 @@ void manager_port_changed(struct mport *p, unsigned int mask)
 		m->ops->port_changed(m->userdata, p, mask);
 	}
 	manager_dirty(m);
+	if (mask & MPORT_HEALTH_INPUTS) {
+		manager_refresh_health(m);
+	}
 }
 
 /* ---- instances ---- */
@@ -206,6 +229,8 @@ int manager_new(sd_event *event, const struct manager_settings *s, struct manage
 		return -ENOMEM;
 	}
 	m->event = sd_event_ref(event);
+	m->start_realtime_usec = now_usec(CLOCK_REALTIME);
+	m->start_monotonic_usec = now_usec(CLOCK_MONOTONIC);
 	m->config_path = s->config_path ? strdup(s->config_path) : NULL;
 	m->config_dir = s->config_dir ? strdup(s->config_dir) : NULL;
 	m->status_file = s->status_file ? strdup(s->status_file) : NULL;
@@ -240,6 +265,7 @@ int manager_new(sd_event *event, const struct manager_settings *s, struct manage
 			return r;
 		}
 	}
+	manager_refresh_health(m);
 	*ret = TAKE_PTR(m);
 	return 0;
 }
@@ -268,6 +294,7 @@ int manager_start(struct manager *m)
 	if (r < 0) {
 		log_full_errno(LOG_ERR, r, "cannot set up the system clock, ignoring: %m");
 	}
+	manager_refresh_health(m);
 	write_status(m);
 	m->notified_instances = m->n_instances;
 	m->notified_ports = m->n_ports;

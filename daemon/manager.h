@@ -47,6 +47,8 @@ enum instance_change {
 	INSTANCE_CHANGED_SERVO = 1u << 3,	    /* servo state, synchronized */
 	INSTANCE_CHANGED_TIME_PROPERTIES = 1u << 4, /* timePropertiesDS */
 	INSTANCE_CHANGED_PORTS = 1u << 5,	    /* a port joined or left */
+	INSTANCE_CHANGED_STATS = 1u << 6,	    /* offset statistics: a summary window closed */
+	INSTANCE_CHANGED_HEALTH = 1u << 7,	    /* health, its reasons, is_grandmaster */
 };
 
 /* What changed in a port (mask bits of manager_ops.port_changed). */
@@ -64,6 +66,57 @@ enum mport_change {
 enum manager_change {
 	MANAGER_CHANGED_CONFIG = 1u << 0,	/* a reload was applied */
 	MANAGER_CHANGED_SYSTEM_CLOCK = 1u << 1, /* CLOCK_REALTIME's discipline state changed */
+	MANAGER_CHANGED_HEALTH = 1u << 2,	/* the daemon's health or its reasons */
+};
+
+/*
+ * Health, for a fleet tool to alert on: ok, degraded (working but something needs a look: a port
+ * FAULTY, no grandmaster, not synchronized, a worker restarting) or failed (nothing of it works:
+ * every port FAULTY). Each reason is a stable code ("port-faulty") and a sentence for people.
+ */
+enum health {
+	HEALTH_OK,
+	HEALTH_DEGRADED,
+	HEALTH_FAILED,
+};
+
+#define HEALTH_REASONS_MAX 16
+#define HEALTH_CODE_MAX 32
+#define HEALTH_TEXT_MAX 160
+
+struct health_reason {
+	char code[HEALTH_CODE_MAX];
+	char text[HEALTH_TEXT_MAX];
+};
+
+struct health_report {
+	enum health level;
+	size_t n_reasons;
+	struct health_reason reasons[HEALTH_REASONS_MAX];
+};
+
+/* "ok", "degraded", "failed" (inline: the D-Bus layer and test doubles use it without the rest). */
+static inline const char *health_to_string(enum health h)
+{
+	return h == HEALTH_OK ? "ok" : h == HEALTH_DEGRADED ? "degraded" : "failed";
+}
+/* Raise the level to at least `level` and add a reason (the last slot says how many did not fit).
+ */
+void health_add(struct health_report *h, enum health level, const char *code, const char *fmt, ...)
+	_printf_(4, 5);
+
+/*
+ * Offset statistics of the last summary window of the instance's SLAVE port (ptp4l's summary
+ * line): count 0 and timestamps 0 until the first window closed.
+ */
+struct instance_offset_stats {
+	uint32_t count;
+	int64_t mean_ns;
+	uint64_t rms_ns;
+	uint64_t max_abs_ns;
+	uint64_t window_usec;
+	uint64_t realtime_usec;	 /* when the window closed, CLOCK_REALTIME */
+	uint64_t monotonic_usec; /* the same on CLOCK_MONOTONIC */
 };
 
 /* The instance's clock as its ports measure it (currentDS / parentDS / servo of the SLAVE port). */
@@ -90,6 +143,17 @@ struct instance {
 	ns_t offset_ns;
 	ns_t mean_path_delay_ns;
 	double freq_ppb;
+	/* when that sample was measured (CLOCK_REALTIME / CLOCK_MONOTONIC usec); 0: no sample yet
+	 */
+	uint64_t sample_realtime_usec;
+	uint64_t sample_monotonic_usec;
+
+	/* public, INSTANCE_CHANGED_STATS */
+	struct instance_offset_stats stats;
+
+	/* public, INSTANCE_CHANGED_HEALTH */
+	struct health_report health;
+	bool is_grandmaster; /* grandmaster of its domain: own identity, a port MASTER */
 
 	/* public, INSTANCE_CHANGED_SERVO */
 	enum servo_state servo_state;
@@ -102,6 +166,9 @@ struct instance {
 	struct instance_options options; /* from the running configuration */
 	struct parentDS parent;		 /* as last sent with RECOMMENDED_STATE */
 	uint16_t next_port_number;	 /* portNumber of the next port (1-based) */
+	ns_t sample_mono_seen;		 /* the SLAVE port's sample_mono last taken */
+	ns_t stats_end_seen;		 /* its stats.end_mono last taken */
+	bool was_synchronized;		 /* since the last port became SLAVE */
 };
 
 /* One interface in one instance, served by one phcd-port worker. */
@@ -204,6 +271,12 @@ sd_event *manager_get_event(struct manager *m);
  * it follows now)? false when phcd does not steer the system clock.
  */
 bool manager_system_clock_synchronized(struct manager *m);
+/* When phcd started (manager_new), CLOCK_REALTIME and CLOCK_MONOTONIC usec. */
+uint64_t manager_start_realtime_usec(const struct manager *m);
+uint64_t manager_start_monotonic_usec(const struct manager *m);
+/* The daemon's health: the worst of its instances' (each reason prefixed by the instance) and
+ * its own (the system clock). */
+const struct health_report *manager_health(const struct manager *m);
 /* The running configuration's files, for a Describe(). */
 const struct config *manager_get_config(struct manager *m);
 
@@ -235,6 +308,8 @@ int manager_reload(struct manager *m, char **errors);
 /* Change an instance's priority at run time (until the next reload), sent to its workers. */
 int instance_set_priority1(struct instance *i, uint8_t priority1);
 int instance_set_priority2(struct instance *i, uint8_t priority2);
+/* Is the port's worker waiting to be restarted (backoff running)? */
+bool mport_restarting(const struct mport *p);
 /* Number of ports of the instance, and the n-th of them. */
 size_t instance_port_count(const struct instance *i);
 struct mport *instance_port_at(const struct instance *i, size_t n);

@@ -127,6 +127,23 @@ static int get_clock_accuracy(sd_bus *bus, const char *path, const char *interfa
 	return append_byte_enum(reply, name, a);
 }
 
+static int get_health(sd_bus *bus, const char *path, const char *interface, const char *property,
+		      sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+	struct instance *i = userdata;
+
+	return bus_append_health(reply, &i->health);
+}
+
+static int get_health_reasons(sd_bus *bus, const char *path, const char *interface,
+			      const char *property, sd_bus_message *reply, void *userdata,
+			      sd_bus_error *error)
+{
+	struct instance *i = userdata;
+
+	return bus_append_health_reasons(reply, &i->health);
+}
+
 static int get_ports(sd_bus *bus, const char *path, const char *interface, const char *property,
 		     sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
@@ -188,11 +205,34 @@ static const sd_bus_vtable instance_vtable[] = {
 	SD_BUS_PROPERTY("ParentPortIdentity", "s", bus_property_get_port_identity,
 			I_OFF(parent_port_identity), EMITS),
 	SD_BUS_PROPERTY("StepsRemoved", "q", NULL, I_OFF(steps_removed), EMITS),
+	SD_BUS_PROPERTY("GrandmasterPriority1", "y", NULL, I_OFF(parent.grandmasterPriority1),
+			EMITS),
+	SD_BUS_PROPERTY("GrandmasterPriority2", "y", NULL, I_OFF(parent.grandmasterPriority2),
+			EMITS),
+	SD_BUS_PROPERTY("GrandmasterClockClass", "y", NULL,
+			I_OFF(parent.grandmasterClockQuality.clockClass), EMITS),
+	SD_BUS_PROPERTY("GrandmasterClockAccuracy", "s", get_clock_accuracy,
+			I_OFF(parent.grandmasterClockQuality.clockAccuracy), EMITS),
+	SD_BUS_PROPERTY("GrandmasterOffsetScaledLogVariance", "q", NULL,
+			I_OFF(parent.grandmasterClockQuality.offsetScaledLogVariance), EMITS),
 	SD_BUS_PROPERTY("OffsetFromMaster", "x", NULL, I_OFF(offset_ns), EMITS),
 	SD_BUS_PROPERTY("MeanPathDelay", "x", NULL, I_OFF(mean_path_delay_ns), EMITS),
 	SD_BUS_PROPERTY("FrequencyAdjustment", "d", NULL, I_OFF(freq_ppb), EMITS),
+	SD_BUS_PROPERTY("OffsetTimestamp", "t", NULL, I_OFF(sample_realtime_usec), EMITS),
+	SD_BUS_PROPERTY("OffsetTimestampMonotonic", "t", NULL, I_OFF(sample_monotonic_usec), EMITS),
+	SD_BUS_PROPERTY("OffsetStatisticsCount", "u", NULL, I_OFF(stats.count), EMITS),
+	SD_BUS_PROPERTY("OffsetStatisticsMean", "x", NULL, I_OFF(stats.mean_ns), EMITS),
+	SD_BUS_PROPERTY("OffsetStatisticsRMS", "t", NULL, I_OFF(stats.rms_ns), EMITS),
+	SD_BUS_PROPERTY("OffsetStatisticsMax", "t", NULL, I_OFF(stats.max_abs_ns), EMITS),
+	SD_BUS_PROPERTY("OffsetStatisticsWindowUSec", "t", NULL, I_OFF(stats.window_usec), EMITS),
+	SD_BUS_PROPERTY("OffsetStatisticsTimestamp", "t", NULL, I_OFF(stats.realtime_usec), EMITS),
+	SD_BUS_PROPERTY("OffsetStatisticsTimestampMonotonic", "t", NULL,
+			I_OFF(stats.monotonic_usec), EMITS),
 	SD_BUS_PROPERTY("ServoState", "s", get_servo_state, I_OFF(servo_state), EMITS),
 	SD_BUS_PROPERTY("Synchronized", "b", bus_property_get_bool, I_OFF(synchronized), EMITS),
+	SD_BUS_PROPERTY("IsGrandmaster", "b", bus_property_get_bool, I_OFF(is_grandmaster), EMITS),
+	SD_BUS_PROPERTY("Health", "s", get_health, 0, EMITS),
+	SD_BUS_PROPERTY("HealthReasons", "a(ss)", get_health_reasons, 0, EMITS),
 	SD_BUS_PROPERTY("CurrentUtcOffset", "n", NULL, I_OFF(time_properties.currentUtcOffset),
 			EMITS),
 	SD_BUS_PROPERTY("CurrentUtcOffsetValid", "b", bus_property_get_bool,
@@ -222,9 +262,19 @@ static const struct bus_prop_group instance_groups[] = {
 				 "ClockBackend", NULL } },
 	{ INSTANCE_CHANGED_PARENT,
 	  (const char *const[]){ "GrandmasterIdentity", "ParentPortIdentity", "StepsRemoved",
-				 NULL } },
-	{ INSTANCE_CHANGED_SAMPLE, (const char *const[]){ "OffsetFromMaster", "MeanPathDelay",
-							  "FrequencyAdjustment", NULL } },
+				 "GrandmasterPriority1", "GrandmasterPriority2",
+				 "GrandmasterClockClass", "GrandmasterClockAccuracy",
+				 "GrandmasterOffsetScaledLogVariance", NULL } },
+	{ INSTANCE_CHANGED_SAMPLE,
+	  (const char *const[]){ "OffsetFromMaster", "MeanPathDelay", "FrequencyAdjustment",
+				 "OffsetTimestamp", "OffsetTimestampMonotonic", NULL } },
+	{ INSTANCE_CHANGED_STATS,
+	  (const char *const[]){ "OffsetStatisticsCount", "OffsetStatisticsMean",
+				 "OffsetStatisticsRMS", "OffsetStatisticsMax",
+				 "OffsetStatisticsWindowUSec", "OffsetStatisticsTimestamp",
+				 "OffsetStatisticsTimestampMonotonic", NULL } },
+	{ INSTANCE_CHANGED_HEALTH,
+	  (const char *const[]){ "IsGrandmaster", "Health", "HealthReasons", NULL } },
 	{ INSTANCE_CHANGED_SERVO, (const char *const[]){ "ServoState", "Synchronized", NULL } },
 	{ INSTANCE_CHANGED_TIME_PROPERTIES,
 	  (const char *const[]){ "CurrentUtcOffset", "CurrentUtcOffsetValid", "Leap59", "Leap61",

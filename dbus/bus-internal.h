@@ -81,6 +81,10 @@ int bus_port_emit(struct bus_server *s, struct mport *p, unsigned int mask);
 int bus_port_describe(struct bus_server *s, FILE *f, struct mport *p);
 int bus_port_append_object(struct bus_server *s, sd_bus_message *reply, struct mport *p);
 
+/* Health as the Manager and each Instance show it: "ok" / "degraded" / "failed", and a(ss). */
+int bus_append_health(sd_bus_message *reply, const struct health_report *h);
+int bus_append_health_reasons(sd_bus_message *reply, const struct health_report *h);
+
 /* Object paths (free() the result). */
 int bus_instance_path(const struct instance *i, char **ret);
 int bus_port_path(const struct mport *p, char **ret);

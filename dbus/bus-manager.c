@@ -53,6 +53,35 @@ static int get_system_clock_synchronized(sd_bus *bus, const char *path, const ch
 				     (int) manager_system_clock_synchronized(s->manager));
 }
 
+static int get_start_timestamp(sd_bus *bus, const char *path, const char *interface,
+			       const char *property, sd_bus_message *reply, void *userdata,
+			       sd_bus_error *error)
+{
+	struct bus_server *s = userdata;
+	uint64_t t = strcmp(property, "StartTimestamp") == 0
+			     ? manager_start_realtime_usec(s->manager)
+			     : manager_start_monotonic_usec(s->manager);
+
+	return sd_bus_message_append_basic(reply, 't', &t);
+}
+
+static int get_health(sd_bus *bus, const char *path, const char *interface, const char *property,
+		      sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+	struct bus_server *s = userdata;
+
+	return bus_append_health(reply, manager_health(s->manager));
+}
+
+static int get_health_reasons(sd_bus *bus, const char *path, const char *interface,
+			      const char *property, sd_bus_message *reply, void *userdata,
+			      sd_bus_error *error)
+{
+	struct bus_server *s = userdata;
+
+	return bus_append_health_reasons(reply, manager_health(s->manager));
+}
+
 static int get_config_files(sd_bus *bus, const char *path, const char *interface,
 			    const char *property, sd_bus_message *reply, void *userdata,
 			    sd_bus_error *error)
@@ -287,6 +316,12 @@ static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_PROPERTY("SystemClockInstance", "s", get_system_clock_instance, 0, EMITS),
 	SD_BUS_PROPERTY("SystemClockSynchronized", "b", get_system_clock_synchronized, 0, EMITS),
 	SD_BUS_PROPERTY("ConfigFiles", "as", get_config_files, 0, EMITS),
+	SD_BUS_PROPERTY("StartTimestamp", "t", get_start_timestamp, 0,
+			SD_BUS_VTABLE_PROPERTY_CONST),
+	SD_BUS_PROPERTY("StartTimestampMonotonic", "t", get_start_timestamp, 0,
+			SD_BUS_VTABLE_PROPERTY_CONST),
+	SD_BUS_PROPERTY("Health", "s", get_health, 0, EMITS),
+	SD_BUS_PROPERTY("HealthReasons", "a(ss)", get_health_reasons, 0, EMITS),
 	SD_BUS_METHOD_WITH_ARGS("GetPortByInterface", SD_BUS_ARGS("s", interface),
 				SD_BUS_RESULT("o", port), method_lookup,
 				SD_BUS_VTABLE_UNPRIVILEGED),
@@ -306,6 +341,7 @@ static const struct bus_prop_group manager_groups[] = {
 	  (const char *const[]){ "SystemClockSynchronized", NULL } },
 	{ MANAGER_CHANGED_CONFIG,
 	  (const char *const[]){ "SystemClockInstance", "ConfigFiles", NULL } },
+	{ MANAGER_CHANGED_HEALTH, (const char *const[]){ "Health", "HealthReasons", NULL } },
 	{},
 };
 

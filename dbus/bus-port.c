@@ -179,6 +179,30 @@ static const struct port_control {
 	{ "Restart", "restart", mport_restart },
 };
 
+/* A log2 interval (int8 in the configuration) as D-Bus "n": D-Bus has no signed byte. */
+static int get_log_interval(sd_bus *bus, const char *path, const char *interface,
+			    const char *property, sd_bus_message *reply, void *userdata,
+			    sd_bus_error *error)
+{
+	int16_t v = *(int8_t *) userdata;
+
+	return sd_bus_message_append_basic(reply, 'n', &v);
+}
+
+/* announceReceiptTimeout x 2^logAnnounceInterval s: how long a silent master stays chosen. */
+static int get_announce_timeout_usec(sd_bus *bus, const char *path, const char *interface,
+				     const char *property, sd_bus_message *reply, void *userdata,
+				     sd_bus_error *error)
+{
+	struct mport *p = userdata;
+	uint64_t usec = (uint64_t) p->options.announceReceiptTimeout * USEC_PER_SEC;
+	int l = p->options.logAnnounceInterval;
+
+	/* logAnnounceInterval is -7..7 (config-keys.c): no overflow. */
+	usec = l >= 0 ? usec << l : usec >> -l;
+	return sd_bus_message_append_basic(reply, 't', &usec);
+}
+
 static int method_control(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
 	const char *member = sd_bus_message_get_member(m);
@@ -219,6 +243,20 @@ static const sd_bus_vtable port_vtable[] = {
 	SD_BUS_PROPERTY("PortIdentity", "s", bus_property_get_port_identity, P_OFF(port_identity),
 			EMITS),
 	SD_BUS_PROPERTY("DelayMechanism", "s", get_delay_mechanism, P_OFF(delay_mechanism), EMITS),
+	SD_BUS_PROPERTY("LogAnnounceInterval", "n", get_log_interval,
+			P_OFF(options.logAnnounceInterval), EMITS),
+	SD_BUS_PROPERTY("LogSyncInterval", "n", get_log_interval, P_OFF(options.logSyncInterval),
+			EMITS),
+	SD_BUS_PROPERTY("LogMinDelayReqInterval", "n", get_log_interval,
+			P_OFF(options.logMinDelayReqInterval), EMITS),
+	SD_BUS_PROPERTY("LogMinPdelayReqInterval", "n", get_log_interval,
+			P_OFF(options.logMinPdelayReqInterval), EMITS),
+	SD_BUS_PROPERTY("AnnounceReceiptTimeout", "y", NULL, P_OFF(options.announceReceiptTimeout),
+			EMITS),
+	SD_BUS_PROPERTY("AnnounceReceiptTimeoutUSec", "t", get_announce_timeout_usec, 0, EMITS),
+	SD_BUS_PROPERTY("SyncReceiptTimeout", "y", NULL, P_OFF(options.syncReceiptTimeout), EMITS),
+	SD_BUS_PROPERTY("SummaryInterval", "n", get_log_interval, P_OFF(options.summary_interval),
+			EMITS),
 	SD_BUS_PROPERTY("State", "s", get_state, P_OFF(state), EMITS),
 	SD_BUS_PROPERTY("Enabled", "b", bus_property_get_bool, P_OFF(enabled), EMITS),
 	SD_BUS_PROPERTY("TimestampingMode", "s", get_timestamping, P_OFF(timestamping), EMITS),
@@ -251,7 +289,11 @@ static const struct bus_prop_group port_groups[] = {
 	{ MPORT_CHANGED_ERROR, (const char *const[]){ "LastError", "LastErrorCode", NULL } },
 	{ MPORT_CHANGED_TIMESTAMPING,
 	  (const char *const[]){ "TimestampingMode", "PhcIndex", NULL } },
-	{ MPORT_CHANGED_CONFIG, (const char *const[]){ "PortIdentity", "DelayMechanism", NULL } },
+	{ MPORT_CHANGED_CONFIG,
+	  (const char *const[]){
+		  "PortIdentity", "DelayMechanism", "LogAnnounceInterval", "LogSyncInterval",
+		  "LogMinDelayReqInterval", "LogMinPdelayReqInterval", "AnnounceReceiptTimeout",
+		  "AnnounceReceiptTimeoutUSec", "SyncReceiptTimeout", "SummaryInterval", NULL } },
 	{},
 };
 

@@ -19,7 +19,7 @@ static unsigned int slow_bits(enum bus_kind kind)
 {
 	switch (kind) {
 	case BUS_KIND_INSTANCE:
-		return INSTANCE_CHANGED_SAMPLE;
+		return INSTANCE_CHANGED_SAMPLE | INSTANCE_CHANGED_STATS;
 	default:
 		return 0;
 	}

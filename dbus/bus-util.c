@@ -368,3 +368,21 @@ int bus_authorize(struct bus_server *s, sd_bus_message *m, sd_bus_error *error)
 {
 	return bus_polkit_verify(s->polkit, m, BUS_POLKIT_ACTION_MANAGE, error);
 }
+
+int bus_append_health(sd_bus_message *reply, const struct health_report *h)
+{
+	return bus_append_valid_string(reply, health_to_string(h->level));
+}
+
+int bus_append_health_reasons(sd_bus_message *reply, const struct health_report *h)
+{
+	size_t n = h->n_reasons < HEALTH_REASONS_MAX ? h->n_reasons : HEALTH_REASONS_MAX;
+	int r;
+
+	r = sd_bus_message_open_container(reply, 'a', "(ss)");
+	for (size_t k = 0; r >= 0 && k < n; k++) {
+		/* The text quotes a port's LastError, which came from a worker: checked append. */
+		r = sd_bus_message_append(reply, "(ss)", h->reasons[k].code, h->reasons[k].text);
+	}
+	return r < 0 ? r : sd_bus_message_close_container(reply);
+}

@@ -55,6 +55,7 @@ void options_port_defaults(struct port_options *o)
 	o->neighborPropDelayThresh = 20000000;
 	o->delayAsymmetry = 0;
 	o->fault_reset_interval = 4;
+	o->summary_interval = 0;
 }
 
 struct name_value {

@@ -106,7 +106,12 @@ struct port_options {
 	int32_t neighborPropDelayThresh; /* ns; P2P: a longer peer delay makes asCapable false */
 	int32_t delayAsymmetry;		 /* ns */
 	int8_t fault_reset_interval;	 /* log2 seconds in FAULTY before retrying */
+	int8_t summary_interval;	 /* log2 seconds of one offset statistics window */
 };
+
+/* summary_interval: the supervisor reads a worker's status once a second, so no shorter window. */
+#define OPTIONS_SUMMARY_INTERVAL_MIN 0
+#define OPTIONS_SUMMARY_INTERVAL_MAX 10
 
 /* Fill with linuxptp 3.1's defaults (config.c), except network_transport (L2 only here). */
 void options_instance_defaults(struct instance_options *o);

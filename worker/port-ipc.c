@@ -5,6 +5,7 @@
 #include <net/if.h>
 #include <stdarg.h>
 #include <linux/capability.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -53,6 +54,15 @@ struct worker_port {
 	bool page_stale; /* something ran since it was written */
 	struct port_sample sample;
 	bool has_sample;
+	ns_t sample_mono; /* CLOCK_MONOTONIC of the sample */
+	/* Offset statistics: the window being summed, and the last one closed (summary_interval).
+	 */
+	ns_t summary_ns;
+	ns_t window_start;
+	uint32_t window_count;
+	double window_sum, window_sumsq;
+	ns_t window_max;
+	struct ipc_offset_stats stats;
 	uint64_t announces_seen; /* PORT_CNT_RX_ANNOUNCE when Erbest was last looked at */
 	ns_t erbest_expiry;	 /* port_erbest_next_expiry() then */
 	bool erbest_sent;
@@ -191,7 +201,9 @@ static void publish_status(struct worker_port *w, bool urgent)
 		s->mean_path_delay_ns = w->sample.mean_path_delay;
 		s->freq_ppb = w->sample.freq_ppb;
 		s->sample_ts = w->sample.local_ts;
+		s->sample_mono = w->sample_mono;
 	}
+	s->stats = w->stats;
 	fill_counters(w, s);
 	s->last_error = w->last_error;
 	snprintf(s->last_error_text, sizeof(s->last_error_text), "%s", w->last_error_text);
@@ -316,12 +328,57 @@ static void log_sample(const char *ifname, const struct port_sample *s)
 		s->freq_ppb, s->mean_path_delay);
 }
 
+/* A double in ns, clamped to what ns_t holds. */
+static ns_t clamp_ns(double v)
+{
+	if (!(v > (double) INT64_MIN)) {
+		return v != v ? 0 : INT64_MIN;
+	}
+	return v >= (double) INT64_MAX ? INT64_MAX : (ns_t) v;
+}
+
+/*
+ * Offset statistics over windows of 2^summary_interval s (ptp4l's summary lines count samples;
+ * these go by time, so a window means the same at any Sync interval). The window closes at the
+ * first sample after its end; the last closed one goes to the supervisor with every STATUS.
+ */
+static void summarize(struct worker_port *w, ns_t offset, ns_t now)
+{
+	ns_t a = offset >= 0 ? offset : offset == INT64_MIN ? INT64_MAX : -offset;
+
+	if (!w->window_count) {
+		w->window_start = now;
+		w->window_sum = w->window_sumsq = 0;
+		w->window_max = 0;
+	}
+	w->window_count++;
+	w->window_sum += (double) offset;
+	w->window_sumsq += (double) offset * (double) offset;
+	if (a > w->window_max) {
+		w->window_max = a;
+	}
+	if (now - w->window_start < w->summary_ns || w->window_count == UINT32_MAX) {
+		return;
+	}
+	w->stats = (struct ipc_offset_stats){
+		.count = w->window_count,
+		.mean_ns = clamp_ns(w->window_sum / w->window_count),
+		.rms_ns = clamp_ns(sqrt(w->window_sumsq / w->window_count)),
+		.max_abs_ns = w->window_max,
+		.window_ns = now - w->window_start > 0 ? now - w->window_start : 1,
+		.end_mono = now > 0 ? now : 1,
+	};
+	w->window_count = 0;
+}
+
 static void port_sample(void *userdata, const struct port_sample *s)
 {
 	struct worker_port *w = container_of(userdata, struct worker_port, loop);
 
 	w->sample = *s;
 	w->has_sample = true;
+	w->sample_mono = port_loop_now();
+	summarize(w, s->offset, w->sample_mono);
 	report_clock_state(w);
 	if (w->args->print) {
 		log_sample(w->args->ifname, s);
@@ -606,6 +663,7 @@ int port_ipc_run(const struct port_ipc_args *a)
 	/* make_clock() gives a virtual clock no PHC: its raw clock is CLOCK_REALTIME. */
 	w.share_clock = cfg.instance.clock_backend == OPTIONS_CLOCK_VIRTUAL && w.loop.raw &&
 			st.mode == TRANSPORT_TS_MODE_SOFTWARE;
+	w.summary_ns = NS_PER_SEC << cfg.port.summary_interval;
 	pc.seed = (uint64_t) getpid() ^ (uint64_t) port_loop_now();
 	r = port_loop_new_port(&w.loop, &pc);
 	if (r < 0) {

@@ -60,6 +60,35 @@ echo "ok: wait-sync: $(cat "$tmp/ws")"
 "$PHCCTL" status --json | jq -e '.Instances[0].Synchronized and .Instances[0].StepsRemoved == 1' \
 	>/dev/null || fail "status --json: not synchronized"
 
+# What a GUI or fleet tool reads, from the real supervisor: the grandmaster's quality (ptp4l's
+# priority1 100, clockClass 248), a sample time that is recent on CLOCK_MONOTONIC, offset
+# statistics of 1 s windows at 8 Syncs a second, health ok, the port's intervals.
+deadline=$((SECONDS + 10))
+until "$PHCCTL" instance lab --json >"$tmp/inst.json" &&
+	jq -e '.OffsetStatisticsCount > 0 and .Health == "ok"' "$tmp/inst.json" >/dev/null; do
+	[ "$SECONDS" -lt "$deadline" ] ||
+		fail "expected offset statistics and Health ok within 10 s, got: $(jq -c '{OffsetStatisticsCount, Health, HealthReasons}' "$tmp/inst.json")"
+	sleep 0.2
+done
+jq -e '.GrandmasterPriority1 == 100 and .GrandmasterPriority2 == 128 and
+	.GrandmasterClockClass == 248 and .IsGrandmaster == false and .HealthReasons == [] and
+	.OffsetTimestamp > 0 and .OffsetStatisticsCount >= 4 and .OffsetStatisticsCount <= 12 and
+	.OffsetStatisticsWindowUSec >= 900000 and .OffsetStatisticsWindowUSec <= 1300000 and
+	.OffsetStatisticsMax >= .OffsetStatisticsRMS and .OffsetStatisticsRMS < 100000' \
+	"$tmp/inst.json" >/dev/null ||
+	fail "instance lab: unexpected GUI/fleet values: $(jq -c '{GrandmasterPriority1, GrandmasterPriority2, GrandmasterClockClass, IsGrandmaster, HealthReasons, OffsetTimestamp, OffsetStatisticsCount, OffsetStatisticsWindowUSec, OffsetStatisticsRMS, OffsetStatisticsMax}' "$tmp/inst.json")"
+now_mono=$(awk '{ printf "%d", $1 * 1000000 }' /proc/uptime)
+age=$((now_mono - $(jq -r .OffsetTimestampMonotonic "$tmp/inst.json")))
+# /proc/uptime is CLOCK_BOOTTIME, which runs ahead of CLOCK_MONOTONIC by the time suspended (none here).
+[ "$age" -ge -100000 ] && [ "$age" -lt 3000000 ] ||
+	fail "OffsetTimestampMonotonic is ${age} us old, expected a sample from the last 3 s"
+got=$(busctl --system get-property org.phcd1 /org/phcd1/port/s1 org.phcd1.Port LogSyncInterval \
+	AnnounceReceiptTimeoutUSec | tr '\n' ' ')
+[ "$got" = "n -3 t 750000 " ] || fail "port s1 LogSyncInterval/AnnounceReceiptTimeoutUSec: got '$got'"
+mgr=$(busctl --system get-property org.phcd1 /org/phcd1 org.phcd1.Manager Health StartTimestamp | tr '\n' ' ')
+[[ "$mgr" =~ ^s\ \"ok\"\ t\ 1[0-9]{15}\ $ ]] || fail "Manager Health/StartTimestamp: got '$mgr'"
+echo "ok: GM priority1 100 class 248, sample ${age} us old, statistics $(jq -c '[.OffsetStatisticsCount, .OffsetStatisticsMean, .OffsetStatisticsRMS, .OffsetStatisticsMax]' "$tmp/inst.json") (count, mean, rms, max), Health ok; s1 LogSyncInterval/AnnounceReceiptTimeoutUSec $got; Manager $mgr"
+
 # Carrier lost on s1: its State must be signalled within a second of phcd changing it (measured
 # from phcd's "s1: SLAVE -> FAULTY" line, so the time phcd takes to notice the carrier loss does
 # not count).
@@ -77,6 +106,15 @@ ms=$(((t_signal - t_change) / 1000))
 [ "$ms" -lt 1000 ] ||
 	fail "State FAULTY of s1 signalled ${ms} ms after phcd changed it (log line at $t_change us, signal at $t_signal us), expected < 1000"
 state=$("${BUSCTL:-busctl}" --system get-property org.phcd1 /org/phcd1/port/s1 org.phcd1.Port State)
+# s1 FAULTY: the instance and the daemon say so, with the port's reason.
+deadline=$((SECONDS + 5))
+until busctl --system --json=short get-property org.phcd1 /org/phcd1 org.phcd1.Manager HealthReasons |
+	jq -e '[.data[][0]] | index("port-faulty") != null' >/dev/null; do
+	[ "$SECONDS" -lt "$deadline" ] || fail "Manager HealthReasons: expected port-faulty within 5 s"
+	sleep 0.1
+done
+got=$(busctl --system get-property org.phcd1 /org/phcd1/instance/lab org.phcd1.Instance Health)
+[ "$got" = 's "degraded"' ] || fail "instance lab with s1 FAULTY: expected Health degraded, got $got"
 echo "ok: carrier lost on s1 -> phcd FAULTY after $(((t_change - t_down) / 1000)) ms -> PropertiesChanged State ${ms} ms later (now ${state#s })"
 ip -n "$G" link set g1 up
 

@@ -138,11 +138,14 @@ wait_for "$tmp/mon" '"path":"/org/phcd1","args":\["org.phcd1.Manager",\{"Ports":
 echo "ok: InterfacesAdded/Removed for port veth3 and Manager.Ports changed"
 
 # Fast values are coalesced: 20 offset updates within ~0.2 s give at most 2 signals
-# (the first at once, the rest in one emission a second later).
+# (the first at once, the rest in one emission a second later). Written in one go, not one
+# `fake` (a round trip of several processes) each: on a loaded machine 20 of those took 9 s.
 from=$(wc -l <"$tmp/mon")
+from_out=$(wc -l <"$tmp/out")
 for k in $(seq 1 20); do
-	fake sample default $((100 + k)) 50 1.5
-done
+	echo "sample default $((100 + k)) 50 1.5"
+done >&5
+wait_for "$tmp/out" '^ok sample$' 5 "$((from_out + 19))"
 wait_for "$tmp/mon" '"OffsetFromMaster":120,' 3 "$from"
 n=$(tail -n +$((from + 1)) "$tmp/mon" | grep -c '"OffsetFromMaster"' || true)
 [ "$n" -le 2 ] || fail "expected at most 2 coalesced signals for 20 offset updates, got $n"
@@ -155,8 +158,8 @@ BG_PIDS+=($py)
 wait_for "$tmp/py" '^ready$' 10
 fake state veth1 PASSIVE
 wait_pid "$py" 5 || fail "python client: $(cat "$tmp/py")"
-grep -q '^object /org/phcd1/port/veth1 org.phcd1.Port 14 properties$' "$tmp/py" ||
-	fail "python client did not list veth1 with 14 properties (all but Counters): $(cat "$tmp/py")"
+grep -q '^object /org/phcd1/port/veth1 org.phcd1.Port 22 properties$' "$tmp/py" ||
+	fail "python client did not list veth1 with 22 properties (all but Counters): $(cat "$tmp/py")"
 grep -q '^port veth1 State=LISTENING TimestampingMode=software Counters=35 in GetAll=False$' "$tmp/py" ||
 	fail "python client GetAll: $(grep '^port' "$tmp/py")"
 echo "ok: python3-dbus: $(grep -c '^object' "$tmp/py") objects, $(grep '^port' "$tmp/py"), $(tail -n 1 "$tmp/py")"
@@ -165,6 +168,66 @@ got=$(gdbus call --system --dest org.phcd1 --object-path /org/phcd1/port/veth1 \
 	--method org.freedesktop.DBus.Properties.Get org.phcd1.Port State)
 [ "$got" = "(<'PASSIVE'>,)" ] || fail "gdbus Get State: expected (<'PASSIVE'>,), got $got"
 echo "ok: gdbus Get State -> $got"
+
+# --- what a GUI and a fleet tool read: grandmaster quality, sample time, statistics, health,
+# message intervals, start time; with busctl, gdbus and python3-dbus, signalled like the rest
+got=$("${B[@]}" get-property org.phcd1 /org/phcd1 org.phcd1.Manager StartTimestamp StartTimestampMonotonic Health)
+[ "$got" = $'t 1764547200000000\nt 12345678\ns "ok"' ] ||
+	fail "Manager StartTimestamp/StartTimestampMonotonic/Health: got '$got'"
+got=$("${B[@]}" get-property org.phcd1 /org/phcd1/instance/default org.phcd1.Instance \
+	OffsetTimestamp OffsetStatisticsCount OffsetStatisticsTimestamp | tr '\n' ' ')
+[ "$got" = "t 0 u 0 t 0 " ] ||
+	fail "before any sample: expected OffsetTimestamp 0, statistics count 0 and timestamp 0, got '$got'"
+from=$(wc -l <"$tmp/mon")
+fake gm-quality default 5 6 7
+wait_for "$tmp/mon" '"path":"/org/phcd1/instance/default".*"GrandmasterPriority1":5' 2 "$from"
+got=$("${B[@]}" get-property org.phcd1 /org/phcd1/instance/default org.phcd1.Instance \
+	GrandmasterPriority1 GrandmasterPriority2 GrandmasterClockClass GrandmasterClockAccuracy \
+	GrandmasterOffsetScaledLogVariance | tr '\n' ' ')
+[ "$got" = 'y 5 y 6 y 7 s "WITHIN_100NS" q 20061 ' ] || fail "busctl grandmaster quality: got '$got'"
+got=$(gdbus call --system --dest org.phcd1 --object-path /org/phcd1/instance/default \
+	--method org.freedesktop.DBus.Properties.Get org.phcd1.Instance GrandmasterClockClass)
+[ "$got" = "(<byte 0x07>,)" ] || fail "gdbus Get GrandmasterClockClass: expected (<byte 0x07>,), got $got"
+fake sample-time default 1764547300123456 22345678
+fake stats default 16 -42 310
+wait_for "$tmp/mon" '"path":"/org/phcd1/instance/default".*"OffsetStatisticsRMS":310' 3 "$from"
+grep -q '"path":"/org/phcd1/instance/default".*"OffsetTimestamp":1764547300123456' "$tmp/mon" ||
+	fail "OffsetTimestamp not signalled"
+fake health default degraded port-faulty port veth0 is FAULTY: link down
+fake health manager degraded port-faulty instance default: port veth0 is FAULTY: link down
+wait_for "$tmp/mon" '"path":"/org/phcd1","args":\["org.phcd1.Manager",\{"Health":"degraded","HealthReasons":\[\["port-faulty","instance default: port veth0 is FAULTY: link down"\]\]' 2 "$from"
+grep -q '"path":"/org/phcd1/instance/default".*"IsGrandmaster":false,"Health":"degraded"' "$tmp/mon" ||
+	fail "Instance Health not signalled: $(grep -c Health "$tmp/mon")"
+got=$(gdbus call --system --dest org.phcd1 --object-path /org/phcd1/instance/default \
+	--method org.freedesktop.DBus.Properties.Get org.phcd1.Instance HealthReasons)
+[ "$got" = "(<[('port-faulty', 'port veth0 is FAULTY: link down')]>,)" ] ||
+	fail "gdbus Get HealthReasons: got $got"
+got=$("${B[@]}" get-property org.phcd1 /org/phcd1/port/veth0 org.phcd1.Port LogAnnounceInterval \
+	LogSyncInterval LogMinDelayReqInterval LogMinPdelayReqInterval AnnounceReceiptTimeout \
+	AnnounceReceiptTimeoutUSec SyncReceiptTimeout SummaryInterval | tr '\n' ' ')
+[ "$got" = "n 1 n 0 n 0 n 0 y 3 t 6000000 y 0 n 0 " ] || fail "busctl port intervals: got '$got'"
+cat >"$tmp/fleet.py" <<'PY'
+import dbus
+bus = dbus.SystemBus()
+i = dbus.Interface(bus.get_object("org.phcd1", "/org/phcd1/instance/default"),
+                   "org.freedesktop.DBus.Properties").GetAll("org.phcd1.Instance")
+m = dbus.Interface(bus.get_object("org.phcd1", "/org/phcd1"),
+                   "org.freedesktop.DBus.Properties").GetAll("org.phcd1.Manager")
+p = dbus.Interface(bus.get_object("org.phcd1", "/org/phcd1/port/veth0"),
+                   "org.freedesktop.DBus.Properties").GetAll("org.phcd1.Port")
+print(int(i["GrandmasterPriority1"]), int(i["GrandmasterPriority2"]), int(i["GrandmasterClockClass"]),
+      int(i["OffsetTimestamp"]), int(i["OffsetStatisticsCount"]), int(i["OffsetStatisticsMean"]),
+      int(i["OffsetStatisticsRMS"]), int(i["OffsetStatisticsMax"]), int(i["OffsetStatisticsWindowUSec"]),
+      str(i["Health"]), [tuple(str(x) for x in r) for r in i["HealthReasons"]][0][0],
+      str(m["Health"]), int(m["StartTimestamp"]), int(p["AnnounceReceiptTimeoutUSec"]),
+      int(p["LogAnnounceInterval"]))
+PY
+got=$(cd / && /usr/bin/python3 "$tmp/fleet.py" 2>&1)
+[ "$got" = "5 6 7 1764547300123456 16 -42 310 620 1000000 degraded port-faulty degraded 1764547200000000 6000000 1" ] ||
+	fail "python3-dbus fleet read: got '$got'"
+fake health default ok
+fake health manager ok
+echo "ok: grandmaster priority1/2 and quality, OffsetTimestamp, statistics, health and reasons, port intervals, start time: busctl, gdbus, python3-dbus ($got), signalled"
 
 # --- authorization: nobody reads, and every write is AccessDenied (no polkit on this bus)
 got=$("${NOBODY[@]}" busctl --system get-property org.phcd1 /org/phcd1/port/veth0 org.phcd1.Port State)
@@ -390,7 +453,7 @@ JOURNAL_STREAM=$(stat -c %d:%i "$tmp/out2") unshare -m sh -c \
 	<"$tmp/in2" >>"$tmp/out2" 2>&1 &
 BG_PIDS+=($!)
 exec 6>"$tmp/in2"
-wait_for "$tmp/out2" '^ready$' 5
+wait_for "$tmp/out2" '^ready$' 30
 echo "instance default" >&6
 echo "port veth0 default" >&6
 wait_for "$tmp/out2" '^ok port$' 5

@@ -30,6 +30,7 @@ struct manager {
 	size_t n_ports;
 	bool reload_invalid;
 	bool sysclock_locked;
+	struct health_report health;
 	pid_t next_pid;
 	struct bus_server *bus; /* for polkit-pending */
 };
@@ -55,6 +56,21 @@ void manager_set_ops(struct manager *m, const struct manager_ops *ops, void *use
 bool manager_system_clock_synchronized(struct manager *m)
 {
 	return m->config.daemon.system_clock_instance[0] && m->sysclock_locked;
+}
+
+uint64_t manager_start_realtime_usec(const struct manager *m)
+{
+	return UINT64_C(1764547200000000); /* 2025-12-01 00:00:00 UTC */
+}
+
+uint64_t manager_start_monotonic_usec(const struct manager *m)
+{
+	return UINT64_C(12345678);
+}
+
+const struct health_report *manager_health(const struct manager *m)
+{
+	return &m->health;
 }
 
 const struct config *manager_get_config(struct manager *m)
@@ -212,6 +228,7 @@ static void add_port(struct manager *m, const char *ifname, const char *inst)
 	p->port_identity.clockIdentity = i->clock_identity;
 	p->port_identity.portNumber = (uint16_t) (m->n_ports + 1);
 	p->delay_mechanism = OPTIONS_DELAY_E2E;
+	options_port_defaults(&p->options);
 	p->state = PORT_STATE_LISTENING;
 	p->enabled = true;
 	p->timestamping = TRANSPORT_TS_MODE_SOFTWARE;
@@ -288,6 +305,50 @@ static void command(struct manager *m, char *line)
 		   clock_identity_from_string(c, &i->grandmaster_identity) == 0) {
 		i->steps_removed = 1;
 		HOOK(m, instance_changed, i, INSTANCE_CHANGED_PARENT);
+	} else if (strcmp(a, "gm-quality") == 0 && i &&
+		   sscanf(line, "%*s %*s %lld %lld %lf", &x, &y, &d) == 3) {
+		/* gm-quality INSTANCE PRIORITY1 PRIORITY2 CLOCKCLASS */
+		i->parent.grandmasterPriority1 = (uint8_t) x;
+		i->parent.grandmasterPriority2 = (uint8_t) y;
+		i->parent.grandmasterClockQuality = (struct ClockQuality){ (uint8_t) d, 0x21,
+									   0x4e5d };
+		HOOK(m, instance_changed, i, INSTANCE_CHANGED_PARENT);
+	} else if (strcmp(a, "sample-time") == 0 && i &&
+		   sscanf(line, "%*s %*s %lld %lld", &x, &y) == 2) {
+		i->sample_realtime_usec = (uint64_t) x;
+		i->sample_monotonic_usec = (uint64_t) y;
+		HOOK(m, instance_changed, i, INSTANCE_CHANGED_SAMPLE);
+	} else if (strcmp(a, "stats") == 0 && i &&
+		   sscanf(line, "%*s %*s %lld %lld %lf", &x, &y, &d) == 3) {
+		/* stats INSTANCE COUNT MEAN RMS: max is twice the rms, a window of 1 s */
+		i->stats = (struct instance_offset_stats){ (uint32_t) x, y,
+							   (uint64_t) d, 2 * (uint64_t) d,
+							   1000000,	 UINT64_C(1764547201000000),
+							   13345678 };
+		HOOK(m, instance_changed, i, INSTANCE_CHANGED_STATS);
+	} else if (strcmp(a, "health") == 0 && n >= 2) {
+		/* health INSTANCE|manager ok|degraded|failed [CODE TEXT...]: one reason or none */
+		struct health_report *h = i ? &i->health : &m->health;
+		int at = 0;
+
+		if (!i && strcmp(b, "manager")) {
+			printf("error: bad command: %s\n", line);
+			return;
+		}
+		memset(h, 0, sizeof(*h));
+		h->level = strcmp(c, "failed") == 0	? HEALTH_FAILED
+			   : strcmp(c, "degraded") == 0 ? HEALTH_DEGRADED
+							: HEALTH_OK;
+		if (sscanf(line, "%*s %*s %*s %31s %n", h->reasons[0].code, &at) == 1 && at) {
+			snprintf(h->reasons[0].text, sizeof(h->reasons[0].text), "%s", line + at);
+			h->n_reasons = 1;
+		}
+		if (i) {
+			i->is_grandmaster = h->level == HEALTH_OK;
+			HOOK(m, instance_changed, i, INSTANCE_CHANGED_HEALTH);
+		} else {
+			HOOK(m, manager_changed, MANAGER_CHANGED_HEALTH);
+		}
 	} else if (strcmp(a, "accuracy") == 0 && i) {
 		i->clock_quality.clockAccuracy = (uint8_t) strtoul(c, NULL, 0);
 		HOOK(m, instance_changed, i, INSTANCE_CHANGED_CONFIG);

@@ -31,6 +31,9 @@ static void sample(enum ipc_type t, struct ipc_msg *m)
 		m->status.servo_state = IPC_SERVO_LOCKED;
 		m->status.offset_ns = -123456789012;
 		m->status.sample_ts = 1764547200123456789;
+		m->status.sample_mono = 987654321012;
+		m->status.stats = (struct ipc_offset_stats){ 16,  -42,	      310,
+							     977, 1000000123, 987654000000 };
 		m->status.mean_path_delay_ns = 280;
 		m->status.freq_ppb = -12345.625;
 		for (int i = 0; i < IPC_MSG_KINDS; i++) {
@@ -80,6 +83,7 @@ static void sample(enum ipc_type t, struct ipc_msg *m)
 		m->config.port.delay_mechanism = OPTIONS_DELAY_P2P;
 		m->config.port.time_stamping = OPTIONS_TS_SOFTWARE;
 		m->config.port.delayAsymmetry = -42;
+		m->config.port.summary_interval = 3;
 		break;
 	case IPC_RECOMMENDED_STATE:
 		m->recommended_state.state = PORT_STATE_MASTER;
@@ -125,8 +129,8 @@ static const struct {
 	enum ipc_type type;
 	size_t payload;
 } sizes[] = {
-	{ IPC_HELLO, 10 },	   { IPC_STATUS, 478 },		{ IPC_ERBEST, 46 },
-	{ IPC_CLOCK_REQUEST, 17 }, { IPC_CONFIG, 272 },		{ IPC_RECOMMENDED_STATE, 43 },
+	{ IPC_HELLO, 10 },	   { IPC_STATUS, 530 },		{ IPC_ERBEST, 46 },
+	{ IPC_CLOCK_REQUEST, 17 }, { IPC_CONFIG, 273 },		{ IPC_RECOMMENDED_STATE, 43 },
 	{ IPC_SET_PRIORITY, 2 },   { IPC_SHUTDOWN, 0 },		{ IPC_PRIORITY_REQUEST, 2 },
 	{ IPC_CLOCK_STATE, 24 },   { IPC_SET_CLOCK_STATE, 24 },
 };
@@ -165,6 +169,13 @@ static void test_fields(void **state)
 	assert_int_equal(ipc_decode(buf, len, &back), 0);
 	assert_int_equal(back.status.offset_ns, -123456789012);
 	assert_int_equal(back.status.sample_ts, 1764547200123456789);
+	assert_int_equal(back.status.sample_mono, 987654321012);
+	assert_int_equal(back.status.stats.count, 16);
+	assert_int_equal(back.status.stats.mean_ns, -42);
+	assert_int_equal(back.status.stats.rms_ns, 310);
+	assert_int_equal(back.status.stats.max_abs_ns, 977);
+	assert_int_equal(back.status.stats.window_ns, 1000000123);
+	assert_int_equal(back.status.stats.end_mono, 987654000000);
 	assert_true(back.status.freq_ppb == -12345.625);
 	assert_int_equal(back.status.rx[15], UINT64_C(1) << 55);
 	assert_int_equal(back.status.tx[15], 16);
@@ -183,6 +194,7 @@ static void test_fields(void **state)
 	assert_int_equal(back.config.instance.virtual_clock.initial_offset_ns, -500000000);
 	assert_int_equal(back.config.port.delay_mechanism, OPTIONS_DELAY_P2P);
 	assert_int_equal(back.config.port.delayAsymmetry, -42);
+	assert_int_equal(back.config.port.summary_interval, 3);
 	assert_true(back.config.instance.twoStepFlag);
 	assert_memory_equal(back.config.clock_identity.id, "\x02\x00\x00\xff\xfe\x00\x00\x01", 8);
 	assert_int_equal(back.config.port_number, 3);
@@ -197,7 +209,7 @@ static void test_fields(void **state)
 	/* Header: type, version, length, big-endian. */
 	sample(IPC_SET_PRIORITY, &m);
 	assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
-	assert_memory_equal(buf, "\x00\x42\x00\x07\x00\x00\x00\x02\x0a\x14", 10);
+	assert_memory_equal(buf, "\x00\x42\x00\x08\x00\x00\x00\x02\x0a\x14", 10);
 }
 
 static void expect_bad(const uint8_t *buf, size_t len, const char *what)
@@ -279,6 +291,35 @@ static void test_bad_values(void **state)
 	assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
 	buf[len - 1] = 'x';
 	expect_bad(buf, len, "text with bytes after its NUL");
+
+	/* Offset statistics: a closed window without samples, a negative RMS or max, no length;
+	 * values without a closed window. Each is refused, and the sample itself is fine. */
+	{
+		static const struct ipc_offset_stats bad_stats[] = {
+			{ 0, 0, 0, 0, 1000, 5 }, { 3, 0, -1, 0, 1000, 5 }, { 3, 0, 0, -1, 1000, 5 },
+			{ 3, 0, 0, 0, 0, 5 },	 { 3, 0, 0, 0, 1000, 0 },  { 0, 7, 0, 0, 0, 0 },
+		};
+
+		for (size_t k = 0; k < sizeof(bad_stats) / sizeof(bad_stats[0]); k++) {
+			sample(IPC_STATUS, &m);
+			m.status.stats = bad_stats[k];
+			assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
+			expect_bad(buf, len, "offset statistics out of range");
+		}
+		sample(IPC_STATUS, &m);
+		m.status.stats = (struct ipc_offset_stats){ 0 };
+		assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
+		assert_int_equal(ipc_decode(buf, len, &m), 0);
+	}
+
+	/* summary_interval outside 0..10 (the last byte of CONFIG's payload). */
+	sample(IPC_CONFIG, &m);
+	m.config.port.summary_interval = 11;
+	assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
+	expect_bad(buf, len, "summary_interval 11");
+	m.config.port.summary_interval = -1;
+	assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
+	expect_bad(buf, len, "summary_interval -1");
 
 	/* A bool that is 2. */
 	sample(IPC_ERBEST, &m);
