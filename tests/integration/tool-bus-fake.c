@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "common/config-file.h"
+#include "common/log.h"
+#include "daemon/log-journal.h"
 #include "daemon/manager.h"
 #include "dbus/bus-internal.h" /* polkit-pending looks into the server */
 #include "dbus/bus-server.h"
@@ -417,6 +419,8 @@ int main(int argc, char **argv)
 	struct bus_server *bus = NULL;
 	int r;
 
+	log_setup("phcd");
+	log_journal_setup();
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	/* Line by line: the io source fires per readable fd, so stdio must not read ahead. */
 	setvbuf(stdin, NULL, _IONBF, 0);
