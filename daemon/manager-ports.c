@@ -425,7 +425,7 @@ int mport_add(struct manager *m, struct instance *i, const struct link_info *l)
 	return 0;
 }
 
-static bool link_has_phc(struct manager *m, const struct link_info *l)
+bool manager_link_has_phc(struct manager *m, const struct link_info *l)
 {
 	struct tsinfo ti;
 
@@ -446,7 +446,7 @@ void manager_consider_link(struct manager *m, const struct link_info *l)
 	    manager_find_port(m, l->name)) {
 		return;
 	}
-	ci = config_instance_for_interface(m->config, l->name, link_has_phc(m, l));
+	ci = config_instance_for_interface(m->config, l->name, manager_link_has_phc(m, l));
 	if (!ci) {
 		return;
 	}
