@@ -175,7 +175,8 @@ struct manager_ops {
 struct manager_settings {
 	const char *config_path;  /* NULL: CONFIG_DEFAULT_PATH, optional */
 	const char *config_dir;	  /* drop-in directory; NULL: config_path + ".d" */
-	const char *port_binary;  /* phcd-port to exec; NULL: next to phcd, else PHCD_LIBEXECDIR */
+	const char *port_binary;  /* phcd-port to exec; NULL: next to phcd (or a build tree's
+				     worker/), else PHCD_PORT_PATH */
 	const char *status_file;  /* rewritten on each change, for tests; NULL: none */
 	bool status_stdout;	  /* one line per port state change on stdout */
 	const char *mgmt_path;	  /* management socket (pmc -u -s); NULL: /run/phcd/ptp, "": none */
