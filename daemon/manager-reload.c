@@ -104,8 +104,7 @@ static void restart_port(struct mport *p)
 	config_port_options(m->config, p->instance->name, p->ifname, &p->options);
 	p->delay_mechanism = p->options.delay_mechanism;
 	manager_port_changed(p, MPORT_CHANGED_CONFIG);
-	p->given_up = false;
-	p->restarts_in_window = 0;
+	backoff_reset(&p->backoff);
 	log_port_full(p->ifname, LOG_INFO, "configuration changed, restarting the worker");
 	if (p->worker) {
 		mport_stop_worker(p);

@@ -11,6 +11,7 @@
 #include <systemd/sd-event.h>
 
 #include "common/ipc.h"
+#include "daemon/backoff.h"
 #include "ptp/ds.h"
 #include "ptp/options.h"
 #include "ptp/servo.h"
@@ -150,11 +151,9 @@ struct mport {
 	bool configured; /* the worker said HELLO and got its CONFIG */
 	bool sent_valid; /* sent: last RECOMMENDED_STATE to this worker */
 	struct ipc_recommended_state sent;
-	bool removed;  /* going away: no restart */
-	bool given_up; /* past the restart rate limit: stays FAULTY */
+	bool removed; /* going away: no restart */
 	sd_event_source *restart_timer;
-	uint64_t restart_window_start; /* CLOCK_MONOTONIC usec */
-	unsigned int restarts_in_window;
+	struct backoff backoff; /* restarts in the rate limit's window; given_up: stays FAULTY */
 };
 
 /*
