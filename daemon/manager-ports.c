@@ -150,10 +150,6 @@ static void on_worker_message(struct worker *w, const struct ipc_msg *msg, void 
 		}
 		instance_clock_state(p->instance, p, &msg->clock_state);
 		return;
-	case IPC_CLOCK_REQUEST:
-		/* System clock steering is issue 7's; a worker asking now is told nothing. */
-		log_port_full(p->ifname, LOG_DEBUG, "CLOCK_REQUEST not served yet, ignoring");
-		return;
 	case IPC_PRIORITY_REQUEST:
 		/* A management SET the worker accepted (management_network_set): as D-Bus does. */
 		manager_mgmt_priority_request(p, &msg->set_priority);
