@@ -9,11 +9,6 @@
 #include "ptp/options.h"
 #include "ptp/util.h"
 
-/*
- * DESIGN.md's path. Not derived from the generated config.h's PHCD_SYSCONFDIR: inside daemon/
- * "config.h" is this file (meson puts the source dir first on the include path).
- */
-#define CONFIG_DEFAULT_PATH "/etc/phcd/phcd.conf"
 /* Implicit instance when a configuration has no [instance NAME] section at all. */
 #define CONFIG_DEFAULT_INSTANCE "default"
 /* Upper bound of table keys: one bit per key in a layer's "set" mask. */

@@ -10,6 +10,8 @@
 #include <sys/types.h>
 #include <systemd/sd-event.h>
 
+#include <config.h> /* the generated one: PHCD_SYSCONFDIR, PHCD_LIBEXECDIR */
+
 #include "common/ipc.h"
 #include "daemon/backoff.h"
 #include "ptp/ds.h"
@@ -170,6 +172,11 @@ struct manager_ops {
 	void (*port_changed)(void *userdata, struct mport *p, unsigned int mask);
 	void (*manager_changed)(void *userdata, unsigned int mask);
 };
+
+/* DESIGN.md's path, under the build's sysconfdir (/etc with --prefix=/usr). */
+#define CONFIG_DEFAULT_PATH PHCD_SYSCONFDIR "/phcd/phcd.conf"
+/* The installed worker, when none is found beside phcd. */
+#define PHCD_PORT_PATH PHCD_LIBEXECDIR "/phcd-port"
 
 struct manager_settings {
 	const char *config_path;  /* NULL: CONFIG_DEFAULT_PATH, optional */
