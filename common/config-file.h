@@ -92,7 +92,6 @@ int config_check_dir(const char *path, const char *dropin_dir, FILE *out);
 int config_check(const char *path, FILE *out);
 
 const struct config_instance *config_find_instance(const struct config *c, const char *name);
-const struct config_interface *config_find_interface(const struct config *c, const char *ifname);
 
 /*
  * The instance a discovered interface belongs to: the one that lists it explicitly, else the one

@@ -392,11 +392,6 @@ void worker_kill(struct worker *w, int error, const char *reason)
 	syscall(SYS_pidfd_send_signal, w->pidfd, SIGKILL, NULL, 0);
 }
 
-pid_t worker_pid(const struct worker *w)
-{
-	return w->pid;
-}
-
 bool worker_stopping(const struct worker *w)
 {
 	return w->stopping;

@@ -84,9 +84,6 @@ int bus_port_append_object(struct bus_server *s, sd_bus_message *reply, struct m
 /* Object paths (free() the result). */
 int bus_instance_path(const struct instance *i, char **ret);
 int bus_port_path(const struct mport *p, char **ret);
-/* The same for callers that hold either kind as a const void *. */
-int bus_instance_path_any(const void *obj, char **ret);
-int bus_port_path_any(const void *obj, char **ret);
 
 /* A node enumerator's list: path_at(m, k) for k < n. */
 int bus_enumerate_paths(struct manager *m, size_t n,
@@ -139,9 +136,6 @@ int bus_append_object(struct bus_server *s, sd_bus_message *reply, const sd_bus_
 /* PropertiesChanged for the groups whose mask bits are in mask (nothing when none is). */
 int bus_emit_groups(struct bus_server *s, const char *path, const char *interface,
 		    const struct bus_prop_group *groups, unsigned int mask);
-
-/* Mark changes of an object; bus-server.c signals them (urgent or coalesced). */
-void bus_server_mark(struct bus_server *s, enum bus_kind kind, void *object, unsigned int mask);
 
 /* The server behind the vtable being dispatched (handlers of per-object vtables get the object). */
 struct bus_server *bus_current_server(sd_bus_message *m);

@@ -135,7 +135,9 @@ static void dirty_drop(struct bus_server *s, enum bus_kind kind, void *object)
 	}
 }
 
-void bus_server_mark(struct bus_server *s, enum bus_kind kind, void *object, unsigned int mask)
+/* Mark changes of an object; they are signalled urgent or coalesced. */
+static void bus_server_mark(struct bus_server *s, enum bus_kind kind, void *object,
+			    unsigned int mask)
 {
 	unsigned int slow = mask & slow_bits(kind), urgent = mask & ~slow;
 	struct bus_dirty *d = dirty_get(s, kind, object);
