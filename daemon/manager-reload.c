@@ -99,18 +99,12 @@ static enum reload_action instance_action(const struct reload_plan *plan,
 
 static void restart_port(struct mport *p)
 {
-	struct manager *m = p->manager;
-
-	config_port_options(m->config, p->instance->name, p->ifname, &p->options);
+	config_port_options(p->manager->config, p->instance->name, p->ifname, &p->options);
 	p->delay_mechanism = p->options.delay_mechanism;
 	manager_port_changed(p, MPORT_CHANGED_CONFIG);
-	backoff_reset(&p->backoff);
 	log_port_full(p->ifname, LOG_INFO, "configuration changed, restarting the worker");
-	if (p->worker) {
-		mport_stop_worker(p);
-	} else {
-		mport_start_worker(p);
-	}
+	/* As Restart by hand: a fresh worker and restart budget; a disabled port waits. */
+	(void) mport_restart(p);
 }
 
 static void apply(struct manager *m, const struct reload_world *w, const struct reload_plan *plan,

@@ -115,12 +115,17 @@ static int transact(struct ethtool_nl *e, struct nl_msg *msg, reply_fn fn, void 
 	}
 }
 
+/* One request about one device (a name, never empty): -ENODEV when it does not exist. */
 static int request(struct ethtool_nl *e, uint8_t cmd, const char *ifname, reply_fn fn, void *ud)
 {
-	struct nl_msg *msg = nlmsg_alloc();
+	struct nl_msg *msg;
 	struct nlattr *hdr;
 	int r = -EMSGSIZE;
 
+	if (!ifname || !*ifname) {
+		return -EINVAL;
+	}
+	msg = nlmsg_alloc();
 	if (!msg) {
 		return -ENOMEM;
 	}
@@ -148,17 +153,12 @@ static int tsinfo_one(const struct nlmsghdr *nlh, size_t len, void *userdata)
 int ethtool_nl_tsinfo_get(struct ethtool_nl *e, const char *ifname, struct tsinfo *ret)
 {
 	struct tsinfo ti;
-	int r;
+	int r = request(e, ETHTOOL_MSG_TSINFO_GET, ifname, tsinfo_one, &ti);
 
-	if (!ifname || !*ifname) {
-		return -EINVAL;
+	if (r >= 0) {
+		*ret = ti;
 	}
-	r = request(e, ETHTOOL_MSG_TSINFO_GET, ifname, tsinfo_one, &ti);
-	if (r < 0) {
-		return r;
-	}
-	*ret = ti;
-	return 0;
+	return r < 0 ? r : 0;
 }
 
 static int tsconfig_one(const struct nlmsghdr *nlh, size_t len, void *userdata)
@@ -169,15 +169,10 @@ static int tsconfig_one(const struct nlmsghdr *nlh, size_t len, void *userdata)
 int ethtool_nl_tsconfig_get(struct ethtool_nl *e, const char *ifname, struct tsconfig *ret)
 {
 	struct tsconfig tc;
-	int r;
+	int r = request(e, PHCD_ETHTOOL_MSG_TSCONFIG_GET, ifname, tsconfig_one, &tc);
 
-	if (!ifname || !*ifname) {
-		return -EINVAL;
+	if (r >= 0) {
+		*ret = tc;
 	}
-	r = request(e, PHCD_ETHTOOL_MSG_TSCONFIG_GET, ifname, tsconfig_one, &tc);
-	if (r < 0) {
-		return r;
-	}
-	*ret = tc;
-	return 0;
+	return r < 0 ? r : 0;
 }
