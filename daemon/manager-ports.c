@@ -77,7 +77,7 @@ static void mport_take_status(struct mport *p, const struct ipc_status *s)
 
 /*
  * Every worker's status page on one timer (status-page.h): one wakeup a second for all ports,
- * where a STATUS datagram from each was a wakeup each. A page being written at every try waits
+ * not one per port. A page being written at every try waits
  * for the next second; one with nonsense in it ends its worker (worker_read_status()).
  */
 int manager_on_status_timer(sd_event_source *src, uint64_t usec, void *userdata)

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Does a storm of D-Bus reads change a port's offset RMS (issue 8: a 10,000-read storm changes no
-# port's offset RMS by more than 5%)? phcd runs PORTS one-port instances (clock_backend =
+# Does a storm of D-Bus reads change a port's offset RMS (the target: a 10,000-read storm changes
+# no port's offset RMS by more than 5%)? phcd runs PORTS one-port instances (clock_backend =
 # virtual, software timestamps), each port SLAVE of its own `ptp4l --free_running 1` grandmaster
 # over a veth pair, Sync 16/s, on a private system bus, with logging_level 7 so that every
 # worker logs every servo sample with its CLOCK_MONOTONIC time (phcd-port -m under phcd).
