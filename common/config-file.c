@@ -115,6 +115,17 @@ static int add_interface(struct config *c, const char *ifname, struct config_pos
 	return 0;
 }
 
+static const struct config_interface *config_find_interface(const struct config *c,
+							    const char *ifname)
+{
+	for (size_t i = 0; c && i < c->n_interfaces; i++) {
+		if (strcmp(c->interfaces[i].ifname, ifname) == 0) {
+			return &c->interfaces[i];
+		}
+	}
+	return NULL;
+}
+
 /* "[instance NAME]" or "[interface IFNAME]": a valid name, defined once in all files. */
 static void open_named(struct loader *l, enum section_kind kind, const char *name)
 {
@@ -634,16 +645,6 @@ const struct config_instance *config_find_instance(const struct config *c, const
 	for (size_t i = 0; c && i < c->n_instances; i++) {
 		if (strcmp(c->instances[i].options.name, name) == 0) {
 			return &c->instances[i];
-		}
-	}
-	return NULL;
-}
-
-const struct config_interface *config_find_interface(const struct config *c, const char *ifname)
-{
-	for (size_t i = 0; c && i < c->n_interfaces; i++) {
-		if (strcmp(c->interfaces[i].ifname, ifname) == 0) {
-			return &c->interfaces[i];
 		}
 	}
 	return NULL;

@@ -9,11 +9,6 @@
 #include "ptp/options.h"
 #include "ptp/util.h"
 
-/*
- * DESIGN.md's path. Not derived from the generated config.h's PHCD_SYSCONFDIR: inside daemon/
- * "config.h" is this file (meson puts the source dir first on the include path).
- */
-#define CONFIG_DEFAULT_PATH "/etc/phcd/phcd.conf"
 /* Implicit instance when a configuration has no [instance NAME] section at all. */
 #define CONFIG_DEFAULT_INSTANCE "default"
 /* Upper bound of table keys: one bit per key in a layer's "set" mask. */
@@ -97,7 +92,6 @@ int config_check_dir(const char *path, const char *dropin_dir, FILE *out);
 int config_check(const char *path, FILE *out);
 
 const struct config_instance *config_find_instance(const struct config *c, const char *name);
-const struct config_interface *config_find_interface(const struct config *c, const char *ifname);
 
 /*
  * The instance a discovered interface belongs to: the one that lists it explicitly, else the one

@@ -240,19 +240,6 @@ static void f_erbest(struct codec *c, struct ipc_msg *m)
 	c_time_properties(c, &e->tp);
 }
 
-static void f_clock_request(struct codec *c, struct ipc_msg *m)
-{
-	struct ipc_clock_request *q = &m->clock_request;
-
-	c_u8(c, &q->what);
-	c_double(c, &q->freq_ppb);
-	c_i64(c, &q->step_ns);
-	if (c->decode && !c->err &&
-	    (q->what == 0 || (q->what & ~(IPC_CLOCK_FREQ | IPC_CLOCK_STEP)) != 0)) {
-		c->err = -EBADMSG;
-	}
-}
-
 static void f_clock_state(struct codec *c, struct ipc_msg *m)
 {
 	struct ipc_clock_state *s = &m->clock_state;
@@ -360,7 +347,6 @@ static const struct ipc_type_info types[] = {
 	{ IPC_HELLO, "HELLO", true, f_hello },
 	{ IPC_STATUS, "STATUS", true, f_status },
 	{ IPC_ERBEST, "ERBEST", true, f_erbest },
-	{ IPC_CLOCK_REQUEST, "CLOCK_REQUEST", true, f_clock_request },
 	{ IPC_PRIORITY_REQUEST, "PRIORITY_REQUEST", true, f_set_priority },
 	{ IPC_CLOCK_STATE, "CLOCK_STATE", true, f_clock_state },
 	{ IPC_CONFIG, "CONFIG", false, f_config },

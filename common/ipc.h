@@ -26,7 +26,8 @@
  * when it is news (a state change, a new error, after SET_PRIORITY), else on the page.
  * 7: STATUS carries its offset's receive time (sample_ts).
  * 8: STATUS carries the sample's CLOCK_MONOTONIC time and the offset statistics of the last summary
- * window; CONFIG's port options carry summary_interval. */
+ * window; CONFIG's port options carry summary_interval; no CLOCK_REQUEST (type 4): the supervisor
+ * steers CLOCK_REALTIME from the STATUS offsets, no worker asks. */
 #define IPC_VERSION 8
 #define IPC_HEADER_SIZE 8
 #define IPC_MAX_SIZE 1024 /* larger than every message; a longer datagram is refused */
@@ -46,7 +47,6 @@ enum ipc_type {
 	IPC_HELLO = 1,
 	IPC_STATUS = 2,
 	IPC_ERBEST = 3,
-	IPC_CLOCK_REQUEST = 4,
 	IPC_PRIORITY_REQUEST = 5, /* a management SET over the network (payload: set_priority) */
 	IPC_CLOCK_STATE = 6,	  /* the SLAVE port's virtual clock correction (clock_state) */
 	/* supervisor -> worker */
@@ -120,18 +120,6 @@ struct ipc_erbest {
 	struct timePropertiesDS tp;
 };
 
-enum {
-	IPC_CLOCK_FREQ = 1 << 0,
-	IPC_CLOCK_STEP = 1 << 1,
-};
-
-/* A software-timestamping worker asks the supervisor to adjust CLOCK_REALTIME. */
-struct ipc_clock_request {
-	uint8_t what; /* IPC_CLOCK_FREQ and/or IPC_CLOCK_STEP */
-	double freq_ppb;
-	ns_t step_ns;
-};
-
 /*
  * A virtual clock's correction over CLOCK_REALTIME (struct clock_virtual_state): the SLAVE port's
  * worker reports it (CLOCK_STATE) after a step and about once a second, the supervisor hands it
@@ -178,7 +166,6 @@ struct ipc_msg {
 		struct ipc_hello hello;
 		struct ipc_status status;
 		struct ipc_erbest erbest;
-		struct ipc_clock_request clock_request;
 		struct ipc_clock_state clock_state;
 		struct ipc_config config;
 		struct ipc_recommended_state recommended_state;

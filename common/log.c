@@ -14,7 +14,7 @@ static int log_max_level = LOG_INFO;
 static bool log_prefix;
 static log_sink_fn log_sink;
 
-void log_set_ident(const char *ident)
+static void log_set_ident(const char *ident)
 {
 	log_ident = ident;
 }
@@ -22,11 +22,6 @@ void log_set_ident(const char *ident)
 void log_set_max_level(int level)
 {
 	log_max_level = level;
-}
-
-int log_get_max_level(void)
-{
-	return log_max_level;
 }
 
 void log_set_level_prefix(bool on)

@@ -15,16 +15,14 @@
 typedef bool (*log_sink_fn)(int level, const char *ident, const char *ifname, const char *object,
 			    const char *msg);
 
-/* The program's name on each line ("phcd", "phcd-port", "phcctl"). */
-void log_set_ident(const char *ident);
 /* Lines above this syslog level are dropped (LOG_INFO by default). */
 void log_set_max_level(int level);
-int log_get_max_level(void);
 /* "<N>" prefixes on or off; off by default, on under systemd (JOURNAL_STREAM) by log_setup(). */
 void log_set_level_prefix(bool on);
 bool log_get_level_prefix(void);
 void log_set_sink(log_sink_fn sink);
-/* Ident, and the prefix on when stderr is the journal. */
+/* The program's name on each line ("phcd", "phcd-port", "phcctl"), and the prefix on when
+ * stderr is the journal. */
 void log_setup(const char *ident);
 
 /*

@@ -60,6 +60,8 @@ int mport_add(struct manager *m, struct instance *i, const struct link_info *l);
 /* Stop its worker and forget it (hot-unplug, reload). */
 void mport_remove(struct mport *p);
 void mport_free(struct mport *p);
+/* Does ethtool report a PHC for the link (false without ethtool netlink)? */
+bool manager_link_has_phc(struct manager *m, const struct link_info *l);
 /* A link appeared or changed: add a port for it where an instance wants it. */
 void manager_consider_link(struct manager *m, const struct link_info *l);
 void manager_on_link(struct link_monitor *lm, enum link_event ev, const struct link_info *l,

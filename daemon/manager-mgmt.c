@@ -14,8 +14,9 @@ struct manager_mgmt {
 	struct uds *ro;
 };
 
-int manager_mgmt_clock(struct instance *i, struct mgmt_clock *ret, struct mgmt_port *ports,
-		       size_t max_ports)
+/* Snapshot one instance for mgmt_handle_frame(): data sets from the supervisor's cached view. */
+static int manager_mgmt_clock(struct instance *i, struct mgmt_clock *ret, struct mgmt_port *ports,
+			      size_t max_ports)
 {
 	size_t n = instance_port_count(i);
 

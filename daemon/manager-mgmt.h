@@ -25,7 +25,3 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(struct manager_mgmt *, manager_mgmt_free);
  * apply the priorities that differ through instance_set_priority1/2(), as D-Bus does.
  */
 void manager_mgmt_priority_request(struct mport *p, const struct ipc_set_priority *s);
-
-/* Snapshot one instance for mgmt_handle(): data sets from the supervisor's cached view. */
-int manager_mgmt_clock(struct instance *i, struct mgmt_clock *ret, struct mgmt_port *ports,
-		       size_t max_ports);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "daemon/backoff.h"
 #include "daemon/manager-internal.h"
 #include "daemon/manager-mgmt.h"
 #include "daemon/sysclock-follow.h"
@@ -76,7 +77,7 @@ static void mport_take_status(struct mport *p, const struct ipc_status *s)
 
 /*
  * Every worker's status page on one timer (status-page.h): one wakeup a second for all ports,
- * where a STATUS datagram from each was a wakeup each. A page being written at every try waits
+ * not one per port. A page being written at every try waits
  * for the next second; one with nonsense in it ends its worker (worker_read_status()).
  */
 int manager_on_status_timer(sd_event_source *src, uint64_t usec, void *userdata)
@@ -149,10 +150,6 @@ static void on_worker_message(struct worker *w, const struct ipc_msg *msg, void 
 		}
 		instance_clock_state(p->instance, p, &msg->clock_state);
 		return;
-	case IPC_CLOCK_REQUEST:
-		/* System clock steering is issue 7's; a worker asking now is told nothing. */
-		log_port_full(p->ifname, LOG_DEBUG, "CLOCK_REQUEST not served yet, ignoring");
-		return;
 	case IPC_PRIORITY_REQUEST:
 		/* A management SET the worker accepted (management_network_set): as D-Bus does. */
 		manager_mgmt_priority_request(p, &msg->set_priority);
@@ -184,38 +181,23 @@ static void mport_schedule_restart(struct mport *p)
 {
 	struct manager *m = p->manager;
 	const struct daemon_options *d = &m->config->daemon;
-	uint64_t now = now_usec(m), delay_ms;
+	uint64_t now = now_usec(m), delay;
 
-	if (now - p->restart_window_start >
-	    (uint64_t) d->restart_limit_interval_sec * USEC_PER_SEC) {
-		p->restart_window_start = now;
-		p->restarts_in_window = 0;
-	}
-	if (p->restarts_in_window >= d->restart_limit_burst) {
+	if (!backoff_next(&p->backoff, d, now, &delay)) {
 		char last[MANAGER_ERROR_TEXT_MAX];
 
 		/* The reason is formatted into last_error_text: quote the old one from a copy. */
 		snprintf(last, sizeof(last), "%s", p->last_error_text);
-		p->given_up = true;
 		mport_set_state(p, PORT_STATE_FAULTY);
 		mport_set_error(p, p->last_error ? p->last_error : -ECHILD,
 				"worker restarted %u times within %u s, giving up (last: %.60s)",
-				p->restarts_in_window, d->restart_limit_interval_sec, last);
+				p->backoff.in_window, d->restart_limit_interval_sec, last);
 		log_port_full(p->ifname, LOG_ERR, "%s", p->last_error_text);
 		return;
 	}
-	delay_ms = d->restart_backoff_initial_ms;
-	for (unsigned int k = 0; k < p->restarts_in_window && delay_ms < d->restart_backoff_max_ms;
-	     k++) {
-		delay_ms *= 2;
-	}
-	if (delay_ms > d->restart_backoff_max_ms) {
-		delay_ms = d->restart_backoff_max_ms;
-	}
-	p->restarts_in_window++;
 	p->restarts++;
 	manager_port_changed(p, MPORT_CHANGED_WORKER);
-	sd_event_add_time(m->event, &p->restart_timer, CLOCK_MONOTONIC, now + delay_ms * 1000, 0,
+	sd_event_add_time(m->event, &p->restart_timer, CLOCK_MONOTONIC, now + delay, 0,
 			  on_restart_timer, p);
 }
 
@@ -293,8 +275,8 @@ void mport_start_worker(struct mport *p)
 	struct worker_info info;
 	int r;
 
-	if (p->worker || !p->enabled || !p->link_up || p->given_up || m->stopping || p->removed ||
-	    p->restart_timer) {
+	if (p->worker || !p->enabled || !p->link_up || p->backoff.given_up || m->stopping ||
+	    p->removed || p->restart_timer) {
 		return;
 	}
 	snprintf(wc.ifname, sizeof(wc.ifname), "%s", p->ifname);
@@ -425,7 +407,7 @@ int mport_add(struct manager *m, struct instance *i, const struct link_info *l)
 	return 0;
 }
 
-static bool link_has_phc(struct manager *m, const struct link_info *l)
+bool manager_link_has_phc(struct manager *m, const struct link_info *l)
 {
 	struct tsinfo ti;
 
@@ -446,7 +428,7 @@ void manager_consider_link(struct manager *m, const struct link_info *l)
 	    manager_find_port(m, l->name)) {
 		return;
 	}
-	ci = config_instance_for_interface(m->config, l->name, link_has_phc(m, l));
+	ci = config_instance_for_interface(m->config, l->name, manager_link_has_phc(m, l));
 	if (!ci) {
 		return;
 	}
@@ -496,8 +478,7 @@ void manager_on_link(struct link_monitor *lm, enum link_event ev, const struct l
 	manager_port_changed(p, MPORT_CHANGED_LINK);
 	if (p->link_up) {
 		/* A link that comes back deserves a fresh start, rate limit included. */
-		p->given_up = false;
-		p->restarts_in_window = 0;
+		backoff_reset(&p->backoff);
 		mport_start_worker(p);
 	} else {
 		mport_set_error(p, -ENETDOWN, "link down");
@@ -517,8 +498,7 @@ int mport_enable(struct mport *p)
 		return 0;
 	}
 	p->enabled = true;
-	p->given_up = false;
-	p->restarts_in_window = 0;
+	backoff_reset(&p->backoff);
 	manager_port_changed(p, MPORT_CHANGED_STATE);
 	if (!p->link_up) {
 		mport_set_state(p, PORT_STATE_FAULTY);
@@ -549,8 +529,7 @@ int mport_restart(struct mport *p)
 	if (!p->enabled) {
 		return -ENETDOWN;
 	}
-	p->given_up = false;
-	p->restarts_in_window = 0;
+	backoff_reset(&p->backoff);
 	if (p->worker) {
 		mport_stop_worker(p);
 	} else {

@@ -1,42 +1,139 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Reload: a new configuration is loaded and checked, then applied, touching only what changed. */
+/*
+ * Reload: a new configuration is loaded and checked, reload_plan_new() decides what changes, and
+ * this file carries the plan out, touching only what changed.
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "daemon/manager-internal.h"
-#include "daemon/sysclock-follow.h"
+#include "daemon/reload-plan.h"
 
-/* ---- reload ---- */
+/* What the plan was computed over: the running instances and every known interface. */
+struct reload_world {
+	struct instance **instances;
+	const char **names;
+	size_t n_instances;
+	struct reload_iface *ifaces;
+	struct mport **ports;		/* per interface: its port, or NULL */
+	const struct link_info **links; /* per interface: its link, or NULL */
+	size_t n_ifaces;
+};
 
-int manager_reload(struct manager *m, char **errors)
+static void world_free(struct reload_world *w)
 {
-	struct config *old = m->config, *new = NULL;
-	size_t touched = 0;
-	int r;
+	free(w->instances);
+	free(w->names);
+	free(w->ifaces);
+	free(w->ports);
+	free(w->links);
+}
 
-	r = manager_load_config(m, &new, errors);
-	if (r < 0) {
-		log_full(LOG_ERR, "reload refused, keeping the running configuration");
-		return r;
+static void world_add(struct reload_world *w, struct mport *p, const struct link_info *l,
+		      bool has_phc)
+{
+	size_t k = w->n_ifaces++;
+
+	w->ports[k] = p;
+	w->links[k] = l;
+	w->ifaces[k] = (struct reload_iface){
+		.ifname = p ? p->ifname : l->name,
+		.instance = p ? p->instance->name : NULL,
+		.has_phc = has_phc,
+	};
+}
+
+/*
+ * In link order, so that new ports take their portNumbers as at start-up; ports with no link in
+ * the monitor (tests without one) come last. A port's PHC is what its worker found.
+ */
+static int world_collect(struct manager *m, struct reload_world *w)
+{
+	size_t n_links = m->links ? link_monitor_count(m->links) : 0, cap = m->n_ports + n_links;
+
+	w->instances = calloc(m->n_instances + 1, sizeof(*w->instances));
+	w->names = calloc(m->n_instances + 1, sizeof(*w->names));
+	w->ifaces = calloc(cap + 1, sizeof(*w->ifaces));
+	w->ports = calloc(cap + 1, sizeof(*w->ports));
+	w->links = calloc(cap + 1, sizeof(*w->links));
+	if (!w->instances || !w->names || !w->ifaces || !w->ports || !w->links) {
+		return -ENOMEM;
 	}
-	/* Instances that went away or changed as a whole take their ports with them. */
-	for (size_t k = m->n_instances; k-- > 0;) {
-		struct instance *i = m->instances[k];
-		enum config_change c = config_diff_instance(old, new, i->name);
-		struct mport *p;
+	for (size_t k = 0; k < m->n_instances; k++) {
+		w->instances[k] = m->instances[k];
+		w->names[k] = m->instances[k]->name;
+	}
+	w->n_instances = m->n_instances;
+	for (size_t k = 0; k < n_links; k++) {
+		const struct link_info *l = link_monitor_get(m->links, k);
+		struct mport *p = manager_find_port_by_ifindex(m, l->ifindex);
 
-		if (c == CONFIG_UNCHANGED) {
+		if (p) {
+			world_add(w, p, l, p->phc_index >= 0);
+		} else if (!(l->flags & IFF_LOOPBACK) && !manager_find_port(m, l->name)) {
+			world_add(w, NULL, l, manager_link_has_phc(m, l));
+		}
+	}
+	for (size_t k = 0; k < m->n_ports; k++) {
+		struct mport *p = m->ports[k];
+
+		if (!p->removed &&
+		    (!m->links || !link_monitor_get_by_index(m->links, p->ifindex))) {
+			world_add(w, p, NULL, p->phc_index >= 0);
+		}
+	}
+	return 0;
+}
+
+static enum reload_action instance_action(const struct reload_plan *plan,
+					  const struct reload_world *w, const struct instance *i)
+{
+	for (size_t k = 0; k < w->n_instances; k++) {
+		if (w->instances[k] == i) {
+			return plan->instance[k];
+		}
+	}
+	return RELOAD_KEEP;
+}
+
+static void restart_port(struct mport *p)
+{
+	config_port_options(p->manager->config, p->instance->name, p->ifname, &p->options);
+	p->delay_mechanism = p->options.delay_mechanism;
+	manager_port_changed(p, MPORT_CHANGED_CONFIG);
+	log_port_full(p->ifname, LOG_INFO, "configuration changed, restarting the worker");
+	/* As Restart by hand: a fresh worker and restart budget; a disabled port waits. */
+	(void) mport_restart(p);
+}
+
+static void apply(struct manager *m, const struct reload_world *w, const struct reload_plan *plan,
+		  struct config *new)
+{
+	struct config *old = m->config;
+
+	/* Ports that leave an instance which stays; a removed instance takes its own below. */
+	for (size_t k = 0; k < w->n_ifaces; k++) {
+		struct mport *p = w->ports[k];
+
+		if (p && plan->port[k] == RELOAD_REMOVE &&
+		    instance_action(plan, w, p->instance) != RELOAD_REMOVE) {
+			mport_remove(p);
+		}
+	}
+	for (size_t k = 0; k < w->n_instances; k++) {
+		struct instance *i = w->instances[k];
+
+		if (plan->instance[k] == RELOAD_KEEP) {
 			continue;
 		}
-		log_full(LOG_INFO, "instance %s: %s", i->name, config_change_to_string(c));
-		touched++;
-		if (c == CONFIG_REMOVED) {
+		log_full(LOG_INFO, "instance %s: %s", i->name,
+			 reload_action_to_string(plan->instance[k]));
+		if (plan->instance[k] == RELOAD_REMOVE) {
 			for (size_t n = m->n_ports; n-- > 0;) {
-				p = m->ports[n];
-				if (p->instance == i) {
+				if (m->ports[n]->instance == i) {
 					/* Not through mport_remove: the instance goes now. */
-					mport_free(p);
+					mport_free(m->ports[n]);
 				}
 			}
 			manager_remove_instance(m, i);
@@ -44,69 +141,87 @@ int manager_reload(struct manager *m, char **errors)
 		}
 		instance_apply_options(i, &config_find_instance(new, i->name)->options);
 		manager_instance_changed(i, INSTANCE_CHANGED_CONFIG);
-		if (config_instance_priorities_only(old, new, i->name)) {
+		if (plan->instance[k] == RELOAD_RETUNE) {
 			/* The workers take it in place (same PID), the BMCA decides again. */
 			instance_push_priorities(i);
 		}
 	}
-	for (size_t k = 0; k < new->n_instances; k++) {
-		if (!manager_find_instance(m, new->instances[k].options.name)) {
-			log_full(LOG_INFO, "instance %s: added", new->instances[k].options.name);
-			r = manager_add_instance(m, &new->instances[k]);
-			if (r < 0) {
-				log_full_errno(LOG_ERR, r, "cannot add instance %s: %m, ignoring",
-					       new->instances[k].options.name);
-			}
-			touched++;
+	for (size_t k = 0; k < plan->n_add_instances; k++) {
+		const struct config_instance *ci = &new->instances[plan->add_instance[k]];
+		int r;
+
+		log_full(LOG_INFO, "instance %s: added", ci->options.name);
+		r = manager_add_instance(m, ci);
+		if (r < 0) {
+			log_full_errno(LOG_ERR, r, "cannot add instance %s: %m, ignoring",
+				       ci->options.name);
 		}
 	}
 	m->config = new;
-	/* Ports: gone from their instance, changed, or untouched (same worker, same PID). */
-	for (size_t n = m->n_ports; n-- > 0;) {
-		struct mport *p = m->ports[n];
-		const struct config_instance *ci;
-		enum config_change c;
-
-		if (p->removed) {
-			continue;
+	for (size_t k = 0; k < w->n_ifaces; k++) {
+		if (plan->port[k] == RELOAD_RESTART) {
+			restart_port(w->ports[k]);
 		}
-		ci = config_instance_for_interface(new, p->ifname, p->phc_index >= 0);
-		if (!ci || strcmp(ci->options.name, p->instance->name)) {
-			mport_remove(p);
-			touched++;
-			continue;
-		}
-		c = config_diff_instance(old, new, p->instance->name);
-		if (c == CONFIG_CHANGED &&
-		    config_instance_priorities_only(old, new, p->instance->name)) {
-			c = CONFIG_UNCHANGED; /* pushed above with IPC_SET_PRIORITY */
-		}
-		if (c == CONFIG_UNCHANGED) {
-			c = config_diff_port(old, new, p->instance->name, p->ifname);
-		}
-		if (c == CONFIG_UNCHANGED) {
-			continue;
-		}
-		config_port_options(new, p->instance->name, p->ifname, &p->options);
-		p->delay_mechanism = p->options.delay_mechanism;
-		manager_port_changed(p, MPORT_CHANGED_CONFIG);
-		p->given_up = false;
-		p->restarts_in_window = 0;
-		log_port_full(p->ifname, LOG_INFO, "configuration changed, restarting the worker");
-		if (p->worker) {
-			mport_stop_worker(p);
-		} else {
-			mport_start_worker(p);
-		}
-		touched++;
 	}
 	config_free(old);
+	if (plan->log_level_changed) {
+		log_full(LOG_INFO, "logging_level %d (running workers keep theirs)",
+			 new->daemon.logging_level);
+	}
+	if (plan->system_clock_changed) {
+		/* sysclock-follow.c reads it from the running configuration on its next tick. */
+		log_full(LOG_INFO, "system_clock_instance now \"%s\"",
+			 new->daemon.system_clock_instance);
+	}
+	if (plan->restart_limits_changed) {
+		/* Read at each worker exit: the next restart follows them. */
+		log_full(LOG_INFO, "worker restart limits changed");
+	}
 	log_set_max_level(new->daemon.logging_level);
 	/* Interfaces a new or changed instance now wants. */
-	for (size_t k = 0; m->links && k < link_monitor_count(m->links); k++) {
-		manager_consider_link(m, link_monitor_get(m->links, k));
+	for (size_t k = 0; k < w->n_ifaces; k++) {
+		const struct config_instance *ci = plan->add_to[k];
+		struct instance *i = ci ? manager_find_instance(m, ci->options.name) : NULL;
+		int r;
+
+		if (!i || !w->links[k]) {
+			continue;
+		}
+		r = mport_add(m, i, w->links[k]);
+		if (r < 0) {
+			log_port_full_errno(w->links[k]->name, LOG_ERR, r,
+					    "cannot add the port: %m, ignoring");
+		}
 	}
-	log_full(LOG_INFO, "reloaded: %zu change(s)", touched);
+}
+
+int manager_reload(struct manager *m, char **errors)
+{
+	_cleanup_(reload_plan_freep) struct reload_plan *plan = NULL;
+	struct reload_world w = { 0 };
+	struct config *new = NULL;
+	int r;
+
+	r = manager_load_config(m, &new, errors);
+	if (r < 0) {
+		log_full(LOG_ERR, "reload refused, keeping the running configuration");
+		return r;
+	}
+	r = world_collect(m, &w);
+	if (r >= 0) {
+		r = reload_plan_new(m->config, new, w.names, w.n_instances, w.ifaces, w.n_ifaces,
+				    &plan);
+	}
+	if (r < 0) {
+		world_free(&w);
+		config_free(new);
+		return log_full_errno(
+			LOG_ERR, r,
+			"cannot plan the reload, keeping the running configuration: %m");
+	}
+	apply(m, &w, plan, new);
+	world_free(&w);
+	log_full(LOG_INFO, "reloaded: %zu change(s)", plan->changes);
 	manager_changed(m, MANAGER_CHANGED_CONFIG);
 	return 0;
 }

@@ -10,7 +10,10 @@
 #include <sys/types.h>
 #include <systemd/sd-event.h>
 
+#include <config.h> /* the generated one: PHCD_SYSCONFDIR, PHCD_LIBEXECDIR */
+
 #include "common/ipc.h"
+#include "daemon/backoff.h"
 #include "ptp/ds.h"
 #include "ptp/options.h"
 #include "ptp/servo.h"
@@ -217,11 +220,9 @@ struct mport {
 	bool configured; /* the worker said HELLO and got its CONFIG */
 	bool sent_valid; /* sent: last RECOMMENDED_STATE to this worker */
 	struct ipc_recommended_state sent;
-	bool removed;  /* going away: no restart */
-	bool given_up; /* past the restart rate limit: stays FAULTY */
+	bool removed; /* going away: no restart */
 	sd_event_source *restart_timer;
-	uint64_t restart_window_start; /* CLOCK_MONOTONIC usec */
-	unsigned int restarts_in_window;
+	struct backoff backoff; /* restarts in the rate limit's window; given_up: stays FAULTY */
 };
 
 /*
@@ -239,10 +240,16 @@ struct manager_ops {
 	void (*manager_changed)(void *userdata, unsigned int mask);
 };
 
+/* DESIGN.md's path, under the build's sysconfdir (/etc with --prefix=/usr). */
+#define CONFIG_DEFAULT_PATH PHCD_SYSCONFDIR "/phcd/phcd.conf"
+/* The installed worker, when none is found beside phcd. */
+#define PHCD_PORT_PATH PHCD_LIBEXECDIR "/phcd-port"
+
 struct manager_settings {
 	const char *config_path;  /* NULL: CONFIG_DEFAULT_PATH, optional */
 	const char *config_dir;	  /* drop-in directory; NULL: config_path + ".d" */
-	const char *port_binary;  /* phcd-port to exec; NULL: next to phcd, else PHCD_LIBEXECDIR */
+	const char *port_binary;  /* phcd-port to exec; NULL: next to phcd (or a build tree's
+				     worker/), else PHCD_PORT_PATH */
 	const char *status_file;  /* rewritten on each change, for tests; NULL: none */
 	bool status_stdout;	  /* one line per port state change on stdout */
 	const char *mgmt_path;	  /* management socket (pmc -u -s); NULL: /run/phcd/ptp, "": none */

@@ -103,15 +103,13 @@ int supervisor_run(const struct manager_settings *s)
 		log_full_errno(LOG_ERR, r, "cannot watch signals: %m");
 		goto out;
 	}
-	/* IEEE 1588 management for pmc and friends (issue 9); a socket it cannot bind is skipped.
-	 */
+	/* IEEE 1588 management for pmc and friends; a socket it cannot bind is skipped. */
 	r = manager_mgmt_new(m, s->mgmt_path ? s->mgmt_path : UDS_DEFAULT_PATH,
 			     s->mgmt_ro_path ? s->mgmt_ro_path : UDS_DEFAULT_RO_PATH, &mgmt);
 	if (r < 0) {
 		goto out;
 	}
-	/* The D-Bus API (dbus/, issue 6): without a system bus phcd still runs, unreachable there.
-	 */
+	/* The D-Bus API (dbus/): without a system bus phcd still runs, unreachable there. */
 	r = bus_server_new(m, &bus);
 	if (r < 0) {
 		log_full_errno(LOG_WARNING, r,

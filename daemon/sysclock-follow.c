@@ -11,13 +11,6 @@
 #include "ptp/sysoff.h"
 
 #define FOLLOW_TICK_USEC USEC_PER_SEC
-/* After a step, offsets the worker measured before it may still arrive: ignore them this long. */
-#define STEP_HOLDOFF_NS (2 * NS_PER_SEC)
-/*
- * A software offset reaches us on the worker's status page, read once a second, written at most
- * 0.7 s before: with Sync every 2 s (logSyncInterval 1) its Sync came up to 2.7 s before.
- */
-#define SAMPLE_MAX_AGE_NS (4 * NS_PER_SEC)
 
 enum follow_source {
 	SOURCE_NONE = 0,
@@ -236,35 +229,50 @@ static int on_tick(sd_event_source *es, uint64_t usec, void *userdata)
 	return 0;
 }
 
+enum sysclock_follow_verdict sysclock_follow_admit(ns_t sample_ts, ns_t last_sample,
+						   ns_t holdoff_until, ns_t step_real, ns_t mono,
+						   ns_t now)
+{
+	/* The page is read once a second and may still hold the sample fed last time. */
+	if (!sample_ts || sample_ts == last_sample) {
+		return SYSCLOCK_FOLLOW_REPEAT;
+	}
+	if (mono < holdoff_until) {
+		return SYSCLOCK_FOLLOW_HOLDOFF;
+	}
+	/*
+	 * The offset is CLOCK_REALTIME minus the master at its Sync's receive time, a
+	 * CLOCK_REALTIME software timestamp: the pair is exact however late the page was read.
+	 */
+	if (sample_ts < step_real) {
+		return SYSCLOCK_FOLLOW_BEFORE_STEP;
+	}
+	if (sample_ts > now) {
+		return SYSCLOCK_FOLLOW_FUTURE;
+	}
+	return now - sample_ts > SYSCLOCK_FOLLOW_MAX_AGE_NS ? SYSCLOCK_FOLLOW_STALE
+							    : SYSCLOCK_FOLLOW_FEED;
+}
+
 void sysclock_follow_port_status(struct sysclock_follow *f, struct mport *p,
 				 const struct ipc_status *s)
 {
-	ns_t now, mono;
+	ns_t now = 0, mono = 0;
 	int r;
 
-	/* The page is read once a second and may still hold the sample fed last time. */
 	if (!f || p->state != PORT_STATE_SLAVE || followed(f) != p->instance ||
-	    source_of(p) != SOURCE_SOFTWARE || !s->sample_ts || s->sample_ts == f->last_sample) {
+	    source_of(p) != SOURCE_SOFTWARE) {
 		return;
 	}
 	r = ensure_sysclock(f, SOURCE_SOFTWARE);
 	if (r >= 0) {
 		r = f->ops->gettime(f->userdata, CLOCK_MONOTONIC, &mono);
 	}
-	if (r >= 0 && mono < f->holdoff_until) {
-		return;
-	}
 	if (r >= 0) {
 		r = f->ops->gettime(f->userdata, CLOCK_REALTIME, &now);
 	}
-	/*
-	 * The offset is CLOCK_REALTIME minus the master at its Sync's receive time, a
-	 * CLOCK_REALTIME software timestamp: the pair is exact however late the page was read. One
-	 * stamped before the last step, from the future (a step back) or older than
-	 * SAMPLE_MAX_AGE_NS (then the worker is stuck) is not fed.
-	 */
-	if (r >= 0 && (s->sample_ts < f->step_real || s->sample_ts > now ||
-		       now - s->sample_ts > SAMPLE_MAX_AGE_NS)) {
+	if (r >= 0 && sysclock_follow_admit(s->sample_ts, f->last_sample, f->holdoff_until,
+					    f->step_real, mono, now) != SYSCLOCK_FOLLOW_FEED) {
 		return;
 	}
 	if (r >= 0) {
@@ -277,7 +285,7 @@ void sysclock_follow_port_status(struct sysclock_follow *f, struct mport *p,
 	}
 	if (f->sc && f->sc->steps != f->steps) {
 		f->steps = f->sc->steps;
-		f->holdoff_until = mono + STEP_HOLDOFF_NS;
+		f->holdoff_until = mono + SYSCLOCK_FOLLOW_HOLDOFF_NS;
 		if (f->ops->gettime(f->userdata, CLOCK_REALTIME, &now) >= 0) {
 			f->step_real = now;
 		}

@@ -27,3 +27,30 @@ bool sysclock_follow_synchronized(const struct sysclock_follow *f);
 /* A STATUS from port p (already applied to its instance). */
 void sysclock_follow_port_status(struct sysclock_follow *f, struct mport *p,
 				 const struct ipc_status *s);
+
+/* After a step, offsets the worker measured before it may still arrive: ignore them this long. */
+#define SYSCLOCK_FOLLOW_HOLDOFF_NS (2 * NS_PER_SEC)
+/*
+ * A software offset reaches us on the worker's status page, read once a second, written at most
+ * 0.7 s before: with Sync every 2 s (logSyncInterval 1) its Sync came up to 2.7 s before.
+ */
+#define SYSCLOCK_FOLLOW_MAX_AGE_NS (4 * NS_PER_SEC)
+
+/* What becomes of a software sample (an offset the worker measured) offered to the follower. */
+enum sysclock_follow_verdict {
+	SYSCLOCK_FOLLOW_FEED = 0,
+	SYSCLOCK_FOLLOW_REPEAT,	     /* none, or the one fed last (the page was not rewritten) */
+	SYSCLOCK_FOLLOW_HOLDOFF,     /* within SYSCLOCK_FOLLOW_HOLDOFF_NS after a step */
+	SYSCLOCK_FOLLOW_BEFORE_STEP, /* stamped before the last step: measured on the old time */
+	SYSCLOCK_FOLLOW_FUTURE,	     /* stamped after now: the clock stepped back since */
+	SYSCLOCK_FOLLOW_STALE, /* older than SYSCLOCK_FOLLOW_MAX_AGE_NS: the worker is stuck */
+};
+
+/*
+ * The decision for one sample stamped sample_ts (CLOCK_REALTIME): last_sample is the stamp fed
+ * last, holdoff_until (CLOCK_MONOTONIC) and step_real (CLOCK_REALTIME) follow the last step, mono
+ * and now are the clocks at the decision. Pure.
+ */
+enum sysclock_follow_verdict sysclock_follow_admit(ns_t sample_ts, ns_t last_sample,
+						   ns_t holdoff_until, ns_t step_real, ns_t mono,
+						   ns_t now);

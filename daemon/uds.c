@@ -195,13 +195,3 @@ struct uds *uds_free(struct uds *u)
 	free(u);
 	return NULL;
 }
-
-const struct mgmt_counters *uds_counters(const struct uds *u)
-{
-	return &u->cnt;
-}
-
-const char *uds_path(const struct uds *u)
-{
-	return u->path;
-}

@@ -43,7 +43,3 @@ int uds_new(sd_event *event, const char *path, bool read_only, const struct uds_
 /* Stop serving and unlink the socket file. Accepts NULL. */
 struct uds *uds_free(struct uds *u);
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct uds *, uds_free);
-
-/* What happened to the requests so far (datagrams too large count as MALFORMED). */
-const struct mgmt_counters *uds_counters(const struct uds *u);
-const char *uds_path(const struct uds *u);

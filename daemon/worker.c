@@ -159,10 +159,9 @@ static _Noreturn void worker_exec(const struct worker_config *cfg, int ipc, char
 
 /*
  * The worker's environment: ours, with glibc's restartable sequences off (GLIBC_TUNABLES, kept
- * and extended if set). A single-threaded worker never uses rseq, but with it registered the
- * kernel rewrites its rseq area on every return to user space after a switch, and a worker's
- * cost is its ~20 wakeups a second: `perf record` at 64 ports put 5% of a worker's samples in
- * __rseq_handle_notify_resume. Built before fork (the child only execs). Free with free().
+ * and extended if set): a single-threaded worker never uses rseq, and with it registered the
+ * kernel rewrites its rseq area on every return to user space after a switch, which is most of
+ * what a worker's wakeups cost. Built before fork (the child only execs). Free with free().
  */
 static char **worker_env(char *tunables, size_t size)
 {
@@ -390,11 +389,6 @@ void worker_kill(struct worker *w, int error, const char *reason)
 	/* Nothing more from it: a flood of garbage must not keep the loop busy. */
 	w->ipc_src = sd_event_source_disable_unref(w->ipc_src);
 	syscall(SYS_pidfd_send_signal, w->pidfd, SIGKILL, NULL, 0);
-}
-
-pid_t worker_pid(const struct worker *w)
-{
-	return w->pid;
 }
 
 bool worker_stopping(const struct worker *w)

@@ -77,7 +77,6 @@ int worker_read_status(struct worker *w, struct ipc_msg *ret);
 void worker_stop(struct worker *w, uint64_t timeout_usec);
 /* SIGKILL at once (a worker that misbehaved); ops->exited follows. */
 void worker_kill(struct worker *w, int error, const char *reason);
-pid_t worker_pid(const struct worker *w);
 bool worker_stopping(const struct worker *w);
 /* Without waiting: SIGKILL and reap if still running, close everything. Accepts NULL. */
 struct worker *worker_free(struct worker *w);

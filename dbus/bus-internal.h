@@ -88,9 +88,6 @@ int bus_append_health_reasons(sd_bus_message *reply, const struct health_report 
 /* Object paths (free() the result). */
 int bus_instance_path(const struct instance *i, char **ret);
 int bus_port_path(const struct mport *p, char **ret);
-/* The same for callers that hold either kind as a const void *. */
-int bus_instance_path_any(const void *obj, char **ret);
-int bus_port_path_any(const void *obj, char **ret);
 
 /* A node enumerator's list: path_at(m, k) for k < n. */
 int bus_enumerate_paths(struct manager *m, size_t n,
@@ -103,9 +100,8 @@ int bus_append_port_paths(sd_bus_message *reply, struct manager *m, const struct
 /*
  * Append a string phcd knows to be valid UTF-8 as sd-bus reads it (ASCII names and identities,
  * text that bus_property_get_chars() has checked) straight into the body, without the check
- * sd_bus_message_append_basic() makes on every character (12% of phcd's instructions for
- * GetManagedObjects at 64 one-port instances, dbus-gmo-callgrind.sh). A string from anywhere
- * else goes through append_basic().
+ * sd_bus_message_append_basic() makes on every character, a large part of what building a
+ * GetManagedObjects reply costs. A string from anywhere else goes through append_basic().
  */
 int bus_append_valid_string(sd_bus_message *msg, const char *s);
 
@@ -143,9 +139,6 @@ int bus_append_object(struct bus_server *s, sd_bus_message *reply, const sd_bus_
 /* PropertiesChanged for the groups whose mask bits are in mask (nothing when none is). */
 int bus_emit_groups(struct bus_server *s, const char *path, const char *interface,
 		    const struct bus_prop_group *groups, unsigned int mask);
-
-/* Mark changes of an object; bus-server.c signals them (urgent or coalesced). */
-void bus_server_mark(struct bus_server *s, enum bus_kind kind, void *object, unsigned int mask);
 
 /* The server behind the vtable being dispatched (handlers of per-object vtables get the object). */
 struct bus_server *bus_current_server(sd_bus_message *m);

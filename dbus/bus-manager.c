@@ -261,8 +261,8 @@ static int method_describe(sd_bus_message *m, void *userdata, sd_bus_error *erro
  * manager's lists, each property appended by its getter, where sd-bus would call the node
  * enumerators, look every path up again through the fallback's find(), append each property's
  * name through a format string and list the four org.freedesktop.DBus.* interfaces with empty
- * dicts for every object (16 kB, 15% of the reply at 64 ports; GDBus's object manager leaves them
- * out too). Any other call on the path goes on to the vtables (return 0).
+ * dicts for every object (GDBus's object manager leaves them out too). Any other call on the path
+ * goes on to the vtables (return 0).
  */
 static int on_manager_object(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {

@@ -135,7 +135,9 @@ static void dirty_drop(struct bus_server *s, enum bus_kind kind, void *object)
 	}
 }
 
-void bus_server_mark(struct bus_server *s, enum bus_kind kind, void *object, unsigned int mask)
+/* Mark changes of an object; they are signalled urgent or coalesced. */
+static void bus_server_mark(struct bus_server *s, enum bus_kind kind, void *object,
+			    unsigned int mask)
 {
 	unsigned int slow = mask & slow_bits(kind), urgent = mask & ~slow;
 	struct bus_dirty *d = dirty_get(s, kind, object);
@@ -226,8 +228,8 @@ static void on_port_changed(void *userdata, struct mport *p, unsigned int mask)
 {
 	/*
 	 * Counters are read with Get, never signalled (as systemd's IPIngressBytes and the like):
-	 * they change every second on every port, and a signal for each was half of what phcd
-	 * sent on the bus at 64 ports.
+	 * they change every second on every port, and signalling them would be most of what phcd
+	 * sends on the bus.
 	 */
 	mask &= ~MPORT_CHANGED_COUNTERS;
 	if (mask) {

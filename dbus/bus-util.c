@@ -53,12 +53,13 @@ static int append_path(sd_bus_message *reply, int (*path)(const void *, char **)
 	return r < 0 ? r : sd_bus_message_append_basic(reply, 'o', s);
 }
 
-int bus_instance_path_any(const void *obj, char **ret)
+/* The same for callers that hold either kind as a const void *. */
+static int bus_instance_path_any(const void *obj, char **ret)
 {
 	return bus_instance_path(obj, ret);
 }
 
-int bus_port_path_any(const void *obj, char **ret)
+static int bus_port_path_any(const void *obj, char **ret)
 {
 	return bus_port_path(obj, ret);
 }

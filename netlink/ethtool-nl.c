@@ -66,7 +66,7 @@ typedef int (*reply_fn)(const struct nlmsghdr *nlh, size_t len, void *userdata);
  * Send msg and read the answer ourselves rather than through nl_recvmsgs callbacks, so the
  * kernel's errno (-ENODEV, -EOPNOTSUPP) reaches the caller unchanged.
  */
-static int transact(struct ethtool_nl *e, struct nl_msg *msg, bool dump, reply_fn fn, void *ud)
+static int transact(struct ethtool_nl *e, struct nl_msg *msg, reply_fn fn, void *ud)
 {
 	uint32_t seq;
 	int r = nl_send_auto(e->sk, msg);
@@ -105,10 +105,8 @@ static int transact(struct ethtool_nl *e, struct nl_msg *msg, bool dump, reply_f
 				break;
 			}
 			r = fn(nlh, nlh->nlmsg_len, ud);
-			if (r < 0 || !dump) {
-				done = true;
-				break;
-			}
+			done = true;
+			break;
 		}
 		free(buf);
 		if (done) {
@@ -117,26 +115,31 @@ static int transact(struct ethtool_nl *e, struct nl_msg *msg, bool dump, reply_f
 	}
 }
 
+/* One request about one device (a name, never empty): -ENODEV when it does not exist. */
 static int request(struct ethtool_nl *e, uint8_t cmd, const char *ifname, reply_fn fn, void *ud)
 {
-	struct nl_msg *msg = nlmsg_alloc();
+	struct nl_msg *msg;
 	struct nlattr *hdr;
 	int r = -EMSGSIZE;
 
+	if (!ifname || !*ifname) {
+		return -EINVAL;
+	}
+	msg = nlmsg_alloc();
 	if (!msg) {
 		return -ENOMEM;
 	}
-	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, e->family, 0, ifname ? 0 : NLM_F_DUMP, cmd,
+	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, e->family, 0, 0, cmd,
 			 ETHTOOL_GENL_VERSION)) {
 		goto out;
 	}
 	hdr = nla_nest_start(msg, ETHTOOL_A_TSINFO_HEADER | NLA_F_NESTED);
-	if (!hdr || (ifname && nla_put_string(msg, ETHTOOL_A_HEADER_DEV_NAME, ifname) < 0) ||
+	if (!hdr || nla_put_string(msg, ETHTOOL_A_HEADER_DEV_NAME, ifname) < 0 ||
 	    nla_put_u32(msg, ETHTOOL_A_HEADER_FLAGS, ETHTOOL_FLAG_COMPACT_BITSETS) < 0) {
 		goto out;
 	}
 	nla_nest_end(msg, hdr);
-	r = transact(e, msg, ifname == NULL, fn, ud);
+	r = transact(e, msg, fn, ud);
 out:
 	nlmsg_free(msg);
 	return r;
@@ -150,42 +153,12 @@ static int tsinfo_one(const struct nlmsghdr *nlh, size_t len, void *userdata)
 int ethtool_nl_tsinfo_get(struct ethtool_nl *e, const char *ifname, struct tsinfo *ret)
 {
 	struct tsinfo ti;
-	int r;
+	int r = request(e, ETHTOOL_MSG_TSINFO_GET, ifname, tsinfo_one, &ti);
 
-	if (!ifname || !*ifname) {
-		return -EINVAL;
+	if (r >= 0) {
+		*ret = ti;
 	}
-	r = request(e, ETHTOOL_MSG_TSINFO_GET, ifname, tsinfo_one, &ti);
-	if (r < 0) {
-		return r;
-	}
-	*ret = ti;
-	return 0;
-}
-
-struct dump_ctx {
-	int (*cb)(const struct tsinfo *ti, void *userdata);
-	void *userdata;
-};
-
-static int tsinfo_each(const struct nlmsghdr *nlh, size_t len, void *userdata)
-{
-	struct dump_ctx *ctx = userdata;
-	struct tsinfo ti;
-	int r = tsinfo_parse(nlh, len, &ti);
-
-	if (r < 0) {
-		return r;
-	}
-	return ctx->cb(&ti, ctx->userdata);
-}
-
-int ethtool_nl_tsinfo_dump(struct ethtool_nl *e, int (*cb)(const struct tsinfo *ti, void *userdata),
-			   void *userdata)
-{
-	struct dump_ctx ctx = { cb, userdata };
-
-	return request(e, ETHTOOL_MSG_TSINFO_GET, NULL, tsinfo_each, &ctx);
+	return r < 0 ? r : 0;
 }
 
 static int tsconfig_one(const struct nlmsghdr *nlh, size_t len, void *userdata)
@@ -196,15 +169,10 @@ static int tsconfig_one(const struct nlmsghdr *nlh, size_t len, void *userdata)
 int ethtool_nl_tsconfig_get(struct ethtool_nl *e, const char *ifname, struct tsconfig *ret)
 {
 	struct tsconfig tc;
-	int r;
+	int r = request(e, PHCD_ETHTOOL_MSG_TSCONFIG_GET, ifname, tsconfig_one, &tc);
 
-	if (!ifname || !*ifname) {
-		return -EINVAL;
+	if (r >= 0) {
+		*ret = tc;
 	}
-	r = request(e, PHCD_ETHTOOL_MSG_TSCONFIG_GET, ifname, tsconfig_one, &tc);
-	if (r < 0) {
-		return r;
-	}
-	*ret = tc;
-	return 0;
+	return r < 0 ? r : 0;
 }

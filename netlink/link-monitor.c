@@ -72,16 +72,6 @@ const struct link_info *link_monitor_get_by_index(struct link_monitor *m, int if
 	return i < m->n_links && m->links[i].ifindex == ifindex ? &m->links[i] : NULL;
 }
 
-const struct link_info *link_monitor_get_by_name(struct link_monitor *m, const char *name)
-{
-	for (size_t i = 0; i < m->n_links; i++) {
-		if (strcmp(m->links[i].name, name) == 0) {
-			return &m->links[i];
-		}
-	}
-	return NULL;
-}
-
 size_t link_monitor_count(struct link_monitor *m)
 {
 	return m->n_links;

@@ -50,7 +50,6 @@ int link_monitor_new(sd_event *event, link_monitor_cb cb, void *userdata,
 struct link_monitor *link_monitor_free(struct link_monitor *m);
 
 const struct link_info *link_monitor_get_by_index(struct link_monitor *m, int ifindex);
-const struct link_info *link_monitor_get_by_name(struct link_monitor *m, const char *name);
 /* Links in ifindex order: i from 0 to link_monitor_count() - 1. */
 size_t link_monitor_count(struct link_monitor *m);
 const struct link_info *link_monitor_get(struct link_monitor *m, size_t i);

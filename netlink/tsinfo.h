@@ -53,8 +53,5 @@ struct ethtool_nl *ethtool_nl_free(struct ethtool_nl *e);
 
 /* TSINFO_GET for one device: -ENODEV when it does not exist. */
 int ethtool_nl_tsinfo_get(struct ethtool_nl *e, const char *ifname, struct tsinfo *ret);
-/* TSINFO_GET as a dump: cb once per device; a negative return from cb stops and is returned. */
-int ethtool_nl_tsinfo_dump(struct ethtool_nl *e, int (*cb)(const struct tsinfo *ti, void *userdata),
-			   void *userdata);
 /* TSCONFIG_GET: -EOPNOTSUPP on kernels without it and on devices without hardware stamping. */
 int ethtool_nl_tsconfig_get(struct ethtool_nl *e, const char *ifname, struct tsconfig *ret);

@@ -616,9 +616,10 @@ static const struct ClockIdentity wildcard_identity = {
 	.id = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff },
 };
 
-int mgmt_handle(const struct mgmt_clock *c, const struct msg *m, const struct mgmt_request *req,
-		mgmt_send_fn send, void *userdata, struct mgmt_change *change,
-		struct mgmt_counters *cnt)
+/* One parsed message: any messageType but Management is MALFORMED. */
+static int mgmt_handle(const struct mgmt_clock *c, const struct msg *m,
+		       const struct mgmt_request *req, mgmt_send_fn send, void *userdata,
+		       struct mgmt_change *change, struct mgmt_counters *cnt)
 {
 	struct mgmt_ctx x = {
 		.c = c, .m = m, .req = req, .send = send, .userdata = userdata, .cnt = cnt

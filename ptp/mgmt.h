@@ -12,10 +12,10 @@
 
 /*
  * Pure: the caller hands a parsed Management message and a snapshot of the instance (struct
- * mgmt_clock); mgmt_handle() builds the answers (one per clock for a clock-level managementId,
- * one per matching port for a port-level one) and passes each to a send callback. A SET that is
- * accepted is returned in struct mgmt_change for the caller to apply: this module changes
- * nothing. The TLV layouts are linuxptp's (tlv.h, ddt.h), so Debian's pmc decodes them.
+ * mgmt_clock); mgmt_handle_frame() builds the answers (one per clock for a clock-level
+ * managementId, one per matching port for a port-level one) and passes each to a send callback. A
+ * SET that is accepted is returned in struct mgmt_change for the caller to apply: this module
+ * changes nothing. The TLV layouts are linuxptp's (tlv.h, ddt.h), so Debian's pmc decodes them.
  */
 
 /* IEEE 1588-2019 15.5.2.3 Table 59, plus linuxptp's implementation-specific (_NP) ids. */
@@ -171,15 +171,11 @@ typedef int (*mgmt_send_fn)(void *userdata, const void *buf, size_t len);
 #define MGMT_MSG_MAX 512
 
 /*
- * Answer one Management message m (parsed by msg_parse(); any other messageType is counted as
- * MALFORMED). Returns the number of answers sent (0: dropped or nothing to say, see counters),
- * or a -errno from send. *change is cleared first and holds the SETs to apply.
+ * Answer one Management message, from raw bytes (a datagram of the Unix socket or the wire): one
+ * that does not parse, or is not a Management message, is counted as MALFORMED. Returns the
+ * number of answers sent (0: dropped or nothing to say, see counters), or a -errno from send.
+ * *change is cleared first and holds the SETs to apply.
  */
-int mgmt_handle(const struct mgmt_clock *c, const struct msg *m, const struct mgmt_request *req,
-		mgmt_send_fn send, void *userdata, struct mgmt_change *change,
-		struct mgmt_counters *cnt);
-
-/* The same from raw bytes (a datagram from the Unix socket): unparsable is MALFORMED. */
 int mgmt_handle_frame(const struct mgmt_clock *c, const void *buf, size_t len,
 		      const struct mgmt_request *req, mgmt_send_fn send, void *userdata,
 		      struct mgmt_change *change, struct mgmt_counters *cnt);

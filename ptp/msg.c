@@ -284,7 +284,8 @@ static int get_header(struct wire_reader *r, struct msg_header *h)
 	return 0;
 }
 
-int msg_header_parse(const void *buf, size_t len, struct msg_header *ret)
+/* Parse the 34-octet header only (same version and length checks as msg_parse). */
+static int msg_header_parse(const void *buf, size_t len, struct msg_header *ret)
 {
 	struct wire_reader r;
 	struct msg_header h;

@@ -187,9 +187,6 @@ size_t msg_base_len(enum msg_type t);
  */
 int msg_parse(const void *buf, size_t len, struct msg *ret);
 
-/* Parse the 34-octet header only (same version and length checks as msg_parse). */
-int msg_header_parse(const void *buf, size_t len, struct msg_header *ret);
-
 /*
  * Write header + body + m->tlv suffix into buf; messageLength is computed, m->hdr.messageLength
  * is ignored. Returns the length written, -EMSGSIZE if it does not fit in size (or in 16 bits),

@@ -174,8 +174,8 @@ static bool port_offset_outlier(struct port *p, ns_t t, ns_t offset)
 /*
  * The servo's answer bends the offset's trend from this sample on (the clock runs faster by
  * dppb, the offset grows by as much), so bend the gate's line with it: starting the gate over
- * instead kept the next offset from the servo after every change over 1 ppm, 1% of them with
- * the bench's PI at Sync 128/s. A step leaves nothing of the line.
+ * instead would keep the next offset from the servo after every large frequency change. A step
+ * leaves nothing of the line.
  */
 static void port_outlier_follow(struct port *p, enum servo_state st, double dppb)
 {

@@ -15,11 +15,6 @@ int transport_adopt(struct transport *t, int fd, const struct transport_config *
 	return t->ops->adopt(t, fd, cfg);
 }
 
-void transport_close(struct transport *t)
-{
-	t->ops->close(t);
-}
-
 struct transport *transport_free(struct transport *t)
 {
 	if (t) {

@@ -136,7 +136,6 @@ int transport_l2_open_fd(const struct transport_config *cfg, int *ret_fd,
 
 int transport_open(struct transport *t, const struct transport_config *cfg);
 int transport_adopt(struct transport *t, int fd, const struct transport_config *cfg);
-void transport_close(struct transport *t);
 struct transport *transport_free(struct transport *t);
 int transport_send(struct transport *t, const void *buf, size_t len,
 		   const struct transport_dest *dest, bool event, ns_t *ret_tx_ts);

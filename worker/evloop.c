@@ -108,10 +108,10 @@ void evloop_exit(struct evloop *e, int code)
 }
 
 /*
- * Arm the timerfd for the earliest timer, only when that changed: the wait itself has no timeout.
- * A timeout on every epoll_pwait2() armed and cancelled a kernel hrtimer at each of the worker's
- * ~20 wakeups a second, each a timer reprogramming (a VM exit under a hypervisor); the earliest
- * deadline changes a few times a second (Delay_Req, STATUS, Announce receipt).
+ * Arm the timerfd for the earliest timer, only when that changed, and wait without a timeout: a
+ * timeout on every wait would arm and cancel a kernel hrtimer at each wakeup (a timer
+ * reprogramming, a VM exit under a hypervisor), while the earliest deadline changes only a few
+ * times a second (Delay_Req, STATUS, Announce receipt).
  */
 static int arm(struct evloop *e, ns_t until)
 {

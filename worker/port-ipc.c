@@ -29,9 +29,8 @@
 /*
  * The status page is rewritten at the first wakeup (a frame, usually) at least PAGE_PERIOD_NS
  * after the last write, or PAGE_SLACK_NS later by a timer when no wakeup came and something ran
- * since. Rewritten at every wakeup (about 20 a second), encoding the STATUS cost a worker more
- * CPU than the STATUS datagram a second it replaced (64 ports, 5 runs: 0.075% against 0.068% of
- * a core); the supervisor reads it once a second anyway.
+ * since: encoding the STATUS at every wakeup (about 20 a second) would cost more than it is
+ * worth to a supervisor that reads the page once a second.
  */
 #define PAGE_PERIOD_NS (500 * NS_PER_MSEC)
 #define PAGE_SLACK_NS (200 * NS_PER_MSEC)
@@ -168,8 +167,7 @@ static void fill_counters(struct worker_port *w, struct ipc_status *s)
 			s->rx[map[k].type] = v;
 		}
 	}
-	/* Management (issue 9): requests in, answers out, malformed ones dropped uncounted above.
-	 */
+	/* Management: requests in, answers out, malformed ones dropped uncounted above. */
 	s->rx[MSG_MANAGEMENT] = w->loop.mgmt.rx;
 	s->tx[MSG_MANAGEMENT] = w->loop.mgmt.tx;
 	s->mgmt_malformed = w->loop.mgmt.cnt.c[MGMT_CNT_MALFORMED];
@@ -585,8 +583,10 @@ static int make_clock(struct worker_port *w, const struct ipc_config *c, bool hw
 	case OPTIONS_CLOCK_VIRTUAL:
 		return port_loop_virtual_clock(&w->loop, raw_id, &c->instance);
 	case OPTIONS_CLOCK_SYSTEM:
-		/* CLOCK_REALTIME is the supervisor's to steer (CLOCK_REQUEST, issue 7). */
-		set_error(w, -EOPNOTSUPP, "system clock steering not served yet: measuring only");
+		/*
+		 * Only the supervisor steers CLOCK_REALTIME (system_clock_instance), from the
+		 * offsets this worker measures against it.
+		 */
 		return clock_freerun_new(CLOCK_REALTIME, &w->loop.clock);
 	case OPTIONS_CLOCK_FREE_RUNNING:
 	default:

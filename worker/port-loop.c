@@ -64,10 +64,9 @@ static void on_timer(struct evloop *e, void *userdata)
 /*
  * What waits on the socket, in batches of one system call each (recvmmsg), at most 64 frames a
  * wakeup so that the loop stays fair to IPC and timers under a flood. A batch shorter than asked
- * means the socket is empty: no read that finds it so (EAGAIN), which reading frame by frame
- * cost after nearly every wakeup (13 a second of a worker's 56 syscalls at 8 Sync/s). One frame
- * per wakeup instead left a stopped worker's backlog in the socket while its overdue timers ran:
- * after SIGSTOP and SIGCONT (test-faults) its port went FAULTY, a send failed.
+ * means the socket is empty, so no read is spent finding it so (EAGAIN). One frame per wakeup
+ * would leave a stopped worker's backlog in the socket while its overdue timers ran: after
+ * SIGSTOP and SIGCONT its port would go FAULTY on a failed send.
  */
 static void on_frame(struct evloop *e, int fd, uint32_t revents, void *userdata)
 {

@@ -25,7 +25,7 @@ struct port_loop {
 	struct clock *raw; /* what a virtual clock views; NULL otherwise */
 	struct clock *clock;
 	struct port *port;
-	struct port_mgmt mgmt; /* answers pmc -2 on this wire (issue 9) */
+	struct port_mgmt mgmt; /* answers pmc -2 on this wire */
 	/*
 	 * What differs between the two modes, printing like ptp4l -m (port-cli.c) or reporting
 	 * to the supervisor (port-ipc.c): the mode's engine callbacks, called with this loop as

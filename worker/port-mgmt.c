@@ -4,8 +4,9 @@
 
 #include "worker/port-mgmt.h"
 
-void port_mgmt_clock(struct port *p, struct transport *t, const char *ifname,
-		     struct mgmt_clock *ret, struct mgmt_port *port)
+/* Snapshot of the engine's clock and of the port itself, for mgmt_handle_frame(). */
+static void port_mgmt_clock(struct port *p, struct transport *t, const char *ifname,
+			    struct mgmt_clock *ret, struct mgmt_port *port)
 {
 	struct transport_ts_status ts = { .mode = TRANSPORT_TS_MODE_SOFTWARE };
 

@@ -32,6 +32,3 @@ struct port_mgmt {
 
 /* Answer one Management message; errors are counted (MGMT_CNT_SEND_FAILED), never fatal. */
 void port_mgmt_receive(struct port_mgmt *pm, const void *buf, size_t len);
-/* Snapshot of the engine's clock and of the port itself, for mgmt_handle(). */
-void port_mgmt_clock(struct port *p, struct transport *t, const char *ifname,
-		     struct mgmt_clock *ret, struct mgmt_port *port);

@@ -33,7 +33,7 @@ stats SAMPLES PHASES SYNC
     storm seconds / all seconds) if both kinds of phase had the same rate).
 
     The verdict rule (written before run E's data): the criterion is the plain pooled
-    storm/quiet RMS ratio from every sample, as issue 8 states it ("changes no port's offset
+    storm/quiet RMS ratio from every sample, as the target states it ("changes no port's offset
     RMS by more than 5%", read both ways): **met** if its 95% bootstrap interval lies within
     [0.95, 1.05], **missed** if it lies wholly above 1.05 or wholly below 0.95, else
     **undecided**. The body ratio and the excursion rates do not change that verdict; they say
@@ -57,7 +57,7 @@ import sys
 import time
 
 BOOT = 2000
-LIMIT = 0.05  # |storm/quiet - 1|: issue 8's 5%
+LIMIT = 0.05  # |storm/quiet - 1|: the target's 5%
 BODY = 10  # x MAD: the body's bound around the median
 TAIL = 2000  # ns: the excursions that dominate an RMS, counted apart
 

@@ -133,7 +133,7 @@ wait_field port s2 state MASTER 10
 wait_field port s3 state MASTER 10
 echo "ok: two instances, three ports: s1 SLAVE, s2 MASTER (instance bc), s3 MASTER (instance lab)"
 # logging_level 7: the SLAVE port's worker logs every servo sample, as ptp4l -m does.
-wait_for "$tmp/phcd.log" '^phcd-port\[[0-9]+\.[0-9]{3}\]: s1: master offset +-?[0-9]+ s[0-3] freq +[-+][0-9]+ path delay +-?[0-9]+$' 5
+wait_for "$tmp/phcd.log" '^<7>phcd-port\[[0-9]+\.[0-9]{3}\]: s1: master offset +-?[0-9]+ s[0-3] freq +[-+][0-9]+ path delay +-?[0-9]+$' 5
 echo "ok: logging_level 7: s1's worker logs its samples: $(grep -m1 ': s1: master offset' "$tmp/phcd.log")"
 wait_for "$tmp/notify.log" '^READY=1 STATUS=2 instance\(s\), 3 port\(s\)' 1
 echo "ok: sd_notify: $(grep -m1 '^READY=1' "$tmp/notify.log")"

@@ -1,0 +1,468 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The supervisor without workers or links: instance state (port numbers, options, priorities and
+ * their change hooks), port control, a reload carried out, and the system-clock follower's
+ * decisions on a simulated kernel clock.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <setjmp.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "daemon/manager-internal.h"
+#include "daemon/sysclock-follow.h"
+#include "tests/doubles/sysclock-sim.h"
+
+struct rig {
+	char dir[64];
+	char path[128];
+	sd_event *event;
+	struct manager *m;
+	/* what the change hooks saw */
+	unsigned int instance_mask[4];
+	unsigned int instance_calls;
+	unsigned int ports_added, ports_removed, instances_added, instances_removed;
+	unsigned int manager_mask;
+};
+
+static void on_instance_changed(void *userdata, struct instance *i, unsigned int mask)
+{
+	struct rig *r = userdata;
+
+	r->instance_calls++;
+	r->instance_mask[i == manager_instance_at(r->m, 0) ? 0 : 1] |= mask;
+}
+
+static void on_instance_added(void *userdata, struct instance *i)
+{
+	((struct rig *) userdata)->instances_added++;
+}
+
+static void on_instance_removed(void *userdata, struct instance *i)
+{
+	((struct rig *) userdata)->instances_removed++;
+}
+
+static void on_port_added(void *userdata, struct mport *p)
+{
+	((struct rig *) userdata)->ports_added++;
+}
+
+static void on_port_removed(void *userdata, struct mport *p)
+{
+	((struct rig *) userdata)->ports_removed++;
+}
+
+static void on_manager_changed(void *userdata, unsigned int mask)
+{
+	((struct rig *) userdata)->manager_mask |= mask;
+}
+
+static const struct manager_ops hooks = {
+	.instance_added = on_instance_added,
+	.instance_removed = on_instance_removed,
+	.instance_changed = on_instance_changed,
+	.port_added = on_port_added,
+	.port_removed = on_port_removed,
+	.manager_changed = on_manager_changed,
+};
+
+static void write_config(struct rig *r, const char *text)
+{
+	FILE *f = fopen(r->path, "we");
+
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void rig_reset_hooks(struct rig *r)
+{
+	memset(r->instance_mask, 0, sizeof(*r) - offsetof(struct rig, instance_mask));
+}
+
+static void rig_init(struct rig *r, const char *config)
+{
+	struct manager_settings s = { 0 };
+	char *errors = NULL;
+
+	memset(r, 0, sizeof(*r));
+	snprintf(r->dir, sizeof(r->dir), "/tmp/phcd-test-manager-XXXXXX");
+	assert_non_null(mkdtemp(r->dir));
+	snprintf(r->path, sizeof(r->path), "%s/phcd.conf", r->dir);
+	write_config(r, config);
+	s.config_path = r->path;
+	s.port_binary = "/nonexistent/phcd-port"; /* never run: every link here is down */
+	assert_int_equal(sd_event_new(&r->event), 0);
+	if (manager_new(r->event, &s, &r->m, &errors) < 0) {
+		fail_msg("manager_new: %s", errors ? errors : "");
+	}
+	manager_set_ops(r->m, &hooks, r);
+}
+
+static void rig_free(struct rig *r)
+{
+	manager_free(r->m);
+	sd_event_unref(r->event);
+	unlink(r->path);
+	rmdir(r->dir);
+}
+
+/* A port on a link that is down: no worker is started, the port is FAULTY "link down". */
+static struct mport *add_port(struct rig *r, const char *instance, const char *ifname, int ifindex)
+{
+	struct link_info l = { .ifindex = ifindex };
+	struct instance *i = manager_find_instance(r->m, instance);
+	struct mport *p;
+
+	assert_non_null(i);
+	snprintf(l.name, sizeof(l.name), "%s", ifname);
+	assert_int_equal(mport_add(r->m, i, &l), 0);
+	p = manager_find_port(r->m, ifname);
+	assert_non_null(p);
+	assert_null(p->worker);
+	return p;
+}
+
+static const char *const two = "[instance a]\ninterfaces = e0 e1 e2\n"
+			       "[instance b]\ninterfaces = f0\ndomainNumber = 7\nslaveOnly = 1\n";
+
+/* portNumbers are the lowest free ones, per instance, and a freed one is taken again. */
+static void test_port_numbers(void **state)
+{
+	struct rig r;
+	struct mport *p0, *p1, *p2, *q;
+	struct instance *a, *b;
+
+	rig_init(&r, two);
+	a = manager_find_instance(r.m, "a");
+	b = manager_find_instance(r.m, "b");
+	p0 = add_port(&r, "a", "e0", 10);
+	p1 = add_port(&r, "a", "e1", 11);
+	q = add_port(&r, "b", "f0", 20);
+	assert_int_equal(p0->port_identity.portNumber, 1);
+	assert_int_equal(p1->port_identity.portNumber, 2);
+	assert_int_equal(q->port_identity.portNumber, 1);
+	assert_int_equal(p0->state, PORT_STATE_FAULTY);
+	assert_int_equal(p0->last_error, -ENETDOWN);
+	assert_int_equal(instance_port_count(a), 2);
+	assert_int_equal(instance_port_count(b), 1);
+	assert_ptr_equal(instance_port_at(a, 1), p1);
+	assert_null(instance_port_at(a, 2));
+	mport_remove(p0); /* no worker: it goes at once */
+	assert_int_equal(instance_port_count(a), 1);
+	p2 = add_port(&r, "a", "e2", 12);
+	assert_int_equal(p2->port_identity.portNumber, 1);
+	assert_int_equal(r.ports_added, 4);
+	assert_int_equal(r.ports_removed, 1);
+	rig_free(&r);
+}
+
+/* The configuration's part of an instance: domain, slaveOnly's clockClass, priorities. */
+static void test_instance_options(void **state)
+{
+	struct rig r;
+	struct instance *b;
+
+	rig_init(&r, two);
+	b = manager_find_instance(r.m, "b");
+	assert_int_equal(b->domain, 7);
+	assert_int_equal(b->clock_quality.clockClass, CLOCK_CLASS_SLAVE_ONLY);
+	assert_int_equal(b->priority1, 128);
+	assert_int_equal(b->servo_state, SERVO_UNLOCKED);
+	assert_false(b->synchronized);
+	rig_free(&r);
+}
+
+/* A priority set at run time: one CONFIG change, none when the value is the same. */
+static void test_priority_hooks(void **state)
+{
+	struct rig r;
+	struct instance *a;
+
+	rig_init(&r, two);
+	a = manager_find_instance(r.m, "a");
+	add_port(&r, "a", "e0", 10);
+	rig_reset_hooks(&r);
+	assert_int_equal(instance_set_priority1(a, 128), 0);
+	assert_int_equal(r.instance_calls, 0);
+	assert_int_equal(instance_set_priority1(a, 10), 0);
+	assert_int_equal(a->priority1, 10);
+	assert_int_equal(a->options.priority1, 10);
+	assert_true(r.instance_mask[0] & INSTANCE_CHANGED_CONFIG);
+	/* No port takes part in the BMCA (no worker): the instance is its own grandmaster. */
+	assert_memory_equal(&a->grandmaster_identity, &a->clock_identity,
+			    sizeof(a->clock_identity));
+	assert_int_equal(instance_set_priority2(a, 5), 0);
+	assert_int_equal(a->priority2, 5);
+	assert_int_equal(a->priority1, 10);
+	rig_free(&r);
+}
+
+/* Disable, enable and restart on a port whose link is down. */
+static void test_port_control(void **state)
+{
+	struct rig r;
+	struct mport *p;
+
+	rig_init(&r, two);
+	p = add_port(&r, "a", "e0", 10);
+	assert_int_equal(mport_disable(p), 0);
+	assert_false(p->enabled);
+	assert_int_equal(p->state, PORT_STATE_DISABLED);
+	assert_int_equal(mport_restart(p), -ENETDOWN);
+	p->backoff.given_up = true;
+	assert_int_equal(mport_enable(p), 0);
+	assert_true(p->enabled);
+	assert_false(p->backoff.given_up);
+	assert_int_equal(p->state, PORT_STATE_FAULTY); /* the link is still down */
+	assert_null(p->worker);
+	rig_free(&r);
+}
+
+/* manager_reload() carries a plan out: retune in place, port restart, removal, addition. */
+static void test_reload_applied(void **state)
+{
+	struct rig r;
+	struct mport *e0, *e1, *f0;
+	struct instance *a;
+	char *errors = NULL;
+
+	rig_init(&r, two);
+	e0 = add_port(&r, "a", "e0", 10);
+	e1 = add_port(&r, "a", "e1", 11);
+	f0 = add_port(&r, "b", "f0", 20);
+	(void) f0;
+	e1->backoff.given_up = true;
+	rig_reset_hooks(&r);
+
+	/* priority1 of a (in place), e1's own key (its port restarts), b gone, c new. */
+	write_config(&r, "[instance a]\ninterfaces = e0 e1 e2\npriority1 = 90\n"
+			 "[interface e1]\nlogSyncInterval = -2\n"
+			 "[instance c]\ninterfaces = g0\ndomainNumber = 9\n");
+	assert_int_equal(manager_reload(r.m, &errors), 0);
+	assert_null(errors);
+	a = manager_find_instance(r.m, "a");
+	assert_non_null(a);
+	assert_int_equal(a->priority1, 90);
+	assert_true(r.instance_mask[0] & INSTANCE_CHANGED_CONFIG);
+	assert_null(manager_find_instance(r.m, "b"));
+	assert_non_null(manager_find_instance(r.m, "c"));
+	assert_int_equal(r.instances_removed, 1);
+	assert_int_equal(r.instances_added, 1);
+	assert_int_equal(r.ports_removed, 1); /* f0, with its instance */
+	assert_null(manager_find_port(r.m, "f0"));
+	/* Same objects: e0 kept, e1 restarted with its new options and a fresh restart budget. */
+	assert_ptr_equal(manager_find_port(r.m, "e0"), e0);
+	assert_ptr_equal(manager_find_port(r.m, "e1"), e1);
+	assert_int_equal(e0->options.logSyncInterval, 0);
+	assert_int_equal(e1->options.logSyncInterval, -2);
+	assert_false(e1->backoff.given_up);
+	assert_true(r.manager_mask & MANAGER_CHANGED_CONFIG);
+
+	/* An invalid configuration changes nothing. */
+	rig_reset_hooks(&r);
+	write_config(&r, "[instance a]\ninterfaces = e0\npriority1 = 300\n");
+	assert_int_equal(manager_reload(r.m, &errors), -EINVAL);
+	assert_non_null(errors);
+	free(errors);
+	assert_int_equal(a->priority1, 90);
+	assert_int_equal(r.instance_calls + r.ports_removed + r.manager_mask, 0);
+
+	/* e1 leaves a: its port goes. */
+	write_config(&r, "[instance a]\ninterfaces = e0\npriority1 = 90\n"
+			 "[instance c]\ninterfaces = g0\ndomainNumber = 9\n");
+	assert_int_equal(manager_reload(r.m, &errors), 0);
+	assert_null(manager_find_port(r.m, "e1"));
+	assert_int_equal(r.ports_removed, 1);
+	rig_free(&r);
+}
+
+/* ---- the system-clock follower ---- */
+
+/* A SLAVE port whose worker's offsets are CLOCK_REALTIME's (software timestamps). */
+struct follow_rig {
+	struct rig r;
+	struct sysclock_sim *sim;
+	struct sysclock_follow *f;
+	struct mport *p;
+	ns_t ref_error; /* the master's time is true time plus this */
+};
+
+static void follow_init(struct follow_rig *fr, const char *config, ns_t ref_error)
+{
+	struct sysclock_sim_config sc = {
+		.start_real = INT64_C(1700000000) * NS_PER_SEC,
+		.freq_error_ppb = 20000,
+		.cap_sys_time = true,
+	};
+
+	rig_init(&fr->r, config);
+	fr->p = add_port(&fr->r, "a", "e0", 10);
+	fr->p->state = PORT_STATE_SLAVE;
+	fr->p->timestamping = TRANSPORT_TS_MODE_SOFTWARE;
+	fr->ref_error = ref_error;
+	assert_int_equal(sysclock_sim_new(&sc, &fr->sim), 0);
+	assert_int_equal(sysclock_follow_new(fr->r.m, &sysclock_sim_ops, fr->sim, &fr->f), 0);
+}
+
+static void follow_free(struct follow_rig *fr)
+{
+	sysclock_follow_free(fr->f);
+	sysclock_sim_free(fr->sim);
+	rig_free(&fr->r);
+}
+
+/* n seconds, one sample each, measured now (as the status page read right after its write). */
+static void follow_run(struct follow_rig *fr, int n)
+{
+	for (int k = 0; k < n; k++) {
+		struct ipc_status s = { .port_state = PORT_STATE_SLAVE };
+
+		sysclock_sim_advance(fr->sim, NS_PER_SEC);
+		s.sample_ts = sysclock_sim_real(fr->sim);
+		s.offset_ns = s.sample_ts - (sysclock_sim_true(fr->sim) + fr->ref_error);
+		s.mean_path_delay_ns = 1000;
+		sysclock_follow_port_status(fr->f, fr->p, &s);
+	}
+}
+
+static ns_t sim_error(const struct follow_rig *fr)
+{
+	return sysclock_sim_real(fr->sim) - (sysclock_sim_true(fr->sim) + fr->ref_error);
+}
+
+static const char *const follow_free_running = "[global]\nsystem_clock_instance = a\n"
+					       "[instance a]\ninterfaces = e0\n"
+					       "clock_backend = free_running\n";
+
+/* The followed instance's SLAVE port steers the clock: a step, then the servo locks. */
+static void test_follow_locks(void **state)
+{
+	struct follow_rig fr;
+
+	follow_init(&fr, follow_free_running, 50 * NS_PER_MSEC);
+	assert_false(sysclock_follow_synchronized(fr.f));
+	follow_run(&fr, 120);
+	assert_true(sysclock_follow_synchronized(fr.f));
+	assert_true(llabs(sim_error(&fr)) < 100 * NS_PER_USEC);
+	assert_true(fr.r.manager_mask & MANAGER_CHANGED_SYSTEM_CLOCK);
+	follow_free(&fr);
+}
+
+/* Nothing is written to the clock: nothing followed, a port not SLAVE, a virtual clock. */
+static void follow_never_writes(const char *config, enum port_state st)
+{
+	struct follow_rig fr;
+	struct timex before = { 0 }, after = { 0 };
+	ns_t err;
+
+	follow_init(&fr, config, 50 * NS_PER_MSEC);
+	fr.p->state = st;
+	assert_true(sysclock_sim_read(fr.sim, &before) >= 0);
+	err = sim_error(&fr);
+	follow_run(&fr, 30);
+	assert_true(sysclock_sim_read(fr.sim, &after) >= 0);
+	assert_int_equal(before.freq, after.freq);
+	/* No step either: the error only grew by the simulated frequency error (20 ppm). */
+	assert_true(llabs(sim_error(&fr) - err) < 1 * NS_PER_MSEC);
+	assert_false(sysclock_follow_synchronized(fr.f));
+	follow_free(&fr);
+}
+
+static void test_follow_never_writes(void **state)
+{
+	follow_never_writes("[instance a]\ninterfaces = e0\nclock_backend = free_running\n",
+			    PORT_STATE_SLAVE);
+	follow_never_writes(follow_free_running, PORT_STATE_MASTER);
+	follow_never_writes("[global]\nsystem_clock_instance = a\n[instance a]\ninterfaces = e0\n"
+			    "clock_backend = virtual\n",
+			    PORT_STATE_SLAVE);
+	follow_never_writes("[global]\nsystem_clock_instance = b\n[instance a]\ninterfaces = e0\n"
+			    "clock_backend = free_running\n[instance b]\ninterfaces = e9\n",
+			    PORT_STATE_SLAVE);
+}
+
+/* "auto" follows the instance that has a SLAVE port. */
+static void test_follow_auto(void **state)
+{
+	struct follow_rig fr;
+
+	follow_init(&fr,
+		    "[global]\nsystem_clock_instance = auto\n[instance a]\ninterfaces = e0\n"
+		    "clock_backend = system\n",
+		    20 * NS_PER_MSEC);
+	follow_run(&fr, 120);
+	assert_true(sysclock_follow_synchronized(fr.f));
+	follow_free(&fr);
+}
+
+/* The admission of one software sample, each reason on its own. */
+static void test_follow_admit(void **state)
+{
+	const ns_t s = 1000 * NS_PER_SEC, mono = 50 * NS_PER_SEC;
+
+	assert_int_equal(sysclock_follow_admit(s, 0, 0, 0, mono, s + 1), SYSCLOCK_FOLLOW_FEED);
+	assert_int_equal(sysclock_follow_admit(0, 0, 0, 0, mono, s), SYSCLOCK_FOLLOW_REPEAT);
+	assert_int_equal(sysclock_follow_admit(s, s, 0, 0, mono, s + 1), SYSCLOCK_FOLLOW_REPEAT);
+	/* Within the holdoff after a step, and from its end on. */
+	assert_int_equal(sysclock_follow_admit(s, 0, mono + 1, 0, mono, s + 1),
+			 SYSCLOCK_FOLLOW_HOLDOFF);
+	assert_int_equal(sysclock_follow_admit(s, 0, mono, 0, mono, s + 1), SYSCLOCK_FOLLOW_FEED);
+	/* Stamped before the last step, or ahead of now (the clock stepped back since). */
+	assert_int_equal(sysclock_follow_admit(s, 0, 0, s + 1, mono, s + 2),
+			 SYSCLOCK_FOLLOW_BEFORE_STEP);
+	assert_int_equal(sysclock_follow_admit(s, 0, 0, s, mono, s), SYSCLOCK_FOLLOW_FEED);
+	assert_int_equal(sysclock_follow_admit(s, 0, 0, 0, mono, s - 1), SYSCLOCK_FOLLOW_FUTURE);
+	/* Age: up to SYSCLOCK_FOLLOW_MAX_AGE_NS is fed. */
+	assert_int_equal(sysclock_follow_admit(s, 0, 0, 0, mono, s + SYSCLOCK_FOLLOW_MAX_AGE_NS),
+			 SYSCLOCK_FOLLOW_FEED);
+	assert_int_equal(
+		sysclock_follow_admit(s, 0, 0, 0, mono, s + SYSCLOCK_FOLLOW_MAX_AGE_NS + 1),
+		SYSCLOCK_FOLLOW_STALE);
+}
+
+/* A sample offered twice (the page was not rewritten) moves the clock once. */
+static void test_follow_repeat_fed_once(void **state)
+{
+	struct follow_rig fr;
+	struct ipc_status s = { .port_state = PORT_STATE_SLAVE };
+	struct timex z = { 0 }, a = { 0 }, b = { 0 };
+
+	follow_init(&fr, follow_free_running, 0);
+	follow_run(&fr, 20);
+	sysclock_sim_advance(fr.sim, NS_PER_SEC);
+	s.sample_ts = sysclock_sim_real(fr.sim);
+	s.offset_ns = 300 * NS_PER_USEC; /* an outlier the servo answers */
+	assert_true(sysclock_sim_read(fr.sim, &z) >= 0);
+	sysclock_follow_port_status(fr.f, fr.p, &s);
+	assert_true(sysclock_sim_read(fr.sim, &a) >= 0);
+	assert_int_not_equal(z.freq, a.freq);
+	sysclock_follow_port_status(fr.f, fr.p, &s);
+	assert_true(sysclock_sim_read(fr.sim, &b) >= 0);
+	assert_int_equal(a.freq, b.freq);
+	follow_free(&fr);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_port_numbers),
+		cmocka_unit_test(test_instance_options),
+		cmocka_unit_test(test_priority_hooks),
+		cmocka_unit_test(test_port_control),
+		cmocka_unit_test(test_reload_applied),
+		cmocka_unit_test(test_follow_admit),
+		cmocka_unit_test(test_follow_locks),
+		cmocka_unit_test(test_follow_never_writes),
+		cmocka_unit_test(test_follow_auto),
+		cmocka_unit_test(test_follow_repeat_fed_once),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
