@@ -11,6 +11,7 @@
 #include "ptp/bmca.h"
 #include "ptp/ds.h"
 #include "ptp/options.h"
+#include "ptp/servo.h"
 
 /*
  * Every message is one datagram: a header {type u16, version u16, length u32} then exactly
@@ -64,12 +65,6 @@ struct ipc_hello {
 	int32_t pid;
 };
 
-enum ipc_servo_state {
-	IPC_SERVO_UNLOCKED = 0,
-	IPC_SERVO_LOCKED = 1,
-	IPC_SERVO_HOLDOVER = 2,
-};
-
 /*
  * Offset statistics of one summary window (2^summary_interval s), as ptp4l's summary lines: the
  * samples' count, mean, root mean square and largest absolute value. end_mono is the
@@ -92,7 +87,8 @@ struct ipc_offset_stats {
  */
 struct ipc_status {
 	enum port_state port_state;
-	enum ipc_servo_state servo_state;
+	/* On the wire 0 unlocked (JUMP too: a step is part of locking), 1 locked, 2 holdover. */
+	enum servo_state servo_state;
 	ns_t offset_ns;
 	ns_t mean_path_delay_ns;
 	double freq_ppb;

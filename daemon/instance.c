@@ -268,14 +268,9 @@ void instance_port_status(struct instance *i, struct mport *p, const struct ipc_
 		worker_time(s->stats.end_mono, &st->realtime_usec, &st->monotonic_usec);
 		mask |= INSTANCE_CHANGED_STATS;
 	}
-	synced = p->state == PORT_STATE_SLAVE && s->servo_state == IPC_SERVO_LOCKED;
-	if ((int) i->servo_state != (int) s->servo_state || synced != i->synchronized) {
-		static const enum servo_state map[] = {
-			[IPC_SERVO_UNLOCKED] = SERVO_UNLOCKED,
-			[IPC_SERVO_LOCKED] = SERVO_LOCKED,
-			[IPC_SERVO_HOLDOVER] = SERVO_HOLDOVER,
-		};
-		i->servo_state = map[s->servo_state];
+	synced = p->state == PORT_STATE_SLAVE && s->servo_state == SERVO_LOCKED;
+	if (i->servo_state != s->servo_state || synced != i->synchronized) {
+		i->servo_state = s->servo_state;
 		i->synchronized = synced;
 		mask |= INSTANCE_CHANGED_SERVO;
 	}

@@ -246,7 +246,7 @@ static void port_enter_state(struct port *p, enum port_state from, enum port_sta
 	case PORT_STATE_UNCALIBRATED:
 		bmca_announce_timer_restart(&p->announce_timer, now, o->logAnnounceInterval,
 					    o->announceReceiptTimeout);
-		if (from != PORT_STATE_SLAVE && o->delay_mechanism == OPTIONS_DELAY_E2E) {
+		if (from != PORT_STATE_SLAVE && o->delay_mechanism == DELAY_MECHANISM_E2E) {
 			port_timer_set(
 				p, PORT_TIMER_DELAY_REQ_TX,
 				now + port_random_interval(p, p->portds.logMinDelayReqInterval));
@@ -272,7 +272,7 @@ static void port_enter_state(struct port *p, enum port_state from, enum port_sta
 	if (!p->timer[PORT_TIMER_BMCA]) {
 		port_timer_set(p, PORT_TIMER_BMCA, now + port_log_interval(o->logAnnounceInterval));
 	}
-	if (o->delay_mechanism == OPTIONS_DELAY_P2P && !p->timer[PORT_TIMER_PDELAY_REQ_TX]) {
+	if (o->delay_mechanism == DELAY_MECHANISM_P2P && !p->timer[PORT_TIMER_PDELAY_REQ_TX]) {
 		port_timer_set(p, PORT_TIMER_PDELAY_REQ_TX, now);
 	}
 }
@@ -449,7 +449,8 @@ int port_new(const struct port_config *cfg, struct clock *clock, const struct po
 	if (!clock || !ops || !ops->send) {
 		return -EINVAL;
 	}
-	if (po->delay_mechanism != OPTIONS_DELAY_E2E && po->delay_mechanism != OPTIONS_DELAY_P2P) {
+	if (po->delay_mechanism != DELAY_MECHANISM_E2E &&
+	    po->delay_mechanism != DELAY_MECHANISM_P2P) {
 		return -EINVAL;
 	}
 	p = calloc(1, sizeof(*p));
@@ -489,7 +490,7 @@ int port_new(const struct port_config *cfg, struct clock *clock, const struct po
 	p->portds.logAnnounceInterval = po->logAnnounceInterval;
 	p->portds.announceReceiptTimeout = po->announceReceiptTimeout;
 	p->portds.logSyncInterval = po->logSyncInterval;
-	p->portds.delayMechanism = (enum delay_mechanism) po->delay_mechanism;
+	p->portds.delayMechanism = po->delay_mechanism;
 	p->portds.logMinPdelayReqInterval = po->logMinPdelayReqInterval;
 	p->portds.versionNumber = MSG_VERSION_PTP;
 	p->portds.delayAsymmetry = po->delayAsymmetry;

@@ -185,17 +185,7 @@ static void publish_status(struct worker_port *w, bool urgent)
 	struct ipc_status *s = &m.status;
 
 	s->port_state = port_get_state(w->loop.port);
-	switch (port_servo_state(w->loop.port)) {
-	case SERVO_LOCKED:
-		s->servo_state = IPC_SERVO_LOCKED;
-		break;
-	case SERVO_HOLDOVER:
-		s->servo_state = IPC_SERVO_HOLDOVER;
-		break;
-	default:
-		s->servo_state = IPC_SERVO_UNLOCKED;
-		break;
-	}
+	s->servo_state = port_servo_state(w->loop.port);
 	if (w->has_sample) {
 		s->offset_ns = w->sample.offset;
 		s->mean_path_delay_ns = w->sample.mean_path_delay;

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "common/ipc.h"
+#include "ptp/util.h"
 
 /* A message of each type with every field away from zero, so a dropped field shows. */
 static void sample(enum ipc_type t, struct ipc_msg *m)
@@ -28,7 +29,7 @@ static void sample(enum ipc_type t, struct ipc_msg *m)
 		break;
 	case IPC_STATUS:
 		m->status.port_state = PORT_STATE_SLAVE;
-		m->status.servo_state = IPC_SERVO_LOCKED;
+		m->status.servo_state = SERVO_LOCKED;
 		m->status.offset_ns = -123456789012;
 		m->status.sample_ts = 1764547200123456789;
 		m->status.sample_mono = 987654321012;
@@ -80,7 +81,7 @@ static void sample(enum ipc_type t, struct ipc_msg *m)
 		snprintf(m->config.instance.userDescription,
 			 sizeof(m->config.instance.userDescription), "lab follower");
 		m->config.port.logSyncInterval = -3;
-		m->config.port.delay_mechanism = OPTIONS_DELAY_P2P;
+		m->config.port.delay_mechanism = DELAY_MECHANISM_P2P;
 		m->config.port.time_stamping = OPTIONS_TS_SOFTWARE;
 		m->config.port.delayAsymmetry = -42;
 		m->config.port.summary_interval = 3;
@@ -192,7 +193,7 @@ static void test_fields(void **state)
 	assert_string_equal(back.config.ifname, "veth0");
 	assert_string_equal(back.config.instance.userDescription, "lab follower");
 	assert_int_equal(back.config.instance.virtual_clock.initial_offset_ns, -500000000);
-	assert_int_equal(back.config.port.delay_mechanism, OPTIONS_DELAY_P2P);
+	assert_int_equal(back.config.port.delay_mechanism, DELAY_MECHANISM_P2P);
 	assert_int_equal(back.config.port.delayAsymmetry, -42);
 	assert_int_equal(back.config.port.summary_interval, 3);
 	assert_true(back.config.instance.twoStepFlag);
@@ -475,6 +476,35 @@ static void write_seeds(const char *dir)
 	}
 }
 
+/* The servo state is the servo's enum on both sides; only the codec knows its wire bytes. */
+static void test_servo_state_mapping(void **state)
+{
+	static const struct {
+		enum servo_state in, out;
+		uint8_t wire;
+	} cases[] = {
+		{ SERVO_UNLOCKED, SERVO_UNLOCKED, 0 },
+		{ SERVO_JUMP, SERVO_UNLOCKED, 0 },
+		{ SERVO_LOCKED, SERVO_LOCKED, 1 },
+		{ SERVO_HOLDOVER, SERVO_HOLDOVER, 2 },
+	};
+	uint8_t buf[IPC_MAX_SIZE];
+	struct ipc_msg m, back;
+	size_t len;
+
+	for (size_t k = 0; k < ARRAY_SIZE(cases); k++) {
+		sample(IPC_STATUS, &m);
+		m.status.servo_state = cases[k].in;
+		assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
+		/* header, then port_state (1 octet), then the servo state */
+		assert_int_equal(buf[IPC_HEADER_SIZE + 1], cases[k].wire);
+		assert_int_equal(ipc_decode(buf, len, &back), 0);
+		assert_int_equal(back.status.servo_state, cases[k].out);
+	}
+	buf[IPC_HEADER_SIZE + 1] = 3;
+	assert_int_equal(ipc_decode(buf, len, &back), -EBADMSG);
+}
+
 int main(void)
 {
 	if (getenv("PHCD_IPC_SEED_DIR")) {
@@ -483,7 +513,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip), cmocka_unit_test(test_fields),
 		cmocka_unit_test(test_malformed),  cmocka_unit_test(test_bad_values),
-		cmocka_unit_test(test_fd_passing),
+		cmocka_unit_test(test_fd_passing), cmocka_unit_test(test_servo_state_mapping),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -184,7 +184,7 @@ static const struct port_ops fake_ops = {
 };
 
 static void side_init(struct link *l, int idx, uint8_t priority1, double freq_error_ppb,
-		      ns_t offset, enum options_delay_mechanism dm)
+		      ns_t offset, enum delay_mechanism dm)
 {
 	struct side *s = &l->s[idx];
 	struct clock_sim_config cc = {
@@ -216,7 +216,7 @@ static void side_init(struct link *l, int idx, uint8_t priority1, double freq_er
 }
 
 static void link_init_free(struct link *l, double master_ppb, ns_t slave_offset,
-			   enum options_delay_mechanism dm, bool slave_free, int8_t log_sync)
+			   enum delay_mechanism dm, bool slave_free, int8_t log_sync)
 {
 	memset(l, 0, sizeof(*l));
 	l->now = START;
@@ -228,8 +228,7 @@ static void link_init_free(struct link *l, double master_ppb, ns_t slave_offset,
 	assert_int_equal(port_start(l->s[1].port, l->now), 0);
 }
 
-static void link_init(struct link *l, double master_ppb, ns_t slave_offset,
-		      enum options_delay_mechanism dm)
+static void link_init(struct link *l, double master_ppb, ns_t slave_offset, enum delay_mechanism dm)
 {
 	link_init_free(l, master_ppb, slave_offset, dm, false, 0);
 }
@@ -314,8 +313,8 @@ static void assert_no_hostile(const struct side *s)
 	}
 }
 
-static void converge(enum options_delay_mechanism dm, double master_ppb, ns_t offset,
-		     ns_t residence, ns_t spike, ns_t bound)
+static void converge(enum delay_mechanism dm, double master_ppb, ns_t offset, ns_t residence,
+		     ns_t spike, ns_t bound)
 {
 	struct link l;
 	double sum2 = 0;
@@ -356,24 +355,24 @@ static void converge(enum options_delay_mechanism dm, double master_ppb, ns_t of
 /* A master 0.5 s and +100 ppm away: the slave steps, then locks (11.3 E2E). */
 static void test_converge_e2e(void **state)
 {
-	converge(OPTIONS_DELAY_E2E, 100000.0, 500 * NS_PER_MSEC, 0, 0, 200);
+	converge(DELAY_MECHANISM_E2E, 100000.0, 500 * NS_PER_MSEC, 0, 0, 200);
 }
 
 static void test_converge_p2p(void **state)
 {
-	converge(OPTIONS_DELAY_P2P, -100000.0, -500 * NS_PER_MSEC, 0, 0, 200);
+	converge(DELAY_MECHANISM_P2P, -100000.0, -500 * NS_PER_MSEC, 0, 0, 200);
 }
 
 /* A transparent clock adds 50 us each way and says so: correctionField must cancel it. */
 static void test_converge_correction(void **state)
 {
-	converge(OPTIONS_DELAY_E2E, 20000.0, NS_PER_MSEC, 50 * NS_PER_USEC, 0, 200);
+	converge(DELAY_MECHANISM_E2E, 20000.0, NS_PER_MSEC, 50 * NS_PER_USEC, 0, 200);
 }
 
 /* Software timestamp spikes (every 7th Sync 40 us late): held back from the servo, counted. */
 static void test_converge_spikes(void **state)
 {
-	converge(OPTIONS_DELAY_E2E, 100000.0, 500 * NS_PER_MSEC, 0, 40 * NS_PER_USEC, 300);
+	converge(DELAY_MECHANISM_E2E, 100000.0, 500 * NS_PER_MSEC, 0, 40 * NS_PER_USEC, 300);
 }
 
 /*
@@ -385,7 +384,7 @@ static void test_free_running_reports_spikes(void **state)
 {
 	struct link l;
 
-	link_init_free(&l, 0.0, 0, OPTIONS_DELAY_E2E, true, 0);
+	link_init_free(&l, 0.0, 0, DELAY_MECHANISM_E2E, true, 0);
 	l.spike_every = 7;
 	l.spike = 100 * NS_PER_USEC;
 	link_run(&l, START + 60 * NS_PER_SEC);
@@ -409,7 +408,7 @@ static void test_servo_reports_every_offset(void **state)
 	uint64_t pairs, outliers;
 	unsigned samples, kept = 0;
 
-	link_init_free(&l, 100000.0, 500 * NS_PER_MSEC, OPTIONS_DELAY_E2E, false, -3);
+	link_init_free(&l, 100000.0, 500 * NS_PER_MSEC, DELAY_MECHANISM_E2E, false, -3);
 	l.spike_every = 7;
 	l.spike = 40 * NS_PER_USEC;
 	link_run(&l, START + 60 * NS_PER_SEC);
@@ -450,7 +449,7 @@ static void test_gate_follows_servo(void **state)
 	unsigned kept = 0, big = 0;
 	double freq;
 
-	link_init_free(&l, 100000.0, 500 * NS_PER_MSEC, OPTIONS_DELAY_E2E, false, -3);
+	link_init_free(&l, 100000.0, 500 * NS_PER_MSEC, DELAY_MECHANISM_E2E, false, -3);
 	l.sync_jitter = 2 * NS_PER_USEC;
 	/* dbus-storm.sh PI="0.7 0.002" (per sample): kp x the jitter is ppm. */
 	l.s[1].port->servo->cfg.kp = 0.7;
@@ -489,7 +488,7 @@ static void test_rate_ratio_jitter(void **state)
 	struct link l;
 	ns_t worst = 0;
 
-	link_init_free(&l, 0.0, 0, OPTIONS_DELAY_E2E, true, -3);
+	link_init_free(&l, 0.0, 0, DELAY_MECHANISM_E2E, true, -3);
 	l.sync_jitter = jitter;
 	/* Every raw sample, no median to hide one. */
 	assert_int_equal(delay_filter_init(&l.s[1].port->delay.filter, DELAY_FILTER_MEDIAN, 1), 0);
@@ -543,7 +542,7 @@ static void test_delay_asymmetry(void **state)
 		struct link l;
 		ns_t e = 0;
 
-		link_init(&l, 1000.0, 0, OPTIONS_DELAY_E2E);
+		link_init(&l, 1000.0, 0, DELAY_MECHANISM_E2E);
 		l.asymmetry = NS_PER_USEC;
 		if (configured) {
 			/* IEEE 1588-2019 7.4.2: tms = meanPathDelay + delayAsymmetry. */
@@ -648,7 +647,7 @@ static void test_hostile(void **state)
 	struct link l;
 	size_t n;
 
-	link_init(&l, 5000.0, 10 * NS_PER_USEC, OPTIONS_DELAY_E2E);
+	link_init(&l, 5000.0, 10 * NS_PER_USEC, DELAY_MECHANISM_E2E);
 	link_run(&l, START + 40 * NS_PER_SEC);
 	assert_int_equal(port_get_state(l.s[1].port), PORT_STATE_SLAVE);
 	/* Stop between a Follow_Up and the next Sync: nothing is pending. */
@@ -713,7 +712,7 @@ static void test_hostile_p2p(void **state)
 	ns_t delay;
 	size_t n;
 
-	link_init(&l, 5000.0, 10 * NS_PER_USEC, OPTIONS_DELAY_P2P);
+	link_init(&l, 5000.0, 10 * NS_PER_USEC, DELAY_MECHANISM_P2P);
 	link_run(&l, START + 40 * NS_PER_SEC);
 	assert_int_equal(port_get_state(l.s[1].port), PORT_STATE_SLAVE);
 	link_run(&l, l.now + NS_PER_SEC / 2);
@@ -748,7 +747,7 @@ static void test_time_properties(void **state)
 	struct msg m;
 	ssize_t n;
 
-	link_init(&l, 0.0, 0, OPTIONS_DELAY_E2E);
+	link_init(&l, 0.0, 0, DELAY_MECHANISM_E2E);
 	link_run(&l, START + 40 * NS_PER_SEC);
 	assert_int_equal(port_get_state(l.s[1].port), PORT_STATE_SLAVE);
 	assert_false(port_time_properties_ds(l.s[1].port)->leap61);
@@ -785,7 +784,7 @@ static void test_master_disappears(void **state)
 	struct link l;
 	ns_t lost, timeout;
 
-	link_init(&l, 0.0, 0, OPTIONS_DELAY_E2E);
+	link_init(&l, 0.0, 0, DELAY_MECHANISM_E2E);
 	link_run(&l, START + 40 * NS_PER_SEC);
 	assert_int_equal(port_get_state(l.s[1].port), PORT_STATE_SLAVE);
 	o = &l.s[1].port->cfg.port;
@@ -827,7 +826,7 @@ static void test_set_priorities(void **state)
 	uint64_t announces;
 	ns_t t0;
 
-	link_init(&l, 0.0, 0, OPTIONS_DELAY_E2E);
+	link_init(&l, 0.0, 0, DELAY_MECHANISM_E2E);
 	link_run(&l, START + 20 * NS_PER_SEC);
 	assert_int_equal(port_get_state(l.s[0].port), PORT_STATE_MASTER);
 	assert_true(port_is_slave(l.s[1].port));
@@ -877,7 +876,7 @@ static void test_state_decision_slack(void **state)
 
 	memset(&l, 0, sizeof(l));
 	l.now = START;
-	side_init(&l, 1, 200, 0.0, 0, OPTIONS_DELAY_E2E);
+	side_init(&l, 1, 200, 0.0, 0, DELAY_MECHANISM_E2E);
 	p = l.s[1].port;
 	interval = ds_log_interval_to_ns(p->cfg.port.logAnnounceInterval);
 	timeout = p->cfg.port.announceReceiptTimeout * interval;
