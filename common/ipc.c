@@ -103,6 +103,7 @@ static void c_enum(struct codec *c, void *v, int min, int max)
 }
 
 _Static_assert(sizeof(enum port_state) == sizeof(int), "c_enum handles int-sized enums");
+_Static_assert(sizeof(enum bmca_decision) == sizeof(int), "c_enum handles int-sized enums");
 _Static_assert(
 	IPC_IGNORED_KINDS == _PORT_CNT_MAX - PORT_CNT_IGNORED_FIRST,
 	"STATUS carries every ignored reason of the engine: a new one needs a new IPC_VERSION");
@@ -278,6 +279,10 @@ static void f_erbest(struct codec *c, struct ipc_msg *m)
 	c_clock_quality(c, &e->ds.quality);
 	c_u8(c, &e->ds.priority2);
 	c_u16(c, &e->ds.stepsRemoved);
+	/* 9.3.2.5 d): such an Announce never qualifies; the supervisor adds 1 to it (Table 30). */
+	if (c->decode && !c->err && e->ds.stepsRemoved >= 255) {
+		c->err = -EBADMSG;
+	}
 	c_port_identity(c, &e->ds.sender);
 	c_port_identity(c, &e->ds.receiver);
 	c_time_properties(c, &e->tp);
@@ -369,7 +374,7 @@ static void f_recommended_state(struct codec *c, struct ipc_msg *m)
 {
 	struct ipc_recommended_state *s = &m->recommended_state;
 
-	c_enum(c, &s->state, PORT_STATE_MIN, PORT_STATE_MAX);
+	c_enum(c, &s->decision, BMCA_DECISION_M1, BMCA_DECISION_LISTENING);
 	c_u16(c, &s->stepsRemoved);
 	c_port_identity(c, &s->parent.parentPortIdentity);
 	c_bool(c, &s->parent.parentStats);

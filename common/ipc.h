@@ -27,8 +27,10 @@
  * when it is news (a state change, a new error, after SET_PRIORITY), else on the page.
  * 7: STATUS carries its offset's receive time (sample_ts).
  * 8: STATUS carries the sample's CLOCK_MONOTONIC time and the offset statistics of the last summary
- * window; CONFIG's port options carry summary_interval. */
-#define IPC_VERSION 8
+ * window; CONFIG's port options carry summary_interval.
+ * 9: RECOMMENDED_STATE carries the decision (M1 ... LISTENING), not the state; ERBEST's
+ * stepsRemoved is below 255. */
+#define IPC_VERSION 9
 #define IPC_HEADER_SIZE 8
 #define IPC_MAX_SIZE 1024 /* larger than every message; a longer datagram is refused */
 #define IPC_MAX_FDS 4
@@ -155,9 +157,12 @@ struct ipc_config {
 	struct port_options port;
 };
 
-/* The supervisor's state decision for the port (9.3.3) and the data sets to adopt with it. */
+/*
+ * The supervisor's state decision for the port (9.3.3 figure 33, never NONE) and the clock's
+ * data sets after it (9.3.5) to adopt with it.
+ */
 struct ipc_recommended_state {
-	enum port_state state;
+	enum bmca_decision decision;
 	uint16_t stepsRemoved;
 	struct parentDS parent;
 	struct timePropertiesDS tp;

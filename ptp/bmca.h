@@ -108,13 +108,21 @@ const char *bmca_decision_to_string(enum bmca_decision d);
 ns_t bmca_qualification_timeout(enum bmca_decision d, uint16_t stepsRemoved,
 				int8_t logAnnounceInterval);
 
-/* IEEE 1588-2019 9.3.5 Table 30 (S1): the data sets take the parent's values. */
-void bmca_update_slave(const struct bmca_announce *a, struct currentDS *cds, struct parentDS *pds,
-		       struct timePropertiesDS *tp);
+/*
+ * IEEE 1588-2019 9.3.5 Table 30 (S1): the data sets take the values of the parent's data set
+ * (its Erbest, 9.3.4) and of the time properties its Announce carries. parentStats is FALSE and
+ * the observedParent* members say "not computed" (8.2.3.4 to 8.2.3.6: 0xFFFF, 0x7FFFFFFF), as
+ * linuxptp answers PARENT_DATA_SET. offsetFromMaster and meanDelay are left alone.
+ */
+void bmca_update_slave(const struct bmca_dataset *parent, const struct timePropertiesDS *parent_tp,
+		       struct currentDS *cds, struct parentDS *pds, struct timePropertiesDS *tp);
 /* The time properties an Announce carries (flags, currentUtcOffset, timeSource). */
 void bmca_time_properties_from_announce(const struct bmca_announce *a, struct timePropertiesDS *tp);
-/* IEEE 1588-2019 9.3.5 Table 27 (M1, M2): the local clock is the grandmaster. tp is left for the
- * caller (its own time source configuration). */
+/*
+ * IEEE 1588-2019 9.3.5 Table 27 (M1, M2): the local clock is the grandmaster, the observedParent*
+ * members as bmca_update_slave() sets them. tp is left for the caller (its own time source
+ * configuration).
+ */
 void bmca_update_master(const struct defaultDS *dds, struct currentDS *cds, struct parentDS *pds);
 
 /* IEEE 1588-2019 9.3.2.5 / 9.3.2.4.4 */

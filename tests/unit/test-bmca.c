@@ -550,10 +550,19 @@ static void test_data_set_updates(void **state)
 				 .priority2 = 127 };
 	struct currentDS cds = { .offsetFromMaster = 5, .meanDelay = 7 };
 	struct parentDS pds = { 0 };
-	struct timePropertiesDS tp = { .leap61 = true };
+	struct timePropertiesDS tp = { .leap61 = true }, atp;
+	struct bmca_dataset parent;
+	const struct PortIdentity self = pid(0x90, 1);
 
-	bmca_update_slave(&a, &cds, &pds, &tp);
+	bmca_dataset_from_announce(&a, &self, &parent);
+	bmca_time_properties_from_announce(&a, &atp);
+	bmca_update_slave(&parent, &atp, &cds, &pds, &tp);
 	assert_int_equal(cds.stepsRemoved, 3);
+	assert_int_equal(cds.offsetFromMaster, 5);
+	/* 8.2.3.4 to 8.2.3.6: no parent statistics, so "not computed" (as linuxptp) */
+	assert_false(pds.parentStats);
+	assert_int_equal(pds.observedParentOffsetScaledLogVariance, 0xFFFF);
+	assert_int_equal(pds.observedParentClockPhaseChangeRate, 0x7FFFFFFF);
 	assert_true(port_identity_equal(&pds.parentPortIdentity, &a.sourcePortIdentity));
 	assert_true(clock_identity_equal(&pds.grandmasterIdentity, &a.grandmasterIdentity));
 	assert_int_equal(pds.grandmasterClockQuality.clockClass, 6);
@@ -572,6 +581,8 @@ static void test_data_set_updates(void **state)
 		clock_identity_equal(&pds.parentPortIdentity.clockIdentity, &dds.clockIdentity));
 	assert_int_equal(pds.parentPortIdentity.portNumber, 0);
 	assert_int_equal(pds.grandmasterPriority2, 127);
+	assert_int_equal(pds.observedParentOffsetScaledLogVariance, 0xFFFF);
+	assert_int_equal(pds.observedParentClockPhaseChangeRate, 0x7FFFFFFF);
 }
 
 /* 9.3.2.5: qualification by threshold within the window, exclusions, pruning, a full table. */

@@ -98,7 +98,7 @@ static void test_repeated_locked_is_no_change(void **state)
 /* Each real transition is signalled once: UNLOCKED -> LOCKED -> HOLDOVER -> UNLOCKED. */
 static void test_servo_transitions(void **state)
 {
-	static const enum servo_state seq[] = { SERVO_LOCKED, SERVO_LOCKED, SERVO_HOLDOVER,
+	static const enum servo_state seq[] = { SERVO_LOCKED,	SERVO_LOCKED,	SERVO_HOLDOVER,
 						SERVO_HOLDOVER, SERVO_UNLOCKED, SERVO_UNLOCKED };
 	struct rig r;
 

@@ -87,7 +87,7 @@ static void sample(enum ipc_type t, struct ipc_msg *m)
 		m->config.port.summary_interval = 3;
 		break;
 	case IPC_RECOMMENDED_STATE:
-		m->recommended_state.state = PORT_STATE_MASTER;
+		m->recommended_state.decision = BMCA_DECISION_M3;
 		m->recommended_state.stepsRemoved = 1;
 		memcpy(m->recommended_state.parent.parentPortIdentity.clockIdentity.id, "PPPPPPPP",
 		       8);
@@ -210,7 +210,7 @@ static void test_fields(void **state)
 	/* Header: type, version, length, big-endian. */
 	sample(IPC_SET_PRIORITY, &m);
 	assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
-	assert_memory_equal(buf, "\x00\x42\x00\x08\x00\x00\x00\x02\x0a\x14", 10);
+	assert_memory_equal(buf, "\x00\x42\x00\x09\x00\x00\x00\x02\x0a\x14", 10);
 }
 
 static void expect_bad(const uint8_t *buf, size_t len, const char *what)
@@ -327,6 +327,18 @@ static void test_bad_values(void **state)
 	assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
 	buf[IPC_HEADER_SIZE] = 2;
 	expect_bad(buf, len, "bool 2");
+	/* An Erbest 255 steps away: 9.3.2.5 d) never qualifies it, and Table 30 adds one. */
+	m.erbest.ds.stepsRemoved = 255;
+	assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
+	expect_bad(buf, len, "Erbest stepsRemoved 255");
+
+	/* A decision that is NONE (never sent) or past LISTENING. */
+	sample(IPC_RECOMMENDED_STATE, &m);
+	assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
+	buf[IPC_HEADER_SIZE] = BMCA_DECISION_NONE;
+	expect_bad(buf, len, "decision NONE");
+	buf[IPC_HEADER_SIZE] = BMCA_DECISION_LISTENING + 1;
+	expect_bad(buf, len, "decision past LISTENING");
 
 	/* A clock request that asks for nothing, or for an unknown thing. */
 	sample(IPC_CLOCK_REQUEST, &m);
