@@ -37,6 +37,10 @@ struct side {
 	/* the last frame of each messageType this side sent, for replays and forgeries */
 	uint8_t sent[16][FRAME_MAX];
 	size_t sent_len[16];
+	/* With check_gm: Announces sent, and those naming another grandmaster than expect_gm. */
+	bool check_gm;
+	struct ClockIdentity expect_gm;
+	unsigned announces, announces_other_gm;
 };
 
 struct frame {
@@ -62,8 +66,9 @@ struct link {
 	/* Master to slave takes this much longer than LINK_DELAY, slave to master this much less.
 	 */
 	ns_t asymmetry;
-	bool slave_free; /* the slave measures only (no servo), as clock_backend = free_running */
-	int8_t log_sync; /* the master's logSyncInterval, when not 0 */
+	bool slave_free;  /* the slave measures only (no servo), as clock_backend = free_running */
+	bool external[2]; /* the side's state decision comes from a (simulated) supervisor */
+	int8_t log_sync;  /* the master's logSyncInterval, when not 0 */
 	/*
 	 * Each Sync (and its Follow_Up, which must not overtake it) is late by a uniform draw from
 	 * [0, sync_jitter): software timestamps.
@@ -113,6 +118,15 @@ static int fake_send(void *userdata, const void *buf, size_t len, bool pdelay, b
 	assert_true(len <= FRAME_MAX);
 	memcpy(s->sent[type], buf, len);
 	s->sent_len[type] = len;
+	if (type == MSG_ANNOUNCE && s->check_gm) {
+		struct msg m;
+
+		assert_int_equal(msg_parse(buf, len, &m), 0);
+		s->announces++;
+		if (!clock_identity_equal(&m.body.announce.grandmasterIdentity, &s->expect_gm)) {
+			s->announces_other_gm++;
+		}
+	}
 	if (s->mute) {
 		return (int) len;
 	}
@@ -209,6 +223,7 @@ static void side_init(struct link *l, int idx, uint8_t priority1, double freq_er
 	pc.seed = (uint64_t) idx + 7;
 	/* Master side (idx 0) never adjusts its clock: it is the reference. */
 	pc.adjust_clock = idx != 0 && !l->slave_free;
+	pc.external_bmca = l->external[idx];
 	if (l->log_sync) {
 		pc.port.logSyncInterval = l->log_sync;
 	}
@@ -815,6 +830,127 @@ static void test_master_disappears(void **state)
 }
 
 /*
+ * What phcd does for a supervised port (daemon/instance.c), over this one port: Erbest in, the
+ * clock-level decision, the decision and the clock's data sets back.
+ */
+static void supervise(struct side *s, ns_t now)
+{
+	struct bmca_clock_port cp = { .state = port_get_state(s->port) };
+	const struct timePropertiesDS own_tp = { .currentUtcOffset = 37, .timeSource = 0xA0 };
+	struct bmca_clock_decision dec;
+	struct bmca_clock_result res;
+
+	cp.has_erbest = port_get_erbest(s->port, now, &cp.erbest, &cp.erbest_tp) == 0;
+	bmca_clock_decide(port_default_ds(s->port), &own_tp, &cp, 1, &dec, &res);
+	(void) port_apply_decision(s->port, dec.decision, res.cds.stepsRemoved, &res.pds, &res.tp,
+				   now);
+}
+
+/* Side 1 supervised, the supervisor deciding every 10 ms (it hears of changes at once). */
+static void run_supervised(struct link *l, ns_t until)
+{
+	while (l->now < until) {
+		ns_t next = l->now + 10 * NS_PER_MSEC;
+
+		link_run(l, next < until ? next : until);
+		supervise(&l->s[1], l->now);
+	}
+}
+
+static void link_init_supervised(struct link *l)
+{
+	memset(l, 0, sizeof(*l));
+	l->now = START;
+	l->external[1] = true;
+	side_init(l, 0, 100, 0.0, 0, DELAY_MECHANISM_E2E);
+	side_init(l, 1, 200, 0.0, 0, DELAY_MECHANISM_E2E);
+	l->s[1].check_gm = true;
+	l->s[1].expect_gm = port_default_ds(l->s[1].port)->clockIdentity;
+	assert_int_equal(port_start(l->s[0].port, l->now), 0);
+	assert_int_equal(port_start(l->s[1].port, l->now), 0);
+}
+
+/*
+ * A supervised port sends no Announce before the supervisor's decision brought the clock's
+ * parent data set, even once its receipt timeout made it MASTER; the decision's first Announce
+ * goes out at once and names the grandmaster decided.
+ */
+static void test_supervised_no_announce_before_decision(void **state)
+{
+	struct side *s;
+	struct link l;
+	struct msg m;
+
+	link_init_supervised(&l);
+	s = &l.s[1];
+	l.s[0].mute = true;
+	link_run(&l, START + 10 * NS_PER_SEC);
+	assert_int_equal(port_get_state(s->port), PORT_STATE_MASTER);
+	assert_false(port_has_parent_data_sets(s->port));
+	/* expected: no Announce at all (it would name a parent nobody chose) */
+	assert_int_equal(port_get_counter(s->port, PORT_CNT_TX_ANNOUNCE), 0);
+	assert_int_equal(s->announces, 0);
+	/* Before any decision the data sets name the clock itself (8.2.3), never zeros. */
+	assert_true(
+		clock_identity_equal(&port_parent_ds(s->port)->grandmasterIdentity, &s->expect_gm));
+
+	supervise(s, l.now);
+	assert_true(port_has_parent_data_sets(s->port));
+	assert_int_equal(port_tick(s->port, l.now), 0);
+	assert_int_equal(port_get_counter(s->port, PORT_CNT_TX_ANNOUNCE), 1);
+	assert_int_equal(msg_parse(s->sent[MSG_ANNOUNCE], s->sent_len[MSG_ANNOUNCE], &m), 0);
+	assert_true(clock_identity_equal(&m.body.announce.grandmasterIdentity, &s->expect_gm));
+	assert_int_equal(m.body.announce.grandmasterPriority1, 200);
+	assert_int_equal(m.body.announce.stepsRemoved, 0);
+	assert_int_equal(s->announces_other_gm, 0);
+	link_free(&l);
+}
+
+/*
+ * MASTER -> SLAVE -> MASTER under a supervisor: once its grandmaster fell silent the port never
+ * announces that dead grandmaster; it waits for the decision and names itself.
+ */
+static void test_supervised_master_slave_master(void **state)
+{
+	const struct ClockIdentity *gm0;
+	struct side *s;
+	struct link l;
+	unsigned before;
+
+	link_init_supervised(&l);
+	s = &l.s[1];
+	gm0 = &port_default_ds(l.s[0].port)->clockIdentity;
+	l.s[0].mute = true;
+	run_supervised(&l, START + 10 * NS_PER_SEC);
+	assert_int_equal(port_get_state(s->port), PORT_STATE_MASTER);
+	assert_true(s->announces > 0);
+	assert_int_equal(s->announces_other_gm, 0);
+
+	/* The better grandmaster (priority1 100) appears: SLAVE, following it. */
+	l.s[0].mute = false;
+	s->check_gm = false;
+	run_supervised(&l, l.now + 10 * NS_PER_SEC);
+	assert_true(port_is_slave(s->port));
+	assert_true(clock_identity_equal(&port_parent_ds(s->port)->grandmasterIdentity, gm0));
+	assert_int_equal(port_current_ds(s->port)->stepsRemoved, 1);
+	assert_int_equal(port_parent_ds(s->port)->observedParentClockPhaseChangeRate, 0x7FFFFFFF);
+
+	/* It goes silent: MASTER again, and every Announce from now names this clock. */
+	l.s[0].mute = true;
+	s->check_gm = true;
+	before = s->announces;
+	run_supervised(&l, l.now + 15 * NS_PER_SEC);
+	assert_int_equal(port_get_state(s->port), PORT_STATE_MASTER);
+	assert_true(s->announces > before);
+	if (s->announces_other_gm) {
+		fail_msg("%u of %u Announces after the grandmaster fell silent named another "
+			 "grandmaster, expected none",
+			 s->announces_other_gm, s->announces - before);
+	}
+	link_free(&l);
+}
+
+/*
  * port_set_priorities() in place: the grandmaster (priority1 100) drops to 250, announces it at
  * once, and the BMCA turns round without restarting either port: the other side (200) becomes
  * MASTER and the first one its SLAVE.
@@ -918,6 +1054,8 @@ int main(void)
 		cmocka_unit_test(test_gate_follows_servo),
 		cmocka_unit_test(test_rate_ratio_jitter),
 		cmocka_unit_test(test_state_decision_slack),
+		cmocka_unit_test(test_supervised_no_announce_before_decision),
+		cmocka_unit_test(test_supervised_master_slave_master),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
