@@ -153,19 +153,6 @@ enum bmca_decision bmca_state_decision(const struct bmca_dataset *d0,
 	return BMCA_DECISION_M3;
 }
 
-/* IEEE 1588-2019 9.3.2.2 */
-int bmca_ebest(const struct bmca_dataset *const *erbest, size_t n)
-{
-	int best = -ENOENT;
-
-	for (size_t i = 0; i < n; i++) {
-		if (erbest[i] && (best < 0 || bmca_compare(erbest[i], erbest[best]) > 0)) {
-			best = (int) i;
-		}
-	}
-	return best;
-}
-
 enum fsm_event bmca_decision_to_event(enum bmca_decision d)
 {
 	switch (d) {
