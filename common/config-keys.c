@@ -202,7 +202,7 @@ static int append_interfaces(const struct config_key *k, const char *value, void
 		return 0;                                                       \
 	}
 
-DEFINE_ENUM_PARSER(parse_delay, enum options_delay_mechanism, options_delay_mechanism_from_string)
+DEFINE_ENUM_PARSER(parse_delay, enum delay_mechanism, options_delay_mechanism_from_string)
 DEFINE_ENUM_PARSER(parse_transport, enum options_transport, options_transport_from_string)
 DEFINE_ENUM_PARSER(parse_timestamping, enum options_timestamping, options_timestamping_from_string)
 DEFINE_ENUM_PARSER(parse_backend, enum options_clock_backend, options_clock_backend_from_string)

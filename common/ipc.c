@@ -103,10 +103,12 @@ static void c_enum(struct codec *c, void *v, int min, int max)
 }
 
 _Static_assert(sizeof(enum port_state) == sizeof(int), "c_enum handles int-sized enums");
+_Static_assert(sizeof(enum bmca_decision) == sizeof(int), "c_enum handles int-sized enums");
 _Static_assert(
 	IPC_IGNORED_KINDS == _PORT_CNT_MAX - PORT_CNT_IGNORED_FIRST,
 	"STATUS carries every ignored reason of the engine: a new one needs a new IPC_VERSION");
-_Static_assert(sizeof(enum options_delay_mechanism) == sizeof(int), "int-sized enum");
+_Static_assert(sizeof(enum delay_mechanism) == sizeof(int), "int-sized enum");
+_Static_assert(sizeof(enum options_clock_backend) == sizeof(int), "int-sized enum");
 
 /*
  * A fixed-size text field: NUL-padded when written; read, it must be NUL-padded too, so that a
@@ -179,6 +181,48 @@ static void c_time_properties(struct codec *c, struct timePropertiesDS *tp)
 	c_u8(c, &tp->timeSource);
 }
 
+/*
+ * The servo state's wire encoding, mapped here and nowhere else: JUMP, a step on the way to
+ * LOCKED, travels as unlocked, so a decoded STATUS never says JUMP.
+ */
+static void c_servo_state(struct codec *c, enum servo_state *v)
+{
+	uint8_t u = 0;
+
+	if (!c->decode) {
+		switch (*v) {
+		case SERVO_UNLOCKED:
+		case SERVO_JUMP:
+			u = 0;
+			break;
+		case SERVO_LOCKED:
+			u = 1;
+			break;
+		case SERVO_HOLDOVER:
+			u = 2;
+			break;
+		}
+	}
+	c_u8(c, &u);
+	if (!c->decode || c->err) {
+		return;
+	}
+	switch (u) {
+	case 0:
+		*v = SERVO_UNLOCKED;
+		break;
+	case 1:
+		*v = SERVO_LOCKED;
+		break;
+	case 2:
+		*v = SERVO_HOLDOVER;
+		break;
+	default:
+		c->err = -EBADMSG;
+		break;
+	}
+}
+
 static void f_hello(struct codec *c, struct ipc_msg *m)
 {
 	c_u16(c, &m->hello.protocol_version);
@@ -191,7 +235,7 @@ static void f_status(struct codec *c, struct ipc_msg *m)
 	struct ipc_status *s = &m->status;
 
 	c_enum(c, &s->port_state, PORT_STATE_MIN, PORT_STATE_MAX);
-	c_enum(c, &s->servo_state, IPC_SERVO_UNLOCKED, IPC_SERVO_HOLDOVER);
+	c_servo_state(c, &s->servo_state);
 	c_i64(c, &s->offset_ns);
 	c_i64(c, &s->mean_path_delay_ns);
 	c_double(c, &s->freq_ppb);
@@ -235,6 +279,10 @@ static void f_erbest(struct codec *c, struct ipc_msg *m)
 	c_clock_quality(c, &e->ds.quality);
 	c_u8(c, &e->ds.priority2);
 	c_u16(c, &e->ds.stepsRemoved);
+	/* 9.3.2.5 d): such an Announce never qualifies; the supervisor adds 1 to it (Table 30). */
+	if (c->decode && !c->err && e->ds.stepsRemoved >= 255) {
+		c->err = -EBADMSG;
+	}
 	c_port_identity(c, &e->ds.sender);
 	c_port_identity(c, &e->ds.receiver);
 	c_time_properties(c, &e->tp);
@@ -293,7 +341,7 @@ static void f_config(struct codec *c, struct ipc_msg *m)
 	c_i8(c, &p->logMinPdelayReqInterval);
 	c_u8(c, &p->announceReceiptTimeout);
 	c_u8(c, &p->syncReceiptTimeout);
-	c_enum(c, &p->delay_mechanism, OPTIONS_DELAY_E2E, OPTIONS_DELAY_P2P);
+	c_enum(c, &p->delay_mechanism, DELAY_MECHANISM_E2E, DELAY_MECHANISM_P2P);
 	c_enum(c, &p->network_transport, OPTIONS_TRANSPORT_L2, OPTIONS_TRANSPORT_L2);
 	c_enum(c, &p->time_stamping, OPTIONS_TS_HARDWARE, OPTIONS_TS_AUTO);
 	c_i32(c, &p->tx_timestamp_timeout);
@@ -313,7 +361,7 @@ static void f_recommended_state(struct codec *c, struct ipc_msg *m)
 {
 	struct ipc_recommended_state *s = &m->recommended_state;
 
-	c_enum(c, &s->state, PORT_STATE_MIN, PORT_STATE_MAX);
+	c_enum(c, &s->decision, BMCA_DECISION_M1, BMCA_DECISION_LISTENING);
 	c_u16(c, &s->stepsRemoved);
 	c_port_identity(c, &s->parent.parentPortIdentity);
 	c_bool(c, &s->parent.parentStats);

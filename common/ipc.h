@@ -11,6 +11,7 @@
 #include "ptp/bmca.h"
 #include "ptp/ds.h"
 #include "ptp/options.h"
+#include "ptp/servo.h"
 
 /*
  * Every message is one datagram: a header {type u16, version u16, length u32} then exactly
@@ -27,8 +28,10 @@
  * 7: STATUS carries its offset's receive time (sample_ts).
  * 8: STATUS carries the sample's CLOCK_MONOTONIC time and the offset statistics of the last summary
  * window; CONFIG's port options carry summary_interval; no CLOCK_REQUEST (type 4): the supervisor
- * steers CLOCK_REALTIME from the STATUS offsets, no worker asks. */
-#define IPC_VERSION 8
+ * steers CLOCK_REALTIME from the STATUS offsets, no worker asks.
+ * 9: RECOMMENDED_STATE carries the decision (M1 ... LISTENING), not the state; ERBEST's
+ * stepsRemoved is below 255. */
+#define IPC_VERSION 9
 #define IPC_HEADER_SIZE 8
 #define IPC_MAX_SIZE 1024 /* larger than every message; a longer datagram is refused */
 #define IPC_MAX_FDS 4
@@ -64,12 +67,6 @@ struct ipc_hello {
 	int32_t pid;
 };
 
-enum ipc_servo_state {
-	IPC_SERVO_UNLOCKED = 0,
-	IPC_SERVO_LOCKED = 1,
-	IPC_SERVO_HOLDOVER = 2,
-};
-
 /*
  * Offset statistics of one summary window (2^summary_interval s), as ptp4l's summary lines: the
  * samples' count, mean, root mean square and largest absolute value. end_mono is the
@@ -92,7 +89,8 @@ struct ipc_offset_stats {
  */
 struct ipc_status {
 	enum port_state port_state;
-	enum ipc_servo_state servo_state;
+	/* On the wire 0 unlocked (JUMP too: a step is part of locking), 1 locked, 2 holdover. */
+	enum servo_state servo_state;
 	ns_t offset_ns;
 	ns_t mean_path_delay_ns;
 	double freq_ppb;
@@ -147,9 +145,12 @@ struct ipc_config {
 	struct port_options port;
 };
 
-/* The supervisor's state decision for the port (9.3.3) and the data sets to adopt with it. */
+/*
+ * The supervisor's state decision for the port (9.3.3 figure 33, never NONE) and the clock's
+ * data sets after it (9.3.5) to adopt with it.
+ */
 struct ipc_recommended_state {
-	enum port_state state;
+	enum bmca_decision decision;
 	uint16_t stepsRemoved;
 	struct parentDS parent;
 	struct timePropertiesDS tp;

@@ -9,7 +9,7 @@
 #include "daemon/manager-internal.h"
 #include "daemon/sysclock-follow.h"
 #include "daemon/worker.h"
-#include "ptp/bmca.h"
+#include "ptp/bmca-clock.h"
 
 int instance_new(struct manager *m, const struct config_instance *ci, struct instance **ret)
 {
@@ -31,23 +31,6 @@ struct instance *instance_free(struct instance *i)
 {
 	free(i);
 	return NULL;
-}
-
-/* IEEE 1588-2019 9.3.5 Table 27: with no better master the instance is its own grandmaster. */
-static void instance_own_parent(const struct instance *i, struct parentDS *pds,
-				struct timePropertiesDS *tp)
-{
-	memset(pds, 0, sizeof(*pds));
-	pds->parentPortIdentity.clockIdentity = i->clock_identity;
-	pds->grandmasterIdentity = i->clock_identity;
-	pds->grandmasterClockQuality = i->clock_quality;
-	pds->grandmasterPriority1 = i->priority1;
-	pds->grandmasterPriority2 = i->priority2;
-	pds->observedParentOffsetScaledLogVariance = 0xffff;
-	pds->observedParentClockPhaseChangeRate = 0x7fffffff;
-	memset(tp, 0, sizeof(*tp));
-	tp->currentUtcOffset = i->options.utc_offset;
-	tp->timeSource = i->options.timeSource;
 }
 
 void instance_apply_options(struct instance *i, const struct instance_options *o)
@@ -132,12 +115,30 @@ static void instance_set_parent(struct instance *i, const struct parentDS *pds,
 	}
 }
 
+/* The instance's own time properties as a grandmaster: the timescale its ports' stamps count. */
+static void instance_own_time_properties(const struct instance *i, struct mport *const *ports,
+					 size_t n, struct timePropertiesDS *tp)
+{
+	bool hardware = n > 0;
+
+	for (size_t k = 0; k < n; k++) {
+		hardware &= ports[k]->timestamping == TRANSPORT_TS_MODE_HARDWARE;
+	}
+	memset(tp, 0, sizeof(*tp));
+	tp->currentUtcOffset = i->options.utc_offset;
+	/* Software stamps count UTC: the ARB timescale, as each such worker announces it. */
+	tp->ptpTimescale = hardware;
+	tp->timeSource = i->options.timeSource;
+}
+
+/* Collect, decide (ptp/bmca-clock.c), send: the clock-level BMCA is not written here. */
 void instance_run_bmca(struct instance *i)
 {
-	const struct bmca_dataset *erbest[OPTIONS_INTERFACES_MAX];
+	struct bmca_clock_port cp[OPTIONS_INTERFACES_MAX];
+	struct bmca_clock_decision dec[OPTIONS_INTERFACES_MAX];
 	struct mport *ports[OPTIONS_INTERFACES_MAX];
-	enum bmca_decision decision[OPTIONS_INTERFACES_MAX];
-	struct bmca_dataset d0;
+	struct bmca_clock_result res;
+	struct timePropertiesDS own_tp;
 	struct defaultDS dds = {
 		.clockIdentity = i->clock_identity,
 		.clockQuality = i->clock_quality,
@@ -146,56 +147,39 @@ void instance_run_bmca(struct instance *i)
 		.domainNumber = i->domain,
 		.slaveOnly = i->options.slaveOnly,
 	};
-	struct parentDS pds;
-	struct timePropertiesDS tp;
-	uint16_t steps = 0;
 	size_t n = 0;
-	int best;
 	struct mport *p;
 
 	MANAGER_FOREACH_PORT(p, i->manager, k)
 	{
 		if (p->instance == i && port_in_bmca(p) && n < ARRAY_SIZE(ports)) {
 			ports[n] = p;
-			erbest[n] = p->has_erbest ? &p->erbest.ds : NULL;
+			cp[n] = (struct bmca_clock_port){
+				.state = p->state,
+				.has_erbest = p->has_erbest,
+				.erbest = p->erbest.ds,
+				.erbest_tp = p->erbest.tp,
+				.rules.masterOnly = p->options.masterOnly,
+			};
 			n++;
 		}
 	}
-	bmca_dataset_from_default(&dds, &d0);
-	/* IEEE 1588-2019 9.3.2.2: Ebest is the best of the ports' Erbest. */
-	best = bmca_ebest(erbest, n);
-	for (size_t k = 0; k < n; k++) {
-		decision[k] = bmca_state_decision(&d0, best >= 0 ? erbest[best] : NULL, erbest[k],
-						  (int) k == best, i->options.slaveOnly,
-						  ports[k]->state);
-	}
-	/* 9.3.5 Table 30: the instance follows Ebest only when its port became SLAVE (S1). */
-	instance_own_parent(i, &pds, &tp);
-	if (best >= 0 && decision[best] == BMCA_DECISION_S1) {
-		const struct ipc_erbest *e = &ports[best]->erbest;
-
-		pds.parentPortIdentity = e->ds.sender;
-		pds.grandmasterIdentity = e->ds.identity;
-		pds.grandmasterClockQuality = e->ds.quality;
-		pds.grandmasterPriority1 = e->ds.priority1;
-		pds.grandmasterPriority2 = e->ds.priority2;
-		tp = e->tp;
-		steps = e->ds.stepsRemoved + 1;
-	}
-	instance_set_parent(i, &pds, &tp, steps);
+	instance_own_time_properties(i, ports, n, &own_tp);
+	bmca_clock_decide(&dds, &own_tp, cp, n, dec, &res);
+	instance_set_parent(i, &res.pds, &res.tp, res.cds.stepsRemoved);
 
 	for (size_t k = 0; k < n; k++) {
 		struct ipc_msg m = { .type = IPC_RECOMMENDED_STATE };
 		struct ipc_recommended_state *rs = &m.recommended_state;
 
 		p = ports[k];
-		if (decision[k] == BMCA_DECISION_NONE) {
+		if (dec[k].decision == BMCA_DECISION_NONE) {
 			continue;
 		}
-		rs->state = bmca_decision_to_state(decision[k], p->state);
-		rs->stepsRemoved = steps;
-		rs->parent = pds;
-		rs->tp = tp;
+		rs->decision = dec[k].decision;
+		rs->stepsRemoved = res.cds.stepsRemoved;
+		rs->parent = res.pds;
+		rs->tp = res.tp;
 		if (p->sent_valid && !memcmp(&p->sent, rs, sizeof(*rs))) {
 			continue;
 		}
@@ -203,10 +187,10 @@ void instance_run_bmca(struct instance *i)
 			/* Its exit follows on the pidfd and restarts it. */
 			continue;
 		}
-		if (!p->sent_valid || p->sent.state != rs->state) {
+		if (!p->sent_valid || p->sent.decision != rs->decision) {
 			log_port_full(p->ifname, LOG_INFO, "recommended state %s (%s)",
-				      port_state_to_string(rs->state),
-				      bmca_decision_to_string(decision[k]));
+				      port_state_to_string(dec[k].state),
+				      bmca_decision_to_string(rs->decision));
 		}
 		p->sent = *rs;
 		p->sent_valid = true;
@@ -268,14 +252,9 @@ void instance_port_status(struct instance *i, struct mport *p, const struct ipc_
 		worker_time(s->stats.end_mono, &st->realtime_usec, &st->monotonic_usec);
 		mask |= INSTANCE_CHANGED_STATS;
 	}
-	synced = p->state == PORT_STATE_SLAVE && s->servo_state == IPC_SERVO_LOCKED;
-	if ((int) i->servo_state != (int) s->servo_state || synced != i->synchronized) {
-		static const enum servo_state map[] = {
-			[IPC_SERVO_UNLOCKED] = SERVO_UNLOCKED,
-			[IPC_SERVO_LOCKED] = SERVO_LOCKED,
-			[IPC_SERVO_HOLDOVER] = SERVO_HOLDOVER,
-		};
-		i->servo_state = map[s->servo_state];
+	synced = p->state == PORT_STATE_SLAVE && s->servo_state == SERVO_LOCKED;
+	if (i->servo_state != s->servo_state || synced != i->synchronized) {
+		i->servo_state = s->servo_state;
 		i->synchronized = synced;
 		mask |= INSTANCE_CHANGED_SERVO;
 	}

@@ -52,7 +52,7 @@ static int manager_mgmt_clock(struct instance *i, struct mgmt_clock *ret, struct
 		mp->ds.logAnnounceInterval = p->options.logAnnounceInterval;
 		mp->ds.announceReceiptTimeout = p->options.announceReceiptTimeout;
 		mp->ds.logSyncInterval = p->options.logSyncInterval;
-		mp->ds.delayMechanism = (enum delay_mechanism) p->delay_mechanism;
+		mp->ds.delayMechanism = p->delay_mechanism;
 		mp->ds.logMinPdelayReqInterval = p->options.logMinPdelayReqInterval;
 		mp->ds.versionNumber = MSG_VERSION_PTP;
 		mp->ds.minorVersionNumber = MSG_MINOR_VERSION_PTP;

@@ -268,7 +268,7 @@ void mport_start_worker(struct mport *p)
 		.binary = m->port_binary,
 		.ifindex = p->ifindex,
 		.time_stamping = p->options.time_stamping,
-		.peer_delay = p->options.delay_mechanism == OPTIONS_DELAY_P2P,
+		.peer_delay = p->options.delay_mechanism == DELAY_MECHANISM_P2P,
 		.want_phc = i->options.clock_backend == OPTIONS_CLOCK_PHC,
 		.log_samples = m->config->daemon.logging_level >= LOG_DEBUG,
 	};

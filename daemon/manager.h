@@ -183,7 +183,7 @@ struct mport {
 
 	/* public, MPORT_CHANGED_CONFIG */
 	struct PortIdentity port_identity;
-	enum options_delay_mechanism delay_mechanism;
+	enum delay_mechanism delay_mechanism;
 
 	/* public, MPORT_CHANGED_STATE */
 	enum port_state state;

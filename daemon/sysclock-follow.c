@@ -33,7 +33,8 @@ struct sysclock_follow {
 	ns_t step_real;	    /* CLOCK_REALTIME just after the last step */
 	uint64_t steps;
 	/* what was logged last, so each change is logged once */
-	int logged_state;
+	bool logged_state_valid;
+	enum sysclock_state logged_state;
 	unsigned int logged_conflict;
 	int logged_error;
 };
@@ -173,12 +174,13 @@ static void report(struct sysclock_follow *f, const struct instance *i, const st
 				    r == -EPERM ? " (no CAP_SYS_TIME?), retrying" : ", retrying");
 	}
 	f->logged_error = r;
-	if (f->sc && (int) f->sc->state != f->logged_state) {
+	if (f->sc && (!f->logged_state_valid || f->sc->state != f->logged_state)) {
 		log_port_full(ifname, LOG_INFO, "system clock %s (instance %s, %s)",
 			      sysclock_state_to_string(f->sc->state), i ? i->name : "(none)",
 			      f->kind == SOURCE_PHC ? sysoff_method_to_string(f->method)
 						    : "worker offsets");
-		f->logged_state = (int) f->sc->state;
+		f->logged_state = f->sc->state;
+		f->logged_state_valid = true;
 		manager_changed(f->m, MANAGER_CHANGED_SYSTEM_CLOCK);
 	}
 	if (conflict && conflict != f->logged_conflict) {
@@ -308,7 +310,6 @@ int sysclock_follow_new(struct manager *m, const struct sysclock_ops *ops, void 
 		.userdata = userdata,
 		.phc_fd = -1,
 		.phc_index = -1,
-		.logged_state = -1,
 	};
 	r = sd_event_add_time_relative(manager_get_event(m), &f->timer, CLOCK_MONOTONIC,
 				       FOLLOW_TICK_USEC, 0, on_tick, f);

@@ -64,8 +64,7 @@ static int get_delay_mechanism(sd_bus *bus, const char *path, const char *interf
 			       const char *property, sd_bus_message *reply, void *userdata,
 			       sd_bus_error *error)
 {
-	const char *d = options_delay_mechanism_to_string(
-		*(enum options_delay_mechanism *) userdata);
+	const char *d = delay_mechanism_to_string(*(enum delay_mechanism *) userdata);
 
 	return bus_append_valid_string(reply, d ? d : "unknown");
 }

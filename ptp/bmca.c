@@ -153,19 +153,6 @@ enum bmca_decision bmca_state_decision(const struct bmca_dataset *d0,
 	return BMCA_DECISION_M3;
 }
 
-/* IEEE 1588-2019 9.3.2.2 */
-int bmca_ebest(const struct bmca_dataset *const *erbest, size_t n)
-{
-	int best = -ENOENT;
-
-	for (size_t i = 0; i < n; i++) {
-		if (erbest[i] && (best < 0 || bmca_compare(erbest[i], erbest[best]) > 0)) {
-			best = (int) i;
-		}
-	}
-	return best;
-}
-
 enum fsm_event bmca_decision_to_event(enum bmca_decision d)
 {
 	switch (d) {
@@ -231,17 +218,27 @@ ns_t bmca_qualification_timeout(enum bmca_decision d, uint16_t stepsRemoved,
 	return ((ns_t) stepsRemoved + 1) * ds_log_interval_to_ns(logAnnounceInterval);
 }
 
-/* IEEE 1588-2019 9.3.5 Table 30 */
-void bmca_update_slave(const struct bmca_announce *a, struct currentDS *cds, struct parentDS *pds,
-		       struct timePropertiesDS *tp)
+/* IEEE 1588-2019 8.2.3.4 to 8.2.3.6: parent statistics are not computed here. */
+static void parent_stats_none(struct parentDS *pds)
 {
-	cds->stepsRemoved = a->stepsRemoved + 1;
-	pds->parentPortIdentity = a->sourcePortIdentity;
-	pds->grandmasterIdentity = a->grandmasterIdentity;
-	pds->grandmasterClockQuality = a->grandmasterClockQuality;
-	pds->grandmasterPriority1 = a->grandmasterPriority1;
-	pds->grandmasterPriority2 = a->grandmasterPriority2;
-	bmca_time_properties_from_announce(a, tp);
+	pds->parentStats = false;
+	pds->observedParentOffsetScaledLogVariance = 0xFFFF;
+	pds->observedParentClockPhaseChangeRate = 0x7FFFFFFF;
+}
+
+/* IEEE 1588-2019 9.3.5 Table 30 */
+void bmca_update_slave(const struct bmca_dataset *parent, const struct timePropertiesDS *parent_tp,
+		       struct currentDS *cds, struct parentDS *pds, struct timePropertiesDS *tp)
+{
+	/* 9.3.2.5 d) keeps stepsRemoved below 255, so this cannot wrap. */
+	cds->stepsRemoved = parent->stepsRemoved + 1;
+	pds->parentPortIdentity = parent->sender;
+	parent_stats_none(pds);
+	pds->grandmasterIdentity = parent->identity;
+	pds->grandmasterClockQuality = parent->quality;
+	pds->grandmasterPriority1 = parent->priority1;
+	pds->grandmasterPriority2 = parent->priority2;
+	*tp = *parent_tp;
 }
 
 /* IEEE 1588-2019 9.3.5 Table 30: timePropertiesDS from the Announce of Ebest. */
@@ -259,6 +256,7 @@ void bmca_update_master(const struct defaultDS *dds, struct currentDS *cds, stru
 	cds->offsetFromMaster = 0;
 	cds->meanDelay = 0;
 	pds->parentPortIdentity = (struct PortIdentity){ .clockIdentity = dds->clockIdentity };
+	parent_stats_none(pds);
 	pds->grandmasterIdentity = dds->clockIdentity;
 	pds->grandmasterClockQuality = dds->clockQuality;
 	pds->grandmasterPriority1 = dds->priority1;

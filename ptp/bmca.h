@@ -79,20 +79,14 @@ enum bmca_decision {
 /*
  * IEEE 1588-2019 9.3.3 figure 33 for one port. d0 is the local clock (D0), ebest the best of
  * every port's Erbest, erbest this port's best qualified foreign master; either may be NULL.
- * erbest_is_ebest says Ebest was received on this port (S1). A lone port (ordinary clock) passes
- * its Erbest as both and erbest_is_ebest = true; a supervisor computes Ebest over the ports with
- * bmca_compare(). state is the port's current state.
+ * erbest_is_ebest says Ebest was received on this port (S1). bmca_clock_decide()
+ * (ptp/bmca-clock.h) computes Ebest over a clock's ports and calls this for each. state is the
+ * port's current state.
  */
 enum bmca_decision bmca_state_decision(const struct bmca_dataset *d0,
 				       const struct bmca_dataset *ebest,
 				       const struct bmca_dataset *erbest, bool erbest_is_ebest,
 				       bool slave_only, enum port_state state);
-/*
- * Ebest (9.3.2.2) for a supervisor: the index of the best of the ports' Erbest, NULL entries
- * standing for ports without one; -ENOENT when every entry is NULL. Ties (BMCA_SAME) keep the
- * lower index.
- */
-int bmca_ebest(const struct bmca_dataset *const *erbest, size_t n);
 /* The FSM event a decision raises (9.2.5): M1/M2 RS_GRAND_MASTER, M3 RS_MASTER, P1/P2
  * RS_PASSIVE, S1 RS_SLAVE, LISTENING RS_PASSIVE (the slave-only FSM maps it to LISTENING),
  * NONE FSM_EV_NONE. */
@@ -108,13 +102,21 @@ const char *bmca_decision_to_string(enum bmca_decision d);
 ns_t bmca_qualification_timeout(enum bmca_decision d, uint16_t stepsRemoved,
 				int8_t logAnnounceInterval);
 
-/* IEEE 1588-2019 9.3.5 Table 30 (S1): the data sets take the parent's values. */
-void bmca_update_slave(const struct bmca_announce *a, struct currentDS *cds, struct parentDS *pds,
-		       struct timePropertiesDS *tp);
+/*
+ * IEEE 1588-2019 9.3.5 Table 30 (S1): the data sets take the values of the parent's data set
+ * (its Erbest, 9.3.4) and of the time properties its Announce carries. parentStats is FALSE and
+ * the observedParent* members say "not computed" (8.2.3.4 to 8.2.3.6: 0xFFFF, 0x7FFFFFFF), as
+ * linuxptp answers PARENT_DATA_SET. offsetFromMaster and meanDelay are left alone.
+ */
+void bmca_update_slave(const struct bmca_dataset *parent, const struct timePropertiesDS *parent_tp,
+		       struct currentDS *cds, struct parentDS *pds, struct timePropertiesDS *tp);
 /* The time properties an Announce carries (flags, currentUtcOffset, timeSource). */
 void bmca_time_properties_from_announce(const struct bmca_announce *a, struct timePropertiesDS *tp);
-/* IEEE 1588-2019 9.3.5 Table 27 (M1, M2): the local clock is the grandmaster. tp is left for the
- * caller (its own time source configuration). */
+/*
+ * IEEE 1588-2019 9.3.5 Table 27 (M1, M2): the local clock is the grandmaster, the observedParent*
+ * members as bmca_update_slave() sets them. tp is left for the caller (its own time source
+ * configuration).
+ */
 void bmca_update_master(const struct defaultDS *dds, struct currentDS *cds, struct parentDS *pds);
 
 /* IEEE 1588-2019 9.3.2.5 / 9.3.2.4.4 */

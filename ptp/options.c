@@ -47,7 +47,7 @@ void options_port_defaults(struct port_options *o)
 	o->logMinPdelayReqInterval = 0;
 	o->announceReceiptTimeout = 3;
 	o->syncReceiptTimeout = 0;
-	o->delay_mechanism = OPTIONS_DELAY_E2E;
+	o->delay_mechanism = DELAY_MECHANISM_E2E;
 	o->network_transport = OPTIONS_TRANSPORT_L2;
 	o->time_stamping = OPTIONS_TS_HARDWARE;
 	o->tx_timestamp_timeout = 1;
@@ -102,8 +102,8 @@ static const char *lookup_value(const struct name_value *t, size_t n, int v)
 	}
 
 static const struct name_value delay_names[] = {
-	{ "E2E", OPTIONS_DELAY_E2E },
-	{ "P2P", OPTIONS_DELAY_P2P },
+	{ "E2E", DELAY_MECHANISM_E2E },
+	{ "P2P", DELAY_MECHANISM_P2P },
 };
 static const struct name_value transport_names[] = {
 	{ "L2", OPTIONS_TRANSPORT_L2 },
@@ -120,7 +120,18 @@ static const struct name_value backend_names[] = {
 	{ "free_running", OPTIONS_CLOCK_FREE_RUNNING },
 };
 
-DEFINE_NAMES(options_delay_mechanism, enum options_delay_mechanism, delay_names)
+int options_delay_mechanism_from_string(const char *s, enum delay_mechanism *ret)
+{
+	int v, r;
+
+	r = lookup_name(delay_names, ARRAY_SIZE(delay_names), s, &v);
+	if (r < 0) {
+		return r;
+	}
+	*ret = v == DELAY_MECHANISM_P2P ? DELAY_MECHANISM_P2P : DELAY_MECHANISM_E2E;
+	return 0;
+}
+
 DEFINE_NAMES(options_transport, enum options_transport, transport_names)
 DEFINE_NAMES(options_timestamping, enum options_timestamping, timestamping_names)
 DEFINE_NAMES(options_clock_backend, enum options_clock_backend, backend_names)

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ptp/ds.h"
 #include "ptp/types.h"
 
 /*
@@ -21,12 +22,6 @@
 #define OPTIONS_USER_DESCRIPTION_MAX 128
 /* Explicitly listed interfaces of one instance. */
 #define OPTIONS_INTERFACES_MAX 64
-
-/* IEEE 1588-2019 8.2.15.4.4 (Table 21) values, so they can go to the wire as they are. */
-enum options_delay_mechanism {
-	OPTIONS_DELAY_E2E = 0x01,
-	OPTIONS_DELAY_P2P = 0x02,
-};
 
 /* Only IEEE 802.3 (Annex E) for now; ptp4l's UDPv4/UDPv6 are refused by the config parser. */
 enum options_transport {
@@ -98,7 +93,7 @@ struct port_options {
 	int8_t logMinPdelayReqInterval;
 	uint8_t announceReceiptTimeout;
 	uint8_t syncReceiptTimeout;
-	enum options_delay_mechanism delay_mechanism;
+	enum delay_mechanism delay_mechanism; /* E2E or P2P: the ones a port runs */
 	enum options_transport network_transport;
 	enum options_timestamping time_stamping;
 	int32_t tx_timestamp_timeout; /* ms */
@@ -117,8 +112,9 @@ struct port_options {
 void options_instance_defaults(struct instance_options *o);
 void options_port_defaults(struct port_options *o);
 
-const char *options_delay_mechanism_to_string(enum options_delay_mechanism d);
-int options_delay_mechanism_from_string(const char *s, enum options_delay_mechanism *ret);
+/* The delay mechanisms a port runs, E2E or P2P, in any case (as ptp4l); delay_mechanism_to_string()
+ * names them. */
+int options_delay_mechanism_from_string(const char *s, enum delay_mechanism *ret);
 const char *options_transport_to_string(enum options_transport t);
 int options_transport_from_string(const char *s, enum options_transport *ret);
 const char *options_timestamping_to_string(enum options_timestamping t);

@@ -8,6 +8,10 @@ int port_announce_send(struct port *p, ns_t now)
 	struct msg m;
 	struct msg_announce *a = &m.body.announce;
 
+	/* Never an Announce naming a parent data set the clock has not decided (9.3.5). */
+	if (!p->parent_valid) {
+		return 0;
+	}
 	port_msg_init(p, &m, MSG_ANNOUNCE, p->seq_announce++);
 	m.hdr.logMessageInterval = p->portds.logAnnounceInterval;
 	/* 13.3.2.8: the time properties travel in flagField (MSG_FLAG_* of octet 1). */
@@ -57,7 +61,12 @@ int port_announce_receive(struct port *p, const struct msg *m, ns_t now)
 		/* 9.2.6.12: the parent is alive. 9.3.5 Table 30: keep its time properties. */
 		bmca_announce_timer_restart(&p->announce_timer, now, o->logAnnounceInterval,
 					    o->announceReceiptTimeout);
-		bmca_update_slave(&a, &p->cds, &p->pds, &p->tpds);
+		struct bmca_dataset parent;
+		struct timePropertiesDS tp;
+
+		bmca_dataset_from_announce(&a, &p->foreign.self, &parent);
+		bmca_time_properties_from_announce(&a, &tp);
+		bmca_update_slave(&parent, &tp, &p->cds, &p->pds, &p->tpds);
 	} else if (p->portds.portState == PORT_STATE_PASSIVE) {
 		bmca_announce_timer_restart(&p->announce_timer, now, o->logAnnounceInterval,
 					    o->announceReceiptTimeout);

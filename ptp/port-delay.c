@@ -36,7 +36,7 @@ int port_delay_req_receive(struct port *p, const struct msg *m, ns_t rx, ns_t no
 		port_count(p, PORT_CNT_WRONG_STATE);
 		return 0;
 	}
-	if (p->cfg.port.delay_mechanism != OPTIONS_DELAY_E2E) {
+	if (p->cfg.port.delay_mechanism != DELAY_MECHANISM_E2E) {
 		port_count(p, PORT_CNT_WRONG_STATE);
 		return 0;
 	}

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "ptp/bmca.h"
+#include "ptp/bmca-clock.h"
 #include "ptp/delay.h"
 #include "ptp/fsm.h"
 #include "ptp/msg.h"
@@ -103,6 +104,8 @@ struct port {
 	struct bmca_foreign_table foreign;
 	struct bmca_announce_timer announce_timer;
 	enum bmca_decision last_decision;
+	/* pds, cds.stepsRemoved and tpds are the clock's, from a decision: Announce may go out */
+	bool parent_valid;
 
 	ns_t timer[_PORT_TIMER_MAX];
 	uint64_t rng;

@@ -32,7 +32,7 @@ int port_pdelay_req_receive(struct port *p, const struct msg *m, ns_t rx, ns_t n
 	ns_t tx, t3;
 	int k;
 
-	if (p->cfg.port.delay_mechanism != OPTIONS_DELAY_P2P) {
+	if (p->cfg.port.delay_mechanism != DELAY_MECHANISM_P2P) {
 		port_count(p, PORT_CNT_WRONG_STATE);
 		return 0;
 	}
@@ -65,7 +65,7 @@ int port_pdelay_req_receive(struct port *p, const struct msg *m, ns_t rx, ns_t n
 static int port_pdelay_check(const struct port *p, const struct msg *m,
 			     const struct PortIdentity *requesting)
 {
-	if (p->cfg.port.delay_mechanism != OPTIONS_DELAY_P2P) {
+	if (p->cfg.port.delay_mechanism != DELAY_MECHANISM_P2P) {
 		return PORT_CNT_WRONG_STATE;
 	}
 	if (!port_identity_equal(requesting, &p->portds.portIdentity)) {

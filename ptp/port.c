@@ -192,13 +192,13 @@ int port_send(struct port *p, const struct msg *m, bool pdelay, ns_t *ret_tx_ts,
 }
 
 /* The time properties of this clock as a grandmaster (linuxptp: clock_update_grandmaster). */
-static void port_own_time_properties(struct port *p)
+static void port_own_time_properties(const struct port *p, struct timePropertiesDS *tp)
 {
-	memset(&p->tpds, 0, sizeof(p->tpds));
-	p->tpds.currentUtcOffset = p->cfg.instance.utc_offset;
+	memset(tp, 0, sizeof(*tp));
+	tp->currentUtcOffset = p->cfg.instance.utc_offset;
 	/* Software stamps count UTC, so the timescale is ARB, as linuxptp announces it. */
-	p->tpds.ptpTimescale = !p->cfg.utc_timescale;
-	p->tpds.timeSource = p->cfg.instance.timeSource;
+	tp->ptpTimescale = !p->cfg.utc_timescale;
+	tp->timeSource = p->cfg.instance.timeSource;
 }
 
 /* Stop the timers of the state left; the entry actions below arm those of the new one. */
@@ -246,7 +246,7 @@ static void port_enter_state(struct port *p, enum port_state from, enum port_sta
 	case PORT_STATE_UNCALIBRATED:
 		bmca_announce_timer_restart(&p->announce_timer, now, o->logAnnounceInterval,
 					    o->announceReceiptTimeout);
-		if (from != PORT_STATE_SLAVE && o->delay_mechanism == OPTIONS_DELAY_E2E) {
+		if (from != PORT_STATE_SLAVE && o->delay_mechanism == DELAY_MECHANISM_E2E) {
 			port_timer_set(
 				p, PORT_TIMER_DELAY_REQ_TX,
 				now + port_random_interval(p, p->portds.logMinDelayReqInterval));
@@ -272,7 +272,7 @@ static void port_enter_state(struct port *p, enum port_state from, enum port_sta
 	if (!p->timer[PORT_TIMER_BMCA]) {
 		port_timer_set(p, PORT_TIMER_BMCA, now + port_log_interval(o->logAnnounceInterval));
 	}
-	if (o->delay_mechanism == OPTIONS_DELAY_P2P && !p->timer[PORT_TIMER_PDELAY_REQ_TX]) {
+	if (o->delay_mechanism == DELAY_MECHANISM_P2P && !p->timer[PORT_TIMER_PDELAY_REQ_TX]) {
 		port_timer_set(p, PORT_TIMER_PDELAY_REQ_TX, now);
 	}
 }
@@ -311,71 +311,75 @@ int port_dispatch(struct port *p, enum fsm_event ev, bool master_changed, ns_t n
 	return 0;
 }
 
-static void port_notify_master(struct port *p, bool local)
+/*
+ * Carry out one 9.3.3 decision: take the clock's data sets after it (9.3.5, as
+ * bmca_clock_decide() gives them) and raise its FSM event. As grandmaster (M1, M2) the port
+ * announces its own time properties: it knows its timescale (utc_timescale).
+ */
+static int port_decide(struct port *p, enum bmca_decision d, uint16_t stepsRemoved,
+		       const struct parentDS *pds, const struct timePropertiesDS *tp, ns_t now)
 {
-	if (p->ops->master_changed) {
-		p->ops->master_changed(p->userdata, &p->pds.grandmasterIdentity, local);
-	}
-}
+	bool grandmaster = d == BMCA_DECISION_M1 || d == BMCA_DECISION_M2;
+	bool gm_changed = !clock_identity_equal(&p->pds.grandmasterIdentity,
+						&pds->grandmasterIdentity) ||
+			  !p->parent_valid;
+	bool parent_changed = !port_identity_equal(&p->pds.parentPortIdentity,
+						   &pds->parentPortIdentity);
+	bool was_valid = p->parent_valid;
+	int r;
 
-/* Carry out one 9.3.3 decision: update the data sets (9.3.5) and raise its FSM event. */
-static int port_decide(struct port *p, enum bmca_decision d, const struct bmca_foreign *best,
-		       ns_t now)
-{
-	bool changed = false;
-	enum fsm_event ev;
-
-	if (d == BMCA_DECISION_S1 && p->cfg.port.masterOnly) {
-		/* masterOnly (ptp4l): a better master is noted but never followed. */
-		d = BMCA_DECISION_M3;
-	}
 	p->last_decision = d;
-	switch (d) {
-	case BMCA_DECISION_M1:
-	case BMCA_DECISION_M2:
-		/* 9.3.5 Table 27: we are the grandmaster. */
-		changed = !clock_identity_equal(&p->pds.grandmasterIdentity, &p->dds.clockIdentity);
-		bmca_update_master(&p->dds, &p->cds, &p->pds);
-		port_own_time_properties(p);
-		if (changed) {
-			port_notify_master(p, true);
-		}
-		break;
-	case BMCA_DECISION_S1:
-		if (!best) {
-			return -EINVAL;
-		}
-		changed = !port_identity_equal(&p->pds.parentPortIdentity,
-					       &best->announce.sourcePortIdentity);
-		/* 9.3.5 Table 30: follow the parent, adopt its time properties. */
-		bmca_update_slave(&best->announce, &p->cds, &p->pds, &p->tpds);
-		if (changed) {
-			port_notify_master(p, false);
-		}
-		break;
-	default:
-		break;
+	p->cds.stepsRemoved = stepsRemoved;
+	p->pds = *pds;
+	p->tpds = *tp;
+	if (grandmaster) {
+		/* 9.3.5 Table 27: nothing measured against a parent any more. */
+		p->cds.offsetFromMaster = 0;
+		p->cds.meanDelay = 0;
+		port_own_time_properties(p, &p->tpds);
 	}
-	ev = bmca_decision_to_event(d);
-	return port_dispatch(p, ev, d == BMCA_DECISION_S1 && changed, now);
+	p->parent_valid = true;
+	if (gm_changed && p->ops->master_changed) {
+		p->ops->master_changed(
+			p->userdata, &p->pds.grandmasterIdentity,
+			clock_identity_equal(&p->pds.grandmasterIdentity, &p->dds.clockIdentity));
+	}
+	r = port_dispatch(p, bmca_decision_to_event(d), d == BMCA_DECISION_S1 && parent_changed,
+			  now);
+	/* A MASTER that held its Announces for want of a parent data set sends one at once. */
+	if (!was_valid && p->portds.portState == PORT_STATE_MASTER) {
+		port_timer_set(p, PORT_TIMER_ANNOUNCE_TX, now);
+	}
+	return r;
 }
 
 int port_state_decision(struct port *p, ns_t now)
 {
-	struct bmca_dataset d0, erbest;
+	struct bmca_clock_port cp = {
+		.state = p->portds.portState,
+		.rules.masterOnly = p->cfg.port.masterOnly,
+	};
+	struct bmca_clock_decision dec;
+	struct bmca_clock_result res;
+	struct timePropertiesDS own_tp;
 	const struct bmca_foreign *best;
-	enum bmca_decision d;
 
 	if (!port_is_active(p) || p->cfg.external_bmca) {
 		return 0;
 	}
 	bmca_foreign_prune(&p->foreign, now);
-	best = bmca_foreign_best(&p->foreign, now, &erbest);
-	bmca_dataset_from_default(&p->dds, &d0);
-	/* A lone port is an ordinary clock: its Erbest is the clock's Ebest. */
-	d = bmca_state_decision(&d0, best ? &erbest : NULL, best ? &erbest : NULL, true,
-				p->dds.slaveOnly, p->portds.portState);
-	return port_decide(p, d, best, now);
+	best = bmca_foreign_best(&p->foreign, now, &cp.erbest);
+	if (best) {
+		cp.has_erbest = true;
+		bmca_time_properties_from_announce(&best->announce, &cp.erbest_tp);
+	}
+	port_own_time_properties(p, &own_tp);
+	/* A lone port is an ordinary clock: the clock-level decision over this one port. */
+	bmca_clock_decide(&p->dds, &own_tp, &cp, 1, &dec, &res);
+	if (dec.decision == BMCA_DECISION_NONE) {
+		return 0;
+	}
+	return port_decide(p, dec.decision, res.cds.stepsRemoved, &res.pds, &res.tp, now);
 }
 
 int port_get_erbest(struct port *p, ns_t now, struct bmca_dataset *ret,
@@ -397,27 +401,24 @@ ns_t port_erbest_next_expiry(const struct port *p, ns_t now)
 	return bmca_foreign_next_unqualified(&p->foreign, now);
 }
 
-int port_apply_decision(struct port *p, enum bmca_decision d, ns_t now)
+int port_apply_decision(struct port *p, enum bmca_decision d, uint16_t stepsRemoved,
+			const struct parentDS *pds, const struct timePropertiesDS *tp, ns_t now)
 {
 	struct bmca_dataset erbest;
-	const struct bmca_foreign *best;
 
-	if (!port_is_active(p)) {
+	if (!port_is_active(p) || d == BMCA_DECISION_NONE) {
 		return 0;
 	}
-	best = bmca_foreign_best(&p->foreign, now, &erbest);
-	if (d == BMCA_DECISION_S1 && !best) {
+	/* S1 follows this port's Erbest: gone meanwhile (a receipt timeout), it cannot. */
+	if (d == BMCA_DECISION_S1 && !bmca_foreign_best(&p->foreign, now, &erbest)) {
 		return -ENOENT;
 	}
-	return port_decide(p, d, best, now);
+	return port_decide(p, d, stepsRemoved, pds, tp, now);
 }
 
-void port_set_parent_data_sets(struct port *p, uint16_t stepsRemoved, const struct parentDS *pds,
-			       const struct timePropertiesDS *tp)
+bool port_has_parent_data_sets(const struct port *p)
 {
-	p->cds.stepsRemoved = stepsRemoved;
-	p->pds = *pds;
-	p->tpds = *tp;
+	return p->parent_valid;
 }
 
 int port_set_priorities(struct port *p, uint8_t priority1, uint8_t priority2, ns_t now)
@@ -449,7 +450,8 @@ int port_new(const struct port_config *cfg, struct clock *clock, const struct po
 	if (!clock || !ops || !ops->send) {
 		return -EINVAL;
 	}
-	if (po->delay_mechanism != OPTIONS_DELAY_E2E && po->delay_mechanism != OPTIONS_DELAY_P2P) {
+	if (po->delay_mechanism != DELAY_MECHANISM_E2E &&
+	    po->delay_mechanism != DELAY_MECHANISM_P2P) {
 		return -EINVAL;
 	}
 	p = calloc(1, sizeof(*p));
@@ -489,12 +491,18 @@ int port_new(const struct port_config *cfg, struct clock *clock, const struct po
 	p->portds.logAnnounceInterval = po->logAnnounceInterval;
 	p->portds.announceReceiptTimeout = po->announceReceiptTimeout;
 	p->portds.logSyncInterval = po->logSyncInterval;
-	p->portds.delayMechanism = (enum delay_mechanism) po->delay_mechanism;
+	p->portds.delayMechanism = po->delay_mechanism;
 	p->portds.logMinPdelayReqInterval = po->logMinPdelayReqInterval;
 	p->portds.versionNumber = MSG_VERSION_PTP;
 	p->portds.delayAsymmetry = po->delayAsymmetry;
 
-	port_own_time_properties(p);
+	/*
+	 * 8.2.3: the clock starts as its own parent, so that management answers name it rather
+	 * than zeros. A supervised port holds its Announces until the supervisor's decision brings
+	 * the clock's data sets (parent_valid).
+	 */
+	bmca_update_master(&p->dds, &p->cds, &p->pds);
+	port_own_time_properties(p, &p->tpds);
 	bmca_foreign_init(&p->foreign, &p->portds.portIdentity, po->logAnnounceInterval);
 	r = delay_filter_init(&p->delay.filter, DELAY_FILTER_MEDIAN, DELAY_FILTER_DEFAULT_LENGTH);
 	if (r < 0) {
@@ -637,6 +645,13 @@ static int port_announce_timeout(struct port *p, ns_t now)
 	bmca_announce_timer_stop(&p->announce_timer);
 	/* Its records would qualify it again for the rest of the window (linuxptp: fc_clear). */
 	bmca_foreign_clear(&p->foreign);
+	/*
+	 * Supervised, the data sets may name the parent that fell silent: no Announce goes out
+	 * until the supervisor decided again (it hears of the new state and the lost Erbest).
+	 */
+	if (p->cfg.external_bmca) {
+		p->parent_valid = false;
+	}
 	r = port_dispatch(p, FSM_EV_ANNOUNCE_RECEIPT_TIMEOUT_EXPIRES, false, now);
 	if (r < 0) {
 		return r;

@@ -170,14 +170,18 @@ int port_get_erbest(struct port *p, ns_t now, struct bmca_dataset *ret,
 		    struct timePropertiesDS *ret_tp);
 /* When Erbest may next change with no Announce received (bmca_foreign_next_unqualified()). */
 ns_t port_erbest_next_expiry(const struct port *p, ns_t now);
-int port_apply_decision(struct port *p, enum bmca_decision d, ns_t now);
 /*
- * A boundary clock shares currentDS.stepsRemoved, parentDS and timePropertiesDS across its
- * ports (9.3.5 Tables 29 and 28 leave them as the S1 port set them): the supervisor hands them
- * to its MASTER and PASSIVE ports with this, before port_apply_decision(M3 or P2).
+ * Carry out the supervisor's decision d with the clock's data sets after it (9.3.5, from
+ * bmca_clock_decide()): a boundary clock shares currentDS.stepsRemoved, parentDS and
+ * timePropertiesDS across its ports. As grandmaster (M1, M2) the port announces its own time
+ * properties. -ENOENT for S1 when this port has no Erbest any more (nothing changed then).
+ * Until the first decision, and after an announce receipt timeout, a supervised port sends no
+ * Announce: it would name a parent the clock has not chosen.
  */
-void port_set_parent_data_sets(struct port *p, uint16_t stepsRemoved, const struct parentDS *pds,
-			       const struct timePropertiesDS *tp);
+int port_apply_decision(struct port *p, enum bmca_decision d, uint16_t stepsRemoved,
+			const struct parentDS *pds, const struct timePropertiesDS *tp, ns_t now);
+/* Are the data sets the clock's (a decision came since the start or the last receipt timeout)? */
+bool port_has_parent_data_sets(const struct port *p);
 
 /*
  * defaultDS.priority1/2 changed (a management SET, D-Bus, a reload) without restarting the port:

@@ -42,20 +42,14 @@ static int parse_range(const char *s, long long min, long long max, long long *r
 	return 0;
 }
 
-static int parse_clock(const char *s, int *ret)
+static int parse_clock(const char *s, enum options_clock_backend *ret)
 {
-	enum options_clock_backend b;
-
 	/* "free" as ptp4l users say it; the config file's names work too. */
 	if (strcmp(s, "free") == 0) {
 		*ret = OPTIONS_CLOCK_FREE_RUNNING;
 		return 0;
 	}
-	if (options_clock_backend_from_string(s, &b) < 0) {
-		return -EINVAL;
-	}
-	*ret = (int) b;
-	return 0;
+	return options_clock_backend_from_string(s, ret) < 0 ? -EINVAL : 0;
 }
 
 static int parse_fd(const char *s, int *ret)
@@ -118,10 +112,12 @@ int main(int argc, char **argv)
 			cli.slave_only = true;
 			break;
 		case 'E':
-			cli.delay_mechanism = OPTIONS_DELAY_E2E;
+			cli.delay_mechanism = DELAY_MECHANISM_E2E;
+			cli.delay_mechanism_set = true;
 			break;
 		case 'P':
-			cli.delay_mechanism = OPTIONS_DELAY_P2P;
+			cli.delay_mechanism = DELAY_MECHANISM_P2P;
+			cli.delay_mechanism_set = true;
 			break;
 		case 'm':
 			cli.print = true;
@@ -143,6 +139,7 @@ int main(int argc, char **argv)
 			break;
 		case ARG_CLOCK:
 			r = parse_clock(optarg, &cli.clock_backend);
+			cli.clock_backend_set = r >= 0;
 			break;
 		case ARG_VIRTUAL_OFFSET:
 			r = parse_range(optarg, -1000 * NS_PER_SEC, 1000 * NS_PER_SEC, &v);

@@ -34,7 +34,6 @@ void port_cli_args_init(struct port_cli_args *a)
 	memset(a, 0, sizeof(*a));
 	a->socket_fd = -1;
 	a->domain = a->priority1 = a->priority2 = -1;
-	a->delay_mechanism = a->clock_backend = -1;
 }
 
 /* "phcd-port[12345.678]: ...", the prefix ptp4l uses, on stdout with -m. */
@@ -168,11 +167,11 @@ static int cli_options(const struct port_cli_args *a, struct instance_options *i
 	if (a->slave_only) {
 		io->slaveOnly = true;
 	}
-	if (a->delay_mechanism >= 0) {
-		po->delay_mechanism = (enum options_delay_mechanism) a->delay_mechanism;
+	if (a->delay_mechanism_set) {
+		po->delay_mechanism = a->delay_mechanism;
 	}
-	if (a->clock_backend >= 0) {
-		io->clock_backend = (enum options_clock_backend) a->clock_backend;
+	if (a->clock_backend_set) {
+		io->clock_backend = a->clock_backend;
 	}
 	if (a->virtual_offset_set) {
 		io->virtual_clock.initial_offset_ns = a->virtual_offset;
@@ -257,7 +256,7 @@ int port_cli_run(const struct port_cli_args *a)
 		return r;
 	}
 	tc.ifindex = (int) if_nametoindex(a->ifname);
-	tc.peer_delay = pc.port.delay_mechanism == OPTIONS_DELAY_P2P;
+	tc.peer_delay = pc.port.delay_mechanism == DELAY_MECHANISM_P2P;
 	if (!tc.ifindex && a->socket_fd < 0) {
 		log_port_error(a->ifname, "no such interface");
 		return -ENODEV;
@@ -300,7 +299,7 @@ int port_cli_run(const struct port_cli_args *a)
 	say(&c, "port %s on %s: %s timestamping, clock %s, %s, domain %u, priority1 %u",
 	    port_identity_to_string(&port_port_ds(c.loop.port)->portIdentity, id), a->ifname,
 	    transport_ts_mode_to_string(st.mode), clock_name(c.loop.clock),
-	    options_delay_mechanism_to_string(pc.port.delay_mechanism), pc.instance.domainNumber,
+	    delay_mechanism_to_string(pc.port.delay_mechanism), pc.instance.domainNumber,
 	    pc.instance.priority1);
 
 	r = port_loop_run(&c.loop);

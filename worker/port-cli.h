@@ -16,8 +16,9 @@ struct port_cli_args {
 	/* Command-line overrides, applied over the configuration file. */
 	int domain, priority1, priority2; /* -1: not given */
 	bool slave_only;
-	int delay_mechanism; /* -1, or enum options_delay_mechanism */
-	int clock_backend;   /* -1, or enum options_clock_backend */
+	bool delay_mechanism_set, clock_backend_set;
+	enum delay_mechanism delay_mechanism;
+	enum options_clock_backend clock_backend;
 	bool virtual_offset_set, virtual_freq_set;
 	ns_t virtual_offset;
 	int32_t virtual_freq;

@@ -183,17 +183,7 @@ static void publish_status(struct worker_port *w, bool urgent)
 	struct ipc_status *s = &m.status;
 
 	s->port_state = port_get_state(w->loop.port);
-	switch (port_servo_state(w->loop.port)) {
-	case SERVO_LOCKED:
-		s->servo_state = IPC_SERVO_LOCKED;
-		break;
-	case SERVO_HOLDOVER:
-		s->servo_state = IPC_SERVO_HOLDOVER;
-		break;
-	default:
-		s->servo_state = IPC_SERVO_UNLOCKED;
-		break;
-	}
+	s->servo_state = port_servo_state(w->loop.port);
 	if (w->has_sample) {
 		s->offset_ns = w->sample.offset;
 		s->mean_path_delay_ns = w->sample.mean_path_delay;
@@ -453,33 +443,11 @@ static void engine_ran(struct port_loop *l, bool tick)
 /* The supervisor's decision (9.3.3), carried out with the clock's shared data sets (9.3.5). */
 static void apply_recommendation(struct worker_port *w, const struct ipc_recommended_state *rs)
 {
-	const struct defaultDS *dds = port_default_ds(w->loop.port);
 	ns_t now = port_loop_now();
-	enum bmca_decision d;
 	int r;
 
-	switch (rs->state) {
-	case PORT_STATE_SLAVE:
-		d = BMCA_DECISION_S1;
-		break;
-	case PORT_STATE_MASTER:
-		d = clock_identity_equal(&rs->parent.grandmasterIdentity, &dds->clockIdentity)
-			    ? BMCA_DECISION_M2
-			    : BMCA_DECISION_M3;
-		break;
-	case PORT_STATE_PASSIVE:
-		d = BMCA_DECISION_P2;
-		break;
-	case PORT_STATE_LISTENING:
-		d = BMCA_DECISION_LISTENING;
-		break;
-	default:
-		return;
-	}
-	if (d == BMCA_DECISION_M3 || d == BMCA_DECISION_P2) {
-		port_set_parent_data_sets(w->loop.port, rs->stepsRemoved, &rs->parent, &rs->tp);
-	}
-	r = port_apply_decision(w->loop.port, d, now);
+	r = port_apply_decision(w->loop.port, rs->decision, rs->stepsRemoved, &rs->parent, &rs->tp,
+				now);
 	if (r == -ENOENT) {
 		/* Our Erbest vanished meanwhile: say so, the supervisor decides again. */
 		w->erbest_sent = false;

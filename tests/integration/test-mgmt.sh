@@ -171,6 +171,22 @@ check_port() { # HOW IFNAME: compare the port-level answers of one port with D-B
 	expect "$how $ifn VERSION_NUMBER" "$(get "$out" versionNumber "$src")" 2
 	expect "$how $ifn DELAY_MECHANISM" "$(get "$out" delayMechanism "$src")" 1
 }
+# same_over_l2 WHEN: the clock's parent and time properties data sets answer the same, field by
+# field, over the socket (the supervisor) and over L2 (the worker of s2, from the data sets the
+# supervisor's decision gave it).
+same_over_l2() {
+	local id u l
+	for id in PARENT_DATA_SET TIME_PROPERTIES_DATA_SET; do
+		u=$(pmc_uds "$RW" "GET $id" | grep -v ' seq ' | grep -E '^[[:space:]]+[a-zA-Z]')
+		l=$(pmc_l2 "GET $id" | grep -v ' seq ' | grep -E '^[[:space:]]+[a-zA-Z]')
+		[ -n "$u" ] && [ "$u" = "$l" ] || fail "$1: GET $id over the socket:
+$u
+over L2:
+$l"
+	done
+}
+same_over_l2 "phcd slave of the peer"
+echo "ok: PARENT_DATA_SET and TIME_PROPERTIES_DATA_SET identical over the socket and L2 (phcd a slave)"
 check_clock "pmc -u" "$clock-0" 2 pmc_uds "$RW"
 check_port "pmc -u" s1 pmc_uds "$RW"
 check_port "pmc -u" s2 pmc_uds "$RW"
@@ -219,6 +235,8 @@ wait_prop $I Instance GrandmasterIdentity "$clock" 10
 expect "WorkerPID of s1,s2 after SET PRIORITY1 100" \
 	"$(prop /org/phcd1/port/s1 Port WorkerPID),$(prop /org/phcd1/port/s2 Port WorkerPID)" "$workers"
 echo "ok: SET PRIORITY1 100 (read-write socket): Priority1 signalled on D-Bus, s1 MASTER, the ptp4l peer follows $clock, workers $workers kept"
+same_over_l2 "phcd grandmaster"
+echo "ok: PARENT_DATA_SET and TIME_PROPERTIES_DATA_SET identical over the socket and L2 (phcd grandmaster)"
 
 # Malformed and oversized requests on the socket: dropped and counted, or WRONG_LENGTH.
 ip netns exec "$S" python3 "$RAW" uds "$RW" "$tmp/raw.sock" >"$tmp/raw-uds"

@@ -229,7 +229,7 @@ static void add_port(struct manager *m, const char *ifname, const char *inst)
 	p->manager = m;
 	p->port_identity.clockIdentity = i->clock_identity;
 	p->port_identity.portNumber = (uint16_t) (m->n_ports + 1);
-	p->delay_mechanism = OPTIONS_DELAY_E2E;
+	p->delay_mechanism = DELAY_MECHANISM_E2E;
 	options_port_defaults(&p->options);
 	p->state = PORT_STATE_LISTENING;
 	p->enabled = true;

@@ -339,11 +339,11 @@ static void test_resolution(void **state)
 
 	assert_int_equal(config_port_options(c, "a", "eth0", &p), 0);
 	assert_int_equal(p.logSyncInterval, -2);
-	assert_int_equal(p.delay_mechanism, OPTIONS_DELAY_E2E);
+	assert_int_equal(p.delay_mechanism, DELAY_MECHANISM_E2E);
 	assert_int_equal(p.time_stamping, OPTIONS_TS_SOFTWARE);
 	assert_int_equal(config_port_options(c, "a", "eth1", &p), 0);
 	assert_int_equal(p.logSyncInterval, -3);
-	assert_int_equal(p.delay_mechanism, OPTIONS_DELAY_P2P);
+	assert_int_equal(p.delay_mechanism, DELAY_MECHANISM_P2P);
 	assert_int_equal(config_port_options(c, "b", "eth9", &p), 0);
 	assert_int_equal(p.logSyncInterval, -1);
 	assert_int_equal(p.announceReceiptTimeout, 3);

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "common/ipc.h"
+#include "ptp/util.h"
 
 /* A message of each type with every field away from zero, so a dropped field shows. */
 static void sample(enum ipc_type t, struct ipc_msg *m)
@@ -28,7 +29,7 @@ static void sample(enum ipc_type t, struct ipc_msg *m)
 		break;
 	case IPC_STATUS:
 		m->status.port_state = PORT_STATE_SLAVE;
-		m->status.servo_state = IPC_SERVO_LOCKED;
+		m->status.servo_state = SERVO_LOCKED;
 		m->status.offset_ns = -123456789012;
 		m->status.sample_ts = 1764547200123456789;
 		m->status.sample_mono = 987654321012;
@@ -76,13 +77,13 @@ static void sample(enum ipc_type t, struct ipc_msg *m)
 		snprintf(m->config.instance.userDescription,
 			 sizeof(m->config.instance.userDescription), "lab follower");
 		m->config.port.logSyncInterval = -3;
-		m->config.port.delay_mechanism = OPTIONS_DELAY_P2P;
+		m->config.port.delay_mechanism = DELAY_MECHANISM_P2P;
 		m->config.port.time_stamping = OPTIONS_TS_SOFTWARE;
 		m->config.port.delayAsymmetry = -42;
 		m->config.port.summary_interval = 3;
 		break;
 	case IPC_RECOMMENDED_STATE:
-		m->recommended_state.state = PORT_STATE_MASTER;
+		m->recommended_state.decision = BMCA_DECISION_M3;
 		m->recommended_state.stepsRemoved = 1;
 		memcpy(m->recommended_state.parent.parentPortIdentity.clockIdentity.id, "PPPPPPPP",
 		       8);
@@ -194,7 +195,7 @@ static void test_fields(void **state)
 	assert_string_equal(back.config.ifname, "veth0");
 	assert_string_equal(back.config.instance.userDescription, "lab follower");
 	assert_int_equal(back.config.instance.virtual_clock.initial_offset_ns, -500000000);
-	assert_int_equal(back.config.port.delay_mechanism, OPTIONS_DELAY_P2P);
+	assert_int_equal(back.config.port.delay_mechanism, DELAY_MECHANISM_P2P);
 	assert_int_equal(back.config.port.delayAsymmetry, -42);
 	assert_int_equal(back.config.port.summary_interval, 3);
 	assert_true(back.config.instance.twoStepFlag);
@@ -211,7 +212,7 @@ static void test_fields(void **state)
 	/* Header: type, version, length, big-endian. */
 	sample(IPC_SET_PRIORITY, &m);
 	assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
-	assert_memory_equal(buf, "\x00\x42\x00\x08\x00\x00\x00\x02\x0a\x14", 10);
+	assert_memory_equal(buf, "\x00\x42\x00\x09\x00\x00\x00\x02\x0a\x14", 10);
 }
 
 static void expect_bad(const uint8_t *buf, size_t len, const char *what)
@@ -328,6 +329,18 @@ static void test_bad_values(void **state)
 	assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
 	buf[IPC_HEADER_SIZE] = 2;
 	expect_bad(buf, len, "bool 2");
+	/* An Erbest 255 steps away: 9.3.2.5 d) never qualifies it, and Table 30 adds one. */
+	m.erbest.ds.stepsRemoved = 255;
+	assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
+	expect_bad(buf, len, "Erbest stepsRemoved 255");
+
+	/* A decision that is NONE (never sent) or past LISTENING. */
+	sample(IPC_RECOMMENDED_STATE, &m);
+	assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
+	buf[IPC_HEADER_SIZE] = BMCA_DECISION_NONE;
+	expect_bad(buf, len, "decision NONE");
+	buf[IPC_HEADER_SIZE] = BMCA_DECISION_LISTENING + 1;
+	expect_bad(buf, len, "decision past LISTENING");
 
 	/* Type 4 was CLOCK_REQUEST, which no worker ever sent: unknown now. */
 	sample(IPC_SET_PRIORITY, &m);
@@ -475,6 +488,35 @@ static void write_seeds(const char *dir)
 	}
 }
 
+/* The servo state is the servo's enum on both sides; only the codec knows its wire bytes. */
+static void test_servo_state_mapping(void **state)
+{
+	static const struct {
+		enum servo_state in, out;
+		uint8_t wire;
+	} cases[] = {
+		{ SERVO_UNLOCKED, SERVO_UNLOCKED, 0 },
+		{ SERVO_JUMP, SERVO_UNLOCKED, 0 },
+		{ SERVO_LOCKED, SERVO_LOCKED, 1 },
+		{ SERVO_HOLDOVER, SERVO_HOLDOVER, 2 },
+	};
+	uint8_t buf[IPC_MAX_SIZE];
+	struct ipc_msg m, back;
+	size_t len;
+
+	for (size_t k = 0; k < ARRAY_SIZE(cases); k++) {
+		sample(IPC_STATUS, &m);
+		m.status.servo_state = cases[k].in;
+		assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
+		/* header, then port_state (1 octet), then the servo state */
+		assert_int_equal(buf[IPC_HEADER_SIZE + 1], cases[k].wire);
+		assert_int_equal(ipc_decode(buf, len, &back), 0);
+		assert_int_equal(back.status.servo_state, cases[k].out);
+	}
+	buf[IPC_HEADER_SIZE + 1] = 3;
+	assert_int_equal(ipc_decode(buf, len, &back), -EBADMSG);
+}
+
 int main(void)
 {
 	if (getenv("PHCD_IPC_SEED_DIR")) {
@@ -483,7 +525,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip), cmocka_unit_test(test_fields),
 		cmocka_unit_test(test_malformed),  cmocka_unit_test(test_bad_values),
-		cmocka_unit_test(test_fd_passing),
+		cmocka_unit_test(test_fd_passing), cmocka_unit_test(test_servo_state_mapping),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

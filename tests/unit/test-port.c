@@ -37,6 +37,10 @@ struct side {
 	/* the last frame of each messageType this side sent, for replays and forgeries */
 	uint8_t sent[16][FRAME_MAX];
 	size_t sent_len[16];
+	/* With check_gm: Announces sent, and those naming another grandmaster than expect_gm. */
+	bool check_gm;
+	struct ClockIdentity expect_gm;
+	unsigned announces, announces_other_gm;
 };
 
 struct frame {
@@ -62,8 +66,9 @@ struct link {
 	/* Master to slave takes this much longer than LINK_DELAY, slave to master this much less.
 	 */
 	ns_t asymmetry;
-	bool slave_free; /* the slave measures only (no servo), as clock_backend = free_running */
-	int8_t log_sync; /* the master's logSyncInterval, when not 0 */
+	bool slave_free;  /* the slave measures only (no servo), as clock_backend = free_running */
+	bool external[2]; /* the side's state decision comes from a (simulated) supervisor */
+	int8_t log_sync;  /* the master's logSyncInterval, when not 0 */
 	/*
 	 * Each Sync (and its Follow_Up, which must not overtake it) is late by a uniform draw from
 	 * [0, sync_jitter): software timestamps.
@@ -113,6 +118,15 @@ static int fake_send(void *userdata, const void *buf, size_t len, bool pdelay, b
 	assert_true(len <= FRAME_MAX);
 	memcpy(s->sent[type], buf, len);
 	s->sent_len[type] = len;
+	if (type == MSG_ANNOUNCE && s->check_gm) {
+		struct msg m;
+
+		assert_int_equal(msg_parse(buf, len, &m), 0);
+		s->announces++;
+		if (!clock_identity_equal(&m.body.announce.grandmasterIdentity, &s->expect_gm)) {
+			s->announces_other_gm++;
+		}
+	}
 	if (s->mute) {
 		return (int) len;
 	}
@@ -184,7 +198,7 @@ static const struct port_ops fake_ops = {
 };
 
 static void side_init(struct link *l, int idx, uint8_t priority1, double freq_error_ppb,
-		      ns_t offset, enum options_delay_mechanism dm)
+		      ns_t offset, enum delay_mechanism dm)
 {
 	struct side *s = &l->s[idx];
 	struct clock_sim_config cc = {
@@ -209,6 +223,7 @@ static void side_init(struct link *l, int idx, uint8_t priority1, double freq_er
 	pc.seed = (uint64_t) idx + 7;
 	/* Master side (idx 0) never adjusts its clock: it is the reference. */
 	pc.adjust_clock = idx != 0 && !l->slave_free;
+	pc.external_bmca = l->external[idx];
 	if (l->log_sync) {
 		pc.port.logSyncInterval = l->log_sync;
 	}
@@ -216,7 +231,7 @@ static void side_init(struct link *l, int idx, uint8_t priority1, double freq_er
 }
 
 static void link_init_free(struct link *l, double master_ppb, ns_t slave_offset,
-			   enum options_delay_mechanism dm, bool slave_free, int8_t log_sync)
+			   enum delay_mechanism dm, bool slave_free, int8_t log_sync)
 {
 	memset(l, 0, sizeof(*l));
 	l->now = START;
@@ -228,8 +243,7 @@ static void link_init_free(struct link *l, double master_ppb, ns_t slave_offset,
 	assert_int_equal(port_start(l->s[1].port, l->now), 0);
 }
 
-static void link_init(struct link *l, double master_ppb, ns_t slave_offset,
-		      enum options_delay_mechanism dm)
+static void link_init(struct link *l, double master_ppb, ns_t slave_offset, enum delay_mechanism dm)
 {
 	link_init_free(l, master_ppb, slave_offset, dm, false, 0);
 }
@@ -314,8 +328,8 @@ static void assert_no_hostile(const struct side *s)
 	}
 }
 
-static void converge(enum options_delay_mechanism dm, double master_ppb, ns_t offset,
-		     ns_t residence, ns_t spike, ns_t bound)
+static void converge(enum delay_mechanism dm, double master_ppb, ns_t offset, ns_t residence,
+		     ns_t spike, ns_t bound)
 {
 	struct link l;
 	double sum2 = 0;
@@ -356,24 +370,24 @@ static void converge(enum options_delay_mechanism dm, double master_ppb, ns_t of
 /* A master 0.5 s and +100 ppm away: the slave steps, then locks (11.3 E2E). */
 static void test_converge_e2e(void **state)
 {
-	converge(OPTIONS_DELAY_E2E, 100000.0, 500 * NS_PER_MSEC, 0, 0, 200);
+	converge(DELAY_MECHANISM_E2E, 100000.0, 500 * NS_PER_MSEC, 0, 0, 200);
 }
 
 static void test_converge_p2p(void **state)
 {
-	converge(OPTIONS_DELAY_P2P, -100000.0, -500 * NS_PER_MSEC, 0, 0, 200);
+	converge(DELAY_MECHANISM_P2P, -100000.0, -500 * NS_PER_MSEC, 0, 0, 200);
 }
 
 /* A transparent clock adds 50 us each way and says so: correctionField must cancel it. */
 static void test_converge_correction(void **state)
 {
-	converge(OPTIONS_DELAY_E2E, 20000.0, NS_PER_MSEC, 50 * NS_PER_USEC, 0, 200);
+	converge(DELAY_MECHANISM_E2E, 20000.0, NS_PER_MSEC, 50 * NS_PER_USEC, 0, 200);
 }
 
 /* Software timestamp spikes (every 7th Sync 40 us late): held back from the servo, counted. */
 static void test_converge_spikes(void **state)
 {
-	converge(OPTIONS_DELAY_E2E, 100000.0, 500 * NS_PER_MSEC, 0, 40 * NS_PER_USEC, 300);
+	converge(DELAY_MECHANISM_E2E, 100000.0, 500 * NS_PER_MSEC, 0, 40 * NS_PER_USEC, 300);
 }
 
 /*
@@ -385,7 +399,7 @@ static void test_free_running_reports_spikes(void **state)
 {
 	struct link l;
 
-	link_init_free(&l, 0.0, 0, OPTIONS_DELAY_E2E, true, 0);
+	link_init_free(&l, 0.0, 0, DELAY_MECHANISM_E2E, true, 0);
 	l.spike_every = 7;
 	l.spike = 100 * NS_PER_USEC;
 	link_run(&l, START + 60 * NS_PER_SEC);
@@ -409,7 +423,7 @@ static void test_servo_reports_every_offset(void **state)
 	uint64_t pairs, outliers;
 	unsigned samples, kept = 0;
 
-	link_init_free(&l, 100000.0, 500 * NS_PER_MSEC, OPTIONS_DELAY_E2E, false, -3);
+	link_init_free(&l, 100000.0, 500 * NS_PER_MSEC, DELAY_MECHANISM_E2E, false, -3);
 	l.spike_every = 7;
 	l.spike = 40 * NS_PER_USEC;
 	link_run(&l, START + 60 * NS_PER_SEC);
@@ -450,7 +464,7 @@ static void test_gate_follows_servo(void **state)
 	unsigned kept = 0, big = 0;
 	double freq;
 
-	link_init_free(&l, 100000.0, 500 * NS_PER_MSEC, OPTIONS_DELAY_E2E, false, -3);
+	link_init_free(&l, 100000.0, 500 * NS_PER_MSEC, DELAY_MECHANISM_E2E, false, -3);
 	l.sync_jitter = 2 * NS_PER_USEC;
 	/* dbus-storm.sh PI="0.7 0.002" (per sample): kp x the jitter is ppm. */
 	l.s[1].port->servo->cfg.kp = 0.7;
@@ -489,7 +503,7 @@ static void test_rate_ratio_jitter(void **state)
 	struct link l;
 	ns_t worst = 0;
 
-	link_init_free(&l, 0.0, 0, OPTIONS_DELAY_E2E, true, -3);
+	link_init_free(&l, 0.0, 0, DELAY_MECHANISM_E2E, true, -3);
 	l.sync_jitter = jitter;
 	/* Every raw sample, no median to hide one. */
 	assert_int_equal(delay_filter_init(&l.s[1].port->delay.filter, DELAY_FILTER_MEDIAN, 1), 0);
@@ -543,7 +557,7 @@ static void test_delay_asymmetry(void **state)
 		struct link l;
 		ns_t e = 0;
 
-		link_init(&l, 1000.0, 0, OPTIONS_DELAY_E2E);
+		link_init(&l, 1000.0, 0, DELAY_MECHANISM_E2E);
 		l.asymmetry = NS_PER_USEC;
 		if (configured) {
 			/* IEEE 1588-2019 7.4.2: tms = meanPathDelay + delayAsymmetry. */
@@ -648,7 +662,7 @@ static void test_hostile(void **state)
 	struct link l;
 	size_t n;
 
-	link_init(&l, 5000.0, 10 * NS_PER_USEC, OPTIONS_DELAY_E2E);
+	link_init(&l, 5000.0, 10 * NS_PER_USEC, DELAY_MECHANISM_E2E);
 	link_run(&l, START + 40 * NS_PER_SEC);
 	assert_int_equal(port_get_state(l.s[1].port), PORT_STATE_SLAVE);
 	/* Stop between a Follow_Up and the next Sync: nothing is pending. */
@@ -713,7 +727,7 @@ static void test_hostile_p2p(void **state)
 	ns_t delay;
 	size_t n;
 
-	link_init(&l, 5000.0, 10 * NS_PER_USEC, OPTIONS_DELAY_P2P);
+	link_init(&l, 5000.0, 10 * NS_PER_USEC, DELAY_MECHANISM_P2P);
 	link_run(&l, START + 40 * NS_PER_SEC);
 	assert_int_equal(port_get_state(l.s[1].port), PORT_STATE_SLAVE);
 	link_run(&l, l.now + NS_PER_SEC / 2);
@@ -748,7 +762,7 @@ static void test_time_properties(void **state)
 	struct msg m;
 	ssize_t n;
 
-	link_init(&l, 0.0, 0, OPTIONS_DELAY_E2E);
+	link_init(&l, 0.0, 0, DELAY_MECHANISM_E2E);
 	link_run(&l, START + 40 * NS_PER_SEC);
 	assert_int_equal(port_get_state(l.s[1].port), PORT_STATE_SLAVE);
 	assert_false(port_time_properties_ds(l.s[1].port)->leap61);
@@ -785,7 +799,7 @@ static void test_master_disappears(void **state)
 	struct link l;
 	ns_t lost, timeout;
 
-	link_init(&l, 0.0, 0, OPTIONS_DELAY_E2E);
+	link_init(&l, 0.0, 0, DELAY_MECHANISM_E2E);
 	link_run(&l, START + 40 * NS_PER_SEC);
 	assert_int_equal(port_get_state(l.s[1].port), PORT_STATE_SLAVE);
 	o = &l.s[1].port->cfg.port;
@@ -816,6 +830,127 @@ static void test_master_disappears(void **state)
 }
 
 /*
+ * What phcd does for a supervised port (daemon/instance.c), over this one port: Erbest in, the
+ * clock-level decision, the decision and the clock's data sets back.
+ */
+static void supervise(struct side *s, ns_t now)
+{
+	struct bmca_clock_port cp = { .state = port_get_state(s->port) };
+	const struct timePropertiesDS own_tp = { .currentUtcOffset = 37, .timeSource = 0xA0 };
+	struct bmca_clock_decision dec;
+	struct bmca_clock_result res;
+
+	cp.has_erbest = port_get_erbest(s->port, now, &cp.erbest, &cp.erbest_tp) == 0;
+	bmca_clock_decide(port_default_ds(s->port), &own_tp, &cp, 1, &dec, &res);
+	(void) port_apply_decision(s->port, dec.decision, res.cds.stepsRemoved, &res.pds, &res.tp,
+				   now);
+}
+
+/* Side 1 supervised, the supervisor deciding every 10 ms (it hears of changes at once). */
+static void run_supervised(struct link *l, ns_t until)
+{
+	while (l->now < until) {
+		ns_t next = l->now + 10 * NS_PER_MSEC;
+
+		link_run(l, next < until ? next : until);
+		supervise(&l->s[1], l->now);
+	}
+}
+
+static void link_init_supervised(struct link *l)
+{
+	memset(l, 0, sizeof(*l));
+	l->now = START;
+	l->external[1] = true;
+	side_init(l, 0, 100, 0.0, 0, DELAY_MECHANISM_E2E);
+	side_init(l, 1, 200, 0.0, 0, DELAY_MECHANISM_E2E);
+	l->s[1].check_gm = true;
+	l->s[1].expect_gm = port_default_ds(l->s[1].port)->clockIdentity;
+	assert_int_equal(port_start(l->s[0].port, l->now), 0);
+	assert_int_equal(port_start(l->s[1].port, l->now), 0);
+}
+
+/*
+ * A supervised port sends no Announce before the supervisor's decision brought the clock's
+ * parent data set, even once its receipt timeout made it MASTER; the decision's first Announce
+ * goes out at once and names the grandmaster decided.
+ */
+static void test_supervised_no_announce_before_decision(void **state)
+{
+	struct side *s;
+	struct link l;
+	struct msg m;
+
+	link_init_supervised(&l);
+	s = &l.s[1];
+	l.s[0].mute = true;
+	link_run(&l, START + 10 * NS_PER_SEC);
+	assert_int_equal(port_get_state(s->port), PORT_STATE_MASTER);
+	assert_false(port_has_parent_data_sets(s->port));
+	/* expected: no Announce at all (it would name a parent nobody chose) */
+	assert_int_equal(port_get_counter(s->port, PORT_CNT_TX_ANNOUNCE), 0);
+	assert_int_equal(s->announces, 0);
+	/* Before any decision the data sets name the clock itself (8.2.3), never zeros. */
+	assert_true(
+		clock_identity_equal(&port_parent_ds(s->port)->grandmasterIdentity, &s->expect_gm));
+
+	supervise(s, l.now);
+	assert_true(port_has_parent_data_sets(s->port));
+	assert_int_equal(port_tick(s->port, l.now), 0);
+	assert_int_equal(port_get_counter(s->port, PORT_CNT_TX_ANNOUNCE), 1);
+	assert_int_equal(msg_parse(s->sent[MSG_ANNOUNCE], s->sent_len[MSG_ANNOUNCE], &m), 0);
+	assert_true(clock_identity_equal(&m.body.announce.grandmasterIdentity, &s->expect_gm));
+	assert_int_equal(m.body.announce.grandmasterPriority1, 200);
+	assert_int_equal(m.body.announce.stepsRemoved, 0);
+	assert_int_equal(s->announces_other_gm, 0);
+	link_free(&l);
+}
+
+/*
+ * MASTER -> SLAVE -> MASTER under a supervisor: once its grandmaster fell silent the port never
+ * announces that dead grandmaster; it waits for the decision and names itself.
+ */
+static void test_supervised_master_slave_master(void **state)
+{
+	const struct ClockIdentity *gm0;
+	struct side *s;
+	struct link l;
+	unsigned before;
+
+	link_init_supervised(&l);
+	s = &l.s[1];
+	gm0 = &port_default_ds(l.s[0].port)->clockIdentity;
+	l.s[0].mute = true;
+	run_supervised(&l, START + 10 * NS_PER_SEC);
+	assert_int_equal(port_get_state(s->port), PORT_STATE_MASTER);
+	assert_true(s->announces > 0);
+	assert_int_equal(s->announces_other_gm, 0);
+
+	/* The better grandmaster (priority1 100) appears: SLAVE, following it. */
+	l.s[0].mute = false;
+	s->check_gm = false;
+	run_supervised(&l, l.now + 10 * NS_PER_SEC);
+	assert_true(port_is_slave(s->port));
+	assert_true(clock_identity_equal(&port_parent_ds(s->port)->grandmasterIdentity, gm0));
+	assert_int_equal(port_current_ds(s->port)->stepsRemoved, 1);
+	assert_int_equal(port_parent_ds(s->port)->observedParentClockPhaseChangeRate, 0x7FFFFFFF);
+
+	/* It goes silent: MASTER again, and every Announce from now names this clock. */
+	l.s[0].mute = true;
+	s->check_gm = true;
+	before = s->announces;
+	run_supervised(&l, l.now + 15 * NS_PER_SEC);
+	assert_int_equal(port_get_state(s->port), PORT_STATE_MASTER);
+	assert_true(s->announces > before);
+	if (s->announces_other_gm) {
+		fail_msg("%u of %u Announces after the grandmaster fell silent named another "
+			 "grandmaster, expected none",
+			 s->announces_other_gm, s->announces - before);
+	}
+	link_free(&l);
+}
+
+/*
  * port_set_priorities() in place: the grandmaster (priority1 100) drops to 250, announces it at
  * once, and the BMCA turns round without restarting either port: the other side (200) becomes
  * MASTER and the first one its SLAVE.
@@ -827,7 +962,7 @@ static void test_set_priorities(void **state)
 	uint64_t announces;
 	ns_t t0;
 
-	link_init(&l, 0.0, 0, OPTIONS_DELAY_E2E);
+	link_init(&l, 0.0, 0, DELAY_MECHANISM_E2E);
 	link_run(&l, START + 20 * NS_PER_SEC);
 	assert_int_equal(port_get_state(l.s[0].port), PORT_STATE_MASTER);
 	assert_true(port_is_slave(l.s[1].port));
@@ -877,7 +1012,7 @@ static void test_state_decision_slack(void **state)
 
 	memset(&l, 0, sizeof(l));
 	l.now = START;
-	side_init(&l, 1, 200, 0.0, 0, OPTIONS_DELAY_E2E);
+	side_init(&l, 1, 200, 0.0, 0, DELAY_MECHANISM_E2E);
 	p = l.s[1].port;
 	interval = ds_log_interval_to_ns(p->cfg.port.logAnnounceInterval);
 	timeout = p->cfg.port.announceReceiptTimeout * interval;
@@ -919,6 +1054,8 @@ int main(void)
 		cmocka_unit_test(test_gate_follows_servo),
 		cmocka_unit_test(test_rate_ratio_jitter),
 		cmocka_unit_test(test_state_decision_slack),
+		cmocka_unit_test(test_supervised_no_announce_before_decision),
+		cmocka_unit_test(test_supervised_master_slave_master),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

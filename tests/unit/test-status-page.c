@@ -48,7 +48,7 @@ static void status(struct ipc_msg *m, int64_t offset)
 	memset(m, 0, sizeof(*m));
 	m->type = IPC_STATUS;
 	m->status.port_state = PORT_STATE_SLAVE;
-	m->status.servo_state = IPC_SERVO_LOCKED;
+	m->status.servo_state = SERVO_LOCKED;
 	m->status.offset_ns = offset;
 	m->status.mean_path_delay_ns = 280;
 	m->status.freq_ppb = -12.5;

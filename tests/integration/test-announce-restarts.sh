@@ -1,0 +1,127 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Every Announce phcd sends names the grandmaster its supervisor decided, from a worker's first
+# Announce on: phcd is grandmaster for a ptp4l peer (priority1 250, --free_running 1); its worker
+# is killed three times and restarted by the supervisor. A capture on the peer's side (dumpcap)
+# shows no Announce from phcd naming any other grandmaster (before the fix: an all-zero one,
+# priority1 0, after each restart), and ptp4l never selects another master. PARENT_DATA_SET of the
+# grandmaster instance is the same over the management socket and over L2 (pmc -u, pmc -2).
+set -euo pipefail
+: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
+. "$SRC/tests/lib/net-helpers.sh"
+. "$SRC/tests/lib/dbus-helpers.sh"
+. "$SRC/tests/lib/ptp-helpers.sh"
+
+PHCD=$BUILD/daemon/phcd
+PHCCTL=$BUILD/phcctl/phcctl
+RESTARTS=3
+tmp=$(mktemp -d)
+chmod 755 "$tmp"
+S=phan-s$$ P=phan-p$$
+trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
+dbus_start "$tmp/bus"
+netns_pair "$S" "$P" s1 p1
+
+# The capture runs from before phcd's first frame to the end.
+ip netns exec "$P" dumpcap -q -i p1 -f 'ether proto 0x88f7' -w "$tmp/cap.pcapng" \
+	>"$tmp/tshark.log" 2>&1 &
+TSHARK_PID=$!
+BG_PIDS+=($TSHARK_PID)
+# The capture file gets its header once dumpcap captures.
+deadline=$((SECONDS + 60))
+until [ -s "$tmp/cap.pcapng" ]; do
+	[ "$SECONDS" -lt "$deadline" ] || fail "dumpcap did not start capturing: $(cat "$tmp/tshark.log")"
+	sleep 0.05
+done
+
+ip netns exec "$P" capsh --drop=cap_sys_time -- -c "exec ptp4l -i p1 -2 -S -m --free_running 1 \
+	--priority1 250 $PTP4L_FAST --uds_address $tmp/peer.uds" >"$tmp/peer.log" 2>&1 &
+BG_PIDS+=($!)
+{
+	phcd_fast_global
+	cat <<CONF
+
+[instance lab]
+interfaces = s1
+clock_backend = free_running
+CONF
+} >"$tmp/phcd.conf"
+RW=$tmp/ptp
+ip netns exec "$S" capsh --drop=cap_sys_time -- -c "exec $PHCD -f $tmp/phcd.conf --uds $RW \
+	--uds-ro $tmp/ptp-ro" >"$tmp/phcd.log" 2>&1 &
+BG_PIDS+=($!)
+wait_bus_name org.phcd1 10
+
+clock=$(busctl --system get-property org.phcd1 /org/phcd1/instance/lab org.phcd1.Instance \
+	ClockIdentity | cut -d' ' -f2 | tr -d '"')
+# wait_peer_parent SECONDS: until the ptp4l peer's parent is phcd.
+wait_peer_parent() {
+	local deadline=$((SECONDS + $1)) gm
+	while :; do
+		gm=$(ip netns exec "$P" pmc -u -b 0 -s "$tmp/peer.uds" -i "$tmp/pmc.peer" \
+			'GET PARENT_DATA_SET' | awk '$1 == "grandmasterIdentity" { print $2 }')
+		[ "$gm" != "$clock" ] || return 0
+		[ "$SECONDS" -lt "$deadline" ] ||
+			fail "ptp4l peer: expected grandmaster $clock within $1 s, got '$gm'; phcd: $(tail -n 5 "$tmp/phcd.log")"
+		sleep 0.2
+	done
+}
+worker_pid() { "$PHCCTL" port s1 --json | jq -r '.WorkerPID'; }
+wait_peer_parent 20
+echo "ok: phcd ($clock) is the ptp4l peer's grandmaster"
+
+# PARENT_DATA_SET of a grandmaster instance, over the socket and over L2 (the worker of s1).
+pds() { grep -v ' seq ' <<<"$1" | grep -E '^[[:space:]]+[a-zA-Z]' | sed 's/^[[:space:]]*//'; }
+uds=$(pds "$(ip netns exec "$S" pmc -u -b 0 -s "$RW" -i "$tmp/pmc.u" 'GET PARENT_DATA_SET')")
+l2=$(pds "$(ip netns exec "$P" pmc -2 -i p1 -b 0 'GET PARENT_DATA_SET')")
+[ -n "$uds" ] && [ "$uds" = "$l2" ] ||
+	fail "PARENT_DATA_SET: over the socket
+$uds
+over L2
+$l2"
+grep -q "observedParentOffsetScaledLogVariance 0xffff" <<<"$uds" ||
+	fail "PARENT_DATA_SET: expected observedParentOffsetScaledLogVariance 0xffff: $uds"
+echo "ok: PARENT_DATA_SET identical over pmc -u and pmc -2 ($(wc -l <<<"$uds") fields, grandmaster $clock)"
+
+for k in $(seq 1 $RESTARTS); do
+	old=$(worker_pid)
+	[ "$old" -gt 0 ] || fail "restart $k: no worker on s1"
+	kill -KILL "$old"
+	deadline=$((SECONDS + 15))
+	while new=$(worker_pid); [ "$new" = "$old" ] || [ "$new" = 0 ]; do
+		[ "$SECONDS" -lt "$deadline" ] || fail "restart $k: no new worker within 15 s (was $old)"
+		sleep 0.05
+	done
+	# The new worker's state decision, then its Announces (peer's receipt timeout: 0.75 s).
+	"$PHCCTL" port s1 --json >/dev/null
+	deadline=$((SECONDS + 20))
+	until [ "$("$PHCCTL" port s1 --json | jq -r '.State')" = MASTER ]; do
+		[ "$SECONDS" -lt "$deadline" ] || fail "restart $k: s1 not MASTER again within 20 s"
+		sleep 0.05
+	done
+	wait_peer_parent 20
+	sleep 2
+	echo "ok: restart $k: worker $old killed, $new took over, s1 MASTER, the peer follows $clock"
+done
+sleep 1
+kill "$TSHARK_PID"
+wait "$TSHARK_PID" 2>/dev/null || true
+
+# Every Announce from phcd's clock names phcd as grandmaster, with its priority1 (128).
+tshark -r "$tmp/cap.pcapng" -Y 'ptp.v2.messagetype == 0xb' -T fields -E separator=' ' \
+	-e ptp.v2.clockidentity -e ptp.v2.an.grandmasterclockidentity -e ptp.v2.an.priority1 \
+	2>/dev/null | tr -d ':' | sed 's/0x//g' >"$tmp/announces"
+want=$(tr -d '.' <<<"$clock")
+ours=$(awk -v c="$want" '$1 == c' "$tmp/announces" | wc -l)
+bad=$(awk -v c="$want" '$1 == c && ($2 != c || $3 != 128)' "$tmp/announces" | sort | uniq -c)
+[ "$ours" -gt 20 ] || fail "only $ours Announces from phcd ($want) in the capture: $(head -n 5 "$tmp/announces")"
+[ -z "$bad" ] || fail "Announces from phcd naming another grandmaster or priority1 (count source gm priority1):
+$bad"
+echo "ok: capture: $ours Announces from phcd over $RESTARTS worker restarts, every one names $clock, priority1 128"
+
+# ptp4l selected no master but phcd (its own clock while phcd's port was gone is not a master).
+others=$(grep -o 'selected best master clock [0-9a-f.]*' "$tmp/peer.log" | awk '{ print $5 }' |
+	grep -v -x "$clock" | sort | uniq -c || true)
+[ -z "$others" ] || fail "ptp4l selected another best master: $others"
+echo "ok: ptp4l selected only $clock as best master ($(grep -c 'selected best master clock' "$tmp/peer.log") times)"
+echo PASS

@@ -1,0 +1,70 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# ServoState is signalled only when it changes: phcd locked to a ptp4l grandmaster, `phcctl
+# monitor` over 30 s. Every ServoState in an instance's PropertiesChanged differs from the one
+# before it, and a servo that stays locked through the window sends none.
+set -euo pipefail
+: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
+. "$SRC/tests/lib/net-helpers.sh"
+. "$SRC/tests/lib/dbus-helpers.sh"
+. "$SRC/tests/lib/ptp-helpers.sh"
+
+PHCD=$BUILD/daemon/phcd
+PHCCTL=$BUILD/phcctl/phcctl
+WINDOW=${WINDOW:-30}
+tmp=$(mktemp -d)
+chmod 755 "$tmp"
+S=phsv-s$$ G=phsv-g$$
+trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
+dbus_start "$tmp/bus"
+netns_pair "$S" "$G" s1 g1
+
+ptp4l_gm "$G" g1 "$tmp/gm.uds" "$tmp/gm.log"
+{
+	phcd_fast_global
+	cat <<CONF
+
+[instance lab]
+interfaces = s1
+clock_backend = virtual
+CONF
+} >"$tmp/phcd.conf"
+# The monitor runs before phcd: it sees every ServoState from the first.
+"$PHCCTL" monitor --json >"$tmp/mon" 2>"$tmp/mon.err" &
+BG_PIDS+=($!)
+wait_for "$tmp/mon.err" '^Monitoring' 5
+ip netns exec "$S" capsh --drop=cap_sys_time -- -c "exec $PHCD -f $tmp/phcd.conf" \
+	>"$tmp/phcd.log" 2>&1 &
+BG_PIDS+=($!)
+wait_bus_name org.phcd1 10
+
+rc=0
+"$PHCCTL" wait-sync --timeout 30 --max-offset 100000 >"$tmp/ws" 2>&1 || rc=$?
+[ "$rc" = 0 ] || fail "wait-sync against ptp4l: exit $rc: $(cat "$tmp/ws"); phcd: $(tail -n 20 "$tmp/phcd.log")"
+# The signal that says locked may still be on its way (coalesced, at most a second).
+wait_for "$tmp/mon" '"ServoState":"locked"' 5
+from=$(wc -l <"$tmp/mon")
+sleep "$WINDOW"
+"$PHCCTL" status --json | jq -e '.Instances[0].Synchronized' >/dev/null ||
+	fail "instance lab no longer synchronized after ${WINDOW} s"
+
+# servo_states FROM: the ServoState values of instance lab's PropertiesChanged after line FROM.
+servo_states() {
+	tail -n +$(($1 + 1)) "$tmp/mon" |
+		jq -r 'select(.signal == "PropertiesChanged" and .path == "/org/phcd1/instance/lab")
+			| .args[1].ServoState // empty'
+}
+all=$(servo_states 0 | paste -sd' ')
+in_window=$(servo_states "$from" | wc -l)
+samples=$(tail -n +$((from + 1)) "$tmp/mon" | grep -c '"path":"/org/phcd1/instance/lab".*OffsetFromMaster' || true)
+prev=""
+for s in $all; do
+	[ "$s" != "$prev" ] || fail "ServoState \"$s\" signalled twice in a row (sequence: $all), expected a signal only on a change"
+	prev=$s
+done
+[ "$in_window" = 0 ] ||
+	fail "ServoState signalled $in_window times in ${WINDOW} s of a servo that stayed locked (sequence: $all), expected 0"
+[ "$samples" -ge $((WINDOW / 2)) ] ||
+	fail "only $samples OffsetFromMaster signals in ${WINDOW} s: is the monitor seeing the instance at all?"
+echo "ok: ServoState sequence from start: $all; in ${WINDOW} s locked: 0 ServoState signals, $samples offset signals"
+echo PASS

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The supervisor's instance: what a port's STATUS changes in the state D-Bus serves. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "daemon/manager-internal.h"
+
+/* A manager with no event loop, no workers and no bus: enough for instance.c's logic. */
+struct rig {
+	struct manager m;
+	struct instance *inst;
+	struct mport port;
+	struct mport *ports[1];
+	unsigned int changes; /* instance_changed calls */
+	unsigned int servo_changes;
+};
+
+static void on_instance_changed(void *userdata, struct instance *i, unsigned int mask)
+{
+	struct rig *r = userdata;
+
+	r->changes++;
+	if (mask & INSTANCE_CHANGED_SERVO) {
+		r->servo_changes++;
+	}
+}
+
+static const struct manager_ops rig_ops = {
+	.instance_changed = on_instance_changed,
+};
+
+static void rig_init(struct rig *r)
+{
+	struct config_instance ci = { 0 };
+
+	memset(r, 0, sizeof(*r));
+	options_instance_defaults(&ci.options);
+	options_port_defaults(&ci.port);
+	snprintf(ci.options.name, sizeof(ci.options.name), "test");
+	r->m.ops = &rig_ops;
+	r->m.userdata = r;
+	assert_int_equal(instance_new(&r->m, &ci, &r->inst), 0);
+	snprintf(r->port.ifname, sizeof(r->port.ifname), "veth0");
+	r->port.instance = r->inst;
+	r->port.manager = &r->m;
+	r->port.state = PORT_STATE_SLAVE;
+	r->ports[0] = &r->port;
+	r->m.ports = r->ports;
+	r->m.n_ports = 1;
+}
+
+static void rig_free(struct rig *r)
+{
+	instance_free(r->inst);
+}
+
+static void status(struct rig *r, enum servo_state st, ns_t offset)
+{
+	struct ipc_status s = {
+		.port_state = r->port.state,
+		.servo_state = st,
+		.offset_ns = offset,
+		.mean_path_delay_ns = 1000,
+	};
+
+	instance_port_status(r->inst, &r->port, &s);
+}
+
+/* The same LOCKED STATUS again: no change to signal (no PropertiesChanged for ServoState). */
+static void test_repeated_locked_is_no_change(void **state)
+{
+	struct rig r;
+
+	rig_init(&r);
+	status(&r, SERVO_LOCKED, 10);
+	assert_int_equal(r.servo_changes, 1);
+	assert_int_equal(r.inst->servo_state, SERVO_LOCKED);
+	assert_true(r.inst->synchronized);
+	for (int k = 0; k < 10; k++) {
+		status(&r, SERVO_LOCKED, 10);
+	}
+	/* expected: the servo changed once (UNLOCKED -> LOCKED), then never again */
+	assert_int_equal(r.servo_changes, 1);
+	assert_int_equal(r.changes, 1);
+	/* a new offset is a sample change, not a servo change */
+	status(&r, SERVO_LOCKED, 11);
+	assert_int_equal(r.servo_changes, 1);
+	assert_int_equal(r.changes, 2);
+	rig_free(&r);
+}
+
+/* Each real transition is signalled once: UNLOCKED -> LOCKED -> HOLDOVER -> UNLOCKED. */
+static void test_servo_transitions(void **state)
+{
+	static const enum servo_state seq[] = { SERVO_LOCKED,	SERVO_LOCKED,	SERVO_HOLDOVER,
+						SERVO_HOLDOVER, SERVO_UNLOCKED, SERVO_UNLOCKED };
+	struct rig r;
+
+	rig_init(&r);
+	for (size_t k = 0; k < sizeof(seq) / sizeof(seq[0]); k++) {
+		status(&r, seq[k], 10);
+		assert_int_equal(r.inst->servo_state, seq[k]);
+	}
+	assert_int_equal(r.servo_changes, 3);
+	assert_false(r.inst->synchronized);
+	rig_free(&r);
+}
+
+/* Synchronized needs a SLAVE port whose servo is LOCKED; UNCALIBRATED is not synchronized. */
+static void test_synchronized_needs_slave(void **state)
+{
+	struct rig r;
+
+	rig_init(&r);
+	r.port.state = PORT_STATE_UNCALIBRATED;
+	status(&r, SERVO_LOCKED, 10);
+	assert_int_equal(r.inst->servo_state, SERVO_LOCKED);
+	assert_false(r.inst->synchronized);
+	r.port.state = PORT_STATE_SLAVE;
+	status(&r, SERVO_LOCKED, 10);
+	assert_true(r.inst->synchronized);
+	assert_int_equal(r.servo_changes, 2);
+	/* a MASTER port's STATUS says nothing about the instance's servo */
+	r.port.state = PORT_STATE_MASTER;
+	status(&r, SERVO_UNLOCKED, 0);
+	assert_int_equal(r.servo_changes, 2);
+	rig_free(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_repeated_locked_is_no_change),
+		cmocka_unit_test(test_servo_transitions),
+		cmocka_unit_test(test_synchronized_needs_slave),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
