@@ -5,7 +5,8 @@
 # is killed three times and restarted by the supervisor. A capture on the peer's side (dumpcap)
 # shows no Announce from phcd naming any other grandmaster (before the fix: an all-zero one,
 # priority1 0, after each restart), and ptp4l never selects another master. PARENT_DATA_SET of the
-# grandmaster instance is the same over the management socket and over L2 (pmc -u, pmc -2).
+# grandmaster instance is the same over the management socket and over L2 (pmc -u, pmc -2), and
+# a slave-only instance that hears nobody names itself there (gmPresent false), not zeros.
 set -euo pipefail
 : "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
 . "$SRC/tests/lib/net-helpers.sh"
@@ -17,10 +18,15 @@ PHCCTL=$BUILD/phcctl/phcctl
 RESTARTS=3
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
-S=phan-s$$ P=phan-p$$
+S=phan-s$$ P=phan-p$$ Q=phan-q$$
 trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
 dbus_start "$tmp/bus"
 netns_pair "$S" "$P" s1 p1
+# s2 faces a namespace with nothing but pmc: instance quiet (slave-only, domain 5) hears nobody.
+netns_add "$Q"
+ip link add s2 netns "$S" type veth peer name q2 netns "$Q"
+ip -n "$S" link set s2 up
+ip -n "$Q" link set q2 up
 
 # The capture runs from before phcd's first frame to the end.
 ip netns exec "$P" dumpcap -q -i p1 -f 'ether proto 0x88f7' -w "$tmp/cap.pcapng" \
@@ -43,6 +49,12 @@ BG_PIDS+=($!)
 
 [instance lab]
 interfaces = s1
+clock_backend = free_running
+
+[instance quiet]
+interfaces = s2
+domainNumber = 5
+slaveOnly = 1
 clock_backend = free_running
 CONF
 } >"$tmp/phcd.conf"
@@ -82,6 +94,28 @@ $l2"
 grep -q "observedParentOffsetScaledLogVariance 0xffff" <<<"$uds" ||
 	fail "PARENT_DATA_SET: expected observedParentOffsetScaledLogVariance 0xffff: $uds"
 echo "ok: PARENT_DATA_SET identical over pmc -u and pmc -2 ($(wc -l <<<"$uds") fields, grandmaster $clock)"
+
+# The slave-only instance: LISTENING, nobody heard; over both paths it is its own grandmaster.
+quiet=$(busctl --system get-property org.phcd1 /org/phcd1/instance/quiet org.phcd1.Instance \
+	ClockIdentity | cut -d' ' -f2 | tr -d '"')
+deadline=$((SECONDS + 10))
+until [ "$("$PHCCTL" port s2 --json | jq -r '.State')" = LISTENING ]; do
+	[ "$SECONDS" -lt "$deadline" ] || fail "s2 (slave-only) not LISTENING within 10 s"
+	sleep 0.05
+done
+for how in socket l2; do
+	if [ $how = socket ]; then
+		out=$(ip netns exec "$S" pmc -u -b 0 -d 5 -s "$RW" -i "$tmp/pmc.q" 'GET TIME_STATUS_NP' 'GET PARENT_DATA_SET')
+	else
+		out=$(ip netns exec "$Q" pmc -2 -i q2 -b 0 -d 5 'GET TIME_STATUS_NP' 'GET PARENT_DATA_SET')
+	fi
+	gm=$(awk '$1 == "gmIdentity" { print $2; exit }' <<<"$out")
+	present=$(awk '$1 == "gmPresent" { print $2; exit }' <<<"$out")
+	pgm=$(awk '$1 == "grandmasterIdentity" { print $2; exit }' <<<"$out")
+	[ "$gm" = "$quiet" ] && [ "$pgm" = "$quiet" ] && [ "$present" = false ] ||
+		fail "slave-only instance over $how: expected gmIdentity and grandmasterIdentity $quiet, gmPresent false; got: $out"
+done
+echo "ok: slave-only instance hearing nobody: gmIdentity $quiet, gmPresent false over the socket and over L2"
 
 for k in $(seq 1 $RESTARTS); do
 	old=$(worker_pid)
