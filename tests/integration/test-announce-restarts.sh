@@ -6,7 +6,9 @@
 # shows no Announce from phcd naming any other grandmaster (before the fix: an all-zero one,
 # priority1 0, after each restart), and ptp4l never selects another master. PARENT_DATA_SET of the
 # grandmaster instance is the same over the management socket and over L2 (pmc -u, pmc -2), and
-# a slave-only instance that hears nobody names itself there (gmPresent false), not zeros.
+# a slave-only instance that hears nobody names itself there (gmPresent false), not zeros. Then
+# MASTER -> SLAVE -> MASTER: a better ptp4l (priority1 50) joins the segment and leaves again;
+# after it left, phcd's Announces never name it and the peer selects only phcd.
 set -euo pipefail
 : "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
 . "$SRC/tests/lib/net-helpers.sh"
@@ -18,10 +20,15 @@ PHCCTL=$BUILD/phcctl/phcctl
 RESTARTS=3
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
-S=phan-s$$ P=phan-p$$ Q=phan-q$$
+S=phan-s$$ P=phan-p$$ Q=phan-q$$ B=phan-b$$ X=phan-x$$
 trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
 dbus_start "$tmp/bus"
-netns_pair "$S" "$P" s1 p1
+# One segment (a bridge): phcd's s1, the peer's p1, and later the better clock's x1.
+lan_bridge "$B"
+netns_add "$S"
+netns_add "$P"
+lan_station "$B" "$S" s1
+lan_station "$B" "$P" p1
 # s2 faces a namespace with nothing but pmc: instance quiet (slave-only, domain 5) hears nobody.
 netns_add "$Q"
 ip link add s2 netns "$S" type veth peer name q2 netns "$Q"
@@ -137,6 +144,31 @@ for k in $(seq 1 $RESTARTS); do
 	sleep 2
 	echo "ok: restart $k: worker $old killed, $new took over, s1 MASTER, the peer follows $clock"
 done
+restart_lines=$(wc -l <"$tmp/peer.log")
+
+# MASTER -> SLAVE -> MASTER: the better clock comes and goes.
+lan_station "$B" "$X" x1
+ip netns exec "$X" capsh --drop=cap_sys_time -- -c "exec ptp4l -i x1 -2 -S -m --free_running 1 \
+	--priority1 50 $PTP4L_FAST --uds_address $tmp/better.uds" >"$tmp/better.log" 2>&1 &
+BETTER_PID=$!
+BG_PIDS+=($BETTER_PID)
+better=$(eui64 x1 "$X" | sed 's/^\(......\)\(....\)\(......\)$/\1.\2.\3/')
+deadline=$((SECONDS + 20))
+until [ "$("$PHCCTL" port s1 --json | jq -r '.State')" = SLAVE ]; do
+	[ "$SECONDS" -lt "$deadline" ] || fail "s1 not SLAVE of $better within 20 s"
+	sleep 0.05
+done
+kill "$BETTER_PID"
+wait "$BETTER_PID" 2>/dev/null || true
+gone_lines=$(wc -l <"$tmp/peer.log")
+deadline=$((SECONDS + 20))
+until [ "$("$PHCCTL" port s1 --json | jq -r '.State')" = MASTER ]; do
+	[ "$SECONDS" -lt "$deadline" ] || fail "s1 not MASTER again within 20 s of $better leaving"
+	sleep 0.05
+done
+wait_peer_parent 20
+sleep 2
+echo "ok: MASTER -> SLAVE of $better -> MASTER again once it left; the peer follows $clock"
 sleep 1
 kill "$TSHARK_PID"
 wait "$TSHARK_PID" 2>/dev/null || true
@@ -151,11 +183,13 @@ bad=$(awk -v c="$want" '$1 == c && ($2 != c || $3 != 128)' "$tmp/announces" | so
 [ "$ours" -gt 20 ] || fail "only $ours Announces from phcd ($want) in the capture: $(head -n 5 "$tmp/announces")"
 [ -z "$bad" ] || fail "Announces from phcd naming another grandmaster or priority1 (count source gm priority1):
 $bad"
-echo "ok: capture: $ours Announces from phcd over $RESTARTS worker restarts, every one names $clock, priority1 128"
+echo "ok: capture: $ours Announces from phcd over $RESTARTS worker restarts and MASTER -> SLAVE -> MASTER, every one names $clock, priority1 128"
 
-# ptp4l selected no master but phcd (its own clock while phcd's port was gone is not a master).
-others=$(grep -o 'selected best master clock [0-9a-f.]*' "$tmp/peer.log" | awk '{ print $5 }' |
+# ptp4l selected no master but phcd (its own clock while phcd's port was gone is not a master)
+# during the restarts, and none but phcd after the better clock left.
+others=$( (head -n "$restart_lines" "$tmp/peer.log"; tail -n +$((gone_lines + 1)) "$tmp/peer.log") |
+	grep -o 'selected best master clock [0-9a-f.]*' | awk '{ print $5 }' |
 	grep -v -x "$clock" | sort | uniq -c || true)
 [ -z "$others" ] || fail "ptp4l selected another best master: $others"
-echo "ok: ptp4l selected only $clock as best master ($(grep -c 'selected best master clock' "$tmp/peer.log") times)"
+echo "ok: ptp4l selected only $clock as best master during the restarts and after $better left"
 echo PASS
