@@ -1,0 +1,92 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# phcctl survives every shape of state, with a clear message and its documented exit code: no
+# instances, an instance without ports (the default on a machine without a PHC), phcd absent,
+# no system bus, and phcd going away while a command waits for its answer. Served by
+# tool-bus-fake on a private bus.
+set -euo pipefail
+: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
+. "$SRC/tests/lib/net-helpers.sh"
+. "$SRC/tests/lib/dbus-helpers.sh"
+
+FAKE=$BUILD/tests/integration/tool-bus-fake
+PHCCTL=$BUILD/phcctl/phcctl
+tmp=$(mktemp -d)
+chmod 755 "$tmp"
+trap 'exec 5>&- 2>/dev/null || true; net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
+dbus_start "$tmp/bus"
+
+# expect RC WHAT CMD...: run phcctl CMD..., expect exit RC (139 is a crash) and, when WHAT is not
+# empty, a line matching WHAT on stderr or stdout.
+expect() {
+	local want=$1 what=$2 rc=0
+	shift 2
+	"$PHCCTL" "$@" >"$tmp/o" 2>"$tmp/e" || rc=$?
+	[ "$rc" = "$want" ] ||
+		fail "phcctl $*: expected exit $want, got $rc; stdout: $(head -c 300 "$tmp/o"); stderr: $(cat "$tmp/e")"
+	if [ -n "$what" ] && ! grep -Eq -- "$what" "$tmp/o" "$tmp/e"; then
+		fail "phcctl $*: expected '$what', got stdout: $(head -c 300 "$tmp/o"); stderr: $(cat "$tmp/e")"
+	fi
+}
+
+# --- phcd absent (the bus is there), then no bus at all: exit 6 and a sentence saying so
+for cmd in status ports "port eth0" "instance default" reload "disable eth0" "status --json" \
+	"ports --json" "instance default --json"; do
+	# shellcheck disable=SC2086
+	expect 6 '^phcctl: .*phcd is not running \(no org.phcd1 on the system bus\)$' $cmd
+done
+expect 5 'timed out after 0.3 s: phcd is not running' wait-sync --timeout 0.3
+DBUS_SYSTEM_BUS_ADDRESS=unix:path=$tmp/nonexistent expect 6 '^phcctl: cannot connect to the system bus: ' status
+echo "ok: phcd absent: status, ports, port, instance, reload, disable (and --json) exit 6 saying so; no bus: exit 6"
+
+mkfifo "$tmp/in"
+"$FAKE" <"$tmp/in" >"$tmp/out" 2>&1 &
+FAKE_PID=$!
+BG_PIDS+=($FAKE_PID)
+exec 5>"$tmp/in"
+wait_for "$tmp/out" '^ready$' 30
+wait_bus_name org.phcd1 10
+fake() {
+	local from
+	from=$(wc -l <"$tmp/out")
+	echo "$*" >&5
+	wait_for "$tmp/out" "^(ok $1|error: .*)\$" 10 "$from"
+}
+
+# --- no instances at all
+expect 0 '^No instances\.$' status
+expect 0 '"Instances":\[\]' status --json
+expect 0 'INTERFACE' ports
+expect 0 '^\[\]$' ports --json
+echo "ok: no instances: status says so, ports lists none, both also as JSON"
+
+# --- an instance without ports: the state of any machine without a PHC
+fake instance lonely
+expect 0 '^  Ports: none$' status
+expect 0 '^  Ports: none$' instance lonely
+expect 0 '"Ports":\[\]' instance lonely --json
+expect 0 '"Ports":\[\]' status --json
+expect 0 '^\[\]$' ports --json
+fake port veth0 lonely
+fake instance empty
+expect 0 '^  veth0 ' status
+grep -q '^  Ports: none$' "$tmp/o" || fail "status: the instance without ports lacks 'Ports: none': $(cat "$tmp/o")"
+echo "ok: an instance without ports: status, instance, ports (text and JSON) exit 0 with 'Ports: none'"
+
+# --- phcd goes away while phcctl waits for its answer: the stand-in is stopped, phcctl's call
+# is seen on the bus, then the stand-in is killed; the bus answers NoReply.
+dbus-monitor --system "type='method_call',destination='org.phcd1'" >"$tmp/calls" 2>&1 &
+BG_PIDS+=($!)
+wait_for "$tmp/calls" 'NameAcquired|signal' 10
+kill -STOP "$FAKE_PID"
+from=$(wc -l <"$tmp/calls")
+"$PHCCTL" status >"$tmp/o" 2>"$tmp/e" &
+ctl=$!
+wait_for "$tmp/calls" 'member=GetAll' 10 "$from"
+kill -KILL "$FAKE_PID"
+rc=0
+wait "$ctl" || rc=$?
+[ "$rc" = 6 ] && grep -q '^phcctl: .*phcd went away before it answered (org.freedesktop.DBus.Error.NoReply)$' "$tmp/e" ||
+	fail "phcd killed mid-command: expected exit 6 saying phcd went away, got $rc: $(cat "$tmp/e")"
+echo "ok: phcd killed while status waited for it: exit 6, $(cat "$tmp/e")"
+echo PASS
