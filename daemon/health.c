@@ -67,7 +67,7 @@ bool mport_restarting(const struct mport *p)
 void instance_compute_health(const struct instance *i, struct health_report *h, bool *ret_gm)
 {
 	char gm[CLOCK_IDENTITY_STRLEN];
-	size_t n = 0, faulty = 0, slave = 0, master = 0, passive = 0;
+	size_t n = 0, faulty = 0, slave = 0, master = 0, passive = 0, listening = 0;
 	struct mport *p;
 
 	memset(h, 0, sizeof(*h));
@@ -95,6 +95,10 @@ void instance_compute_health(const struct instance *i, struct health_report *h, 
 		case PORT_STATE_PASSIVE:
 			passive++;
 			break;
+		case PORT_STATE_LISTENING:
+		case PORT_STATE_INITIALIZING:
+			listening++;
+			break;
 		default:
 			break;
 		}
@@ -104,7 +108,11 @@ void instance_compute_health(const struct instance *i, struct health_report *h, 
 				   p->ifname, p->restarts);
 		}
 	}
-	*ret_gm = n > faulty && master > 0 && slave == 0 &&
+	/*
+	 * Grandmaster of its domain: a port MASTER, and every port past its announce receipt
+	 * timeout (none still LISTENING, which may be about to hear a better clock), none SLAVE.
+	 */
+	*ret_gm = master > 0 && slave == 0 && listening == 0 &&
 		  !memcmp(&i->grandmaster_identity, &i->clock_identity, sizeof(i->clock_identity));
 	clock_identity_to_string(&i->grandmaster_identity, gm);
 	if (n == 0) {

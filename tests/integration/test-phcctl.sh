@@ -73,6 +73,45 @@ expect 0 '^  veth0 ' status
 grep -q '^  Ports: none$' "$tmp/o" || fail "status: the instance without ports lacks 'Ports: none': $(cat "$tmp/o")"
 echo "ok: an instance without ports: status, instance, ports (text and JSON) exit 0 with 'Ports: none'"
 
+# --- wait-sync a boot can rely on: instances without ports do not block, a grandmaster of its
+# domain is ready, a listening or unlocked instance is not; --json says per instance why.
+fake rm-instance empty
+fake rm-instance lonely
+fake instance lonely
+expect 0 '^lonely: no ports, nothing to synchronize \(does not block\)$' wait-sync --timeout 5
+expect 0 '' wait-sync --timeout 5 --json
+jq -e '.Ready and (.Instances | length == 1) and .Instances[0].Name == "lonely" and
+	.Instances[0].Ports == 0 and .Instances[0].Ready and (.Instances[0].Reason | startswith("no ports"))' \
+	"$tmp/o" >/dev/null || fail "wait-sync --json, instance without ports: $(cat "$tmp/o")"
+fake instance gm
+fake port veth0 gm
+fake state veth0 LISTENING
+expect 5 'instance gm: not synchronized \(servo unlocked\)' wait-sync --timeout 0.5 --json
+jq -e '(.Ready | not) and .Reason == "instance gm: not synchronized (servo unlocked)" and
+	([.Instances[] | select(.Name == "gm") | .Ready] == [false]) and
+	([.Instances[] | select(.Name == "lonely") | .Ready] == [true])' "$tmp/o" >/dev/null ||
+	fail "wait-sync --json, listening instance: $(cat "$tmp/o")"
+"$PHCCTL" wait-sync --timeout 10 >"$tmp/ws" 2>&1 &
+ws=$!
+fake state veth0 MASTER
+fake grandmaster gm 1
+wait "$ws" || fail "wait-sync after the instance became grandmaster: $(cat "$tmp/ws")"
+grep -q '^gm: grandmaster of domain 1: no better clock within the announce receipt timeout$' "$tmp/ws" ||
+	fail "wait-sync output for a grandmaster: $(cat "$tmp/ws")"
+# phcd steers the system clock through instance gm, which is the grandmaster: nothing steers
+# CLOCK_REALTIME, it is the reference; ready. Through an instance that follows a master: not.
+fake system-clock gm
+expect 0 '^system clock: not steered: system_clock_instance gm is the grandmaster' wait-sync --timeout 5
+fake grandmaster gm 0
+fake state veth0 SLAVE
+expect 5 'the system clock is not locked yet \(system_clock_instance gm\)' wait-sync --timeout 0.5 --json
+jq -e '(.Ready | not) and .SystemClock.Instance == "gm" and (.SystemClock.Ready | not)' "$tmp/o" \
+	>/dev/null || fail "wait-sync --json with an unlocked system clock: $(cat "$tmp/o")"
+fake system-clock none
+fake rm-instance gm
+fake port veth0 lonely
+echo "ok: wait-sync: no ports -> ready, listening -> exit 5 with the reason, grandmaster -> ready, --json per instance; system clock through a grandmaster -> ready"
+
 # --- phcd goes away while phcctl waits for its answer: the stand-in is stopped, phcctl's call
 # is seen on the bus, then the stand-in is killed; the bus answers NoReply.
 dbus-monitor --system "type='method_call',destination='org.phcd1'" >"$tmp/calls" 2>&1 &

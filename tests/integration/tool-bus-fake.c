@@ -346,11 +346,14 @@ static void command(struct manager *m, char *line)
 			h->n_reasons = 1;
 		}
 		if (i) {
-			i->is_grandmaster = h->level == HEALTH_OK;
 			HOOK(m, instance_changed, i, INSTANCE_CHANGED_HEALTH);
 		} else {
 			HOOK(m, manager_changed, MANAGER_CHANGED_HEALTH);
 		}
+	} else if (strcmp(a, "grandmaster") == 0 && i && n == 3) {
+		/* grandmaster INSTANCE 0|1: IsGrandmaster, as the supervisor derives it */
+		i->is_grandmaster = strcmp(c, "1") == 0;
+		HOOK(m, instance_changed, i, INSTANCE_CHANGED_HEALTH);
 	} else if (strcmp(a, "accuracy") == 0 && i) {
 		i->clock_quality.clockAccuracy = (uint8_t) strtoul(c, NULL, 0);
 		HOOK(m, instance_changed, i, INSTANCE_CHANGED_CONFIG);
