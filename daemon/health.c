@@ -102,6 +102,10 @@ void instance_compute_health(const struct instance *i, struct health_report *h, 
 		default:
 			break;
 		}
+		if (p->phc_rival) {
+			health_add(h, HEALTH_DEGRADED, "phc-conflict", "port %s: %s", p->ifname,
+				   p->phc_rival_text);
+		}
 		if (mport_restarting(p)) {
 			health_add(h, HEALTH_DEGRADED, "worker-restarting",
 				   "the worker of port %s is being restarted (%u restarts so far)",
@@ -195,7 +199,12 @@ void manager_refresh_health(struct manager *m)
 			h.level = ih.level;
 		}
 	}
-	if (c && c->daemon.system_clock_instance[0] && !sysclock_follow_synchronized(m->sysclock)) {
+	if (sysclock_follow_conflict(m->sysclock)[0]) {
+		health_add(&h, HEALTH_DEGRADED, "clock-conflict",
+			   "phcd refuses to steer the system clock: %s",
+			   sysclock_follow_conflict(m->sysclock));
+	} else if (c && c->daemon.system_clock_instance[0] &&
+		   !sysclock_follow_synchronized(m->sysclock)) {
 		health_add(&h, HEALTH_DEGRADED, "system-clock-unsynchronized",
 			   "the system clock is not synchronized to instance %s",
 			   c->daemon.system_clock_instance);

@@ -82,6 +82,16 @@ static int get_health_reasons(sd_bus *bus, const char *path, const char *interfa
 	return bus_append_health_reasons(reply, manager_health(s->manager));
 }
 
+static int get_system_clock_conflict(sd_bus *bus, const char *path, const char *interface,
+				     const char *property, sd_bus_message *reply, void *userdata,
+				     sd_bus_error *error)
+{
+	struct bus_server *s = userdata;
+
+	/* Process names from /proc: checked append. */
+	return sd_bus_message_append_basic(reply, 's', manager_system_clock_conflict(s->manager));
+}
+
 static int get_config_files(sd_bus *bus, const char *path, const char *interface,
 			    const char *property, sd_bus_message *reply, void *userdata,
 			    sd_bus_error *error)
@@ -315,6 +325,7 @@ static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_PROPERTY("Ports", "ao", get_ports, 0, EMITS),
 	SD_BUS_PROPERTY("SystemClockInstance", "s", get_system_clock_instance, 0, EMITS),
 	SD_BUS_PROPERTY("SystemClockSynchronized", "b", get_system_clock_synchronized, 0, EMITS),
+	SD_BUS_PROPERTY("SystemClockConflict", "s", get_system_clock_conflict, 0, EMITS),
 	SD_BUS_PROPERTY("ConfigFiles", "as", get_config_files, 0, EMITS),
 	SD_BUS_PROPERTY("StartTimestamp", "t", get_start_timestamp, 0,
 			SD_BUS_VTABLE_PROPERTY_CONST),
@@ -338,7 +349,7 @@ static const struct bus_prop_group manager_groups[] = {
 	{ BUS_MANAGER_CHANGED_INSTANCES, (const char *const[]){ "Instances", NULL } },
 	{ BUS_MANAGER_CHANGED_PORTS, (const char *const[]){ "Ports", NULL } },
 	{ MANAGER_CHANGED_SYSTEM_CLOCK | MANAGER_CHANGED_CONFIG,
-	  (const char *const[]){ "SystemClockSynchronized", NULL } },
+	  (const char *const[]){ "SystemClockSynchronized", "SystemClockConflict", NULL } },
 	{ MANAGER_CHANGED_CONFIG,
 	  (const char *const[]){ "SystemClockInstance", "ConfigFiles", NULL } },
 	{ MANAGER_CHANGED_HEALTH, (const char *const[]){ "Health", "HealthReasons", NULL } },

@@ -209,13 +209,14 @@ struct wait_state {
 	bool done;
 	bool ready;
 	int exit_code;
-	char why[512]; /* why not yet, for the timeout message */
+	char why[640]; /* why not yet, for the timeout message */
 	bool running;  /* phcd answered */
 	/* the system clock, when phcd steers it (SystemClockInstance set, no --instance) */
 	bool sysclock;
 	bool sysclock_ready;
 	char sysclock_instance[64];
-	char sysclock_reason[256];
+	char sysclock_reason[512];
+	char sysclock_conflict[256];
 	struct wait_instance *inst;
 	size_t n_inst;
 };
@@ -404,6 +405,11 @@ static void wait_check(struct wait_state *w)
 	w->sysclock = !w->c->instance && sys[0] && strcmp(sys, "?");
 	snprintf(w->sysclock_instance, sizeof(w->sysclock_instance), "%s", sys);
 	w->sysclock_ready = w->sysclock && props_int(mgr, "SystemClockSynchronized");
+	snprintf(w->sysclock_conflict, sizeof(w->sysclock_conflict), "%s",
+		 props_str(mgr, "SystemClockConflict"));
+	if (!strcmp(w->sysclock_conflict, "?")) {
+		w->sysclock_conflict[0] = '\0'; /* a phcd without the property */
+	}
 	sd_bus_message_unref(mgr);
 	r = w->c->instance ? 0
 			   : phcctl_get_paths(w->c, PHCCTL_PATH, PHCCTL_IFACE_MANAGER, "Instances",
@@ -436,6 +442,11 @@ static void wait_check(struct wait_state *w)
 		if (w->sysclock_ready) {
 			snprintf(w->sysclock_reason, sizeof(w->sysclock_reason),
 				 "synchronized (system_clock_instance %s)", w->sysclock_instance);
+		} else if (w->sysclock_conflict[0]) {
+			/* Not phcd's to wait for: the other program decides (chrony-wait...). */
+			w->sysclock_ready = true;
+			snprintf(w->sysclock_reason, sizeof(w->sysclock_reason),
+				 "not steered by phcd: %s", w->sysclock_conflict);
 		} else if (followed_free) {
 			w->sysclock_ready = true;
 			snprintf(w->sysclock_reason, sizeof(w->sysclock_reason),

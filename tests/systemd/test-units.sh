@@ -80,6 +80,29 @@ for unit in phcd.service phcd-wait-sync.service; do
 	fi
 done
 
+# Conflicts= with the other time daemons only where phcd steers CLOCK_REALTIME: not in
+# phcd.service (phcd and chrony side by side is the usual PTP setup), in the drop-in that phcd(8)
+# says to add with system_clock_instance, installed; and phcd.service verifies with it.
+if grep -q '^Conflicts=' "$BUILD/units/phcd.service"; then
+	echo "FAIL: phcd.service conflicts with other time daemons although phcd does not steer CLOCK_REALTIME by default: $(grep '^Conflicts=' "$BUILD/units/phcd.service")"
+	fail=1
+fi
+dropin=$(find "$tmp/dest" -path '*/share/phcd/system-clock.conf' | head -n 1)
+if [ -z "$dropin" ] || ! grep -q '^Conflicts=systemd-timesyncd.service chrony.service ntpsec.service ntp.service openntpd.service$' "$dropin"; then
+	echo "FAIL: meson install: expected share/phcd/system-clock.conf with Conflicts= of the time daemons, got '${dropin:-none}'"
+	fail=1
+else
+	mkdir -p "$tmp/phcd.service.d"
+	cp "$dropin" "$tmp/phcd.service.d/"
+	if ! out=$(cd "$tmp" && MANPATH=$mandir systemd-analyze verify --man=yes phcd.service 2>&1) ||
+		[ -n "$out" ]; then
+		echo "FAIL: systemd-analyze verify phcd.service with the system-clock drop-in: $out"
+		fail=1
+	else
+		echo "ok: phcd.service has no Conflicts=; the system-clock.conf drop-in has them and verifies"
+	fi
+fi
+
 # The activation file must name the unit alias that phcd.service declares.
 alias=$(sed -n 's/^Alias=//p' "$BUILD/units/phcd.service")
 want=$(sed -n 's/^SystemdService=//p' "$BUILD/units/org.phcd1.service")
