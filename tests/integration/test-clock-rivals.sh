@@ -17,7 +17,9 @@ PHCCTL=$BUILD/phcctl/phcctl
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
 S=phcr-s$$ P=phcr-p$$
-trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
+# unshare --fork ignores SIGTERM: the namespace's PID 1 (run.sh) ends when ns.run goes, and the
+# kernel ends the rest of the namespace with it.
+trap 'rm -f "$tmp/ns.run"; net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
 dbus_start "$tmp/bus"
 netns_add "$S"
 netns_add "$P"
@@ -38,15 +40,19 @@ CONF
 # then phcd. The chronyd stand-in runs while its file exists (its pid is the namespace's).
 # They wait with read -t on a FIFO that nobody writes: no child (a forked child keeps the comm
 # until it execs, and would be one more "chronyd").
-touch "$tmp/chronyd.run"
+touch "$tmp/chronyd.run" "$tmp/ns.run"
 mkfifo "$tmp/idle"
 cat >"$tmp/run.sh" <<RUN
 bash -c 'printf chronyd >/proc/\$\$/comm; exec 3<>$tmp/idle; touch $tmp/chronyd.up; while [ -e $tmp/chronyd.run ]; do read -r -t 0.2 -u 3 _ || :; done' &
-bash -c 'printf ptp4l >/proc/\$\$/comm; exec 3<>$tmp/idle; while :; do read -r -t 0.2 -u 3 _ || :; done' ptp4l -i s1 -2 &
+bash -c 'printf ptp4l >/proc/\$\$/comm; exec 3<>$tmp/idle; while [ -e $tmp/idle ]; do read -r -t 0.2 -u 3 _ || :; done' ptp4l -i s1 -2 &
 until [ -e $tmp/chronyd.up ]; do sleep 0.05; done
 # Not exec'd: PID 1 of the namespace stays this shell (phcd-port refuses a parent that is PID 1,
 # and the stand-ins must not be phcd's children).
-capsh --drop=cap_sys_time -- -c "exec $PHCD -f $tmp/phcd.conf"
+capsh --drop=cap_sys_time -- -c "exec $PHCD -f $tmp/phcd.conf" &
+exec 3<>$tmp/idle
+while [ -e $tmp/ns.run ]; do read -r -t 0.2 -u 3 _ || :; done
+kill %3
+wait %3
 RUN
 ip netns exec "$S" unshare --pid --fork --mount-proc bash "$tmp/run.sh" >"$tmp/phcd.log" 2>&1 &
 BG_PIDS+=($!)
