@@ -6,6 +6,7 @@
 
 #include "config.h" /* the generated one, for PHCD_VERSION */
 #include "common/config-file.h"
+#include "common/log.h"
 #include "dbus/bus-internal.h"
 #include "dbus/bus-json.h"
 
@@ -195,6 +196,17 @@ static int method_reload(sd_bus_message *m, void *userdata, sd_bus_error *error)
 		return r < 0 ? r : 1;
 	}
 	r = manager_reload(s->manager, &errors);
+	if (r < 0) {
+		/* The caller gets the reason; so does the journal (a GUI may not show it). */
+		if (r == -EINVAL) {
+			log_full(LOG_ERR,
+				 "D-Bus Reload() refused: the new configuration is invalid, "
+				 "the old one keeps running");
+		} else {
+			log_full_errno(LOG_ERR, r, "D-Bus Reload() failed: %m");
+		}
+		log_lines(LOG_ERR, errors);
+	}
 	if (r == -EINVAL) {
 		return sd_bus_error_setf(error, BUS_ERROR_INVALID_CONFIG,
 					 "The new configuration is invalid, the old one keeps "

@@ -157,6 +157,9 @@ rc=0
 "$PHCCTL" reload 2>"$tmp/err" || rc=$?
 [ "$rc" = 1 ] && grep -q "phcd.conf:[0-9]*:" "$tmp/err" ||
 	fail "reload of an invalid file: expected exit 1 with file:line, got $rc: $(cat "$tmp/err")"
+# ... and phcd's log says so too, with the file:line (the journal gets them at error priority).
+wait_for "$tmp/phcd.log" 'phcd: D-Bus Reload\(\) refused: the new configuration is invalid, the old one keeps running$' 5
+wait_for "$tmp/phcd.log" '^[0-9]+ [^ ]*phcd.conf:[0-9]+: unknown key "bogus_key"' 5
 sed 's/^clock_backend = virtual$/clock_backend = virtual\npriority2 = 77/' "$tmp/phcd.conf.good" \
 	>"$tmp/phcd.conf"
 from=$(wc -l <"$tmp/mon")
