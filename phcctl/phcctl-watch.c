@@ -176,12 +176,41 @@ static int loop(struct phcctl *c, uint64_t deadline, const bool *done)
 	return 1;
 }
 
+/* org.phcd1 changed owner: say when phcd leaves the bus and when it is back. */
+static int on_owner(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+	struct phcctl *c = userdata;
+	const char *name, *old_owner, *new_owner;
+
+	if (sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) < 0 ||
+	    strcmp(name, PHCCTL_BUS_NAME) != 0) {
+		return 0;
+	}
+	if (c->json) {
+		printf("{\"signal\":\"NameOwnerChanged\",\"path\":\"%s\",\"args\":[\"%s\",",
+		       PHCCTL_PATH, PHCCTL_BUS_NAME);
+		bus_json_string(stdout, old_owner);
+		putchar(',');
+		bus_json_string(stdout, new_owner);
+		printf("],\"phcd\":\"%s\"}\n", new_owner[0] ? "started" : "exited");
+	} else {
+		stamp();
+		printf("phcd %s\n", new_owner[0] ? "is on the bus again" : "exited (left the bus)");
+	}
+	fflush(stdout);
+	return 0;
+}
+
 int phcctl_monitor(struct phcctl *c)
 {
 	bool never = false;
 	int r;
 
-	r = add_matches(c, on_signal, c, true);
+	r = sd_bus_match_signal(c->bus, NULL, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+				"org.freedesktop.DBus", "NameOwnerChanged", on_owner, c);
+	if (r >= 0) {
+		r = add_matches(c, on_signal, c, true);
+	}
 	if (r < 0) {
 		return phcctl_error("monitor", NULL, r);
 	}

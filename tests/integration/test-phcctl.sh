@@ -117,6 +117,12 @@ echo "ok: wait-sync: no ports -> ready, listening -> exit 5 with the reason, gra
 dbus-monitor --system "type='method_call',destination='org.phcd1'" >"$tmp/calls" 2>&1 &
 BG_PIDS+=($!)
 wait_for "$tmp/calls" 'NameAcquired|signal' 10
+"$PHCCTL" monitor >"$tmp/mon" 2>"$tmp/mon.err" &
+BG_PIDS+=($!)
+"$PHCCTL" monitor --json >"$tmp/monj" 2>"$tmp/monj.err" &
+BG_PIDS+=($!)
+wait_for "$tmp/mon.err" '^Monitoring' 10
+wait_for "$tmp/monj.err" '^Monitoring' 10
 kill -STOP "$FAKE_PID"
 from=$(wc -l <"$tmp/calls")
 "$PHCCTL" status >"$tmp/o" 2>"$tmp/e" &
@@ -128,4 +134,8 @@ wait "$ctl" || rc=$?
 [ "$rc" = 6 ] && grep -q '^phcctl: .*phcd went away before it answered (org.freedesktop.DBus.Error.NoReply)$' "$tmp/e" ||
 	fail "phcd killed mid-command: expected exit 6 saying phcd went away, got $rc: $(cat "$tmp/e")"
 echo "ok: phcd killed while status waited for it: exit 6, $(cat "$tmp/e")"
+# phcctl monitor notices phcd leaving the bus (it keeps watching for its return).
+wait_for "$tmp/mon" '^[0-9:.]+ phcd exited \(left the bus\)$' 10
+wait_for "$tmp/monj" '"signal":"NameOwnerChanged".*"phcd":"exited"' 10
+echo "ok: phcctl monitor: $(tail -n 1 "$tmp/mon")"
 echo PASS
