@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/log.h"
 
@@ -70,4 +71,18 @@ int log_internal(int level, int error, const char *ifname, const char *object, c
 	fprintf(stderr, "%s%s: %s%s%s\n", pr, log_ident, ifname ? ifname : "", ifname ? ": " : "",
 		msg);
 	return error;
+}
+
+void log_lines(int level, const char *text)
+{
+	for (const char *l = text; l && *l;) {
+		size_t n = strcspn(l, "\n");
+
+		if (log_get_level_prefix()) {
+			fprintf(stderr, "<%d>%.*s\n", level, (int) n, l);
+		} else {
+			fprintf(stderr, "%.*s\n", (int) n, l);
+		}
+		l += n + (l[n] == '\n');
+	}
 }

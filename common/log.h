@@ -24,6 +24,11 @@ void log_set_sink(log_sink_fn sink);
 /* The program's name on each line ("phcd", "phcd-port", "phcctl"), and the prefix on when
  * stderr is the journal. */
 void log_setup(const char *ident);
+/*
+ * Lines that carry their own context (a configuration's "file:line: ..." errors), each on stderr
+ * as it is, with the "<N>" priority prefix when it is on (so journald files them at level).
+ */
+void log_lines(int level, const char *text);
 
 /*
  * Log one line at level; error (a negative errno, or 0) is what "%m" prints. Returns error as

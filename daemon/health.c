@@ -67,7 +67,7 @@ bool mport_restarting(const struct mport *p)
 void instance_compute_health(const struct instance *i, struct health_report *h, bool *ret_gm)
 {
 	char gm[CLOCK_IDENTITY_STRLEN];
-	size_t n = 0, faulty = 0, slave = 0, master = 0, passive = 0;
+	size_t n = 0, faulty = 0, slave = 0, master = 0, passive = 0, listening = 0;
 	struct mport *p;
 
 	memset(h, 0, sizeof(*h));
@@ -95,8 +95,16 @@ void instance_compute_health(const struct instance *i, struct health_report *h, 
 		case PORT_STATE_PASSIVE:
 			passive++;
 			break;
+		case PORT_STATE_LISTENING:
+		case PORT_STATE_INITIALIZING:
+			listening++;
+			break;
 		default:
 			break;
+		}
+		if (p->phc_rival) {
+			health_add(h, HEALTH_DEGRADED, "phc-conflict", "port %s: %s", p->ifname,
+				   p->phc_rival_text);
 		}
 		if (mport_restarting(p)) {
 			health_add(h, HEALTH_DEGRADED, "worker-restarting",
@@ -104,7 +112,11 @@ void instance_compute_health(const struct instance *i, struct health_report *h, 
 				   p->ifname, p->restarts);
 		}
 	}
-	*ret_gm = n > faulty && master > 0 && slave == 0 &&
+	/*
+	 * Grandmaster of its domain: a port MASTER, and every port past its announce receipt
+	 * timeout (none still LISTENING, which may be about to hear a better clock), none SLAVE.
+	 */
+	*ret_gm = master > 0 && slave == 0 && listening == 0 &&
 		  !memcmp(&i->grandmaster_identity, &i->clock_identity, sizeof(i->clock_identity));
 	clock_identity_to_string(&i->grandmaster_identity, gm);
 	if (n == 0) {
@@ -187,7 +199,12 @@ void manager_refresh_health(struct manager *m)
 			h.level = ih.level;
 		}
 	}
-	if (c && c->daemon.system_clock_instance[0] && !sysclock_follow_synchronized(m->sysclock)) {
+	if (sysclock_follow_conflict(m->sysclock)[0]) {
+		health_add(&h, HEALTH_DEGRADED, "clock-conflict",
+			   "phcd refuses to steer the system clock: %s",
+			   sysclock_follow_conflict(m->sysclock));
+	} else if (c && c->daemon.system_clock_instance[0] &&
+		   !sysclock_follow_synchronized(m->sysclock)) {
 		health_add(&h, HEALTH_DEGRADED, "system-clock-unsynchronized",
 			   "the system clock is not synchronized to instance %s",
 			   c->daemon.system_clock_instance);

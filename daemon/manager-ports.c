@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "daemon/backoff.h"
+#include "daemon/clock-rivals.h"
 #include "daemon/manager-internal.h"
 #include "daemon/manager-mgmt.h"
 #include "daemon/sysclock-follow.h"
@@ -114,6 +115,10 @@ static void on_worker_message(struct worker *w, const struct ipc_msg *msg, void 
 		c.config.port_number = p->port_identity.portNumber;
 		c.config.instance = p->instance->options;
 		c.config.port = p->options;
+		if (p->phc_rival) {
+			/* Someone else steers this PHC: this worker only measures. */
+			c.config.instance.clock_backend = OPTIONS_CLOCK_FREE_RUNNING;
+		}
 		if (worker_send_config(w, &c) < 0) {
 			worker_kill(w, -EPIPE, "cannot send its CONFIG");
 			return;
@@ -260,6 +265,41 @@ static const struct worker_ops worker_ops = {
 	.exited = on_worker_exited,
 };
 
+/*
+ * Does another program steer this port's PHC (ptp4l -i IF, phc2sys -c IF or -c /dev/ptpN, in our
+ * network namespace)? Then phcd must not: p->phc_rival, and the worker measures only.
+ */
+static void mport_check_phc_rivals(struct mport *p)
+{
+	struct clock_rival r[16];
+	char dev[32], who[64];
+	bool was = p->phc_rival;
+	size_t n = 0;
+
+	p->phc_rival = false;
+	snprintf(dev, sizeof(dev), "/dev/ptp%d", p->phc_index);
+	if (clock_rivals_scan("/proc", r, ARRAY_SIZE(r), &n) < 0) {
+		return;
+	}
+	for (size_t k = 0; k < n && k < ARRAY_SIZE(r) && !p->phc_rival; k++) {
+		if (r[k].target == CLOCK_RIVAL_PHC && r[k].same_netns &&
+		    (!strcmp(r[k].clock, p->ifname) ||
+		     (p->phc_index >= 0 && !strcmp(r[k].clock, dev)))) {
+			p->phc_rival = true;
+			snprintf(p->phc_rival_text, sizeof(p->phc_rival_text),
+				 "%s steers the PHC of %s: phcd only measures on this port",
+				 clock_rival_describe(&r[k], who, sizeof(who)), p->ifname);
+		}
+	}
+	if (p->phc_rival && !was) {
+		log_port_full(p->ifname, LOG_ERR, "refusing to steer its PHC: %s",
+			      p->phc_rival_text);
+	}
+	if (p->phc_rival != was) {
+		manager_refresh_health(p->manager);
+	}
+}
+
 void mport_start_worker(struct mport *p)
 {
 	struct manager *m = p->manager;
@@ -278,6 +318,10 @@ void mport_start_worker(struct mport *p)
 	if (p->worker || !p->enabled || !p->link_up || p->backoff.given_up || m->stopping ||
 	    p->removed || p->restart_timer) {
 		return;
+	}
+	if (wc.want_phc) {
+		mport_check_phc_rivals(p);
+		wc.want_phc = !p->phc_rival;
 	}
 	snprintf(wc.ifname, sizeof(wc.ifname), "%s", p->ifname);
 	r = worker_spawn(m->event, &wc, &worker_ops, p, &p->worker, &info);

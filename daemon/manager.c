@@ -132,6 +132,11 @@ bool manager_system_clock_synchronized(struct manager *m)
 	return sysclock_follow_synchronized(m->sysclock);
 }
 
+const char *manager_system_clock_conflict(struct manager *m)
+{
+	return sysclock_follow_conflict(m->sysclock);
+}
+
 void manager_port_changed(struct mport *p, unsigned int mask)
 {
 	struct manager *m = p->manager;

@@ -221,6 +221,9 @@ struct mport {
 	bool sent_valid; /* sent: last RECOMMENDED_STATE to this worker */
 	struct ipc_recommended_state sent;
 	bool removed; /* going away: no restart */
+	/* another program steers this port's PHC (ptp4l -i IF, phc2sys -c IF): measure only */
+	bool phc_rival;
+	char phc_rival_text[MANAGER_ERROR_TEXT_MAX];
 	sd_event_source *restart_timer;
 	struct backoff backoff; /* restarts in the rate limit's window; given_up: stays FAULTY */
 };
@@ -278,6 +281,11 @@ sd_event *manager_get_event(struct manager *m);
  * it follows now)? false when phcd does not steer the system clock.
  */
 bool manager_system_clock_synchronized(struct manager *m);
+/*
+ * "" unless phcd refuses to steer CLOCK_REALTIME because another program does (chronyd,
+ * systemd-timesyncd, ntpd, phc2sys, ptp4l -S): then which ones.
+ */
+const char *manager_system_clock_conflict(struct manager *m);
 /* When phcd started (manager_new), CLOCK_REALTIME and CLOCK_MONOTONIC usec. */
 uint64_t manager_start_realtime_usec(const struct manager *m);
 uint64_t manager_start_monotonic_usec(const struct manager *m);

@@ -52,8 +52,10 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
 	sd_notify(false, "RELOADING=1");
 	r = manager_reload(userdata, &errors);
 	if (r < 0 && errors) {
-		/* Every line already names file:line. */
-		fputs(errors, stderr);
+		/* Every line already names file:line: each at error priority. */
+		log_full(LOG_ERR, "reload refused: the configuration is invalid, the old one keeps "
+				  "running");
+		log_lines(LOG_ERR, errors);
 	} else if (r < 0) {
 		log_full_errno(LOG_ERR, r, "reload failed: %m");
 	}
@@ -92,7 +94,7 @@ int supervisor_run(const struct manager_settings *s)
 	r = manager_new(event, s, &m, &errors);
 	if (r < 0) {
 		if (errors) {
-			fputs(errors, stderr);
+			log_lines(LOG_ERR, errors);
 		}
 		log_full_errno(LOG_ERR, r, "invalid configuration, not starting: %m");
 		goto out;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/clock-rivals.h"
 #include "daemon/manager-internal.h"
 #include "daemon/sysclock-follow.h"
 #include "ptp/sysoff.h"
@@ -32,12 +33,74 @@ struct sysclock_follow {
 	ns_t last_sample;   /* receive time of the last software sample fed */
 	ns_t step_real;	    /* CLOCK_REALTIME just after the last step */
 	uint64_t steps;
+	/*
+	 * Another program steers CLOCK_REALTIME (chronyd, timesyncd, ntpd, phc2sys, ptp4l -S):
+	 * phcd refuses to steer it. Looked for at start, at each change of system_clock_instance,
+	 * and every RIVAL_RESCAN_USEC while refused.
+	 */
+	char conflict[SYSCLOCK_CONFLICT_TEXT_MAX];
+	char scanned_for[OPTIONS_NAME_MAX];
+	bool scanned;
+	uint64_t scanned_at; /* CLOCK_MONOTONIC usec */
 	/* what was logged last, so each change is logged once */
 	bool logged_state_valid;
 	enum sysclock_state logged_state;
 	unsigned int logged_conflict;
 	int logged_error;
 };
+
+#define RIVAL_RESCAN_USEC (10 * USEC_PER_SEC)
+
+/* Look in /proc for programs that steer CLOCK_REALTIME; sets f->conflict ("" for none). */
+static void scan_rivals(struct sysclock_follow *f, const char *name)
+{
+	struct clock_rival r[8];
+	char old[SYSCLOCK_CONFLICT_TEXT_MAX], who[64];
+	size_t n = 0, shown = 0;
+	uint64_t now = 0;
+	int k;
+
+	snprintf(old, sizeof(old), "%s", f->conflict);
+	f->conflict[0] = '\0';
+	(void) sd_event_now(manager_get_event(f->m), CLOCK_MONOTONIC, &now);
+	f->scanned = true;
+	f->scanned_at = now;
+	snprintf(f->scanned_for, sizeof(f->scanned_for), "%s", name);
+	if (name[0] && clock_rivals_scan("/proc", r, ARRAY_SIZE(r), &n) == 0) {
+		for (size_t j = 0; j < n && j < ARRAY_SIZE(r); j++) {
+			size_t len = strlen(f->conflict);
+
+			if (r[j].target != CLOCK_RIVAL_REALTIME) {
+				continue;
+			}
+			k = snprintf(f->conflict + len, sizeof(f->conflict) - len, "%s%s",
+				     shown ? ", " : "",
+				     clock_rival_describe(&r[j], who, sizeof(who)));
+			shown += k > 0;
+		}
+	}
+	if (shown) {
+		size_t len = strlen(f->conflict);
+
+		snprintf(f->conflict + len, sizeof(f->conflict) - len,
+			 " already steer%s CLOCK_REALTIME", shown > 1 ? "" : "s");
+	}
+	if (strcmp(old, f->conflict)) {
+		if (f->conflict[0]) {
+			log_full(LOG_ERR,
+				 "refusing to steer the system clock (system_clock_instance %s): "
+				 "%s; "
+				 "stop it, or unset system_clock_instance",
+				 name, f->conflict);
+		} else if (old[0]) {
+			log_full(LOG_NOTICE,
+				 "nothing else steers CLOCK_REALTIME any more: phcd "
+				 "takes it over (system_clock_instance %s)",
+				 name);
+		}
+		manager_changed(f->m, MANAGER_CHANGED_SYSTEM_CLOCK);
+	}
+}
 
 static const char *configured(const struct sysclock_follow *f)
 {
@@ -204,6 +267,19 @@ static int on_tick(sd_event_source *es, uint64_t usec, void *userdata)
 	int r = 0;
 
 	sd_event_source_set_time(es, usec + FOLLOW_TICK_USEC);
+	if (!f->scanned || strcmp(f->scanned_for, configured(f)) ||
+	    (f->conflict[0] && usec - f->scanned_at >= RIVAL_RESCAN_USEC)) {
+		scan_rivals(f, configured(f));
+	}
+	if (f->conflict[0]) {
+		/* Someone else steers it: never write the clock, not even a frequency. */
+		if (f->sc) {
+			f->sc = sysclock_free(f->sc);
+			manager_changed(f->m, MANAGER_CHANGED_SYSTEM_CLOCK);
+		}
+		close_phc(f);
+		return 0;
+	}
 	if (!i) {
 		/* Not configured (or reloaded away): leave the clock alone. */
 		f->sc = sysclock_free(f->sc);
@@ -262,7 +338,7 @@ void sysclock_follow_port_status(struct sysclock_follow *f, struct mport *p,
 	ns_t now = 0, mono = 0;
 	int r;
 
-	if (!f || p->state != PORT_STATE_SLAVE || followed(f) != p->instance ||
+	if (!f || f->conflict[0] || p->state != PORT_STATE_SLAVE || followed(f) != p->instance ||
 	    source_of(p) != SOURCE_SOFTWARE) {
 		return;
 	}
@@ -320,6 +396,8 @@ int sysclock_follow_new(struct manager *m, const struct sysclock_ops *ops, void 
 		sysclock_follow_free(f);
 		return r;
 	}
+	/* At start, before the first tick: refuse at once if something else steers the clock. */
+	scan_rivals(f, configured(f));
 	*ret = f;
 	return 0;
 }
@@ -338,4 +416,9 @@ struct sysclock_follow *sysclock_follow_free(struct sysclock_follow *f)
 bool sysclock_follow_synchronized(const struct sysclock_follow *f)
 {
 	return f && f->sc && f->sc->state == SYSCLOCK_LOCKED;
+}
+
+const char *sysclock_follow_conflict(const struct sysclock_follow *f)
+{
+	return f ? f->conflict : "";
 }

@@ -54,3 +54,10 @@ enum sysclock_follow_verdict {
 enum sysclock_follow_verdict sysclock_follow_admit(ns_t sample_ts, ns_t last_sample,
 						   ns_t holdoff_until, ns_t step_real, ns_t mono,
 						   ns_t now);
+
+#define SYSCLOCK_CONFLICT_TEXT_MAX 256
+/*
+ * "" while phcd may steer CLOCK_REALTIME; else which other programs steer it ("chronyd (pid 42)
+ * already steers CLOCK_REALTIME"), and phcd leaves the clock alone.
+ */
+const char *sysclock_follow_conflict(const struct sysclock_follow *f);

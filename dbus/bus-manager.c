@@ -6,6 +6,7 @@
 
 #include "config.h" /* the generated one, for PHCD_VERSION */
 #include "common/config-file.h"
+#include "common/log.h"
 #include "dbus/bus-internal.h"
 #include "dbus/bus-json.h"
 
@@ -80,6 +81,16 @@ static int get_health_reasons(sd_bus *bus, const char *path, const char *interfa
 	struct bus_server *s = userdata;
 
 	return bus_append_health_reasons(reply, manager_health(s->manager));
+}
+
+static int get_system_clock_conflict(sd_bus *bus, const char *path, const char *interface,
+				     const char *property, sd_bus_message *reply, void *userdata,
+				     sd_bus_error *error)
+{
+	struct bus_server *s = userdata;
+
+	/* Process names from /proc: checked append. */
+	return sd_bus_message_append_basic(reply, 's', manager_system_clock_conflict(s->manager));
 }
 
 static int get_config_files(sd_bus *bus, const char *path, const char *interface,
@@ -185,6 +196,17 @@ static int method_reload(sd_bus_message *m, void *userdata, sd_bus_error *error)
 		return r < 0 ? r : 1;
 	}
 	r = manager_reload(s->manager, &errors);
+	if (r < 0) {
+		/* The caller gets the reason; so does the journal (a GUI may not show it). */
+		if (r == -EINVAL) {
+			log_full(LOG_ERR,
+				 "D-Bus Reload() refused: the new configuration is invalid, "
+				 "the old one keeps running");
+		} else {
+			log_full_errno(LOG_ERR, r, "D-Bus Reload() failed: %m");
+		}
+		log_lines(LOG_ERR, errors);
+	}
 	if (r == -EINVAL) {
 		return sd_bus_error_setf(error, BUS_ERROR_INVALID_CONFIG,
 					 "The new configuration is invalid, the old one keeps "
@@ -315,6 +337,7 @@ static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_PROPERTY("Ports", "ao", get_ports, 0, EMITS),
 	SD_BUS_PROPERTY("SystemClockInstance", "s", get_system_clock_instance, 0, EMITS),
 	SD_BUS_PROPERTY("SystemClockSynchronized", "b", get_system_clock_synchronized, 0, EMITS),
+	SD_BUS_PROPERTY("SystemClockConflict", "s", get_system_clock_conflict, 0, EMITS),
 	SD_BUS_PROPERTY("ConfigFiles", "as", get_config_files, 0, EMITS),
 	SD_BUS_PROPERTY("StartTimestamp", "t", get_start_timestamp, 0,
 			SD_BUS_VTABLE_PROPERTY_CONST),
@@ -338,7 +361,7 @@ static const struct bus_prop_group manager_groups[] = {
 	{ BUS_MANAGER_CHANGED_INSTANCES, (const char *const[]){ "Instances", NULL } },
 	{ BUS_MANAGER_CHANGED_PORTS, (const char *const[]){ "Ports", NULL } },
 	{ MANAGER_CHANGED_SYSTEM_CLOCK | MANAGER_CHANGED_CONFIG,
-	  (const char *const[]){ "SystemClockSynchronized", NULL } },
+	  (const char *const[]){ "SystemClockSynchronized", "SystemClockConflict", NULL } },
 	{ MANAGER_CHANGED_CONFIG,
 	  (const char *const[]){ "SystemClockInstance", "ConfigFiles", NULL } },
 	{ MANAGER_CHANGED_HEALTH, (const char *const[]){ "Health", "HealthReasons", NULL } },

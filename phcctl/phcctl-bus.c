@@ -2,14 +2,37 @@
 /* phcctl's bus helpers: error to exit code, GetAll with lookups by name, JSON output. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/log.h"
 #include "dbus/bus-json.h"
 #include "phcctl/phcctl.h"
 
+/* The bus errors (and errnos) that mean phcd is gone, or went away during the call. */
+static bool phcd_gone(const sd_bus_error *e, int r)
+{
+	if (e && sd_bus_error_is_set(e)) {
+		return sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN,
+					      SD_BUS_ERROR_NAME_HAS_NO_OWNER, SD_BUS_ERROR_NO_REPLY,
+					      SD_BUS_ERROR_DISCONNECTED);
+	}
+	return r == -ECONNRESET || r == -ENOTCONN || r == -EPIPE || r == -ESHUTDOWN;
+}
+
 int phcctl_error(const char *what, const sd_bus_error *e, int r)
 {
+	if (phcd_gone(e, r)) {
+		if (e && sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN,
+						SD_BUS_ERROR_NAME_HAS_NO_OWNER)) {
+			log_error("%s: phcd is not running (no %s on the system bus)", what,
+				  PHCCTL_BUS_NAME);
+		} else {
+			log_error("%s: phcd went away before it answered (%s)", what,
+				  e && sd_bus_error_is_set(e) ? e->name : strerror(-r));
+		}
+		return EXIT_NOT_RUNNING;
+	}
 	if (e && sd_bus_error_is_set(e)) {
 		log_error("%s: %s", what, e->message ? e->message : e->name);
 		if (sd_bus_error_has_names(e, "org.phcd1.Error.NoSuchInterface",
@@ -21,10 +44,6 @@ int phcctl_error(const char *what, const sd_bus_error *e, int r)
 					   SD_BUS_ERROR_INTERACTIVE_AUTHORIZATION_REQUIRED)) {
 			return EXIT_DENIED;
 		}
-		if (sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN,
-					   SD_BUS_ERROR_NAME_HAS_NO_OWNER)) {
-			return EXIT_NOT_RUNNING;
-		}
 		if (sd_bus_error_has_name(e, SD_BUS_ERROR_INVALID_ARGS)) {
 			return EXIT_USAGE;
 		}
@@ -32,6 +51,38 @@ int phcctl_error(const char *what, const sd_bus_error *e, int r)
 	}
 	log_error_errno(r < 0 ? r : -r, "%s: %m", what);
 	return EXIT_FAILED;
+}
+
+int phcctl_get_paths(struct phcctl *c, const char *path, const char *iface, const char *property,
+		     char ***ret)
+{
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	char **l = NULL;
+	int r;
+
+	r = sd_bus_get_property_strv(c->bus, PHCCTL_BUS_NAME, path, iface, property, &e, &l);
+	if (r < 0) {
+		r = -phcctl_error(path, &e, r);
+		sd_bus_error_free(&e);
+		return r;
+	}
+	/* sd-bus gives NULL, not an empty list, for an empty array. */
+	if (!l) {
+		l = calloc(1, sizeof(char *));
+		if (!l) {
+			return -phcctl_error(path, NULL, -ENOMEM);
+		}
+	}
+	*ret = l;
+	return 0;
+}
+
+void phcctl_strv_free(char **l)
+{
+	for (char **s = l; s && *s; s++) {
+		free(*s);
+	}
+	free(l);
 }
 
 int phcctl_get_all(struct phcctl *c, const char *path, const char *iface, sd_bus_message **ret)

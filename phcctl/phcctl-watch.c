@@ -13,6 +13,8 @@
 #include "ptp/types.h"
 #include "ptp/util.h"
 
+#define HEALTH_REASON_BUF 160
+
 static uint64_t now_usec(void)
 {
 	struct timespec ts;
@@ -174,12 +176,41 @@ static int loop(struct phcctl *c, uint64_t deadline, const bool *done)
 	return 1;
 }
 
+/* org.phcd1 changed owner: say when phcd leaves the bus and when it is back. */
+static int on_owner(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+	struct phcctl *c = userdata;
+	const char *name, *old_owner, *new_owner;
+
+	if (sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) < 0 ||
+	    strcmp(name, PHCCTL_BUS_NAME) != 0) {
+		return 0;
+	}
+	if (c->json) {
+		printf("{\"signal\":\"NameOwnerChanged\",\"path\":\"%s\",\"args\":[\"%s\",",
+		       PHCCTL_PATH, PHCCTL_BUS_NAME);
+		bus_json_string(stdout, old_owner);
+		putchar(',');
+		bus_json_string(stdout, new_owner);
+		printf("],\"phcd\":\"%s\"}\n", new_owner[0] ? "started" : "exited");
+	} else {
+		stamp();
+		printf("phcd %s\n", new_owner[0] ? "is on the bus again" : "exited (left the bus)");
+	}
+	fflush(stdout);
+	return 0;
+}
+
 int phcctl_monitor(struct phcctl *c)
 {
 	bool never = false;
 	int r;
 
-	r = add_matches(c, on_signal, c, true);
+	r = sd_bus_match_signal(c->bus, NULL, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+				"org.freedesktop.DBus", "NameOwnerChanged", on_owner, c);
+	if (r >= 0) {
+		r = add_matches(c, on_signal, c, true);
+	}
 	if (r < 0) {
 		return phcctl_error("monitor", NULL, r);
 	}
@@ -189,13 +220,34 @@ int phcctl_monitor(struct phcctl *c)
 	return r < 0 ? phcctl_error("monitor", NULL, r) : EXIT_OK;
 }
 
+/* One instance as wait-sync judges it. */
+struct wait_instance {
+	char *path;
+	char name[64];
+	bool ready;
+	bool synchronized;
+	bool grandmaster;
+	size_t n_ports;
+	int64_t offset;
+	char reason[256];
+};
+
 struct wait_state {
 	struct phcctl *c;
 	bool changed; /* a signal came: check again */
 	bool done;
+	bool ready;
 	int exit_code;
-	char why[256]; /* why not yet, for the timeout message */
-	int sysclock;  /* phcd steers CLOCK_REALTIME: 1 locked, 0 not yet; -1 it does not */
+	char why[640]; /* why not yet, for the timeout message */
+	bool running;  /* phcd answered */
+	/* the system clock, when phcd steers it (SystemClockInstance set, no --instance) */
+	bool sysclock;
+	bool sysclock_ready;
+	char sysclock_instance[64];
+	char sysclock_reason[512];
+	char sysclock_conflict[256];
+	struct wait_instance *inst;
+	size_t n_inst;
 };
 
 static int on_change(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
@@ -206,152 +258,316 @@ static int on_change(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
 	return 0;
 }
 
-/* Is the instance at path synchronized within max_offset? 1 yes, 0 no (w->why says), <0 error. */
-static int instance_ready(struct wait_state *w, const char *path)
+static void wait_instances_free(struct wait_state *w)
 {
-	sd_bus_message *p = NULL;
-	int64_t offset;
-	int r;
+	for (size_t k = 0; k < w->n_inst; k++) {
+		free(w->inst[k].path);
+	}
+	free(w->inst);
+	w->inst = NULL;
+	w->n_inst = 0;
+}
 
-	r = phcctl_get_all(w->c, path, PHCCTL_IFACE_INSTANCE, &p);
-	if (r < 0) {
-		return r;
+/* The number of elements of the "ao" property name (0 when absent). */
+static size_t props_count(sd_bus_message *props, const char *name)
+{
+	const char *s;
+	size_t n = 0;
+	char type;
+
+	if (props_enter(props, name, &type) < 0 || type != 'a' ||
+	    sd_bus_message_enter_container(props, 'a', "o") <= 0) {
+		return 0;
 	}
-	offset = props_int(p, "OffsetFromMaster");
-	if (!props_int(p, "Synchronized")) {
-		snprintf(w->why, sizeof(w->why), "instance %s is not synchronized (servo %s)",
-			 props_str(p, "Name"), props_str(p, "ServoState"));
-		r = 0;
-	} else if (w->c->max_offset >= 0 && llabs(offset) > w->c->max_offset) {
-		snprintf(w->why, sizeof(w->why),
-			 "instance %s offset %" PRIi64 " ns > %" PRIi64 " ns", props_str(p, "Name"),
-			 offset, w->c->max_offset);
-		r = 0;
-	} else {
-		printf("%s: synchronized, offset %" PRIi64 " ns\n", props_str(p, "Name"), offset);
-		r = 1;
+	while (sd_bus_message_read_basic(props, 'o', &s) > 0) {
+		n++;
 	}
-	sd_bus_message_unref(p);
-	return r;
+	return n;
+}
+
+/* The first HealthReasons sentence (or ""), to say why an instance is not ready. */
+static void props_first_reason(sd_bus_message *props, char *buf, size_t size)
+{
+	const char *code, *text;
+	char type;
+
+	buf[0] = '\0';
+	if (props_enter(props, "HealthReasons", &type) >= 0 && type == 'a' &&
+	    sd_bus_message_enter_container(props, 'a', "(ss)") > 0 &&
+	    sd_bus_message_read(props, "(ss)", &code, &text) > 0) {
+		snprintf(buf, size, "%s", text);
+	}
 }
 
 /*
- * When phcd steers CLOCK_REALTIME (SystemClockInstance set, no --instance), wait for the system
- * clock itself: time-sync.target means the clock is right, not that PTP is. 1 when it is locked,
- * 0 when not (w->why says), -ENOENT when phcd does not steer it, other <0 on errors.
+ * Judge one instance. Ready: synchronized to a grandmaster (within --max-offset), or itself the
+ * grandmaster of its domain (a port MASTER: it listened for the announce receipt timeout and
+ * heard no better clock), or without ports (nothing to synchronize: never blocks a boot).
  */
-static int system_clock_ready(struct wait_state *w, sd_bus_error *e)
+static int judge_instance(struct wait_state *w, struct wait_instance *wi)
 {
-	char *sys = NULL;
-	int r, locked;
+	sd_bus_message *p = NULL;
+	char first[HEALTH_REASON_BUF];
+	int r;
 
-	r = sd_bus_get_property_string(w->c->bus, PHCCTL_BUS_NAME, PHCCTL_PATH,
-				       PHCCTL_IFACE_MANAGER, "SystemClockInstance", e, &sys);
+	r = phcctl_get_all(w->c, wi->path, PHCCTL_IFACE_INSTANCE, &p);
 	if (r < 0) {
 		return r;
 	}
-	if (!sys[0]) {
-		free(sys);
-		return -ENOENT;
+	snprintf(wi->name, sizeof(wi->name), "%s", props_str(p, "Name"));
+	wi->synchronized = props_int(p, "Synchronized");
+	wi->grandmaster = props_int(p, "IsGrandmaster");
+	wi->n_ports = props_count(p, "Ports");
+	wi->offset = props_int(p, "OffsetFromMaster");
+	props_first_reason(p, first, sizeof(first));
+	wi->ready = false;
+	if (wi->n_ports == 0) {
+		wi->ready = true;
+		snprintf(wi->reason, sizeof(wi->reason),
+			 "no ports, nothing to synchronize (does not block)");
+	} else if (wi->synchronized && w->c->max_offset >= 0 &&
+		   (wi->offset == INT64_MIN || llabs(wi->offset) > w->c->max_offset)) {
+		snprintf(wi->reason, sizeof(wi->reason), "offset %" PRIi64 " ns > %" PRIi64 " ns",
+			 wi->offset, w->c->max_offset);
+	} else if (wi->synchronized) {
+		wi->ready = true;
+		snprintf(wi->reason, sizeof(wi->reason),
+			 "synchronized, offset %" PRIi64 " ns, grandmaster %s", wi->offset,
+			 props_str(p, "GrandmasterIdentity"));
+	} else if (wi->grandmaster) {
+		wi->ready = true;
+		snprintf(wi->reason, sizeof(wi->reason),
+			 "grandmaster of domain %" PRIi64
+			 ": no better clock within the announce receipt timeout",
+			 props_int(p, "Domain"));
+	} else {
+		snprintf(wi->reason, sizeof(wi->reason), "not synchronized (servo %s)%s%s",
+			 props_str(p, "ServoState"), first[0] ? ": " : "", first);
 	}
-	r = sd_bus_get_property_trivial(w->c->bus, PHCCTL_BUS_NAME, PHCCTL_PATH,
-					PHCCTL_IFACE_MANAGER, "SystemClockSynchronized", e, 'b',
-					&locked);
-	if (r >= 0 && locked) {
-		printf("system clock: synchronized (system_clock_instance %s)\n", sys);
-		r = 1;
-	} else if (r >= 0) {
-		snprintf(w->why, sizeof(w->why),
-			 "the system clock is not locked yet (system_clock_instance %s)", sys);
-		r = 0;
-	}
-	free(sys);
-	return r;
+	sd_bus_message_unref(p);
+	return 0;
 }
 
-/* The instances to wait for: --instance, else the system clock (see above), else all. */
-static int wait_targets(struct wait_state *w, char ***ret)
+/* The instances to judge: --instance, else every one. */
+static int wait_targets(struct wait_state *w, char **instances)
 {
 	sd_bus_error e = SD_BUS_ERROR_NULL;
 	sd_bus_message *reply = NULL;
 	const char *path;
-	int r = 0;
+	size_t n = 0;
+	int r;
 
-	if (!w->c->instance) {
-		r = system_clock_ready(w, &e);
-		if (r >= 0) {
-			/* Decided by the system clock: no instance to look at. */
-			w->sysclock = r;
-			*ret = calloc(1, sizeof(char *));
-			r = *ret ? 0 : -ENOMEM;
-			goto out;
-		}
-		if (r == -ENOENT) {
-			w->sysclock = -1;
-			r = sd_bus_get_property_strv(w->c->bus, PHCCTL_BUS_NAME, PHCCTL_PATH,
-						     PHCCTL_IFACE_MANAGER, "Instances", &e, ret);
-			goto out;
-		}
-	}
-	if (!sd_bus_error_is_set(&e)) {
+	wait_instances_free(w);
+	if (w->c->instance) {
 		r = sd_bus_call_method(w->c->bus, PHCCTL_BUS_NAME, PHCCTL_PATH,
 				       PHCCTL_IFACE_MANAGER, "GetInstance", &e, &reply, "s",
 				       w->c->instance);
+		if (r >= 0) {
+			r = sd_bus_message_read(reply, "o", &path);
+		}
+		w->inst = calloc(1, sizeof(*w->inst));
+		if (r >= 0 && w->inst) {
+			w->inst[0].path = strdup(path);
+			w->n_inst = w->inst[0].path ? 1 : 0;
+		}
+		sd_bus_message_unref(reply);
+		if (r < 0) {
+			r = -phcctl_error("wait-sync", &e, r);
+		} else if (!w->n_inst) {
+			r = -phcctl_error("wait-sync", NULL, -ENOMEM);
+		}
+		sd_bus_error_free(&e);
+		return r;
 	}
-	if (r >= 0) {
-		r = sd_bus_message_read(reply, "o", &path);
+	for (char **i = instances; *i; i++) {
+		n++;
 	}
-	if (r >= 0) {
-		*ret = calloc(2, sizeof(char *));
-		r = *ret && ((*ret)[0] = strdup(path)) ? 0 : -ENOMEM;
+	w->inst = calloc(n ? n : 1, sizeof(*w->inst));
+	if (!w->inst) {
+		return -phcctl_error("wait-sync", NULL, -ENOMEM);
 	}
-	sd_bus_message_unref(reply);
-out:
+	for (size_t k = 0; k < n; k++) {
+		w->inst[k].path = strdup(instances[k]);
+		if (!w->inst[k].path) {
+			return -phcctl_error("wait-sync", NULL, -ENOMEM);
+		}
+		w->n_inst = k + 1;
+	}
+	return 0;
+}
+
+/*
+ * Look at phcd once. When phcd steers CLOCK_REALTIME (SystemClockInstance set, no --instance),
+ * the system clock decides: time-sync.target means the clock is right, not that PTP is; it is
+ * ready once locked, or when the instance it follows is the grandmaster or has no ports (then
+ * nothing steers the system clock; with "auto", when no instance follows a master).
+ */
+static void wait_check(struct wait_state *w)
+{
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	sd_bus_message *mgr = NULL;
+	char **instances = NULL;
+	const char *sys;
+	bool all = true, followed_free = true;
+	int r;
+
+	w->changed = false;
+	w->ready = false;
+	r = sd_bus_call_method(w->c->bus, PHCCTL_BUS_NAME, PHCCTL_PATH,
+			       "org.freedesktop.DBus.Properties", "GetAll", &e, &mgr, "s",
+			       PHCCTL_IFACE_MANAGER);
 	if (r < 0 && sd_bus_error_has_names(&e, SD_BUS_ERROR_SERVICE_UNKNOWN,
 					    SD_BUS_ERROR_NAME_HAS_NO_OWNER)) {
 		snprintf(w->why, sizeof(w->why), "phcd is not running");
-		r = 0; /* not yet: it may start */
-		*ret = NULL;
-	} else if (r < 0) {
+		w->running = false;
+		sd_bus_error_free(&e);
+		return; /* not yet: it may start */
+	}
+	if (r < 0) {
 		w->exit_code = phcctl_error("wait-sync", &e, r);
 		w->done = true;
-	}
-	sd_bus_error_free(&e);
-	return r;
-}
-
-static void wait_check(struct wait_state *w)
-{
-	char **targets = NULL;
-	int ready = 1, r;
-
-	w->changed = false;
-	r = wait_targets(w, &targets);
-	if (r < 0 || !targets) {
+		sd_bus_error_free(&e);
 		return;
 	}
-	if (w->sysclock >= 0) {
-		ready = w->sysclock;
-	} else if (!targets[0]) {
-		snprintf(w->why, sizeof(w->why), "phcd runs no instance");
-		ready = 0;
+	w->running = true;
+	sys = props_str(mgr, "SystemClockInstance");
+	w->sysclock = !w->c->instance && sys[0] && strcmp(sys, "?");
+	snprintf(w->sysclock_instance, sizeof(w->sysclock_instance), "%s", sys);
+	w->sysclock_ready = w->sysclock && props_int(mgr, "SystemClockSynchronized");
+	snprintf(w->sysclock_conflict, sizeof(w->sysclock_conflict), "%s",
+		 props_str(mgr, "SystemClockConflict"));
+	if (!strcmp(w->sysclock_conflict, "?")) {
+		w->sysclock_conflict[0] = '\0'; /* a phcd without the property */
 	}
-	for (char **t = targets; *t && ready > 0; t++) {
-		ready = instance_ready(w, *t);
+	sd_bus_message_unref(mgr);
+	r = w->c->instance ? 0
+			   : phcctl_get_paths(w->c, PHCCTL_PATH, PHCCTL_IFACE_MANAGER, "Instances",
+					      &instances);
+	if (r >= 0) {
+		r = wait_targets(w, instances);
 	}
-	for (char **t = targets; *t; t++) {
-		free(*t);
+	phcctl_strv_free(instances);
+	for (size_t k = 0; r >= 0 && k < w->n_inst; k++) {
+		struct wait_instance *wi = &w->inst[k];
+
+		r = judge_instance(w, wi);
+		all &= wi->ready;
+		if (w->sysclock && (!strcmp(w->sysclock_instance, "auto") ||
+				    !strcmp(w->sysclock_instance, wi->name))) {
+			followed_free &= wi->n_ports == 0 || (wi->grandmaster && !wi->synchronized);
+		}
 	}
-	free(targets);
-	if (ready > 0) {
+	if (r < 0) {
+		/* phcd went away, or an instance did: look again at the next change. */
+		w->exit_code = -r;
+		if (r == -EXIT_NOT_RUNNING || r == -EXIT_NOT_FOUND) {
+			snprintf(w->why, sizeof(w->why), "phcd changed while it was asked");
+			return;
+		}
+		w->done = true;
+		return;
+	}
+	if (w->sysclock) {
+		if (w->sysclock_ready) {
+			snprintf(w->sysclock_reason, sizeof(w->sysclock_reason),
+				 "synchronized (system_clock_instance %s)", w->sysclock_instance);
+		} else if (w->sysclock_conflict[0]) {
+			/* Not phcd's to wait for: the other program decides (chrony-wait...). */
+			w->sysclock_ready = true;
+			snprintf(w->sysclock_reason, sizeof(w->sysclock_reason),
+				 "not steered by phcd: %s", w->sysclock_conflict);
+		} else if (followed_free) {
+			w->sysclock_ready = true;
+			snprintf(w->sysclock_reason, sizeof(w->sysclock_reason),
+				 "not steered: system_clock_instance %s is the grandmaster or has "
+				 "no ports, so the system clock is the reference",
+				 w->sysclock_instance);
+		} else {
+			snprintf(w->sysclock_reason, sizeof(w->sysclock_reason),
+				 "not locked yet (system_clock_instance %s)", w->sysclock_instance);
+			snprintf(w->why, sizeof(w->why), "the system clock is %s",
+				 w->sysclock_reason);
+		}
+		w->ready = w->sysclock_ready;
+	} else {
+		w->ready = all;
+		for (size_t k = 0; k < w->n_inst; k++) {
+			if (!w->inst[k].ready) {
+				snprintf(w->why, sizeof(w->why), "instance %s: %s", w->inst[k].name,
+					 w->inst[k].reason);
+				break;
+			}
+		}
+		if (!w->n_inst) {
+			snprintf(w->why, sizeof(w->why), "phcd runs no instance");
+		}
+	}
+	if (w->ready) {
 		w->exit_code = EXIT_OK;
 		w->done = true;
 	}
 }
 
+static void json_reason(const char *key, const char *s, bool comma)
+{
+	printf("\"%s\":", key);
+	bus_json_string(stdout, s);
+	if (comma) {
+		putchar(',');
+	}
+}
+
+/* The verdict: one line per instance (and the system clock), or one JSON document. */
+static void wait_report(struct wait_state *w)
+{
+	if (w->c->json) {
+		printf("{\"Ready\":%s,\"Running\":%s,", w->ready ? "true" : "false",
+		       w->running ? "true" : "false");
+		if (w->sysclock) {
+			printf("\"SystemClock\":{\"Instance\":");
+			bus_json_string(stdout, w->sysclock_instance);
+			printf(",\"Ready\":%s,", w->sysclock_ready ? "true" : "false");
+			json_reason("Reason", w->sysclock_reason, false);
+			printf("},");
+		} else {
+			printf("\"SystemClock\":null,");
+		}
+		printf("\"Instances\":[");
+		for (size_t k = 0; k < w->n_inst; k++) {
+			const struct wait_instance *wi = &w->inst[k];
+
+			printf("%s{\"Name\":", k ? "," : "");
+			bus_json_string(stdout, wi->name);
+			printf(",\"Ready\":%s,\"Synchronized\":%s,\"IsGrandmaster\":%s,"
+			       "\"Ports\":%zu,\"OffsetFromMaster\":%" PRIi64 ",",
+			       wi->ready ? "true" : "false", wi->synchronized ? "true" : "false",
+			       wi->grandmaster ? "true" : "false", wi->n_ports, wi->offset);
+			json_reason("Reason", wi->reason, false);
+			putchar('}');
+		}
+		printf("],");
+		json_reason("Reason", w->ready ? "ready" : w->why[0] ? w->why : "no answer", false);
+		printf("}\n");
+		return;
+	}
+	if (!w->ready) {
+		return;
+	}
+	if (w->sysclock) {
+		printf("system clock: %s\n", w->sysclock_reason);
+		return;
+	}
+	for (size_t k = 0; k < w->n_inst; k++) {
+		printf("%s: %s\n", w->inst[k].name, w->inst[k].reason);
+	}
+	if (!w->n_inst) {
+		printf("phcd runs no instance: nothing to wait for\n");
+	}
+}
+
 int phcctl_wait_sync(struct phcctl *c)
 {
-	struct wait_state w = { .c = c, .exit_code = EXIT_TIMEOUT, .sysclock = -1 };
+	struct wait_state w = { .c = c, .exit_code = EXIT_TIMEOUT };
 	uint64_t deadline = c->timeout_sec < 0 ? UINT64_MAX
 					       : now_usec() + (uint64_t) (c->timeout_sec * 1e6);
 	int r;
@@ -365,14 +581,21 @@ int phcctl_wait_sync(struct phcctl *c)
 	while (!w.done) {
 		r = loop(c, deadline, &w.changed);
 		if (r < 0) {
+			wait_instances_free(&w);
 			return phcctl_error("wait-sync", NULL, r);
 		}
 		if (r == 0) {
+			wait_report(&w);
 			log_error("wait-sync: timed out after %g s: %s", c->timeout_sec,
 				  w.why[0] ? w.why : "no answer");
+			wait_instances_free(&w);
 			return EXIT_TIMEOUT;
 		}
 		wait_check(&w);
 	}
+	if (w.exit_code == EXIT_OK) {
+		wait_report(&w);
+	}
+	wait_instances_free(&w);
 	return w.exit_code;
 }

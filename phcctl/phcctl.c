@@ -33,13 +33,15 @@ static void help(FILE *f)
 	      "  disable IFNAME           stop a port's worker and keep it DISABLED\n"
 	      "  restart IFNAME           replace a port's worker\n"
 	      "  reload                   reload phcd.conf (an invalid file is refused)\n"
-	      "  wait-sync                wait until synchronized (exit 0) or the timeout (exit "
-	      "5)\n"
+	      "  wait-sync                wait until ready: synchronized, grandmaster, or no "
+	      "ports\n"
+	      "                           (exit 0), or the timeout (exit 5)\n"
 	      "\n"
 	      "Options:\n"
 	      "  -h --help                show this help\n"
 	      "     --version            show the version\n"
-	      "  -j --json                JSON output (status, ports, port, instance, monitor)\n"
+	      "  -j --json                JSON output (status, ports, port, instance, monitor,\n"
+	      "                           wait-sync)\n"
 	      "     --timeout S          wait-sync: give up after S seconds (default: forever)\n"
 	      "     --max-offset NS      wait-sync: also require |offset| <= NS\n"
 	      "     --instance NAME      wait-sync: wait for this instance (default: the one\n"
@@ -115,24 +117,7 @@ static void print_port_line(sd_bus_message *p)
 /* The object paths of the Manager's Instances or Ports property. */
 static int manager_paths(struct phcctl *c, const char *property, char ***ret)
 {
-	sd_bus_error e = SD_BUS_ERROR_NULL;
-	int r;
-
-	r = sd_bus_get_property_strv(c->bus, PHCCTL_BUS_NAME, PHCCTL_PATH, PHCCTL_IFACE_MANAGER,
-				     property, &e, ret);
-	if (r < 0) {
-		r = -phcctl_error("phcd", &e, r);
-	}
-	sd_bus_error_free(&e);
-	return r;
-}
-
-static void strv_free(char **l)
-{
-	for (char **s = l; s && *s; s++) {
-		free(*s);
-	}
-	free(l);
+	return phcctl_get_paths(c, PHCCTL_PATH, PHCCTL_IFACE_MANAGER, property, ret);
 }
 
 static const char *yes_no(int64_t b)
@@ -187,19 +172,27 @@ static int show_instance(struct phcctl *c, const char *path, bool detail)
 	}
 	sd_bus_message_unref(i);
 
-	r = sd_bus_get_property_strv(c->bus, PHCCTL_BUS_NAME, path, PHCCTL_IFACE_INSTANCE, "Ports",
-				     NULL, &ports);
-	printf("  Ports:\n");
-	for (char **p = ports; r >= 0 && *p; p++) {
+	r = phcctl_get_paths(c, path, PHCCTL_IFACE_INSTANCE, "Ports", &ports);
+	if (r < 0) {
+		return r;
+	}
+	printf("  Ports:%s\n", ports[0] ? "" : " none");
+	for (char **p = ports; *p; p++) {
 		sd_bus_message *pp = NULL;
 
-		if (phcctl_get_all(c, *p, PHCCTL_IFACE_PORT, &pp) == 0) {
-			print_port_line(pp);
-			sd_bus_message_unref(pp);
+		r = phcctl_get_all(c, *p, PHCCTL_IFACE_PORT, &pp);
+		if (r == -EXIT_NOT_FOUND) {
+			r = 0;
+			continue; /* went away since the list was read (and said so) */
 		}
+		if (r < 0) {
+			break;
+		}
+		print_port_line(pp);
+		sd_bus_message_unref(pp);
 	}
-	strv_free(ports);
-	return 0;
+	phcctl_strv_free(ports);
+	return r < 0 ? r : 0;
 }
 
 static int cmd_status(struct phcctl *c)
@@ -243,10 +236,10 @@ static int cmd_status(struct phcctl *c)
 			break;
 		}
 	}
-	if (!instances[0]) {
+	if (r >= 0 && !instances[0]) {
 		printf("No instances.\n");
 	}
-	strv_free(instances);
+	phcctl_strv_free(instances);
 	return r < 0 ? -r : EXIT_OK;
 }
 
@@ -287,7 +280,7 @@ static int cmd_ports(struct phcctl *c)
 	if (c->json) {
 		puts("]");
 	}
-	strv_free(ports);
+	phcctl_strv_free(ports);
 	return r < 0 ? -r : EXIT_OK;
 }
 

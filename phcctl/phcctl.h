@@ -14,7 +14,7 @@ enum {
 	EXIT_NOT_FOUND = 3,   /* no such interface, instance or object */
 	EXIT_DENIED = 4,      /* not authorized */
 	EXIT_TIMEOUT = 5,     /* wait-sync: not synchronized in time */
-	EXIT_NOT_RUNNING = 6, /* phcd is not on the bus */
+	EXIT_NOT_RUNNING = 6, /* phcd is not on the bus, or went away during the command */
 };
 
 #define PHCCTL_BUS_NAME "org.phcd1"
@@ -33,6 +33,14 @@ struct phcctl {
 
 /* Say what went wrong (one line on stderr) and map the D-Bus error to an exit code. */
 int phcctl_error(const char *what, const sd_bus_error *e, int r);
+
+/*
+ * An "ao" property as a NULL-terminated list, never NULL itself (an empty array is an empty
+ * list); free with phcctl_strv_free(). On error: printed, -exit_code.
+ */
+int phcctl_get_paths(struct phcctl *c, const char *path, const char *iface, const char *property,
+		     char ***ret);
+void phcctl_strv_free(char **l);
 
 /* A GetAll reply, with lookups by property name (the reply is rewound for each). */
 int phcctl_get_all(struct phcctl *c, const char *path, const char *iface, sd_bus_message **ret);

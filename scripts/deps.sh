@@ -7,6 +7,7 @@ packages=(
 	# build
 	meson ninja-build pkg-config gcc clang libclang-rt-14-dev clang-format
 	libsystemd-dev libnl-3-dev libnl-route-3-dev libnl-genl-3-dev libinih-dev libcmocka-dev
+	lowdown man-db # man pages from docs/*.md, and man to read them
 	# run and demo
 	dbus iproute2 ethtool libcap2-bin util-linux procps
 	# reference peers, oracles and test tools

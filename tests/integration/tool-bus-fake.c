@@ -33,6 +33,7 @@ struct manager {
 	bool reload_invalid;
 	bool sysclock_locked;
 	struct health_report health;
+	char conflict[128];
 	pid_t next_pid;
 	struct bus_server *bus; /* for polkit-pending */
 };
@@ -73,6 +74,11 @@ uint64_t manager_start_monotonic_usec(const struct manager *m)
 const struct health_report *manager_health(const struct manager *m)
 {
 	return &m->health;
+}
+
+const char *manager_system_clock_conflict(struct manager *m)
+{
+	return m->conflict;
 }
 
 const struct config *manager_get_config(struct manager *m)
@@ -346,11 +352,14 @@ static void command(struct manager *m, char *line)
 			h->n_reasons = 1;
 		}
 		if (i) {
-			i->is_grandmaster = h->level == HEALTH_OK;
 			HOOK(m, instance_changed, i, INSTANCE_CHANGED_HEALTH);
 		} else {
 			HOOK(m, manager_changed, MANAGER_CHANGED_HEALTH);
 		}
+	} else if (strcmp(a, "grandmaster") == 0 && i && n == 3) {
+		/* grandmaster INSTANCE 0|1: IsGrandmaster, as the supervisor derives it */
+		i->is_grandmaster = strcmp(c, "1") == 0;
+		HOOK(m, instance_changed, i, INSTANCE_CHANGED_HEALTH);
 	} else if (strcmp(a, "accuracy") == 0 && i) {
 		i->clock_quality.clockAccuracy = (uint8_t) strtoul(c, NULL, 0);
 		HOOK(m, instance_changed, i, INSTANCE_CHANGED_CONFIG);
@@ -380,6 +389,11 @@ static void command(struct manager *m, char *line)
 		snprintf(m->config.daemon.system_clock_instance,
 			 sizeof(m->config.daemon.system_clock_instance), "%s",
 			 strcmp(b, "none") == 0 ? "" : b);
+	} else if (strcmp(a, "system-clock-conflict") == 0 && n >= 2) {
+		/* system-clock-conflict none|TEXT... */
+		snprintf(m->conflict, sizeof(m->conflict), "%s",
+			 strcmp(b, "none") == 0 ? "" : line + strlen(a) + 1);
+		HOOK(m, manager_changed, MANAGER_CHANGED_SYSTEM_CLOCK);
 	} else if (strcmp(a, "system-clock-locked") == 0 && n == 2) {
 		m->sysclock_locked = strcmp(b, "1") == 0;
 		HOOK(m, manager_changed, MANAGER_CHANGED_SYSTEM_CLOCK);

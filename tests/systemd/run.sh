@@ -3,7 +3,9 @@
 # systemd tier (PHCD_TEST_SYSTEMD=1): phcd installed by `meson install` into a debootstrapped
 # bookworm rootfs booted under systemd-nspawn. Shows Type=notify readiness, phcd-wait-sync
 # holding time-sync.target until phcd is synchronized to a ptp4l master, D-Bus activation after
-# a stop, a watchdog restart after SIGSTOP, and timedatectl set-ntp switching phcd.
+# a stop, a watchdog restart after SIGSTOP, timedatectl set-ntp switching phcd, phcd-wait-sync of
+# a grandmaster-only phcd done within its announce receipt timeout plus a second, and the
+# installed man pages rendering.
 #
 # The container has no CAP_SYS_TIME (nspawn drops it), so nothing in it can touch the host clock;
 # phcd steers a virtual clock there. Usage: tests/systemd/run.sh [WORKDIR] (default
@@ -226,7 +228,42 @@ $C timedatectl set-ntp true
 wait_for 10 "timedatectl set-ntp true: NTP=yes, phcd active" ntp_state yes active
 echo "ok: timedatectl set-ntp false/true stops+disables / enables+starts phcd (CanNTP=yes)"
 
-# 9. The container lacks CAP_SYS_TIME: nothing in it can set the host clock.
+# 9. A grandmaster-only phcd (one port, nobody else on its link): phcd-wait-sync, which holds
+# time-sync.target, finishes within its announce receipt timeout (3 x 2^-2 s) plus a second of
+# phcd becoming active. (time-sync.target itself refuses a manual start: the unit is run again.)
+$C ip link add gm0 type veth peer name gm1
+$C ip link set gm0 up
+$C ip link set gm1 up
+cat >"$root/etc/phcd/phcd.conf" <<'EOF'
+[global]
+time_stamping = software
+logAnnounceInterval = -2
+announceReceiptTimeout = 3
+
+[instance gm]
+interfaces = gm0
+clock_backend = virtual
+EOF
+$C systemctl stop phcd-wait-sync.service
+$C systemctl restart phcd.service
+$C systemctl start phcd-wait-sync.service
+phcd_up=$(prop phcd ActiveEnterTimestampMonotonic)
+ws_done=$(prop phcd-wait-sync ActiveEnterTimestampMonotonic)
+[ "$(prop phcd-wait-sync Result)" = success ] ||
+	fail "grandmaster-only: phcd-wait-sync result $(prop phcd-wait-sync Result)"
+[ "$ws_done" -gt "$phcd_up" ] && [ $((ws_done - phcd_up)) -le $((750000 + 1000000)) ] ||
+	fail "grandmaster-only: phcd-wait-sync done $((ws_done - phcd_up)) us after phcd, expected <= 1750000"
+$C journalctl --no-pager -u phcd-wait-sync -n 5 | grep -q 'gm: grandmaster of domain 0' ||
+	fail "phcd-wait-sync: expected 'gm: grandmaster of domain 0' in its journal"
+echo "ok: grandmaster-only phcd: phcd-wait-sync done $(((ws_done - phcd_up) / 1000)) ms after phcd became active (announce receipt timeout 750 ms)"
+
+# 10. Each installed man page renders (man -l on the host: minbase has no man).
+for page in "$root"/usr/share/man/man[158]/phc*.[158]; do
+	MANWIDTH=80 man -l "$page" 2>/dev/null | grep -q '^NAME$' || fail "man -l $page: no NAME section"
+done
+echo "ok: man -l renders $(ls "$root"/usr/share/man/man[158]/phc*.[158] | wc -l) installed pages"
+
+# 11. The container lacks CAP_SYS_TIME: nothing in it can set the host clock.
 bnd=$($C grep CapBnd /proc/1/status | awk '{ print $2 }')
 (((0x$bnd >> 25) & 1)) && fail "container: expected CAP_SYS_TIME (25) outside CapBnd, got $bnd"
 echo "ok: container CapBnd $bnd has no CAP_SYS_TIME"

@@ -1,6 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# The built units pass `systemd-analyze verify`, and phcd.service's exposure is at most 2.3.
+# The built units pass `systemd-analyze verify` (with every man: page of Documentation= found
+# among the pages `meson install` installs), phcd.service's exposure is at most 2.3, and each
+# installed man page renders with man -l.
 #
 # verify checks that ExecStart= binaries exist, so each unit is verified as a copy whose
 # ExecStart points at the binary in $BUILD (the installed path does not exist on a build host).
@@ -8,6 +10,7 @@
 set -euo pipefail
 : "${BUILD:?set BUILD to the meson build directory}"
 BUILD=$(realpath "$BUILD")
+# (Man pages and the rest, installed into a scratch DESTDIR below.)
 max_exposure=2.3
 
 tmp=$(mktemp -d)
@@ -31,12 +34,39 @@ for unit in phcd.service phcd-wait-sync.service; do
 	verify+=("$unit")
 done
 
-if ! out=$(cd "$tmp" && systemd-analyze verify --man=no "${verify[@]}" 2>&1) || [ -n "$out" ]; then
-	echo "FAIL: systemd-analyze verify: expected no output and rc 0, got:"
+# Install as a package would (the default prefix), into a scratch DESTDIR: the man pages go
+# where man finds them once MANPATH names that tree.
+if ! out=$(meson install -C "$BUILD" --no-rebuild --destdir "$tmp/dest" 2>&1); then
+	echo "FAIL: meson install --destdir: $out"
+	exit 1
+fi
+mandir=$(find "$tmp/dest" -type d -path '*/share/man' | head -n 1)
+pages=$(cd "${mandir:-/nonexistent}" 2>/dev/null && find . -name '*.[0-9]' | sort | tr '\n' ' ')
+if [ "$pages" != "./man1/phcctl.1 ./man5/phcd.conf.5 ./man8/phcd-port.8 ./man8/phcd.8 " ]; then
+	echo "FAIL: meson install: expected phcctl.1, phcd.conf.5, phcd-port.8 and phcd.8 under share/man, got '$pages'"
+	exit 1
+fi
+echo "ok: meson install puts $pages under ${mandir#"$tmp/dest"}"
+for page in $pages; do
+	name=$(basename "$page")
+	if ! MANWIDTH=80 man -l "$mandir/$page" >"$tmp/page.txt" 2>"$tmp/page.err" ||
+		! grep -q "^NAME\$" "$tmp/page.txt" ||
+		! grep -Eq "^ +${name%.*} - " "$tmp/page.txt" ||
+		grep -Eiq '(^|: )error' "$tmp/page.err"; then
+		echo "FAIL: man -l $page: expected a NAME section '${name%.*} - ...', got:"
+		head -n 12 "$tmp/page.txt" "$tmp/page.err"
+		fail=1
+	fi
+done
+echo "ok: man -l renders each of them with its NAME section"
+
+if ! out=$(cd "$tmp" && MANPATH=$mandir systemd-analyze verify --man=yes "${verify[@]}" 2>&1) ||
+	[ -n "$out" ]; then
+	echo "FAIL: systemd-analyze verify --man=yes: expected no output and rc 0, got:"
 	echo "$out"
 	fail=1
 else
-	echo "ok: systemd-analyze verify --man=no ${verify[*]}: clean"
+	echo "ok: systemd-analyze verify --man=yes ${verify[*]}: clean, every man: page found"
 fi
 
 for unit in phcd.service phcd-wait-sync.service; do
@@ -49,6 +79,29 @@ for unit in phcd.service phcd-wait-sync.service; do
 		fail=1
 	fi
 done
+
+# Conflicts= with the other time daemons only where phcd steers CLOCK_REALTIME: not in
+# phcd.service (phcd and chrony side by side is the usual PTP setup), in the drop-in that phcd(8)
+# says to add with system_clock_instance, installed; and phcd.service verifies with it.
+if grep -q '^Conflicts=' "$BUILD/units/phcd.service"; then
+	echo "FAIL: phcd.service conflicts with other time daemons although phcd does not steer CLOCK_REALTIME by default: $(grep '^Conflicts=' "$BUILD/units/phcd.service")"
+	fail=1
+fi
+dropin=$(find "$tmp/dest" -path '*/share/phcd/system-clock.conf' | head -n 1)
+if [ -z "$dropin" ] || ! grep -q '^Conflicts=systemd-timesyncd.service chrony.service ntpsec.service ntp.service openntpd.service$' "$dropin"; then
+	echo "FAIL: meson install: expected share/phcd/system-clock.conf with Conflicts= of the time daemons, got '${dropin:-none}'"
+	fail=1
+else
+	mkdir -p "$tmp/phcd.service.d"
+	cp "$dropin" "$tmp/phcd.service.d/"
+	if ! out=$(cd "$tmp" && MANPATH=$mandir systemd-analyze verify --man=yes phcd.service 2>&1) ||
+		[ -n "$out" ]; then
+		echo "FAIL: systemd-analyze verify phcd.service with the system-clock drop-in: $out"
+		fail=1
+	else
+		echo "ok: phcd.service has no Conflicts=; the system-clock.conf drop-in has them and verifies"
+	fi
+fi
 
 # The activation file must name the unit alias that phcd.service declares.
 alias=$(sed -n 's/^Alias=//p' "$BUILD/units/phcd.service")

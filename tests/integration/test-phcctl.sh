@@ -1,0 +1,141 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# phcctl survives every shape of state, with a clear message and its documented exit code: no
+# instances, an instance without ports (the default on a machine without a PHC), phcd absent,
+# no system bus, and phcd going away while a command waits for its answer. Served by
+# tool-bus-fake on a private bus.
+set -euo pipefail
+: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
+. "$SRC/tests/lib/net-helpers.sh"
+. "$SRC/tests/lib/dbus-helpers.sh"
+
+FAKE=$BUILD/tests/integration/tool-bus-fake
+PHCCTL=$BUILD/phcctl/phcctl
+tmp=$(mktemp -d)
+chmod 755 "$tmp"
+trap 'exec 5>&- 2>/dev/null || true; net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
+dbus_start "$tmp/bus"
+
+# expect RC WHAT CMD...: run phcctl CMD..., expect exit RC (139 is a crash) and, when WHAT is not
+# empty, a line matching WHAT on stderr or stdout.
+expect() {
+	local want=$1 what=$2 rc=0
+	shift 2
+	"$PHCCTL" "$@" >"$tmp/o" 2>"$tmp/e" || rc=$?
+	[ "$rc" = "$want" ] ||
+		fail "phcctl $*: expected exit $want, got $rc; stdout: $(head -c 300 "$tmp/o"); stderr: $(cat "$tmp/e")"
+	if [ -n "$what" ] && ! grep -Eq -- "$what" "$tmp/o" "$tmp/e"; then
+		fail "phcctl $*: expected '$what', got stdout: $(head -c 300 "$tmp/o"); stderr: $(cat "$tmp/e")"
+	fi
+}
+
+# --- phcd absent (the bus is there), then no bus at all: exit 6 and a sentence saying so
+for cmd in status ports "port eth0" "instance default" reload "disable eth0" "status --json" \
+	"ports --json" "instance default --json"; do
+	# shellcheck disable=SC2086
+	expect 6 '^phcctl: .*phcd is not running \(no org.phcd1 on the system bus\)$' $cmd
+done
+expect 5 'timed out after 0.3 s: phcd is not running' wait-sync --timeout 0.3
+DBUS_SYSTEM_BUS_ADDRESS=unix:path=$tmp/nonexistent expect 6 '^phcctl: cannot connect to the system bus: ' status
+echo "ok: phcd absent: status, ports, port, instance, reload, disable (and --json) exit 6 saying so; no bus: exit 6"
+
+mkfifo "$tmp/in"
+"$FAKE" <"$tmp/in" >"$tmp/out" 2>&1 &
+FAKE_PID=$!
+BG_PIDS+=($FAKE_PID)
+exec 5>"$tmp/in"
+wait_for "$tmp/out" '^ready$' 30
+wait_bus_name org.phcd1 10
+fake() {
+	local from
+	from=$(wc -l <"$tmp/out")
+	echo "$*" >&5
+	wait_for "$tmp/out" "^(ok $1|error: .*)\$" 10 "$from"
+}
+
+# --- no instances at all
+expect 0 '^No instances\.$' status
+expect 0 '"Instances":\[\]' status --json
+expect 0 'INTERFACE' ports
+expect 0 '^\[\]$' ports --json
+echo "ok: no instances: status says so, ports lists none, both also as JSON"
+
+# --- an instance without ports: the state of any machine without a PHC
+fake instance lonely
+expect 0 '^  Ports: none$' status
+expect 0 '^  Ports: none$' instance lonely
+expect 0 '"Ports":\[\]' instance lonely --json
+expect 0 '"Ports":\[\]' status --json
+expect 0 '^\[\]$' ports --json
+fake port veth0 lonely
+fake instance empty
+expect 0 '^  veth0 ' status
+grep -q '^  Ports: none$' "$tmp/o" || fail "status: the instance without ports lacks 'Ports: none': $(cat "$tmp/o")"
+echo "ok: an instance without ports: status, instance, ports (text and JSON) exit 0 with 'Ports: none'"
+
+# --- wait-sync a boot can rely on: instances without ports do not block, a grandmaster of its
+# domain is ready, a listening or unlocked instance is not; --json says per instance why.
+fake rm-instance empty
+fake rm-instance lonely
+fake instance lonely
+expect 0 '^lonely: no ports, nothing to synchronize \(does not block\)$' wait-sync --timeout 5
+expect 0 '' wait-sync --timeout 5 --json
+jq -e '.Ready and (.Instances | length == 1) and .Instances[0].Name == "lonely" and
+	.Instances[0].Ports == 0 and .Instances[0].Ready and (.Instances[0].Reason | startswith("no ports"))' \
+	"$tmp/o" >/dev/null || fail "wait-sync --json, instance without ports: $(cat "$tmp/o")"
+fake instance gm
+fake port veth0 gm
+fake state veth0 LISTENING
+expect 5 'instance gm: not synchronized \(servo unlocked\)' wait-sync --timeout 0.5 --json
+jq -e '(.Ready | not) and .Reason == "instance gm: not synchronized (servo unlocked)" and
+	([.Instances[] | select(.Name == "gm") | .Ready] == [false]) and
+	([.Instances[] | select(.Name == "lonely") | .Ready] == [true])' "$tmp/o" >/dev/null ||
+	fail "wait-sync --json, listening instance: $(cat "$tmp/o")"
+"$PHCCTL" wait-sync --timeout 10 >"$tmp/ws" 2>&1 &
+ws=$!
+fake state veth0 MASTER
+fake grandmaster gm 1
+wait "$ws" || fail "wait-sync after the instance became grandmaster: $(cat "$tmp/ws")"
+grep -q '^gm: grandmaster of domain 1: no better clock within the announce receipt timeout$' "$tmp/ws" ||
+	fail "wait-sync output for a grandmaster: $(cat "$tmp/ws")"
+# phcd steers the system clock through instance gm, which is the grandmaster: nothing steers
+# CLOCK_REALTIME, it is the reference; ready. Through an instance that follows a master: not.
+fake system-clock gm
+expect 0 '^system clock: not steered: system_clock_instance gm is the grandmaster' wait-sync --timeout 5
+fake grandmaster gm 0
+fake state veth0 SLAVE
+expect 5 'the system clock is not locked yet \(system_clock_instance gm\)' wait-sync --timeout 0.5 --json
+jq -e '(.Ready | not) and .SystemClock.Instance == "gm" and (.SystemClock.Ready | not)' "$tmp/o" \
+	>/dev/null || fail "wait-sync --json with an unlocked system clock: $(cat "$tmp/o")"
+fake system-clock none
+fake rm-instance gm
+fake port veth0 lonely
+echo "ok: wait-sync: no ports -> ready, listening -> exit 5 with the reason, grandmaster -> ready, --json per instance; system clock through a grandmaster -> ready"
+
+# --- phcd goes away while phcctl waits for its answer: the stand-in is stopped, phcctl's call
+# is seen on the bus, then the stand-in is killed; the bus answers NoReply.
+dbus-monitor --system "type='method_call',destination='org.phcd1'" >"$tmp/calls" 2>&1 &
+BG_PIDS+=($!)
+wait_for "$tmp/calls" 'NameAcquired|signal' 10
+"$PHCCTL" monitor >"$tmp/mon" 2>"$tmp/mon.err" &
+BG_PIDS+=($!)
+"$PHCCTL" monitor --json >"$tmp/monj" 2>"$tmp/monj.err" &
+BG_PIDS+=($!)
+wait_for "$tmp/mon.err" '^Monitoring' 10
+wait_for "$tmp/monj.err" '^Monitoring' 10
+kill -STOP "$FAKE_PID"
+from=$(wc -l <"$tmp/calls")
+"$PHCCTL" status >"$tmp/o" 2>"$tmp/e" &
+ctl=$!
+wait_for "$tmp/calls" 'member=GetAll' 10 "$from"
+kill -KILL "$FAKE_PID"
+rc=0
+wait "$ctl" || rc=$?
+[ "$rc" = 6 ] && grep -q '^phcctl: .*phcd went away before it answered (org.freedesktop.DBus.Error.NoReply)$' "$tmp/e" ||
+	fail "phcd killed mid-command: expected exit 6 saying phcd went away, got $rc: $(cat "$tmp/e")"
+echo "ok: phcd killed while status waited for it: exit 6, $(cat "$tmp/e")"
+# phcctl monitor notices phcd leaving the bus (it keeps watching for its return).
+wait_for "$tmp/mon" '^[0-9:.]+ phcd exited \(left the bus\)$' 10
+wait_for "$tmp/monj" '"signal":"NameOwnerChanged".*"phcd":"exited"' 10
+echo "ok: phcctl monitor: $(tail -n 1 "$tmp/mon")"
+echo PASS
