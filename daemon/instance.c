@@ -43,6 +43,7 @@ void instance_apply_options(struct instance *i, const struct instance_options *o
 	i->clock_quality.clockAccuracy = o->clockAccuracy;
 	i->clock_quality.offsetScaledLogVariance = o->offsetScaledLogVariance;
 	i->clock_backend = o->clock_backend;
+	i->clock_servo = o->servo.clock_servo;
 }
 
 size_t instance_port_count(const struct instance *i)
@@ -252,7 +253,8 @@ void instance_port_status(struct instance *i, struct mport *p, const struct ipc_
 		worker_time(s->stats.end_mono, &st->realtime_usec, &st->monotonic_usec);
 		mask |= INSTANCE_CHANGED_STATS;
 	}
-	synced = p->state == PORT_STATE_SLAVE && s->servo_state == SERVO_LOCKED;
+	/* Synchronized means it: with servo_offset_threshold, only once the offsets stay within */
+	synced = p->state == PORT_STATE_SLAVE && s->servo_state == SERVO_LOCKED && s->servo_stable;
 	if (i->servo_state != s->servo_state || synced != i->synchronized) {
 		i->servo_state = s->servo_state;
 		i->synchronized = synced;

@@ -136,6 +136,7 @@ struct instance {
 	uint8_t priority2;
 	struct ClockQuality clock_quality; /* clockClass, clockAccuracy, offsetScaledLogVariance */
 	enum options_clock_backend clock_backend;
+	enum servo_type clock_servo; /* clock_servo of its options */
 
 	/* public, INSTANCE_CHANGED_PARENT: who the instance follows (itself when grandmaster) */
 	struct ClockIdentity grandmaster_identity;

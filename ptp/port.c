@@ -520,7 +520,7 @@ int port_new(const struct port_config *cfg, struct clock *clock, const struct po
 		if (clock_get_freq(clock, &freq) < 0) {
 			freq = 0.0;
 		}
-		r = servo_pi_new(&sc, freq, &p->servo);
+		r = servo_new(&sc, freq, &p->servo);
 		if (r < 0) {
 			return r;
 		}
@@ -808,4 +808,11 @@ const struct portDS *port_port_ds(const struct port *p)
 enum servo_state port_servo_state(const struct port *p)
 {
 	return p->servo_state;
+}
+
+bool port_servo_stable(const struct port *p)
+{
+	/* without a servo (free running) LOCKED only says the offsets are measured */
+	return p->servo ? p->servo_state == SERVO_LOCKED && servo_stable(p->servo)
+			: p->servo_state == SERVO_LOCKED;
 }
