@@ -20,6 +20,12 @@
 #define PI_KI_NORM_MAX 0.3
 #define FIRST_STEP_THRESHOLD_NS 20000
 #define MAX_FREQ_PPB 900000000.0
+/*
+ * Software timestamps on veth scatter by some microseconds: over one second that is a few ppm
+ * of error in the first estimate, which the PI then takes out. Hardware stamps, tens of ns: the
+ * next sample is enough.
+ */
+#define FREQ_EST_MIN_SWTS_NS NS_PER_SEC
 
 void servo_config_default(struct servo_config *cfg, bool sw_ts)
 {
@@ -33,6 +39,7 @@ void servo_config_default(struct servo_config *cfg, bool sw_ts)
 		.first_step_threshold = FIRST_STEP_THRESHOLD_NS,
 		.step_threshold = 0,
 		.max_freq_ppb = MAX_FREQ_PPB,
+		.freq_est_min = sw_ts ? FREQ_EST_MIN_SWTS_NS : 0,
 		.holdover_timeout = 0,
 		.offset_threshold = 0,
 		.num_offset_values = 10,

@@ -24,6 +24,11 @@ struct servo_config {
 	ns_t first_step_threshold; /* step on the first lock if |offset| exceeds it; 0 = never */
 	ns_t step_threshold;	   /* step (and restart) whenever |offset| exceeds it; 0 = never */
 	double max_freq_ppb;	   /* clamp of the returned adjustment, > 0 */
+	/*
+	 * PI: the first frequency estimate, a least-squares slope of the offsets, once they span
+	 * this long; from the timestamping mode's noise (software 1 s, hardware the next sample).
+	 */
+	ns_t freq_est_min;
 	ns_t holdover_timeout; /* LOCKED without samples this long reports HOLDOVER; 0 = never */
 	/*
 	 * Lock detection (ptp4l's servo_offset_threshold, servo_num_offset_values): the servo is
