@@ -161,7 +161,9 @@ struct instance {
 
 	/* public, INSTANCE_CHANGED_SERVO */
 	enum servo_state servo_state;
-	bool synchronized; /* a SLAVE port whose servo is LOCKED */
+	bool synchronized; /* a SLAVE port whose servo is LOCKED (and stable) */
+	/* CLOCK_REALTIME, us, when a LOCKED instance lost its last SLAVE port; 0 = no holdover */
+	uint64_t holdover_since_usec;
 
 	/* public, INSTANCE_CHANGED_TIME_PROPERTIES */
 	struct timePropertiesDS time_properties;

@@ -235,6 +235,15 @@ static void lr_set_interval(struct servo *s, double interval_s)
 	}
 }
 
+static double lr_stable_freq(const struct servo *s)
+{
+	const struct servo_linreg *lr = container_of(s, struct servo_linreg, base);
+	unsigned int size = 0;
+	const struct lr_fit *f = lr_best(lr, &size);
+
+	return f ? clamp(-f->slope * 1e9, s->cfg.max_freq_ppb) : s->freq_ppb;
+}
+
 static void lr_free(struct servo *s)
 {
 	free(to_lr(s));
@@ -245,6 +254,7 @@ static const struct servo_ops servo_linreg_ops = {
 	.sample = lr_sample,
 	.reset = lr_reset,
 	.set_interval = lr_set_interval,
+	.stable_freq = lr_stable_freq,
 	.free = lr_free,
 };
 

@@ -205,6 +205,11 @@ static void pi_set_interval(struct servo *s, double interval)
 	}
 }
 
+static double pi_stable_freq(const struct servo *s)
+{
+	return container_of(s, struct servo_pi, base)->drift;
+}
+
 static void pi_free(struct servo *s)
 {
 	free(to_pi(s));
@@ -215,6 +220,7 @@ static const struct servo_ops servo_pi_ops = {
 	.sample = pi_sample,
 	.reset = pi_reset,
 	.set_interval = pi_set_interval,
+	.stable_freq = pi_stable_freq,
 	.free = pi_free,
 };
 

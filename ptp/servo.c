@@ -126,6 +126,22 @@ enum servo_state servo_check_holdover(struct servo *s, ns_t now)
 	return s->state;
 }
 
+bool servo_enter_holdover(struct servo *s, ns_t now, double *freq_ppb)
+{
+	if (s->state != SERVO_LOCKED) {
+		return false;
+	}
+	*freq_ppb = s->ops->stable_freq ? s->ops->stable_freq(s) : s->freq_ppb;
+	if (!isfinite(*freq_ppb)) {
+		*freq_ppb = s->freq_ppb;
+	}
+	s->freq_ppb = *freq_ppb;
+	s->state = SERVO_HOLDOVER;
+	s->holdover_since = now;
+	s->in_threshold = 0;
+	return true;
+}
+
 struct servo *servo_free(struct servo *s)
 {
 	if (s) {

@@ -55,6 +55,8 @@ struct servo_ops {
 	void (*reset)(struct servo *s);
 	/* The interval between samples, seconds (2^logSyncInterval). */
 	void (*set_interval)(struct servo *s, double interval_s);
+	/* The adjustment that holds the clock's frequency, without any phase correction. */
+	double (*stable_freq)(const struct servo *s);
 	void (*free)(struct servo *s);
 };
 
@@ -96,6 +98,12 @@ void servo_set_interval(struct servo *s, double interval_s);
  * servo reports SERVO_HOLDOVER (and *freq_ppb keeps the last value). Returns the current state.
  */
 enum servo_state servo_check_holdover(struct servo *s, ns_t now);
+/*
+ * The master is gone: a LOCKED servo goes to SERVO_HOLDOVER from now on, and returns (in
+ * *freq_ppb) the adjustment to keep: its frequency estimate, without the last phase correction.
+ * false (and nothing changed) when it was not LOCKED.
+ */
+bool servo_enter_holdover(struct servo *s, ns_t now, double *freq_ppb);
 /* Accept NULL, return NULL. */
 struct servo *servo_free(struct servo *s);
 

@@ -1032,6 +1032,49 @@ static void test_supervised_master_slave_master(void **state)
 }
 
 /*
+ * Holdover: a slave locked on a master 50 ppm off (the slave's clock is the one steered) loses it;
+ * the servo state says HOLDOVER, the clock keeps the servo's frequency estimate (not its last
+ * answer with a phase correction in it), and 60 s later its true error has grown by less than
+ * 5 us (50 ppm unheld would be 3 ms). For PI and linreg.
+ */
+static void test_holdover(void **state)
+{
+	for (int k = 0; k < 2; k++) {
+		enum servo_type type = k ? SERVO_TYPE_LINREG : SERVO_TYPE_PI;
+		struct link l;
+		ns_t e0, e60;
+		double freq;
+
+		link_init_servo(&l, 50000.0, 0, DELAY_MECHANISM_E2E, false, 0, type);
+		link_run(&l, START + 60 * NS_PER_SEC);
+		assert_int_equal(port_get_state(l.s[1].port), PORT_STATE_SLAVE);
+		assert_int_equal(port_servo_state(l.s[1].port), SERVO_LOCKED);
+		l.s[0].mute = true;
+		while (port_is_slave(l.s[1].port)) {
+			link_run(&l, l.now + NS_PER_MSEC * 10);
+		}
+		assert_int_equal(port_servo_state(l.s[1].port), SERVO_HOLDOVER);
+		assert_true(l.s[1].port->servo->holdover_since > 0);
+		assert_int_equal(clock_get_freq(l.s[1].clk, &freq), 0);
+		if (fabs(freq - 50000.0) > 100.0) {
+			fail_msg("%s: holds %.1f ppb, expected the master's 50000 +- 100",
+				 options_clock_servo_to_string(type), freq);
+		}
+		e0 = link_error(&l);
+		link_run(&l, l.now + 60 * NS_PER_SEC);
+		e60 = link_error(&l);
+		print_message("%s: holdover at %.1f ppb, true error %lld ns, 60 s later %lld ns\n",
+			      options_clock_servo_to_string(type), freq, (long long) e0,
+			      (long long) e60);
+		if (llabs(e60 - e0) > 5 * NS_PER_USEC) {
+			fail_msg("%s: drifted %lld ns in 60 s of holdover, expected below 5 us",
+				 options_clock_servo_to_string(type), (long long) (e60 - e0));
+		}
+		link_free(&l);
+	}
+}
+
+/*
  * port_set_priorities() in place: the grandmaster (priority1 100) drops to 250, announces it at
  * once, and the BMCA turns round without restarting either port: the other side (200) becomes
  * MASTER and the first one its SLAVE.
@@ -1135,6 +1178,7 @@ int main(void)
 		cmocka_unit_test(test_gate_follows_servo),
 		cmocka_unit_test(test_rate_ratio_jitter),
 		cmocka_unit_test(test_jitter_gate_and_servo),
+		cmocka_unit_test(test_holdover),
 		cmocka_unit_test(test_state_decision_slack),
 		cmocka_unit_test(test_supervised_no_announce_before_decision),
 		cmocka_unit_test(test_supervised_master_slave_master),
