@@ -130,10 +130,11 @@ int port_follow_up_receive(struct port *p, const struct msg *m, ns_t now)
  * and keep one that lands far off the line from the servo, a few in a row at most: a real change
  * gets through after that.
  *
- * The limit follows the measured noise of the path: a multiple of the average residual, which
- * learns from every sample judged, a rejected one counting as if it had landed on the limit
- * (so broad packet delay variation raises the limit within a few samples, while a lone spike
- * raises it only by as much). It once learnt from passed samples only: under 0..100 us of
+ * The limit follows the measured noise of the path: 8 times the average residual, which learns
+ * from every sample judged, each counting at most half the limit. So when more than about one
+ * sample in four lands beyond half the limit (broad packet delay variation) the limit grows
+ * within a few samples, while rarer spikes, passed or not, cannot lift it for long (counting a
+ * rejected one as the whole limit, spikes in one Sync of seven would have lifted it for good). It once learnt from passed samples only: under 0..100 us of
  * jitter it stayed at its 10 us floor, and with the start-over after three rejections it passed
  * one sample in five. The servo, for its part, scales its gains with the time since its last
  * sample (servo-pi.c), so a sample after rejected ones does not count several times.
@@ -159,7 +160,7 @@ static bool port_offset_outlier(struct port *p, ns_t t, ns_t offset)
 		if (res > limit && !f->rejected) {
 			f->run_jitter = f->jitter;
 		}
-		f->jitter += PORT_OUTLIER_LEARN * (fmin(res, limit) - f->jitter);
+		f->jitter += PORT_OUTLIER_LEARN * (fmin(res, limit / 2) - f->jitter);
 		if (res > limit) {
 			if (f->rejected < PORT_OUTLIER_MAX_RUN) {
 				f->rt[0] = f->rt[1];
