@@ -60,6 +60,12 @@ clock_servo = $servo
 CONF
 done
 ptp4l_gm "$M" m0 "$tmp/gm.uds" "$tmp/gm.log"
+if [ "$PROFILES" != none ]; then
+	# netem is a kernel module (sch_netem): some kernels lack it. Try it in the namespace.
+	ip netns exec "$M" tc qdisc add dev m0 root netem delay 1us 2>/dev/null ||
+		fail "this kernel has no netem qdisc (sch_netem): run with PROFILES=none, or in a VM"
+	ip netns exec "$M" tc qdisc del dev m0 root
+fi
 
 MONO_TO_REAL=$(python3 -c 'import time; print("%.6f" % (time.time() - time.monotonic()))')
 
