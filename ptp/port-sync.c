@@ -134,10 +134,11 @@ int port_follow_up_receive(struct port *p, const struct msg *m, ns_t now)
  * from every sample judged, each counting at most half the limit. So when more than about one
  * sample in four lands beyond half the limit (broad packet delay variation) the limit grows
  * within a few samples, while rarer spikes, passed or not, cannot lift it for long (counting a
- * rejected one as the whole limit, spikes in one Sync of seven would have lifted it for good). It once learnt from passed samples only: under 0..100 us of
- * jitter it stayed at its 10 us floor, and with the start-over after three rejections it passed
- * one sample in five. The servo, for its part, scales its gains with the time since its last
- * sample (servo-pi.c), so a sample after rejected ones does not count several times.
+ * rejected one as the whole limit, spikes in one Sync of seven would have lifted it for good). It
+ * once learnt from passed samples only: under 0..100 us of jitter it stayed at its 10 us floor, and
+ * with the start-over after three rejections it passed one sample in five. The servo, for its part,
+ * scales its gains with the time since its last sample (servo-pi.c), so a sample after rejected
+ * ones does not count several times.
  */
 #define PORT_OUTLIER_FLOOR (10 * NS_PER_USEC)
 #define PORT_OUTLIER_FACTOR 8.0
