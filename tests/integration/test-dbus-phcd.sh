@@ -77,7 +77,7 @@ jq -e '.GrandmasterPriority1 == 100 and .GrandmasterPriority2 == 128 and
 	.OffsetStatisticsMax >= .OffsetStatisticsRMS and .OffsetStatisticsRMS < 100000' \
 	"$tmp/inst.json" >/dev/null ||
 	fail "instance lab: unexpected GUI/fleet values: $(jq -c '{GrandmasterPriority1, GrandmasterPriority2, GrandmasterClockClass, IsGrandmaster, HealthReasons, OffsetTimestamp, OffsetStatisticsCount, OffsetStatisticsWindowUSec, OffsetStatisticsRMS, OffsetStatisticsMax}' "$tmp/inst.json")"
-now_mono=$(awk '{ printf "%d", $1 * 1000000 }' /proc/uptime)
+now_mono=$(awk '{ printf "%.0f", $1 * 1000000 }' /proc/uptime)
 age=$((now_mono - $(jq -r .OffsetTimestampMonotonic "$tmp/inst.json")))
 # /proc/uptime is CLOCK_BOOTTIME, which runs ahead of CLOCK_MONOTONIC by the time suspended (none here).
 [ "$age" -ge -100000 ] && [ "$age" -lt 3000000 ] ||
