@@ -206,6 +206,7 @@ DEFINE_ENUM_PARSER(parse_delay, enum delay_mechanism, options_delay_mechanism_fr
 DEFINE_ENUM_PARSER(parse_transport, enum options_transport, options_transport_from_string)
 DEFINE_ENUM_PARSER(parse_timestamping, enum options_timestamping, options_timestamping_from_string)
 DEFINE_ENUM_PARSER(parse_backend, enum options_clock_backend, options_clock_backend_from_string)
+DEFINE_ENUM_PARSER(parse_servo, enum servo_type, options_clock_servo_from_string)
 
 #define member_size(type, m) sizeof(((type *) 0)->m)
 #define KEY(scope, type, name, field, parser, min, max, def, expect)                            \
@@ -243,6 +244,7 @@ static const struct config_key keys[] = {
 	I(utc_offset, parse_int, 0, INT16_MAX, "37", NULL),
 	I(timeSource, parse_int, 0x10, 0xfe, "0xa0", NULL),
 	I(clock_backend, parse_backend, 0, 0, "phc", "phc, virtual, system or free_running"),
+	I_AS("clock_servo", servo.clock_servo, parse_servo, 0, 0, "pi", "pi or linreg"),
 	I_AS("pi_proportional_const", servo.pi_proportional_const, parse_double, 0, HUGE_VAL, "0.0",
 	     NULL),
 	I_AS("pi_integral_const", servo.pi_integral_const, parse_double, 0, HUGE_VAL, "0.0", NULL),
@@ -250,6 +252,10 @@ static const struct config_key keys[] = {
 	I_AS("first_step_threshold", servo.first_step_threshold, parse_double, 0, HUGE_VAL,
 	     "0.00002", NULL),
 	I_AS("max_frequency", servo.max_frequency, parse_int, 0, INT32_MAX, "900000000", NULL),
+	I_AS("servo_offset_threshold", servo.servo_offset_threshold, parse_int, 0, INT32_MAX, "0",
+	     NULL),
+	I_AS("servo_num_offset_values", servo.servo_num_offset_values, parse_int, 0, INT32_MAX,
+	     "10", NULL),
 	I_AS("virtual_clock_offset_ns", virtual_clock.initial_offset_ns, parse_int, -1e18, 1e18,
 	     "0", NULL),
 	I_AS("virtual_clock_freq_ppb", virtual_clock.initial_freq_ppb, parse_int, -10000000,

@@ -236,6 +236,7 @@ static void f_status(struct codec *c, struct ipc_msg *m)
 
 	c_enum(c, &s->port_state, PORT_STATE_MIN, PORT_STATE_MAX);
 	c_servo_state(c, &s->servo_state);
+	c_bool(c, &s->servo_stable);
 	c_i64(c, &s->offset_ns);
 	c_i64(c, &s->mean_path_delay_ns);
 	c_double(c, &s->freq_ppb);
@@ -325,11 +326,14 @@ static void f_config(struct codec *c, struct ipc_msg *m)
 	c_i16(c, &i->utc_offset);
 	c_u8(c, &i->timeSource);
 	c_enum(c, &i->clock_backend, OPTIONS_CLOCK_PHC, OPTIONS_CLOCK_FREE_RUNNING);
+	c_enum(c, &i->servo.clock_servo, SERVO_TYPE_PI, SERVO_TYPE_LINREG);
 	c_double(c, &i->servo.pi_proportional_const);
 	c_double(c, &i->servo.pi_integral_const);
 	c_double(c, &i->servo.step_threshold);
 	c_double(c, &i->servo.first_step_threshold);
 	c_i32(c, &i->servo.max_frequency);
+	c_i32(c, &i->servo.servo_offset_threshold);
+	c_i32(c, &i->servo.servo_num_offset_values);
 	c_i64(c, &i->virtual_clock.initial_offset_ns);
 	c_i32(c, &i->virtual_clock.initial_freq_ppb);
 	c_string(c, i->userDescription, sizeof(i->userDescription));

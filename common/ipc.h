@@ -30,8 +30,10 @@
  * window; CONFIG's port options carry summary_interval; no CLOCK_REQUEST (type 4): the supervisor
  * steers CLOCK_REALTIME from the STATUS offsets, no worker asks.
  * 9: RECOMMENDED_STATE carries the decision (M1 ... LISTENING), not the state; ERBEST's
- * stepsRemoved is below 255. */
-#define IPC_VERSION 9
+ * stepsRemoved is below 255.
+ * 10: STATUS carries servo_stable (lock detection); CONFIG's instance options carry clock_servo,
+ * servo_offset_threshold and servo_num_offset_values. */
+#define IPC_VERSION 10
 #define IPC_HEADER_SIZE 8
 #define IPC_MAX_SIZE 1024 /* larger than every message; a longer datagram is refused */
 #define IPC_MAX_FDS 4
@@ -91,6 +93,8 @@ struct ipc_status {
 	enum port_state port_state;
 	/* On the wire 0 unlocked (JUMP too: a step is part of locking), 1 locked, 2 holdover. */
 	enum servo_state servo_state;
+	/* LOCKED, and its last servo_num_offset_values offsets within servo_offset_threshold */
+	bool servo_stable;
 	ns_t offset_ns;
 	ns_t mean_path_delay_ns;
 	double freq_ppb;

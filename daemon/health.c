@@ -149,7 +149,10 @@ void instance_compute_health(const struct instance *i, struct health_report *h, 
 	}
 }
 
-/* No SLAVE port any more: the instance follows nobody, so it is not synchronized. */
+/*
+ * No SLAVE port any more: the instance follows nobody, so it is not synchronized; a locked one
+ * goes to holdover (and stays there), any other servo state becomes unlocked.
+ */
 static void instance_check_slave(struct instance *i)
 {
 	struct mport *p;
@@ -160,6 +163,10 @@ static void instance_check_slave(struct instance *i)
 		    (p->state == PORT_STATE_SLAVE || p->state == PORT_STATE_UNCALIBRATED)) {
 			return;
 		}
+	}
+	instance_check_holdover(i);
+	if (i->servo_state == SERVO_HOLDOVER) {
+		return;
 	}
 	if (i->synchronized || i->servo_state != SERVO_UNLOCKED) {
 		i->synchronized = false;

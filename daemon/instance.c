@@ -43,6 +43,7 @@ void instance_apply_options(struct instance *i, const struct instance_options *o
 	i->clock_quality.clockAccuracy = o->clockAccuracy;
 	i->clock_quality.offsetScaledLogVariance = o->offsetScaledLogVariance;
 	i->clock_backend = o->clock_backend;
+	i->clock_servo = o->servo.clock_servo;
 }
 
 size_t instance_port_count(const struct instance *i)
@@ -113,6 +114,35 @@ static void instance_set_parent(struct instance *i, const struct parentDS *pds,
 	if (mask) {
 		manager_instance_changed(i, mask);
 	}
+}
+
+/*
+ * Holdover: a LOCKED instance that has no SLAVE (or UNCALIBRATED) port left lost its master. Its
+ * worker keeps the clock on the servo's frequency estimate; say so, and since when. A port that
+ * locks again ends it (instance_port_status).
+ */
+void instance_check_holdover(struct instance *i)
+{
+	struct timespec ts;
+	struct mport *p;
+
+	if (i->servo_state != SERVO_LOCKED) {
+		return;
+	}
+	MANAGER_FOREACH_PORT(p, i->manager, k)
+	{
+		if (p->instance == i &&
+		    (p->state == PORT_STATE_SLAVE || p->state == PORT_STATE_UNCALIBRATED)) {
+			return;
+		}
+	}
+	clock_gettime(CLOCK_REALTIME, &ts);
+	i->servo_state = SERVO_HOLDOVER;
+	i->synchronized = false;
+	i->holdover_since_usec = (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
+	log_full(LOG_NOTICE, "instance %s: no master left, holdover on the last frequency",
+		 i->name);
+	manager_instance_changed(i, INSTANCE_CHANGED_SERVO);
 }
 
 /* The instance's own time properties as a grandmaster: the timescale its ports' stamps count. */
@@ -195,6 +225,7 @@ void instance_run_bmca(struct instance *i)
 		p->sent = *rs;
 		p->sent_valid = true;
 	}
+	instance_check_holdover(i);
 }
 
 /*
@@ -252,10 +283,14 @@ void instance_port_status(struct instance *i, struct mport *p, const struct ipc_
 		worker_time(s->stats.end_mono, &st->realtime_usec, &st->monotonic_usec);
 		mask |= INSTANCE_CHANGED_STATS;
 	}
-	synced = p->state == PORT_STATE_SLAVE && s->servo_state == SERVO_LOCKED;
+	/* Synchronized means it: with servo_offset_threshold, only once the offsets stay within */
+	synced = p->state == PORT_STATE_SLAVE && s->servo_state == SERVO_LOCKED && s->servo_stable;
 	if (i->servo_state != s->servo_state || synced != i->synchronized) {
 		i->servo_state = s->servo_state;
 		i->synchronized = synced;
+		if (i->servo_state != SERVO_HOLDOVER) {
+			i->holdover_since_usec = 0;
+		}
 		mask |= INSTANCE_CHANGED_SERVO;
 	}
 	if (mask) {

@@ -82,6 +82,8 @@ struct instance *instance_free(struct instance *i);
 void instance_apply_options(struct instance *i, const struct instance_options *o);
 /* The clock-level BMCA (9.3.2.2, 9.3.3) over the instance's ports; sends RECOMMENDED_STATE. */
 void instance_run_bmca(struct instance *i);
+/* A LOCKED instance without a SLAVE or UNCALIBRATED port goes to holdover (HoldoverSince). */
+void instance_check_holdover(struct instance *i);
 /* A STATUS from one of its ports: the instance's sample and servo follow its SLAVE port. */
 void instance_port_status(struct instance *i, struct mport *p, const struct ipc_status *s);
 /*

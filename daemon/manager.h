@@ -136,6 +136,7 @@ struct instance {
 	uint8_t priority2;
 	struct ClockQuality clock_quality; /* clockClass, clockAccuracy, offsetScaledLogVariance */
 	enum options_clock_backend clock_backend;
+	enum servo_type clock_servo; /* clock_servo of its options */
 
 	/* public, INSTANCE_CHANGED_PARENT: who the instance follows (itself when grandmaster) */
 	struct ClockIdentity grandmaster_identity;
@@ -160,7 +161,9 @@ struct instance {
 
 	/* public, INSTANCE_CHANGED_SERVO */
 	enum servo_state servo_state;
-	bool synchronized; /* a SLAVE port whose servo is LOCKED */
+	bool synchronized; /* a SLAVE port whose servo is LOCKED (and stable) */
+	/* CLOCK_REALTIME, us, when a LOCKED instance lost its last SLAVE port; 0 = no holdover */
+	uint64_t holdover_since_usec;
 
 	/* public, INSTANCE_CHANGED_TIME_PROPERTIES */
 	struct timePropertiesDS time_properties;

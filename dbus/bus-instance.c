@@ -56,6 +56,15 @@ static int get_clock_backend(sd_bus *bus, const char *path, const char *interfac
 	return bus_append_valid_string(reply, b ? b : "unknown");
 }
 
+static int get_clock_servo(sd_bus *bus, const char *path, const char *interface,
+			   const char *property, sd_bus_message *reply, void *userdata,
+			   sd_bus_error *error)
+{
+	const char *n = options_clock_servo_to_string(*(enum servo_type *) userdata);
+
+	return bus_append_valid_string(reply, n ? n : "unknown");
+}
+
 /* Servo states travel in lower case ("locked"), as chrony and timedatectl show them. */
 static const char *const servo_names[] = {
 	[SERVO_UNLOCKED] = "unlocked",
@@ -200,6 +209,7 @@ static const sd_bus_vtable instance_vtable[] = {
 	SD_BUS_PROPERTY("OffsetScaledLogVariance", "q", NULL,
 			I_OFF(clock_quality.offsetScaledLogVariance), EMITS),
 	SD_BUS_PROPERTY("ClockBackend", "s", get_clock_backend, I_OFF(clock_backend), EMITS),
+	SD_BUS_PROPERTY("ClockServo", "s", get_clock_servo, I_OFF(clock_servo), EMITS),
 	SD_BUS_PROPERTY("GrandmasterIdentity", "s", bus_property_get_clock_identity,
 			I_OFF(grandmaster_identity), EMITS),
 	SD_BUS_PROPERTY("ParentPortIdentity", "s", bus_property_get_port_identity,
@@ -233,6 +243,7 @@ static const sd_bus_vtable instance_vtable[] = {
 	SD_BUS_PROPERTY("IsGrandmaster", "b", bus_property_get_bool, I_OFF(is_grandmaster), EMITS),
 	SD_BUS_PROPERTY("Health", "s", get_health, 0, EMITS),
 	SD_BUS_PROPERTY("HealthReasons", "a(ss)", get_health_reasons, 0, EMITS),
+	SD_BUS_PROPERTY("HoldoverSince", "t", NULL, I_OFF(holdover_since_usec), EMITS),
 	SD_BUS_PROPERTY("CurrentUtcOffset", "n", NULL, I_OFF(time_properties.currentUtcOffset),
 			EMITS),
 	SD_BUS_PROPERTY("CurrentUtcOffsetValid", "b", bus_property_get_bool,
@@ -259,7 +270,7 @@ static const struct bus_prop_group instance_groups[] = {
 	{ INSTANCE_CHANGED_CONFIG,
 	  (const char *const[]){ "Domain", "Profile", "ClockIdentity", "Priority1", "Priority2",
 				 "ClockClass", "ClockAccuracy", "OffsetScaledLogVariance",
-				 "ClockBackend", NULL } },
+				 "ClockBackend", "ClockServo", NULL } },
 	{ INSTANCE_CHANGED_PARENT,
 	  (const char *const[]){ "GrandmasterIdentity", "ParentPortIdentity", "StepsRemoved",
 				 "GrandmasterPriority1", "GrandmasterPriority2",
@@ -275,7 +286,8 @@ static const struct bus_prop_group instance_groups[] = {
 				 "OffsetStatisticsTimestampMonotonic", NULL } },
 	{ INSTANCE_CHANGED_HEALTH,
 	  (const char *const[]){ "IsGrandmaster", "Health", "HealthReasons", NULL } },
-	{ INSTANCE_CHANGED_SERVO, (const char *const[]){ "ServoState", "Synchronized", NULL } },
+	{ INSTANCE_CHANGED_SERVO,
+	  (const char *const[]){ "ServoState", "Synchronized", "HoldoverSince", NULL } },
 	{ INSTANCE_CHANGED_TIME_PROPERTIES,
 	  (const char *const[]){ "CurrentUtcOffset", "CurrentUtcOffsetValid", "Leap59", "Leap61",
 				 "TimeTraceable", "FrequencyTraceable", "PtpTimescale",

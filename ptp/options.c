@@ -27,11 +27,14 @@ void options_instance_defaults(struct instance_options *o)
 	o->utc_offset = CURRENT_UTC_OFFSET;
 	o->timeSource = TIME_SOURCE_INTERNAL_OSCILLATOR;
 	o->clock_backend = OPTIONS_CLOCK_PHC;
+	o->servo.clock_servo = SERVO_TYPE_PI;
 	o->servo.pi_proportional_const = 0.0;
 	o->servo.pi_integral_const = 0.0;
 	o->servo.step_threshold = 0.0;
 	o->servo.first_step_threshold = 0.00002;
 	o->servo.max_frequency = 900000000;
+	o->servo.servo_offset_threshold = 0;
+	o->servo.servo_num_offset_values = 10;
 	o->virtual_clock.initial_offset_ns = 0;
 	o->virtual_clock.initial_freq_ppb = 0;
 	o->interfaces.auto_select = true;
@@ -119,6 +122,10 @@ static const struct name_value backend_names[] = {
 	{ "system", OPTIONS_CLOCK_SYSTEM },
 	{ "free_running", OPTIONS_CLOCK_FREE_RUNNING },
 };
+static const struct name_value servo_names[] = {
+	{ "pi", SERVO_TYPE_PI },
+	{ "linreg", SERVO_TYPE_LINREG },
+};
 
 int options_delay_mechanism_from_string(const char *s, enum delay_mechanism *ret)
 {
@@ -132,6 +139,7 @@ int options_delay_mechanism_from_string(const char *s, enum delay_mechanism *ret
 	return 0;
 }
 
+DEFINE_NAMES(options_clock_servo, enum servo_type, servo_names)
 DEFINE_NAMES(options_transport, enum options_transport, transport_names)
 DEFINE_NAMES(options_timestamping, enum options_timestamping, timestamping_names)
 DEFINE_NAMES(options_clock_backend, enum options_clock_backend, backend_names)

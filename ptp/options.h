@@ -41,13 +41,21 @@ enum options_clock_backend {
 	OPTIONS_CLOCK_FREE_RUNNING, /* measure only, like ptp4l --free_running 1 */
 };
 
-/* PI servo, with ptp4l's key names; 0.0 for a constant means "pick by timestamping mode". */
+enum servo_type {
+	SERVO_TYPE_PI = 0, /* proportional-integral (servo-pi.c) */
+	SERVO_TYPE_LINREG, /* least-squares fit over an adaptive window (servo-linreg.c) */
+};
+
+/* The servo, with ptp4l's key names; 0.0 for a PI constant means "pick by timestamping mode". */
 struct servo_options {
+	enum servo_type clock_servo;
 	double pi_proportional_const;
 	double pi_integral_const;
-	double step_threshold;	     /* seconds; 0 = never step after the first update */
-	double first_step_threshold; /* seconds; 0 = never step on the first update */
-	int32_t max_frequency;	     /* ppb clamp of the adjustment */
+	double step_threshold;		 /* seconds; 0 = never step after the first update */
+	double first_step_threshold;	 /* seconds; 0 = never step on the first update */
+	int32_t max_frequency;		 /* ppb clamp of the adjustment */
+	int32_t servo_offset_threshold;	 /* ns; stable after this many offsets within it; 0 off */
+	int32_t servo_num_offset_values; /* how many */
 };
 
 /* Test knobs of the virtual clock back end: where it starts. Documented as for testing. */
@@ -119,5 +127,7 @@ const char *options_transport_to_string(enum options_transport t);
 int options_transport_from_string(const char *s, enum options_transport *ret);
 const char *options_timestamping_to_string(enum options_timestamping t);
 int options_timestamping_from_string(const char *s, enum options_timestamping *ret);
+const char *options_clock_servo_to_string(enum servo_type t);
+int options_clock_servo_from_string(const char *s, enum servo_type *ret);
 const char *options_clock_backend_to_string(enum options_clock_backend c);
 int options_clock_backend_from_string(const char *s, enum options_clock_backend *ret);

@@ -56,6 +56,8 @@ struct port_outlier {
 	ns_t t[2], o[2];
 	double jitter;	   /* moving average of |offset - prediction| */
 	unsigned rejected; /* in a row */
+	ns_t rt[2], ro[2]; /* the last two of them */
+	double run_jitter; /* jitter before the run of rejections began */
 };
 
 /* E2E requester (slave): the Delay_Req in flight. */

@@ -277,6 +277,30 @@ static void port_enter_state(struct port *p, enum port_state from, enum port_sta
 	}
 }
 
+/*
+ * The master is gone: a locked servo keeps the clock on its frequency estimate (holdover), so
+ * that the clock drifts as little as it can until a master is back.
+ */
+static void port_holdover(struct port *p, ns_t now)
+{
+	double freq;
+	ns_t local = now;
+	int r;
+
+	if (!p->servo) {
+		return;
+	}
+	(void) clock_get_time(p->clock, &local);
+	if (!servo_enter_holdover(p->servo, local, &freq)) {
+		return;
+	}
+	p->servo_state = SERVO_HOLDOVER;
+	r = clock_adj_freq(p->clock, freq);
+	if (r < 0 && p->ops->clock_error) {
+		p->ops->clock_error(p->userdata, "adjfreq", r);
+	}
+}
+
 int port_dispatch(struct port *p, enum fsm_event ev, bool master_changed, ns_t now)
 {
 	enum port_state from = p->portds.portState, to;
@@ -285,6 +309,10 @@ int port_dispatch(struct port *p, enum fsm_event ev, bool master_changed, ns_t n
 		return 0;
 	}
 	to = p->fsm(from, ev, master_changed);
+	if ((from == PORT_STATE_SLAVE || from == PORT_STATE_UNCALIBRATED) &&
+	    to != PORT_STATE_SLAVE && to != PORT_STATE_UNCALIBRATED) {
+		port_holdover(p, now);
+	}
 	if (master_changed) {
 		/* A new parent: nothing measured against the old one may be mixed in, and its
 		 * sequenceIds are its own (7.3.7). */
@@ -520,7 +548,7 @@ int port_new(const struct port_config *cfg, struct clock *clock, const struct po
 		if (clock_get_freq(clock, &freq) < 0) {
 			freq = 0.0;
 		}
-		r = servo_pi_new(&sc, freq, &p->servo);
+		r = servo_new(&sc, freq, &p->servo);
 		if (r < 0) {
 			return r;
 		}
@@ -808,4 +836,11 @@ const struct portDS *port_port_ds(const struct port *p)
 enum servo_state port_servo_state(const struct port *p)
 {
 	return p->servo_state;
+}
+
+bool port_servo_stable(const struct port *p)
+{
+	/* without a servo (free running) LOCKED only says the offsets are measured */
+	return p->servo ? p->servo_state == SERVO_LOCKED && servo_stable(p->servo)
+			: p->servo_state == SERVO_LOCKED;
 }

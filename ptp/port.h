@@ -199,3 +199,5 @@ const struct parentDS *port_parent_ds(const struct port *p);
 const struct timePropertiesDS *port_time_properties_ds(const struct port *p);
 const struct portDS *port_port_ds(const struct port *p);
 enum servo_state port_servo_state(const struct port *p);
+/* The servo is LOCKED and its lock detection (servo_offset_threshold) is satisfied. */
+bool port_servo_stable(const struct port *p);

@@ -2,6 +2,7 @@
 /* A proportional-integral clock servo in the manner of linuxptp's pi.c, behind servo_ops. */
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "ptp/servo.h"
@@ -10,16 +11,32 @@
 /* With the constants configured by hand, only keep them from making the loop unstable. */
 #define PI_FIXED_KP_NORM_MAX 1.0
 #define PI_FIXED_KI_NORM_MAX 2.0
-/* The frequency is estimated over at least 0.016 / ki seconds, at most this long. */
-#define FREQ_EST_INTERVAL_MAX_S 1000.0
+/*
+ * The first frequency estimate: a least-squares slope of the offsets over at least
+ * cfg.freq_est_min (the timestamping mode's noise decides it), no longer 0.016 / ki seconds as
+ * linuxptp waits (16 s with the software constants at Sync 1/s).
+ */
 #define FREQ_EST_MARGIN 0.001
+#define FREQ_EST_INTERVAL_MAX_S 1000.0
+/* The proportional gain per sample while the line replaces the integrator, at least. */
+#define PI_REFINE_KP 0.3
 
 struct servo_pi {
 	struct servo base;
-	double kp, ki; /* per sample, for the current interval */
-	double drift;  /* integrator: the adjustment that holds the frequency, ppb */
-	ns_t offset[2], local[2];
-	unsigned int count; /* samples toward the frequency estimate: 0, 1, then 2 = running */
+	double kp, ki;	    /* per sample, for the current interval */
+	double drift;	    /* integrator: the adjustment that holds the frequency, ppb */
+	double interval_ns; /* the nominal sample interval */
+	/*
+	 * The frequency estimate: a least-squares line through the offsets since local0, with our
+	 * own adjustments since then taken off (adjusted), so the slope is the drift at f0.
+	 */
+	unsigned int count; /* samples in it; 0 = none yet */
+	bool estimated;	    /* the first estimate is made: the loop runs */
+	bool refining;	    /* ... and the line still replaces the integrator */
+	ns_t local0, last_local;
+	ns_t offset0;
+	double f0, adjusted;
+	double sx, sy, sxx, sxy;
 };
 
 static struct servo_pi *to_pi(struct servo *s)
@@ -37,68 +54,127 @@ static bool beyond(ns_t offset, ns_t threshold)
 	return threshold > 0 && llabs(offset) > threshold;
 }
 
+static void pi_est_start(struct servo_pi *pi, ns_t offset, ns_t local_ts)
+{
+	pi->count = 1;
+	pi->estimated = pi->refining = false;
+	pi->local0 = pi->last_local = local_ts;
+	pi->offset0 = offset;
+	pi->f0 = pi->base.freq_ppb;
+	pi->adjusted = 0;
+	pi->sx = pi->sy = pi->sxx = pi->sxy = 0;
+}
+
+/* Add a sample to the line; its slope as the adjustment that cancels the drift, ppb. */
+static double pi_est_add(struct servo_pi *pi, ns_t offset, ns_t local_ts)
+{
+	double x, y, n, d, slope;
+
+	/* what the adjustment held since the last sample added to the offset */
+	pi->adjusted += (double) (local_ts - pi->last_local) * pi->base.freq_ppb /
+			(NS_PER_SEC + pi->base.freq_ppb);
+	pi->last_local = local_ts;
+	pi->count++;
+	x = (double) (local_ts - pi->local0);
+	y = (double) (offset - pi->offset0) - pi->adjusted;
+	pi->sx += x;
+	pi->sy += y;
+	pi->sxx += x * x;
+	pi->sxy += x * y;
+	/* the first point is (0, 0): the sums hold the others */
+	n = pi->count;
+	d = pi->sxx - pi->sx * pi->sx / n;
+	slope = d > 0 ? (pi->sxy - pi->sx * pi->sy / n) / d : 0;
+	/* The offset grew by slope ns per ns at f0: take it away. */
+	return clamp(pi->f0 - slope * (NS_PER_SEC + pi->f0), pi->base.cfg.max_freq_ppb);
+}
+
 /*
- * The first two samples estimate the frequency error from how the offset moves between them;
- * after that, each sample adds kp * offset (proportional) and ki * offset (to the integrator).
- * Signs: offset > 0 means our clock is ahead, so the adjustment goes down.
+ * The first frequency estimate comes once the samples span cfg.freq_est_min (a second with
+ * software timestamps, the next sample with hardware ones), not after 0.016 / ki s as linuxptp
+ * waits (16 s with the software constants at Sync 1/s). Until then 0.016 / ki s have passed,
+ * the line goes on through every sample and replaces the integrator (its noise falls as the
+ * span grows); after that each sample adds kp * offset (proportional) and ki * offset (to the
+ * integrator). Signs: offset > 0 means our clock is ahead, so the adjustment goes down.
  */
 static enum servo_state pi_sample(struct servo *s, ns_t offset, ns_t local_ts, double *freq_ppb)
 {
 	struct servo_pi *pi = to_pi(s);
-	double max = s->cfg.max_freq_ppb, est_interval, elapsed, ppb, ki_term;
+	double max = s->cfg.max_freq_ppb, elapsed, ppb, ki_term, est, d, scale, full;
+	enum servo_state st = SERVO_LOCKED;
 
 	*freq_ppb = s->freq_ppb;
-	switch (pi->count) {
-	case 0:
-		pi->offset[0] = offset;
-		pi->local[0] = local_ts;
-		pi->count = 1;
+	if (pi->count == 0) {
+		pi_est_start(pi, offset, local_ts);
 		return SERVO_UNLOCKED;
-	case 1:
-		pi->offset[1] = offset;
-		pi->local[1] = local_ts;
-		if (pi->local[1] <= pi->local[0]) {
-			/* time went backwards (a step by someone else): start again */
-			pi->count = 0;
-			return SERVO_UNLOCKED;
-		}
-		elapsed = (double) (pi->local[1] - pi->local[0]) / NS_PER_SEC;
-		elapsed += elapsed * FREQ_EST_MARGIN;
-		est_interval = pi->ki > 0 ? 0.016 / pi->ki : FREQ_EST_INTERVAL_MAX_S;
-		if (est_interval > FREQ_EST_INTERVAL_MAX_S) {
-			est_interval = FREQ_EST_INTERVAL_MAX_S;
-		}
-		if (elapsed < est_interval) {
-			return SERVO_UNLOCKED;
-		}
-		/* The offset grew by slope ns per ns at the current adjustment: take it away. */
-		double slope = (double) (pi->offset[1] - pi->offset[0]) /
-			       (double) (pi->local[1] - pi->local[0]);
-		pi->drift = clamp(s->freq_ppb - slope * (NS_PER_SEC + s->freq_ppb), max);
-		*freq_ppb = pi->drift;
-		pi->count = 2;
-		if ((s->first_update && beyond(offset, s->cfg.first_step_threshold)) ||
-		    beyond(offset, s->cfg.step_threshold)) {
-			return SERVO_JUMP;
-		}
-		return SERVO_LOCKED;
-	default:
-		/* Too far off: restart with a new frequency estimate and, past it, a step. */
-		if (beyond(offset, s->cfg.step_threshold)) {
-			pi->count = 0;
-			return SERVO_UNLOCKED;
-		}
-		ki_term = pi->ki * (double) offset;
-		ppb = pi->drift - pi->kp * (double) offset - ki_term;
-		if (ppb > max || ppb < -max) {
-			/* saturated: do not wind the integrator up */
-			ppb = clamp(ppb, max);
-		} else {
-			pi->drift -= ki_term;
-		}
-		*freq_ppb = ppb;
-		return SERVO_LOCKED;
 	}
+	if (local_ts <= pi->last_local) {
+		/* time went backwards (a step by someone else): start again */
+		pi->count = 0;
+		return SERVO_UNLOCKED;
+	}
+	if (pi->estimated && beyond(offset, s->cfg.step_threshold)) {
+		/* Too far off: restart with a new frequency estimate and, past it, a step. */
+		pi->count = 0;
+		return SERVO_UNLOCKED;
+	}
+	/*
+	 * The gains are per sample interval: the last adjustment has acted for the time since the
+	 * last sample, so after a gap (samples lost or kept from the servo) this offset holds that
+	 * many intervals of it. Scale the gains down by as much, or the correction lands several
+	 * times over (with Kp 0.7 one sample in five made the loop unstable).
+	 */
+	scale = 1.0;
+	d = (double) (local_ts - pi->last_local);
+	if (pi->interval_ns > 0 && d > pi->interval_ns * 1.5) {
+		scale = pi->interval_ns / d;
+	}
+	elapsed = (double) (local_ts - pi->local0) / NS_PER_SEC;
+	elapsed += elapsed * FREQ_EST_MARGIN;
+	if (!pi->estimated || pi->refining) {
+		est = pi_est_add(pi, offset, local_ts);
+		if (!pi->estimated) {
+			if (elapsed < (double) s->cfg.freq_est_min / NS_PER_SEC) {
+				return SERVO_UNLOCKED;
+			}
+			pi->estimated = pi->refining = true;
+			pi->drift = est;
+			*freq_ppb = est;
+			if ((s->first_update && beyond(offset, s->cfg.first_step_threshold)) ||
+			    beyond(offset, s->cfg.step_threshold)) {
+				/* the caller steps by -offset: an adjustment of ours too */
+				pi->adjusted -= (double) offset;
+				pi->last_local -= offset;
+				pi->local0 -= offset;
+				return SERVO_JUMP;
+			}
+			return SERVO_LOCKED;
+		}
+		pi->drift = est;
+		full = pi->ki > 0 ? 0.016 / pi->ki : FREQ_EST_INTERVAL_MAX_S;
+		if (elapsed >= fmin(full, FREQ_EST_INTERVAL_MAX_S)) {
+			pi->refining = false;
+		}
+		/*
+		 * Without the integrator, take the offset away a little faster than kp would: what
+		 * is left when the integrator takes over winds it up, and the software constants
+		 * then need minutes to unwind it.
+		 */
+		ppb = clamp(pi->drift - scale * fmax(pi->kp, PI_REFINE_KP) * (double) offset, max);
+		*freq_ppb = ppb;
+		return st;
+	}
+	pi->last_local = local_ts;
+	ki_term = scale * pi->ki * (double) offset;
+	ppb = pi->drift - scale * pi->kp * (double) offset - ki_term;
+	if (ppb > max || ppb < -max) {
+		/* saturated: do not wind the integrator up */
+		ppb = clamp(ppb, max);
+	} else {
+		pi->drift -= ki_term;
+	}
+	*freq_ppb = ppb;
+	return st;
 }
 
 static void pi_reset(struct servo *s)
@@ -118,6 +194,7 @@ static void pi_set_interval(struct servo *s, double interval)
 	if (!(interval > 0)) {
 		return;
 	}
+	pi->interval_ns = interval * NS_PER_SEC;
 	pi->kp = fixed ? c->kp : c->kp_scale * pow(interval, c->kp_exponent);
 	pi->ki = fixed ? c->ki : c->ki_scale * pow(interval, c->ki_exponent);
 	if (pi->kp > kp_norm_max / interval) {
@@ -126,6 +203,11 @@ static void pi_set_interval(struct servo *s, double interval)
 	if (pi->ki > ki_norm_max / interval) {
 		pi->ki = ki_norm_max / interval;
 	}
+}
+
+static double pi_stable_freq(const struct servo *s)
+{
+	return container_of(s, struct servo_pi, base)->drift;
 }
 
 static void pi_free(struct servo *s)
@@ -138,6 +220,7 @@ static const struct servo_ops servo_pi_ops = {
 	.sample = pi_sample,
 	.reset = pi_reset,
 	.set_interval = pi_set_interval,
+	.stable_freq = pi_stable_freq,
 	.free = pi_free,
 };
 

@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <math.h>
 #include <string.h>
+#include <stdint.h>
+#include <stdlib.h>
 
 #include "ptp/servo.h"
 #include "ptp/util.h"
@@ -18,6 +20,12 @@
 #define PI_KI_NORM_MAX 0.3
 #define FIRST_STEP_THRESHOLD_NS 20000
 #define MAX_FREQ_PPB 900000000.0
+/*
+ * Software timestamps on veth scatter by some microseconds: over one second that is a few ppm
+ * of error in the first estimate, which the PI then takes out. Hardware stamps, tens of ns: the
+ * next sample is enough.
+ */
+#define FREQ_EST_MIN_SWTS_NS NS_PER_SEC
 
 void servo_config_default(struct servo_config *cfg, bool sw_ts)
 {
@@ -31,13 +39,19 @@ void servo_config_default(struct servo_config *cfg, bool sw_ts)
 		.first_step_threshold = FIRST_STEP_THRESHOLD_NS,
 		.step_threshold = 0,
 		.max_freq_ppb = MAX_FREQ_PPB,
+		.freq_est_min = sw_ts ? FREQ_EST_MIN_SWTS_NS : 0,
 		.holdover_timeout = 0,
+		.offset_threshold = 0,
+		.num_offset_values = 10,
 	};
 }
 
 void servo_config_from_options(const struct servo_options *o, bool sw_ts, struct servo_config *cfg)
 {
 	servo_config_default(cfg, sw_ts);
+	cfg->type = o->clock_servo;
+	cfg->offset_threshold = o->servo_offset_threshold;
+	cfg->num_offset_values = (unsigned int) o->servo_num_offset_values;
 	cfg->kp = o->pi_proportional_const;
 	cfg->ki = o->pi_integral_const;
 	cfg->first_step_threshold = (ns_t) llround(o->first_step_threshold * NS_PER_SEC);
@@ -51,6 +65,15 @@ enum servo_state servo_sample(struct servo *s, ns_t offset_ns, ns_t local_ts, do
 {
 	enum servo_state st = s->ops->sample(s, offset_ns, local_ts, freq_ppb);
 
+	/* lock detection counts the offsets measured while locked, as ptp4l's servo does */
+	if (st == SERVO_LOCKED && s->cfg.offset_threshold > 0 &&
+	    llabs(offset_ns) <= s->cfg.offset_threshold) {
+		if (s->in_threshold < UINT32_MAX) {
+			s->in_threshold++;
+		}
+	} else {
+		s->in_threshold = 0;
+	}
 	s->state = st;
 	s->freq_ppb = *freq_ppb;
 	s->last_local_ts = local_ts;
@@ -61,9 +84,29 @@ enum servo_state servo_sample(struct servo *s, ns_t offset_ns, ns_t local_ts, do
 	return st;
 }
 
+int servo_new(const struct servo_config *cfg, double freq_ppb, struct servo **ret)
+{
+	switch (cfg->type) {
+	case SERVO_TYPE_PI:
+		return servo_pi_new(cfg, freq_ppb, ret);
+	case SERVO_TYPE_LINREG:
+		return servo_linreg_new(cfg, freq_ppb, ret);
+	}
+	return -EINVAL;
+}
+
+bool servo_stable(const struct servo *s)
+{
+	if (s->state != SERVO_LOCKED) {
+		return false;
+	}
+	return s->cfg.offset_threshold <= 0 || s->in_threshold >= s->cfg.num_offset_values;
+}
+
 void servo_reset(struct servo *s)
 {
 	s->state = SERVO_UNLOCKED;
+	s->in_threshold = 0;
 	s->ops->reset(s);
 }
 
@@ -77,8 +120,26 @@ enum servo_state servo_check_holdover(struct servo *s, ns_t now)
 	if (s->state == SERVO_LOCKED && s->cfg.holdover_timeout > 0 &&
 	    now - s->last_local_ts > s->cfg.holdover_timeout) {
 		s->state = SERVO_HOLDOVER;
+		s->holdover_since = s->last_local_ts + s->cfg.holdover_timeout;
+		s->in_threshold = 0;
 	}
 	return s->state;
+}
+
+bool servo_enter_holdover(struct servo *s, ns_t now, double *freq_ppb)
+{
+	if (s->state != SERVO_LOCKED) {
+		return false;
+	}
+	*freq_ppb = s->ops->stable_freq ? s->ops->stable_freq(s) : s->freq_ppb;
+	if (!isfinite(*freq_ppb)) {
+		*freq_ppb = s->freq_ppb;
+	}
+	s->freq_ppb = *freq_ppb;
+	s->state = SERVO_HOLDOVER;
+	s->holdover_since = now;
+	s->in_threshold = 0;
+	return true;
 }
 
 struct servo *servo_free(struct servo *s)

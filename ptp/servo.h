@@ -15,6 +15,7 @@ enum servo_state {
 };
 
 struct servo_config {
+	enum servo_type type;
 	/* PI constants; 0 for both means "scale with the sync interval", linuxptp's default. */
 	double kp;
 	double ki;
@@ -23,7 +24,19 @@ struct servo_config {
 	ns_t first_step_threshold; /* step on the first lock if |offset| exceeds it; 0 = never */
 	ns_t step_threshold;	   /* step (and restart) whenever |offset| exceeds it; 0 = never */
 	double max_freq_ppb;	   /* clamp of the returned adjustment, > 0 */
+	/*
+	 * PI: the first frequency estimate, a least-squares slope of the offsets, once they span
+	 * this long; from the timestamping mode's noise (software 1 s, hardware the next sample).
+	 */
+	ns_t freq_est_min;
 	ns_t holdover_timeout; /* LOCKED without samples this long reports HOLDOVER; 0 = never */
+	/*
+	 * Lock detection (ptp4l's servo_offset_threshold, servo_num_offset_values): the servo is
+	 * stable once this many offsets in a row were within the threshold; threshold 0 = stable
+	 * whenever LOCKED.
+	 */
+	ns_t offset_threshold;
+	unsigned int num_offset_values;
 };
 
 struct servo;
@@ -42,6 +55,8 @@ struct servo_ops {
 	void (*reset)(struct servo *s);
 	/* The interval between samples, seconds (2^logSyncInterval). */
 	void (*set_interval)(struct servo *s, double interval_s);
+	/* The adjustment that holds the clock's frequency, without any phase correction. */
+	double (*stable_freq)(const struct servo *s);
 	void (*free)(struct servo *s);
 };
 
@@ -49,10 +64,12 @@ struct servo_ops {
 struct servo {
 	const struct servo_ops *ops;
 	struct servo_config cfg;
-	enum servo_state state; /* of the last sample */
-	double freq_ppb;	/* last adjustment returned */
-	ns_t last_local_ts;	/* of the last sample */
-	bool first_update;	/* the first lock is still to come */
+	enum servo_state state;	   /* of the last sample */
+	double freq_ppb;	   /* last adjustment returned */
+	ns_t last_local_ts;	   /* of the last sample */
+	bool first_update;	   /* the first lock is still to come */
+	unsigned int in_threshold; /* LOCKED samples in a row within cfg.offset_threshold */
+	ns_t holdover_since; /* local time holdover began (its last sample's time + timeout) */
 };
 
 /* linuxptp 3.1 defaults (config.c, pi.c): sw_ts picks the software timestamping PI scales. */
@@ -65,6 +82,12 @@ void servo_config_from_options(const struct servo_options *o, bool sw_ts, struct
  * -EINVAL for a bad config, -ENOMEM.
  */
 int servo_pi_new(const struct servo_config *cfg, double freq_ppb, struct servo **ret);
+/* Linear-regression servo, same contract. */
+int servo_linreg_new(const struct servo_config *cfg, double freq_ppb, struct servo **ret);
+/* The one cfg->type names. */
+int servo_new(const struct servo_config *cfg, double freq_ppb, struct servo **ret);
+/* LOCKED, and (with an offset threshold) its last num_offset_values offsets within it. */
+bool servo_stable(const struct servo *s);
 
 /* Run the servo's sample op and record the state, the frequency and the sample time. */
 enum servo_state servo_sample(struct servo *s, ns_t offset_ns, ns_t local_ts, double *freq_ppb);
@@ -75,6 +98,12 @@ void servo_set_interval(struct servo *s, double interval_s);
  * servo reports SERVO_HOLDOVER (and *freq_ppb keeps the last value). Returns the current state.
  */
 enum servo_state servo_check_holdover(struct servo *s, ns_t now);
+/*
+ * The master is gone: a LOCKED servo goes to SERVO_HOLDOVER from now on, and returns (in
+ * *freq_ppb) the adjustment to keep: its frequency estimate, without the last phase correction.
+ * false (and nothing changed) when it was not LOCKED.
+ */
+bool servo_enter_holdover(struct servo *s, ns_t now, double *freq_ppb);
 /* Accept NULL, return NULL. */
 struct servo *servo_free(struct servo *s);
 

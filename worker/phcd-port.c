@@ -17,7 +17,7 @@ static void help(FILE *f)
 	      "N]\n"
 	      "                 [-s|--slave-only] [-E|-P] [--clock virtual|phc|free]\n"
 	      "                 [--virtual-offset NS] [--virtual-freq PPB] [--socket-fd N]\n"
-	      "                 [-m [--every-sample]]\n"
+	      "                 [-m [--every-sample] [--true-error]]\n"
 	      "  by hand, like ptp4l -i IF -m: one port, its own best master clock decision.\n"
 	      "  --virtual-offset/--virtual-freq start the virtual clock off (for testing).\n"
 	      "       phcd-port --ipc-fd N -i IFNAME\n"
@@ -78,6 +78,7 @@ int main(int argc, char **argv)
 		ARG_VIRTUAL_OFFSET,
 		ARG_VIRTUAL_FREQ,
 		ARG_EVERY_SAMPLE,
+		ARG_TRUE_ERROR,
 	};
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
@@ -93,6 +94,7 @@ int main(int argc, char **argv)
 		{ "virtual-offset", required_argument, NULL, ARG_VIRTUAL_OFFSET },
 		{ "virtual-freq", required_argument, NULL, ARG_VIRTUAL_FREQ },
 		{ "every-sample", no_argument, NULL, ARG_EVERY_SAMPLE },
+		{ "true-error", no_argument, NULL, ARG_TRUE_ERROR },
 		{},
 	};
 	struct port_ipc_args a = { .ipc_fd = -1 };
@@ -124,6 +126,9 @@ int main(int argc, char **argv)
 			break;
 		case ARG_EVERY_SAMPLE:
 			cli.every_sample = true;
+			break;
+		case ARG_TRUE_ERROR:
+			cli.true_error = true;
 			break;
 		case ARG_DOMAIN:
 			r = parse_range(optarg, 0, 255, &v);

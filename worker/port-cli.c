@@ -92,6 +92,19 @@ static void cli_sample(void *userdata, const struct port_sample *s)
 	}
 	c->last_summary = now;
 	/* The servo state as ptp4l numbers it: s0 unlocked, s1 jump, s2 locked. */
+	if (c->args->true_error && c->loop.raw) {
+		ns_t v = 0, r = 0;
+
+		/*
+		 * The virtual clock minus the clock it views (CLOCK_REALTIME with software
+		 * timestamps), read now: its true error when the master runs on that clock too.
+		 */
+		(void) clock_get_time(c->loop.clock, &v);
+		(void) clock_get_time(c->loop.raw, &r);
+		say(c, PORT_SAMPLE_FMT " true error %" PRId64, s->offset, (int) s->servo_state,
+		    s->freq_ppb, s->mean_path_delay, v - r);
+		return;
+	}
 	say(c, PORT_SAMPLE_FMT, s->offset, (int) s->servo_state, s->freq_ppb, s->mean_path_delay);
 }
 

@@ -13,6 +13,7 @@ struct port_cli_args {
 	int socket_fd;		 /* -1: open our own socket on ifname */
 	bool print;		 /* -m: messages to stdout */
 	bool every_sample;	 /* --every-sample: a line per offset, not one a second */
+	bool true_error;	 /* --true-error: a virtual clock's error over its raw clock too */
 	/* Command-line overrides, applied over the configuration file. */
 	int domain, priority1, priority2; /* -1: not given */
 	bool slave_only;

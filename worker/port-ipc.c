@@ -184,6 +184,7 @@ static void publish_status(struct worker_port *w, bool urgent)
 
 	s->port_state = port_get_state(w->loop.port);
 	s->servo_state = port_servo_state(w->loop.port);
+	s->servo_stable = port_servo_stable(w->loop.port);
 	if (w->has_sample) {
 		s->offset_ns = w->sample.offset;
 		s->mean_path_delay_ns = w->sample.mean_path_delay;

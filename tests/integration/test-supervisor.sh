@@ -94,7 +94,7 @@ while True:
     print(s.recv(4096).decode().replace("\n", " "), flush=True)
 ' "$tmp/notify" >"$tmp/notify.log" &
 BG_PIDS+=($!)
-wait_for "$tmp/notify.log" '^listening$' 5
+wait_for "$tmp/notify.log" '^listening$' 30
 
 STATUS=$tmp/status
 NOTIFY_SOCKET=$tmp/notify ip netns exec "$S" capsh --drop=cap_sys_time -- -c "exec $PHCD -f $tmp/phcd.conf \

@@ -95,6 +95,8 @@ static const struct error_case error_cases[] = {
 	  ":2: logSyncInterval = -8 is out of range, expected an integer from -7 to 7" },
 	{ "bad enum", "[global]\ndelay_mechanism = Auto\n",
 	  ":2: delay_mechanism = Auto is not a valid value, expected E2E or P2P" },
+	{ "bad servo", "[global]\nclock_servo = kalman\n",
+	  ":2: clock_servo = kalman is not a valid value, expected pi or linreg" },
 	{ "unsupported transport", "[global]\nnetwork_transport = UDPv4\n",
 	  ":2: network_transport = UDPv4 is not a valid value, expected L2 (UDPv4" },
 	{ "one-step", "[global]\ntwoStepFlag = 0\n",
@@ -326,8 +328,15 @@ static void test_resolution(void **state)
 		       "clock_backend = virtual\n"
 		       "virtual_clock_offset_ns = -500000000\n"
 		       "virtual_clock_freq_ppb = 100000\n"
-		       "first_step_threshold = 0.5\n");
+		       "first_step_threshold = 0.5\n"
+		       "clock_servo = linreg\n"
+		       "servo_offset_threshold = 200\n"
+		       "servo_num_offset_values = 5\n");
 	assert_int_equal(config_find_instance(c, "a")->options.priority1, 50);
+	assert_int_equal(config_find_instance(c, "b")->options.servo.clock_servo,
+			 SERVO_TYPE_LINREG);
+	assert_int_equal(config_find_instance(c, "a")->options.servo.servo_offset_threshold, 200);
+	assert_int_equal(config_find_instance(c, "a")->options.servo.servo_num_offset_values, 5);
 	assert_int_equal(config_find_instance(c, "b")->options.priority1, 100);
 	assert_int_equal(config_find_instance(c, "b")->options.clock_backend,
 			 OPTIONS_CLOCK_VIRTUAL);

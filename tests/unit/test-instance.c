@@ -60,16 +60,37 @@ static void rig_free(struct rig *r)
 	instance_free(r->inst);
 }
 
-static void status(struct rig *r, enum servo_state st, ns_t offset)
+static void status_stable(struct rig *r, enum servo_state st, bool stable, ns_t offset)
 {
 	struct ipc_status s = {
 		.port_state = r->port.state,
 		.servo_state = st,
+		.servo_stable = stable,
 		.offset_ns = offset,
 		.mean_path_delay_ns = 1000,
 	};
 
 	instance_port_status(r->inst, &r->port, &s);
+}
+
+/* As a worker reports it without servo_offset_threshold: stable whenever LOCKED. */
+static void status(struct rig *r, enum servo_state st, ns_t offset)
+{
+	status_stable(r, st, st == SERVO_LOCKED, offset);
+}
+
+/* With servo_offset_threshold the worker says when the offsets stayed within it: not before. */
+static void test_synchronized_needs_stable(void **state)
+{
+	struct rig r;
+
+	rig_init(&r);
+	status_stable(&r, SERVO_LOCKED, false, 5000);
+	assert_int_equal(r.inst->servo_state, SERVO_LOCKED);
+	assert_false(r.inst->synchronized);
+	status_stable(&r, SERVO_LOCKED, true, 50);
+	assert_true(r.inst->synchronized);
+	rig_free(&r);
 }
 
 /* The same LOCKED STATUS again: no change to signal (no PropertiesChanged for ServoState). */
@@ -139,6 +160,7 @@ int main(void)
 		cmocka_unit_test(test_repeated_locked_is_no_change),
 		cmocka_unit_test(test_servo_transitions),
 		cmocka_unit_test(test_synchronized_needs_slave),
+		cmocka_unit_test(test_synchronized_needs_stable),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -72,6 +72,9 @@ static void sample(enum ipc_type t, struct ipc_msg *m)
 		m->config.instance.domainNumber = 24;
 		m->config.instance.clock_backend = OPTIONS_CLOCK_VIRTUAL;
 		m->config.instance.servo.pi_proportional_const = 0.7;
+		m->config.instance.servo.clock_servo = SERVO_TYPE_LINREG;
+		m->config.instance.servo.servo_offset_threshold = 100;
+		m->config.instance.servo.servo_num_offset_values = 12;
 		m->config.instance.virtual_clock.initial_offset_ns = -500000000;
 		m->config.instance.virtual_clock.initial_freq_ppb = 100000;
 		snprintf(m->config.instance.userDescription,
@@ -132,8 +135,8 @@ static const struct {
 	enum ipc_type type;
 	size_t payload;
 } sizes[] = {
-	{ IPC_HELLO, 10 },	     { IPC_STATUS, 530 },	    { IPC_ERBEST, 46 },
-	{ IPC_CONFIG, 273 },	     { IPC_RECOMMENDED_STATE, 43 }, { IPC_SET_PRIORITY, 2 },
+	{ IPC_HELLO, 10 },	     { IPC_STATUS, 531 },	    { IPC_ERBEST, 46 },
+	{ IPC_CONFIG, 282 },	     { IPC_RECOMMENDED_STATE, 43 }, { IPC_SET_PRIORITY, 2 },
 	{ IPC_SHUTDOWN, 0 },	     { IPC_PRIORITY_REQUEST, 2 },   { IPC_CLOCK_STATE, 24 },
 	{ IPC_SET_CLOCK_STATE, 24 },
 };
@@ -201,6 +204,9 @@ static void test_fields(void **state)
 	assert_true(back.config.instance.twoStepFlag);
 	assert_memory_equal(back.config.clock_identity.id, "\x02\x00\x00\xff\xfe\x00\x00\x01", 8);
 	assert_int_equal(back.config.port_number, 3);
+	assert_int_equal(back.config.instance.servo.clock_servo, SERVO_TYPE_LINREG);
+	assert_int_equal(back.config.instance.servo.servo_offset_threshold, 100);
+	assert_int_equal(back.config.instance.servo.servo_num_offset_values, 12);
 
 	sample(IPC_SET_CLOCK_STATE, &m);
 	assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
@@ -212,7 +218,7 @@ static void test_fields(void **state)
 	/* Header: type, version, length, big-endian. */
 	sample(IPC_SET_PRIORITY, &m);
 	assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
-	assert_memory_equal(buf, "\x00\x42\x00\x09\x00\x00\x00\x02\x0a\x14", 10);
+	assert_memory_equal(buf, "\x00\x42\x00\x0a\x00\x00\x00\x02\x0a\x14", 10);
 }
 
 static void expect_bad(const uint8_t *buf, size_t len, const char *what)

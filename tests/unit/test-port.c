@@ -69,6 +69,7 @@ struct link {
 	bool slave_free;  /* the slave measures only (no servo), as clock_backend = free_running */
 	bool external[2]; /* the side's state decision comes from a (simulated) supervisor */
 	int8_t log_sync;  /* the master's logSyncInterval, when not 0 */
+	enum servo_type servo; /* the slave's clock_servo */
 	/*
 	 * Each Sync (and its Follow_Up, which must not overtake it) is late by a uniform draw from
 	 * [0, sync_jitter): software timestamps.
@@ -227,13 +228,16 @@ static void side_init(struct link *l, int idx, uint8_t priority1, double freq_er
 	if (l->log_sync) {
 		pc.port.logSyncInterval = l->log_sync;
 	}
+	pc.instance.servo.clock_servo = l->servo;
 	assert_int_equal(port_new(&pc, s->clk, &fake_ops, s, &s->port), 0);
 }
 
-static void link_init_free(struct link *l, double master_ppb, ns_t slave_offset,
-			   enum delay_mechanism dm, bool slave_free, int8_t log_sync)
+static void link_init_servo(struct link *l, double master_ppb, ns_t slave_offset,
+			    enum delay_mechanism dm, bool slave_free, int8_t log_sync,
+			    enum servo_type servo)
 {
 	memset(l, 0, sizeof(*l));
+	l->servo = servo;
 	l->now = START;
 	l->slave_free = slave_free;
 	l->log_sync = log_sync;
@@ -241,6 +245,12 @@ static void link_init_free(struct link *l, double master_ppb, ns_t slave_offset,
 	side_init(l, 1, 200, 0.0, slave_offset, dm);
 	assert_int_equal(port_start(l->s[0].port, l->now), 0);
 	assert_int_equal(port_start(l->s[1].port, l->now), 0);
+}
+
+static void link_init_free(struct link *l, double master_ppb, ns_t slave_offset,
+			   enum delay_mechanism dm, bool slave_free, int8_t log_sync)
+{
+	link_init_servo(l, master_ppb, slave_offset, dm, slave_free, log_sync, SERVO_TYPE_PI);
 }
 
 static void link_init(struct link *l, double master_ppb, ns_t slave_offset, enum delay_mechanism dm)
@@ -490,6 +500,77 @@ static void test_gate_follows_servo(void **state)
 	assert_int_equal(port_get_counter(l.s[1].port, PORT_CNT_OFFSET_OUTLIER), outliers);
 	assert_int_equal(kept, 0);
 	link_free(&l);
+}
+
+static int cmp_ns(const void *a, const void *b)
+{
+	ns_t x = *(const ns_t *) a, y = *(const ns_t *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Run a link with Syncs late by a uniform 0..jitter; the median |offset| reported over 200 s. */
+static ns_t median_offset(bool slave_free, enum servo_type servo, ns_t jitter, uint64_t seed,
+			  uint64_t *outliers)
+{
+	enum {
+		N = 200
+	};
+	struct link l;
+	ns_t off[N];
+	int n = 0;
+
+	link_init_servo(&l, 0.0, 0, DELAY_MECHANISM_E2E, slave_free, 0, servo);
+	l.sync_jitter = jitter;
+	l.rng = seed;
+	if (!slave_free && servo == SERVO_TYPE_PI) {
+		/* linuxptp's hardware constants at Sync 1/s, as set by hand */
+		l.s[1].port->servo->cfg.kp = 0.7;
+		l.s[1].port->servo->cfg.ki = 0.3;
+		servo_set_interval(l.s[1].port->servo, 1.0);
+	}
+	link_run(&l, START + 60 * NS_PER_SEC);
+	*outliers = port_get_counter(l.s[1].port, PORT_CNT_OFFSET_OUTLIER);
+	while (n < N) {
+		unsigned before = l.s[1].samples;
+
+		link_run(&l, l.now + NS_PER_SEC);
+		if (l.s[1].samples != before) {
+			off[n++] = llabs(l.s[1].last.offset);
+		}
+	}
+	*outliers = port_get_counter(l.s[1].port, PORT_CNT_OFFSET_OUTLIER) - *outliers;
+	link_free(&l);
+	qsort(off, N, sizeof(off[0]), cmp_ns);
+	return off[N / 2];
+}
+
+/*
+ * Packet delay variation of 0..100 us, uniform, at Sync 1/s, PI with Kp 0.7, Ki 0.3 and linreg:
+ * the servoed offsets' median stays within 1.5 times the raw (free-running) offsets' median. The
+ * gate once learnt its noise only from samples it passed and started over after three rejections,
+ * so it passed one sample in five, and the PI, whose gains are per sample, corrected each of those
+ * five times over: 11-25 times the raw median.
+ */
+static void test_jitter_gate_and_servo(void **state)
+{
+	for (uint64_t seed = 1; seed <= 6; seed++) {
+		enum servo_type type = seed <= 3 ? SERVO_TYPE_PI : SERVO_TYPE_LINREG;
+		uint64_t out_raw, out_servo;
+		ns_t raw = median_offset(true, type, 100 * NS_PER_USEC, seed, &out_raw);
+		ns_t servo = median_offset(false, type, 100 * NS_PER_USEC, seed, &out_servo);
+
+		print_message(
+			"%s, seed %llu: median |offset| raw %lld ns, servoed %lld ns (%.2fx), "
+			"%llu of 200 kept from the servo\n",
+			options_clock_servo_to_string(type), (unsigned long long) seed,
+			(long long) raw, (long long) servo, (double) servo / (double) raw,
+			(unsigned long long) out_servo);
+		if ((double) servo > 1.5 * (double) raw) {
+			fail_msg("servoed median %lld ns, expected at most 1.5 x the raw %lld ns",
+				 (long long) servo, (long long) raw);
+		}
+	}
 }
 
 /*
@@ -951,6 +1032,49 @@ static void test_supervised_master_slave_master(void **state)
 }
 
 /*
+ * Holdover: a slave locked on a master 50 ppm off (the slave's clock is the one steered) loses it;
+ * the servo state says HOLDOVER, the clock keeps the servo's frequency estimate (not its last
+ * answer with a phase correction in it), and 60 s later its true error has grown by less than
+ * 5 us (50 ppm unheld would be 3 ms). For PI and linreg.
+ */
+static void test_holdover(void **state)
+{
+	for (int k = 0; k < 2; k++) {
+		enum servo_type type = k ? SERVO_TYPE_LINREG : SERVO_TYPE_PI;
+		struct link l;
+		ns_t e0, e60;
+		double freq;
+
+		link_init_servo(&l, 50000.0, 0, DELAY_MECHANISM_E2E, false, 0, type);
+		link_run(&l, START + 60 * NS_PER_SEC);
+		assert_int_equal(port_get_state(l.s[1].port), PORT_STATE_SLAVE);
+		assert_int_equal(port_servo_state(l.s[1].port), SERVO_LOCKED);
+		l.s[0].mute = true;
+		while (port_is_slave(l.s[1].port)) {
+			link_run(&l, l.now + NS_PER_MSEC * 10);
+		}
+		assert_int_equal(port_servo_state(l.s[1].port), SERVO_HOLDOVER);
+		assert_true(l.s[1].port->servo->holdover_since > 0);
+		assert_int_equal(clock_get_freq(l.s[1].clk, &freq), 0);
+		if (fabs(freq - 50000.0) > 100.0) {
+			fail_msg("%s: holds %.1f ppb, expected the master's 50000 +- 100",
+				 options_clock_servo_to_string(type), freq);
+		}
+		e0 = link_error(&l);
+		link_run(&l, l.now + 60 * NS_PER_SEC);
+		e60 = link_error(&l);
+		print_message("%s: holdover at %.1f ppb, true error %lld ns, 60 s later %lld ns\n",
+			      options_clock_servo_to_string(type), freq, (long long) e0,
+			      (long long) e60);
+		if (llabs(e60 - e0) > 5 * NS_PER_USEC) {
+			fail_msg("%s: drifted %lld ns in 60 s of holdover, expected below 5 us",
+				 options_clock_servo_to_string(type), (long long) (e60 - e0));
+		}
+		link_free(&l);
+	}
+}
+
+/*
  * port_set_priorities() in place: the grandmaster (priority1 100) drops to 250, announces it at
  * once, and the BMCA turns round without restarting either port: the other side (200) becomes
  * MASTER and the first one its SLAVE.
@@ -1053,10 +1177,15 @@ int main(void)
 		cmocka_unit_test(test_servo_reports_every_offset),
 		cmocka_unit_test(test_gate_follows_servo),
 		cmocka_unit_test(test_rate_ratio_jitter),
+		cmocka_unit_test(test_jitter_gate_and_servo),
+		cmocka_unit_test(test_holdover),
 		cmocka_unit_test(test_state_decision_slack),
 		cmocka_unit_test(test_supervised_no_announce_before_decision),
 		cmocka_unit_test(test_supervised_master_slave_master),
 	};
 
+	if (getenv("TEST_PORT_FILTER")) {
+		cmocka_set_test_filter(getenv("TEST_PORT_FILTER"));
+	}
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,6 +17,7 @@
 
 struct loop {
 	/* inputs */
+	enum servo_type type;
 	double freq_error_ppb;
 	ns_t initial_offset;
 	double noise_ns; /* timestamp noise on each measured offset, standard deviation */
@@ -26,6 +27,7 @@ struct loop {
 	int tail; /* the last samples the statistics cover */
 	uint64_t seed;
 	/* results */
+	int reported;		 /* samples answered with a state and a finite, clamped frequency */
 	int jumps, first_locked; /* sample index of the first LOCKED, -1 if never */
 	enum servo_state last_state;
 	double max_abs_freq;
@@ -55,13 +57,15 @@ static void run_loop(struct loop *l, const struct servo_config *override)
 		cfg = *override;
 	} else {
 		servo_config_default(&cfg, l->sw_ts);
+		cfg.type = l->type;
 	}
 	assert_int_equal(clock_sim_new(&sc, &c), 0);
-	assert_int_equal(servo_pi_new(&cfg, 0, &s), 0);
+	assert_int_equal(servo_new(&cfg, 0, &s), 0);
 	servo_set_interval(s, (double) l->interval / NS_PER_SEC);
 	assert_int_equal(clock_step(c, l->initial_offset), 0);
 
 	l->jumps = 0;
+	l->reported = 0;
 	l->first_locked = -1;
 	l->max_abs_freq = 0;
 	l->tail_max_abs = 0;
@@ -72,7 +76,12 @@ static void run_loop(struct loop *l, const struct servo_config *override)
 		assert_int_equal(clock_sim_advance(c, l->interval), 0);
 		assert_int_equal(clock_get_time(c, &local), 0);
 		meas = clock_sim_error(c) + llround(clock_sim_gauss(c, l->noise_ns));
+		freq = NAN;
 		l->last_state = servo_sample(s, meas, local, &freq);
+		if (servo_state_to_string(l->last_state) && isfinite(freq) &&
+		    fabs(freq) <= cfg.max_freq_ppb) {
+			l->reported++;
+		}
 		if (l->last_state == SERVO_JUMP) {
 			l->jumps++;
 			assert_int_equal(clock_step(c, -meas), 0);
@@ -104,12 +113,14 @@ static void run_loop(struct loop *l, const struct servo_config *override)
  * timestamp noise, the PI servo with linuxptp's default constants steps once, locks, and holds
  * the true offset within bounds. Hardware-like: 20 ns noise, 8 samples/s, 60 s; over the last
  * 30 s |offset| < 100 ns (5 sigma) and RMS < 30 ns. Software-like (veth): 300 ns noise, the
- * software constants, 300 s; locked within 40 s (it first measures the frequency over
- * 0.016 / ki s, 37 s here, as linuxptp does); over the last 60 s |offset| < 1000 ns and
- * RMS < 150 ns. Errors in 100 ppm steps and 20 random ones, each with its own noise seed.
+ * software constants, 300 s; locked within 10 samples (its first frequency estimate is a
+ * least-squares slope over 1 s, not over 0.016 / ki s, 37 s here, as linuxptp waits); over the last
+ * 60 s |offset| < 1000 ns and RMS < 150 ns. Errors in 100 ppm steps and 20 random ones, each with
+ * its own noise seed.
  */
 struct convergence {
 	const char *name;
+	enum servo_type type;
 	bool sw_ts;
 	double noise_ns;
 	int samples, tail, lock_by;
@@ -118,14 +129,25 @@ struct convergence {
 };
 
 static const struct convergence convergence_cases[] = {
-	{ "hardware", false, 20, 8 * 60, 8 * 30, 3, 100, 30 },
-	{ "software", true, 300, 8 * 300, 8 * 60, 8 * 40, 1000, 150 },
+	{ "hardware", SERVO_TYPE_PI, false, 20, 8 * 60, 8 * 30, 3, 100, 30 },
+	{ "software", SERVO_TYPE_PI, true, 300, 8 * 300, 8 * 60, 10, 1000, 150 },
+};
+
+/*
+ * linreg: the same clocks and noise and bounds, and locked right after the step (its first
+ * estimate needs two samples, the second one steps). The software case runs 60 s: a fit needs no
+ * long settling.
+ */
+static const struct convergence linreg_cases[] = {
+	{ "linreg hardware", SERVO_TYPE_LINREG, false, 20, 8 * 60, 8 * 30, 2, 100, 30 },
+	{ "linreg software", SERVO_TYPE_LINREG, true, 300, 8 * 60, 8 * 30, 2, 1000, 150 },
 };
 
 static void check_convergence(const struct convergence *c, double error_ppb, uint64_t seed,
 			      unsigned int *failed)
 {
 	struct loop l = {
+		.type = c->type,
 		.freq_error_ppb = error_ppb,
 		.initial_offset = 2 * NS_PER_MSEC,
 		.noise_ns = c->noise_ns,
@@ -137,23 +159,24 @@ static void check_convergence(const struct convergence *c, double error_ppb, uin
 	};
 
 	run_loop(&l, NULL);
-	if (l.jumps != 1 || l.first_locked < 0 || l.first_locked > c->lock_by ||
-	    l.last_state != SERVO_LOCKED || l.tail_max_abs >= c->max_abs ||
-	    l.tail_rms >= c->max_rms) {
-		print_error("%s, %+.0f ppb: expected 1 jump, lock by sample %d, |offset| < %" PRId64
-			    " ns, rms < %.0f ns; got %d jumps, lock at %d (%s at the end), "
-			    "|offset| %" PRId64 " ns, rms %.1f ns\n",
-			    c->name, error_ppb, c->lock_by, c->max_abs, c->max_rms, l.jumps,
-			    l.first_locked, servo_state_to_string(l.last_state), l.tail_max_abs,
-			    l.tail_rms);
+	if (l.jumps != 1 || l.reported != l.samples || l.first_locked < 0 ||
+	    l.first_locked > c->lock_by || l.last_state != SERVO_LOCKED ||
+	    l.tail_max_abs >= c->max_abs || l.tail_rms >= c->max_rms) {
+		print_error("%s, %+.0f ppb: expected 1 jump, %d samples reported, lock by sample "
+			    "%d, |offset| < %" PRId64
+			    " ns, rms < %.0f ns; got %d jumps, %d reported, "
+			    "lock at %d (%s at the end), |offset| %" PRId64 " ns, rms %.1f ns\n",
+			    c->name, error_ppb, l.samples, c->lock_by, c->max_abs, c->max_rms,
+			    l.jumps, l.reported, l.first_locked,
+			    servo_state_to_string(l.last_state), l.tail_max_abs, l.tail_rms);
 		(*failed)++;
 	}
 }
 
-static void test_pi_converges(void **state)
+static void check_cases(const struct convergence *cases, size_t n)
 {
-	for (size_t k = 0; k < ARRAY_SIZE(convergence_cases); k++) {
-		const struct convergence *c = &convergence_cases[k];
+	for (size_t k = 0; k < n; k++) {
+		const struct convergence *c = &cases[k];
 		unsigned int failed = 0, runs = 0;
 		uint64_t rng = 99 + k;
 
@@ -173,11 +196,33 @@ static void test_pi_converges(void **state)
 	}
 }
 
+static void test_pi_converges(void **state)
+{
+	check_cases(convergence_cases, ARRAY_SIZE(convergence_cases));
+}
+
+static void test_linreg_converges(void **state)
+{
+	check_cases(linreg_cases, ARRAY_SIZE(linreg_cases));
+}
+
 static struct servo *new_pi(const struct servo_config *cfg)
 {
 	struct servo *s = NULL;
 
 	assert_int_equal(servo_pi_new(cfg, 0, &s), 0);
+	servo_set_interval(s, 1.0);
+	return s;
+}
+
+static struct servo *new_linreg(const struct servo_config *cfg)
+{
+	struct servo_config c = *cfg;
+	struct servo *s = NULL;
+
+	c.type = SERVO_TYPE_LINREG;
+	assert_int_equal(servo_new(&c, 0, &s), 0);
+	assert_string_equal(s->ops->name, "linreg");
 	servo_set_interval(s, 1.0);
 	return s;
 }
@@ -238,6 +283,143 @@ static void test_step_threshold(void **state)
 	assert_int_equal(feed(s, 5000, 1, &t, &f), SERVO_UNLOCKED);
 	assert_int_equal(feed(s, 5000, 1, &t, &f), SERVO_JUMP);
 	servo_free(s);
+}
+
+/*
+ * A fast start: with the software constants at Sync 1/s the PI's first frequency estimate (and
+ * lock) comes with the second sample, 1 s after the first, not 16 s later; the estimate is the
+ * clock's drift. Hardware: the second sample at any interval.
+ */
+static void test_pi_fast_start(void **state)
+{
+	struct servo_config cfg;
+	struct servo *s;
+	double f;
+
+	servo_config_default(&cfg, true);
+	assert_int_equal(cfg.freq_est_min, NS_PER_SEC);
+	s = new_pi(&cfg);
+	assert_int_equal(servo_sample(s, 1000, 10 * NS_PER_SEC, &f), SERVO_UNLOCKED);
+	assert_int_equal(servo_sample(s, 1500, 10 * NS_PER_SEC + NS_PER_SEC / 2, &f),
+			 SERVO_UNLOCKED);
+	/* +1000 ns/s: 1 ppm fast, so -1000 ppb */
+	assert_int_equal(servo_sample(s, 2000, 11 * NS_PER_SEC, &f), SERVO_LOCKED);
+	assert_true(fabs(f + 1000.0) < 1.0);
+	servo_free(s);
+
+	servo_config_default(&cfg, false);
+	assert_int_equal(cfg.freq_est_min, 0);
+	s = new_pi(&cfg);
+	servo_set_interval(s, 1.0 / 128);
+	assert_int_equal(servo_sample(s, 1000, 10 * NS_PER_SEC, &f), SERVO_UNLOCKED);
+	assert_int_equal(servo_sample(s, 1010, 10 * NS_PER_SEC + NS_PER_SEC / 128, &f),
+			 SERVO_LOCKED);
+	servo_free(s);
+}
+
+/* linreg steps only as first_step_threshold and step_threshold allow. */
+static void test_linreg_step_policy(void **state)
+{
+	struct servo_config cfg;
+	struct servo *s;
+	ns_t t = 0;
+	double f;
+
+	servo_config_default(&cfg, false);
+	/* 10 us is under the 20 us default: slew, no step; the first sample only primes */
+	s = new_linreg(&cfg);
+	assert_int_equal(feed(s, 10000, 1, &t, &f), SERVO_UNLOCKED);
+	assert_int_equal(feed(s, 10000, 1, &t, &f), SERVO_LOCKED);
+	assert_true(f < 0); /* ahead: slow down */
+	servo_free(s);
+	/* 30 us is over it: one step, then never again without a step_threshold */
+	s = new_linreg(&cfg);
+	assert_int_equal(feed(s, 30000, 1, &t, &f), SERVO_UNLOCKED);
+	assert_int_equal(feed(s, 30000, 1, &t, &f), SERVO_JUMP);
+	assert_int_equal(feed(s, 30000, 1, &t, &f), SERVO_LOCKED);
+	servo_reset(s);
+	assert_int_equal(feed(s, 30000, 2, &t, &f), SERVO_LOCKED);
+	servo_free(s);
+	/* 0 disables the first step */
+	cfg.first_step_threshold = 0;
+	s = new_linreg(&cfg);
+	assert_int_equal(feed(s, 5 * NS_PER_SEC, 2, &t, &f), SERVO_LOCKED);
+	assert_true(f == -cfg.max_freq_ppb);
+	servo_free(s);
+	/* step_threshold: a jump of the offset beyond it while locked steps */
+	cfg.step_threshold = 1000;
+	s = new_linreg(&cfg);
+	assert_int_equal(feed(s, 100, 4, &t, &f), SERVO_LOCKED);
+	assert_int_equal(feed(s, 900, 1, &t, &f), SERVO_LOCKED);
+	assert_int_equal(feed(s, 50000, 3, &t, &f), SERVO_JUMP);
+	servo_free(s);
+}
+
+/* linreg from far off: 1 ms and 400 ppm off, no step allowed: it slews there, clamped. */
+static void test_linreg_no_step_slews(void **state)
+{
+	struct servo_config cfg;
+	struct loop l = { .type = SERVO_TYPE_LINREG,
+			  .freq_error_ppb = 400000,
+			  .initial_offset = NS_PER_MSEC,
+			  .noise_ns = 20,
+			  .interval = NS_PER_SEC / 8,
+			  .samples = 8 * 60,
+			  .tail = 8 * 20,
+			  .seed = 11 };
+
+	servo_config_default(&cfg, false);
+	cfg.type = SERVO_TYPE_LINREG;
+	cfg.first_step_threshold = 0;
+	cfg.max_freq_ppb = 900000; /* within the simulated clock's range */
+	run_loop(&l, &cfg);
+	assert_int_equal(l.jumps, 0);
+	assert_int_equal(l.reported, l.samples);
+	assert_int_equal(l.last_state, SERVO_LOCKED);
+	assert_true(l.tail_max_abs < 100);
+}
+
+/*
+ * Lock detection (servo_offset_threshold, servo_num_offset_values): stable only after that many
+ * locked offsets in a row within the threshold; one outside starts the count again; without a
+ * threshold, stable whenever locked.
+ */
+static void test_lock_detection(void **state)
+{
+	struct servo_config cfg;
+	struct servo *s;
+	ns_t t = 0;
+	double f;
+
+	servo_config_default(&cfg, false);
+	assert_int_equal(cfg.offset_threshold, 0);
+	assert_int_equal(cfg.num_offset_values, 10);
+	s = new_pi(&cfg);
+	assert_false(servo_stable(s));
+	assert_int_equal(feed(s, 5000, 2, &t, &f), SERVO_LOCKED);
+	assert_true(servo_stable(s));
+	servo_free(s);
+
+	cfg.offset_threshold = 100;
+	cfg.num_offset_values = 3;
+	for (int linreg = 0; linreg < 2; linreg++) {
+		s = linreg ? new_linreg(&cfg) : new_pi(&cfg);
+		assert_int_equal(feed(s, 50, 2, &t, &f), SERVO_LOCKED);
+		assert_false(servo_stable(s)); /* one locked offset within */
+		assert_int_equal(feed(s, 50, 1, &t, &f), SERVO_LOCKED);
+		assert_false(servo_stable(s));
+		assert_int_equal(feed(s, -80, 1, &t, &f), SERVO_LOCKED);
+		assert_true(servo_stable(s));
+		assert_int_equal(feed(s, 101, 1, &t, &f), SERVO_LOCKED);
+		assert_false(servo_stable(s));
+		assert_int_equal(feed(s, 10, 2, &t, &f), SERVO_LOCKED);
+		assert_false(servo_stable(s));
+		assert_int_equal(feed(s, 10, 1, &t, &f), SERVO_LOCKED);
+		assert_true(servo_stable(s));
+		servo_reset(s);
+		assert_false(servo_stable(s));
+		servo_free(s);
+	}
 }
 
 /* A clamp below the clock's error: never more than the clamp, and so no convergence. */
@@ -355,10 +537,19 @@ static void test_config_and_names(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_pi_converges),	cmocka_unit_test(test_first_step_threshold),
-		cmocka_unit_test(test_step_threshold),	cmocka_unit_test(test_max_frequency_clamp),
-		cmocka_unit_test(test_fixed_constants), cmocka_unit_test(test_holdover),
-		cmocka_unit_test(test_time_backwards),	cmocka_unit_test(test_config_and_names),
+		cmocka_unit_test(test_pi_converges),
+		cmocka_unit_test(test_first_step_threshold),
+		cmocka_unit_test(test_linreg_converges),
+		cmocka_unit_test(test_linreg_step_policy),
+		cmocka_unit_test(test_linreg_no_step_slews),
+		cmocka_unit_test(test_lock_detection),
+		cmocka_unit_test(test_pi_fast_start),
+		cmocka_unit_test(test_step_threshold),
+		cmocka_unit_test(test_max_frequency_clamp),
+		cmocka_unit_test(test_fixed_constants),
+		cmocka_unit_test(test_holdover),
+		cmocka_unit_test(test_time_backwards),
+		cmocka_unit_test(test_config_and_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
