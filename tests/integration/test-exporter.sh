@@ -16,7 +16,7 @@ EXPORTER=$BUILD/exporter/phcd-exporter
 tmp=$(mktemp -d /tmp/phcd-exporter.XXXXXX)
 chmod 755 "$tmp"
 S=phex-s$$ G=phex-g$$
-EXPORTER_ADDR=127.0.0.1:9187
+EXPORTER_ADDR=127.0.0.1:9433
 PROM_ADDR=127.0.0.1:9090
 SCRAPE_S=1
 trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
