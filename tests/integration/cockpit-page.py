@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Drive phcd's Cockpit page in headless Chromium (Selenium): the port's state, a changing
-offset and its chart, Disable refused as an unprivileged user and done as root, a screenshot.
+offset and its chart, Disable refused as an unprivileged user; as root Disable, Enable, Restart,
+SetPriority1 and Reload done; a screenshot.
 
 cockpit-page.py USER_URL ROOT_URL INTERFACE INSTANCE SCREENSHOT [SAMPLES]
 SAMPLES: offsets in the chart before the screenshot is taken (default 8)."""
@@ -112,7 +113,25 @@ try:
     driver.find_element(By.CSS_SELECTOR,
                         f'#ports tr[data-interface="{ifname}"] button[data-action="Enable"]').click()
     wait(f"{ifname} SLAVE again after Enable", lambda: port_field(driver, "State") == "SLAVE", 30)
-    print(f"ok: Enable as root: {ifname} SLAVE again; screenshot {screenshot}; "
-          f"{time.monotonic() - t0:.1f} s in the browser")
+    print(f"ok: Enable as root: {ifname} SLAVE again")
+    pid = port_field(driver, "WorkerPID")
+    driver.find_element(By.CSS_SELECTOR,
+                        f'#ports tr[data-interface="{ifname}"] button[data-action="Restart"]').click()
+    wait("Restart: a new worker", lambda: port_field(driver, "WorkerPID") not in (pid, "none"), 15)
+    print(f"ok: Restart as root: worker {pid} -> {port_field(driver, 'WorkerPID')}")
+    row = f'#instances tr[data-name="{instance}"] td[data-field="Priority1"]'
+    driver.find_element(By.CSS_SELECTOR, row + " input").send_keys("77")
+    driver.find_element(By.CSS_SELECTOR, row + ' button[data-action="SetPriority1"]').click()
+    wait("Priority1 77 on the page",
+         lambda: driver.find_element(By.CSS_SELECTOR, row + " .value").text == "77", 10)
+    got = subprocess.run(["busctl", "--system", "get-property", "org.phcd1",
+                          f"/org/phcd1/instance/{instance}", "org.phcd1.Instance", "Priority1"],
+                         capture_output=True, text=True, check=True).stdout.strip()
+    if got != "y 77":
+        fail(f"SetPriority1 77 from the page: busctl says {got!r}")
+    driver.find_element(By.ID, "reload").click()
+    wait("Reload: done", lambda: message(driver) == "Reload: done", 10)
+    print(f"ok: SetPriority1 77 (busctl: {got}) and Reload from the page as root")
+    print(f"ok: screenshot {screenshot}; {time.monotonic() - t0:.1f} s in the browser")
 finally:
     driver.quit()

@@ -4,8 +4,9 @@
 # system bus; cockpit-ws with a local session (no login) bridging to that bus, once as nobody and
 # once as root, on the loopback of the namespace; headless Chromium driven by Selenium
 # (cockpit-page.py) sees the port SLAVE and a changing offset; Disable from the page is refused
-# for nobody and done for root. The screenshot is left in the build directory
-# (PHCD_TEST_COCKPIT_SHOT_SAMPLES=N: taken once the chart has N offsets, default 8).
+# for nobody; as root Disable, Enable, Restart, SetPriority1 and Reload work. The screenshot is
+# left in the build directory (PHCD_TEST_COCKPIT_SHOT_SAMPLES=N: taken once the chart has N
+# offsets, default 8).
 set -euo pipefail
 : "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
 . "$SRC/tests/lib/net-helpers.sh"

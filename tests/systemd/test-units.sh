@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# The built units pass `systemd-analyze verify`, and phcd.service's exposure is at most 2.3.
+# The built units pass `systemd-analyze verify`, and the services' exposure is at most 2.3.
 #
 # verify checks that ExecStart= binaries exist, so each unit is verified as a copy whose
 # ExecStart points at the binary in $BUILD (the installed path does not exist on a build host).
@@ -17,7 +17,7 @@ verify=()
 missing=()
 
 bindir=$(sed -n 's|^ExecStart=\(/.*\)/phcd$|\1|p' "$BUILD/units/phcd.service")
-for unit in phcd.service phcd-wait-sync.service; do
+for unit in phcd.service phcd-wait-sync.service phcd-exporter.service; do
 	src=$BUILD/units/$unit
 	cp "$src" "$tmp/$unit"
 	for exe in $(sed -n "s|^ExecStart=$bindir/\([^ ]*\).*|\1|p" "$src"); do
@@ -30,6 +30,10 @@ for unit in phcd.service phcd-wait-sync.service; do
 	done
 	verify+=("$unit")
 done
+# The exporter's socket unit is installed as it is (no ExecStart of its own).
+: "${SRC:?set SRC to the source directory}"
+cp "$SRC/units/phcd-exporter.socket" "$tmp/"
+verify+=(phcd-exporter.socket)
 
 if ! out=$(cd "$tmp" && systemd-analyze verify --man=no "${verify[@]}" 2>&1) || [ -n "$out" ]; then
 	echo "FAIL: systemd-analyze verify: expected no output and rc 0, got:"
@@ -39,7 +43,7 @@ else
 	echo "ok: systemd-analyze verify --man=no ${verify[*]}: clean"
 fi
 
-for unit in phcd.service phcd-wait-sync.service; do
+for unit in phcd.service phcd-wait-sync.service phcd-exporter.service; do
 	line=$(systemd-analyze security --offline=true "$tmp/$unit" 2>&1 | grep 'Overall exposure')
 	exposure=$(echo "$line" | sed -n 's/.*: \([0-9.]*\) .*/\1/p')
 	echo "$unit: $line"
