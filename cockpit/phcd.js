@@ -73,7 +73,8 @@
             return tr;
         tr = el("tr", { "data-path": path });
         for (const f of ["Name", "Domain", "GrandmasterIdentity", "StepsRemoved", "OffsetFromMaster",
-            "MeanPathDelay", "FrequencyAdjustment", "ServoState", "Synchronized", "Health"])
+            "OffsetAge", "MeanPathDelay", "FrequencyAdjustment", "OffsetStatistics", "ServoState",
+            "Synchronized", "Health"])
             tr.appendChild(el("td", { "data-field": f }));
         for (const p of ["Priority1", "Priority2"]) {
             const td = el("td", { "data-field": p });
@@ -115,27 +116,69 @@
         setCell(tr, "Name", i.Name || path);
         setCell(tr, "Domain", i.Domain === undefined ? "" : String(i.Domain));
         const gm = i.GrandmasterIdentity || "";
-        setCell(tr, "GrandmasterIdentity", gm && gm === i.ClockIdentity ? gm + " (this clock)" : gm);
+        let gmText = gm;
+        if (gm && (i.IsGrandmaster || gm === i.ClockIdentity))
+            gmText += i.IsGrandmaster === false ? " (this clock, not serving)" : " (this clock)";
+        if (i.GrandmasterClockClass !== undefined)
+            gmText += " · class " + i.GrandmasterClockClass + ", priority " + i.GrandmasterPriority1 +
+                      "/" + i.GrandmasterPriority2;
+        setCell(tr, "GrandmasterIdentity", gmText);
         setCell(tr, "StepsRemoved", i.StepsRemoved === undefined ? "" : String(i.StepsRemoved));
-        setCell(tr, "OffsetFromMaster", fmtNs(i.OffsetFromMaster), "num", i.OffsetFromMaster);
-        setCell(tr, "MeanPathDelay", fmtNs(i.MeanPathDelay), "num", i.MeanPathDelay);
+        /* OffsetTimestamp 0: phcd has no sample yet, and the 0 ns beside it means nothing. */
+        const none = i.OffsetTimestamp === 0;
+        setCell(tr, "OffsetFromMaster", none ? "no measurement" : fmtNs(i.OffsetFromMaster), "num",
+                none ? "" : i.OffsetFromMaster);
+        setCell(tr, "MeanPathDelay", none ? "" : fmtNs(i.MeanPathDelay), "num", i.MeanPathDelay);
         setCell(tr, "FrequencyAdjustment",
-                i.FrequencyAdjustment === undefined ? "" : i.FrequencyAdjustment.toFixed(1) + " ppb",
+                none || i.FrequencyAdjustment === undefined ? "" : i.FrequencyAdjustment.toFixed(1) + " ppb",
                 "num", i.FrequencyAdjustment);
+        setAge(tr, i);
+        setCell(tr, "OffsetStatistics", i.OffsetStatisticsTimestamp
+            ? "rms " + fmtNs(i.OffsetStatisticsRMS) + ", max " + fmtNs(i.OffsetStatisticsMax) +
+              " (" + i.OffsetStatisticsCount + " in " + (i.OffsetStatisticsWindowUSec / 1e6).toFixed(1) + " s)"
+            : "", "num", i.OffsetStatisticsRMS);
         setCell(tr, "ServoState", i.ServoState || "", SERVO_CLASS[i.ServoState] || "");
         setCell(tr, "Synchronized", i.Synchronized ? "yes" : "no", i.Synchronized ? "ok" : "bad");
-        /* Health (a summary of phcd's own) is shown when this phcd has it. */
-        const h = typeof i.Health === "string" ? i.Health : "";
-        setCell(tr, "Health", h || "—", h);
+        setHealth(tr.querySelector('td[data-field="Health"]'), i.Health, i.HealthReasons);
         setCell(tr, "Priority1", String(i.Priority1 === undefined ? "" : i.Priority1));
         setCell(tr, "Priority2", String(i.Priority2 === undefined ? "" : i.Priority2));
     }
 
+    /* Health and its reasons' sentences (phcd's HealthReasons), when this phcd has them. */
+    function setHealth(td, health, reasons) {
+        td.textContent = "";
+        td.setAttribute("data-value", health || "");
+        if (typeof health !== "string") {
+            td.textContent = "—";
+            return;
+        }
+        td.appendChild(el("span", { class: health }, health));
+        for (const [code, sentence] of reasons || [])
+            td.appendChild(el("div", { class: "reason", "data-code": code }, sentence));
+    }
+
+    /* How old the last offset is, from OffsetTimestamp (µs since the epoch); updated every second. */
+    function setAge(tr, i) {
+        const td = tr.querySelector('td[data-field="OffsetAge"]');
+        if (!i.OffsetTimestamp) {
+            td.textContent = i.OffsetTimestamp === 0 ? "never" : "";
+            td.className = "num";
+            return;
+        }
+        const age = Math.max(0, Date.now() / 1000 - i.OffsetTimestamp / 1e6);
+        td.textContent = age < 60 ? age.toFixed(1) + " s ago" : Math.round(age / 60) + " min ago";
+        td.className = "num" + (age > 10 ? " bad" : "");
+        td.setAttribute("data-value", age.toFixed(3));
+    }
+
     /* ---- the offset chart ---- */
 
-    function recordOffset(path, ns) {
+    function recordOffset(path, ns, stamp) {
         const h = history[path] || (history[path] = []);
-        h.push([Date.now(), ns]);
+        /* One point per sample: phcd's OffsetTimestamp (µs) when it has it. */
+        if (stamp === 0 || (stamp && h.length && h[h.length - 1][2] === stamp))
+            return;
+        h.push([stamp ? stamp / 1000 : Date.now(), ns, stamp]);
         if (h.length > CHART_SAMPLES)
             h.splice(0, h.length - CHART_SAMPLES);
         drawChart(path);
@@ -203,7 +246,7 @@
             return tr;
         tr = el("tr", { "data-path": path });
         for (const f of ["Interface", "Instance", "State", "Enabled", "TimestampingMode", "PhcIndex",
-            "LinkUp", "WorkerPID", "Restarts", "LastError"])
+            "LinkUp", "Intervals", "WorkerPID", "Restarts", "LastError"])
             tr.appendChild(el("td", { "data-field": f }));
         const td = el("td", { "data-field": "Actions" });
         for (const m of ["Enable", "Disable", "Restart"]) {
@@ -228,6 +271,10 @@
         setCell(tr, "TimestampingMode", p.TimestampingMode || "");
         setCell(tr, "PhcIndex", p.PhcIndex === undefined ? "" : p.PhcIndex < 0 ? "none" : "/dev/ptp" + p.PhcIndex);
         setCell(tr, "LinkUp", p.LinkUp ? "up" : "down", p.LinkUp ? "" : "bad");
+        const secs = n => (n === undefined ? "?" : Math.pow(2, n) + " s");
+        setCell(tr, "Intervals", p.LogSyncInterval === undefined ? ""
+            : "sync " + secs(p.LogSyncInterval) + ", announce " + secs(p.LogAnnounceInterval) +
+              (p.AnnounceReceiptTimeoutUSec ? ", timeout " + p.AnnounceReceiptTimeoutUSec / 1e6 + " s" : ""));
         setCell(tr, "WorkerPID", p.WorkerPID ? String(p.WorkerPID) : "none");
         setCell(tr, "Restarts", p.Restarts === undefined ? "" : String(p.Restarts), "num");
         setCell(tr, "LastError", p.LastError || "", p.LastError ? "bad" : "");
@@ -248,13 +295,18 @@
         dl.textContent = "";
         const m = model.manager;
         const rows = [
+            ["Started", m.StartTimestamp ? new Date(m.StartTimestamp / 1000).toLocaleString() : ""],
             ["System clock follows", m.SystemClockInstance === undefined ? "" : m.SystemClockInstance || "nothing (phcd does not steer it)"],
             ["System clock synchronized", m.SystemClockSynchronized ? "yes" : "no"],
             ["Configuration", (m.ConfigFiles || []).join(", ")],
         ];
-        if (typeof m.Health === "string")
-            rows.unshift(["Health", m.Health]);
         if (model.up) {
+            if (typeof m.Health === "string") {
+                dl.appendChild(el("dt", {}, "Health"));
+                const dd = el("dd", { "data-field": "Health" });
+                setHealth(dd, m.Health, m.HealthReasons);
+                dl.appendChild(dd);
+            }
             for (const [k, v] of rows) {
                 dl.appendChild(el("dt", {}, k));
                 dl.appendChild(el("dd", { "data-field": k }, v));
@@ -282,8 +334,9 @@
         if (iface === "org.phcd1.Instance") {
             const fresh = !model.instances[path];
             model.instances[path] = Object.assign(model.instances[path] || {}, props);
-            if ("OffsetFromMaster" in props && model.instances[path].Synchronized !== undefined)
-                recordOffset(path, props.OffsetFromMaster);
+            if ("OffsetFromMaster" in props || "OffsetTimestamp" in props)
+                recordOffset(path, model.instances[path].OffsetFromMaster,
+                             model.instances[path].OffsetTimestamp);
             renderInstance(path);
             if (fresh) {
                 for (const p in model.ports)
@@ -361,6 +414,10 @@
                          });
         document.getElementById("reload").addEventListener("click", () =>
             invoke(ROOT, "org.phcd1.Manager", "Reload", [], "Reload"));
+        window.setInterval(() => {
+            for (const p in model.instances)
+                setAge(instanceRow(p), model.instances[p]);
+        }, 1000);
         load();
     }
 

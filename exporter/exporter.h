@@ -39,6 +39,9 @@ struct object {
 	size_t n_props;
 	struct counter *counters; /* a port's Counters, read with Get (phcd does not signal it) */
 	size_t n_counters;
+	char **reasons; /* the codes of HealthReasons a(ss), when phcd has that property */
+	size_t n_reasons;
+	bool has_reasons;
 };
 
 struct model {

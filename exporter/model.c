@@ -24,6 +24,17 @@ static void counters_free(struct object *o)
 	o->n_counters = 0;
 }
 
+static void reasons_free(struct object *o)
+{
+	for (size_t i = 0; i < o->n_reasons; i++) {
+		free(o->reasons[i]);
+	}
+	free(o->reasons);
+	o->reasons = NULL;
+	o->n_reasons = 0;
+	o->has_reasons = false;
+}
+
 static struct object *object_free(struct object *o)
 {
 	if (!o) {
@@ -34,6 +45,7 @@ static struct object *object_free(struct object *o)
 	}
 	free(o->props);
 	counters_free(o);
+	reasons_free(o);
 	free(o->path);
 	free(o);
 	return NULL;
@@ -214,6 +226,45 @@ static int read_value(sd_bus_message *m, char type, struct prop *p)
 	return 0;
 }
 
+/* HealthReasons, a(ss) of (code, sentence): the codes are kept (the sentences are for people). */
+static int read_reasons(struct object *o, sd_bus_message *m)
+{
+	const char *code, *sentence;
+	char **reasons;
+	int r;
+
+	reasons_free(o);
+	o->has_reasons = true;
+	r = sd_bus_message_enter_container(m, SD_BUS_TYPE_VARIANT, "a(ss)");
+	if (r < 0) {
+		return r;
+	}
+	r = sd_bus_message_enter_container(m, SD_BUS_TYPE_ARRAY, "(ss)");
+	if (r < 0) {
+		return r;
+	}
+	while ((r = sd_bus_message_read(m, "(ss)", &code, &sentence)) > 0) {
+		reasons = reallocarray(o->reasons, o->n_reasons + 1, sizeof(*reasons));
+		if (!reasons) {
+			return -ENOMEM;
+		}
+		o->reasons = reasons;
+		o->reasons[o->n_reasons] = strdup(code);
+		if (!o->reasons[o->n_reasons]) {
+			return -ENOMEM;
+		}
+		o->n_reasons++;
+	}
+	if (r < 0) {
+		return r;
+	}
+	r = sd_bus_message_exit_container(m);
+	if (r < 0) {
+		return r;
+	}
+	return sd_bus_message_exit_container(m);
+}
+
 static int object_set(struct object *o, const char *name, sd_bus_message *m)
 {
 	const char *contents;
@@ -225,7 +276,12 @@ static int object_set(struct object *o, const char *name, sd_bus_message *m)
 	if (r < 0) {
 		return r;
 	}
-	if (type != SD_BUS_TYPE_VARIANT || !strchr("ybnqiuxtdso", contents[0]) || contents[1]) {
+	if (type == SD_BUS_TYPE_VARIANT && strcmp(name, "HealthReasons") == 0 &&
+	    strcmp(contents, "a(ss)") == 0) {
+		return read_reasons(o, m);
+	}
+	if (type != SD_BUS_TYPE_VARIANT || !contents[0] || !strchr("ybnqiuxtdso", contents[0]) ||
+	    contents[1]) {
 		/* An array or struct: not a metric; skipped. */
 		return sd_bus_message_skip(m, "v");
 	}
@@ -298,6 +354,9 @@ int object_read_invalidated(struct object *o, sd_bus_message *m)
 	}
 	while ((r = sd_bus_message_read(m, "s", &name)) > 0) {
 		object_forget(o, name);
+		if (strcmp(name, "HealthReasons") == 0) {
+			reasons_free(o);
+		}
 	}
 	if (r < 0) {
 		return r;

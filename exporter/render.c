@@ -128,26 +128,74 @@ static void labels_open(struct buf *b, const struct model *m, const struct objec
 
 enum value_kind {
 	VALUE_PLAIN,
-	VALUE_NS,  /* an integer of nanoseconds, shown in seconds */
-	VALUE_PPB, /* parts per billion, shown as a ratio */
+	VALUE_NS,   /* nanoseconds, shown in seconds */
+	VALUE_US,   /* microseconds (systemd's timestamps and spans), shown in seconds */
+	VALUE_PPB,  /* parts per billion, shown as a ratio */
+	VALUE_LOG2, /* log2 seconds (a PTP message interval), shown in seconds */
 };
 
 struct numeric {
 	const char *metric, *type, *help, *property;
 	enum value_kind kind;
+	/* When the object has this property and it is 0, the metric has no sample: phcd says so
+	 * when a value is no measurement at all (OffsetTimestamp 0: no sample yet). */
+	const char *gate;
 };
+
+static void put_value(struct buf *b, const struct prop *p, enum value_kind kind)
+{
+	double v = p->type == 'd' ? p->d : p->type == 't' ? (double) p->u : (double) p->i;
+
+	switch (kind) {
+	case VALUE_NS:
+		if (p->type == 't') {
+			buf_printf(b, "%" PRIu64 ".%09" PRIu64, p->u / 1000000000u,
+				   p->u % 1000000000u);
+		} else if (p->type == 'd') {
+			buf_double(b, v / 1e9);
+		} else {
+			buf_ns(b, p->i);
+		}
+		return;
+	case VALUE_US:
+		if (p->type == 't') {
+			buf_printf(b, "%" PRIu64 ".%06" PRIu64, p->u / 1000000u, p->u % 1000000u);
+		} else {
+			buf_double(b, v / 1e6);
+		}
+		return;
+	case VALUE_PPB:
+		buf_double(b, v / 1e9);
+		return;
+	case VALUE_LOG2:
+		/* portDS intervals are int8 on the wire; clamp anything else to that range. */
+		buf_double(b, ldexp(1.0, v < -128 ? -128 : v > 127 ? 127 : (int) v));
+		return;
+	case VALUE_PLAIN:
+		break;
+	}
+	if (p->type == 't') {
+		buf_printf(b, "%" PRIu64, p->u);
+	} else if (p->type == 'd') {
+		buf_double(b, v);
+	} else {
+		buf_printf(b, "%" PRId64, p->i);
+	}
+}
 
 static void numeric_family(struct buf *b, const struct model *m, enum object_kind kind,
 			   const struct numeric *n)
 {
-	const struct prop *p;
 	bool head = false;
-	double v;
+	double v, g;
 
 	for (size_t i = 0; i < m->n_objects; i++) {
 		const struct object *o = m->objects[i];
 
 		if (o->kind != kind || !object_number(o, n->property, &v)) {
+			continue;
+		}
+		if (n->gate && object_number(o, n->gate, &g) && g == 0) {
 			continue;
 		}
 		if (!head) {
@@ -156,20 +204,7 @@ static void numeric_family(struct buf *b, const struct model *m, enum object_kin
 		}
 		labels_open(b, m, o, n->metric);
 		buf_printf(b, "} ");
-		p = object_prop(o, n->property);
-		if (n->kind == VALUE_NS && p->type != 'd' && p->type != 't') {
-			buf_ns(b, p->i);
-		} else if (n->kind == VALUE_NS) {
-			buf_double(b, v / 1e9);
-		} else if (n->kind == VALUE_PPB) {
-			buf_double(b, v / 1e9);
-		} else if (p->type == 't') {
-			buf_printf(b, "%" PRIu64, p->u);
-		} else if (p->type == 'd') {
-			buf_double(b, v);
-		} else {
-			buf_printf(b, "%" PRId64, p->i);
-		}
+		put_value(b, object_prop(o, n->property), n->kind);
 		buf_printf(b, "\n");
 	}
 }
@@ -245,39 +280,127 @@ static const char *const port_states[] = { "INITIALIZING", "FAULTY", "DISABLED",
 static const char *const ts_modes[] = { "hardware", "software", NULL };
 static const char *const health_states[] = { "ok", "degraded", "failed", NULL };
 
+#define OFFSET_GATE "OffsetTimestamp"
+#define STATS_GATE "OffsetStatisticsTimestamp"
+
 static const struct numeric instance_numerics[] = {
 	{ "phcd_offset_seconds", "gauge",
-	  "Offset of the instance's clock from its master (currentDS.offsetFromMaster).",
-	  "OffsetFromMaster", VALUE_NS },
+	  "Offset of the instance's clock from its master (currentDS.offsetFromMaster), the last "
+	  "sample.",
+	  "OffsetFromMaster", VALUE_NS, OFFSET_GATE },
 	{ "phcd_mean_path_delay_seconds", "gauge",
-	  "Mean path delay to the master (currentDS.meanDelay).", "MeanPathDelay", VALUE_NS },
+	  "Mean path delay to the master (currentDS.meanDelay), the last sample.", "MeanPathDelay",
+	  VALUE_NS, OFFSET_GATE },
 	{ "phcd_frequency_adjustment_ratio", "gauge",
 	  "The servo's frequency correction as a ratio (1e-9 is 1 ppb).", "FrequencyAdjustment",
-	  VALUE_PPB },
+	  VALUE_PPB, OFFSET_GATE },
+	{ "phcd_offset_timestamp_seconds", "gauge",
+	  "When the last offset was measured (Unix time): time() minus this is its age.",
+	  "OffsetTimestamp", VALUE_US, OFFSET_GATE },
+	{ "phcd_offset_statistics_count", "gauge",
+	  "Offsets in the last closed statistics window (summary_interval).",
+	  "OffsetStatisticsCount", VALUE_PLAIN, STATS_GATE },
+	{ "phcd_offset_statistics_mean_seconds", "gauge",
+	  "Mean offset over the last statistics window.", "OffsetStatisticsMean", VALUE_NS,
+	  STATS_GATE },
+	{ "phcd_offset_statistics_rms_seconds", "gauge",
+	  "Root mean square of the offsets over the last statistics window (ptp4l's rms).",
+	  "OffsetStatisticsRMS", VALUE_NS, STATS_GATE },
+	{ "phcd_offset_statistics_max_seconds", "gauge",
+	  "Largest absolute offset over the last statistics window (ptp4l's max).",
+	  "OffsetStatisticsMax", VALUE_NS, STATS_GATE },
+	{ "phcd_offset_statistics_window_seconds", "gauge", "Length of the last statistics window.",
+	  "OffsetStatisticsWindowUSec", VALUE_US, STATS_GATE },
+	{ "phcd_offset_statistics_timestamp_seconds", "gauge",
+	  "When the last statistics window closed (Unix time).", "OffsetStatisticsTimestamp",
+	  VALUE_US, STATS_GATE },
 	{ "phcd_synchronized", "gauge", "1 when a SLAVE port's servo is locked.", "Synchronized",
-	  VALUE_PLAIN },
+	  VALUE_PLAIN, NULL },
+	{ "phcd_is_grandmaster", "gauge",
+	  "1 when the instance is the grandmaster of its domain (a port MASTER, no better clock).",
+	  "IsGrandmaster", VALUE_PLAIN, NULL },
 	{ "phcd_clock_class", "gauge", "clockQuality.clockClass of the instance (255: slave-only).",
-	  "ClockClass", VALUE_PLAIN },
+	  "ClockClass", VALUE_PLAIN, NULL },
 	{ "phcd_steps_removed", "gauge",
 	  "currentDS.stepsRemoved: links between here and the grandmaster.", "StepsRemoved",
-	  VALUE_PLAIN },
-	{ "phcd_priority1", "gauge", "priority1 of the instance.", "Priority1", VALUE_PLAIN },
-	{ "phcd_priority2", "gauge", "priority2 of the instance.", "Priority2", VALUE_PLAIN },
-	{ "phcd_domain", "gauge", "domainNumber of the instance.", "Domain", VALUE_PLAIN },
+	  VALUE_PLAIN, NULL },
+	{ "phcd_priority1", "gauge", "priority1 of the instance.", "Priority1", VALUE_PLAIN, NULL },
+	{ "phcd_priority2", "gauge", "priority2 of the instance.", "Priority2", VALUE_PLAIN, NULL },
+	{ "phcd_domain", "gauge", "domainNumber of the instance.", "Domain", VALUE_PLAIN, NULL },
+	{ "phcd_grandmaster_priority1", "gauge", "parentDS.grandmasterPriority1.",
+	  "GrandmasterPriority1", VALUE_PLAIN, NULL },
+	{ "phcd_grandmaster_priority2", "gauge", "parentDS.grandmasterPriority2.",
+	  "GrandmasterPriority2", VALUE_PLAIN, NULL },
+	{ "phcd_grandmaster_clock_class", "gauge", "The grandmaster's clockQuality.clockClass.",
+	  "GrandmasterClockClass", VALUE_PLAIN, NULL },
+	{ "phcd_grandmaster_offset_scaled_log_variance", "gauge",
+	  "The grandmaster's clockQuality.offsetScaledLogVariance.",
+	  "GrandmasterOffsetScaledLogVariance", VALUE_PLAIN, NULL },
 };
 
 static const struct numeric port_numerics[] = {
-	{ "phcd_port_enabled", "gauge", "0 after Disable() until Enable().", "Enabled",
-	  VALUE_PLAIN },
+	{ "phcd_port_enabled", "gauge", "0 after Disable() until Enable().", "Enabled", VALUE_PLAIN,
+	  NULL },
 	{ "phcd_port_link_up", "gauge", "1 when the interface is up with carrier.", "LinkUp",
-	  VALUE_PLAIN },
+	  VALUE_PLAIN, NULL },
 	{ "phcd_port_phc_index", "gauge", "N of /dev/ptpN of the port, -1 without a PHC.",
-	  "PhcIndex", VALUE_PLAIN },
+	  "PhcIndex", VALUE_PLAIN, NULL },
 	{ "phcd_port_worker_restarts_total", "counter",
-	  "How many times phcd restarted the port's worker.", "Restarts", VALUE_PLAIN },
+	  "How many times phcd restarted the port's worker.", "Restarts", VALUE_PLAIN, NULL },
 	{ "phcd_port_last_error_code", "gauge", "The errno behind the port's last error (0: none).",
-	  "LastErrorCode", VALUE_PLAIN },
+	  "LastErrorCode", VALUE_PLAIN, NULL },
+	{ "phcd_port_announce_interval_seconds", "gauge", "portDS.logAnnounceInterval.",
+	  "LogAnnounceInterval", VALUE_LOG2, NULL },
+	{ "phcd_port_sync_interval_seconds", "gauge", "portDS.logSyncInterval.", "LogSyncInterval",
+	  VALUE_LOG2, NULL },
+	{ "phcd_port_min_delay_req_interval_seconds", "gauge", "portDS.logMinDelayReqInterval.",
+	  "LogMinDelayReqInterval", VALUE_LOG2, NULL },
+	{ "phcd_port_min_pdelay_req_interval_seconds", "gauge", "portDS.logMinPdelayReqInterval.",
+	  "LogMinPdelayReqInterval", VALUE_LOG2, NULL },
+	{ "phcd_port_announce_receipt_timeout_seconds", "gauge",
+	  "How long a silent master stays chosen (announceReceiptTimeout intervals).",
+	  "AnnounceReceiptTimeoutUSec", VALUE_US, NULL },
 };
+
+/* Health reasons by code, one sample per code with how many reasons have it (a port-faulty
+ * reason comes once per port). */
+static void reasons_family(struct buf *b, const struct model *m, enum object_kind kind,
+			   const char *metric, const char *help)
+{
+	bool head = false;
+
+	for (size_t i = 0; i < m->n_objects; i++) {
+		const struct object *o = m->objects[i];
+
+		if (o->kind != kind || !o->has_reasons) {
+			continue;
+		}
+		for (size_t j = 0; j < o->n_reasons; j++) {
+			unsigned n = 0;
+			bool seen = false;
+
+			for (size_t k = 0; k < o->n_reasons; k++) {
+				seen |= k < j && strcmp(o->reasons[k], o->reasons[j]) == 0;
+				n += strcmp(o->reasons[k], o->reasons[j]) == 0;
+			}
+			if (seen) {
+				continue;
+			}
+			if (!head) {
+				family(b, metric, "gauge", help);
+				head = true;
+			}
+			if (kind == OBJECT_MANAGER) {
+				buf_printf(b, "%s{", metric);
+				buf_label(b, "reason", o->reasons[j], true);
+			} else {
+				labels_open(b, m, o, metric);
+				buf_label(b, "reason", o->reasons[j], false);
+			}
+			buf_printf(b, "} %u\n", n);
+		}
+	}
+}
 
 static void instance_info(struct buf *b, const struct model *m)
 {
@@ -298,25 +421,8 @@ static void instance_info(struct buf *b, const struct model *m)
 		buf_label(b, "grandmaster_identity", object_string(o, "GrandmasterIdentity"),
 			  false);
 		buf_label(b, "parent_port_identity", object_string(o, "ParentPortIdentity"), false);
+		buf_label(b, "clock_accuracy", object_string(o, "GrandmasterClockAccuracy"), false);
 		buf_printf(b, "} 1\n");
-	}
-	head = false;
-	for (size_t i = 0; i < m->n_objects; i++) {
-		const struct object *o = m->objects[i];
-		const char *gm = object_string(o, "GrandmasterIdentity");
-		const char *own = object_string(o, "ClockIdentity");
-
-		if (o->kind != OBJECT_INSTANCE || !gm || !own) {
-			continue;
-		}
-		if (!head) {
-			family(b, "phcd_grandmaster_local", "gauge",
-			       "1 when the instance is its own grandmaster (heard no better "
-			       "master).");
-			head = true;
-		}
-		labels_open(b, m, o, "phcd_grandmaster_local");
-		buf_printf(b, "} %d\n", strcmp(gm, own) == 0);
 	}
 	head = false;
 	for (size_t i = 0; i < m->n_objects; i++) {
@@ -376,6 +482,33 @@ static void manager_metrics(struct buf *b, const struct model *m)
 		buf_label(b, "version", version, true);
 		buf_printf(b, "} 1\n");
 	}
+	if (object_number(mgr, "StartTimestamp", &v) && v) {
+		family(b, "phcd_start_time_seconds", "gauge", "When phcd started (Unix time).");
+		buf_printf(b, "phcd_start_time_seconds ");
+		put_value(b, object_prop(mgr, "StartTimestamp"), VALUE_US);
+		buf_printf(b, "\n");
+	}
+	if (object_string(mgr, "Health")) {
+		const char *h = object_string(mgr, "Health");
+		bool known = false;
+
+		family(b, "phcd_daemon_health", "gauge",
+		       "phcd's health summary (the worst of its instances'): 1 for the current "
+		       "one.");
+		for (const char *const *s = health_states; *s; s++) {
+			buf_printf(b, "phcd_daemon_health{");
+			buf_label(b, "health", *s, true);
+			buf_printf(b, "} %d\n", strcmp(h, *s) == 0);
+			known |= strcmp(h, *s) == 0;
+		}
+		if (!known) {
+			buf_printf(b, "phcd_daemon_health{");
+			buf_label(b, "health", h, true);
+			buf_printf(b, "} 1\n");
+		}
+	}
+	reasons_family(b, m, OBJECT_MANAGER, "phcd_daemon_health_reasons",
+		       "Why phcd is not ok: reasons per code (HealthReasons), none when ok.");
 	if (object_number(mgr, "SystemClockSynchronized", &v)) {
 		family(b, "phcd_system_clock_synchronized", "gauge",
 		       "1 when CLOCK_REALTIME is locked to its PTP instance (0 too when phcd does "
@@ -407,6 +540,9 @@ char *metrics_render(const struct model *m, size_t *ret_len)
 		stateset_family(&b, m, OBJECT_INSTANCE, "phcd_health",
 				"The instance's health summary: 1 for the current one.", "Health",
 				"health", health_states);
+		reasons_family(&b, m, OBJECT_INSTANCE, "phcd_health_reasons",
+			       "Why the instance is not ok: reasons per code (HealthReasons), none "
+			       "when ok.");
 		instance_info(&b, m);
 		port_info(&b, m);
 		stateset_family(&b, m, OBJECT_PORT, "phcd_port_state",

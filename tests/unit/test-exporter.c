@@ -176,6 +176,108 @@ static void test_frequency_ratio(void **state)
 	model_clear(&m);
 }
 
+static void add_u64(struct object *o, const char *name, uint64_t v)
+{
+	o->props = realloc(o->props, (o->n_props + 1) * sizeof(*o->props));
+	assert_non_null(o->props);
+	o->props[o->n_props++] = (struct prop){ .name = strdup(name), .type = 't', .u = v };
+}
+
+/* OffsetTimestamp 0 is "no sample yet": no offset, delay or frequency sample at all, not a 0. */
+static void test_no_measurement_no_sample(void **state)
+{
+	struct model m = { .up = true };
+	struct object *o = model_get(&m, "/org/phcd1/instance/lab", OBJECT_INSTANCE);
+	char *t;
+
+	add_prop(o, "Name", 's', 0, "lab");
+	add_prop(o, "OffsetFromMaster", 'x', 0, NULL);
+	add_prop(o, "MeanPathDelay", 'x', 0, NULL);
+	add_u64(o, "OffsetTimestamp", 0);
+	add_u64(o, "OffsetStatisticsTimestamp", 0);
+	add_prop(o, "OffsetStatisticsCount", 'u', 0, NULL);
+	add_prop(o, "Synchronized", 'b', 0, NULL);
+	t = render(&m);
+	assert_null(strstr(t, "phcd_offset_seconds"));
+	assert_null(strstr(t, "phcd_mean_path_delay_seconds"));
+	assert_null(strstr(t, "phcd_offset_timestamp_seconds"));
+	assert_null(strstr(t, "phcd_offset_statistics_count"));
+	assert_line(t, "phcd_synchronized{ptp_instance=\"lab\"} 0");
+	free(t);
+	model_clear(&m);
+
+	/* A sample measured at 1700000000.000042 s, statistics of a window of 1.000001 s. */
+	o = model_get(&m, "/org/phcd1/instance/lab", OBJECT_INSTANCE);
+	m.up = true;
+	add_prop(o, "Name", 's', 0, "lab");
+	add_prop(o, "OffsetFromMaster", 'x', 0, NULL);
+	add_u64(o, "OffsetTimestamp", 1700000000000042ULL);
+	add_u64(o, "OffsetStatisticsTimestamp", 1700000000500000ULL);
+	add_u64(o, "OffsetStatisticsRMS", 1234);
+	add_u64(o, "OffsetStatisticsWindowUSec", 1000001);
+	add_prop(o, "OffsetStatisticsMean", 'x', -17, NULL);
+	t = render(&m);
+	assert_line(t, "phcd_offset_seconds{ptp_instance=\"lab\"} 0.000000000");
+	assert_line(t, "phcd_offset_timestamp_seconds{ptp_instance=\"lab\"} 1700000000.000042");
+	assert_line(t, "phcd_offset_statistics_rms_seconds{ptp_instance=\"lab\"} 0.000001234");
+	assert_line(t, "phcd_offset_statistics_mean_seconds{ptp_instance=\"lab\"} -0.000000017");
+	assert_line(t, "phcd_offset_statistics_window_seconds{ptp_instance=\"lab\"} 1.000001");
+	free(t);
+	model_clear(&m);
+}
+
+/* HealthReasons by code: one sample per code, counting the reasons of that code. */
+static void test_health_reasons(void **state)
+{
+	static const char *const codes[] = { "port-faulty", "no-grandmaster", "port-faulty" };
+	struct model m = { .up = true };
+	struct object *o = model_get(&m, "/org/phcd1/instance/lab", OBJECT_INSTANCE);
+	struct object *mgr = model_get(&m, "/org/phcd1", OBJECT_MANAGER);
+	char *t;
+
+	add_prop(o, "Name", 's', 0, "lab");
+	add_prop(o, "Health", 's', 0, "degraded");
+	o->has_reasons = true;
+	o->reasons = calloc(3, sizeof(char *));
+	for (size_t i = 0; i < 3; i++) {
+		o->reasons[o->n_reasons++] = strdup(codes[i]);
+	}
+	add_prop(mgr, "Health", 's', 0, "ok");
+	mgr->has_reasons = true;
+	t = render(&m);
+	assert_line(t, "phcd_health{ptp_instance=\"lab\",health=\"degraded\"} 1");
+	assert_line(t, "phcd_health{ptp_instance=\"lab\",health=\"ok\"} 0");
+	assert_line(t, "phcd_health_reasons{ptp_instance=\"lab\",reason=\"port-faulty\"} 2");
+	assert_line(t, "phcd_health_reasons{ptp_instance=\"lab\",reason=\"no-grandmaster\"} 1");
+	/* Each code once. */
+	assert_null(strstr(strstr(t, "reason=\"port-faulty\"") + 1, "reason=\"port-faulty\""));
+	assert_line(t, "phcd_daemon_health{health=\"ok\"} 1");
+	assert_null(strstr(t, "phcd_daemon_health_reasons"));
+	free(t);
+	model_clear(&m);
+}
+
+/* log2 intervals in seconds. */
+static void test_intervals(void **state)
+{
+	struct model m = { .up = true };
+	struct object *p = model_get(&m, "/org/phcd1/port/s1", OBJECT_PORT);
+	char *t;
+
+	add_prop(p, "Interface", 's', 0, "s1");
+	add_prop(p, "LogSyncInterval", 'n', -3, NULL);
+	add_prop(p, "LogAnnounceInterval", 'n', 1, NULL);
+	add_u64(p, "AnnounceReceiptTimeoutUSec", 750000);
+	t = render(&m);
+	assert_line(t, "phcd_port_sync_interval_seconds{ptp_instance=\"\",interface=\"s1\"} 0.125");
+	assert_line(t, "phcd_port_announce_interval_seconds{ptp_instance=\"\",interface=\"s1\"} 2");
+	assert_line(
+		t, "phcd_port_announce_receipt_timeout_seconds{ptp_instance=\"\",interface=\"s1\"} "
+		   "0.750000");
+	free(t);
+	model_clear(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -184,6 +286,9 @@ int main(void)
 		cmocka_unit_test(test_labels_escaped),
 		cmocka_unit_test(test_port_states_and_counters),
 		cmocka_unit_test(test_frequency_ratio),
+		cmocka_unit_test(test_no_measurement_no_sample),
+		cmocka_unit_test(test_health_reasons),
+		cmocka_unit_test(test_intervals),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
