@@ -84,6 +84,21 @@ try:
     print(f"ok: page (unprivileged session): {ifname} SLAVE, offsets {sorted(offsets)} ns, "
           f"chart {canvas.get_attribute('data-samples')} samples")
 
+    # Health and the offset's age, where phcd has them (the UX additions of its D-Bus API).
+    intro = subprocess.run(["busctl", "--system", "introspect", "org.phcd1",
+                            f"/org/phcd1/instance/{instance}", "org.phcd1.Instance"],
+                           capture_output=True, text=True, check=True).stdout
+    if any(line.startswith(".Health ") for line in intro.splitlines()):
+        wait("instance health ok", lambda: field(driver, "instances", "data-name", instance,
+                                                 "Health").get_attribute("data-value") == "ok", 15)
+        age = wait("the offset's age under 5 s", lambda: (lambda a: a if a and float(a) < 5 else None)(
+            field(driver, "instances", "data-name", instance, "OffsetAge").get_attribute("data-value")), 15)
+        daemon = driver.find_element(By.CSS_SELECTOR, '#manager dd[data-field="Health"]')
+        print(f"ok: page: health ok, offset measured {age} s ago, daemon health "
+              f"{daemon.get_attribute('data-value')!r}")
+    else:
+        print("NOT CHECKED: health on the page (this phcd has no Instance.Health property)")
+
     driver.find_element(By.CSS_SELECTOR,
                         f'#ports tr[data-interface="{ifname}"] button[data-action="Disable"]').click()
     wait("Disable refused", lambda: "refused" in message(driver), 10)

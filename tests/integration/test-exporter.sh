@@ -89,6 +89,34 @@ echo "ok: exporter (as nobody) follows phcd: $SLAVE 1, synchronized, offset" \
 	"$(metric 'phcd_offset_seconds{ptp_instance="lab"}' "$tmp/m") s, rx sync" \
 	"$(grep -o 'type="sync"} [0-9]*' "$tmp/m" | head -n 1 | cut -d' ' -f2)"
 
+# Health, the offset's time and the offset statistics, where phcd has them (the UX additions of
+# its D-Bus API): health ok, a fresh offset timestamp, a closed statistics window.
+# (grep reads a process substitution: with pipefail, busctl's SIGPIPE would fail a match.)
+if grep -q '^\.Health ' < <(busctl --system introspect org.phcd1 /org/phcd1/instance/lab \
+	org.phcd1.Instance); then
+	deadline=$((SECONDS + 15))
+	until scrape >"$tmp/m" 2>/dev/null &&
+		[ "$(metric 'phcd_health{ptp_instance="lab",health="ok"}' "$tmp/m")" = 1 ] &&
+		[ "$(metric 'phcd_offset_statistics_count{ptp_instance="lab"}' "$tmp/m")" -gt 0 ] 2>/dev/null; do
+		if [ "$SECONDS" -ge "$deadline" ]; then
+			grep -E 'health|statistics|timestamp' "$tmp/m" >&2 || true
+			fail "exporter: expected lab health ok and a statistics window within 15 s"
+		fi
+		sleep 0.2
+	done
+	ts=$(metric 'phcd_offset_timestamp_seconds{ptp_instance="lab"}' "$tmp/m")
+	age=$(awk -v t="$ts" -v now="$EPOCHREALTIME" 'BEGIN { printf "%.3f", now - t }')
+	awk -v a="$age" 'BEGIN { exit !(a > -1 && a < 5) }' ||
+		fail "exporter: phcd_offset_timestamp_seconds $ts is $age s old, expected under 5 s"
+	echo "ok: health ok, offset measured $age s before the scrape, statistics window of" \
+		"$(metric 'phcd_offset_statistics_count{ptp_instance="lab"}' "$tmp/m") offsets, rms" \
+		"$(metric 'phcd_offset_statistics_rms_seconds{ptp_instance="lab"}' "$tmp/m") s"
+	HAVE_HEALTH=1
+else
+	echo "NOT CHECKED: health and offset statistics (this phcd has no Instance.Health property)"
+	HAVE_HEALTH=0
+fi
+
 # The exposition format: promtool's parser and its lint (conventions, units, _total) are clean.
 out=$(promtool check metrics <"$tmp/m" 2>&1) || {
 	echo "$out" >&2
@@ -131,6 +159,11 @@ while :; do
 	[ "$SECONDS" -lt "$deadline" ] || fail "Prometheus: expected 3 distinct offsets in 10 s, got ${n:-0}"
 	sleep 0.5
 done
+if [ "$HAVE_HEALTH" = 1 ]; then
+	wait_prom 'phcd_health{ptp_instance="lab",health="ok"}' '$v == "1"' 10
+	wait_prom 'time() - phcd_offset_timestamp_seconds{ptp_instance="lab"}' '($v | tonumber) < 5' 10
+	echo "ok: Prometheus: lab health ok, the last offset $PROM_VALUE s old"
+fi
 rules=$(ip netns exec "$S" curl -sf "http://$PROM_ADDR/api/v1/rules" |
 	jq '[.data.groups[].rules[] | select(.health == "ok")] | length')
 [ "$rules" = 6 ] || fail "Prometheus: expected the 6 example rules loaded and healthy, got $rules"
