@@ -297,7 +297,7 @@ static const struct numeric instance_numerics[] = {
 	{ "phcd_offset_timestamp_seconds", "gauge",
 	  "When the last offset was measured (Unix time): time() minus this is its age.",
 	  "OffsetTimestamp", VALUE_US, OFFSET_GATE },
-	{ "phcd_offset_statistics_count", "gauge",
+	{ "phcd_offset_statistics_samples", "gauge",
 	  "Offsets in the last closed statistics window (summary_interval).",
 	  "OffsetStatisticsCount", VALUE_PLAIN, STATS_GATE },
 	{ "phcd_offset_statistics_mean_seconds", "gauge",

@@ -97,7 +97,7 @@ if grep -q '^\.Health ' < <(busctl --system introspect org.phcd1 /org/phcd1/inst
 	deadline=$((SECONDS + 15))
 	until scrape >"$tmp/m" 2>/dev/null &&
 		[ "$(metric 'phcd_health{ptp_instance="lab",health="ok"}' "$tmp/m")" = 1 ] &&
-		[ "$(metric 'phcd_offset_statistics_count{ptp_instance="lab"}' "$tmp/m")" -gt 0 ] 2>/dev/null; do
+		[ "$(metric 'phcd_offset_statistics_samples{ptp_instance="lab"}' "$tmp/m")" -gt 0 ] 2>/dev/null; do
 		if [ "$SECONDS" -ge "$deadline" ]; then
 			grep -E 'health|statistics|timestamp' "$tmp/m" >&2 || true
 			fail "exporter: expected lab health ok and a statistics window within 15 s"
@@ -109,7 +109,7 @@ if grep -q '^\.Health ' < <(busctl --system introspect org.phcd1 /org/phcd1/inst
 	awk -v a="$age" 'BEGIN { exit !(a > -1 && a < 5) }' ||
 		fail "exporter: phcd_offset_timestamp_seconds $ts is $age s old, expected under 5 s"
 	echo "ok: health ok, offset measured $age s before the scrape, statistics window of" \
-		"$(metric 'phcd_offset_statistics_count{ptp_instance="lab"}' "$tmp/m") offsets, rms" \
+		"$(metric 'phcd_offset_statistics_samples{ptp_instance="lab"}' "$tmp/m") offsets, rms" \
 		"$(metric 'phcd_offset_statistics_rms_seconds{ptp_instance="lab"}' "$tmp/m") s"
 	HAVE_HEALTH=1
 else

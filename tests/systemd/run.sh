@@ -21,8 +21,9 @@ NSPAWN_PID=
 fail() {
 	echo "FAIL: $*" >&2
 	if [ -n "${C:-}" ]; then
-		echo "--- journal of the container (phcd, phcd-wait-sync, phcd-test-master):" >&2
-		$C journalctl --no-pager -n 60 -u phcd -u phcd-wait-sync -u phcd-test-master >&2 ||
+		echo "--- journal of the container (phcd, phcd-wait-sync, phcd-test-master, phcd-exporter):" >&2
+		$C journalctl --no-pager -n 60 -u phcd -u phcd-wait-sync -u phcd-test-master \
+			-u phcd-exporter.socket -u phcd-exporter >&2 ||
 			true
 	fi
 	exit 1

@@ -201,7 +201,7 @@ static void test_no_measurement_no_sample(void **state)
 	assert_null(strstr(t, "phcd_offset_seconds"));
 	assert_null(strstr(t, "phcd_mean_path_delay_seconds"));
 	assert_null(strstr(t, "phcd_offset_timestamp_seconds"));
-	assert_null(strstr(t, "phcd_offset_statistics_count"));
+	assert_null(strstr(t, "phcd_offset_statistics_samples"));
 	assert_line(t, "phcd_synchronized{ptp_instance=\"lab\"} 0");
 	free(t);
 	model_clear(&m);
