@@ -120,7 +120,7 @@
         if (gm && (i.IsGrandmaster || gm === i.ClockIdentity))
             gmText += i.IsGrandmaster === false ? " (this clock, not serving)" : " (this clock)";
         if (i.GrandmasterClockClass !== undefined)
-            gmText += " · class " + i.GrandmasterClockClass + ", priority " + i.GrandmasterPriority1 +
+            gmText += "\nclass " + i.GrandmasterClockClass + ", priority " + i.GrandmasterPriority1 +
                       "/" + i.GrandmasterPriority2;
         setCell(tr, "GrandmasterIdentity", gmText);
         setCell(tr, "StepsRemoved", i.StepsRemoved === undefined ? "" : String(i.StepsRemoved));
@@ -135,7 +135,7 @@
         setAge(tr, i);
         setCell(tr, "OffsetStatistics", i.OffsetStatisticsTimestamp
             ? "rms " + fmtNs(i.OffsetStatisticsRMS) + ", max " + fmtNs(i.OffsetStatisticsMax) +
-              " (" + i.OffsetStatisticsCount + " in " + (i.OffsetStatisticsWindowUSec / 1e6).toFixed(1) + " s)"
+              "\n" + i.OffsetStatisticsCount + " offsets in " + (i.OffsetStatisticsWindowUSec / 1e6).toFixed(1) + " s"
             : "", "num", i.OffsetStatisticsRMS);
         setCell(tr, "ServoState", i.ServoState || "", SERVO_CLASS[i.ServoState] || "");
         setCell(tr, "Synchronized", i.Synchronized ? "yes" : "no", i.Synchronized ? "ok" : "bad");
@@ -274,7 +274,7 @@
         const secs = n => (n === undefined ? "?" : Math.pow(2, n) + " s");
         setCell(tr, "Intervals", p.LogSyncInterval === undefined ? ""
             : "sync " + secs(p.LogSyncInterval) + ", announce " + secs(p.LogAnnounceInterval) +
-              (p.AnnounceReceiptTimeoutUSec ? ", timeout " + p.AnnounceReceiptTimeoutUSec / 1e6 + " s" : ""));
+              (p.AnnounceReceiptTimeoutUSec ? "\ntimeout " + p.AnnounceReceiptTimeoutUSec / 1e6 + " s" : ""));
         setCell(tr, "WorkerPID", p.WorkerPID ? String(p.WorkerPID) : "none");
         setCell(tr, "Restarts", p.Restarts === undefined ? "" : String(p.Restarts), "num");
         setCell(tr, "LastError", p.LastError || "", p.LastError ? "bad" : "");

@@ -60,7 +60,7 @@ def busctl_enabled():
 
 
 opts = webdriver.ChromeOptions()
-for a in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1400,1000",
+for a in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1700,1200",
           "--disable-dev-shm-usage", "--no-first-run", "--disable-background-networking",
           "--disable-component-update", "--disable-sync", "--disable-default-apps",
           "--disable-extensions", "--metrics-recording-only", "--no-default-browser-check"]:

@@ -23,7 +23,7 @@ fail() {
 	if [ -n "${C:-}" ]; then
 		echo "--- journal of the container (phcd, phcd-wait-sync, phcd-test-master, phcd-exporter):" >&2
 		$C journalctl --no-pager -n 60 -u phcd -u phcd-wait-sync -u phcd-test-master \
-			-u phcd-exporter.socket -u phcd-exporter >&2 ||
+			-u phcd-exporter.socket -u phcd-exporter -u dbus >&2 ||
 			true
 	fi
 	exit 1
@@ -82,8 +82,8 @@ fi
 ninja -C "$work/build" >/dev/null
 DESTDIR=$root meson install -C "$work/build" --no-rebuild --quiet
 systemd-sysusers --root="$root" >/dev/null
-grep -q '^phcd:' "$root/etc/passwd" ||
-	fail "systemd-sysusers did not create the phcd user in the rootfs"
+grep -q '^phcd:' "$root/etc/passwd" && grep -q '^phcd-exporter:' "$root/etc/passwd" ||
+	fail "systemd-sysusers did not create the phcd and phcd-exporter users in the rootfs"
 systemctl --root="$root" enable phcd.service phcd-wait-sync.service phcd-exporter.socket \
 	>/dev/null 2>&1
 [ -L "$root/etc/systemd/system/dbus-org.phcd1.service" ] ||
@@ -190,8 +190,8 @@ grep -qi 'synchronized.*\(yes\|true\)' <<<"$sync_line" ||
 	fail "phcctl status: expected the instance synchronized, got: $sync_line"
 echo "ok: phcd active <= phcd-wait-sync done <= time-sync.target; phcctl status says synchronized"
 
-# 5b. phcd-exporter, started by its socket at the first scrape, as shipped: a DynamicUser with
-# no network of its own (PrivateNetwork=, only AF_UNIX), reading phcd over the system bus.
+# 5b. phcd-exporter, started by its socket at the first scrape, as shipped: its own user, no
+# network of its own (PrivateNetwork=, only AF_UNIX), reading phcd over the system bus.
 # minbase has no HTTP client: bash's /dev/tcp.
 scrape() {
 	$C bash -c 'exec 3<>/dev/tcp/127.0.0.1/9433 && printf "GET /metrics HTTP/1.0\r\n\r\n" >&3 &&
@@ -205,11 +205,11 @@ has_metric() {
 }
 wait_for 10 "phcd-exporter (socket-activated): $slave_metric" has_metric "$slave_metric"
 grep -qx 'phcd_up 1' "$work/metrics" || fail "phcd-exporter: expected phcd_up 1"
-ex_user=$(prop phcd-exporter.service DynamicUser)/$(prop phcd-exporter.service PrivateNetwork)
-[ "$(prop phcd-exporter.service ActiveState)" = active ] && [ "$ex_user" = yes/yes ] ||
-	fail "phcd-exporter.service: expected active, DynamicUser/PrivateNetwork yes/yes, got" \
+ex_user=$(prop phcd-exporter.service User)/$(prop phcd-exporter.service PrivateNetwork)
+[ "$(prop phcd-exporter.service ActiveState)" = active ] && [ "$ex_user" = phcd-exporter/yes ] ||
+	fail "phcd-exporter.service: expected active, User/PrivateNetwork phcd-exporter/yes, got" \
 		"$(prop phcd-exporter.service ActiveState), $ex_user"
-echo "ok: phcd-exporter.socket started phcd-exporter.service (DynamicUser, PrivateNetwork) at" \
+echo "ok: phcd-exporter.socket started phcd-exporter.service (user phcd-exporter, PrivateNetwork) at" \
 	"the first scrape: phcd_up 1, $slave_metric"
 
 # 6. D-Bus activation: a call to org.phcd1 starts the stopped phcd through systemd. The
