@@ -103,8 +103,10 @@ static int call_for(struct exporter *x, const char *path, const char *iface, con
 		    sd_bus_message_handler_t handler, const char *types, ...)
 {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+	/* Our reference is dropped at return: the floating slot is the bus's then, freed after the
+	 * reply (or with the bus), and the request with it. */
+	_cleanup_(sd_bus_slot_unrefp) sd_bus_slot *slot = NULL;
 	struct request *q;
-	sd_bus_slot *slot;
 	va_list ap;
 	int r;
 
