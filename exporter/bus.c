@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/log.h"
 #include "exporter/exporter.h"
 #include "ptp/util.h"
 
@@ -33,12 +34,13 @@ struct request {
 	char *path;
 };
 
+/* A failed bus step: phcd's D-Bus error when there is one, else the errno. */
 static void log_bus(const char *what, const sd_bus_error *e, int r)
 {
 	if (e && sd_bus_error_is_set(e)) {
-		fprintf(stderr, "phcd-exporter: %s: %s\n", what, e->message ? e->message : e->name);
+		log_warning("%s: %s", what, e->message ? e->message : e->name);
 	} else {
-		fprintf(stderr, "phcd-exporter: %s: %s\n", what, strerror(r < 0 ? -r : r));
+		log_warning_errno(r, "%s: %m", what);
 	}
 }
 
@@ -272,8 +274,7 @@ static int load_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_e
 		log_bus("asking for org.phcd1.Manager's properties, ignoring", NULL, r);
 	}
 	x->model->up = true;
-	fprintf(stderr, "phcd-exporter: reading org.phcd1 from %s: %zu objects\n", x->owner,
-		x->model->n_objects);
+	log_info("reading org.phcd1 from %s: %zu objects", x->owner, x->model->n_objects);
 	return 0;
 }
 
@@ -316,8 +317,7 @@ static int on_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret
 		return 0;
 	}
 	if (x->model->up) {
-		fprintf(stderr, "phcd-exporter: org.phcd1 %s\n",
-			*new_owner ? "has a new owner" : "went away");
+		log_info("org.phcd1 %s", *new_owner ? "has a new owner" : "went away");
 	}
 	model_drop(x);
 	x->load_slot = sd_bus_slot_unref(x->load_slot);
@@ -407,7 +407,7 @@ static int on_disconnected(sd_bus_message *m, void *userdata, sd_bus_error *ret_
 {
 	struct exporter *x = userdata;
 
-	fprintf(stderr, "phcd-exporter: lost the system bus, reconnecting\n");
+	log_warning("lost the system bus, reconnecting");
 	model_drop(x);
 	x->load_slot = sd_bus_slot_unref(x->load_slot);
 	sd_bus_detach_event(x->bus);

@@ -16,6 +16,7 @@
 #include <systemd/sd-daemon.h>
 
 #include <config.h>
+#include "common/log.h"
 #include "exporter/exporter.h"
 #include "ptp/util.h"
 
@@ -182,6 +183,7 @@ int main(int argc, char **argv)
 	int c, fd, r;
 	sigset_t mask;
 
+	log_setup("phcd-exporter");
 	while ((c = getopt_long(argc, argv, "l:c:h", opts, NULL)) >= 0) {
 		switch (c) {
 		case 'l':
@@ -192,10 +194,8 @@ int main(int argc, char **argv)
 			counter_interval = strtoul(optarg, &end, 10);
 			if (errno || *end || end == optarg || counter_interval < 1 ||
 			    counter_interval > 3600) {
-				fprintf(stderr,
-					"phcd-exporter: --counter-interval: expected 1-3600 "
-					"seconds, got '%s'\n",
-					optarg);
+				log_error("--counter-interval: expected 1-3600 seconds, got '%s'",
+					  optarg);
 				return 2;
 			}
 			break;
@@ -211,24 +211,22 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "phcd-exporter: unexpected argument '%s'\n", argv[optind]);
+		log_error("unexpected argument '%s'", argv[optind]);
 		return 2;
 	}
 
 	if (listen_spec) {
 		fd = listen_on(listen_spec);
 		if (fd < 0) {
-			fprintf(stderr, "phcd-exporter: cannot listen on '%s': %s\n", listen_spec,
-				strerror(-fd));
+			log_error_errno(fd, "cannot listen on '%s': %m", listen_spec);
 			return 1;
 		}
 	} else {
 		r = sd_listen_fds(1);
 		if (r != 1 || sd_is_socket(SD_LISTEN_FDS_START, AF_UNSPEC, SOCK_STREAM, 1) <= 0) {
-			fprintf(stderr,
-				"phcd-exporter: no listening socket from systemd (%d fds); "
-				"start phcd-exporter.socket or give --listen ADDR:PORT\n",
-				r);
+			log_error("no listening socket from systemd (%d fds): start "
+				  "phcd-exporter.socket or give --listen ADDR:PORT",
+				  r);
 			return 1;
 		}
 		fd = SD_LISTEN_FDS_START;
@@ -248,7 +246,7 @@ int main(int argc, char **argv)
 		r = sd_event_add_signal(e, NULL, SIGINT, NULL, NULL);
 	}
 	if (r < 0) {
-		fprintf(stderr, "phcd-exporter: event loop: %s\n", strerror(-r));
+		log_error_errno(r, "event loop: %m");
 		return 1;
 	}
 
@@ -257,7 +255,7 @@ int main(int argc, char **argv)
 				   MHD_OPTION_CONNECTION_TIMEOUT, 10u, MHD_OPTION_END);
 	info = s.httpd ? MHD_get_daemon_info(s.httpd, MHD_DAEMON_INFO_EPOLL_FD) : NULL;
 	if (!info) {
-		fprintf(stderr, "phcd-exporter: libmicrohttpd did not start\n");
+		log_error("libmicrohttpd did not start");
 		return 1;
 	}
 	r = sd_event_add_io(e, &s.io, info->epoll_fd, EPOLLIN, on_httpd_io, &s);
@@ -270,7 +268,7 @@ int main(int argc, char **argv)
 		r = exporter_bus_new(e, &s.model, (unsigned) counter_interval, &x);
 	}
 	if (r < 0) {
-		fprintf(stderr, "phcd-exporter: setting up: %s\n", strerror(-r));
+		log_error_errno(r, "setting up: %m");
 		return 1;
 	}
 	sd_notify(0, "READY=1");
