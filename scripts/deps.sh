@@ -8,12 +8,15 @@ packages=(
 	meson ninja-build pkg-config gcc clang libclang-rt-14-dev clang-format
 	libsystemd-dev libnl-3-dev libnl-route-3-dev libnl-genl-3-dev libinih-dev libcmocka-dev
 	lowdown man-db # man pages from docs/*.md, and man to read them
+	libmicrohttpd-dev # phcd-exporter's HTTP server
 	# run and demo
 	dbus iproute2 ethtool libcap2-bin util-linux procps
 	# reference peers, oracles and test tools
 	linuxptp tshark iperf3 python3 jq systemd
 	libglib2.0-bin python3-dbus python3-gi polkitd # D-Bus clients (gdbus, python) and polkit tests
 	systemd-container debootstrap busybox-static cpio xz-utils # systemd (nspawn) and VM tiers
+	prometheus curl # the exporter's tests: a real Prometheus server and promtool
+	cockpit-ws cockpit-bridge chromium chromium-driver python3-selenium # the Cockpit page's test
 )
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -31,5 +34,12 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 # tshark asks whether non-root users may capture; answer no without a prompt.
 echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections
+# Start no service while installing (prometheus' package would start a server on port 9090):
+# the tests start their own, in their namespaces. A policy-rc.d already there is left alone.
+if [ ! -e /usr/sbin/policy-rc.d ]; then
+	printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
+	chmod 755 /usr/sbin/policy-rc.d
+	trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+fi
 apt-get update -q
 apt-get install -y -q --no-install-recommends "${missing[@]}"

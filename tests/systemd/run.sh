@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # systemd tier (PHCD_TEST_SYSTEMD=1): phcd installed by `meson install` into a debootstrapped
 # bookworm rootfs booted under systemd-nspawn. Shows Type=notify readiness, phcd-wait-sync
-# holding time-sync.target until phcd is synchronized to a ptp4l master, D-Bus activation after
-# a stop, a watchdog restart after SIGSTOP, timedatectl set-ntp switching phcd, phcd-wait-sync of
-# a grandmaster-only phcd done within its announce receipt timeout plus a second, and the
-# installed man pages rendering.
+# holding time-sync.target until phcd is synchronized to a ptp4l master, phcd-exporter started by
+# its socket, D-Bus activation after a stop, a watchdog restart after SIGSTOP, timedatectl set-ntp
+# switching phcd, phcd-wait-sync of a grandmaster-only phcd done within its announce receipt
+# timeout plus a second, and the installed man pages rendering.
 #
 # The container has no CAP_SYS_TIME (nspawn drops it), so nothing in it can touch the host clock;
 # phcd steers a virtual clock there. Usage: tests/systemd/run.sh [WORKDIR] (default
@@ -22,8 +22,9 @@ NSPAWN_PID=
 fail() {
 	echo "FAIL: $*" >&2
 	if [ -n "${C:-}" ]; then
-		echo "--- journal of the container (phcd, phcd-wait-sync, phcd-test-master):" >&2
-		$C journalctl --no-pager -n 60 -u phcd -u phcd-wait-sync -u phcd-test-master >&2 ||
+		echo "--- journal of the container (phcd, phcd-wait-sync, phcd-test-master, phcd-exporter):" >&2
+		$C journalctl --no-pager -n 60 -u phcd -u phcd-wait-sync -u phcd-test-master \
+			-u phcd-exporter.socket -u phcd-exporter -u dbus >&2 ||
 			true
 	fi
 	exit 1
@@ -54,12 +55,18 @@ for tool in systemd-nspawn debootstrap meson nsenter; do
 done
 mkdir -p "$work"
 
-# 1. The rootfs: debootstrap once (about 30 s to minutes, by mirror), then copy per run.
+# 1. The rootfs: debootstrap once (about 30 s to minutes, by mirror), then copy per run. A base
+# from before phcd-exporter (no libmicrohttpd) is made again.
+if [ -d "$work/rootfs.base" ] &&
+	! compgen -G "$work/rootfs.base/usr/lib/*/libmicrohttpd.so.12*" >/dev/null; then
+	echo "systemd tier: $work/rootfs.base lacks libmicrohttpd12, debootstrap again"
+	rm -rf "$work/rootfs.base"
+fi
 if [ ! -d "$work/rootfs.base" ]; then
 	echo "systemd tier: debootstrap bookworm into $work/rootfs.base"
 	rm -rf "$work/rootfs.tmp"
 	debootstrap --variant=minbase \
-		--include=systemd,systemd-sysv,dbus,iproute2,linuxptp,libnl-3-200,libnl-route-3-200,libnl-genl-3-200,libinih1 \
+		--include=systemd,systemd-sysv,dbus,iproute2,linuxptp,libnl-3-200,libnl-route-3-200,libnl-genl-3-200,libinih1,libmicrohttpd12 \
 		bookworm "$work/rootfs.tmp" "$MIRROR" >"$work/debootstrap.log" 2>&1 ||
 		not_run "debootstrap failed, see $work/debootstrap.log"
 	mv "$work/rootfs.tmp" "$work/rootfs.base"
@@ -76,9 +83,10 @@ fi
 ninja -C "$work/build" >/dev/null
 DESTDIR=$root meson install -C "$work/build" --no-rebuild --quiet
 systemd-sysusers --root="$root" >/dev/null
-grep -q '^phcd:' "$root/etc/passwd" ||
-	fail "systemd-sysusers did not create the phcd user in the rootfs"
-systemctl --root="$root" enable phcd.service phcd-wait-sync.service >/dev/null 2>&1
+grep -q '^phcd:' "$root/etc/passwd" && grep -q '^phcd-exporter:' "$root/etc/passwd" ||
+	fail "systemd-sysusers did not create the phcd and phcd-exporter users in the rootfs"
+systemctl --root="$root" enable phcd.service phcd-wait-sync.service phcd-exporter.socket \
+	>/dev/null 2>&1
 [ -L "$root/etc/systemd/system/dbus-org.phcd1.service" ] ||
 	fail "systemctl enable phcd did not create the dbus-org.phcd1.service alias"
 
@@ -183,9 +191,37 @@ grep -qi 'synchronized.*\(yes\|true\)' <<<"$sync_line" ||
 	fail "phcctl status: expected the instance synchronized, got: $sync_line"
 echo "ok: phcd active <= phcd-wait-sync done <= time-sync.target; phcctl status says synchronized"
 
-# 6. D-Bus activation: a call to org.phcd1 starts the stopped phcd through systemd.
+# 5b. phcd-exporter, started by its socket at the first scrape, as shipped: its own user, no
+# network of its own (PrivateNetwork=, only AF_UNIX), reading phcd over the system bus.
+# minbase has no HTTP client: bash's /dev/tcp.
+scrape() {
+	$C bash -c 'exec 3<>/dev/tcp/127.0.0.1/9433 && printf "GET /metrics HTTP/1.0\r\n\r\n" >&3 &&
+		cat <&3'
+}
+slave_metric='phcd_port_state{ptp_instance="lab",interface="pv0",state="SLAVE"} 1'
+[ "$(prop phcd-exporter.socket ActiveState)" = active ] ||
+	fail "phcd-exporter.socket: expected active (enabled), got $(prop phcd-exporter.socket ActiveState)"
+has_metric() {
+	scrape >"$work/metrics" 2>&1 && grep -qxF "$1" "$work/metrics"
+}
+wait_for 10 "phcd-exporter (socket-activated): $slave_metric" has_metric "$slave_metric"
+grep -qx 'phcd_up 1' "$work/metrics" || fail "phcd-exporter: expected phcd_up 1"
+ex_user=$(prop phcd-exporter.service User)/$(prop phcd-exporter.service PrivateNetwork)
+[ "$(prop phcd-exporter.service ActiveState)" = active ] && [ "$ex_user" = phcd-exporter/yes ] ||
+	fail "phcd-exporter.service: expected active, User/PrivateNetwork phcd-exporter/yes, got" \
+		"$(prop phcd-exporter.service ActiveState), $ex_user"
+echo "ok: phcd-exporter.socket started phcd-exporter.service (user phcd-exporter, PrivateNetwork) at" \
+	"the first scrape: phcd_up 1, $slave_metric"
+
+# 6. D-Bus activation: a call to org.phcd1 starts the stopped phcd through systemd. The
+# exporter, first, reports phcd_up 0 and does not activate phcd itself.
 $C systemctl stop phcd.service
 [ "$(prop phcd ActiveState)" = inactive ] || fail "phcd: expected inactive after stop"
+wait_for 5 "phcd-exporter: phcd_up 0 with phcd stopped" has_metric 'phcd_up 0'
+sleep 1 # an activation by the exporter would show by now
+[ "$(prop phcd ActiveState)" = inactive ] ||
+	fail "phcd: expected inactive after the exporter's scrape (no bus activation), got $(prop phcd ActiveState)"
+echo "ok: phcd stopped: phcd-exporter says phcd_up 0 and did not activate phcd"
 t0=$(date +%s%N)
 out=$($C busctl --system call org.phcd1 /org/phcd1 org.freedesktop.DBus.Peer Ping 2>&1) ||
 	fail "busctl call org.phcd1 Ping with phcd stopped: expected activation, got: $out"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The built units pass `systemd-analyze verify` (with every man: page of Documentation= found
-# among the pages `meson install` installs), phcd.service's exposure is at most 2.3, and each
+# among the pages `meson install` installs), the services' exposure is at most 2.3, and each
 # installed man page renders with man -l.
 #
 # verify checks that ExecStart= binaries exist, so each unit is verified as a copy whose
@@ -20,7 +20,7 @@ verify=()
 missing=()
 
 bindir=$(sed -n 's|^ExecStart=\(/.*\)/phcd$|\1|p' "$BUILD/units/phcd.service")
-for unit in phcd.service phcd-wait-sync.service; do
+for unit in phcd.service phcd-wait-sync.service phcd-exporter.service; do
 	src=$BUILD/units/$unit
 	cp "$src" "$tmp/$unit"
 	for exe in $(sed -n "s|^ExecStart=$bindir/\([^ ]*\).*|\1|p" "$src"); do
@@ -33,6 +33,10 @@ for unit in phcd.service phcd-wait-sync.service; do
 	done
 	verify+=("$unit")
 done
+# The exporter's socket unit is installed as it is (no ExecStart of its own).
+: "${SRC:?set SRC to the source directory}"
+cp "$SRC/units/phcd-exporter.socket" "$tmp/"
+verify+=(phcd-exporter.socket)
 
 # Install as a package would (the default prefix), into a scratch DESTDIR: the man pages go
 # where man finds them once MANPATH names that tree.
@@ -69,7 +73,7 @@ else
 	echo "ok: systemd-analyze verify --man=yes ${verify[*]}: clean, every man: page found"
 fi
 
-for unit in phcd.service phcd-wait-sync.service; do
+for unit in phcd.service phcd-wait-sync.service phcd-exporter.service; do
 	line=$(systemd-analyze security --offline=true "$tmp/$unit" 2>&1 | grep 'Overall exposure')
 	exposure=$(echo "$line" | sed -n 's/.*: \([0-9.]*\) .*/\1/p')
 	echo "$unit: $line"
