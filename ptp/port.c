@@ -214,6 +214,7 @@ static void port_leave_state(struct port *p, enum port_state from, enum port_sta
 	if ((from == PORT_STATE_SLAVE || from == PORT_STATE_UNCALIBRATED) &&
 	    to != PORT_STATE_SLAVE && to != PORT_STATE_UNCALIBRATED) {
 		port_timer_stop(p, PORT_TIMER_DELAY_REQ_TX);
+		port_timer_stop(p, PORT_TIMER_SYNC_RX);
 		port_sync_reset(p);
 	}
 }
@@ -697,6 +698,8 @@ static int port_run_timer(struct port *p, enum port_timer t, ns_t deadline, ns_t
 	case PORT_TIMER_FAULT_RESET:
 		/* 9.2.6.3: FAULTY -> INITIALIZING, which moves on to LISTENING by itself. */
 		return port_dispatch(p, FSM_EV_FAULT_CLEARED, false, now);
+	case PORT_TIMER_SYNC_RX:
+		return port_sync_timeout(p, now);
 	default:
 		return 0;
 	}
