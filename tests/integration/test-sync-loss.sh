@@ -3,7 +3,8 @@
 # Sync receipt timeout: phcd-port (syncReceiptTimeout 3) follows ptp4l; when the master's Sync
 # messages are dropped on the way (a relay, Announce still flowing) the port leaves SLAVE for
 # LISTENING within 3 Sync intervals (plus the one in flight and a scheduling margin), says why,
-# stays out of SLAVE while Sync is missing, and is SLAVE again once Sync comes back. Against
+# stays out of SLAVE while Sync is missing, and is SLAVE again once Sync comes back. Then every
+# Follow_Up is made to arrive before its Sync: phcd-port still measures each pair. Against
 # Debian's ptp4l 3.1.1 and linuxptp 4.2.
 set -euo pipefail
 : "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
@@ -24,7 +25,7 @@ drop_sync() {
 }
 
 run() { # PTP4L_VERSION
-	local v=${1//./} A B ia ib log from t0 t1 ms
+	local v=${1//./} A B R ia ib log from t0 t1 ms n
 	A=psla$$$v B=pslb$$$v R=pslr$$$v ia=sl${v}a ib=sl${v}b log=$tmp/$v
 	drop_sync off
 	netns_pair "$A" "$R" "$ia" "r$ia"
@@ -36,7 +37,7 @@ run() { # PTP4L_VERSION
 		>"$log-relay" 2>&1 &
 	BG_PIDS+=($!)
 	ptp4l_start "$A" "$ia" "$log-ptp4l" --priority1 100 --logSyncInterval -1
-	phcd_port_start "$B" "$ib" "$log-phcd" --clock virtual
+	phcd_port_start "$B" "$ib" "$log-phcd" --clock virtual --every-sample
 	wait_for "$log-phcd" 'UNCALIBRATED to SLAVE on MASTER_CLOCK_SELECTED' 60
 	wait_lines "$log-phcd" 'master offset' 5 15
 
@@ -62,6 +63,18 @@ run() { # PTP4L_VERSION
 	drop_sync off
 	wait_for "$log-phcd" 'UNCALIBRATED to SLAVE on MASTER_CLOCK_SELECTED' 30 "$from"
 	echo "ok: ptp4l $1: Sync back, phcd-port SLAVE again"
+
+	# Reordered: every Follow_Up now arrives before its Sync. Each pair is still measured
+	# (2 Syncs a second: at least 15 offsets in 10 s), none of the Follow_Ups thrown away.
+	from=$(wc -l <"$log-phcd")
+	echo swap-sync >"$tmp/relay-mode"
+	sleep 10
+	n=$(tail -n +"$((from + 1))" "$log-phcd" | grep -c 'master offset' || true)
+	[ "$n" -ge 15 ] || fail "ptp4l $1: $n offsets in 10 s with each Follow_Up before its Sync, expected >= 15"
+	if tail -n +"$((from + 1))" "$log-phcd" | grep -q 'SLAVE to '; then
+		fail "ptp4l $1: left SLAVE with reordered Follow_Ups"
+	fi
+	echo "ok: ptp4l $1: every Follow_Up before its Sync: $n offsets in 10 s, still SLAVE"
 }
 
 reference_linuxptp
