@@ -30,8 +30,8 @@
  * window; CONFIG's port options carry summary_interval; no CLOCK_REQUEST (type 4): the supervisor
  * steers CLOCK_REALTIME from the STATUS offsets, no worker asks.
  * 9: RECOMMENDED_STATE carries the decision (M1 ... LISTENING), not the state; ERBEST's
- * stepsRemoved is below 255. */
-#define IPC_VERSION 9
+ * stepsRemoved is below 255. 10: ignored[] has vlan_tagged. */
+#define IPC_VERSION 10
 #define IPC_HEADER_SIZE 8
 #define IPC_MAX_SIZE 1024 /* larger than every message; a longer datagram is refused */
 #define IPC_MAX_FDS 4
@@ -42,7 +42,7 @@
  * PORT_CNT_IGNORED_FIRST on, in that order (ptp/port.h; ipc.c asserts the count). A new reason
  * changes the layout, so it comes with a new IPC_VERSION.
  */
-#define IPC_IGNORED_KINDS 14
+#define IPC_IGNORED_KINDS 15
 #define IPC_ERROR_TEXT_MAX 64
 
 enum ipc_type {

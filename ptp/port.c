@@ -49,6 +49,7 @@ static const char *const counter_names[_PORT_CNT_MAX] = {
 	[PORT_CNT_PDELAY_OTHER_PORT] = "pdelay_other_port",
 	[PORT_CNT_ANNOUNCE_REJECTED] = "announce_rejected",
 	[PORT_CNT_BAD_TIMESTAMP] = "bad_timestamp",
+	[PORT_CNT_VLAN_TAGGED] = "vlan_tagged",
 };
 
 const char *port_counter_to_string(enum port_counter c)
@@ -636,6 +637,15 @@ int port_receive(struct port *p, const void *buf, size_t len, ns_t rx_ts, ns_t n
 		port_count(p, PORT_CNT_UNSUPPORTED);
 		return 0;
 	}
+}
+
+int port_count_ignored(struct port *p, enum port_counter c)
+{
+	if (c != PORT_CNT_VLAN_TAGGED) {
+		return -EINVAL;
+	}
+	port_count(p, c);
+	return 0;
 }
 
 /* 9.2.6.12: the parent (or every foreign master) fell silent. */
