@@ -281,6 +281,7 @@ static const struct config_key keys[] = {
 	P(fault_reset_interval, parse_int, INT8_MIN, INT8_MAX, "4", NULL),
 	P(summary_interval, parse_int, OPTIONS_SUMMARY_INTERVAL_MIN, OPTIONS_SUMMARY_INTERVAL_MAX,
 	  "0", "0..10 (phcd reads a worker's status once a second, so no shorter window)"),
+	P(transportSpecific, parse_int, 0, 0x0f, "0", NULL),
 };
 
 _Static_assert(ARRAY_SIZE(keys) <= CONFIG_KEYS_MAX, "one bit per key in config_layer.set");

@@ -30,7 +30,8 @@
  * window; CONFIG's port options carry summary_interval; no CLOCK_REQUEST (type 4): the supervisor
  * steers CLOCK_REALTIME from the STATUS offsets, no worker asks.
  * 9: RECOMMENDED_STATE carries the decision (M1 ... LISTENING), not the state; ERBEST's
- * stepsRemoved is below 255. 10: ignored[] has vlan_tagged. */
+ * stepsRemoved is below 255. 10: ignored[] has vlan_tagged;
+ * CONFIG carries transportSpecific. */
 #define IPC_VERSION 10
 #define IPC_HEADER_SIZE 8
 #define IPC_MAX_SIZE 1024 /* larger than every message; a longer datagram is refused */

@@ -56,6 +56,7 @@ void options_port_defaults(struct port_options *o)
 	o->delayAsymmetry = 0;
 	o->fault_reset_interval = 4;
 	o->summary_interval = 0;
+	o->transportSpecific = 0;
 }
 
 struct name_value {

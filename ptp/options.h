@@ -102,6 +102,11 @@ struct port_options {
 	int32_t delayAsymmetry;		 /* ns */
 	int8_t fault_reset_interval;	 /* log2 seconds in FAULTY before retrying */
 	int8_t summary_interval;	 /* log2 seconds of one offset statistics window */
+	/*
+	 * majorSdoId (IEEE 1588-2019 7.1.4, transportSpecific in 2008) of every message sent, and
+	 * required of every message received: 1 for 802.1AS (gPTP), 0 for 1588 profiles.
+	 */
+	uint8_t transportSpecific;
 };
 
 /* summary_interval: the supervisor reads a worker's status once a second, so no shorter window. */

@@ -484,6 +484,8 @@ int port_new(const struct port_config *cfg, struct clock *clock, const struct po
 	p->dds.domainNumber = io->domainNumber;
 	p->dds.slaveOnly = io->slaveOnly;
 	p->dds.twoStepFlag = true;
+	/* majorSdoId from the port's transportSpecific (as ptp4l), minorSdoId 0. */
+	p->dds.sdoId = (uint16_t) ((po->transportSpecific & 0x0f) << 8);
 
 	/* IEEE 1588-2019 8.2.15 */
 	p->portds.portIdentity.clockIdentity = cfg->clockIdentity;
