@@ -928,8 +928,8 @@ static void test_sync_receipt_timeout(void **state)
 	memset(&l, 0, sizeof(l));
 	l.now = START;
 	l.sync_rx_timeout = 3;
-	side_init(&l, 0, 100, 0.0, 0, OPTIONS_DELAY_E2E);
-	side_init(&l, 1, 200, 0.0, 0, OPTIONS_DELAY_E2E);
+	side_init(&l, 0, 100, 0.0, 0, DELAY_MECHANISM_E2E);
+	side_init(&l, 1, 200, 0.0, 0, DELAY_MECHANISM_E2E);
 	assert_int_equal(port_start(l.s[0].port, l.now), 0);
 	assert_int_equal(port_start(l.s[1].port, l.now), 0);
 	link_run(&l, START + 60 * NS_PER_SEC);
@@ -1013,7 +1013,7 @@ static void test_follow_up_before_sync(void **state)
 	struct link l;
 	unsigned before;
 
-	link_init(&l, 0.0, 0, OPTIONS_DELAY_E2E);
+	link_init(&l, 0.0, 0, DELAY_MECHANISM_E2E);
 	l.sync_late = 20 * NS_PER_USEC;
 	link_run(&l, START + 60 * NS_PER_SEC);
 	assert_int_equal(port_get_state(l.s[1].port), PORT_STATE_SLAVE);
