@@ -301,6 +301,7 @@ static const struct config_key keys[] = {
 	P(summary_interval, parse_int, OPTIONS_SUMMARY_INTERVAL_MIN, OPTIONS_SUMMARY_INTERVAL_MAX,
 	  "0", "0..10 (phcd reads a worker's status once a second, so no shorter window)"),
 	P(transportSpecific, parse_int, 0, 0x0f, "0", NULL),
+	P(follow_up_info, parse_bool, 0, 1, "0", NULL),
 };
 
 _Static_assert(ARRAY_SIZE(keys) <= CONFIG_KEYS_MAX, "one bit per key in config_layer.set");

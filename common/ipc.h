@@ -31,7 +31,7 @@
  * steers CLOCK_REALTIME from the STATUS offsets, no worker asks.
  * 9: RECOMMENDED_STATE carries the decision (M1 ... LISTENING), not the state; ERBEST's
  * stepsRemoved is below 255. 10: ignored[] has vlan_tagged;
- * CONFIG carries transportSpecific. */
+ * CONFIG carries transportSpecific and follow_up_info. */
 #define IPC_VERSION 10
 #define IPC_HEADER_SIZE 8
 #define IPC_MAX_SIZE 1024 /* larger than every message; a longer datagram is refused */

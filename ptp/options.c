@@ -57,6 +57,7 @@ void options_port_defaults(struct port_options *o)
 	o->fault_reset_interval = 4;
 	o->summary_interval = 0;
 	o->transportSpecific = 0;
+	o->follow_up_info = false;
 }
 
 struct name_value {

@@ -122,6 +122,11 @@ struct port_options {
 	 * required of every message received: 1 for 802.1AS (gPTP), 0 for 1588 profiles.
 	 */
 	uint8_t transportSpecific;
+	/*
+	 * 802.1AS 11.4.4.3: every Follow_Up carries the Follow_Up information TLV (ptp4l's
+	 * follow_up_info), which an 802.1AS slave (ptp4l with gPTP.cfg) requires.
+	 */
+	bool follow_up_info;
 };
 
 /* summary_interval: the supervisor reads a worker's status once a second, so no shorter window. */

@@ -5,6 +5,20 @@
 
 #include "ptp/port-internal.h"
 
+/*
+ * IEEE 802.1AS-2020 11.4.4.3 Follow_Up information TLV: organizationId 00-80-C2, subtype 1, then
+ * cumulativeScaledRateOffset, gmTimeBaseIndicator, lastGmPhaseChange, scaledLastGmFreqChange.
+ * All zero: what a grandmaster sends (its rate is its own, it has never changed time base).
+ */
+static const uint8_t follow_up_info_tlv[] = {
+	0x00, 0x03, 0x00, 28,		    /* ORGANIZATION_EXTENSION, lengthField 28 */
+	0x00, 0x80, 0xc2, 0x00, 0x00, 0x01, /* IEEE 802.1, subtype 1 */
+	0,    0,    0,	  0,		    /* cumulativeScaledRateOffset */
+	0,    0,			    /* gmTimeBaseIndicator */
+	0,    0,    0,	  0,	0,    0,    0, 0, 0, 0, 0, 0, /* lastGmPhaseChange */
+	0,    0,    0,	  0,				      /* scaledLastGmFreqChange */
+};
+
 /* IEEE 1588-2019 9.5.9, 11.3: a two-step Sync, then its Follow_Up with the egress time. */
 int port_sync_send(struct port *p, ns_t now)
 {
@@ -25,6 +39,10 @@ int port_sync_send(struct port *p, ns_t now)
 	}
 	port_msg_init(p, &m, MSG_FOLLOW_UP, seq);
 	m.hdr.logMessageInterval = p->portds.logSyncInterval;
+	if (p->cfg.port.follow_up_info) {
+		m.tlv = follow_up_info_tlv;
+		m.tlv_len = sizeof(follow_up_info_tlv);
+	}
 	if (ns_to_timestamp(t1, &m.body.follow_up.preciseOriginTimestamp) < 0) {
 		port_count(p, PORT_CNT_BAD_TIMESTAMP);
 		return 0;

@@ -133,7 +133,7 @@ static const struct {
 	size_t payload;
 } sizes[] = {
 	{ IPC_HELLO, 10 },	     { IPC_STATUS, 538 },	    { IPC_ERBEST, 46 },
-	{ IPC_CONFIG, 274 },	     { IPC_RECOMMENDED_STATE, 43 }, { IPC_SET_PRIORITY, 2 },
+	{ IPC_CONFIG, 275 },	     { IPC_RECOMMENDED_STATE, 43 }, { IPC_SET_PRIORITY, 2 },
 	{ IPC_SHUTDOWN, 0 },	     { IPC_PRIORITY_REQUEST, 2 },   { IPC_CLOCK_STATE, 24 },
 	{ IPC_SET_CLOCK_STATE, 24 },
 };

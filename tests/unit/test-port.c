@@ -915,6 +915,10 @@ static void test_supervised_no_announce_before_decision(void **state)
 	assert_int_equal(m.body.announce.grandmasterPriority1, 200);
 	assert_int_equal(m.body.announce.stepsRemoved, 0);
 	assert_int_equal(s->announces_other_gm, 0);
+	link_free(&l);
+}
+
+/*
  * syncReceiptTimeout 3: with Sync lost and Announce still coming, the slave leaves SLAVE for
  * LISTENING within 3 Sync intervals (plus the one in flight), its servo in holdover; it does not
  * get back to SLAVE without Sync, and does once Sync comes back.
@@ -1005,6 +1009,10 @@ static void test_supervised_master_slave_master(void **state)
 			 "grandmaster, expected none",
 			 s->announces_other_gm, s->announces - before);
 	}
+	link_free(&l);
+}
+
+/*
  * Every Follow_Up overtakes its Sync by 20 us: each is held until its Sync comes and paired
  * then, so the slave locks and measures every Sync, as linuxptp does.
  */
