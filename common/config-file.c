@@ -284,6 +284,11 @@ static int handler(void *user, const char *section, const char *name, const char
 		report(l, here(l), "%s = %s is out of range, expected %s", name, value, expect);
 		return 1;
 	}
+	if (r == -EOPNOTSUPP) {
+		report(l, here(l), "%s = %s is not supported yet: %s; expected %s", name, value,
+		       config_keys_unsupported_reason(k, value), expect);
+		return 1;
+	}
 	if (r < 0) {
 		report(l, here(l), "%s = %s is not a valid value, expected %s", name, value,
 		       expect);
@@ -515,12 +520,20 @@ static void resolve(struct config *c)
 		struct config_instance *in = &c->instances[i];
 		char name[OPTIONS_NAME_MAX];
 
+		enum options_profile profile;
+
 		memcpy(name, in->options.name, sizeof(name));
+		/* First only to learn the instance's profile, whose defaults the keys override. */
 		options_instance_defaults(&in->options);
+		config_keys_apply(&c->global, SCOPE_INSTANCE, &in->options);
+		config_keys_apply(&in->layer, SCOPE_INSTANCE, &in->options);
+		profile = in->options.profile;
+		options_instance_defaults(&in->options);
+		options_port_defaults(&in->port);
+		options_profile_defaults(profile, &in->options, &in->port);
 		memcpy(in->options.name, name, sizeof(name));
 		config_keys_apply(&c->global, SCOPE_INSTANCE, &in->options);
 		config_keys_apply(&in->layer, SCOPE_INSTANCE, &in->options);
-		options_port_defaults(&in->port);
 		config_keys_apply(&c->global, SCOPE_PORT, &in->port);
 		config_keys_apply(&in->layer, SCOPE_PORT, &in->port);
 	}

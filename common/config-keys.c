@@ -208,6 +208,22 @@ DEFINE_ENUM_PARSER(parse_timestamping, enum options_timestamping, options_timest
 DEFINE_ENUM_PARSER(parse_backend, enum options_clock_backend, options_clock_backend_from_string)
 DEFINE_ENUM_PARSER(parse_servo, enum servo_type, options_clock_servo_from_string)
 
+/* A profile phcd knows by name but cannot run yet is refused: -EOPNOTSUPP, never ignored. */
+static int parse_profile(const struct config_key *k, const char *value, void *dst)
+{
+	enum options_profile p;
+	int r = options_profile_from_string(value, &p);
+
+	if (r < 0) {
+		return r;
+	}
+	if (options_profile_unsupported(p)) {
+		return -EOPNOTSUPP;
+	}
+	memcpy(dst, &p, sizeof(p));
+	return 0;
+}
+
 #define member_size(type, m) sizeof(((type *) 0)->m)
 #define KEY(scope, type, name, field, parser, min, max, def, expect)                            \
 	{                                                                                       \
@@ -269,6 +285,9 @@ static const struct config_key keys[] = {
 	  append_interfaces },
 	I(include_software_interfaces, parse_bool, 0, 1, "0", NULL),
 	I(management_network_set, parse_bool, 0, 1, "0", NULL),
+	I(profile, parse_profile, 0, 0, "default",
+	  "default or default-p2p (gPTP, automotive-master, automotive-slave, G.8275.1 and "
+	  "power-2017 are not supported yet)"),
 
 	/* Log intervals: ptp4l takes any int8; beyond 2^-7..2^7 s a timer makes no sense. */
 	P(logAnnounceInterval, parse_int, -7, 7, "1", NULL),
@@ -287,9 +306,22 @@ static const struct config_key keys[] = {
 	P(fault_reset_interval, parse_int, INT8_MIN, INT8_MAX, "4", NULL),
 	P(summary_interval, parse_int, OPTIONS_SUMMARY_INTERVAL_MIN, OPTIONS_SUMMARY_INTERVAL_MAX,
 	  "0", "0..10 (phcd reads a worker's status once a second, so no shorter window)"),
+	P(transportSpecific, parse_int, 0, 0x0f, "0", NULL),
+	P(follow_up_info, parse_bool, 0, 1, "0", NULL),
 };
 
 _Static_assert(ARRAY_SIZE(keys) <= CONFIG_KEYS_MAX, "one bit per key in config_layer.set");
+
+const char *config_keys_unsupported_reason(const struct config_key *k, const char *value)
+{
+	enum options_profile p;
+
+	if (k->parse == parse_profile && options_profile_from_string(value, &p) == 0 &&
+	    options_profile_unsupported(p)) {
+		return options_profile_unsupported(p);
+	}
+	return "phcd does not implement it";
+}
 
 void config_keys_daemon_defaults(struct daemon_options *o)
 {

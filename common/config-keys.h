@@ -35,6 +35,8 @@ struct config_key {
 };
 
 void config_keys_daemon_defaults(struct daemon_options *o);
+/* Why value (which k's parser refused with -EOPNOTSUPP) is not supported yet. */
+const char *config_keys_unsupported_reason(const struct config_key *k, const char *value);
 /* Exact name, or (for a "did you mean") ignoring case; NULL when there is none. */
 const struct config_key *config_keys_find(const char *name, bool ignore_case);
 /* Position of k in the table: its bit in config_layer.set. */

@@ -359,6 +359,11 @@ static void f_config(struct codec *c, struct ipc_msg *m)
 	     p->summary_interval > OPTIONS_SUMMARY_INTERVAL_MAX)) {
 		c->err = -EBADMSG;
 	}
+	c_bool(c, &p->follow_up_info);
+	c_u8(c, &p->transportSpecific);
+	if (!c->err && p->transportSpecific > 0x0f) {
+		c->err = -EBADMSG; /* 4 bits on the wire */
+	}
 }
 
 static void f_recommended_state(struct codec *c, struct ipc_msg *m)

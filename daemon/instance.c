@@ -20,7 +20,6 @@ int instance_new(struct manager *m, const struct config_instance *ci, struct ins
 	}
 	snprintf(i->name, sizeof(i->name), "%s", ci->options.name);
 	i->manager = m;
-	snprintf(i->profile, sizeof(i->profile), "default");
 	i->servo_state = SERVO_UNLOCKED;
 	instance_apply_options(i, &ci->options);
 	*ret = i;
@@ -44,6 +43,7 @@ void instance_apply_options(struct instance *i, const struct instance_options *o
 	i->clock_quality.offsetScaledLogVariance = o->offsetScaledLogVariance;
 	i->clock_backend = o->clock_backend;
 	i->clock_servo = o->servo.clock_servo;
+	snprintf(i->profile, sizeof(i->profile), "%s", options_profile_to_string(o->profile));
 }
 
 size_t instance_port_count(const struct instance *i)

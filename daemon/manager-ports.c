@@ -63,6 +63,7 @@ static void mport_take_status(struct mport *p, const struct ipc_status *s)
 	    (s->last_error != p->last_error ||
 	     strncmp(s->last_error_text, p->last_error_text, sizeof(s->last_error_text)))) {
 		mport_set_error(p, s->last_error, "%s", s->last_error_text);
+		log_port_full(p->ifname, LOG_WARNING, "%s", p->last_error_text);
 	}
 	if (mask) {
 		manager_port_changed(p, mask);

@@ -49,6 +49,12 @@ static enum port_state slave_side(enum port_state state, enum fsm_event event, b
 		return state == PORT_STATE_UNCALIBRATED ? PORT_STATE_SLAVE : state;
 	case FSM_EV_SYNCHRONIZATION_FAULT:
 		return state == PORT_STATE_SLAVE ? PORT_STATE_UNCALIBRATED : state;
+	case FSM_EV_SYNC_RECEIPT_TIMEOUT_EXPIRES:
+		/* The parent's Sync stopped: listen again rather than master (linuxptp does too).
+		 */
+		return state == PORT_STATE_SLAVE || state == PORT_STATE_UNCALIBRATED
+			       ? PORT_STATE_LISTENING
+			       : state;
 	case FSM_EV_RS_SLAVE:
 		/* A new parent makes SLAVE recalibrate; the same parent keeps it. */
 		if (state == PORT_STATE_SLAVE && !master_changed) {
@@ -136,6 +142,7 @@ static const char *const fsm_event_names[] = {
 	[FSM_EV_RS_GRAND_MASTER] = "RS_GRAND_MASTER",
 	[FSM_EV_RS_SLAVE] = "RS_SLAVE",
 	[FSM_EV_RS_PASSIVE] = "RS_PASSIVE",
+	[FSM_EV_SYNC_RECEIPT_TIMEOUT_EXPIRES] = "SYNC_RECEIPT_TIMEOUT_EXPIRES",
 };
 
 const char *fsm_event_to_string(enum fsm_event e)

@@ -23,8 +23,14 @@ enum fsm_event {
 	FSM_EV_RS_GRAND_MASTER,
 	FSM_EV_RS_SLAVE,
 	FSM_EV_RS_PASSIVE,
+	/*
+	 * No Sync from the parent for syncReceiptTimeout Sync intervals (IEEE 1588-2019 8.2.15.4.7
+	 * portDS.syncReceiptTimeout; linuxptp's syncReceiptTimeout): a slave-side port goes back to
+	 * LISTENING, as on an announce receipt timeout of a slave-only port (9.2.6.12).
+	 */
+	FSM_EV_SYNC_RECEIPT_TIMEOUT_EXPIRES,
 };
-#define FSM_EV_MAX FSM_EV_RS_PASSIVE
+#define FSM_EV_MAX FSM_EV_SYNC_RECEIPT_TIMEOUT_EXPIRES
 
 /*
  * next = fsm_next(state, event, master_changed): no side effects; the caller performs the

@@ -167,13 +167,14 @@ static int get_domain(struct wire_writer *w, const struct mgmt_clock *c, const s
 }
 
 /*
- * 15.5.3.3.5 puts SO in bit 0; linuxptp 3.1 sends its DDS_SLAVE_ONLY bit (bit 1) and Debian's
- * pmc 3.1.1 reads only that bit, so this follows linuxptp.
+ * The SLAVE_ONLY TLV carries SO in bit 0 (1588-2019 15.5.3.3.5), as linuxptp 4.2 sends it.
+ * linuxptp 3.1 sent its DEFAULT_DATA_SET bit (bit 1) here, and pmc 3.1.1 reads only that bit: it
+ * shows 0 for this answer (docs/management.md).
  */
 static int get_slave_only(struct wire_writer *w, const struct mgmt_clock *c,
 			  const struct mgmt_port *p)
 {
-	return put_datum(w, c->dds.slaveOnly ? DDS_SLAVE_ONLY : 0);
+	return put_datum(w, c->dds.slaveOnly ? 1 : 0);
 }
 
 static int get_clock_accuracy(struct wire_writer *w, const struct mgmt_clock *c,

@@ -59,6 +59,8 @@ void options_port_defaults(struct port_options *o)
 	o->delayAsymmetry = 0;
 	o->fault_reset_interval = 4;
 	o->summary_interval = 0;
+	o->transportSpecific = 0;
+	o->follow_up_info = false;
 }
 
 struct name_value {
@@ -140,6 +142,55 @@ int options_delay_mechanism_from_string(const char *s, enum delay_mechanism *ret
 }
 
 DEFINE_NAMES(options_clock_servo, enum servo_type, servo_names)
+/* The names linuxptp's shipped configuration files are named after, as the profiles' keys. */
+static const struct name_value profile_names[] = {
+	{ "default", OPTIONS_PROFILE_DEFAULT },
+	{ "default-p2p", OPTIONS_PROFILE_DEFAULT_P2P },
+	{ "gPTP", OPTIONS_PROFILE_GPTP },
+	{ "automotive-master", OPTIONS_PROFILE_AUTOMOTIVE_MASTER },
+	{ "automotive-slave", OPTIONS_PROFILE_AUTOMOTIVE_SLAVE },
+	{ "G.8275.1", OPTIONS_PROFILE_G8275_1 },
+	{ "power-2017", OPTIONS_PROFILE_POWER_2017 },
+};
+
+DEFINE_NAMES(options_profile, enum options_profile, profile_names)
+
+const char *options_profile_unsupported(enum options_profile p)
+{
+	switch (p) {
+	case OPTIONS_PROFILE_DEFAULT:
+	case OPTIONS_PROFILE_DEFAULT_P2P:
+		return NULL;
+	case OPTIONS_PROFILE_GPTP:
+		return "802.1AS asCapable, the Follow_Up information and path trace TLVs are "
+		       "missing";
+	case OPTIONS_PROFILE_AUTOMOTIVE_MASTER:
+	case OPTIONS_PROFILE_AUTOMOTIVE_SLAVE:
+		return "static roles without BMCA (BMCA noop, inhibit_announce) and 802.1AS are "
+		       "missing";
+	case OPTIONS_PROFILE_G8275_1:
+		return "the alternate BMCA (dataset_comparison G.8275.x) and sending to "
+		       "01-80-C2-00-00-0E are missing";
+	case OPTIONS_PROFILE_POWER_2017:
+		return "the IEEE_C37_238 TLV and socket_priority are missing";
+	}
+	return "unknown profile";
+}
+
+void options_profile_defaults(enum options_profile p, struct instance_options *io,
+			      struct port_options *po)
+{
+	io->profile = p;
+	switch (p) {
+	case OPTIONS_PROFILE_DEFAULT_P2P:
+		/* IEEE 1588-2019 J.4: the default profile's ranges, with peer delay. */
+		po->delay_mechanism = DELAY_MECHANISM_P2P;
+		break;
+	default:
+		break;
+	}
+}
+
 DEFINE_NAMES(options_transport, enum options_transport, transport_names)
 DEFINE_NAMES(options_timestamping, enum options_timestamping, timestamping_names)
 DEFINE_NAMES(options_clock_backend, enum options_clock_backend, backend_names)

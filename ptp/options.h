@@ -64,6 +64,20 @@ struct virtual_clock_options {
 	int32_t initial_freq_ppb;
 };
 
+/*
+ * The PTP profile of an instance: the defaults (and, where the profile has them, the behaviours)
+ * it starts from; every key set in the configuration overrides its profile's default.
+ */
+enum options_profile {
+	OPTIONS_PROFILE_DEFAULT = 0,	   /* IEEE 1588-2019 J.3, delay request-response */
+	OPTIONS_PROFILE_DEFAULT_P2P,	   /* IEEE 1588-2019 J.4, peer delay */
+	OPTIONS_PROFILE_GPTP,		   /* IEEE 802.1AS */
+	OPTIONS_PROFILE_AUTOMOTIVE_MASTER, /* IEEE 802.1AS automotive, static grandmaster */
+	OPTIONS_PROFILE_AUTOMOTIVE_SLAVE,  /* IEEE 802.1AS automotive, static slave */
+	OPTIONS_PROFILE_G8275_1,	   /* ITU-T G.8275.1 */
+	OPTIONS_PROFILE_POWER_2017,	   /* IEEE C37.238-2017 */
+};
+
 /* Which interfaces belong to an instance: an explicit list, or every interface with a PHC. */
 struct interface_selection {
 	bool auto_select;
@@ -91,6 +105,7 @@ struct instance_options {
 	struct interface_selection interfaces;
 	bool include_software_interfaces; /* with auto: also interfaces with software stamps only */
 	bool management_network_set;	  /* accept management SET over the network (15.3.3) */
+	enum options_profile profile;
 };
 
 /* One port: message intervals, timeouts, delay mechanism, transport and timestamping. */
@@ -110,6 +125,16 @@ struct port_options {
 	int32_t delayAsymmetry;		 /* ns */
 	int8_t fault_reset_interval;	 /* log2 seconds in FAULTY before retrying */
 	int8_t summary_interval;	 /* log2 seconds of one offset statistics window */
+	/*
+	 * majorSdoId (IEEE 1588-2019 7.1.4, transportSpecific in 2008) of every message sent, and
+	 * required of every message received: 1 for 802.1AS (gPTP), 0 for 1588 profiles.
+	 */
+	uint8_t transportSpecific;
+	/*
+	 * 802.1AS 11.4.4.3: every Follow_Up carries the Follow_Up information TLV (ptp4l's
+	 * follow_up_info), which an 802.1AS slave (ptp4l with gPTP.cfg) requires.
+	 */
+	bool follow_up_info;
 };
 
 /* summary_interval: the supervisor reads a worker's status once a second, so no shorter window. */
@@ -123,6 +148,14 @@ void options_port_defaults(struct port_options *o);
 /* The delay mechanisms a port runs, E2E or P2P, in any case (as ptp4l); delay_mechanism_to_string()
  * names them. */
 int options_delay_mechanism_from_string(const char *s, enum delay_mechanism *ret);
+const char *options_profile_to_string(enum options_profile p);
+int options_profile_from_string(const char *s, enum options_profile *ret);
+/* Why phcd cannot run profile p yet (what it lacks), or NULL when it can. */
+const char *options_profile_unsupported(enum options_profile p);
+/* Put profile p's defaults onto the (default-initialised) options, before any key is applied. */
+void options_profile_defaults(enum options_profile p, struct instance_options *io,
+			      struct port_options *po);
+
 const char *options_transport_to_string(enum options_transport t);
 int options_transport_from_string(const char *s, enum options_transport *ret);
 const char *options_timestamping_to_string(enum options_timestamping t);

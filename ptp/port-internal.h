@@ -27,7 +27,20 @@ enum port_timer {
 	PORT_TIMER_QUALIFICATION,
 	PORT_TIMER_BMCA, /* 9.3.1: the state decision runs at least once per announce interval */
 	PORT_TIMER_FAULT_RESET,
+	PORT_TIMER_SYNC_RX, /* syncReceiptTimeout: armed by each measurement from the parent */
 	_PORT_TIMER_MAX,
+};
+
+/*
+ * Follow_Ups that came before their Sync (reordered on the path or in a NIC's queues), held by
+ * sequenceId until the Sync comes, as linuxptp does; the oldest gives way to a newer one.
+ */
+#define PORT_EARLY_FOLLOW_UP_MAX 4
+struct port_early_follow_up {
+	bool used;
+	uint16_t seq;
+	ns_t t1;	 /* preciseOriginTimestamp */
+	ns_t correction; /* its correctionField */
 };
 
 /* Slave side of Sync / Follow_Up (11.3, 11.4): the Sync waiting for its Follow_Up. */
@@ -48,6 +61,8 @@ struct port_sync_rx {
 	bool have_anchor;
 	ns_t anchor_t1, anchor_t2; /* t1 + correction, t2 */
 	int8_t log_interval;	   /* the master's logSyncInterval, which the servo is tuned for */
+	struct port_early_follow_up early[PORT_EARLY_FOLLOW_UP_MAX];
+	unsigned early_next; /* the slot the next early Follow_Up takes */
 };
 
 /* The offset spike gate in front of the servo (port-sync.c): the last two samples it passed. */
@@ -159,6 +174,8 @@ int port_follow_up_receive(struct port *p, const struct msg *m, ns_t now);
 /* Feed one offset to the servo and the FSM (shared by E2E and P2P). */
 int port_sync_offset(struct port *p, ns_t t1, ns_t t2, ns_t correction, ns_t now);
 void port_sync_reset(struct port *p);
+/* The syncReceiptTimeout timer expired: back to LISTENING, the servo in holdover. */
+int port_sync_timeout(struct port *p, ns_t now);
 
 /* port-delay.c (E2E, 11.3) */
 int port_delay_req_send(struct port *p, ns_t now);

@@ -5,6 +5,20 @@
 
 #include "ptp/port-internal.h"
 
+/*
+ * IEEE 802.1AS-2020 11.4.4.3 Follow_Up information TLV: organizationId 00-80-C2, subtype 1, then
+ * cumulativeScaledRateOffset, gmTimeBaseIndicator, lastGmPhaseChange, scaledLastGmFreqChange.
+ * All zero: what a grandmaster sends (its rate is its own, it has never changed time base).
+ */
+static const uint8_t follow_up_info_tlv[] = {
+	0x00, 0x03, 0x00, 28,		    /* ORGANIZATION_EXTENSION, lengthField 28 */
+	0x00, 0x80, 0xc2, 0x00, 0x00, 0x01, /* IEEE 802.1, subtype 1 */
+	0,    0,    0,	  0,		    /* cumulativeScaledRateOffset */
+	0,    0,			    /* gmTimeBaseIndicator */
+	0,    0,    0,	  0,	0,    0,    0, 0, 0, 0, 0, 0, /* lastGmPhaseChange */
+	0,    0,    0,	  0,				      /* scaledLastGmFreqChange */
+};
+
 /* IEEE 1588-2019 9.5.9, 11.3: a two-step Sync, then its Follow_Up with the egress time. */
 int port_sync_send(struct port *p, ns_t now)
 {
@@ -25,6 +39,10 @@ int port_sync_send(struct port *p, ns_t now)
 	}
 	port_msg_init(p, &m, MSG_FOLLOW_UP, seq);
 	m.hdr.logMessageInterval = p->portds.logSyncInterval;
+	if (p->cfg.port.follow_up_info) {
+		m.tlv = follow_up_info_tlv;
+		m.tlv_len = sizeof(follow_up_info_tlv);
+	}
 	if (ns_to_timestamp(t1, &m.body.follow_up.preciseOriginTimestamp) < 0) {
 		port_count(p, PORT_CNT_BAD_TIMESTAMP);
 		return 0;
@@ -45,6 +63,87 @@ void port_sync_reset(struct port *p)
 	p->dreq.stale = true;
 	p->pdreq.stale = true;
 	p->pdreq.have_prev = false;
+	memset(p->sync.early, 0, sizeof(p->sync.early));
+	p->sync.early_next = 0;
+}
+
+/*
+ * A Follow_Up of sequenceId seq may be one whose Sync is still on its way when it is at most a
+ * few ahead of the last Sync: reordering swaps neighbours, it does not skip dozens.
+ */
+static bool port_early_plausible(bool have_last, uint16_t last, uint16_t seq)
+{
+	int16_t d = (int16_t) (uint16_t) (seq - last);
+
+	return !have_last || (d > 0 && d <= PORT_EARLY_FOLLOW_UP_MAX);
+}
+
+/*
+ * The Follow_Up held for Sync seq, taken out (true) or none (false). Held ones that are not
+ * just ahead of seq lost their Sync (or never had one): they go, counted as
+ * follow_up_without_sync.
+ */
+static bool port_early_take(struct port *p, uint16_t seq, struct port_early_follow_up *ret)
+{
+	bool found = false;
+
+	for (unsigned i = 0; i < PORT_EARLY_FOLLOW_UP_MAX; i++) {
+		struct port_early_follow_up *e = &p->sync.early[i];
+
+		if (!e->used) {
+			continue;
+		}
+		if (e->seq == seq) {
+			*ret = *e;
+			found = true;
+		} else if (port_early_plausible(true, seq, e->seq)) {
+			continue; /* a later Sync's: keep it */
+		} else {
+			port_count(p, PORT_CNT_FOLLOW_UP_WITHOUT_SYNC);
+		}
+		e->used = false;
+	}
+	return found;
+}
+
+/* Hold a Follow_Up whose Sync has not come (yet); the oldest held one gives way. */
+static void port_early_hold(struct port *p, const struct msg *m)
+{
+	struct port_early_follow_up *e;
+	ns_t t1;
+
+	for (unsigned i = 0; i < PORT_EARLY_FOLLOW_UP_MAX; i++) {
+		if (p->sync.early[i].used && p->sync.early[i].seq == m->hdr.sequenceId) {
+			port_count(p, PORT_CNT_DUPLICATE_SEQUENCE);
+			return;
+		}
+	}
+	if (!port_timestamp_ns(p, &m->body.follow_up.preciseOriginTimestamp, &t1)) {
+		return;
+	}
+	e = &p->sync.early[p->sync.early_next];
+	if (e->used) {
+		port_count(p, PORT_CNT_FOLLOW_UP_WITHOUT_SYNC);
+	}
+	p->sync.early_next = (p->sync.early_next + 1) % PORT_EARLY_FOLLOW_UP_MAX;
+	e->used = true;
+	e->seq = m->hdr.sequenceId;
+	e->t1 = t1;
+	e->correction = correction_to_ns(m->hdr.correctionField);
+}
+
+int port_sync_timeout(struct port *p, ns_t now)
+{
+	if (!port_is_slave(p)) {
+		return 0;
+	}
+	/* The parent's records would qualify it again at once (linuxptp: fc_clear). */
+	bmca_foreign_clear(&p->foreign);
+	/* The clock keeps the frequency it learnt: holdover until Sync comes back. */
+	if (p->servo_state == SERVO_LOCKED) {
+		p->servo_state = SERVO_HOLDOVER;
+	}
+	return port_dispatch(p, FSM_EV_SYNC_RECEIPT_TIMEOUT_EXPIRES, false, now);
 }
 
 /* Sync and Follow_Up are only taken from the parent, in a slave state (9.5.9.1). */
@@ -83,6 +182,13 @@ int port_sync_receive(struct port *p, const struct msg *m, ns_t rx, ns_t now)
 						     (double) NS_PER_SEC);
 	}
 	if (msg_flag(&m->hdr, MSG_FLAG_TWO_STEP)) {
+		struct port_early_follow_up e;
+
+		if (port_early_take(p, seq, &e)) {
+			/* Its Follow_Up came first. 11.3.2 b: the two correctionFields add up. */
+			p->sync.pending = false;
+			return port_sync_offset(p, e.t1, rx, corr + e.correction, now);
+		}
 		p->sync.pending = true;
 		p->sync.seq = seq;
 		p->sync.t2 = rx;
@@ -109,6 +215,11 @@ int port_follow_up_receive(struct port *p, const struct msg *m, ns_t now)
 		return 0;
 	}
 	if (!p->sync.pending || seq != p->sync.seq) {
+		/* Just ahead of the last Sync accepted: its Sync may still come (reordered). */
+		if (port_early_plausible(p->sync.have_last, p->sync.last_seq, seq)) {
+			port_early_hold(p, m);
+			return 0;
+		}
 		/* The Follow_Up of a Sync already served, or of none we hold. */
 		port_count(p, p->sync.have_last && seq == p->sync.last_seq
 				      ? PORT_CNT_DUPLICATE_SEQUENCE
@@ -288,6 +399,15 @@ static void port_rate_ratio_update(struct port *p, ns_t t1c, ns_t t2)
 int port_sync_offset(struct port *p, ns_t t1, ns_t t2, ns_t correction, ns_t now)
 {
 	struct port_sample s = { 0 };
+	unsigned n = p->cfg.port.syncReceiptTimeout;
+
+	/* A measurement from the parent: the next is due within n Sync intervals (0: no limit). */
+	if (n) {
+		ns_t span = port_log_interval(p->portds.logSyncInterval);
+
+		span = span > (INT64_MAX - now) / (ns_t) n ? INT64_MAX - now : span * (ns_t) n;
+		port_timer_set(p, PORT_TIMER_SYNC_RX, now + span);
+	}
 
 	/*
 	 * A master on the PTP timescale (TAI) against our UTC stamps: take the UTC offset off its

@@ -49,6 +49,7 @@ static const char *const counter_names[_PORT_CNT_MAX] = {
 	[PORT_CNT_PDELAY_OTHER_PORT] = "pdelay_other_port",
 	[PORT_CNT_ANNOUNCE_REJECTED] = "announce_rejected",
 	[PORT_CNT_BAD_TIMESTAMP] = "bad_timestamp",
+	[PORT_CNT_VLAN_TAGGED] = "vlan_tagged",
 };
 
 const char *port_counter_to_string(enum port_counter c)
@@ -214,6 +215,7 @@ static void port_leave_state(struct port *p, enum port_state from, enum port_sta
 	if ((from == PORT_STATE_SLAVE || from == PORT_STATE_UNCALIBRATED) &&
 	    to != PORT_STATE_SLAVE && to != PORT_STATE_UNCALIBRATED) {
 		port_timer_stop(p, PORT_TIMER_DELAY_REQ_TX);
+		port_timer_stop(p, PORT_TIMER_SYNC_RX);
 		port_sync_reset(p);
 	}
 }
@@ -510,6 +512,8 @@ int port_new(const struct port_config *cfg, struct clock *clock, const struct po
 	p->dds.domainNumber = io->domainNumber;
 	p->dds.slaveOnly = io->slaveOnly;
 	p->dds.twoStepFlag = true;
+	/* majorSdoId from the port's transportSpecific (as ptp4l), minorSdoId 0. */
+	p->dds.sdoId = (uint16_t) ((po->transportSpecific & 0x0f) << 8);
 
 	/* IEEE 1588-2019 8.2.15 */
 	p->portds.portIdentity.clockIdentity = cfg->clockIdentity;
@@ -665,6 +669,15 @@ int port_receive(struct port *p, const void *buf, size_t len, ns_t rx_ts, ns_t n
 	}
 }
 
+int port_count_ignored(struct port *p, enum port_counter c)
+{
+	if (c != PORT_CNT_VLAN_TAGGED) {
+		return -EINVAL;
+	}
+	port_count(p, c);
+	return 0;
+}
+
 /* 9.2.6.12: the parent (or every foreign master) fell silent. */
 static int port_announce_timeout(struct port *p, ns_t now)
 {
@@ -725,6 +738,8 @@ static int port_run_timer(struct port *p, enum port_timer t, ns_t deadline, ns_t
 	case PORT_TIMER_FAULT_RESET:
 		/* 9.2.6.3: FAULTY -> INITIALIZING, which moves on to LISTENING by itself. */
 		return port_dispatch(p, FSM_EV_FAULT_CLEARED, false, now);
+	case PORT_TIMER_SYNC_RX:
+		return port_sync_timeout(p, now);
 	default:
 		return 0;
 	}

@@ -68,6 +68,7 @@ enum port_counter {
 	PORT_CNT_PDELAY_OTHER_PORT,	 /* Pdelay_Resp(_Follow_Up) for another requester */
 	PORT_CNT_ANNOUNCE_REJECTED,	 /* 9.3.2.5 excludes it, or the foreign table is full */
 	PORT_CNT_BAD_TIMESTAMP,		 /* a timestamp field that does not convert */
+	PORT_CNT_VLAN_TAGGED,		 /* 802.1Q-tagged (VID != 0) on the untagged interface */
 	_PORT_CNT_MAX,
 };
 
@@ -148,6 +149,12 @@ int port_start(struct port *p, ns_t now);
  * counted and ignored) or -errno when an action failed (the port then went FAULTY).
  */
 int port_receive(struct port *p, const void *buf, size_t len, ns_t rx_ts, ns_t now);
+/*
+ * A frame the caller's transport refused before the engine could see it, for one of the
+ * engine's ignored_* reasons (PORT_CNT_VLAN_TAGGED): counted like the engine's own. Other
+ * counters are refused (-EINVAL).
+ */
+int port_count_ignored(struct port *p, enum port_counter c);
 /* Run the timers that expired at now. */
 int port_tick(struct port *p, ns_t now);
 /*

@@ -412,12 +412,27 @@ static int l2_send(struct transport *t, const void *buf, size_t len,
  * The binding admits ETH_P_1588 only; anything shorter than a header is junk. PACKET_OTHERHOST is
  * not ours: unicast to another MAC seen in promiscuous mode, or PTP tagged for a VLAN without a
  * device here (the kernel strips the tag and still hands the frame to every ETH_P_1588 socket of
- * the port).
+ * the port; l2_vlan_tagged() picks those out first, for the caller to count).
  */
 static bool l2_ours(const uint8_t *hdr, ssize_t n, const struct sockaddr_ll *from)
 {
 	return n >= L2_HDR_LEN && hdr[12] == (ETH_P_1588 >> 8) && hdr[13] == (ETH_P_1588 & 0xff) &&
 	       from->sll_pkttype != PACKET_OTHERHOST;
+}
+
+/*
+ * A PTP frame tagged for a VLAN (VID != 0) that has no device here. The kernel takes the tag
+ * off, finds no VLAN device, marks the frame PACKET_OTHERHOST and clears the tag (so the auxdata
+ * no longer has it): what tells it apart from unicast to another MAC seen in promiscuous mode,
+ * the other PACKET_OTHERHOST, is a destination that is a group address or our own MAC.
+ * Priority-tagged frames (VID 0) are the interface's own and pass untouched.
+ */
+static bool l2_vlan_tagged(const struct transport_l2 *l2, const uint8_t *hdr, ssize_t n,
+			   const struct sockaddr_ll *from)
+{
+	return n >= L2_HDR_LEN && hdr[12] == (ETH_P_1588 >> 8) && hdr[13] == (ETH_P_1588 & 0xff) &&
+	       from->sll_pkttype == PACKET_OTHERHOST &&
+	       ((hdr[0] & 0x01) || memcmp(hdr, l2->mac, TRANSPORT_MAC_LEN) == 0);
 }
 
 /* A received frame's source and timestamp. */
@@ -456,6 +471,9 @@ static int l2_recv(struct transport *t, void *buf, size_t len, struct transport_
 		n = recvmsg(l2->fd, &msg, MSG_DONTWAIT);
 		if (n < 0) {
 			return errno == EINTR ? -EAGAIN : -errno;
+		}
+		if (l2_vlan_tagged(l2, frame, n, &from)) {
+			return TRANSPORT_RX_VLAN_TAGGED;
 		}
 		if (l2_ours(frame, n, &from)) {
 			break;
@@ -513,6 +531,10 @@ static int l2_recv_batch(struct transport *t, struct transport_frame *f, size_t 
 	for (int k = 0; k < got; k++) {
 		ssize_t len = (ssize_t) mm[k].msg_len;
 
+		if (l2_vlan_tagged(l2, hdr[k], len, &from[k])) {
+			f[k].len = TRANSPORT_RX_VLAN_TAGGED;
+			continue;
+		}
 		if (!l2_ours(hdr[k], len, &from[k])) {
 			f[k].len = -ENOMSG;
 			continue;

@@ -3,6 +3,7 @@
  */
 #pragma once
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -67,12 +68,19 @@ struct transport_rx_info {
 	ns_t ts; /* RX timestamp, CLOCK_REALTIME (software) or the PHC's time (hardware) */
 };
 
+#define TRANSPORT_RX_VLAN_TAGGED (-EPROTOTYPE)
+
 /* The largest payload received: an untagged 1518-byte frame less its 14-byte link header. */
 #define TRANSPORT_PAYLOAD_MAX 1504
 
 /* One message of a batch (transport_recv_batch()). */
 struct transport_frame {
-	int len; /* payload length, or -errno: not a message for us (skip it) */
+	/*
+	 * payload length, or -errno: not a message for us (skip it). TRANSPORT_RX_VLAN_TAGGED: a
+	 * PTP frame tagged for a VLAN (VID != 0) on this untagged interface, which the caller
+	 * counts (port_count_ignored(PORT_CNT_VLAN_TAGGED)) rather than drops unseen.
+	 */
+	int len;
 	struct transport_rx_info info;
 	uint8_t buf[TRANSPORT_PAYLOAD_MAX];
 };

@@ -13,6 +13,7 @@ packages=(
 	dbus iproute2 ethtool libcap2-bin util-linux procps
 	# reference peers, oracles and test tools
 	linuxptp tshark iperf3 python3 jq systemd
+	make debian-archive-keyring # linuxptp 4.2 built from trixie's orig tarball (tests/lib/linuxptp-4.2.sh)
 	libglib2.0-bin python3-dbus python3-gi polkitd # D-Bus clients (gdbus, python) and polkit tests
 	systemd-container debootstrap busybox-static cpio xz-utils # systemd (nspawn) and VM tiers
 	prometheus curl # the exporter's tests: a real Prometheus server and promtool

@@ -79,6 +79,9 @@ static void on_frame(struct evloop *e, int fd, uint32_t revents, void *userdata)
 		int n = transport_recv_batch(l->transport, f, ARRAY_SIZE(f));
 
 		for (int k = 0; k < n; k++) {
+			if (f[k].len == TRANSPORT_RX_VLAN_TAGGED) {
+				(void) port_count_ignored(l->port, PORT_CNT_VLAN_TAGGED);
+			}
 			if (f[k].len < 0) {
 				continue;
 			}

@@ -33,6 +33,9 @@ ptp4l_gm "$G" g1 "$tmp/gm.uds" "$tmp/gm.log"
 [instance lab]
 interfaces = s1, s2
 clock_backend = virtual
+# The profile's P2P default, overridden by the key: the ptp4l grandmaster runs E2E.
+profile = default-p2p
+delay_mechanism = E2E
 CONF
 } >"$tmp/phcd.conf"
 # stamp: each line prefixed with the time it arrived ($EPOCHREALTIME: no fork per line), so lines
@@ -65,6 +68,13 @@ until "$PHCCTL" status --json | jq -e '.Instances[0].Synchronized and .Instances
 	sleep 0.2
 done
 "$PHCCTL" port s1 --json | jq -e '.State == "SLAVE"' >/dev/null || fail "s1 is not SLAVE"
+got=$(busctl --system get-property org.phcd1 /org/phcd1/instance/lab org.phcd1.Instance Profile)
+[ "$got" = 's "default-p2p"' ] || fail "Instance Profile: expected s \"default-p2p\", got '$got'"
+got=$(busctl --system get-property org.phcd1 /org/phcd1/port/s1 org.phcd1.Port DelayMechanism)
+[ "$got" = 's "E2E"' ] || fail "s1 DelayMechanism: expected the key's E2E over the profile's P2P, got '$got'"
+echo "ok: Instance Profile default-p2p, its P2P default overridden by delay_mechanism = E2E"
+"$PHCCTL" status --json | jq -e '.Instances[0].Synchronized and .Instances[0].StepsRemoved == 1' \
+	>/dev/null || fail "status --json: not synchronized"
 
 # What a GUI or fleet tool reads, from the real supervisor: the grandmaster's quality (ptp4l's
 # priority1 100, clockClass 248), a sample time that is recent on CLOCK_MONOTONIC, offset

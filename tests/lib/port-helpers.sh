@@ -5,12 +5,30 @@
 # Announce every second (ptp4l's default is 2 s) so the tests settle sooner; both sides agree.
 PORT_TEST_PTP4L_OPTS=(-2 -S -m --free_running 1 --logAnnounceInterval 0 --announceReceiptTimeout 3)
 
+# The reference ptp4l and pmc: Debian's (3.1.1) unless PTP4L_DIR names another build's directory
+# (reference_linuxptp below sets it for linuxptp 4.2).
+PTP4L_DIR=${PTP4L_DIR:-}
+ptp4l_bin() { echo "${PTP4L_DIR:+$PTP4L_DIR/}$1"; }
+
+# reference_linuxptp: set REF_VERSIONS and REF_DIRS to the reference linuxptp builds the tests
+# run against: Debian's 3.1.1 (dir "": from PATH) and 4.2 built from trixie's orig tarball
+# (tests/lib/linuxptp-4.2.sh, cached in $PHCD_LINUXPTP_CACHE or the build dir). A 4.2 that cannot
+# be built fails the test, loudly: it never shrinks to a 3.1.1-only run.
+reference_linuxptp() {
+	local d
+	. "$SRC/tests/lib/linuxptp-4.2.sh"
+	d=$(linuxptp42_dir "${PHCD_LINUXPTP_CACHE:-$BUILD/linuxptp-cache}") ||
+		fail "linuxptp 4.2 could not be built (see above); the test needs it"
+	REF_VERSIONS=("$(ptp4l -v)" "$("$d/ptp4l" -v)")
+	REF_DIRS=("" "$d")
+}
+
 # ptp4l_start NS IF LOG [ptp4l options...]: ptp4l that can never touch a clock; pid in $LAST_PID.
 ptp4l_start() {
 	local ns=$1 ifname=$2 log=$3
 	shift 3
 	ip netns exec "$ns" capsh --drop=cap_sys_time -- -c \
-		"exec ptp4l -i $ifname ${PORT_TEST_PTP4L_OPTS[*]} --uds_address $tmp/uds-$ifname-$$ $*" \
+		"exec $(ptp4l_bin ptp4l) -i $ifname ${PORT_TEST_PTP4L_OPTS[*]} --uds_address $tmp/uds-$ifname-$$ $*" \
 		>"$log" 2>&1 &
 	LAST_PID=$!
 	BG_PIDS+=("$LAST_PID")

@@ -99,6 +99,11 @@ static const struct error_case error_cases[] = {
 	  ":2: clock_servo = kalman is not a valid value, expected pi or linreg" },
 	{ "unsupported transport", "[global]\nnetwork_transport = UDPv4\n",
 	  ":2: network_transport = UDPv4 is not a valid value, expected L2 (UDPv4" },
+	{ "profile not implemented", "[global]\nprofile = gPTP\n",
+	  ":2: profile = gPTP is not supported yet: 802.1AS asCapable, the Follow_Up information "
+	  "and path trace TLVs are missing; expected default or default-p2p" },
+	{ "unknown profile", "[global]\nprofile = G.8275.2\n",
+	  ":2: profile = G.8275.2 is not a valid value, expected default or default-p2p" },
 	{ "one-step", "[global]\ntwoStepFlag = 0\n",
 	  ":2: twoStepFlag = 0 is out of range, expected 1 (one-step" },
 	{ "bad bool", "[global]\nslaveOnly = maybe\n",
@@ -361,6 +366,38 @@ static void test_resolution(void **state)
 	/* Membership: explicit lists first, then the auto instance. */
 	assert_string_equal(config_instance_for_interface(c, "eth1", false)->options.name, "a");
 	assert_string_equal(config_instance_for_interface(c, "eth7", false)->options.name, "b");
+	config_free(c);
+
+	/*
+	 * A profile sets defaults below every key: default-p2p's P2P holds where no key says
+	 * otherwise, in whichever section the key is, and before or after the profile line.
+	 */
+	c = load_ok(f, "[instance a]\n"
+		       "interfaces = eth0 eth1\n"
+		       "profile = default-p2p\n"
+		       "[instance b]\n"
+		       "interfaces = eth2 eth3\n"
+		       "delay_mechanism = E2E\n"
+		       "[interface eth1]\n"
+		       "delay_mechanism = E2E\n"
+		       "[global]\n"
+		       "profile = default-p2p\n"
+		       "[instance c]\n"
+		       "interfaces = auto\n"
+		       "profile = default\n");
+	assert_int_equal(config_find_instance(c, "a")->options.profile,
+			 OPTIONS_PROFILE_DEFAULT_P2P);
+	assert_int_equal(config_port_options(c, "a", "eth0", &p), 0);
+	assert_int_equal(p.delay_mechanism, DELAY_MECHANISM_P2P);
+	assert_int_equal(config_port_options(c, "a", "eth1", &p), 0);
+	assert_int_equal(p.delay_mechanism, DELAY_MECHANISM_E2E);
+	assert_int_equal(config_find_instance(c, "b")->options.profile,
+			 OPTIONS_PROFILE_DEFAULT_P2P);
+	assert_int_equal(config_port_options(c, "b", "eth2", &p), 0);
+	assert_int_equal(p.delay_mechanism, DELAY_MECHANISM_E2E);
+	assert_int_equal(config_find_instance(c, "c")->options.profile, OPTIONS_PROFILE_DEFAULT);
+	assert_int_equal(config_port_options(c, "c", "eth9", &p), 0);
+	assert_int_equal(p.delay_mechanism, DELAY_MECHANISM_E2E);
 	config_free(c);
 
 	c = load_ok(f, "[instance a]\ninterfaces = eth0\n[instance b]\n");

@@ -144,7 +144,9 @@ static void test_ptp4l_layouts(void **state)
 		uint16_t port;
 		const char *tlv;
 	} cases[] = {
-		{ 0, MGMT_SLAVE_ONLY, 0, 2, 0, "0001000420080200" },
+		/* SLAVE_ONLY as 1588-2019 and linuxptp 4.2 send it (3.1.1: 02 for the same clock)
+		 */
+		{ 0, MGMT_SLAVE_ONLY, 0, 2, 0, "0001000420080100" },
 		{ 0, MGMT_PORT_PROPERTIES_NP, 0, 2, 1,
 		  "00010012c004d6b422fffe033e4f0001040002766100" },
 		{ 0, MGMT_TIME_STATUS_NP, 0, 2, 0,

@@ -76,6 +76,9 @@ struct link {
 	 */
 	ns_t sync_jitter, late;
 	uint64_t rng;
+	bool drop_sync;		 /* the master's Sync messages are lost (Announce still flows) */
+	ns_t sync_late;		 /* every Sync is this much later than its Follow_Up: reordered */
+	uint8_t sync_rx_timeout; /* the slave's syncReceiptTimeout */
 };
 
 /* Re-encode a frame with its correctionField increased by ns. */
@@ -131,7 +134,13 @@ static int fake_send(void *userdata, const void *buf, size_t len, bool pdelay, b
 	if (s->mute) {
 		return (int) len;
 	}
+	if (l->drop_sync && type == MSG_SYNC) {
+		return (int) len;
+	}
 	memcpy(copy, buf, len);
+	if (type == MSG_SYNC) {
+		delay += l->sync_late;
+	}
 	if (l->spike_every && type == MSG_SYNC) {
 		l->nsync++;
 	}
@@ -229,6 +238,9 @@ static void side_init(struct link *l, int idx, uint8_t priority1, double freq_er
 		pc.port.logSyncInterval = l->log_sync;
 	}
 	pc.instance.servo.clock_servo = l->servo;
+	if (idx == 1) {
+		pc.port.syncReceiptTimeout = l->sync_rx_timeout;
+	}
 	assert_int_equal(port_new(&pc, s->clk, &fake_ops, s, &s->port), 0);
 }
 
@@ -988,6 +1000,56 @@ static void test_supervised_no_announce_before_decision(void **state)
 }
 
 /*
+ * syncReceiptTimeout 3: with Sync lost and Announce still coming, the slave leaves SLAVE for
+ * LISTENING within 3 Sync intervals (plus the one in flight), its servo in holdover; it does not
+ * get back to SLAVE without Sync, and does once Sync comes back.
+ */
+static void test_sync_receipt_timeout(void **state)
+{
+	struct link l;
+	ns_t lost, interval = NS_PER_SEC;
+	bool slave_again = false;
+
+	memset(&l, 0, sizeof(l));
+	l.now = START;
+	l.sync_rx_timeout = 3;
+	side_init(&l, 0, 100, 0.0, 0, DELAY_MECHANISM_E2E);
+	side_init(&l, 1, 200, 0.0, 0, DELAY_MECHANISM_E2E);
+	assert_int_equal(port_start(l.s[0].port, l.now), 0);
+	assert_int_equal(port_start(l.s[1].port, l.now), 0);
+	link_run(&l, START + 60 * NS_PER_SEC);
+	assert_int_equal(port_get_state(l.s[1].port), PORT_STATE_SLAVE);
+	assert_int_equal(port_servo_state(l.s[1].port), SERVO_LOCKED);
+
+	l.drop_sync = true;
+	lost = l.now;
+	while (port_get_state(l.s[1].port) == PORT_STATE_SLAVE) {
+		link_run(&l, l.now + NS_PER_MSEC * 10);
+		if (l.now - lost > 4 * interval) {
+			fail_msg(
+				"still SLAVE %lld ms after Sync stopped, expected LISTENING within "
+				"syncReceiptTimeout 3 intervals plus one",
+				(long long) ((l.now - lost) / NS_PER_MSEC));
+		}
+	}
+	assert_int_equal(port_get_state(l.s[1].port), PORT_STATE_LISTENING);
+	assert_int_equal(port_servo_state(l.s[1].port), SERVO_HOLDOVER);
+	for (int i = 0; i < 100; i++) {
+		link_run(&l, l.now + 100 * NS_PER_MSEC);
+		if (port_get_state(l.s[1].port) == PORT_STATE_SLAVE) {
+			fail_msg("SLAVE again %d ms after the timeout without a Sync", i * 100);
+		}
+	}
+	l.drop_sync = false;
+	for (int i = 0; i < 300 && !slave_again; i++) {
+		link_run(&l, l.now + 100 * NS_PER_MSEC);
+		slave_again = port_get_state(l.s[1].port) == PORT_STATE_SLAVE;
+	}
+	assert_true(slave_again);
+	link_free(&l);
+}
+
+/*
  * MASTER -> SLAVE -> MASTER under a supervisor: once its grandmaster fell silent the port never
  * announces that dead grandmaster; it waits for the decision and names itself.
  */
@@ -1072,6 +1134,28 @@ static void test_holdover(void **state)
 		}
 		link_free(&l);
 	}
+}
+
+/*
+ * Every Follow_Up overtakes its Sync by 20 us: each is held until its Sync comes and paired
+ * then, so the slave locks and measures every Sync, as linuxptp does.
+ */
+static void test_follow_up_before_sync(void **state)
+{
+	struct link l;
+	unsigned before;
+
+	link_init(&l, 0.0, 0, DELAY_MECHANISM_E2E);
+	l.sync_late = 20 * NS_PER_USEC;
+	link_run(&l, START + 60 * NS_PER_SEC);
+	assert_int_equal(port_get_state(l.s[1].port), PORT_STATE_SLAVE);
+	before = l.s[1].samples;
+	link_run(&l, l.now + 30 * NS_PER_SEC);
+	/* One Sync a second: every one measured (one may be in flight at either end). */
+	assert_true(l.s[1].samples - before >= 29);
+	assert_int_equal(port_get_counter(l.s[1].port, PORT_CNT_FOLLOW_UP_WITHOUT_SYNC), 0);
+	assert_int_equal(port_get_counter(l.s[1].port, PORT_CNT_DUPLICATE_SEQUENCE), 0);
+	link_free(&l);
 }
 
 /*
@@ -1172,6 +1256,8 @@ int main(void)
 		cmocka_unit_test(test_delay_asymmetry),
 		cmocka_unit_test(test_time_properties),
 		cmocka_unit_test(test_master_disappears),
+		cmocka_unit_test(test_sync_receipt_timeout),
+		cmocka_unit_test(test_follow_up_before_sync),
 		cmocka_unit_test(test_set_priorities),
 		cmocka_unit_test(test_free_running_reports_spikes),
 		cmocka_unit_test(test_servo_reports_every_offset),
