@@ -269,7 +269,7 @@ void mport_start_worker(struct mport *p)
 		.ifindex = p->ifindex,
 		.time_stamping = p->options.time_stamping,
 		.peer_delay = p->options.delay_mechanism == DELAY_MECHANISM_P2P,
-		.want_phc = i->options.clock_backend == OPTIONS_CLOCK_PHC,
+		.clock_backend = i->options.clock_backend,
 		.log_samples = m->config->daemon.logging_level >= LOG_DEBUG,
 	};
 	struct worker_info info;
