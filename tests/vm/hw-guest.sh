@@ -1,0 +1,141 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The hardware tier's guest side (tests/vm/hw.sh builds the initramfs and judges the output):
+# eth0 and eth1, two igb NICs with their own PHCs (ptp0, ptp1), on one QEMU hub. Lines for the
+# host start with VMTEST. Tools by full path: busybox's sh prefers its own applets.
+/bin/busybox --install -s /bin
+export PATH=/opt/bin:/bin
+. /hw.env
+B=/opt/bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+mkdir -p /run /tmp /var/run
+for m in dca i2c-algo-bit igb; do insmod /mods/$m.ko; done
+i=0
+while [ ! -e /dev/ptp1 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+for n in eth0 eth1; do $B/ip link set $n up; done
+
+up() { cut -d' ' -f1 /proc/uptime; }
+say() { echo "VMTEST: $*"; }
+# wait_for FILE REGEX SECONDS
+wait_for() {
+	local end=$(($(cut -d. -f1 /proc/uptime) + $3))
+	while ! grep -Eq "$2" "$1" 2>/dev/null; do
+		[ "$(cut -d. -f1 /proc/uptime)" -lt $end ] || return 1
+		sleep 0.2
+	done
+}
+prop() { # PORT PROPERTY
+	$B/busctl --system get-property org.phcd1 /org/phcd1/port/$1 org.phcd1.Port $2 2>&1
+}
+# wait_prop PORT PROPERTY VALUE SECONDS
+wait_prop() {
+	local end=$(($(cut -d. -f1 /proc/uptime) + $4))
+	while [ "$(prop $1 $2)" != "$3" ]; do
+		[ "$(cut -d. -f1 /proc/uptime)" -lt $end ] || return 1
+		sleep 0.5
+	done
+}
+counters() { prop $1 Counters | sed 's/^a{st} [0-9]* //; s/" \([0-9]*\)/=\1/g; s/"//g'; }
+
+# A private system bus, with phcd's own policy.
+mkdir -p /run/dbus
+$B/dbus-daemon --config-file=/dbus/system.conf --fork --nopidfile
+export DBUS_SYSTEM_BUS_ADDRESS=unix:path=/run/dbus/system_bus_socket
+
+echo "VMTEST-JSON $($B/phcd --list-interfaces --json)"
+
+# The error every servo must learn: the master's PHC 50 ppm fast (before anything runs: with
+# QEMU's bug (c) a frequency change also moves the PHC once).
+$B/phc_ctl /dev/ptp1 freq 50000 >/dev/null
+echo "VMTEST-RATE $($B/tool-vm-igb rate /dev/ptp1 /dev/ptp0 3)"
+
+PTP4L_OPTS="-2 -H -m --free_running 1 --tx_timestamp_timeout 100 --logAnnounceInterval -2
+	--announceReceiptTimeout 3 --logSyncInterval -3 --logMinDelayReqInterval -3"
+conf() { # NAME INTERFACE EXTRA
+	cat >/$1.conf <<EOF
+[global]
+time_stamping = hardware
+tx_timestamp_timeout = 100
+logging_level = 7
+logAnnounceInterval = -2
+announceReceiptTimeout = 3
+logSyncInterval = -3
+logMinDelayReqInterval = -3
+
+[instance hw]
+interfaces = $2
+clock_backend = virtual
+$3
+EOF
+}
+start_phcd() { # NAME
+	$B/phcd -f /$1.conf --port-binary $B/phcd-port --uds '' --uds-ro '' >/tmp/$1.log 2>&1 &
+	echo $! >/tmp/$1.pid
+}
+stop_all() {
+	for p in /tmp/*.pid; do kill $(cat $p) 2>/dev/null; done
+	sleep 1
+	rm -f /tmp/*.pid
+}
+
+# --- A: ptp4l (hardware timestamps) master on eth1, phcd slave on eth0 ---
+# QEMU bug (b): eth0 must stamp Sync (type 0), eth1 Delay_Req (type 1).
+$B/tool-vm-igb quirks eth0=0 eth1=1 >/tmp/quirks-a.log 2>&1 &
+echo $! >/tmp/quirks.pid
+$B/ptp4l -i eth1 $PTP4L_OPTS --masterOnly 1 --uds_address /run/ptp4l-a >/tmp/ptp4l-a.log 2>&1 &
+echo $! >/tmp/ptp4l.pid
+conf a eth0 "slaveOnly = 1"
+start_phcd a
+if wait_prop eth0 State 's "SLAVE"' $SLAVE_WAIT_S; then
+	say "A: phcd SLAVE at $(up)s"
+	echo "VMTEST-A-SLAVE 1"
+	# Let the servo learn, then take its frequency from every sample logged after that.
+	sleep $LEARN_S
+	n=$(grep -c 'master offset' /tmp/a.log)
+	echo "VMTEST-A-SAMPLES $n"
+	grep 'master offset' /tmp/a.log | tail -n $MEAN_SAMPLES |
+		awk '{for (i = 1; i < NF; i++) if ($i == "freq") { f += $(i + 1); k++ }}
+		     END { if (k) printf "VMTEST-A-FREQ %.0f %d\n", f / k, k }'
+	grep 'master offset' /tmp/a.log | tail -n 3 | sed 's/^/VMTEST: A: phcd: /'
+fi
+echo "VMTEST-A-MODE $(prop eth0 TimestampingMode)"
+echo "VMTEST-A-PHC $(prop eth0 PhcIndex)"
+echo "VMTEST-A-STATE $(prop eth0 State)"
+echo "VMTEST-A-COUNTERS $(counters eth0)"
+echo "VMTEST-A-ERROR $(prop eth0 LastError)"
+stop_all
+echo "VMTEST-A-PTP4L-NOTS $(grep -c 'without timestamp' /tmp/ptp4l-a.log)"
+echo "VMTEST-A-PTP4L-TXTO $(grep -c 'timed out while polling' /tmp/ptp4l-a.log)"
+sed 's/^/VMTEST: A: /' /tmp/quirks-a.log
+grep -E 'worker|FAULTY|error|refused' /tmp/a.log | head -n 10 | sed 's/^/VMTEST: A: phcd log: /'
+grep -Ei 'fault|timeout|without' /tmp/ptp4l-a.log | head -n 5 | sed 's/^/VMTEST: A: ptp4l log: /'
+
+# --- B: phcd master on eth0, ptp4l (hardware timestamps, free-running) slave on eth1 ---
+$B/tool-vm-igb quirks eth0=1 eth1=0 >/tmp/quirks-b.log 2>&1 &
+echo $! >/tmp/quirks.pid
+conf b eth0 "priority1 = 1"
+start_phcd b
+$B/ptp4l -i eth1 $PTP4L_OPTS -s --uds_address /run/ptp4l-b >/tmp/ptp4l-b.log 2>&1 &
+echo $! >/tmp/ptp4l.pid
+if wait_for /tmp/ptp4l-b.log 'master offset' $SLAVE_WAIT_S; then
+	say "B: ptp4l measuring at $(up)s"
+	sleep $MASTER_S
+fi
+echo "VMTEST-B-STATE $(prop eth0 State)"
+echo "VMTEST-B-MODE $(prop eth0 TimestampingMode)"
+echo "VMTEST-B-COUNTERS $(counters eth0)"
+echo "VMTEST-B-ERROR $(prop eth0 LastError)"
+stop_all
+echo "VMTEST-B-PTP4L-OFFSETS $(grep -c 'master offset' /tmp/ptp4l-b.log)"
+grep 'master offset' /tmp/ptp4l-b.log | tail -n 6 |
+	awk '{for (i = 1; i < NF; i++) if ($i == "delay") print $(i + 1)}' |
+	tr '\n' ' ' | sed 's/^/VMTEST-B-DELAYS /; s/$/\n/'
+echo "VMTEST-B-PTP4L-NOTS $(grep -c 'without timestamp' /tmp/ptp4l-b.log)"
+echo "VMTEST-B-PTP4L-TXTO $(grep -c 'timed out while polling' /tmp/ptp4l-b.log)"
+sed 's/^/VMTEST: B: /' /tmp/quirks-b.log
+grep 'master offset' /tmp/ptp4l-b.log | tail -n 3 | sed 's/^/VMTEST: B: ptp4l: /'
+grep -Ei 'fault|timeout|without' /tmp/ptp4l-b.log | head -n 5 | sed 's/^/VMTEST: B: ptp4l log: /'
+echo "VMTEST-DONE at $(up)s"
+poweroff -f
