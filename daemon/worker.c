@@ -293,6 +293,7 @@ int worker_spawn(sd_event *event, const struct worker_config *cfg, const struct 
 		info->ts_mode = st.mode;
 		info->phc_index = st.phc_index;
 		info->hw_error = st.hw_error;
+		info->hw_rx_filter = st.mode == TRANSPORT_TS_MODE_HARDWARE ? st.hw_rx_filter : 0;
 	}
 	*ret = TAKE_PTR(w);
 	return 0;

@@ -47,7 +47,8 @@ struct worker_info {
 	pid_t pid;
 	enum transport_ts_mode ts_mode;
 	int phc_index;
-	int hw_error; /* hardware timestamping refused, fell back to software: -errno */
+	int hw_error;	  /* hardware timestamping refused, fell back to software: -errno */
+	int hw_rx_filter; /* HWTSTAMP_FILTER_* the driver kept (read back); NONE in software */
 };
 
 /*
