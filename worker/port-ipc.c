@@ -71,6 +71,8 @@ struct worker_port {
 	uint8_t erbest_wire[IPC_MAX_SIZE];
 	int last_error;
 	char last_error_text[IPC_ERROR_TEXT_MAX];
+	uint64_t tx_ts_timeouts; /* sends whose TX timestamp did not come in tx_timestamp_timeout */
+	int32_t tx_timeout_ms;
 	bool error_changed; /* not yet on the socket */
 	int exit_code;
 	/*
@@ -396,6 +398,32 @@ static int port_priority_request(void *userdata, const struct mgmt_change *chang
 	return ipc_send(w->ipc, &m, NULL, 0);
 }
 
+/*
+ * The engine's failed actions: a send whose TX timestamp never came (-ETIME, after
+ * tx_timestamp_timeout) is counted and logged once with the interface, as ptp4l does; every
+ * failure goes into LastError (the port went FAULTY, 9.2.6.2).
+ */
+static void port_engine_error(struct port_loop *l, const char *what, int error)
+{
+	struct worker_port *w = container_of(l, struct worker_port, loop);
+
+	if (error != -ETIME) {
+		set_error(w, error, "%s failed: %s", what, strerror(-error));
+		return;
+	}
+	if (w->tx_ts_timeouts++ == 0) {
+		fprintf(stderr,
+			"phcd-port: %s: timed out waiting for a transmit timestamp "
+			"(tx_timestamp_timeout %" PRId32 " ms); the port goes FAULTY, a larger "
+			"tx_timestamp_timeout may help\n",
+			w->args->ifname, w->tx_timeout_ms);
+	}
+	set_error(w, error,
+		  "no transmit timestamp within tx_timestamp_timeout %" PRId32 " ms (%" PRIu64
+		  " times)",
+		  w->tx_timeout_ms, w->tx_ts_timeouts);
+}
+
 static const struct port_ops worker_port_ops = {
 	.state_changed = port_state_changed,
 	.sample = port_sample,
@@ -682,6 +710,10 @@ int port_ipc_run(const struct port_ipc_args *a)
 	}
 
 	r = port_loop_init(&w.loop, &worker_port_ops);
+	w.loop.engine_error = port_engine_error;
+	/* ptp4l's key and default (1 ms): how long a send waits for its TX timestamp. */
+	w.tx_timeout_ms = cfg.port.tx_timestamp_timeout;
+	tc.tx_timeout = (ns_t) cfg.port.tx_timestamp_timeout * NS_PER_MSEC;
 	if (r >= 0) {
 		r = transport_l2_new(&w.loop.transport);
 	}
