@@ -45,24 +45,21 @@ void steer_decide(const struct steer_input *in, struct steer_decision *d)
 
 	if (in->backend == OPTIONS_CLOCK_SYSTEM && in->time_stamping == OPTIONS_TS_HARDWARE) {
 		decide(d, STEER_FAULTY, false, false, -EINVAL,
-		       "clock_backend system takes software timestamps (CLOCK_REALTIME); with "
-		       "hardware timestamps use clock_backend phc and system_clock_instance");
+		       "clock_backend system takes software timestamps only");
 		return;
 	}
 	/* As ptp4l: hardware asked for and not had is not a port, never a software fallback. */
 	if (in->time_stamping == OPTIONS_TS_HARDWARE && !hw) {
 		decide(d, STEER_FAULTY, false, false, in->hw_error ? in->hw_error : -EOPNOTSUPP,
-		       in->phc_index < 0
-			       ? "time_stamping hardware: the interface has no PTP hardware clock"
-			       : "time_stamping hardware: the driver refused hardware "
-				 "timestamping");
+		       in->phc_index < 0 ? "time_stamping hardware: the interface has no PHC"
+					 : "time_stamping hardware: refused by the driver");
 		return;
 	}
 	/* Hardware timestamps are the PHC's time: without the PHC nothing can be read or steered.
 	 */
 	if (hw && !in->phc_open && in->backend != OPTIONS_CLOCK_SYSTEM) {
 		decide(d, STEER_FAULTY, false, false, in->phc_error ? in->phc_error : -ENODEV,
-		       "hardware timestamps but the PTP hardware clock cannot be opened");
+		       "hardware timestamps, but the PHC cannot be opened");
 		return;
 	}
 	switch (in->backend) {
@@ -71,10 +68,10 @@ void steer_decide(const struct steer_input *in, struct steer_decision *d)
 			/* auto without a PHC, or software asked for: nothing of ours to steer. */
 			decide(d, STEER_NOTHING, false, false,
 			       in->hw_error ? in->hw_error : -ENODEV,
-			       "no PHC with hardware timestamps on this interface: measuring only");
+			       "no PHC with hardware timestamps: measuring only");
 		} else if (in->phc_error) {
 			decide(d, STEER_FAULTY, false, false, in->phc_error,
-			       "the PTP hardware clock cannot be adjusted");
+			       "the PHC cannot be adjusted");
 		} else {
 			decide(d, STEER_PHC, true, true, 0, NULL);
 		}
@@ -87,8 +84,7 @@ void steer_decide(const struct steer_input *in, struct steer_decision *d)
 			/* auto never asks for hardware here (steer_ts_request); a driver forced it.
 			 */
 			decide(d, STEER_FAULTY, false, false, -EINVAL,
-			       "clock_backend system takes software timestamps, the socket got "
-			       "hardware ones");
+			       "clock_backend system, but the socket has hardware timestamps");
 		} else {
 			decide(d, STEER_SYSTEM, false, false, 0, NULL);
 		}

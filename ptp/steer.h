@@ -11,6 +11,9 @@
 
 #include "ptp/options.h"
 
+/* The reasons fit a port's LastError as it travels to the supervisor (IPC_ERROR_TEXT_MAX). */
+#define STEER_REASON_MAX 64
+
 enum steer_target {
 	STEER_PHC,     /* the port's PHC through its fd; the port's servo steers it */
 	STEER_VIRTUAL, /* a virtual clock over the stamping clock; no real clock moves */
@@ -42,7 +45,8 @@ struct steer_decision {
 	bool servo;   /* the port's servo runs (port_config.adjust_clock) */
 	bool raw_phc; /* timestamps are in the PHC's time: the port reads time through the PHC */
 	int error;    /* 0, or -errno for NOTHING-by-necessity and FAULTY */
-	const char *reason; /* why, with error; a constant string, NULL when error is 0 */
+	/* why, with error: a constant string shorter than STEER_REASON_MAX; NULL when error is 0 */
+	const char *reason;
 };
 
 enum steer_ts_request steer_ts_request(enum options_clock_backend backend,

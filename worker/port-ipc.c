@@ -419,8 +419,7 @@ static void port_engine_error(struct port_loop *l, const char *what, int error)
 			w->args->ifname, w->tx_timeout_ms);
 	}
 	set_error(w, error,
-		  "no transmit timestamp within tx_timestamp_timeout %" PRId32 " ms (%" PRIu64
-		  " times)",
+		  "no TX timestamp in tx_timestamp_timeout %" PRId32 " ms (%" PRIu64 " times)",
 		  w->tx_timeout_ms, w->tx_ts_timeouts);
 }
 
@@ -645,9 +644,9 @@ static int stay_faulty(struct worker_port *w, const struct steer_decision *d)
 	m.status.port_state = PORT_STATE_FAULTY;
 	m.status.servo_state = IPC_SERVO_UNLOCKED;
 	m.status.last_error = d->error;
-	snprintf(m.status.last_error_text, sizeof(m.status.last_error_text), "%s: %s", d->reason,
-		 strerror(-d->error));
-	fprintf(stderr, "phcd-port: %s: %s\n", w->args->ifname, m.status.last_error_text);
+	/* The errno travels as LastErrorCode; the text is the reason alone (it fits the STATUS). */
+	snprintf(m.status.last_error_text, sizeof(m.status.last_error_text), "%s", d->reason);
+	fprintf(stderr, "phcd-port: %s: %s: %s\n", w->args->ifname, d->reason, strerror(-d->error));
 	(void) status_page_write(w->page, &m);
 	if (ipc_send(w->ipc, &m, NULL, 0) < 0) {
 		return -EPIPE;

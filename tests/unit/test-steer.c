@@ -10,6 +10,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "ptp/steer.h"
@@ -103,7 +104,8 @@ static void test_matrix(void **state)
 				steer_decide(&in, &d);
 				if (d.target != e->target || d.servo != servo ||
 				    d.raw_phc != e->raw_phc || (d.error != 0) != error ||
-				    (d.reason != NULL) != error || d.error > 0) {
+				    (d.reason != NULL) != error || d.error > 0 ||
+				    (d.reason && strlen(d.reason) >= STEER_REASON_MAX)) {
 					fprintf(stderr,
 						"%s/%s/%s: expected %s servo %d raw_phc %d error "
 						"%d, "
