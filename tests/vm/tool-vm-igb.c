@@ -4,8 +4,10 @@
  * phcd: without it QEMU stamps one received PTP frame per NIC after boot, and only Sync.
  *
  * (a) QEMU releases the RX timestamp latch (TSYNCRXCTL.VALID) only when RXSATRH is read; Linux's
- *     igb reads RXSTMPL/RXSTMPH. Here: a latch still held HOLD_MS after it was taken (the driver
- *     has long read it) is released by reading RXSATRH.
+ *     igb reads RXSTMPL/RXSTMPH. Here: the latch is released (RXSATRH read) as soon as the
+ *     stamped frame reaches a packet socket of ours, which is after the driver took its
+ *     timestamp (igb reads it before handing the frame up), never before; a latch held
+ *     HOLD_MS with no frame seen (one a filter of ours missed) is released too.
  * (b) QEMU ignores TSYNCRXCTL.Type and stamps only frames whose first PTP byte equals
  *     TSYNCRXCFG[15:8] (Linux writes 0 there: Sync). Here: each NIC gets the message type it must
  *     stamp (0 Sync on a slave's NIC, 1 Delay_Req on a master's), written again whenever the
@@ -19,13 +21,19 @@
  * to steps of 2^-23).
  */
 #include <errno.h>
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <net/if.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -35,8 +43,8 @@
 #define REG_TSYNCRXCFG 0x5F50
 #define TSYNCRXCTL_VALID 0x1u
 #define MAP_LEN 0x10000
-#define POLL_US 1000
-#define HOLD_MS 20
+#define POLL_MS 5
+#define HOLD_MS 200
 #define MAX_NICS 8
 #define FD_TO_CLOCKID(fd) ((clockid_t) ((~(unsigned int) (fd) << 3) | 3))
 
@@ -44,9 +52,10 @@ struct nic {
 	const char *name;
 	uint8_t type;
 	volatile uint32_t *bar;
+	int sock;	     /* ETH_P_1588 frames as received, to release the latch behind them */
 	uint64_t held_since; /* ms, 0: not latched */
 	uint32_t held_stamp;
-	unsigned long released, rewritten;
+	unsigned long frames, unstamped, released, released_late, rewritten;
 };
 
 static volatile sig_atomic_t stop;
@@ -76,6 +85,7 @@ static uint64_t now_ms(void)
 
 static int map_nic(struct nic *n)
 {
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_1588) };
 	char path[128];
 	void *p;
 	int fd;
@@ -94,7 +104,47 @@ static int map_nic(struct nic *n)
 		return -1;
 	}
 	n->bar = p;
+	n->sock = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK, htons(ETH_P_1588));
+	if (n->sock < 0) {
+		fprintf(stderr, "tool-vm-igb: socket: %s\n", strerror(errno));
+		return -1;
+	}
+	sll.sll_ifindex = (int) if_nametoindex(n->name);
+	if (bind(n->sock, (struct sockaddr *) &sll, sizeof(sll)) < 0) {
+		fprintf(stderr, "tool-vm-igb: bind %s: %s\n", n->name, strerror(errno));
+		return -1;
+	}
 	return 0;
+}
+
+/* Frames in from the wire (not our own outgoing) of the type this NIC stamps: release. */
+static void drain_nic(struct nic *n)
+{
+	uint8_t buf[256];
+	struct sockaddr_ll from;
+	socklen_t fl = sizeof(from);
+	ssize_t len;
+
+	while ((len = recvfrom(n->sock, buf, sizeof(buf), 0, (struct sockaddr *) &from, &fl)) > 0) {
+		fl = sizeof(from);
+		if (from.sll_pkttype == PACKET_OUTGOING || len <= ETH_HLEN ||
+		    buf[ETH_HLEN] != n->type) {
+			continue;
+		}
+		/*
+		 * Latched: this frame's stamp (no later frame can have taken the latch while it
+		 * was held). Not latched: QEMU stamped no frame since the last release, so this
+		 * one came while the latch was still held, unstamped, what bug (a) costs.
+		 */
+		n->frames++;
+		if (rd(n, REG_TSYNCRXCTL) & TSYNCRXCTL_VALID) {
+			(void) rd(n, REG_RXSATRH);
+			n->released++;
+			n->held_since = 0;
+		} else {
+			n->unstamped++;
+		}
+	}
 }
 
 static void poll_nic(struct nic *n, uint64_t now)
@@ -118,7 +168,7 @@ static void poll_nic(struct nic *n, uint64_t now)
 	}
 	if (now - n->held_since >= HOLD_MS) {
 		(void) rd(n, REG_RXSATRH);
-		n->released++;
+		n->released_late++;
 		n->held_since = 0;
 	}
 }
@@ -131,13 +181,24 @@ static int64_t read_ns(clockid_t id)
 	return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* B read between two reads of A, A taken at the middle: the pair's error is half the window. */
+/*
+ * B read between two reads of A, A taken at the middle, best of PAIR_TRIES: the narrowest
+ * window (a TCG vCPU may be descheduled between reads) has the smallest error, half its width.
+ */
+#define PAIR_TRIES 20
 static void read_pair(clockid_t a, clockid_t b, int64_t *ra, int64_t *rb)
 {
-	int64_t a0 = read_ns(a), bb = read_ns(b), a1 = read_ns(a);
+	int64_t best = INT64_MAX;
 
-	*ra = a0 + (a1 - a0) / 2;
-	*rb = bb;
+	for (int i = 0; i < PAIR_TRIES; i++) {
+		int64_t a0 = read_ns(a), bb = read_ns(b), a1 = read_ns(a);
+
+		if (a1 - a0 < best) {
+			best = a1 - a0;
+			*ra = a0 + (a1 - a0) / 2;
+			*rb = bb;
+		}
+	}
 }
 
 static int cmd_rate(const char *pa, const char *pb, int seconds)
@@ -181,17 +242,26 @@ static int cmd_quirks(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
 	while (!stop) {
-		uint64_t now = now_ms();
+		struct pollfd pfd[MAX_NICS];
+		uint64_t now;
 
 		for (int i = 0; i < count; i++) {
+			pfd[i] = (struct pollfd){ .fd = nics[i].sock, .events = POLLIN };
+		}
+		(void) poll(pfd, (nfds_t) count, POLL_MS);
+		now = now_ms();
+		for (int i = 0; i < count; i++) {
+			drain_nic(&nics[i]);
 			poll_nic(&nics[i], now);
 		}
-		usleep(POLL_US);
 	}
 	for (int i = 0; i < count; i++) {
-		printf("tool-vm-igb: %s: type %u, %lu latches released, TSYNCRXCFG rewritten %lu "
-		       "times\n",
-		       nics[i].name, nics[i].type, nics[i].released, nics[i].rewritten);
+		printf("quirks: %s: type %u, %lu frames, %lu left unstamped by QEMU, %lu latches "
+		       "released after their frame, %lu after %d ms without one, TSYNCRXCFG "
+		       "rewritten %lu times\n",
+		       nics[i].name, nics[i].type, nics[i].frames, nics[i].unstamped,
+		       nics[i].released, nics[i].released_late, HOLD_MS, nics[i].rewritten);
+		printf("QUIRKS %s %lu %lu\n", nics[i].name, nics[i].frames, nics[i].unstamped);
 	}
 	return 0;
 }
