@@ -53,9 +53,13 @@ echo "VMTEST-RATE $($B/tool-vm-igb rate /dev/ptp1 /dev/ptp0 5)"
 
 PTP4L_OPTS="-2 -H -m --free_running 1 --tx_timestamp_timeout $TX_TIMEOUT_MS --logAnnounceInterval -2
 	--announceReceiptTimeout 3 --logSyncInterval -3 --logMinDelayReqInterval -3"
+# clock_backend phc: the guest's CLOCK_REALTIME follows the instance's PHC (phc2sys's role).
+SYSCLOCK=
+[ "$BACKEND" = phc ] && SYSCLOCK="system_clock_instance = hw"
 conf() { # NAME INTERFACE EXTRA
 	cat >/$1.conf <<EOF
 [global]
+$SYSCLOCK
 time_stamping = hardware
 tx_timestamp_timeout = $TX_TIMEOUT_MS
 logging_level = 7
@@ -112,6 +116,14 @@ if wait_prop eth0 State 's "SLAVE"' $SLAVE_WAIT_S; then
 	# clock_backend phc: the slave's PHC itself now runs at the master's rate.
 	if [ "$BACKEND" = phc ]; then
 		echo "VMTEST-A-RESIDUAL $($B/tool-vm-igb rate /dev/ptp1 /dev/ptp0 5)"
+		grep 'system clock' /tmp/a.log | sed 's/^/VMTEST: A: phcd: /'
+		echo "VMTEST-A-SYSLOCKED $(grep -c 'system clock LOCKED' /tmp/a.log)"
+		# PHC - CLOCK_REALTIME: TAI - UTC (37 s) when locked; the worst of five reads.
+		for k in 1 2 3 4 5; do $B/phc_ctl /dev/ptp0 cmp; sleep 1; done 2>&1 |
+			sed -n 's/.*offset from CLOCK_REALTIME is \(-\?[0-9]*\)ns.*/\1/p' |
+			awk '{ a = $1 - 37000000000; b = $1 + 37000000000; if (a < 0) a = -a
+			       if (b < 0) b = -b; d = a < b ? a : b; if (d > m) m = d }
+			     END { print "VMTEST-A-SYSWORST", NR ? m : "none", NR }'
 	fi
 fi
 echo "VMTEST-A-MODE $(prop eth0 TimestampingMode)"

@@ -5,9 +5,9 @@
  *
  * (a) QEMU releases the RX timestamp latch (TSYNCRXCTL.VALID) only when RXSATRH is read; Linux's
  *     igb reads RXSTMPL/RXSTMPH. Here: the latch is released (RXSATRH read) as soon as the
- *     stamped frame reaches a packet socket of ours, which is after the driver took its
- *     timestamp (igb reads it before handing the frame up), never before; a latch held
- *     HOLD_MS with no frame seen (one a filter of ours missed) is released too.
+ *     frame it stamped reaches a packet socket of ours with its hardware timestamp, which is
+ *     after the driver read it, never before; a latch held HOLD_MS with no such frame seen is
+ *     released too. Frames that came while a latch was held arrive without a stamp: counted.
  * (b) QEMU ignores TSYNCRXCTL.Type and stamps only frames whose first PTP byte equals
  *     TSYNCRXCFG[15:8] (Linux writes 0 there: Sync). Here: each NIC gets the message type it must
  *     stamp (0 Sync on a slave's NIC, 1 Delay_Req on a master's), written again whenever the
@@ -24,17 +24,20 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <linux/if_ether.h>
+#include <time.h> /* before linux/errqueue.h, which uses struct timespec */
+#include <linux/errqueue.h>
 #include <linux/if_packet.h>
+#include <linux/net_tstamp.h>
 #include <net/if.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #define REG_TSYNCRXCTL 0xB620
@@ -86,6 +89,7 @@ static uint64_t now_ms(void)
 static int map_nic(struct nic *n)
 {
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_1588) };
+	int tsflags = SOF_TIMESTAMPING_RX_HARDWARE | SOF_TIMESTAMPING_RAW_HARDWARE;
 	char path[128];
 	void *p;
 	int fd;
@@ -109,6 +113,11 @@ static int map_nic(struct nic *n)
 		fprintf(stderr, "tool-vm-igb: socket: %s\n", strerror(errno));
 		return -1;
 	}
+	/* The hardware stamp each frame came with (hardware timestamping is on: phcd, ptp4l). */
+	if (setsockopt(n->sock, SOL_SOCKET, SO_TIMESTAMPING, &tsflags, sizeof(tsflags)) < 0) {
+		fprintf(stderr, "tool-vm-igb: SO_TIMESTAMPING: %s\n", strerror(errno));
+		return -1;
+	}
 	sll.sll_ifindex = (int) if_nametoindex(n->name);
 	if (bind(n->sock, (struct sockaddr *) &sll, sizeof(sll)) < 0) {
 		fprintf(stderr, "tool-vm-igb: bind %s: %s\n", n->name, strerror(errno));
@@ -120,29 +129,52 @@ static int map_nic(struct nic *n)
 /* Frames in from the wire (not our own outgoing) of the type this NIC stamps: release. */
 static void drain_nic(struct nic *n)
 {
-	uint8_t buf[256];
+	uint8_t buf[256], control[256];
 	struct sockaddr_ll from;
-	socklen_t fl = sizeof(from);
+	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+	struct msghdr msg = {
+		.msg_name = &from,
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+	};
 	ssize_t len;
 
-	while ((len = recvfrom(n->sock, buf, sizeof(buf), 0, (struct sockaddr *) &from, &fl)) > 0) {
-		fl = sizeof(from);
+	for (;;) {
+		bool stamped = false;
+
+		msg.msg_namelen = sizeof(from);
+		msg.msg_control = control;
+		msg.msg_controllen = sizeof(control);
+		len = recvmsg(n->sock, &msg, 0);
+		if (len <= 0) {
+			return;
+		}
 		if (from.sll_pkttype == PACKET_OUTGOING || len <= ETH_HLEN ||
 		    buf[ETH_HLEN] != n->type) {
 			continue;
 		}
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+			struct scm_timestamping ts;
+
+			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_TIMESTAMPING &&
+			    c->cmsg_len >= CMSG_LEN(sizeof(ts))) {
+				memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+				stamped = ts.ts[2].tv_sec || ts.ts[2].tv_nsec;
+			}
+		}
 		/*
-		 * Latched: this frame's stamp (no later frame can have taken the latch while it
-		 * was held). Not latched: QEMU stamped no frame since the last release, so this
-		 * one came while the latch was still held, unstamped, what bug (a) costs.
+		 * With its hardware stamp: the driver has read the latch, which is this frame's
+		 * (no later frame can take it while held): release it. Without: it came while
+		 * the latch was held (bug (a)'s cost), and a latch held now is a later frame's,
+		 * not read yet: leave it.
 		 */
 		n->frames++;
-		if (rd(n, REG_TSYNCRXCTL) & TSYNCRXCTL_VALID) {
+		if (!stamped) {
+			n->unstamped++;
+		} else if (rd(n, REG_TSYNCRXCTL) & TSYNCRXCTL_VALID) {
 			(void) rd(n, REG_RXSATRH);
 			n->released++;
 			n->held_since = 0;
-		} else {
-			n->unstamped++;
 		}
 	}
 }
