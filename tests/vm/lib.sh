@@ -78,7 +78,7 @@ vm_boot() {
 			-device "igb,netdev=p$k,addr=0x$(printf %x $((2 + 2 * k)))")
 	done
 	# A QEMU of our own build finds its firmware in the packaged QEMU's directory.
-	[ -z "${PHCD_VM_QEMU:-}" ] || extra=(-L /usr/share/qemu -L /usr/share/seabios)
+	[ -z "${PHCD_VM_QEMU:-}" ] || extra=(-L /usr/share/qemu -L /usr/share/seabios -L /usr/lib/ipxe/qemu)
 	timeout "$timeout" "$qemu" "${extra[@]}" -accel tcg -machine q35 -cpu max -smp 2 -m 512 \
 		-nodefaults -display none -serial "file:$log" -no-reboot \
 		-kernel "$work/kernel/vmlinuz" -initrd "$ird.gz" \
