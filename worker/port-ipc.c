@@ -642,7 +642,7 @@ static int stay_faulty(struct worker_port *w, const struct steer_decision *d)
 	struct pollfd pfd = { .fd = w->ipc, .events = POLLIN };
 
 	m.status.port_state = PORT_STATE_FAULTY;
-	m.status.servo_state = IPC_SERVO_UNLOCKED;
+	m.status.servo_state = SERVO_UNLOCKED;
 	m.status.last_error = d->error;
 	/* The errno travels as LastErrorCode; the text is the reason alone (it fits the STATUS). */
 	snprintf(m.status.last_error_text, sizeof(m.status.last_error_text), "%s", d->reason);
