@@ -15,6 +15,7 @@
 #include "daemon/manager-mgmt.h"
 #include "daemon/sysclock-follow.h"
 #include "daemon/worker.h"
+#include "ptp/hwtstamp.h"
 
 void mport_set_state(struct mport *p, enum port_state st)
 {
@@ -310,7 +311,7 @@ void mport_start_worker(struct mport *p)
 		.ifindex = p->ifindex,
 		.time_stamping = p->options.time_stamping,
 		.peer_delay = p->options.delay_mechanism == DELAY_MECHANISM_P2P,
-		.want_phc = i->options.clock_backend == OPTIONS_CLOCK_PHC,
+		.clock_backend = i->options.clock_backend,
 		.log_samples = m->config->daemon.logging_level >= LOG_DEBUG,
 	};
 	struct worker_info info;
@@ -334,17 +335,22 @@ void mport_start_worker(struct mport *p)
 		return;
 	}
 	if (info.hw_error) {
-		log_port_full_errno(
-			p->ifname, LOG_NOTICE, info.hw_error,
-			"hardware timestamping refused (%m), using software timestamps");
+		/* time_stamping hardware: the worker keeps the port FAULTY and says why. */
+		log_port_full_errno(p->ifname, LOG_NOTICE, info.hw_error,
+				    p->options.time_stamping == OPTIONS_TS_HARDWARE
+					    ? "hardware timestamping refused (%m)"
+					    : "hardware timestamping refused (%m), using software "
+					      "timestamps");
 	}
 	p->worker_pid = info.pid;
 	p->timestamping = info.ts_mode;
 	p->phc_index = info.phc_index;
+	p->rx_filter = info.hw_rx_filter;
 	log_port_full(p->ifname, LOG_INFO,
-		      "worker %d started (instance %s, port %u, %s timestamps)", (int) info.pid,
-		      i->name, p->port_identity.portNumber,
-		      mport_timestamping_to_string(info.ts_mode));
+		      "worker %d started (instance %s, port %u, %s timestamps, rx filter %s)",
+		      (int) info.pid, i->name, p->port_identity.portNumber,
+		      mport_timestamping_to_string(info.ts_mode),
+		      hwtstamp_rx_filter_to_string(info.hw_rx_filter));
 	manager_port_changed(p, MPORT_CHANGED_WORKER | MPORT_CHANGED_TIMESTAMPING);
 	mport_set_state(p, PORT_STATE_INITIALIZING);
 }

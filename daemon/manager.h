@@ -195,6 +195,8 @@ struct mport {
 	/* public, MPORT_CHANGED_TIMESTAMPING */
 	enum transport_ts_mode timestamping;
 	int phc_index; /* -1: none */
+	int rx_filter; /* HWTSTAMP_FILTER_* in force (hardware), HWTSTAMP_FILTER_NONE (0) otherwise
+			*/
 
 	/* public, MPORT_CHANGED_LINK */
 	int ifindex;

@@ -16,6 +16,7 @@
 
 #include "common/status-page.h"
 #include "daemon/worker.h"
+#include "ptp/steer.h"
 
 #ifndef P_PIDFD
 #define P_PIDFD 3
@@ -205,13 +206,13 @@ int worker_spawn(sd_event *event, const struct worker_config *cfg, const struct 
 		 void *userdata, struct worker **ret, struct worker_info *info)
 {
 	static const enum transport_ts_request ts_req[] = {
-		[OPTIONS_TS_HARDWARE] = TRANSPORT_TS_HARDWARE,
-		[OPTIONS_TS_SOFTWARE] = TRANSPORT_TS_SOFTWARE,
-		[OPTIONS_TS_AUTO] = TRANSPORT_TS_AUTO,
+		[STEER_TS_HARDWARE] = TRANSPORT_TS_HARDWARE,
+		[STEER_TS_SOFTWARE] = TRANSPORT_TS_SOFTWARE,
+		[STEER_TS_AUTO] = TRANSPORT_TS_AUTO,
 	};
 	struct transport_config tc = {
 		.ifindex = cfg->ifindex,
-		.ts_request = ts_req[cfg->time_stamping],
+		.ts_request = ts_req[steer_ts_request(cfg->clock_backend, cfg->time_stamping)],
 		.peer_delay = cfg->peer_delay,
 	};
 	struct transport_ts_status st;
@@ -226,7 +227,8 @@ int worker_spawn(sd_event *event, const struct worker_config *cfg, const struct 
 	if (r < 0) {
 		return r;
 	}
-	if (cfg->want_phc && st.phc_index >= 0) {
+	if (steer_wants_phc(cfg->clock_backend, st.mode == TRANSPORT_TS_MODE_HARDWARE) &&
+	    st.phc_index >= 0) {
 		phc = open_phc(st.phc_index);
 		if (phc < 0) {
 			return phc;
@@ -291,6 +293,7 @@ int worker_spawn(sd_event *event, const struct worker_config *cfg, const struct 
 		info->ts_mode = st.mode;
 		info->phc_index = st.phc_index;
 		info->hw_error = st.hw_error;
+		info->hw_rx_filter = st.mode == TRANSPORT_TS_MODE_HARDWARE ? st.hw_rx_filter : 0;
 	}
 	*ret = TAKE_PTR(w);
 	return 0;

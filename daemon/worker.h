@@ -37,7 +37,8 @@ struct worker_config {
 	int ifindex;
 	enum options_timestamping time_stamping;
 	bool peer_delay;
-	bool want_phc;	  /* open /dev/ptpN read-write when the interface has one */
+	/* with the timestamps got, says whether /dev/ptpN is opened (steer_wants_phc()) */
+	enum options_clock_backend clock_backend;
 	bool log_samples; /* -m: one line per servo sample on stderr (logging_level 7) */
 };
 
@@ -46,7 +47,8 @@ struct worker_info {
 	pid_t pid;
 	enum transport_ts_mode ts_mode;
 	int phc_index;
-	int hw_error; /* hardware timestamping refused, fell back to software: -errno */
+	int hw_error;	  /* hardware timestamping refused, fell back to software: -errno */
+	int hw_rx_filter; /* HWTSTAMP_FILTER_* the driver kept (read back); NONE in software */
 };
 
 /*

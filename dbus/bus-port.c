@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "dbus/bus-internal.h"
+#include "ptp/hwtstamp.h"
 #include "ptp/msg.h"
 #include "ptp/port.h"
 
@@ -76,6 +77,12 @@ static int get_timestamping(sd_bus *bus, const char *path, const char *interface
 	const char *t = mport_timestamping_to_string(*(enum transport_ts_mode *) userdata);
 
 	return bus_append_valid_string(reply, t ? t : "unknown");
+}
+
+static int get_rx_filter(sd_bus *bus, const char *path, const char *interface, const char *property,
+			 sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+	return bus_append_valid_string(reply, hwtstamp_rx_filter_to_string(*(int *) userdata));
 }
 
 static int get_last_error_code(sd_bus *bus, const char *path, const char *interface,
@@ -260,6 +267,7 @@ static const sd_bus_vtable port_vtable[] = {
 	SD_BUS_PROPERTY("Enabled", "b", bus_property_get_bool, P_OFF(enabled), EMITS),
 	SD_BUS_PROPERTY("TimestampingMode", "s", get_timestamping, P_OFF(timestamping), EMITS),
 	SD_BUS_PROPERTY("PhcIndex", "i", NULL, P_OFF(phc_index), EMITS),
+	SD_BUS_PROPERTY("TimestampingRxFilter", "s", get_rx_filter, P_OFF(rx_filter), EMITS),
 	SD_BUS_PROPERTY("IfIndex", "i", NULL, P_OFF(ifindex), EMITS),
 	SD_BUS_PROPERTY("LinkUp", "b", bus_property_get_bool, P_OFF(link_up), EMITS),
 	SD_BUS_PROPERTY("WorkerPID", "u", NULL, P_OFF(worker_pid), EMITS),
@@ -287,7 +295,7 @@ static const struct bus_prop_group port_groups[] = {
 	{ MPORT_CHANGED_WORKER, (const char *const[]){ "WorkerPID", "Restarts", NULL } },
 	{ MPORT_CHANGED_ERROR, (const char *const[]){ "LastError", "LastErrorCode", NULL } },
 	{ MPORT_CHANGED_TIMESTAMPING,
-	  (const char *const[]){ "TimestampingMode", "PhcIndex", NULL } },
+	  (const char *const[]){ "TimestampingMode", "PhcIndex", "TimestampingRxFilter", NULL } },
 	{ MPORT_CHANGED_CONFIG,
 	  (const char *const[]){
 		  "PortIdentity", "DelayMechanism", "LogAnnounceInterval", "LogSyncInterval",

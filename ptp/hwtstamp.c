@@ -30,7 +30,7 @@ static int ifreq_ioctl(int fd, const char *ifname, unsigned long req, void *data
 	return 0;
 }
 
-int hwtstamp_get_phc_index(int fd, const char *ifname, int *ret_phc_index)
+int hwtstamp_get_info(int fd, const char *ifname, int *ret_phc_index, uint32_t *ret_rx_filters)
 {
 	struct ethtool_ts_info info = { .cmd = ETHTOOL_GET_TS_INFO };
 	int r = ifreq_ioctl(fd, ifname, SIOCETHTOOL, &info);
@@ -39,7 +39,51 @@ int hwtstamp_get_phc_index(int fd, const char *ifname, int *ret_phc_index)
 		return r;
 	}
 	*ret_phc_index = info.phc_index;
+	*ret_rx_filters = info.rx_filters;
 	return 0;
+}
+
+int hwtstamp_get_phc_index(int fd, const char *ifname, int *ret_phc_index)
+{
+	uint32_t filters;
+
+	return hwtstamp_get_info(fd, ifname, ret_phc_index, &filters);
+}
+
+int hwtstamp_choose_rx_filter(uint32_t rx_filters)
+{
+	static const int order[] = {
+		HWTSTAMP_FILTER_PTP_V2_L2_EVENT,
+		HWTSTAMP_FILTER_PTP_V2_EVENT,
+		HWTSTAMP_FILTER_ALL,
+	};
+
+	if (!rx_filters) {
+		return HWTSTAMP_FILTER_PTP_V2_L2_EVENT;
+	}
+	for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
+		if (rx_filters & (1u << order[k])) {
+			return order[k];
+		}
+	}
+	return -EOPNOTSUPP;
+}
+
+const char *hwtstamp_rx_filter_to_string(int rx_filter)
+{
+	/* linux/net_tstamp.h order; the names ethtool -T prints. */
+	static const char *const names[] = {
+		"none",		  "all",	   "some",
+		"ptpv1-l4-event", "ptpv1-l4-sync", "ptpv1-l4-delay-req",
+		"ptpv2-l4-event", "ptpv2-l4-sync", "ptpv2-l4-delay-req",
+		"ptpv2-l2-event", "ptpv2-l2-sync", "ptpv2-l2-delay-req",
+		"ptpv2-event",	  "ptpv2-sync",	   "ptpv2-delay-req",
+		"ntp-all",
+	};
+
+	return rx_filter >= 0 && (size_t) rx_filter < sizeof(names) / sizeof(names[0])
+		       ? names[rx_filter]
+		       : "unknown";
 }
 
 int hwtstamp_read(int fd, const char *ifname, int *ret_tx_type, int *ret_rx_filter)
@@ -55,11 +99,11 @@ int hwtstamp_read(int fd, const char *ifname, int *ret_tx_type, int *ret_rx_filt
 	return 0;
 }
 
-int hwtstamp_enable(int fd, const char *ifname, int *ret_tx_type, int *ret_rx_filter)
+int hwtstamp_enable(int fd, const char *ifname, int rx_filter, int *ret_tx_type, int *ret_rx_filter)
 {
 	struct hwtstamp_config cfg = {
 		.tx_type = HWTSTAMP_TX_ON,
-		.rx_filter = HWTSTAMP_FILTER_PTP_V2_L2_EVENT,
+		.rx_filter = rx_filter,
 	};
 	int r = ifreq_ioctl(fd, ifname, SIOCSHWTSTAMP, &cfg);
 

@@ -9,15 +9,30 @@
 
 #include "ptp/types.h"
 
-/* ETHTOOL_GET_TS_INFO through the ioctl (ptp/ stays free of libnl): PHC index, -1 when none. */
+/*
+ * ETHTOOL_GET_TS_INFO through the ioctl (ptp/ stays free of libnl): PHC index (-1 when none) and
+ * the receive filters the driver offers (1 << HWTSTAMP_FILTER_*, 0 when it says nothing).
+ */
+int hwtstamp_get_info(int fd, const char *ifname, int *ret_phc_index, uint32_t *ret_rx_filters);
 int hwtstamp_get_phc_index(int fd, const char *ifname, int *ret_phc_index);
 
 /*
- * SIOCSHWTSTAMP with TX on and the L2 PTP event filter; the driver may widen the filter, so the
- * result is read back with SIOCGHWTSTAMP into *ret_tx_type and *ret_rx_filter.
+ * The receive filter to ask for among those offered: the narrowest that stamps every L2 PTP
+ * event message, PTP_V2_L2_EVENT, else PTP_V2_EVENT (L2 and UDP), else ALL; PTP_V2_L2_EVENT
+ * when the driver lists none (it answers for itself); -EOPNOTSUPP when it lists only others.
+ */
+int hwtstamp_choose_rx_filter(uint32_t rx_filters);
+
+/* ethtool's name of a HWTSTAMP_FILTER_* ("ptpv2-l2-event", "ptpv2-event", "all"...). */
+const char *hwtstamp_rx_filter_to_string(int rx_filter);
+
+/*
+ * SIOCSHWTSTAMP with TX on and rx_filter; the driver may widen the filter, so the result is
+ * read back with SIOCGHWTSTAMP into *ret_tx_type and *ret_rx_filter.
  * -EOPNOTSUPP (veth), -ERANGE, -EPERM... when the driver or the caller's rights refuse.
  */
-int hwtstamp_enable(int fd, const char *ifname, int *ret_tx_type, int *ret_rx_filter);
+int hwtstamp_enable(int fd, const char *ifname, int rx_filter, int *ret_tx_type,
+		    int *ret_rx_filter);
 int hwtstamp_read(int fd, const char *ifname, int *ret_tx_type, int *ret_rx_filter);
 
 /* What one recvmsg() carried: a timestamp and, from the error queue, the OPT_ID key. */

@@ -104,12 +104,13 @@ static void configure_timestamping(int fd, const char *ifname, enum transport_ts
 				   struct transport_ts_status *st)
 {
 	bool want_hw = req == TRANSPORT_TS_HARDWARE;
-	int r;
+	uint32_t filters = 0;
+	int r, filter;
 
 	st->mode = TRANSPORT_TS_MODE_SOFTWARE;
 	st->hw_error = 0;
 	st->phc_index = -1;
-	if (hwtstamp_get_phc_index(fd, ifname, &st->phc_index) < 0) {
+	if (hwtstamp_get_info(fd, ifname, &st->phc_index, &filters) < 0) {
 		st->phc_index = -1;
 	}
 	if (req == TRANSPORT_TS_AUTO && st->phc_index >= 0) {
@@ -118,7 +119,10 @@ static void configure_timestamping(int fd, const char *ifname, enum transport_ts
 	if (!want_hw) {
 		return;
 	}
-	r = hwtstamp_enable(fd, ifname, &st->hw_tx_type, &st->hw_rx_filter);
+	/* From what the driver offers (ethtool TSINFO rx_filters), then read back. */
+	filter = hwtstamp_choose_rx_filter(filters);
+	r = filter < 0 ? filter
+		       : hwtstamp_enable(fd, ifname, filter, &st->hw_tx_type, &st->hw_rx_filter);
 	if (r < 0) {
 		st->hw_error = r;
 		return;

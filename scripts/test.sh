@@ -3,12 +3,16 @@
 # Install what is needed, build, and run the whole default test suite (README's second command).
 #
 # Tiers: format check, -Werror build + unit tests, ASan+UBSan unit tests, bounded libFuzzer run,
-# integration tests in network namespaces (needs root). Opt-in switches (environment):
+# integration tests in network namespaces (needs root), the hardware tier (tests/vm/hw.sh: a QEMU
+# guest with igb NICs and their PHCs, hardware timestamps, build-vm/). docs/testing.md says what
+# each proves. Opt-in switches (environment):
 #   PHCD_FUZZ_SECONDS=N   seconds per fuzzer (default 60; 0 skips the fuzz tier, reported loudly)
 #   PHCD_TEST_SLOW=1      also run the slow integration tests (suite "slow")
 #   PHCD_TEST_ASAN_BINARIES=1  also run the integration suite against the ASan+UBSan build
 #   PHCD_TEST_SYSTEMD=1   also run the systemd tier (tests/systemd/run.sh: nspawn, build-systemd/)
 #   PHCD_TEST_VM=1        also run the VM tier (tests/vm/run.sh: QEMU igb PHCs, build-vm/)
+#   PHCD_TEST_VM_QEMUFIX=1  also run the closed-loop tier (tests/vm/closed-loop.sh: QEMU with its
+#                         igb PTP bugs fixed, built once into build-vm/qemu-fixed/)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 top=$PWD
@@ -92,6 +96,7 @@ else
 	run_tier "fuzz (${PHCD_FUZZ_SECONDS:-60}s per harness)" tier_fuzz
 fi
 run_tier integration tier_integration
+run_tier "hardware (QEMU igb, hardware timestamps)" tests/vm/hw.sh
 opt_in_tier() { # VARIABLE NAME SCRIPT
 	if [ "${!1:-0}" = 1 ]; then
 		run_tier "$2" "$3"
@@ -102,6 +107,7 @@ opt_in_tier() { # VARIABLE NAME SCRIPT
 opt_in_tier PHCD_TEST_ASAN_BINARIES "integration (ASan+UBSan binaries)" tests/integration/run-asan.sh
 opt_in_tier PHCD_TEST_SYSTEMD "systemd tier (nspawn)" tests/systemd/run.sh
 opt_in_tier PHCD_TEST_VM "VM tier (QEMU igb)" tests/vm/run.sh
+opt_in_tier PHCD_TEST_VM_QEMUFIX "closed-loop tier (fixed QEMU igb)" tests/vm/closed-loop.sh
 
 echo
 echo "=== summary"

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/timex.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -23,6 +24,7 @@
 #include "common/status-page.h"
 #include "ptp/clock.h"
 #include "ptp/port.h"
+#include "ptp/steer.h"
 #include "ptp/transport.h"
 
 #define CONFIG_TIMEOUT_MS 5000
@@ -69,6 +71,8 @@ struct worker_port {
 	uint8_t erbest_wire[IPC_MAX_SIZE];
 	int last_error;
 	char last_error_text[IPC_ERROR_TEXT_MAX];
+	uint64_t tx_ts_timeouts; /* sends whose TX timestamp did not come in tx_timestamp_timeout */
+	int32_t tx_timeout_ms;
 	bool error_changed; /* not yet on the socket */
 	int exit_code;
 	/*
@@ -398,6 +402,31 @@ static int port_priority_request(void *userdata, const struct mgmt_change *chang
 	return ipc_send(w->ipc, &m, NULL, 0);
 }
 
+/*
+ * The engine's failed actions: a send whose TX timestamp never came (-ETIME, after
+ * tx_timestamp_timeout) is counted and logged once with the interface, as ptp4l does; every
+ * failure goes into LastError (the port went FAULTY, 9.2.6.2).
+ */
+static void port_engine_error(struct port_loop *l, const char *what, int error)
+{
+	struct worker_port *w = container_of(l, struct worker_port, loop);
+
+	if (error != -ETIME) {
+		set_error(w, error, "%s failed: %s", what, strerror(-error));
+		return;
+	}
+	if (w->tx_ts_timeouts++ == 0) {
+		fprintf(stderr,
+			"phcd-port: %s: timed out waiting for a transmit timestamp "
+			"(tx_timestamp_timeout %" PRId32 " ms); the port goes FAULTY, a larger "
+			"tx_timestamp_timeout may help\n",
+			w->args->ifname, w->tx_timeout_ms);
+	}
+	set_error(w, error,
+		  "no TX timestamp in tx_timestamp_timeout %" PRId32 " ms (%" PRIu64 " times)",
+		  w->tx_timeout_ms, w->tx_ts_timeouts);
+}
+
 static const struct port_ops worker_port_ops = {
 	.state_changed = port_state_changed,
 	.sample = port_sample,
@@ -501,9 +530,9 @@ static void on_ipc(struct evloop *e, int fd, uint32_t revents, void *userdata)
 }
 
 /*
- * CONFIG and the fds that come with it: the port's socket, its status page, then its PHC when the
- * clock back end uses one. A CONFIG without the first two, or with a PHC the back end does not
- * want, is refused.
+ * CONFIG and the fds that come with it: the port's socket, its status page, then its PHC when
+ * timestamps are hardware (steer_wants_phc()). A CONFIG without the first two, or with a PHC for
+ * the system back end (which never reads one), is refused.
  */
 static int recv_config(int ipc, struct ipc_config *ret, int *ret_sock, int *ret_page, int *ret_phc)
 {
@@ -522,7 +551,7 @@ static int recv_config(int ipc, struct ipc_config *ret, int *ret_sock, int *ret_
 		return r;
 	}
 	if (m.type != IPC_CONFIG || n < 2 ||
-	    (n == 3 && m.config.instance.clock_backend != OPTIONS_CLOCK_PHC)) {
+	    (n == 3 && m.config.instance.clock_backend == OPTIONS_CLOCK_SYSTEM)) {
 		for (size_t k = 0; k < n; k++) {
 			close(fds[k]);
 		}
@@ -535,34 +564,114 @@ static int recv_config(int ipc, struct ipc_config *ret, int *ret_sock, int *ret_
 	return 0;
 }
 
-/* The clock back end of the instance, built on what this worker holds. */
-static int make_clock(struct worker_port *w, const struct ipc_config *c, bool hw)
+/*
+ * Can the PHC be steered through this fd? A frequency write of the frequency it already has
+ * changes nothing, and fails as the servo would (EBADF/EACCES on a read-only fd, EOPNOTSUPP).
+ */
+static int probe_phc(int fd)
 {
-	clockid_t raw_id = hw && w->phc_fd >= 0 ? clock_phc_clockid(w->phc_fd) : CLOCK_REALTIME;
+	struct timex tx = { .modes = 0 };
+
+	if (clock_adjtime(clock_phc_clockid(fd), &tx) < 0) {
+		return -errno;
+	}
+	tx.modes = ADJ_FREQUENCY;
+	if (clock_adjtime(clock_phc_clockid(fd), &tx) < 0) {
+		return -errno;
+	}
+	return 0;
+}
+
+/* What this port steers (ptp/steer.h), from the configuration and what the worker holds. */
+static void decide_steering(const struct worker_port *w, const struct ipc_config *c,
+			    const struct transport_ts_status *st, struct steer_decision *ret)
+{
+	struct steer_input in = {
+		.backend = c->instance.clock_backend,
+		.time_stamping = c->port.time_stamping,
+		.hw_timestamps = st->mode == TRANSPORT_TS_MODE_HARDWARE,
+		.hw_error = st->hw_error,
+		.phc_index = st->phc_index,
+		.phc_open = w->phc_fd >= 0,
+	};
+
+	if (in.phc_open && in.backend == OPTIONS_CLOCK_PHC) {
+		in.phc_error = probe_phc(w->phc_fd);
+	}
+	steer_decide(&in, ret);
+}
+
+/* The clock back end the decision names, built on what this worker holds. */
+static int make_clock(struct worker_port *w, const struct ipc_config *c,
+		      const struct steer_decision *d)
+{
+	clockid_t raw_id = d->raw_phc ? clock_phc_clockid(w->phc_fd) : CLOCK_REALTIME;
 	int r;
 
-	switch (c->instance.clock_backend) {
-	case OPTIONS_CLOCK_PHC:
-		if (w->phc_fd >= 0) {
-			r = clock_phc_new(w->phc_fd, &w->loop.clock);
-			if (r >= 0) {
-				w->phc_fd = -1; /* the clock owns it now */
-			}
-			return r;
+	switch (d->target) {
+	case STEER_PHC:
+		r = clock_phc_new(w->phc_fd, &w->loop.clock);
+		if (r >= 0) {
+			w->phc_fd = -1; /* the clock owns it now */
 		}
-		set_error(w, -ENODEV, "no PHC on this interface: measuring only");
-		return clock_freerun_new(raw_id, &w->loop.clock);
-	case OPTIONS_CLOCK_VIRTUAL:
+		return r;
+	case STEER_VIRTUAL:
+		/* Over the PHC (hardware timestamps): w->phc_fd stays open while the port runs. */
 		return port_loop_virtual_clock(&w->loop, raw_id, &c->instance);
-	case OPTIONS_CLOCK_SYSTEM:
+	case STEER_SYSTEM:
 		/*
 		 * Only the supervisor steers CLOCK_REALTIME (system_clock_instance), from the
 		 * offsets this worker measures against it.
 		 */
 		return clock_freerun_new(CLOCK_REALTIME, &w->loop.clock);
-	case OPTIONS_CLOCK_FREE_RUNNING:
-	default:
+	case STEER_NOTHING:
+		if (d->error) {
+			set_error(w, d->error, "%s", d->reason);
+		}
 		return clock_freerun_new(raw_id, &w->loop.clock);
+	case STEER_FAULTY:
+	default:
+		return d->error ? d->error : -EINVAL;
+	}
+}
+
+/*
+ * The port cannot run as configured (time_stamping hardware without it, a PHC that cannot be
+ * opened or adjusted): no port, no fallback. It stays FAULTY with the reason until the
+ * supervisor stops it (a reload, a shutdown), as ptp4l refuses to start.
+ */
+static int stay_faulty(struct worker_port *w, const struct steer_decision *d)
+{
+	struct ipc_msg m = { .type = IPC_STATUS };
+	struct pollfd pfd = { .fd = w->ipc, .events = POLLIN };
+
+	m.status.port_state = PORT_STATE_FAULTY;
+	m.status.servo_state = SERVO_UNLOCKED;
+	m.status.last_error = d->error;
+	/* The errno travels as LastErrorCode; the text is the reason alone (it fits the STATUS). */
+	snprintf(m.status.last_error_text, sizeof(m.status.last_error_text), "%s", d->reason);
+	fprintf(stderr, "phcd-port: %s: %s: %s\n", w->args->ifname, d->reason, strerror(-d->error));
+	(void) status_page_write(w->page, &m);
+	if (ipc_send(w->ipc, &m, NULL, 0) < 0) {
+		return -EPIPE;
+	}
+	for (;;) {
+		struct ipc_msg in;
+		int r;
+
+		if (poll(&pfd, 1, -1) < 0) {
+			if (errno == EINTR) {
+				continue;
+			}
+			return -errno;
+		}
+		r = ipc_recv(w->ipc, &in, NULL, 0, NULL);
+		if (r == -EAGAIN || r == -EINTR) {
+			continue;
+		}
+		if (r < 0 || in.type == IPC_SHUTDOWN) {
+			return r == -ECONNRESET || r >= 0 ? 0 : r;
+		}
 	}
 }
 
@@ -573,6 +682,7 @@ int port_ipc_run(const struct port_ipc_args *a)
 	struct ipc_config cfg;
 	struct port_config pc;
 	struct transport_ts_status st;
+	struct steer_decision steer;
 	struct transport_config tc = { 0 };
 	int sock = -1, page = -1, r;
 
@@ -603,6 +713,10 @@ int port_ipc_run(const struct port_ipc_args *a)
 	}
 
 	r = port_loop_init(&w.loop, &worker_port_ops);
+	w.loop.engine_error = port_engine_error;
+	/* ptp4l's key and default (1 ms): how long a send waits for its TX timestamp. */
+	w.tx_timeout_ms = cfg.port.tx_timestamp_timeout;
+	tc.tx_timeout = (ns_t) cfg.port.tx_timestamp_timeout * NS_PER_MSEC;
 	if (r >= 0) {
 		r = transport_l2_new(&w.loop.transport);
 	}
@@ -616,7 +730,13 @@ int port_ipc_run(const struct port_ipc_args *a)
 		r = transport_get_ts_status(w.loop.transport, &st);
 	}
 	if (r >= 0) {
-		r = make_clock(&w, &cfg, st.mode == TRANSPORT_TS_MODE_HARDWARE);
+		/* Decided before make_clock() takes the PHC fd: what is held, not what is left. */
+		decide_steering(&w, &cfg, &st, &steer);
+		if (steer.target == STEER_FAULTY) {
+			r = stay_faulty(&w, &steer);
+			goto out;
+		}
+		r = make_clock(&w, &cfg, &steer);
 	}
 	if (r < 0) {
 		log_port_error_errno(a->ifname, r, "cannot set up the port: %m");
@@ -628,13 +748,11 @@ int port_ipc_run(const struct port_ipc_args *a)
 	pc.clockIdentity = cfg.clock_identity;
 	pc.portNumber = cfg.port_number;
 	pc.utc_timescale = st.mode == TRANSPORT_TS_MODE_SOFTWARE;
-	pc.adjust_clock = cfg.instance.clock_backend != OPTIONS_CLOCK_FREE_RUNNING &&
-			  !(cfg.instance.clock_backend == OPTIONS_CLOCK_PHC && w.phc_fd < 0) &&
-			  cfg.instance.clock_backend != OPTIONS_CLOCK_SYSTEM;
+	pc.adjust_clock = steer.servo;
 	pc.external_bmca = true;
-	/* make_clock() gives a virtual clock no PHC: its raw clock is CLOCK_REALTIME. */
-	w.share_clock = cfg.instance.clock_backend == OPTIONS_CLOCK_VIRTUAL && w.loop.raw &&
-			st.mode == TRANSPORT_TS_MODE_SOFTWARE;
+	/* Software timestamps: the virtual clock's raw clock is CLOCK_REALTIME, one for all ports.
+	 */
+	w.share_clock = steer.target == STEER_VIRTUAL && w.loop.raw && !steer.raw_phc;
 	w.summary_ns = NS_PER_SEC << cfg.port.summary_interval;
 	pc.seed = (uint64_t) getpid() ^ (uint64_t) port_loop_now();
 	r = port_loop_new_port(&w.loop, &pc);

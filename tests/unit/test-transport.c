@@ -8,6 +8,7 @@
 #include <time.h> /* before linux/errqueue.h, which uses struct timespec */
 #include <linux/errqueue.h>
 #include <linux/if_packet.h>
+#include <linux/net_tstamp.h>
 #include <string.h>
 
 #include "ptp/hwtstamp.h"
@@ -218,10 +219,43 @@ static void test_cmsg_absent_and_foreign(void **state)
 	assert_false(r.has_ts);
 }
 
+/*
+ * The receive filter from what the driver offers: PTP_V2_L2_EVENT, PTP_V2_EVENT, ALL in that
+ * order; igb (82576) offers ptpv1-l4-sync, ptpv1-l4-delay-req and ptpv2-event only.
+ */
+static void test_choose_rx_filter(void **state)
+{
+#define F(x) (1u << HWTSTAMP_FILTER_##x)
+	const uint32_t igb = F(NONE) | F(PTP_V1_L4_SYNC) | F(PTP_V1_L4_DELAY_REQ) | F(PTP_V2_EVENT);
+
+	assert_int_equal(hwtstamp_choose_rx_filter(igb), HWTSTAMP_FILTER_PTP_V2_EVENT);
+	assert_int_equal(hwtstamp_choose_rx_filter(igb | F(PTP_V2_L2_EVENT) | F(ALL)),
+			 HWTSTAMP_FILTER_PTP_V2_L2_EVENT);
+	assert_int_equal(hwtstamp_choose_rx_filter(F(NONE) | F(ALL)), HWTSTAMP_FILTER_ALL);
+	assert_int_equal(hwtstamp_choose_rx_filter(F(ALL) | F(PTP_V2_EVENT)),
+			 HWTSTAMP_FILTER_PTP_V2_EVENT);
+	/* Sync only (or V1 only) cannot run a port: refused, not half-stamped. */
+	assert_int_equal(
+		hwtstamp_choose_rx_filter(F(NONE) | F(PTP_V2_L2_SYNC) | F(PTP_V1_L4_EVENT)),
+		-EOPNOTSUPP);
+	/* A driver that lists nothing is asked for the narrowest and answers for itself. */
+	assert_int_equal(hwtstamp_choose_rx_filter(0), HWTSTAMP_FILTER_PTP_V2_L2_EVENT);
+#undef F
+	assert_string_equal(hwtstamp_rx_filter_to_string(HWTSTAMP_FILTER_PTP_V2_EVENT),
+			    "ptpv2-event");
+	assert_string_equal(hwtstamp_rx_filter_to_string(HWTSTAMP_FILTER_PTP_V2_L2_EVENT),
+			    "ptpv2-l2-event");
+	assert_string_equal(hwtstamp_rx_filter_to_string(HWTSTAMP_FILTER_ALL), "all");
+	assert_string_equal(hwtstamp_rx_filter_to_string(HWTSTAMP_FILTER_NONE), "none");
+	assert_string_equal(hwtstamp_rx_filter_to_string(-1), "unknown");
+	assert_string_equal(hwtstamp_rx_filter_to_string(1000), "unknown");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_is_event),
+		cmocka_unit_test(test_choose_rx_filter),
 		cmocka_unit_test(test_request_names),
 		cmocka_unit_test(test_dispatch),
 		cmocka_unit_test(test_recv_batch_fallback),

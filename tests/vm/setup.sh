@@ -25,7 +25,7 @@ EOT
 		echo "vm setup: added $src"
 	fi
 	apt-get update -q >/dev/null
-	apt-get install -y -q --no-install-recommends -t bookworm-backports qemu-system-x86 >/dev/null
+	apt-get install -y -q -o DPkg::Lock::Timeout=900 --no-install-recommends -t bookworm-backports qemu-system-x86 >/dev/null
 fi
 echo "vm setup: $(qemu-system-x86_64 --version | head -n 1)"
 qemu-system-x86_64 -device help 2>/dev/null | grep -q '"igb"' || {
@@ -34,7 +34,7 @@ qemu-system-x86_64 -device help 2>/dev/null | grep -q '"igb"' || {
 }
 for p in busybox-static cpio xz-utils; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
-		apt-get install -y -q --no-install-recommends "$p" >/dev/null
+		apt-get install -y -q -o DPkg::Lock::Timeout=900 --no-install-recommends "$p" >/dev/null
 done
 
 # The guest kernel: bookworm's, unpacked from its .deb (the host's kernel stays as it is).

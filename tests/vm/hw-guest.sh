@@ -1,0 +1,172 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The hardware tier's guest side (tests/vm/hw.sh builds the initramfs and judges the output):
+# eth0 and eth1, two igb NICs with their own PHCs (ptp0, ptp1), on one QEMU hub. Lines for the
+# host start with VMTEST. Tools by full path: busybox's sh prefers its own applets.
+/bin/busybox --install -s /bin
+export PATH=/opt/bin:/bin
+. /hw.env
+B=/opt/bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+mkdir -p /run /tmp /var/run
+for m in dca i2c-algo-bit igb; do insmod /mods/$m.ko; done
+i=0
+while [ ! -e /dev/ptp1 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+for n in eth0 eth1; do ip link set $n up; done
+
+up() { cut -d' ' -f1 /proc/uptime; }
+say() { echo "VMTEST: $*"; }
+# wait_for FILE REGEX SECONDS
+wait_for() {
+	local end=$(($(cut -d. -f1 /proc/uptime) + $3))
+	while ! grep -Eq "$2" "$1" 2>/dev/null; do
+		[ "$(cut -d. -f1 /proc/uptime)" -lt $end ] || return 1
+		sleep 0.2
+	done
+}
+prop() { # PORT PROPERTY
+	$B/busctl --system get-property org.phcd1 /org/phcd1/port/$1 org.phcd1.Port $2 2>&1
+}
+# wait_prop PORT PROPERTY VALUE SECONDS
+wait_prop() {
+	local end=$(($(cut -d. -f1 /proc/uptime) + $4))
+	while [ "$(prop $1 $2)" != "$3" ]; do
+		[ "$(cut -d. -f1 /proc/uptime)" -lt $end ] || return 1
+		sleep 0.5
+	done
+}
+counters() { prop $1 Counters | sed 's/^a{st} [0-9]* //; s/" \([0-9]*\)/=\1/g; s/"//g'; }
+
+# A private system bus, with phcd's own policy.
+mkdir -p /run/dbus
+$B/dbus-daemon --config-file=/dbus/system.conf --fork --nopidfile
+export DBUS_SYSTEM_BUS_ADDRESS=unix:path=/run/dbus/system_bus_socket
+
+echo "VMTEST-JSON $($B/phcd --list-interfaces --json)"
+
+# The error every servo must learn: the master's PHC 50 ppm fast (before anything runs: with
+# QEMU's bug (c) a frequency change also moves the PHC once).
+$B/phc_ctl /dev/ptp1 freq 50000 >/dev/null
+echo "VMTEST-RATE $($B/tool-vm-igb rate /dev/ptp1 /dev/ptp0 5)"
+
+PTP4L_OPTS="-2 -H -m --free_running 1 --tx_timestamp_timeout $TX_TIMEOUT_MS --logAnnounceInterval -2
+	--announceReceiptTimeout 3 --logSyncInterval -3 --logMinDelayReqInterval -3"
+# clock_backend phc: the guest's CLOCK_REALTIME follows the instance's PHC (phc2sys's role).
+SYSCLOCK=
+[ "$BACKEND" = phc ] && SYSCLOCK="system_clock_instance = hw"
+conf() { # NAME INTERFACE EXTRA
+	cat >/$1.conf <<EOF
+[global]
+$SYSCLOCK
+time_stamping = hardware
+tx_timestamp_timeout = $TX_TIMEOUT_MS
+logging_level = 7
+logAnnounceInterval = -2
+announceReceiptTimeout = 3
+logSyncInterval = -3
+logMinDelayReqInterval = -3
+
+[instance hw]
+interfaces = $2
+clock_backend = $BACKEND
+$3
+EOF
+}
+start_phcd() { # NAME
+	$B/phcd -f /$1.conf --port-binary $B/phcd-port --uds '' --uds-ro '' >/tmp/$1.log 2>&1 &
+	echo $! >/tmp/$1.pid
+}
+stop_all() {
+	for p in /tmp/*.pid; do kill $(cat $p) 2>/dev/null; done
+	sleep 1
+	rm -f /tmp/*.pid
+}
+
+# --- A: ptp4l (hardware timestamps) master on eth1, phcd slave on eth0 ---
+# QEMU bug (b): eth0 must stamp Sync (type 0), eth1 Delay_Req (type 1). Not on a fixed QEMU.
+quirks() { # LOG IF=TYPE...
+	local log=$1
+	shift
+	if [ "$QUIRKS" = 1 ]; then
+		$B/tool-vm-igb quirks "$@" >$log 2>&1 &
+		echo $! >/tmp/quirks.pid
+	else
+		: >$log
+	fi
+}
+quirks /tmp/quirks-a.log eth0=0 eth1=1
+$B/ptp4l -i eth1 $PTP4L_OPTS --masterOnly 1 --uds_address /run/ptp4l-a >/tmp/ptp4l-a.log 2>&1 &
+echo $! >/tmp/ptp4l.pid
+conf a eth0 "slaveOnly = 1"
+start_phcd a
+if wait_prop eth0 State 's "SLAVE"' $SLAVE_WAIT_S; then
+	say "A: phcd SLAVE at $(up)s"
+	echo "VMTEST-A-SLAVE 1"
+	# Let the servo learn, then take its frequency from every sample logged after that.
+	sleep $LEARN_S
+	n=$(grep -c 'master offset' /tmp/a.log)
+	echo "VMTEST-A-SAMPLES $n"
+	# The median: TCG's occasional stall gives a sample tens of us off and a freq spike.
+	grep 'master offset' /tmp/a.log | tail -n $MEAN_SAMPLES |
+		awk '{for (i = 1; i < NF; i++) if ($i == "freq") print $(i + 1) + 0}' | sort -n |
+		awk '{ v[NR] = $1 } END { if (NR) printf "VMTEST-A-FREQ %d %d\n", v[int((NR + 1) / 2)], NR }'
+	grep 'master offset' /tmp/a.log | tail -n 3 | sed 's/^/VMTEST: A: phcd: /'
+	# clock_backend phc: the slave's PHC itself now runs at the master's rate.
+	if [ "$BACKEND" = phc ]; then
+		echo "VMTEST-A-RESIDUAL $($B/tool-vm-igb rate /dev/ptp1 /dev/ptp0 5)"
+		grep 'system clock' /tmp/a.log | sed 's/^/VMTEST: A: phcd: /'
+		echo "VMTEST-A-SYSLOCKED $(grep -c 'system clock LOCKED' /tmp/a.log)"
+		# PHC - CLOCK_REALTIME: TAI - UTC (37 s) when locked; the worst of five reads.
+		for k in 1 2 3 4 5; do $B/phc_ctl /dev/ptp0 cmp; sleep 1; done 2>&1 |
+			sed -n 's/.*offset from CLOCK_REALTIME is \(-\?[0-9]*\)ns.*/\1/p' |
+			awk '{ a = $1 - 37000000000; b = $1 + 37000000000; if (a < 0) a = -a
+			       if (b < 0) b = -b; d = a < b ? a : b; if (d > m) m = d }
+			     END { print "VMTEST-A-SYSWORST", NR ? m : "none", NR }'
+	fi
+fi
+echo "VMTEST-A-MODE $(prop eth0 TimestampingMode)"
+echo "VMTEST-A-PHC $(prop eth0 PhcIndex)"
+echo "VMTEST-A-FILTER $(prop eth0 TimestampingRxFilter)"
+echo "VMTEST-A-STATE $(prop eth0 State)"
+echo "VMTEST-A-COUNTERS $(counters eth0)"
+echo "VMTEST-A-ERROR $(prop eth0 LastError)"
+stop_all
+echo "VMTEST-A-PTP4L-NOTS $(grep -c 'without timestamp' /tmp/ptp4l-a.log)"
+echo "VMTEST-A-PTP4L-TXTO $(grep -c 'timed out while polling' /tmp/ptp4l-a.log)"
+sed -n 's/^QUIRKS /VMTEST-A-QUIRKS-/p' /tmp/quirks-a.log
+grep -v '^QUIRKS' /tmp/quirks-a.log | sed 's/^/VMTEST: A: /'
+grep -E 'worker|FAULTY|error|refused' /tmp/a.log | head -n 10 | sed 's/^/VMTEST: A: phcd log: /'
+grep -Ei 'fault|timeout|without' /tmp/ptp4l-a.log | head -n 5 | sed 's/^/VMTEST: A: ptp4l log: /'
+
+# --- B: phcd master on eth0, ptp4l (hardware timestamps, free-running) slave on eth1 ---
+quirks /tmp/quirks-b.log eth0=1 eth1=0
+conf b eth0 "priority1 = 1"
+start_phcd b
+$B/ptp4l -i eth1 $PTP4L_OPTS -s --uds_address /run/ptp4l-b >/tmp/ptp4l-b.log 2>&1 &
+echo $! >/tmp/ptp4l.pid
+# A free-running ptp4l prints its measurements as summaries ("rms ... freq ... delay ...").
+if wait_for /tmp/ptp4l-b.log 'master offset|rms ' $SLAVE_WAIT_S; then
+	say "B: ptp4l measuring at $(up)s"
+	sleep $MASTER_S
+fi
+echo "VMTEST-B-STATE $(prop eth0 State)"
+echo "VMTEST-B-MODE $(prop eth0 TimestampingMode)"
+echo "VMTEST-B-COUNTERS $(counters eth0)"
+echo "VMTEST-B-ERROR $(prop eth0 LastError)"
+stop_all
+echo "VMTEST-B-PTP4L-OFFSETS $(grep -Ec 'master offset|rms ' /tmp/ptp4l-b.log)"
+# The last summary: ptp4l's estimate of its PHC against phcd's, and the mean path delay.
+grep 'rms ' /tmp/ptp4l-b.log | tail -n 1 |
+	awk '{for (i = 1; i < NF; i++) { if ($i == "freq") f = $(i + 1); if ($i == "delay") d = $(i + 1) }
+	     print "VMTEST-B-PTP4L-LAST", f + 0, d + 0}'
+echo "VMTEST-B-PTP4L-NOTS $(grep -c 'without timestamp' /tmp/ptp4l-b.log)"
+echo "VMTEST-B-PTP4L-TXTO $(grep -c 'timed out while polling' /tmp/ptp4l-b.log)"
+sed -n 's/^QUIRKS /VMTEST-B-QUIRKS-/p' /tmp/quirks-b.log
+grep -v '^QUIRKS' /tmp/quirks-b.log | sed 's/^/VMTEST: B: /'
+grep -E 'master offset|rms ' /tmp/ptp4l-b.log | tail -n 3 | sed 's/^/VMTEST: B: ptp4l: /'
+grep -Ei 'fault|timeout|without' /tmp/ptp4l-b.log | head -n 5 | sed 's/^/VMTEST: B: ptp4l log: /'
+grep -v 'without timestamp' /tmp/ptp4l-b.log | tail -n 8 | sed 's/^/VMTEST: B: ptp4l tail: /'
+echo "VMTEST-DONE at $(up)s"
+poweroff -f

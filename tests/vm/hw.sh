@@ -1,0 +1,182 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Hardware tier (in the default test command): a QEMU (TCG) guest with two igb NICs on one hub,
+# each with its PTP hardware clock, stock QEMU 10 from bookworm-backports. In it:
+#  - the full phcd supervisor finds both PHCs over ethtool netlink (--list-interfaces);
+#  - A: ptp4l -H master on eth1, phcd (time_stamping hardware, clock_backend virtual) slave on
+#    eth0: D-Bus says TimestampingMode "hardware", PhcIndex 0 and the receive filter, the port
+#    reaches SLAVE, and phcd's frequency learns the +50 ppm imposed on the master's PHC to
+#    within FREQ_TOL_PPB;
+#  - B: roles swapped, phcd MASTER on eth0, ptp4l -H slave (free-running) measuring it;
+#  - both: every event message sent was stamped in hardware (a missing TX stamp fails the
+#    send: ptp4l logs a timeout, phcd's port goes FAULTY), and every one received that the
+#    kernel delivered with a hardware timestamp was taken with it: phcd's and ptp4l's
+#    "no timestamp" counts never exceed the frames that arrived unstamped, counted in the guest
+#    by a packet socket of tool-vm-igb with SO_TIMESTAMPING.
+# QEMU's igb drops RX timestamps (bugs (a), (b) in docs/testing.md): the guest runs
+# tool-vm-igb quirks to compensate, a workaround for QEMU, nothing phcd needs on real NICs.
+# Bug (a) still costs the frames that arrive while the previous stamp is latched (a few per
+# cent under TCG); at most MAX_UNSTAMPED_PCT of them, or the tier fails. The opt-in closed-loop
+# tier (PHCD_TEST_VM_QEMUFIX=1, a QEMU with the bugs fixed) requires none missing.
+#
+# Usage: tests/vm/hw.sh [WORKDIR] (default build-vm/, shared with tests/vm/run.sh).
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+work=$(realpath -m "${1:-$top/build-vm}")
+# PHCD_VM_CLOSED_LOOP=1 (tests/vm/closed-loop.sh, with PHCD_VM_QEMU naming a fixed QEMU): no
+# workaround in the guest, clock_backend phc, no event message without its timestamp.
+CLOSED=${PHCD_VM_CLOSED_LOOP:-0}
+if [ "$CLOSED" = 1 ]; then
+	FREQ_TOL_PPB=${PHCD_VM_FREQ_TOL_PPB:-500}
+	MAX_UNSTAMPED_PCT=0
+	SYS_BOUND_NS=${PHCD_VM_SYS_BOUND_NS:-100000}
+	tier="closed-loop tier"
+else
+	FREQ_TOL_PPB=${PHCD_VM_FREQ_TOL_PPB:-1000}
+	MAX_UNSTAMPED_PCT=${PHCD_VM_MAX_UNSTAMPED_PCT:-10}
+	tier="hardware tier"
+fi
+
+not_run() {
+	echo "$tier: NOT RUN: $*" >&2
+	exit 1
+}
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+[ "$(id -u)" -eq 0 ] || not_run "needs root (apt-get for QEMU 10 from bookworm-backports)"
+"$top/tests/vm/setup.sh" "$work" || not_run "tests/vm/setup.sh could not provide QEMU 10 + kernel"
+. "$top/tests/vm/lib.sh"
+
+vm_build "$work" daemon/phcd worker/phcd-port tests/vm/tool-vm-igb
+ird=$work/initramfs-hw
+vm_initramfs "$work" "$ird" "$work/build/daemon/phcd" "$work/build/worker/phcd-port" \
+	"$work/build/tests/vm/tool-vm-igb" "$(command -v ptp4l)" "$(command -v phc_ctl)" \
+	"$(command -v dbus-daemon)" "$(command -v busctl)"
+vm_dbus_config "$ird"
+cp "$top/tests/vm/hw-guest.sh" "$ird/init"
+cat >"$ird/hw.env" <<EOF
+SLAVE_WAIT_S=${PHCD_VM_SLAVE_WAIT_S:-90}
+LEARN_S=${PHCD_VM_LEARN_S:-40}
+MEAN_SAMPLES=${PHCD_VM_MEAN_SAMPLES:-120}
+MASTER_S=${PHCD_VM_MASTER_S:-20}
+TX_TIMEOUT_MS=${PHCD_VM_TX_TIMEOUT_MS:-400}
+QUIRKS=$((1 - CLOSED))
+BACKEND=$([ "$CLOSED" = 1 ] && echo phc || echo virtual)
+EOF
+log=$work/serial-hw.log
+started=$(date +%s)
+vm_boot "$ird" "$log" 600 2 "iomem=relaxed"
+echo "$tier: guest ran $(($(date +%s) - started)) s"
+v() { tr -d '\r' <"$log" | sed -n "s/^VMTEST-$1 //p" | tail -n 1; }
+tr -d '\r' <"$log" | grep '^VMTEST: ' | sed 's/^VMTEST: //'
+[ -n "$(v DONE)" ] || fail "the guest did not finish its script (see $log)"
+
+# Discovery.
+phcs=$(jq -r '[.[] | select(.phc_index >= 0) | .phc_index] | sort | join(",")' <<<"$(v JSON)")
+[ "$phcs" = "0,1" ] || fail "phcd --list-interfaces in the guest: expected PHCs 0,1, got '$phcs'"
+echo "ok: phcd --list-interfaces (ethtool netlink) finds both igb PHCs: $phcs"
+
+# counter NAME COUNTERS: one value of "rx_sync=12 tx_sync=0 ..."
+counter() { tr ' ' '\n' <<<"$2" | sed -n "s/^$1=//p"; }
+# nic_stamped ROLE NIC WHO MISSING: WHO's count of event messages received without a timestamp
+# on NIC against the frames the NIC left unstamped (tool-vm-igb's count).
+nic_stamped() {
+	local frames unst
+	if [ "$CLOSED" = 1 ]; then
+		[ "$4" = 0 ] ||
+			fail "$1: $3 on $2 got $4 event messages without a timestamp (fixed QEMU: expected 0)"
+		echo "ok: $1: $3 on $2: every event message received with its hardware timestamp"
+		return
+	fi
+	read -r frames unst <<<"$(v "$1-QUIRKS-$2")"
+	[ "${frames:-0}" -gt 0 ] || fail "$1: no stamped-type frame counted on $2"
+	[ "$4" -le "$unst" ] ||
+		fail "$1: $3 on $2 counted $4 event messages without a timestamp, but only $unst of" \
+			"$frames arrived without one: a hardware timestamp was lost on the way"
+	[ $((unst * 100)) -le $((frames * MAX_UNSTAMPED_PCT)) ] ||
+		fail "$1: $2 left $unst of $frames frames unstamped (QEMU bug (a)), more than" \
+			"$MAX_UNSTAMPED_PCT%"
+	echo "ok: $1: $3 on $2: $frames event frames, $((frames - unst)) with a hardware timestamp," \
+		"all taken with it ($3 counted $4 without; $unst arrived unstamped, QEMU bug (a))"
+}
+# ptp4l_tx ROLE TIMEOUTS: ptp4l's own TX timestamps in a starved TCG guest (its driver skips a
+# stamp while one is in flight): reported, one tolerated (its port recovers), more fail.
+ptp4l_tx() {
+	[ "${2:-0}" -le 1 ] || fail "$1: ptp4l timed out on $2 TX timestamps (tx_timestamp_timeout $TX_TIMEOUT_MS ms)"
+	echo "ok: $1: ptp4l TX timestamp timeouts: ${2:-0} (at most 1 tolerated under TCG)"
+}
+# phcd_counters ROLE COUNTERS RX_TYPE TX_TYPE: messages flowed both ways.
+phcd_counters() {
+	local rx tx
+	rx=$(counter "rx_$3" "$2")
+	tx=$(counter "tx_$4" "$2")
+	[ "${rx:-0}" -gt 0 ] && [ "${tx:-0}" -gt 0 ] ||
+		fail "$1: expected rx_$3 > 0 and tx_$4 > 0, got rx_$3=${rx:-none} tx_$4=${tx:-none}"
+	echo "ok: $1: phcd took $rx $3 and sent $tx $4, each send with its hardware TX timestamp" \
+		"(a missing one fails the send and the port)"
+}
+
+# A: phcd slave of ptp4l.
+[ "$(v A-SLAVE)" = 1 ] ||
+	fail "A: phcd on eth0 did not reach SLAVE (State $(v A-STATE), LastError $(v A-ERROR))"
+[ "$(v A-MODE)" = 's "hardware"' ] && [ "$(v A-PHC)" = "i 0" ] ||
+	fail "A: expected D-Bus TimestampingMode \"hardware\" and PhcIndex 0, got $(v A-MODE), $(v A-PHC)"
+echo "ok: A: phcd SLAVE of ptp4l -H; D-Bus TimestampingMode $(v A-MODE), PhcIndex $(v A-PHC)"
+[ "$(v A-FILTER)" = 's "ptpv2-event"' ] ||
+	fail "A: expected TimestampingRxFilter \"ptpv2-event\" (igb widens ptpv2-l2-event), got $(v A-FILTER)"
+echo "ok: A: D-Bus TimestampingRxFilter $(v A-FILTER) (chosen from the driver's TSINFO rx_filters, read back)"
+phcd_counters A "$(v A-COUNTERS)" sync delay_req
+nic_stamped A eth0 phcd "$(counter ignored_no_timestamp "$(v A-COUNTERS)")"
+nic_stamped A eth1 ptp4l "$(v A-PTP4L-NOTS)"
+[ "$(v A-ERROR)" = 's ""' ] || fail "A: phcd's LastError: expected none, got $(v A-ERROR)"
+echo "ok: A: phcd's LastError empty: no TX timestamp timeout, no failed action"
+ptp4l_tx A "$(v A-PTP4L-TXTO)"
+rate=$(v RATE | sed -n 's/^rate \(-\?[0-9.]*\) ppb$/\1/p')
+read -r freq nfreq <<<"$(v A-FREQ)"
+[ -n "$rate" ] && [ -n "${freq:-}" ] || fail "A: no imposed rate ('$(v RATE)') or no phcd frequency"
+awk -v r="$rate" -v f="$freq" -v t="$FREQ_TOL_PPB" \
+	'BEGIN { d = f - r; if (d < 0) d = -d; exit !(r > 40000 && d <= t) }' ||
+	fail "A: expected phcd's frequency within $FREQ_TOL_PPB ppb of the imposed $rate ppb," \
+		"got $freq ppb (median of $nfreq samples)"
+echo "ok: A: phcd (clock_backend $([ "$CLOSED" = 1 ] && echo phc || echo virtual), PHC 0)" \
+	"learnt the imposed $rate ppb: median freq $freq ppb of its last $nfreq samples" \
+	"(tolerance $FREQ_TOL_PPB ppb)"
+if [ "$CLOSED" = 1 ]; then
+	res=$(v A-RESIDUAL | sed -n 's/^rate \(-\?[0-9.]*\) ppb$/\1/p')
+	awk -v r="${res:-x}" -v t="$FREQ_TOL_PPB" 'BEGIN { exit !(r == r + 0 && r <= t && -r <= t) }' ||
+		fail "A: expected the master's PHC against the steered slave PHC within $FREQ_TOL_PPB ppb, got '$(v A-RESIDUAL)'"
+	echo "ok: A: the steered PHC 0 runs at PHC 1's rate: residual $res ppb (within $FREQ_TOL_PPB)"
+	read -r worst nreads <<<"$(v A-SYSWORST)"
+	[ "$(v A-SYSLOCKED)" -ge 1 ] && [ "${nreads:-0}" -ge 3 ] && [ "$worst" -le "$SYS_BOUND_NS" ] ||
+		fail "A: system_clock_instance: expected 'system clock LOCKED' and CLOCK_REALTIME" \
+			"within $SYS_BOUND_NS ns of PHC 0 - 37 s, got locked $(v A-SYSLOCKED), worst" \
+			"${worst:-none} ns of ${nreads:-0} reads"
+	echo "ok: A: the guest's CLOCK_REALTIME follows the steered PHC: LOCKED, worst |PHC - 37 s" \
+		"- CLOCK_REALTIME| $worst ns over $nreads reads (bound $SYS_BOUND_NS ns)"
+fi
+
+# B: ptp4l slave of phcd.
+[ "$(v B-STATE)" = 's "MASTER"' ] && [ "$(v B-MODE)" = 's "hardware"' ] ||
+	fail "B: expected phcd MASTER with hardware timestamps, got $(v B-STATE) $(v B-MODE)" \
+		"(LastError $(v B-ERROR))"
+phcd_counters B "$(v B-COUNTERS)" delay_req sync
+nic_stamped B eth0 phcd "$(counter ignored_no_timestamp "$(v B-COUNTERS)")"
+nic_stamped B eth1 ptp4l "$(v B-PTP4L-NOTS)"
+[ "$(v B-ERROR)" = 's ""' ] || fail "B: phcd's LastError: expected none, got $(v B-ERROR)"
+ptp4l_tx B "$(v B-PTP4L-TXTO)"
+n=$(v B-PTP4L-OFFSETS)
+read -r pfreq pdelay <<<"$(v B-PTP4L-LAST)"
+[ "${n:-0}" -ge 2 ] && [ -n "${pdelay:-}" ] ||
+	fail "B: ptp4l slave: expected >= 2 measurement lines, got ${n:-0}"
+# Closed loop: A left PHC 0 steered to PHC 1's rate, so there is no imposed rate to find.
+[ "$CLOSED" = 0 ] || rate=$pfreq
+awk -v r="$rate" -v f="$pfreq" -v d="$pdelay" -v t="$FREQ_TOL_PPB" \
+	'BEGIN { e = f - r; if (e < 0) e = -e; exit !(e <= t && d > 0 && d < 1000000) }' ||
+	fail "B: ptp4l's estimate against phcd's PHC: expected freq within $FREQ_TOL_PPB ppb of" \
+		"$rate and 0 < path delay < 1 ms, got freq $pfreq delay $pdelay"
+echo "ok: B: ptp4l -H slave of phcd MASTER: $n measurements; its frequency estimate against" \
+	"phcd's PHC $pfreq ppb (imposed $rate), mean path delay $pdelay ns (QEMU's own)"
+echo "$tier: PASS"
