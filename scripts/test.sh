@@ -6,7 +6,7 @@
 # integration tests in network namespaces (needs root), the hardware tier (tests/vm/hw.sh: a QEMU
 # guest with igb NICs and their PHCs, hardware timestamps, build-vm/). docs/testing.md says what
 # each proves. Opt-in switches (environment):
-#   PHCD_FUZZ_SECONDS=N   seconds per fuzzer (default 60; 0 skips the fuzz tier, reported loudly)
+#   PHCD_FUZZ_SECONDS=N   seconds per fuzzer (default 30; 0 skips the fuzz tier, reported loudly)
 #   PHCD_TEST_SLOW=1      also run the slow integration tests (suite "slow")
 #   PHCD_TEST_ASAN_BINARIES=1  also run the integration suite against the ASan+UBSan build
 #   PHCD_TEST_SYSTEMD=1   also run the systemd tier (tests/systemd/run.sh: nspawn, build-systemd/)
@@ -14,6 +14,9 @@
 #   PHCD_TEST_VM_QEMUFIX=1  also run the closed-loop tier (tests/vm/closed-loop.sh: QEMU with its
 #                         igb PTP bugs fixed, built once into build-vm/qemu-fixed/)
 set -euo pipefail
+# Debian's tools first: a python3 or other shim earlier on the caller's PATH (pyenv's took 3-4 s
+# per start on a loaded machine) is not what the tests were written against.
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 cd "$(dirname "$0")/.."
 top=$PWD
 
@@ -68,7 +71,7 @@ tier_asan() {
 }
 
 tier_fuzz() {
-	local secs=${PHCD_FUZZ_SECONDS:-60}
+	local secs=${PHCD_FUZZ_SECONDS:-30}
 	CC=clang setup build-fuzz -Dfuzz=true -Dwerror=true -Db_sanitize=address,undefined \
 		-Db_lundef=false -Dc_args='-fsanitize=fuzzer-no-link -fno-sanitize-recover=all' &&
 		ninja -C build-fuzz &&
@@ -84,16 +87,16 @@ tier_integration() {
 	if [ "${PHCD_TEST_SLOW:-0}" = 1 ]; then
 		suites+=(--suite slow)
 	fi
-	meson test -C build-ci "${suites[@]}" --num-processes 1 --print-errorlogs
+	meson test -C build-ci "${suites[@]}" --num-processes 2 --print-errorlogs
 }
 
 run_tier format tier_format
 run_tier "unit (-Werror)" tier_unit
 run_tier "unit (ASan+UBSan)" tier_asan
-if [ "${PHCD_FUZZ_SECONDS:-60}" = 0 ]; then
+if [ "${PHCD_FUZZ_SECONDS:-30}" = 0 ]; then
 	results+=("NOT RUN  fuzz (PHCD_FUZZ_SECONDS=0)")
 else
-	run_tier "fuzz (${PHCD_FUZZ_SECONDS:-60}s per harness)" tier_fuzz
+	run_tier "fuzz (${PHCD_FUZZ_SECONDS:-30}s per harness)" tier_fuzz
 fi
 run_tier integration tier_integration
 run_tier "hardware (QEMU igb, hardware timestamps)" tests/vm/hw.sh
