@@ -321,9 +321,12 @@ void mport_start_worker(struct mport *p)
 	    p->removed || p->restart_timer) {
 		return;
 	}
-	if (wc.want_phc) {
+	if (wc.clock_backend == OPTIONS_CLOCK_PHC) {
+		/* Another program steers this PHC: measure only (CONFIG says the same). */
 		mport_check_phc_rivals(p);
-		wc.want_phc = !p->phc_rival;
+		if (p->phc_rival) {
+			wc.clock_backend = OPTIONS_CLOCK_FREE_RUNNING;
+		}
 	}
 	snprintf(wc.ifname, sizeof(wc.ifname), "%s", p->ifname);
 	r = worker_spawn(m->event, &wc, &worker_ops, p, &p->worker, &info);

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* A link for test-port: two port engines back to back in memory on simulated clocks. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ptp/clock.h"
+#include "ptp/msg.h"
+#include "ptp/port-internal.h"
+#include "ptp/port.h"
+#include "tests/doubles/clock-sim.h"
+
+#define FRAME_MAX 128
+#define QUEUE_MAX 256
+#define START (1000 * NS_PER_SEC)
+#define LINK_DELAY (3 * NS_PER_USEC)
+
+struct link;
+
+/* One end: a port, the simulated clock that stamps its frames and that it steers. */
+struct side {
+	struct link *link;
+	int idx;
+	struct port *port;
+	struct clock *clk;
+	bool mute; /* frames from this side are lost: a master that went away */
+	unsigned samples;
+	struct port_sample last;
+	ns_t max_abs_offset; /* over every sample reported */
+	/* the last frame of each messageType this side sent, for replays and forgeries */
+	uint8_t sent[16][FRAME_MAX];
+	size_t sent_len[16];
+	/* With check_gm: Announces sent, and those naming another grandmaster than expect_gm. */
+	bool check_gm;
+	struct ClockIdentity expect_gm;
+	unsigned announces, announces_other_gm;
+};
+
+struct frame {
+	int to;
+	ns_t at;
+	size_t len;
+	uint8_t buf[FRAME_MAX];
+};
+
+struct link {
+	struct side s[2];
+	struct frame q[QUEUE_MAX];
+	size_t nq;
+	ns_t now;
+	/*
+	 * A transparent clock in the middle: Sync (and its Follow_Up) and Delay_Req spend this
+	 * much longer on the wire, and say so in correctionField (Follow_Up, Delay_Req).
+	 */
+	ns_t residence;
+	/* Every spike_every-th Sync (and its Follow_Up) is late by spike, unannounced. */
+	unsigned spike_every, nsync;
+	ns_t spike;
+	/* Master to slave takes this much longer than LINK_DELAY, slave to master this much less.
+	 */
+	ns_t asymmetry;
+	bool slave_free;  /* the slave measures only (no servo), as clock_backend = free_running */
+	bool external[2]; /* the side's state decision comes from a (simulated) supervisor */
+	int8_t log_sync;  /* the master's logSyncInterval, when not 0 */
+	enum servo_type servo; /* the slave's clock_servo */
+	/*
+	 * Each Sync (and its Follow_Up, which must not overtake it) is late by a uniform draw from
+	 * [0, sync_jitter): software timestamps.
+	 */
+	ns_t sync_jitter, late;
+	uint64_t rng;
+	bool drop_sync;		 /* the master's Sync messages are lost (Announce still flows) */
+	ns_t sync_late;		 /* every Sync is this much later than its Follow_Up: reordered */
+	uint8_t sync_rx_timeout; /* the slave's syncReceiptTimeout */
+};
+
+void side_init(struct link *l, int idx, uint8_t priority1, double freq_error_ppb, ns_t offset,
+	       enum delay_mechanism dm);
+void link_init_servo(struct link *l, double master_ppb, ns_t slave_offset, enum delay_mechanism dm,
+		     bool slave_free, int8_t log_sync, enum servo_type servo);
+void link_init_free(struct link *l, double master_ppb, ns_t slave_offset, enum delay_mechanism dm,
+		    bool slave_free, int8_t log_sync);
+void link_init(struct link *l, double master_ppb, ns_t slave_offset, enum delay_mechanism dm);
+void link_free(struct link *l);
+void link_run(struct link *l, ns_t until);
+ns_t link_error(const struct link *l);
+void assert_no_hostile(const struct side *s);
