@@ -9,6 +9,8 @@
 #include "daemon/sysclock-follow.h"
 
 static void health_vadd(struct health_report *h, enum health level, const char *code,
+			const char *fmt, va_list ap) _printf_(4, 0);
+static void health_vadd(struct health_report *h, enum health level, const char *code,
 			const char *fmt, va_list ap)
 {
 	struct health_reason *r;
