@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Parsing of ethtool netlink TSINFO/TSCONFIG replies; no socket I/O here, so tests feed bytes. */
 #include <errno.h>
+#include <limits.h>
 #include <linux/ethtool_netlink.h>
 #include <linux/genetlink.h>
 #include <string.h>
 
 #include "netlink/ethtool-compat.h"
 #include "netlink/tsinfo.h"
+#include "ptp/hwtstamp.h"
 #include "ptp/util.h"
 
 #define ATTR_MAX 16
@@ -295,15 +297,6 @@ static const char *const so_timestamping_names[] = {
 
 static const char *const tx_type_names[] = { "off", "on", "onestep-sync", "onestep-p2p" };
 
-static const char *const rx_filter_names[] = {
-	"none",		  "all",	   "some",
-	"ptpv1-l4-event", "ptpv1-l4-sync", "ptpv1-l4-delay-req",
-	"ptpv2-l4-event", "ptpv2-l4-sync", "ptpv2-l4-delay-req",
-	"ptpv2-l2-event", "ptpv2-l2-sync", "ptpv2-l2-delay-req",
-	"ptpv2-event",	  "ptpv2-sync",	   "ptpv2-delay-req",
-	"ntp-all",
-};
-
 const char *tsinfo_so_timestamping_name(unsigned bit)
 {
 	return bit < ARRAY_SIZE(so_timestamping_names) ? so_timestamping_names[bit] : NULL;
@@ -316,5 +309,5 @@ const char *tsinfo_tx_type_name(unsigned bit)
 
 const char *tsinfo_rx_filter_name(unsigned bit)
 {
-	return bit < ARRAY_SIZE(rx_filter_names) ? rx_filter_names[bit] : NULL;
+	return bit <= INT_MAX ? hwtstamp_rx_filter_name((int) bit) : NULL;
 }

@@ -13,6 +13,7 @@
 #include <sys/ioctl.h>
 
 #include "ptp/hwtstamp.h"
+#include "ptp/util.h"
 
 /* One SIOC* ioctl on ifname with data behind ifr_data. */
 static int ifreq_ioctl(int fd, const char *ifname, unsigned long req, void *data)
@@ -69,21 +70,28 @@ int hwtstamp_choose_rx_filter(uint32_t rx_filters)
 	return -EOPNOTSUPP;
 }
 
+/* linux/net_tstamp.h order; the names ethtool -T prints. */
+static const char *const rx_filter_names[] = {
+	"none",		  "all",	   "some",
+	"ptpv1-l4-event", "ptpv1-l4-sync", "ptpv1-l4-delay-req",
+	"ptpv2-l4-event", "ptpv2-l4-sync", "ptpv2-l4-delay-req",
+	"ptpv2-l2-event", "ptpv2-l2-sync", "ptpv2-l2-delay-req",
+	"ptpv2-event",	  "ptpv2-sync",	   "ptpv2-delay-req",
+	"ntp-all",
+};
+
+const char *hwtstamp_rx_filter_name(int rx_filter)
+{
+	return rx_filter >= 0 && (size_t) rx_filter < ARRAY_SIZE(rx_filter_names)
+		       ? rx_filter_names[rx_filter]
+		       : NULL;
+}
+
 const char *hwtstamp_rx_filter_to_string(int rx_filter)
 {
-	/* linux/net_tstamp.h order; the names ethtool -T prints. */
-	static const char *const names[] = {
-		"none",		  "all",	   "some",
-		"ptpv1-l4-event", "ptpv1-l4-sync", "ptpv1-l4-delay-req",
-		"ptpv2-l4-event", "ptpv2-l4-sync", "ptpv2-l4-delay-req",
-		"ptpv2-l2-event", "ptpv2-l2-sync", "ptpv2-l2-delay-req",
-		"ptpv2-event",	  "ptpv2-sync",	   "ptpv2-delay-req",
-		"ntp-all",
-	};
+	const char *name = hwtstamp_rx_filter_name(rx_filter);
 
-	return rx_filter >= 0 && (size_t) rx_filter < sizeof(names) / sizeof(names[0])
-		       ? names[rx_filter]
-		       : "unknown";
+	return name ? name : "unknown";
 }
 
 int hwtstamp_read(int fd, const char *ifname, int *ret_tx_type, int *ret_rx_filter)

@@ -25,6 +25,8 @@ int hwtstamp_choose_rx_filter(uint32_t rx_filters);
 
 /* ethtool's name of a HWTSTAMP_FILTER_* ("ptpv2-l2-event", "ptpv2-event", "all"...). */
 const char *hwtstamp_rx_filter_to_string(int rx_filter);
+/* The same name, or NULL for a value the kernel headers do not name. */
+const char *hwtstamp_rx_filter_name(int rx_filter);
 
 /*
  * SIOCSHWTSTAMP with TX on and rx_filter; the driver may widen the filter, so the result is
