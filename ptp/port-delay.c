@@ -72,6 +72,15 @@ static int port_delay_resp_check(const struct port *p, const struct msg *m)
 		return m->hdr.sequenceId == p->dreq.seq ? PORT_CNT_DUPLICATE_SEQUENCE
 							: PORT_CNT_STALE_SEQUENCE;
 	}
+	/*
+	 * 9.5.11.2: the slave's Delay_Req interval comes from here. A forged -30 once divided by
+	 * zero (SIGFPE), -25 made 25,000 Delay_Req/s: an answer beyond the range is not one, and
+	 * the request stays pending for the real answer.
+	 */
+	if (m->hdr.logMessageInterval != MSG_LOG_INTERVAL_NONE &&
+	    !ds_log_interval_wire_valid(m->hdr.logMessageInterval)) {
+		return PORT_CNT_OUT_OF_RANGE;
+	}
 	return 0;
 }
 

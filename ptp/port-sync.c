@@ -168,6 +168,11 @@ int port_sync_receive(struct port *p, const struct msg *m, ns_t rx, ns_t now)
 	if (!r) {
 		r = port_seq_check(p->sync.have_last, p->sync.last_seq, seq);
 	}
+	/* The servo's constants follow this interval (below): only one in range may set them. */
+	if (!r && m->hdr.logMessageInterval != MSG_LOG_INTERVAL_NONE &&
+	    !ds_log_interval_wire_valid(m->hdr.logMessageInterval)) {
+		r = PORT_CNT_OUT_OF_RANGE;
+	}
 	if (r) {
 		port_count(p, r);
 		return 0;

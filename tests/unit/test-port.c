@@ -470,6 +470,79 @@ static void test_hostile(void **state)
 	link_free(&l);
 }
 
+static void edit_interval_fast(struct msg *m, const struct link *l)
+{
+	m->hdr.logMessageInterval = -30;
+	m->hdr.sequenceId += 1;
+}
+
+static void edit_interval_slow(struct msg *m, const struct link *l)
+{
+	m->hdr.logMessageInterval = 23;
+	m->hdr.sequenceId += 1;
+}
+
+/* A Delay_Resp for the Delay_Req in flight, with a logMessageInterval of -30 or 23. */
+static void edit_delay_resp_pending(struct msg *m, const struct link *l)
+{
+	m->hdr.sequenceId = l->s[1].port->dreq.seq;
+	m->hdr.logMessageInterval = m->hdr.logMessageInterval == 0 ? -30 : 23;
+}
+
+/*
+ * Issue 17 finding 1: a logMessageInterval beyond [-10, 22] (0x7F aside) sets nothing. A
+ * Delay_Resp of -30 once divided by zero in port_random_interval() (SIGFPE); now it is counted
+ * as out_of_range, and the Delay_Req stays pending for the real answer.
+ */
+static void test_interval_out_of_range(void **state)
+{
+	uint8_t buf[FRAME_MAX];
+	struct port *sl;
+	struct link l;
+	int8_t dreq_interval;
+	size_t n;
+
+	link_init(&l, 5000.0, 10 * NS_PER_USEC, DELAY_MECHANISM_E2E);
+	link_run(&l, START + 40 * NS_PER_SEC);
+	sl = l.s[1].port;
+	assert_int_equal(port_get_state(sl), PORT_STATE_SLAVE);
+	link_run(&l, l.now + NS_PER_SEC / 2);
+	dreq_interval = port_port_ds(sl)->logMinDelayReqInterval;
+
+	n = forge(&l, MSG_SYNC, buf, edit_interval_fast);
+	inject(&l, buf, n, PORT_CNT_OUT_OF_RANGE);
+	n = forge(&l, MSG_SYNC, buf, edit_interval_slow);
+	inject(&l, buf, n, PORT_CNT_OUT_OF_RANGE);
+	n = forge(&l, MSG_ANNOUNCE, buf, edit_interval_fast);
+	inject(&l, buf, n, PORT_CNT_OUT_OF_RANGE);
+	n = forge(&l, MSG_ANNOUNCE, buf, edit_interval_slow);
+	inject(&l, buf, n, PORT_CNT_OUT_OF_RANGE);
+	/* As if a Delay_Req were in flight: the forged answers must leave it so. */
+	sl->dreq.pending = true;
+	sl->dreq.stale = false;
+	n = forge(&l, MSG_DELAY_RESP, buf, edit_delay_resp_pending);
+	inject(&l, buf, n, PORT_CNT_OUT_OF_RANGE);
+	assert_true(sl->dreq.pending);
+	buf[33] = 23; /* logMessageInterval is octet 33 of the header (13.3.1) */
+	inject(&l, buf, n, PORT_CNT_OUT_OF_RANGE);
+	assert_true(sl->dreq.pending);
+	assert_int_equal(port_port_ds(sl)->logMinDelayReqInterval, dreq_interval);
+	assert_int_equal(port_get_counter(sl, PORT_CNT_OUT_OF_RANGE), 6);
+
+	/* Whatever interval reaches it, port_random_interval() stays within [0, 2 * 2^log]. */
+	for (int li = INT8_MIN; li <= INT8_MAX; li++) {
+		ns_t v = port_random_interval(sl, (int8_t) li);
+
+		assert_true(v >= 0);
+		assert_true(v <= 2 * port_log_interval((int8_t) li) + 1);
+	}
+
+	link_run(&l, l.now + 10 * NS_PER_SEC);
+	assert_int_equal(port_get_state(sl), PORT_STATE_SLAVE);
+	assert_true(llabs(link_error(&l)) < 500);
+	link_free(&l);
+}
+
 static void edit_pdelay_other(struct msg *m, const struct link *l)
 {
 	/* Pdelay_Resp and its Follow_Up keep requestingPortIdentity at the same place. */
@@ -921,6 +994,7 @@ int main(void)
 		cmocka_unit_test(test_converge_spikes),
 		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_hostile_p2p),
+		cmocka_unit_test(test_interval_out_of_range),
 		cmocka_unit_test(test_delay_asymmetry),
 		cmocka_unit_test(test_time_properties),
 		cmocka_unit_test(test_master_disappears),
