@@ -455,8 +455,11 @@ int port_sync_offset(struct port *p, ns_t t1, ns_t t2, ns_t correction, ns_t now
 	}
 	if (p->servo) {
 		double before = p->servo->freq_ppb;
+		uint64_t refused = p->servo->refused;
 
 		s.servo_state = servo_sample(p->servo, s.offset, t2, &s.freq_ppb);
+		s.refused = p->servo->refused != refused;
+		s.refused_total = p->servo->refused;
 		port_outlier_follow(p, s.servo_state, s.freq_ppb - before);
 		s.adjusted = true;
 		port_clock_adjust(p, s.servo_state, s.offset, s.freq_ppb);
