@@ -11,6 +11,7 @@
 #include "daemon/clock-rivals.h"
 #include "daemon/manager-internal.h"
 #include "daemon/sysclock-follow.h"
+#include "ptp/outlier.h"
 #include "ptp/sysoff.h"
 
 #define FOLLOW_TICK_USEC USEC_PER_SEC
@@ -43,6 +44,13 @@ struct sysclock_follow {
 	ns_t holdoff_until; /* CLOCK_MONOTONIC */
 	ns_t last_sample;   /* receive time of the last software sample fed */
 	ns_t step_real;	    /* CLOCK_REALTIME just after the last step */
+	/*
+	 * The follower's own spike gate on the worker's offsets: a worker's gate guards only its
+	 * own servo, and with clock_backend system or free_running the worker runs none, so every
+	 * offset it measures (a forged Sync/Follow_Up pair's too) would reach the servo here.
+	 */
+	struct outlier_gate gate;
+	uint64_t gated; /* offsets kept from the system clock's servo as spikes */
 	uint64_t steps;
 	/*
 	 * Another program steers CLOCK_REALTIME (chronyd, timesyncd, ntpd, phc2sys, ptp4l -S):
@@ -172,6 +180,7 @@ static void drop_sysclock(struct sysclock_follow *f)
 		f->locked_once |= f->sc->locked_once;
 	}
 	f->sc = sysclock_free(f->sc);
+	outlier_gate_reset(&f->gate);
 }
 
 /*
@@ -389,6 +398,7 @@ void sysclock_follow_port_status(struct sysclock_follow *f, struct mport *p,
 				 const struct ipc_status *s)
 {
 	ns_t now = 0, mono = 0;
+	double before = 0;
 	int r;
 
 	if (!f || f->conflict[0] || p->state != PORT_STATE_SLAVE || followed(f) != p->instance ||
@@ -407,12 +417,24 @@ void sysclock_follow_port_status(struct sysclock_follow *f, struct mport *p,
 		return;
 	}
 	if (r >= 0) {
+		enum outlier_verdict v = outlier_gate_judge(&f->gate, s->sample_ts, s->offset_ns);
+
 		f->last_sample = s->sample_ts;
+		if (v != OUTLIER_PASS) {
+			f->gated += v == OUTLIER_REJECT;
+			return;
+		}
+		before = f->sc->servo->freq_ppb;
 		r = sysclock_sample(f->sc,
 				    &(struct sysclock_sample){ .sys = s->sample_ts,
 							       .ref = s->sample_ts - s->offset_ns,
 							       .error = s->mean_path_delay_ns },
 				    &p->instance->time_properties);
+	}
+	if (f->sc && r >= 0) {
+		outlier_gate_follow(&f->gate,
+				    f->sc->steps != f->steps ? SERVO_JUMP : f->sc->servo->state,
+				    f->sc->servo->freq_ppb - before);
 	}
 	if (f->sc && f->sc->steps != f->steps) {
 		f->steps = f->sc->steps;
