@@ -267,6 +267,7 @@ static const struct config_key keys[] = {
 	I_AS("step_threshold", servo.step_threshold, parse_double, 0, HUGE_VAL, "0.0", NULL),
 	I_AS("first_step_threshold", servo.first_step_threshold, parse_double, 0, HUGE_VAL,
 	     "0.00002", NULL),
+	I_AS("max_offset_jump", servo.max_offset_jump, parse_double, 0, HUGE_VAL, "1.0", NULL),
 	I_AS("max_frequency", servo.max_frequency, parse_int, 0, INT32_MAX, "900000000", NULL),
 	I_AS("servo_offset_threshold", servo.servo_offset_threshold, parse_int, 0, INT32_MAX, "0",
 	     NULL),

@@ -331,6 +331,7 @@ static void f_config(struct codec *c, struct ipc_msg *m)
 	c_double(c, &i->servo.pi_integral_const);
 	c_double(c, &i->servo.step_threshold);
 	c_double(c, &i->servo.first_step_threshold);
+	c_double(c, &i->servo.max_offset_jump);
 	c_i32(c, &i->servo.max_frequency);
 	c_i32(c, &i->servo.servo_offset_threshold);
 	c_i32(c, &i->servo.servo_num_offset_values);

@@ -32,6 +32,7 @@ void options_instance_defaults(struct instance_options *o)
 	o->servo.pi_integral_const = 0.0;
 	o->servo.step_threshold = 0.0;
 	o->servo.first_step_threshold = 0.00002;
+	o->servo.max_offset_jump = 1.0;
 	o->servo.max_frequency = 900000000;
 	o->servo.servo_offset_threshold = 0;
 	o->servo.servo_num_offset_values = 10;

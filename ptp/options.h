@@ -51,8 +51,13 @@ struct servo_options {
 	enum servo_type clock_servo;
 	double pi_proportional_const;
 	double pi_integral_const;
-	double step_threshold;		 /* seconds; 0 = never step after the first update */
-	double first_step_threshold;	 /* seconds; 0 = never step on the first update */
+	double step_threshold;	     /* seconds; 0 = never step after the first update */
+	double first_step_threshold; /* seconds; 0 = never step on the first update */
+	/*
+	 * seconds; once the clock has locked, an offset beyond this is refused (never stepped or
+	 * slewed on) and the servo holds over; 0 = no bound. chrony's maxchange is the model.
+	 */
+	double max_offset_jump;
 	int32_t max_frequency;		 /* ppb clamp of the adjustment */
 	int32_t servo_offset_threshold;	 /* ns; stable after this many offsets within it; 0 off */
 	int32_t servo_num_offset_values; /* how many */

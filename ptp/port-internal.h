@@ -7,6 +7,7 @@
 #include "ptp/delay.h"
 #include "ptp/fsm.h"
 #include "ptp/msg.h"
+#include "ptp/outlier.h"
 #include "ptp/port.h"
 
 /* A rate ratio further from 1 than this is a measurement gone wrong (a step, a restart). */
@@ -65,16 +66,6 @@ struct port_sync_rx {
 	unsigned early_next; /* the slot the next early Follow_Up takes */
 };
 
-/* The offset spike gate in front of the servo (port-sync.c): the last two samples it passed. */
-struct port_outlier {
-	unsigned n; /* samples held: 0, 1, 2 */
-	ns_t t[2], o[2];
-	double jitter;	   /* moving average of |offset - prediction| */
-	unsigned rejected; /* in a row */
-	ns_t rt[2], ro[2]; /* the last two of them */
-	double run_jitter; /* jitter before the run of rejections began */
-};
-
 /* E2E requester (slave): the Delay_Req in flight. */
 struct port_delay_req {
 	bool pending;
@@ -131,7 +122,7 @@ struct port {
 	uint16_t seq_announce, seq_sync, seq_delay_req, seq_pdelay_req;
 
 	struct port_sync_rx sync;
-	struct port_outlier outlier;
+	struct outlier_gate outlier;
 	struct port_delay_req dreq;
 	struct port_pdelay_req pdreq;
 	struct port_path_delay delay;

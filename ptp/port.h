@@ -85,7 +85,10 @@ struct port_sample {
 	double freq_ppb;      /* adjustment in force on the clock after this sample */
 	enum servo_state servo_state;
 	bool adjusted; /* false: no servo (free-running), or kept from it (offset_outlier) */
-	ns_t local_ts; /* t2 on the port's clock */
+	/* refused by the servo's sanity bound (max_offset_jump): the clock holds over */
+	bool refused;
+	uint64_t refused_total; /* samples the servo refused so far */
+	ns_t local_ts;		/* t2 on the port's clock */
 };
 
 /* What the engine asks of its caller. send is required; the rest may be NULL. */

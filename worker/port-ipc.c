@@ -42,6 +42,8 @@
  */
 #define CLOCK_STATE_MOVED_NS 1000
 #define CLOCK_STATE_PERIOD_NS (1000 * NS_PER_MSEC)
+/* An offset refused by the servo's sanity bound is logged at most this often. */
+#define REFUSED_LOG_NS (60 * NS_PER_SEC)
 
 struct worker_port {
 	const struct port_ipc_args *args;
@@ -80,6 +82,9 @@ struct worker_port {
 	 * instance's ports (a SLAVE reports its state, the others take it).
 	 */
 	bool share_clock;
+	/* offsets the servo refused (max_offset_jump): logged at the first, then once a minute */
+	uint64_t refused_logged;
+	ns_t refused_logged_mono;
 	bool clock_sent_valid;
 	struct clock_virtual_state clock_sent;
 	ns_t clock_sent_at;
@@ -374,6 +379,15 @@ static void port_sample(void *userdata, const struct port_sample *s)
 	w->sample = *s;
 	w->has_sample = true;
 	w->sample_mono = port_loop_now();
+	if (s->refused && (!w->refused_logged_mono ||
+			   w->sample_mono - w->refused_logged_mono >= REFUSED_LOG_NS)) {
+		log_port_full(w->args->ifname, LOG_WARNING,
+			      "refused an offset of %+.9f s, beyond max_offset_jump: holdover, "
+			      "the clock is neither stepped nor slewed (%" PRIu64 " refused)",
+			      (double) s->offset / NS_PER_SEC, s->refused_total);
+		w->refused_logged = s->refused_total;
+		w->refused_logged_mono = w->sample_mono;
+	}
 	summarize(w, s->offset, w->sample_mono);
 	report_clock_state(w);
 	if (w->args->print) {
