@@ -313,6 +313,7 @@ void mport_start_worker(struct mport *p)
 		.peer_delay = p->options.delay_mechanism == DELAY_MECHANISM_P2P,
 		.clock_backend = i->options.clock_backend,
 		.log_samples = m->config->daemon.logging_level >= LOG_DEBUG,
+		.identity = m->worker_identity,
 	};
 	struct worker_info info;
 	int r;
