@@ -615,6 +615,7 @@ int main(int argc, char **argv)
 		return usage_error("%s takes %d argument%s, not %d", cmd->name, cmd->args,
 				   cmd->args == 1 ? "" : "s", argc - optind - 1);
 	}
+	phcctl_set_target(host ? host : machine);
 	r = open_bus(&c, host, machine, ask_password);
 	if (r != EXIT_OK) {
 		return r;

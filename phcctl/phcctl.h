@@ -33,6 +33,8 @@ struct phcctl {
 	bool no_pager;	      /* --no-pager */
 };
 
+/* Name HOST or CONTAINER (-H, -M) in the errors of a connection that failed. */
+void phcctl_set_target(const char *host_or_machine);
 /* Say what went wrong (one line on stderr) and map the D-Bus error to an exit code. */
 int phcctl_error(const char *what, const sd_bus_error *e, int r);
 
