@@ -51,6 +51,12 @@ if [ "$pages" != "./man1/phcctl.1 ./man5/phcd.conf.5 ./man8/phcd-port.8 ./man8/p
 	exit 1
 fi
 echo "ok: meson install puts $pages under ${mandir#"$tmp/dest"}"
+completion=$(find "$tmp/dest" -path '*/share/bash-completion/completions/phcctl' | head -n 1)
+if [ -z "$completion" ] || ! bash -n "$completion" || ! grep -q '^complete -F _phcctl phcctl$' "$completion"; then
+	echo "FAIL: meson install: expected share/bash-completion/completions/phcctl (bash syntax, complete -F), got '${completion:-none}'"
+	exit 1
+fi
+echo "ok: meson install puts phcctl's bash completion in ${completion#"$tmp/dest"}"
 for page in $pages; do
 	name=$(basename "$page")
 	if ! MANWIDTH=80 man -l "$mandir/$page" >"$tmp/page.txt" 2>"$tmp/page.err" ||
