@@ -207,6 +207,8 @@ DEFINE_ENUM_PARSER(parse_transport, enum options_transport, options_transport_fr
 DEFINE_ENUM_PARSER(parse_timestamping, enum options_timestamping, options_timestamping_from_string)
 DEFINE_ENUM_PARSER(parse_backend, enum options_clock_backend, options_clock_backend_from_string)
 DEFINE_ENUM_PARSER(parse_servo, enum servo_type, options_clock_servo_from_string)
+DEFINE_ENUM_PARSER(parse_bmca, enum options_bmca, options_bmca_from_string)
+DEFINE_ENUM_PARSER(parse_as_capable, enum options_as_capable, options_as_capable_from_string)
 
 /* A profile phcd knows by name but cannot run yet is refused: -EOPNOTSUPP, never ignored. */
 static int parse_profile(const struct config_key *k, const char *value, void *dst)
@@ -287,8 +289,9 @@ static const struct config_key keys[] = {
 	I(include_software_interfaces, parse_bool, 0, 1, "0", NULL),
 	I(management_network_set, parse_bool, 0, 1, "0", NULL),
 	I(profile, parse_profile, 0, 0, "default",
-	  "default or default-p2p (gPTP, automotive-master, automotive-slave, G.8275.1 and "
+	  "default, default-p2p, gPTP, automotive-master or automotive-slave (G.8275.1 and "
 	  "power-2017 are not supported yet)"),
+	I(gmCapable, parse_bool, 0, 1, "1", NULL),
 
 	/* Log intervals: ptp4l takes any int8; beyond 2^-7..2^7 s a timer makes no sense. */
 	P(logAnnounceInterval, parse_int, -7, 7, "1", NULL),
@@ -309,6 +312,16 @@ static const struct config_key keys[] = {
 	  "0", "0..10 (phcd reads a worker's status once a second, so no shorter window)"),
 	P(transportSpecific, parse_int, 0, 0x0f, "0", NULL),
 	P(follow_up_info, parse_bool, 0, 1, "0", NULL),
+	P(path_trace_enabled, parse_bool, 0, 1, "0", NULL),
+	P(min_neighbor_prop_delay, parse_int, INT32_MIN, -1, "-20000000", NULL),
+	P(asCapable, parse_as_capable, 0, 0, "auto", "auto or true"),
+	P(BMCA, parse_bmca, 0, 0, "ptp", "ptp or noop"),
+	P(inhibit_announce, parse_bool, 0, 1, "0", NULL),
+	P(inhibit_delay_req, parse_bool, 0, 1, "0", NULL),
+	P(ignore_source_id, parse_bool, 0, 1, "0", NULL),
+	P(operLogSyncInterval, parse_int, -7, 7, "0", NULL),
+	P(operLogPdelayReqInterval, parse_int, -7, 7, "0", NULL),
+	P(msg_interval_request, parse_bool, 0, 1, "0", NULL),
 };
 
 _Static_assert(ARRAY_SIZE(keys) <= CONFIG_KEYS_MAX, "one bit per key in config_layer.set");

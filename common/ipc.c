@@ -339,6 +339,7 @@ static void f_config(struct codec *c, struct ipc_msg *m)
 	c_i32(c, &i->virtual_clock.initial_freq_ppb);
 	c_string(c, i->userDescription, sizeof(i->userDescription));
 	c_bool(c, &i->management_network_set);
+	c_bool(c, &i->gmCapable);
 
 	c_i8(c, &p->logAnnounceInterval);
 	c_i8(c, &p->logSyncInterval);
@@ -365,6 +366,16 @@ static void f_config(struct codec *c, struct ipc_msg *m)
 	if (!c->err && p->transportSpecific > 0x0f) {
 		c->err = -EBADMSG; /* 4 bits on the wire */
 	}
+	c_bool(c, &p->path_trace_enabled);
+	c_i32(c, &p->min_neighbor_prop_delay);
+	c_enum(c, &p->asCapable, OPTIONS_AS_CAPABLE_AUTO, OPTIONS_AS_CAPABLE_TRUE);
+	c_enum(c, &p->BMCA, OPTIONS_BMCA_PTP, OPTIONS_BMCA_NOOP);
+	c_bool(c, &p->inhibit_announce);
+	c_bool(c, &p->inhibit_delay_req);
+	c_bool(c, &p->ignore_source_id);
+	c_i8(c, &p->operLogSyncInterval);
+	c_i8(c, &p->operLogPdelayReqInterval);
+	c_bool(c, &p->msg_interval_request);
 }
 
 static void f_recommended_state(struct codec *c, struct ipc_msg *m)

@@ -35,8 +35,10 @@
  * servo_offset_threshold and servo_num_offset_values.
  * 11: ignored[] has vlan_tagged; CONFIG carries transportSpecific and follow_up_info.
  * 12: ignored[] has out_of_range, overflow and management_rate_limited.
- * 13: CONFIG's servo options carry max_offset_jump. */
-#define IPC_VERSION 13
+ * 13: CONFIG's servo options carry max_offset_jump.
+ * 14: CONFIG carries gmCapable and the 802.1AS / automotive port options (path_trace_enabled ...
+ * msg_interval_request). */
+#define IPC_VERSION 14
 #define IPC_HEADER_SIZE 8
 #define IPC_MAX_SIZE 1024 /* larger than every message; a longer datagram is refused */
 #define IPC_MAX_FDS 4

@@ -83,6 +83,22 @@ enum options_profile {
 	OPTIONS_PROFILE_POWER_2017,	   /* IEEE C37.238-2017 */
 };
 
+/* ptp4l's BMCA key: the 1588 BMCA, or none (static roles, 802.1AS automotive). */
+enum options_bmca {
+	OPTIONS_BMCA_PTP = 0,
+	/*
+	 * No BMCA: the port's role is static, MASTER with masterOnly, SLAVE with the instance's
+	 * slaveOnly (ptp4l's designated master / slave); neither needs an Announce.
+	 */
+	OPTIONS_BMCA_NOOP,
+};
+
+/* ptp4l's asCapable key: computed as 802.1AS clause 11 says (auto), or always true. */
+enum options_as_capable {
+	OPTIONS_AS_CAPABLE_AUTO = 0,
+	OPTIONS_AS_CAPABLE_TRUE,
+};
+
 /* Which interfaces belong to an instance: an explicit list, or every interface with a PHC. */
 struct interface_selection {
 	bool auto_select;
@@ -111,6 +127,8 @@ struct instance_options {
 	bool include_software_interfaces; /* with auto: also interfaces with software stamps only */
 	bool management_network_set;	  /* accept management SET over the network (15.3.3) */
 	enum options_profile profile;
+	/* 802.1AS 8.6.2.1 gmCapable: false, the clock never becomes grandmaster (ptp4l's key) */
+	bool gmCapable;
 };
 
 /* One port: message intervals, timeouts, delay mechanism, transport and timestamping. */
@@ -140,6 +158,23 @@ struct port_options {
 	 * follow_up_info), which an 802.1AS slave (ptp4l with gPTP.cfg) requires.
 	 */
 	bool follow_up_info;
+	/* 802.1AS 10.3.8.23 / 1588 16.2: the path trace TLV on Announce; loops are dropped */
+	bool path_trace_enabled;
+	/* ns; P2P with 802.1AS: a shorter peer delay makes asCapable false (ptp4l's key) */
+	int32_t min_neighbor_prop_delay;
+	enum options_as_capable asCapable;
+	enum options_bmca BMCA;
+	bool inhibit_announce;	/* never send Announce (static roles) */
+	bool inhibit_delay_req; /* never send Delay_Req / Pdelay_Req (a designated master) */
+	bool ignore_source_id;	/* a designated slave takes Sync/Follow_Up from any source */
+	/*
+	 * After the servo is stable: Pdelay_Req every 2^operLogPdelayReqInterval s, and (with
+	 * msg_interval_request) ask the master for Sync every 2^operLogSyncInterval s with an
+	 * 802.1AS message interval request TLV in a Signaling message.
+	 */
+	int8_t operLogSyncInterval;
+	int8_t operLogPdelayReqInterval;
+	bool msg_interval_request;
 };
 
 /* summary_interval: the supervisor reads a worker's status once a second, so no shorter window. */
@@ -161,6 +196,10 @@ const char *options_profile_unsupported(enum options_profile p);
 void options_profile_defaults(enum options_profile p, struct instance_options *io,
 			      struct port_options *po);
 
+const char *options_bmca_to_string(enum options_bmca b);
+int options_bmca_from_string(const char *s, enum options_bmca *ret);
+const char *options_as_capable_to_string(enum options_as_capable a);
+int options_as_capable_from_string(const char *s, enum options_as_capable *ret);
 const char *options_transport_to_string(enum options_transport t);
 int options_transport_from_string(const char *s, enum options_transport *ret);
 const char *options_timestamping_to_string(enum options_timestamping t);
