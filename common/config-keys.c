@@ -352,7 +352,7 @@ void config_keys_apply(const struct config_layer *l, enum key_scope s, void *dst
 	const uint8_t *src = scope_base((struct config_layer *) l, s);
 
 	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
-		if (keys[i].scope == s && (l->set & (UINT64_C(1) << i))) {
+		if (keys[i].scope == s && config_layer_is_set(l, i)) {
 			memcpy((uint8_t *) dst + keys[i].offset, src + keys[i].offset,
 			       keys[i].size);
 		}
