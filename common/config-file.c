@@ -274,8 +274,8 @@ static int handler(void *user, const char *section, const char *name, const char
 	idx = config_keys_index(k);
 	config_keys_expect(k, expect, sizeof(expect));
 	/* A list key again in this section of this file adds to it (struct config_key.append). */
-	if (k->append && config_layer_is_set(layer, idx) &&
-	    layer->set_at[idx].file == l->file && layer->set_at[idx].line > l->section_line) {
+	if (k->append && config_layer_is_set(layer, idx) && layer->set_at[idx].file == l->file &&
+	    layer->set_at[idx].line > l->section_line) {
 		r = k->append(k, value, config_keys_field(layer, k));
 	} else {
 		r = k->parse(k, value, config_keys_field(layer, k));
