@@ -208,6 +208,11 @@ DEFINE_ENUM_PARSER(parse_timestamping, enum options_timestamping, options_timest
 DEFINE_ENUM_PARSER(parse_backend, enum options_clock_backend, options_clock_backend_from_string)
 DEFINE_ENUM_PARSER(parse_servo, enum servo_type, options_clock_servo_from_string)
 
+static int parse_mac(const struct config_key *k, const char *value, void *dst)
+{
+	return options_mac_from_string(value, dst);
+}
+
 /* A profile phcd knows by name but cannot run yet is refused: -EOPNOTSUPP, never ignored. */
 static int parse_profile(const struct config_key *k, const char *value, void *dst)
 {
@@ -308,6 +313,10 @@ static const struct config_key keys[] = {
 	  "0", "0..10 (phcd reads a worker's status once a second, so no shorter window)"),
 	P(transportSpecific, parse_int, 0, 0x0f, "0", NULL),
 	P(follow_up_info, parse_bool, 0, 1, "0", NULL),
+	P(ptp_dst_mac, parse_mac, 0, 0, "01:1B:19:00:00:00",
+	  "a multicast MAC address such as 01:1B:19:00:00:00 (the port joins it as a group)"),
+	P(p2p_dst_mac, parse_mac, 0, 0, "01:80:C2:00:00:0E",
+	  "a multicast MAC address such as 01:80:C2:00:00:0E (the port joins it as a group)"),
 };
 
 _Static_assert(ARRAY_SIZE(keys) <= CONFIG_KEYS_MAX, "one bit per key in config_layer.set");
