@@ -22,7 +22,7 @@
  */
 enum transport_dest_kind {
 	TRANSPORT_DEST_DEFAULT, /* ptp_dst_mac (01-1B-19-00-00-00): all but peer delay */
-	TRANSPORT_DEST_PDELAY,	/* p2p_dst_mac (01-80-C2-00-00-0E): Pdelay_Req/Resp/Resp_Follow_Up */
+	TRANSPORT_DEST_PDELAY, /* p2p_dst_mac (01-80-C2-00-00-0E): Pdelay_Req/Resp/Resp_Follow_Up */
 	TRANSPORT_DEST_UNICAST, /* the MAC in struct transport_dest */
 };
 
