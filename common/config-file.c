@@ -274,8 +274,8 @@ static int handler(void *user, const char *section, const char *name, const char
 	idx = config_keys_index(k);
 	config_keys_expect(k, expect, sizeof(expect));
 	/* A list key again in this section of this file adds to it (struct config_key.append). */
-	if (k->append && (layer->set & (UINT64_C(1) << idx)) &&
-	    layer->set_at[idx].file == l->file && layer->set_at[idx].line > l->section_line) {
+	if (k->append && config_layer_is_set(layer, idx) && layer->set_at[idx].file == l->file &&
+	    layer->set_at[idx].line > l->section_line) {
 		r = k->append(k, value, config_keys_field(layer, k));
 	} else {
 		r = k->parse(k, value, config_keys_field(layer, k));
@@ -294,7 +294,7 @@ static int handler(void *user, const char *section, const char *name, const char
 		       expect);
 		return 1;
 	}
-	layer->set |= UINT64_C(1) << idx;
+	config_layer_mark_set(layer, idx);
 	layer->set_at[idx] = here(l);
 	return 1;
 }
@@ -450,10 +450,10 @@ static struct config_pos key_pos(const struct config *c, const struct config_ins
 {
 	size_t i = key_index(name);
 
-	if (in->layer.set & (UINT64_C(1) << i)) {
+	if (config_layer_is_set(&in->layer, i)) {
 		return in->layer.set_at[i];
 	}
-	if (c->global.set & (UINT64_C(1) << i)) {
+	if (config_layer_is_set(&c->global, i)) {
 		return c->global.set_at[i];
 	}
 	return in->layer.section;

@@ -210,6 +210,11 @@ DEFINE_ENUM_PARSER(parse_servo, enum servo_type, options_clock_servo_from_string
 DEFINE_ENUM_PARSER(parse_bmca, enum options_bmca, options_bmca_from_string)
 DEFINE_ENUM_PARSER(parse_as_capable, enum options_as_capable, options_as_capable_from_string)
 
+static int parse_mac(const struct config_key *k, const char *value, void *dst)
+{
+	return options_mac_from_string(value, dst);
+}
+
 /* A profile phcd knows by name but cannot run yet is refused: -EOPNOTSUPP, never ignored. */
 static int parse_profile(const struct config_key *k, const char *value, void *dst)
 {
@@ -322,6 +327,10 @@ static const struct config_key keys[] = {
 	P(operLogSyncInterval, parse_int, -7, 7, "0", NULL),
 	P(operLogPdelayReqInterval, parse_int, -7, 7, "0", NULL),
 	P(msg_interval_request, parse_bool, 0, 1, "0", NULL),
+	P(ptp_dst_mac, parse_mac, 0, 0, "01:1B:19:00:00:00",
+	  "a multicast MAC address such as 01:1B:19:00:00:00 (the port joins it as a group)"),
+	P(p2p_dst_mac, parse_mac, 0, 0, "01:80:C2:00:00:0E",
+	  "a multicast MAC address such as 01:80:C2:00:00:0E (the port joins it as a group)"),
 };
 
 _Static_assert(ARRAY_SIZE(keys) <= CONFIG_KEYS_MAX, "one bit per key in config_layer.set");
@@ -366,7 +375,7 @@ void config_keys_apply(const struct config_layer *l, enum key_scope s, void *dst
 	const uint8_t *src = scope_base((struct config_layer *) l, s);
 
 	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
-		if (keys[i].scope == s && (l->set & (UINT64_C(1) << i))) {
+		if (keys[i].scope == s && config_layer_is_set(l, i)) {
 			memcpy((uint8_t *) dst + keys[i].offset, src + keys[i].offset,
 			       keys[i].size);
 		}

@@ -145,6 +145,19 @@ static void c_string(struct codec *c, char *s, size_t size)
 	}
 }
 
+/* A multicast MAC (the group bit set): the port joins it, as options_mac_from_string() admits. */
+static void c_mac(struct codec *c, uint8_t mac[OPTIONS_MAC_LEN])
+{
+	if (c->err) {
+		return;
+	}
+	c->err = c->decode ? wire_get_bytes(&c->r, mac, OPTIONS_MAC_LEN)
+			   : wire_put_bytes(&c->w, mac, OPTIONS_MAC_LEN);
+	if (!c->err && !(mac[0] & 0x01)) {
+		c->err = -EBADMSG;
+	}
+}
+
 static void c_clock_identity(struct codec *c, struct ClockIdentity *v)
 {
 	if (!c->err) {
@@ -376,6 +389,8 @@ static void f_config(struct codec *c, struct ipc_msg *m)
 	c_i8(c, &p->operLogSyncInterval);
 	c_i8(c, &p->operLogPdelayReqInterval);
 	c_bool(c, &p->msg_interval_request);
+	c_mac(c, p->ptp_dst_mac);
+	c_mac(c, p->p2p_dst_mac);
 }
 
 static void f_recommended_state(struct codec *c, struct ipc_msg *m)

@@ -37,8 +37,9 @@
  * 12: ignored[] has out_of_range, overflow and management_rate_limited.
  * 13: CONFIG's servo options carry max_offset_jump.
  * 14: CONFIG carries gmCapable and the 802.1AS / automotive port options (path_trace_enabled ...
- * msg_interval_request). */
-#define IPC_VERSION 14
+ * msg_interval_request).
+ * 15: CONFIG carries ptp_dst_mac and p2p_dst_mac. */
+#define IPC_VERSION 15
 #define IPC_HEADER_SIZE 8
 #define IPC_MAX_SIZE 1024 /* larger than every message; a longer datagram is refused */
 #define IPC_MAX_FDS 4

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* linuxptp's defaults for instance and port options, and the names of their enumerations. */
+#include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -11,6 +13,10 @@
 #define TIME_SOURCE_INTERNAL_OSCILLATOR 0xa0
 /* TAI - UTC since 2017-01-01; ptp4l's CURRENT_UTC_OFFSET. */
 #define CURRENT_UTC_OFFSET 37
+
+/* IEEE 1588-2019 Annex E.3: the default and the peer delay multicast addresses. */
+const uint8_t options_mac_ptp_default[OPTIONS_MAC_LEN] = { 0x01, 0x1b, 0x19, 0x00, 0x00, 0x00 };
+const uint8_t options_mac_p2p_default[OPTIONS_MAC_LEN] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x0e };
 
 void options_instance_defaults(struct instance_options *o)
 {
@@ -73,6 +79,52 @@ void options_port_defaults(struct port_options *o)
 	o->operLogSyncInterval = 0;
 	o->operLogPdelayReqInterval = 0;
 	o->msg_interval_request = false;
+	memcpy(o->ptp_dst_mac, options_mac_ptp_default, OPTIONS_MAC_LEN);
+	memcpy(o->p2p_dst_mac, options_mac_p2p_default, OPTIONS_MAC_LEN);
+}
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9') {
+		return c - '0';
+	}
+	c = (char) tolower((unsigned char) c);
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+int options_mac_from_string(const char *s, uint8_t ret[OPTIONS_MAC_LEN])
+{
+	uint8_t mac[OPTIONS_MAC_LEN];
+	char sep = 0;
+	for (size_t i = 0; i < OPTIONS_MAC_LEN; i++) {
+		int hi = hex_digit(s[0]), lo = hi < 0 ? -1 : hex_digit(s[1]);
+		if (lo < 0) {
+			return -EINVAL;
+		}
+		mac[i] = (uint8_t) (hi << 4 | lo);
+		s += 2;
+		if (i + 1 == OPTIONS_MAC_LEN) {
+			break;
+		}
+		/* ':' as ptp4l writes it, or '-' as IEEE 802 does; one of them throughout. */
+		if ((*s != ':' && *s != '-') || (sep && *s != sep)) {
+			return -EINVAL;
+		}
+		sep = *s++;
+	}
+	if (*s != '\0') {
+		return -EINVAL;
+	}
+	/* The port joins the address as a multicast group: a unicast one cannot be joined. */
+	if (!(mac[0] & 0x01)) {
+		return -ERANGE;
+	}
+	memcpy(ret, mac, OPTIONS_MAC_LEN);
+	return 0;
+}
+const char *options_mac_to_string(const uint8_t mac[OPTIONS_MAC_LEN], char *buf)
+{
+	snprintf(buf, OPTIONS_MAC_STRLEN, "%02X:%02X:%02X:%02X:%02X:%02X", mac[0], mac[1], mac[2],
+		 mac[3], mac[4], mac[5]);
+	return buf;
 }
 
 struct name_value {

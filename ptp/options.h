@@ -22,6 +22,8 @@
 #define OPTIONS_USER_DESCRIPTION_MAX 128
 /* Explicitly listed interfaces of one instance. */
 #define OPTIONS_INTERFACES_MAX 64
+/* An IEEE 802 MAC address (ptp_dst_mac, p2p_dst_mac). */
+#define OPTIONS_MAC_LEN 6
 
 /* Only IEEE 802.3 (Annex E) for now; ptp4l's UDPv4/UDPv6 are refused by the config parser. */
 enum options_transport {
@@ -175,7 +177,17 @@ struct port_options {
 	int8_t operLogSyncInterval;
 	int8_t operLogPdelayReqInterval;
 	bool msg_interval_request;
+	 * IEEE 1588-2019 Annex E.3, ptp4l's keys: where every message but the peer delay ones goes
+	 * (01-1B-19-00-00-00; G.8275.1 uses 01-80-C2-00-00-0E), and where Pdelay_Req, Pdelay_Resp
+	 * and Pdelay_Resp_Follow_Up go (01-80-C2-00-00-0E). The port joins ptp_dst_mac, and
+	 * p2p_dst_mac too with P2P: the groups it needs, no other.
+	uint8_t ptp_dst_mac[OPTIONS_MAC_LEN];
+	uint8_t p2p_dst_mac[OPTIONS_MAC_LEN];
 };
+
+/* 01-1B-19-00-00-00 and 01-80-C2-00-00-0E (IEEE 1588-2019 Annex E.3). */
+extern const uint8_t options_mac_ptp_default[OPTIONS_MAC_LEN];
+extern const uint8_t options_mac_p2p_default[OPTIONS_MAC_LEN];
 
 /* summary_interval: the supervisor reads a worker's status once a second, so no shorter window. */
 #define OPTIONS_SUMMARY_INTERVAL_MIN 0
@@ -200,6 +212,11 @@ const char *options_bmca_to_string(enum options_bmca b);
 int options_bmca_from_string(const char *s, enum options_bmca *ret);
 const char *options_as_capable_to_string(enum options_as_capable a);
 int options_as_capable_from_string(const char *s, enum options_as_capable *ret);
+/* "01:1B:19:00:00:00" (or with '-'): a multicast MAC (the group bit set), as the port joins it. */
+int options_mac_from_string(const char *s, uint8_t ret[OPTIONS_MAC_LEN]);
+/* "01:1B:19:00:00:00", as ptp4l writes it; buf of OPTIONS_MAC_STRLEN. */
+#define OPTIONS_MAC_STRLEN 18
+const char *options_mac_to_string(const uint8_t mac[OPTIONS_MAC_LEN], char *buf);
 const char *options_transport_to_string(enum options_transport t);
 int options_transport_from_string(const char *s, enum options_transport *ret);
 const char *options_timestamping_to_string(enum options_timestamping t);

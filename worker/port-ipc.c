@@ -731,6 +731,8 @@ int port_ipc_run(const struct port_ipc_args *a)
 	/* ptp4l's key and default (1 ms): how long a send waits for its TX timestamp. */
 	w.tx_timeout_ms = cfg.port.tx_timestamp_timeout;
 	tc.tx_timeout = (ns_t) cfg.port.tx_timestamp_timeout * NS_PER_MSEC;
+	memcpy(tc.ptp_dst_mac, cfg.port.ptp_dst_mac, sizeof(tc.ptp_dst_mac));
+	memcpy(tc.p2p_dst_mac, cfg.port.p2p_dst_mac, sizeof(tc.p2p_dst_mac));
 	if (r >= 0) {
 		r = transport_l2_new(&w.loop.transport);
 	}

@@ -110,6 +110,12 @@ static const struct error_case error_cases[] = {
 	  ":2: asCapable = false is not a valid value, expected auto or true" },
 	{ "positive min_neighbor_prop_delay", "[global]\nmin_neighbor_prop_delay = 5\n",
 	  ":2: min_neighbor_prop_delay = 5 is out of range" },
+	{ "unicast ptp_dst_mac", "[global]\nptp_dst_mac = 02:00:00:00:00:01\n",
+	  ":2: ptp_dst_mac = 02:00:00:00:00:01 is out of range, expected a multicast MAC address" },
+	{ "short p2p_dst_mac", "[global]\np2p_dst_mac = 01:80:C2:00:00\n",
+	  ":2: p2p_dst_mac = 01:80:C2:00:00 is not a valid value, expected a multicast MAC" },
+	{ "mixed separators", "[global]\np2p_dst_mac = 01:80-C2:00:00:0E\n",
+	  ":2: p2p_dst_mac = 01:80-C2:00:00:0E is not a valid value" },
 	{ "one-step", "[global]\ntwoStepFlag = 0\n",
 	  ":2: twoStepFlag = 0 is out of range, expected 1 (one-step" },
 	{ "bad bool", "[global]\nslaveOnly = maybe\n",
@@ -449,6 +455,28 @@ static void test_resolution(void **state)
 	config_free(c);
 }
 
+/* ptp_dst_mac and p2p_dst_mac: ptp4l's spelling, IEEE 802's too, per interface. */
+static void test_dst_mac(void **state)
+{
+	struct fixture *f = *state;
+	static const uint8_t g8275[] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x0e };
+	static const uint8_t ptp[] = { 0x01, 0x1b, 0x19, 0x00, 0x00, 0x00 };
+	static const uint8_t other[] = { 0x01, 0x1b, 0x19, 0x00, 0x00, 0xab };
+	struct port_options p;
+	struct config *c;
+
+	c = load_ok(f, "[instance a]\ninterfaces = eth0 eth1\n"
+		       "[interface eth1]\nptp_dst_mac = 01-80-c2-00-00-0e\n"
+		       "p2p_dst_mac = 01:1b:19:00:00:AB\n");
+	assert_int_equal(config_port_options(c, "a", "eth0", &p), 0);
+	assert_memory_equal(p.ptp_dst_mac, ptp, 6);
+	assert_memory_equal(p.p2p_dst_mac, g8275, 6);
+	assert_int_equal(config_port_options(c, "a", "eth1", &p), 0);
+	assert_memory_equal(p.ptp_dst_mac, g8275, 6);
+	assert_memory_equal(p.p2p_dst_mac, other, 6);
+	config_free(c);
+}
+
 /* Setting every key to its documented default changes nothing: table and options.c agree. */
 static void test_table_defaults_match_options(void **state)
 {
@@ -560,6 +588,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_interfaces_lines, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dropin_errors_name_dropin, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resolution, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dst_mac, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_table_defaults_match_options, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_diff, setup, teardown),
 		cmocka_unit_test(test_example_config),
