@@ -82,6 +82,7 @@ void options_port_defaults(struct port_options *o)
 	memcpy(o->ptp_dst_mac, options_mac_ptp_default, OPTIONS_MAC_LEN);
 	memcpy(o->p2p_dst_mac, options_mac_p2p_default, OPTIONS_MAC_LEN);
 }
+
 static int hex_digit(char c)
 {
 	if (c >= '0' && c <= '9') {
@@ -90,12 +91,15 @@ static int hex_digit(char c)
 	c = (char) tolower((unsigned char) c);
 	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
+
 int options_mac_from_string(const char *s, uint8_t ret[OPTIONS_MAC_LEN])
 {
 	uint8_t mac[OPTIONS_MAC_LEN];
 	char sep = 0;
+
 	for (size_t i = 0; i < OPTIONS_MAC_LEN; i++) {
 		int hi = hex_digit(s[0]), lo = hi < 0 ? -1 : hex_digit(s[1]);
+
 		if (lo < 0) {
 			return -EINVAL;
 		}
@@ -120,6 +124,7 @@ int options_mac_from_string(const char *s, uint8_t ret[OPTIONS_MAC_LEN])
 	memcpy(ret, mac, OPTIONS_MAC_LEN);
 	return 0;
 }
+
 const char *options_mac_to_string(const uint8_t mac[OPTIONS_MAC_LEN], char *buf)
 {
 	snprintf(buf, OPTIONS_MAC_STRLEN, "%02X:%02X:%02X:%02X:%02X:%02X", mac[0], mac[1], mac[2],

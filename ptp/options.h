@@ -177,10 +177,12 @@ struct port_options {
 	int8_t operLogSyncInterval;
 	int8_t operLogPdelayReqInterval;
 	bool msg_interval_request;
+	/*
 	 * IEEE 1588-2019 Annex E.3, ptp4l's keys: where every message but the peer delay ones goes
 	 * (01-1B-19-00-00-00; G.8275.1 uses 01-80-C2-00-00-0E), and where Pdelay_Req, Pdelay_Resp
 	 * and Pdelay_Resp_Follow_Up go (01-80-C2-00-00-0E). The port joins ptp_dst_mac, and
 	 * p2p_dst_mac too with P2P: the groups it needs, no other.
+	 */
 	uint8_t ptp_dst_mac[OPTIONS_MAC_LEN];
 	uint8_t p2p_dst_mac[OPTIONS_MAC_LEN];
 };
@@ -217,6 +219,7 @@ int options_mac_from_string(const char *s, uint8_t ret[OPTIONS_MAC_LEN]);
 /* "01:1B:19:00:00:00", as ptp4l writes it; buf of OPTIONS_MAC_STRLEN. */
 #define OPTIONS_MAC_STRLEN 18
 const char *options_mac_to_string(const uint8_t mac[OPTIONS_MAC_LEN], char *buf);
+
 const char *options_transport_to_string(enum options_transport t);
 int options_transport_from_string(const char *s, enum options_transport *ret);
 const char *options_timestamping_to_string(enum options_timestamping t);
