@@ -320,15 +320,13 @@ static void report(struct sysclock_follow *f, const struct instance *i, const st
 	}
 }
 
-static int on_tick(sd_event_source *es, uint64_t usec, void *userdata)
+void sysclock_follow_tick(struct sysclock_follow *f, uint64_t usec)
 {
-	struct sysclock_follow *f = userdata;
 	struct instance *i = followed(f);
 	struct mport *p = i ? slave_port(f->m, i) : NULL;
 	enum follow_source kind = p ? source_of(p) : SOURCE_NONE;
 	int r = 0;
 
-	sd_event_source_set_time(es, usec + FOLLOW_TICK_USEC);
 	if (!f->scanned || strcmp(f->scanned_for, configured(f)) ||
 	    (f->conflict[0] && usec - f->scanned_at >= RIVAL_RESCAN_USEC)) {
 		scan_rivals(f, configured(f));
@@ -340,20 +338,20 @@ static int on_tick(sd_event_source *es, uint64_t usec, void *userdata)
 			manager_changed(f->m, MANAGER_CHANGED_SYSTEM_CLOCK);
 		}
 		close_phc(f);
-		return 0;
+		return;
 	}
 	if (!i) {
 		/* Not configured (or reloaded away): leave the clock alone. */
 		drop_sysclock(f);
 		close_phc(f);
-		return 0;
+		return;
 	}
 	if (kind != SOURCE_NONE) {
 		r = ensure_sysclock(f, i, kind);
 	}
 	if (!f->sc) {
 		report(f, i, p, r);
-		return 0;
+		return;
 	}
 	if (r >= 0 && kind == SOURCE_PHC) {
 		r = sample_phc(f, p);
@@ -366,6 +364,12 @@ static int on_tick(sd_event_source *es, uint64_t usec, void *userdata)
 		r = c < 0 ? c : r;
 	}
 	report(f, i, p, r);
+}
+
+static int on_tick(sd_event_source *es, uint64_t usec, void *userdata)
+{
+	sd_event_source_set_time(es, usec + FOLLOW_TICK_USEC);
+	sysclock_follow_tick(userdata, usec);
 	return 0;
 }
 

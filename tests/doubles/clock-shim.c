@@ -91,12 +91,12 @@ static int shim_adjtime(const char *fn, clockid_t id, struct timex *tx)
 	if (m == 0 || m == ADJ_OFFSET_SS_READ) {
 		return real_clock_adjtime(id, tx);
 	}
-#define ADD(...)                                                                                   \
-	do {                                                                                       \
-		int k_ = snprintf(what + len, sizeof(what) - len, __VA_ARGS__);                    \
-		if (k_ > 0 && (size_t) k_ < sizeof(what) - len) {                                  \
-			len += (size_t) k_;                                                        \
-		}                                                                                  \
+#define ADD(...)                                                                \
+	do {                                                                    \
+		int k_ = snprintf(what + len, sizeof(what) - len, __VA_ARGS__); \
+		if (k_ > 0 && (size_t) k_ < sizeof(what) - len) {               \
+			len += (size_t) k_;                                     \
+		}                                                               \
 	} while (0)
 	if (m & ADJ_SETOFFSET) {
 		ADD(" step_ns=%" PRId64, timeval_ns(&tx->time, m & ADJ_NANO));
