@@ -87,7 +87,7 @@ static int port_delay_resp_check(const struct port *p, const struct msg *m)
 int port_delay_resp_receive(struct port *p, const struct msg *m, ns_t now)
 {
 	struct delay_e2e d;
-	ns_t t4, mpd;
+	ns_t t4, mpd, dt;
 	int r;
 
 	r = port_delay_resp_check(p, m);
@@ -122,10 +122,19 @@ int port_delay_resp_receive(struct port *p, const struct msg *m, ns_t now)
 	/*
 	 * The offset moved by (1 - r) * (t3 - t2) between the Sync and the Delay_Req while the
 	 * rates differ (r: master over local), which the formula would take for path delay: add it
-	 * back, as linuxptp's tsproc scales t3 - t2 by the rate ratio.
+	 * back, as linuxptp's tsproc scales t3 - t2 by the rate ratio. |1 - r| < 0.001, so the term
+	 * is far smaller than t3 - t2. Times from the wire can be extreme: checked arithmetic, and
+	 * a delay that does not fit is no sample.
 	 */
-	mpd = delay_e2e_mean_path_delay(&d) +
-	      (ns_t) ((1.0 - p->sync.rate_ratio) * (double) (d.t3 - d.t2) / 2.0);
+	if (delay_e2e_mean_path_delay(&d, &mpd) < 0 || __builtin_sub_overflow(d.t3, d.t2, &dt) ||
+	    !delay_ns_add(mpd, (ns_t) ((1.0 - p->sync.rate_ratio) * (double) dt / 2.0), &mpd)) {
+		port_count(p, PORT_CNT_OVERFLOW);
+		return 0;
+	}
+	if (mpd > PORT_PATH_DELAY_MAX || mpd < -PORT_PATH_DELAY_MAX) {
+		port_count(p, PORT_CNT_OUT_OF_RANGE);
+		return 0;
+	}
 	p->delay.value = delay_filter_sample(&p->delay.filter, mpd);
 	p->delay.valid = true;
 	p->cds.meanDelay = p->delay.value;

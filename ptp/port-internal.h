@@ -19,6 +19,12 @@
  */
 #define PORT_RATE_RATIO_BASELINE (NS_PER_SEC * 3 / 4)
 
+/*
+ * A path delay sample beyond +-1 s is no path (light crosses the planet in 0.07 s): a forged
+ * answer, counted as out_of_range, never a sample for the filter and the offsets.
+ */
+#define PORT_PATH_DELAY_MAX NS_PER_SEC
+
 /* Deadlines the engine keeps; 0 = stopped. */
 enum port_timer {
 	PORT_TIMER_ANNOUNCE_TX,

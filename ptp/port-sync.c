@@ -191,7 +191,11 @@ int port_sync_receive(struct port *p, const struct msg *m, ns_t rx, ns_t now)
 		if (port_early_take(p, seq, &e)) {
 			/* Its Follow_Up came first. 11.3.2 b: the two correctionFields add up. */
 			p->sync.pending = false;
-			return port_sync_offset(p, e.t1, rx, corr + e.correction, now);
+			if (!delay_ns_add(corr, e.correction, &corr)) {
+				port_count(p, PORT_CNT_OVERFLOW);
+				return 0;
+			}
+			return port_sync_offset(p, e.t1, rx, corr, now);
 		}
 		p->sync.pending = true;
 		p->sync.seq = seq;
@@ -234,8 +238,11 @@ int port_follow_up_receive(struct port *p, const struct msg *m, ns_t now)
 	if (!port_timestamp_ns(p, &m->body.follow_up.preciseOriginTimestamp, &t1)) {
 		return 0;
 	}
-	/* 11.3.2 b: the two correctionFields add up. */
-	corr = p->sync.correction + correction_to_ns(m->hdr.correctionField);
+	/* 11.3.2 b: the two correctionFields add up (each up to 2^47 ns, or INT64_MAX). */
+	if (!delay_ns_add(p->sync.correction, correction_to_ns(m->hdr.correctionField), &corr)) {
+		port_count(p, PORT_CNT_OVERFLOW);
+		return 0;
+	}
 	return port_sync_offset(p, t1, p->sync.t2, corr, now);
 }
 
@@ -287,15 +294,19 @@ static enum fsm_event port_servo_event(const struct port *p, enum servo_state st
 static void port_rate_ratio_update(struct port *p, ns_t t1c, ns_t t2)
 {
 	struct port_sync_rx *s = &p->sync;
+	ns_t d1;
 	double rr;
 
 	if (s->have_anchor && t2 > s->anchor_t2) {
 		if (t2 - s->anchor_t2 < PORT_RATE_RATIO_BASELINE) {
 			return;
 		}
-		rr = (double) (t1c - s->anchor_t1) / (double) (t2 - s->anchor_t2);
-		if (fabs(rr - 1.0) < PORT_RATE_RATIO_MAX_DEVIATION) {
-			s->rate_ratio = rr;
+		/* A master time that jumped beyond ns_t from the anchor is no rate: start over. */
+		if (!__builtin_sub_overflow(t1c, s->anchor_t1, &d1)) {
+			rr = (double) d1 / (double) (t2 - s->anchor_t2);
+			if (fabs(rr - 1.0) < PORT_RATE_RATIO_MAX_DEVIATION) {
+				s->rate_ratio = rr;
+			}
 		}
 	}
 	s->have_anchor = true;
@@ -308,6 +319,28 @@ int port_sync_offset(struct port *p, ns_t t1, ns_t t2, ns_t correction, ns_t now
 	struct port_sample s = { 0 };
 	unsigned n = p->cfg.port.syncReceiptTimeout;
 	enum outlier_verdict verdict;
+	ns_t t1c, offset = 0;
+
+	/*
+	 * A master on the PTP timescale (TAI) against our UTC stamps: take the UTC offset off its
+	 * times, as linuxptp's clock_utc_correct does for software timestamping. t1 is a Timestamp
+	 * (>= 0) and the offset an int16 of seconds: this cannot overflow.
+	 */
+	if (p->cfg.utc_timescale && p->tpds.ptpTimescale) {
+		t1 -= (ns_t) p->tpds.currentUtcOffset * NS_PER_SEC;
+	}
+	/*
+	 * 11.6.2: correctedSyncCorrectionField = correctionField + delayAsymmetry. t1 and the
+	 * corrections come from the wire, extreme values included (issue 17, finding 8): checked
+	 * arithmetic, and a measurement that does not fit is dropped, counted as overflow.
+	 */
+	if (!delay_ns_add(correction, p->portds.delayAsymmetry, &correction) ||
+	    !delay_ns_add(t1, correction, &t1c) ||
+	    (p->delay.valid &&
+	     delay_offset_from_master(t1, t2, correction, p->delay.value, &offset) < 0)) {
+		port_count(p, PORT_CNT_OVERFLOW);
+		return 0;
+	}
 
 	/* A measurement from the parent: the next is due within n Sync intervals (0: no limit). */
 	if (n) {
@@ -318,19 +351,10 @@ int port_sync_offset(struct port *p, ns_t t1, ns_t t2, ns_t correction, ns_t now
 	}
 
 	/*
-	 * A master on the PTP timescale (TAI) against our UTC stamps: take the UTC offset off its
-	 * times, as linuxptp's clock_utc_correct does for software timestamping.
-	 */
-	if (p->cfg.utc_timescale && p->tpds.ptpTimescale) {
-		t1 -= (ns_t) p->tpds.currentUtcOffset * NS_PER_SEC;
-	}
-	/* 11.6.2: correctedSyncCorrectionField = correctionField + delayAsymmetry. */
-	correction += p->portds.delayAsymmetry;
-	/*
 	 * Master over local rate; the E2E delay needs it while the rates differ (before the servo
 	 * locks, or for good with a free-running clock).
 	 */
-	port_rate_ratio_update(p, t1 + correction, t2);
+	port_rate_ratio_update(p, t1c, t2);
 	p->sync.have_pair = true;
 	p->sync.t1 = t1;
 	p->sync.pair_t2 = t2;
@@ -344,7 +368,7 @@ int port_sync_offset(struct port *p, ns_t t1, ns_t t2, ns_t correction, ns_t now
 		return 0;
 	}
 
-	s.offset = delay_offset_from_master(t1, t2, correction, p->delay.value);
+	s.offset = offset;
 	s.mean_path_delay = p->delay.value;
 	s.local_ts = t2;
 	p->cds.offsetFromMaster = s.offset;

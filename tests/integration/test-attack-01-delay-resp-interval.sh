@@ -68,7 +68,7 @@ echo "ok: phcd's v1 (worker $worker) follows ptp4l $parent, UNCALIBRATED"
 
 counter() {
 	busctl --system get-property org.phcd1 /org/phcd1/port/v1 org.phcd1.Port Counters \
-		--json=short | python3 -c "import json, sys; print(json.load(sys.stdin)['data']['$1'])"
+		--json=short | python3 -c "import json, sys; print(json.load(sys.stdin)['data'].get('$1', 0))"
 }
 
 # The Delay_Req rate before the attack, for comparison.

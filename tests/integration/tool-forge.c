@@ -23,20 +23,24 @@
 static const char usage[] =
 	"usage: tool-forge delay-resp IFNAME --parent ID:PORT --interval N[,N...] --count K\n"
 	"                  [--timeout S]\n"
-	"         answer each Delay_Req seen on IFNAME as the parent port, with logMessageInterval\n"
+	"         answer each Delay_Req seen on IFNAME as the parent port, with "
+	"logMessageInterval\n"
 	"         N (the list in turn), K times; exit 1 if fewer came within S s (default 30)\n"
 	"       tool-forge announce IFNAME --ids N --priority1 P [--class C] [--rate HZ]\n"
 	"                  [--duration S] [--base ID]\n"
-	"         Announces from N forged clocks (ID + i), each HZ times a second (default 4), for\n"
+	"         Announces from N forged clocks (ID + i), each HZ times a second (default 4), "
+	"for\n"
 	"         S s (default 10, 0 until SIGTERM)\n"
 	"       tool-forge sync IFNAME --parent ID:PORT --count K --t1 SEC[.NS] [--correction C]\n"
 	"                  [--fup-correction C] [--timeout S]\n"
-	"         after each Sync of the parent seen on IFNAME, a two-step Sync/Follow_Up pair as the\n"
+	"         after each Sync of the parent seen on IFNAME, a two-step Sync/Follow_Up pair as "
+	"the\n"
 	"         parent with the next sequenceId, preciseOriginTimestamp SEC.NS and the scaled\n"
 	"         correctionFields C (Sync) and --fup-correction (Follow_Up), K times\n"
 	"       tool-forge mgmt IFNAME --count K [--rate HZ] [--src-mac MAC] [--set-priority1 P]\n"
 	"                  [--listen S]\n"
-	"         K Management GET CLOCK_DESCRIPTION requests (or SET PRIORITY1 P) to all ports, HZ\n"
+	"         K Management GET CLOCK_DESCRIPTION requests (or SET PRIORITY1 P) to all ports, "
+	"HZ\n"
 	"         a second (0: as fast as possible), from MAC (random unicast by default); then\n"
 	"         S s (default 1) more listening; prints sent= answers= (answers of any sender)\n"
 	"  ID: 16 hex digits (an EUI-64 clockIdentity).\n";
@@ -253,7 +257,8 @@ static int do_announce(const char *ifname, const struct opts *o)
 			break;
 		}
 		if (next > now) {
-			struct timespec ts = { (next - now) / 1000000000, (next - now) % 1000000000 };
+			struct timespec ts = { (next - now) / 1000000000,
+					       (next - now) % 1000000000 };
 
 			nanosleep(&ts, NULL);
 		}
@@ -268,7 +273,8 @@ static int do_announce(const char *ifname, const struct opts *o)
 			m.hdr.logMessageInterval = -2;
 			m.body.announce.currentUtcOffset = 37;
 			m.body.announce.grandmasterPriority1 = (uint8_t) o->priority1;
-			m.body.announce.grandmasterClockQuality.clockClass = (uint8_t) o->clock_class;
+			m.body.announce.grandmasterClockQuality.clockClass = (uint8_t)
+										     o->clock_class;
 			m.body.announce.grandmasterClockQuality.clockAccuracy = 0xFE;
 			m.body.announce.grandmasterClockQuality.offsetScaledLogVariance = 0xFFFF;
 			m.body.announce.grandmasterPriority2 = 128;
@@ -369,7 +375,8 @@ static ssize_t build_mgmt(uint8_t *buf, size_t size, const struct PortIdentity *
 
 static int do_mgmt(const char *ifname, const struct opts *o)
 {
-	struct sockaddr_ll to = { .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_1588),
+	struct sockaddr_ll to = { .sll_family = AF_PACKET,
+				  .sll_protocol = htons(ETH_P_1588),
 				  .sll_halen = 6 };
 	int64_t start = clock_ns(CLOCK_MONOTONIC), end = start + (int64_t) (o->listen * 1e9);
 	uint64_t sent = 0, answers = 0;
