@@ -29,9 +29,10 @@ void worker_identity_resolve(struct worker_identity *ret)
 
 	*ret = (struct worker_identity){ 0 };
 	if (!have_caps(CAP_SETUID, CAP_SETGID)) {
-		log_notice("workers run as uid %u, phcd's own: no CAP_SETUID and CAP_SETGID to give "
-			   "them user %s",
-			   (unsigned int) geteuid(), WORKER_USER);
+		log_notice(
+			"workers run as uid %u, phcd's own: no CAP_SETUID and CAP_SETGID to give "
+			"them user %s",
+			(unsigned int) geteuid(), WORKER_USER);
 		return;
 	}
 	ret->switch_ids = true;

@@ -106,6 +106,13 @@ static int on_pidfd(sd_event_source *s, int fd, uint32_t revents, void *userdata
 	} else if (si.si_code == CLD_EXITED) {
 		snprintf(reason, sizeof(reason), "exited with status %d", si.si_status);
 		error = si.si_status == 0 ? 0 : -ECHILD;
+	} else if (si.si_status == SIGSYS) {
+		/* worker/sandbox.h: its seccomp filter ended it (the call's number is in the log).
+		 */
+		snprintf(reason, sizeof(reason),
+			 "killed by signal SYS (a system call its sandbox "
+			 "forbids)");
+		error = -EPERM;
 	} else {
 		snprintf(reason, sizeof(reason), "killed by signal %s", sigabbrev_np(si.si_status));
 		error = -EINTR;

@@ -21,6 +21,7 @@
 #include "common/ipc.h"
 #include "worker/port-ipc.h"
 #include "worker/port-loop.h"
+#include "worker/sandbox.h"
 #include "common/status-page.h"
 #include "ptp/clock.h"
 #include "ptp/port.h"
@@ -749,6 +750,12 @@ int port_ipc_run(const struct port_ipc_args *a)
 		/* Decided before make_clock() takes the PHC fd: what is held, not what is left. */
 		decide_steering(&w, &cfg, &st, &steer);
 		if (steer.target == STEER_FAULTY) {
+			r = sandbox_load_seccomp(a->ifname);
+			if (r < 0) {
+				log_port_error_errno(a->ifname, r,
+						     "cannot load the seccomp filter: %m");
+				goto out;
+			}
 			r = stay_faulty(&w, &steer);
 			goto out;
 		}
@@ -788,6 +795,12 @@ int port_ipc_run(const struct port_ipc_args *a)
 		r = w.report_timer = evloop_add_timer(&w.loop.ev, on_report_timer, &w);
 	}
 	if (r < 0) {
+		goto out;
+	}
+	/* Set up: from here on only what the loop needs (worker/sandbox.h). */
+	r = sandbox_load_seccomp(a->ifname);
+	if (r < 0) {
+		log_port_error_errno(a->ifname, r, "cannot load the seccomp filter: %m");
 		goto out;
 	}
 	/* port_start's first state change sends the first STATUS. */

@@ -104,6 +104,7 @@ for c in CapInh CapPrm CapEff CapBnd CapAmb; do
 	[ "$(get $c)" = 0000000000000000 ] || fail "worker $pid: expected $c 0, got $(get $c)"
 done
 [ "$(get NoNewPrivs)" = 1 ] || fail "worker $pid: expected NoNewPrivs 1, got $(get NoNewPrivs)"
+[ "$(get Seccomp)" = 2 ] || fail "worker $pid: expected Seccomp 2 (a filter), got $(get Seccomp)"
 # Nothing of the supervisor's open files: no regular file, no directory, no netlink socket.
 for f in /proc/"$pid"/fd/*; do
 	t=$(readlink "$f")
@@ -113,4 +114,43 @@ for f in /proc/"$pid"/fd/*; do
 	*) fail "worker $pid: unexpected fd $f -> $t" ;;
 	esac
 done
-echo "ok: worker $pid: Uid $uids, CapInh/Prm/Eff/Bnd/Amb 0, NoNewPrivs 1, fds: $(ls /proc/"$pid"/fd | tr '\n' ' ')"
+echo "ok: worker $pid: Uid $uids, CapInh/Prm/Eff/Bnd/Amb 0, NoNewPrivs 1, Seccomp 2, fds: $(ls /proc/"$pid"/fd | tr '\n' ' ')"
+
+# 3. The worker's filter (worker/sandbox.c, loaded by the probe as the worker loads it), as the
+#    workers' user with no_new_privs: the file it tries to write is writable by that user, so
+#    only the filter can refuse.
+mkdir -m 0777 "$tmp/ctl"
+victim=$tmp/ctl/victim
+echo original >"$victim"
+chmod 0666 "$victim"
+setpriv --reuid="$exp_uid" --regid="$exp_uid" --clear-groups test -w "$victim" ||
+	fail "control: uid $exp_uid should be able to write $victim without the filter"
+setpriv --reuid="$exp_uid" --regid="$exp_uid" --clear-groups --no-new-privs \
+	"$BUILD/tests/integration/tool-sandbox-probe" "$victim" >"$tmp/probe.out" 2>"$tmp/probe.err" ||
+	fail "tool-sandbox-probe failed: $(cat "$tmp/probe.err")"
+sanitized=$(meson introspect --buildoptions "$BUILD" 2>/dev/null |
+	jq -r '.[] | select(.name == "b_sanitize") | .value' 2>/dev/null || echo none)
+expect() { # PROBE REGEX
+	local got
+	got=$(awk -v p="$1" '$1 == p { $1 = ""; print substr($0, 2) }' "$tmp/probe.out")
+	[[ "$got" =~ ^($2)$ ]] || fail "probe $1: expected '$2', got '$got' (all: $(tr '\n' ';' <"$tmp/probe.out"))"
+}
+expect bind 'refused EPERM'
+expect socket 'refused EPERM'
+expect setsockopt 'refused EPERM'
+expect kill-parent 'refused EPERM'
+expect mmap-exec 'refused EPERM'
+expect open-rdonly allowed
+expect kill-self allowed
+if [ "$sanitized" = none ] || [ -z "$sanitized" ]; then
+	expect ptrace 'refused EPERM'
+	expect open-wronly 'refused EPERM'
+	expect open-creat 'refused EPERM'
+	expect chdir-unlisted 'killed SYS'
+	grep -q 'seccomp: system call 80 is not on the worker.s allow-list' "$tmp/probe.err" ||
+		fail "expected the SIGSYS line naming system call 80 (chdir), got: $(cat "$tmp/probe.err")"
+else
+	echo "SKIP: ptrace, open for writing and unlisted calls pass in a sanitizer build ($sanitized)"
+fi
+[ "$(cat "$victim")" = original ] || fail "the probe changed $victim: $(cat "$victim")"
+echo "ok: under the worker's filter: $(tr '\n' ';' <"$tmp/probe.out")"
