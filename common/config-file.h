@@ -43,6 +43,7 @@ struct config_layer {
 	uint64_t set[CONFIG_KEYS_MAX / 64];
 	struct config_pos set_at[CONFIG_KEYS_MAX];
 	struct config_pos section; /* first header of this section */
+	struct config_pos last;	   /* its latest header: a later file may amend the section */
 };
 
 /* Did layer l set table key number i (config_keys_index())? */
@@ -82,7 +83,9 @@ struct config {
 /*
  * Load path and then every *.conf in dropin_dir in lexical (strcmp) order. dropin_dir NULL means
  * path + ".d". A missing main file is an error unless main_optional (the daemon's default path:
- * then built-in defaults apply); a missing drop-in directory is not.
+ * then built-in defaults apply); a missing drop-in directory is not. A section may appear in
+ * several files: a later file's keys override (amend) the earlier ones of the same section; twice
+ * in one file it is an error.
  *
  * Every problem is reported as one "file:line: what is wrong, what was expected" line in *errors
  * (malloc'ed, newline-separated, NULL when there is none; the caller frees it). Returns 0 and
@@ -96,8 +99,10 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(struct config *, config_free);
 
 /*
  * `phcd --check-config [-f FILE]`: load path (and dropin_dir, NULL: path + ".d"), print every
- * error, or a summary of the instances, to out. 0 or -EINVAL (or another -errno).
+ * error, or a summary of the instances, to out. 0 or -EINVAL (or another -errno). main_optional
+ * as config_load(): the daemon's default path may be missing.
  */
+int config_check_full(const char *path, const char *dropin_dir, bool main_optional, FILE *out);
 int config_check_dir(const char *path, const char *dropin_dir, FILE *out);
 /* The same with path + ".d". */
 int config_check(const char *path, FILE *out);

@@ -435,7 +435,7 @@ void config_dump_keys(FILE *out)
 		[SCOPE_INSTANCE] = "global instance",
 		[SCOPE_PORT] = "global instance interface",
 	};
-	char expect[128];
+	char expect[256];
 
 	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
 		config_keys_expect(&keys[i], expect, sizeof(expect));

@@ -108,6 +108,20 @@ expect 5 'the system clock is not locked yet \(system_clock_instance gm\)' wait-
 jq -e '(.Ready | not) and .SystemClock.Instance == "gm" and (.SystemClock.Ready | not)' "$tmp/o" \
 	>/dev/null || fail "wait-sync --json with an unlocked system clock: $(cat "$tmp/o")"
 fake system-clock none
+# An instance whose interfaces name one that is not there yet: not ready, even as grandmaster
+# on the ports it has, until the interface is a port (it counted as "no ports" before).
+fake instance early
+fake interfaces early eth9
+expect 5 'instance early: waiting for eth9: named in its interfaces, not present yet' wait-sync --instance early --timeout 0.5 --json
+jq -e '.Instances[] | select(.Name == "early") | (.Ready | not) and .MissingInterfaces == ["eth9"]' \
+	"$tmp/o" >/dev/null || fail "wait-sync --json, missing interface: $(cat "$tmp/o")"
+fake port eth9 early
+fake state eth9 MASTER
+fake grandmaster early 1
+expect 0 '^early: grandmaster of domain' wait-sync --instance early --timeout 5
+fake rm-instance early
+fake rm-port eth9
+echo "ok: wait-sync: an instance waiting for a configured interface is not ready, --json names it"
 fake rm-instance gm
 fake port veth0 lonely
 echo "ok: wait-sync: no ports -> ready, listening -> exit 5 with the reason, grandmaster -> ready, --json per instance; system clock through a grandmaster -> ready"

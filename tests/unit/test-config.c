@@ -140,9 +140,30 @@ static const struct error_case error_cases[] = {
 	{ "daemon key in instance", "[instance a]\nlogging_level = 3\n",
 	  ":2: key \"logging_level\" is not valid in this section, expected it in [global]" },
 	{ "duplicate instance", "[instance a]\n[instance a]\n",
-	  ":2: duplicate [instance a], expected each instance once (first defined at " },
+	  ":2: duplicate [instance a] in one file, expected each instance once per file (first "
+	  "at " },
 	{ "duplicate interface", "[interface eth0]\n[interface eth0]\n",
-	  ":2: duplicate [interface eth0], expected each interface once" },
+	  ":2: duplicate [interface eth0] in one file, expected each interface once per file" },
+	/* The whole sentence: it was cut at 128 characters before. */
+	{ "interface twice, whole message", "[instance a]\ninterfaces = eth0 eth0\n",
+	  ":2: interfaces = eth0 eth0 is not a valid value, expected auto, or up to 64 distinct "
+	  "interface names separated by spaces or commas (on several interfaces lines of one "
+	  "section if they do not fit on one)\n" },
+	{ "system clock backend with hardware timestamps",
+	  "[instance a]\ninterfaces = e0\nclock_backend = system\n",
+	  ":3: instance a has clock_backend = system, which takes software timestamps, but "
+	  "time_stamping is hardware (the default); expected time_stamping = software or auto" },
+	{ "system clock backend, hardware on one interface",
+	  "[instance a]\ninterfaces = e0 e1\nclock_backend = system\ntime_stamping = auto\n"
+	  "[interface e1]\ntime_stamping = hardware\n",
+	  ":6: instance a has clock_backend = system, which takes software timestamps, but "
+	  "time_stamping is hardware (interface e1)" },
+	{ "slaveOnly and masterOnly", "[instance a]\nslaveOnly = 1\nmasterOnly = 1\n",
+	  ":3: instance a has slaveOnly = 1 and masterOnly = 1: the port could be neither" },
+	{ "interface section no instance uses",
+	  "[instance a]\ninterfaces = eth1\n[interface eth01]\nlogSyncInterval = -3\n",
+	  ":3: [interface eth01] is in no instance: no instance names it in interfaces and none "
+	  "has interfaces = auto" },
 	{ "bad instance name", "[global]\n[instance bad name]\n",
 	  ":2: invalid instance name \"bad name\", expected 1 to 31 letters" },
 	{ "bad interface name", "[interface a/b]\n", ":1: invalid interface name \"a/b\"" },
@@ -319,6 +340,100 @@ static void test_dropin_errors_name_dropin(void **state)
 		fail_msg("expected %s..., got %s", want, errors);
 	}
 	free(errors);
+}
+
+/* A drop-in amends a section of the main file key by key; twice in one drop-in is an error. */
+static void test_dropin_amends_section(void **state)
+{
+	struct fixture *f = *state;
+	struct port_options p;
+	struct config *c = NULL;
+	char *errors = NULL;
+	char want[512];
+
+	write_dropin(f, "10-lab.conf",
+		     "[instance lab]\npriority1 = 20\n"
+		     "[interface eth1]\nlogSyncInterval = -4\n");
+	write_dropin(f, "20-lab.conf", "[instance lab]\ninterfaces = eth1\ninterfaces = eth2\n");
+	c = load_ok(f, "[instance lab]\ninterfaces = eth0\npriority1 = 10\npriority2 = 11\n"
+		       "[interface eth1]\nlogSyncInterval = -2\ndelay_mechanism = P2P\n");
+	assert_int_equal(c->n_instances, 1);
+	assert_int_equal(c->n_interfaces, 1);
+	assert_int_equal(c->instances[0].options.priority1, 20);
+	assert_int_equal(c->instances[0].options.priority2, 11);
+	/* interfaces in a later file replaces the list, its lines in that file add up */
+	assert_int_equal(c->instances[0].options.interfaces.n_names, 2);
+	assert_string_equal(c->instances[0].options.interfaces.names[0], "eth1");
+	assert_string_equal(c->instances[0].options.interfaces.names[1], "eth2");
+	assert_int_equal(config_port_options(c, "lab", "eth1", &p), 0);
+	assert_int_equal(p.logSyncInterval, -4);
+	assert_int_equal(p.delay_mechanism, DELAY_MECHANISM_P2P);
+	config_free(c);
+
+	write_dropin(f, "30-twice.conf", "[instance lab]\npriority1 = 30\n[instance lab]\n");
+	assert_int_equal(config_load(f->path, NULL, false, &c, &errors), -EINVAL);
+	snprintf(want, sizeof(want),
+		 "%s/30-twice.conf:3: duplicate [instance lab] in one file, expected each instance "
+		 "once per file (first at %s/30-twice.conf:1; a later file may amend it)",
+		 f->dropins, f->dropins);
+	if (!errors || strncmp(errors, want, strlen(want)) != 0) {
+		fail_msg("expected %s, got %s", want, errors);
+	}
+	free(errors);
+}
+
+/* Only regular files are read: a directory or a FIFO is refused (and a FIFO never blocks). */
+static void test_only_regular_files(void **state)
+{
+	struct fixture *f = *state;
+	struct config *c = NULL;
+	char *errors = NULL;
+	char path[256], want[512];
+
+	assert_int_equal(config_load(f->dir, "/nonexistent", false, &c, &errors), -EINVAL);
+	snprintf(want, sizeof(want),
+		 "%s:0: cannot open: is a directory, expected a readable regular file", f->dir);
+	if (!errors || strncmp(errors, want, strlen(want)) != 0) {
+		fail_msg("expected %s, got %s", want, errors);
+	}
+	free(errors);
+	/* The same under --check-config, and with main_optional: a directory is not "missing". */
+	errors = NULL;
+	assert_int_equal(config_load(f->dir, "/nonexistent", true, &c, &errors), -EINVAL);
+	free(errors);
+
+	write_file(f->path, "[global]\n");
+	mkdir(f->dropins, 0755);
+	snprintf(path, sizeof(path), "%s/50-fifo.conf", f->dropins);
+	assert_int_equal(mkfifo(path, 0644), 0);
+	errors = NULL;
+	assert_int_equal(config_load(f->path, NULL, false, &c, &errors), -EINVAL);
+	snprintf(want, sizeof(want),
+		 "%s:0: cannot open: is a FIFO or socket, expected a readable regular file", path);
+	if (!errors || strncmp(errors, want, strlen(want)) != 0) {
+		fail_msg("expected %s, got %s", want, errors);
+	}
+	free(errors);
+}
+
+/* --check-config of the daemon's default path: a missing file is fine (built-in defaults). */
+static void test_check_missing_default(void **state)
+{
+	struct fixture *f = *state;
+	char buf[1024] = { 0 };
+	FILE *out = tmpfile();
+
+	assert_non_null(out);
+	assert_int_equal(config_check_full(f->path, NULL, true, out), 0);
+	rewind(out);
+	assert_true(fread(buf, 1, sizeof(buf) - 1, out) > 0);
+	fclose(out);
+	assert_non_null(strstr(buf, "phcd.conf: not present, the built-in defaults apply\n"));
+	assert_non_null(strstr(buf, "phcd.conf: OK, 1 file(s), 1 instance(s)"));
+	/* A file named with -f must exist. */
+	out = tmpfile();
+	assert_int_equal(config_check_full(f->path, NULL, false, out), -EINVAL);
+	fclose(out);
 }
 
 static void test_resolution(void **state)
@@ -587,6 +702,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_dropin_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_interfaces_lines, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dropin_errors_name_dropin, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dropin_amends_section, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_only_regular_files, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_check_missing_default, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resolution, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dst_mac, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_table_defaults_match_options, setup, teardown),
