@@ -135,10 +135,16 @@ static const struct {
 	enum ipc_type type;
 	size_t payload;
 } sizes[] = {
-	{ IPC_HELLO, 10 },	     { IPC_STATUS, 539 },	    { IPC_ERBEST, 46 },
-	{ IPC_CONFIG, 298 },	     { IPC_RECOMMENDED_STATE, 43 }, { IPC_SET_PRIORITY, 2 },
-	{ IPC_SHUTDOWN, 0 },	     { IPC_PRIORITY_REQUEST, 2 },   { IPC_CLOCK_STATE, 24 },
-	{ IPC_SET_CLOCK_STATE, 24 },
+	{ IPC_HELLO, 10 },
+	{ IPC_STATUS, 556 },
+	{ IPC_ERBEST, 112 },
+	{ IPC_CONFIG, 298 },
+	{ IPC_RECOMMENDED_STATE, 109 },
+	{ IPC_SET_PRIORITY, 2 },
+	{ IPC_SHUTDOWN, 0 },
+	{ IPC_PRIORITY_REQUEST, 2 },
+	{ IPC_CLOCK_STATE, 32 },
+	{ IPC_SET_CLOCK_STATE, 32 },
 };
 
 /* Encode and decode again; compare by re-encoding, since the structs have padding. */
