@@ -45,8 +45,7 @@ int port_path_trace_receive(struct port *p, const struct msg *m)
 		return 0;
 	}
 	tlv_iter_init(&it, m->tlv, m->tlv_len);
-	TLV_FOREACH(r, &it, &t)
-	{
+	TLV_FOREACH (r, &it, &t) {
 		struct tlv_path_trace pt;
 
 		if (t.tlvType != TLV_PATH_TRACE || tlv_path_trace_parse(&t, &pt) < 0) {
@@ -138,7 +137,8 @@ ssize_t port_follow_up_info_tlv(const struct port *p, uint8_t *buf, size_t size)
 	if (!gm && p->gm_rate_ratio != 0.0) {
 		double v = (p->gm_rate_ratio - 1.0) * RATE_OFFSET_SCALE;
 
-		f.cumulativeScaledRateOffset = (int32_t) fmax(INT32_MIN, fmin(INT32_MAX, llround(v)));
+		f.cumulativeScaledRateOffset = (int32_t) fmax(INT32_MIN,
+							      fmin(INT32_MAX, llround(v)));
 	}
 	tlv_builder_init(&b, buf, size);
 	if (tlv_builder_add_follow_up_info(&b, &f) < 0) {
@@ -157,13 +157,12 @@ void port_follow_up_info_receive(struct port *p, const struct msg *m)
 		return;
 	}
 	tlv_iter_init(&it, m->tlv, m->tlv_len);
-	TLV_FOREACH(r, &it, &t)
-	{
+	TLV_FOREACH (r, &it, &t) {
 		struct tlv_follow_up_info f;
 
 		if (tlv_follow_up_info_parse(&t, &f) == 0) {
-			p->upstream_rate_ratio =
-				1.0 + (double) f.cumulativeScaledRateOffset / RATE_OFFSET_SCALE;
+			p->upstream_rate_ratio = 1.0 + (double) f.cumulativeScaledRateOffset /
+							       RATE_OFFSET_SCALE;
 			return;
 		}
 	}
@@ -255,8 +254,7 @@ int port_signaling_receive(struct port *p, const struct msg *m, ns_t now)
 		return PORT_CNT_UNSUPPORTED;
 	}
 	tlv_iter_init(&it, m->tlv, m->tlv_len);
-	TLV_FOREACH(r, &it, &t)
-	{
+	TLV_FOREACH (r, &it, &t) {
 		struct tlv_org_ext o;
 		int8_t link, sync, ann;
 		int8_t pdelay = p->portds.logMinPdelayReqInterval;
@@ -328,7 +326,8 @@ void port_oper_intervals(struct port *p, int8_t sync_log_interval, ns_t now)
 	}
 	if (sync_log_interval != MSG_LOG_INTERVAL_NONE &&
 	    sync_log_interval != o->operLogSyncInterval) {
-		/* The master forgot the request (it restarted): start over from the initial ones. */
+		/* The master forgot the request (it restarted): start over from the initial ones.
+		 */
 		port_oper_intervals_reset(p);
 		if (p->servo) {
 			servo_reset(p->servo);

@@ -143,8 +143,10 @@ int port_pdelay_resp_receive(struct port *p, const struct msg *m, ns_t rx, ns_t 
 	int k;
 
 	k = port_pdelay_check(p, m, &r->requestingPortIdentity);
-	if (!k && p->pdreq.have_resp) {
-		/* A second answer to one request: several responders on the link (11.4.1 says one).
+	if ((!k || k == PORT_CNT_DUPLICATE_SEQUENCE) && p->pdreq.have_resp) {
+		/*
+		 * A second answer to one request, before or after its exchange completed: several
+		 * responders on the link (11.4.1 says one; 802.1AS-2020 11.2.19.3.4).
 		 */
 		if (!port_identity_equal(&m->hdr.sourcePortIdentity, &p->pdreq.responder)) {
 			p->pdreq.responders++;
