@@ -501,6 +501,30 @@ static void cross_check(struct loader *l)
 			}
 		}
 	}
+	for (size_t i = 0; i < c->n_instances; i++) {
+		const struct config_instance *in = &c->instances[i];
+
+		/* ptp4l's designated master or slave: exactly one static role. */
+		if (in->port.BMCA == OPTIONS_BMCA_NOOP &&
+		    in->port.masterOnly == in->options.slaveOnly) {
+			report(l, key_pos(c, in, "BMCA"),
+			       "instance %s: BMCA noop with %s, expected a static role: masterOnly "
+			       "1 "
+			       "(a designated master) or slaveOnly 1 (a designated slave)",
+			       in->options.name,
+			       in->port.masterOnly ? "both masterOnly and slaveOnly"
+						   : "neither masterOnly nor slaveOnly");
+		}
+		/* As ptp4l: a port that never measures its link cannot compute asCapable. */
+		if (in->port.inhibit_delay_req && in->port.asCapable != OPTIONS_AS_CAPABLE_TRUE) {
+			report(l, key_pos(c, in, "inhibit_delay_req"),
+			       "instance %s: inhibit_delay_req 1 with asCapable auto, expected "
+			       "asCapable true (a port that never measures its link cannot be "
+			       "found "
+			       "asCapable)",
+			       in->options.name);
+		}
+	}
 	/* "auto": the instance with a SLAVE port, chosen at run time (daemon/sysclock-follow.c). */
 	if (c->daemon.system_clock_instance[0] &&
 	    strcmp(c->daemon.system_clock_instance, "auto") != 0 &&
