@@ -541,7 +541,7 @@ static struct config_pos interface_key_pos(const struct config_interface *itf, c
 {
 	size_t i = key_index(name);
 
-	return itf->layer.set & (UINT64_C(1) << i) ? itf->layer.set_at[i] : itf->layer.last;
+	return config_layer_is_set(&itf->layer, i) ? itf->layer.set_at[i] : itf->layer.last;
 }
 
 /*
@@ -558,26 +558,25 @@ static void check_port_combination(struct loader *l, const struct config_instanc
 	if (itf) {
 		snprintf(where, sizeof(where), " (interface %s)", itf->ifname);
 	}
+	size_t ts = key_index("time_stamping");
+	bool ts_set = config_layer_is_set(&in->layer, ts) || config_layer_is_set(&c->global, ts) ||
+		      (itf && config_layer_is_set(&itf->layer, ts));
+
 	/* ptp/steer.c: such a port could only ever be FAULTY. */
 	if (in->options.clock_backend == OPTIONS_CLOCK_SYSTEM &&
 	    p->time_stamping == OPTIONS_TS_HARDWARE) {
-		at = itf && (itf->layer.set & (UINT64_C(1) << key_index("time_stamping")))
+		at = itf && config_layer_is_set(&itf->layer, key_index("time_stamping"))
 			     ? interface_key_pos(itf, "time_stamping")
 			     : key_pos(c, in, "clock_backend");
 		report(l, at,
 		       "instance %s has clock_backend = system, which takes software timestamps, "
 		       "but time_stamping is hardware%s%s; expected time_stamping = software or "
 		       "auto",
-		       in->options.name,
-		       (in->layer.set | c->global.set | (itf ? itf->layer.set : 0)) &
-				       (UINT64_C(1) << key_index("time_stamping"))
-			       ? ""
-			       : " (the default)",
-		       where);
+		       in->options.name, ts_set ? "" : " (the default)", where);
 	}
 	/* A port that may be neither master nor slave never does anything (9.2.2.2). */
 	if (in->options.slaveOnly && p->masterOnly) {
-		at = itf && (itf->layer.set & (UINT64_C(1) << key_index("masterOnly")))
+		at = itf && config_layer_is_set(&itf->layer, key_index("masterOnly"))
 			     ? interface_key_pos(itf, "masterOnly")
 			     : key_pos(c, in, "masterOnly");
 		report(l, at,
@@ -622,7 +621,7 @@ static void check_combinations(struct loader *l)
 			       itf->ifname, itf->ifname);
 			continue;
 		}
-		if (!itf->layer.set ||
+		if (!config_layer_any_set(&itf->layer) ||
 		    config_port_options(c, owner->options.name, itf->ifname, &p)) {
 			continue;
 		}
@@ -673,6 +672,30 @@ static void cross_check(struct loader *l)
 		}
 	}
 	check_combinations(l);
+	for (size_t i = 0; i < c->n_instances; i++) {
+		const struct config_instance *in = &c->instances[i];
+
+		/* ptp4l's designated master or slave: exactly one static role. */
+		if (in->port.BMCA == OPTIONS_BMCA_NOOP &&
+		    in->port.masterOnly == in->options.slaveOnly) {
+			report(l, key_pos(c, in, "BMCA"),
+			       "instance %s: BMCA noop with %s, expected a static role: masterOnly "
+			       "1 "
+			       "(a designated master) or slaveOnly 1 (a designated slave)",
+			       in->options.name,
+			       in->port.masterOnly ? "both masterOnly and slaveOnly"
+						   : "neither masterOnly nor slaveOnly");
+		}
+		/* As ptp4l: a port that never measures its link cannot compute asCapable. */
+		if (in->port.inhibit_delay_req && in->port.asCapable != OPTIONS_AS_CAPABLE_TRUE) {
+			report(l, key_pos(c, in, "inhibit_delay_req"),
+			       "instance %s: inhibit_delay_req 1 with asCapable auto, expected "
+			       "asCapable true (a port that never measures its link cannot be "
+			       "found "
+			       "asCapable)",
+			       in->options.name);
+		}
+	}
 	/* "auto": the instance with a SLAVE port, chosen at run time (daemon/sysclock-follow.c). */
 	if (c->daemon.system_clock_instance[0] &&
 	    strcmp(c->daemon.system_clock_instance, "auto") != 0 &&

@@ -52,6 +52,17 @@ static inline bool config_layer_is_set(const struct config_layer *l, size_t i)
 	return (l->set[i / 64] >> (i % 64)) & 1;
 }
 
+/* Did layer l set any key at all? */
+static inline bool config_layer_any_set(const struct config_layer *l)
+{
+	for (size_t w = 0; w < CONFIG_KEYS_MAX / 64; w++) {
+		if (l->set[w]) {
+			return true;
+		}
+	}
+	return false;
+}
+
 static inline void config_layer_mark_set(struct config_layer *l, size_t i)
 {
 	l->set[i / 64] |= UINT64_C(1) << (i % 64);

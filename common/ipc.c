@@ -250,6 +250,7 @@ static void f_status(struct codec *c, struct ipc_msg *m)
 	c_enum(c, &s->port_state, PORT_STATE_MIN, PORT_STATE_MAX);
 	c_servo_state(c, &s->servo_state);
 	c_bool(c, &s->servo_stable);
+	c_bool(c, &s->as_capable);
 	c_i64(c, &s->offset_ns);
 	c_i64(c, &s->mean_path_delay_ns);
 	c_double(c, &s->freq_ppb);
@@ -283,6 +284,19 @@ static void f_status(struct codec *c, struct ipc_msg *m)
 	c_string(c, s->last_error_text, sizeof(s->last_error_text));
 }
 
+static void c_path_trace(struct codec *c, struct port_path_trace *pt)
+{
+	c_u8(c, &pt->n);
+	c_bool(c, &pt->overflow);
+	if (c->decode && !c->err && pt->n > PORT_PATH_TRACE_MAX) {
+		c->err = -EBADMSG;
+	}
+	/* Fixed layout: every slot travels, the unused ones zero. */
+	for (size_t i = 0; i < PORT_PATH_TRACE_MAX; i++) {
+		c_clock_identity(c, &pt->ids[i]);
+	}
+}
+
 static void f_erbest(struct codec *c, struct ipc_msg *m)
 {
 	struct ipc_erbest *e = &m->erbest;
@@ -300,6 +314,7 @@ static void f_erbest(struct codec *c, struct ipc_msg *m)
 	c_port_identity(c, &e->ds.sender);
 	c_port_identity(c, &e->ds.receiver);
 	c_time_properties(c, &e->tp);
+	c_path_trace(c, &e->path);
 }
 
 static void f_clock_state(struct codec *c, struct ipc_msg *m)
@@ -311,6 +326,12 @@ static void f_clock_state(struct codec *c, struct ipc_msg *m)
 	c_double(c, &s->rate_ppb);
 	/* NaN fails the comparison too. */
 	if (c->decode && !c->err && !(fabs(s->rate_ppb) < 1e9)) {
+		c->err = -EBADMSG;
+	}
+	c_double(c, &s->gm_rate_ratio);
+	/* 0 (unknown), or a rate within 1000 ppm of ours (PORT_RATE_RATIO_MAX_DEVIATION). */
+	if (c->decode && !c->err && s->gm_rate_ratio != 0.0 &&
+	    !(fabs(s->gm_rate_ratio - 1.0) < 1e-3)) {
 		c->err = -EBADMSG;
 	}
 }
@@ -408,6 +429,7 @@ static void f_recommended_state(struct codec *c, struct ipc_msg *m)
 	c_u8(c, &s->parent.grandmasterPriority1);
 	c_u8(c, &s->parent.grandmasterPriority2);
 	c_time_properties(c, &s->tp);
+	c_path_trace(c, &s->path);
 }
 
 static void f_set_priority(struct codec *c, struct ipc_msg *m)

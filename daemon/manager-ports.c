@@ -66,6 +66,10 @@ static void mport_take_status(struct mport *p, const struct ipc_status *s)
 		mport_set_error(p, s->last_error, "%s", s->last_error_text);
 		log_port_full(p->ifname, LOG_WARNING, "%s", p->last_error_text);
 	}
+	if (s->as_capable != p->as_capable) {
+		p->as_capable = s->as_capable;
+		mask |= MPORT_CHANGED_STATE;
+	}
 	if (mask) {
 		manager_port_changed(p, mask);
 	}

@@ -190,7 +190,8 @@ struct mport {
 
 	/* public, MPORT_CHANGED_STATE */
 	enum port_state state;
-	bool enabled; /* false after mport_disable(): the port stays DISABLED, no worker */
+	bool as_capable; /* 802.1AS asCapable, from the worker's STATUS */
+	bool enabled;	 /* false after mport_disable(): the port stays DISABLED, no worker */
 
 	/* public, MPORT_CHANGED_TIMESTAMPING */
 	enum transport_ts_mode timestamping;

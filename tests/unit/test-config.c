@@ -108,6 +108,13 @@ static const struct error_case error_cases[] = {
 	  ":2: BMCA = none is not a valid value, expected ptp or noop" },
 	{ "bad asCapable", "[global]\nasCapable = false\n",
 	  ":2: asCapable = false is not a valid value, expected auto or true" },
+	{ "BMCA noop without a role", "[global]\nBMCA = noop\n",
+	  ":2: instance default: BMCA noop with neither masterOnly nor slaveOnly, expected a "
+	  "static "
+	  "role" },
+	{ "inhibit_delay_req without asCapable true", "[global]\ninhibit_delay_req = 1\n",
+	  ":2: instance default: inhibit_delay_req 1 with asCapable auto, expected asCapable "
+	  "true" },
 	{ "positive min_neighbor_prop_delay", "[global]\nmin_neighbor_prop_delay = 5\n",
 	  ":2: min_neighbor_prop_delay = 5 is out of range" },
 	{ "unicast ptp_dst_mac", "[global]\nptp_dst_mac = 02:00:00:00:00:01\n",
