@@ -207,6 +207,7 @@ DEFINE_ENUM_PARSER(parse_transport, enum options_transport, options_transport_fr
 DEFINE_ENUM_PARSER(parse_timestamping, enum options_timestamping, options_timestamping_from_string)
 DEFINE_ENUM_PARSER(parse_backend, enum options_clock_backend, options_clock_backend_from_string)
 DEFINE_ENUM_PARSER(parse_servo, enum servo_type, options_clock_servo_from_string)
+DEFINE_ENUM_PARSER(parse_comparison, enum bmca_comparison, bmca_comparison_from_string)
 
 static int parse_mac(const struct config_key *k, const char *value, void *dst)
 {
@@ -240,6 +241,7 @@ static int parse_profile(const struct config_key *k, const char *value, void *ds
 #define P(f, ...) KEY(SCOPE_PORT, struct port_options, #f, f, __VA_ARGS__)
 /* Keys whose name is not the field's name (nested structs). */
 #define I_AS(name, f, ...) KEY(SCOPE_INSTANCE, struct instance_options, name, f, __VA_ARGS__)
+#define P_AS(name, f, ...) KEY(SCOPE_PORT, struct port_options, name, f, __VA_ARGS__)
 
 /*
  * Every key phcd reads. Names, defaults and ranges are ptp4l's (linuxptp 3.1 config.c) where the
@@ -293,6 +295,10 @@ static const struct config_key keys[] = {
 	I(profile, parse_profile, 0, 0, "default",
 	  "default or default-p2p (gPTP, automotive-master, automotive-slave, G.8275.1 and "
 	  "power-2017 are not supported yet)"),
+	I(dataset_comparison, parse_comparison, 0, 0, "ieee1588", "ieee1588 or G.8275.x"),
+	I_AS("G.8275.defaultDS.localPriority", localPriority, parse_int, 1, 255, "128", NULL),
+	I(maxStepsRemoved, parse_int, 2, 255, "255", NULL),
+	I(clock_class_threshold, parse_int, 6, 248, "248", NULL),
 
 	/* Log intervals: ptp4l takes any int8; beyond 2^-7..2^7 s a timer makes no sense. */
 	P(logAnnounceInterval, parse_int, -7, 7, "1", NULL),
@@ -317,6 +323,7 @@ static const struct config_key keys[] = {
 	  "a multicast MAC address such as 01:1B:19:00:00:00 (the port joins it as a group)"),
 	P(p2p_dst_mac, parse_mac, 0, 0, "01:80:C2:00:00:0E",
 	  "a multicast MAC address such as 01:80:C2:00:00:0E (the port joins it as a group)"),
+	P_AS("G.8275.portDS.localPriority", localPriority, parse_int, 1, 255, "128", NULL),
 };
 
 _Static_assert(ARRAY_SIZE(keys) <= CONFIG_KEYS_MAX, "one bit per key in config_layer.set");

@@ -34,7 +34,8 @@
  * 10: STATUS carries servo_stable (lock detection); CONFIG's instance options carry clock_servo,
  * servo_offset_threshold and servo_num_offset_values.
  * 11: ignored[] has vlan_tagged; CONFIG carries transportSpecific and follow_up_info.
- * 12: CONFIG carries ptp_dst_mac and p2p_dst_mac. */
+ * 12: CONFIG carries ptp_dst_mac, p2p_dst_mac, dataset_comparison, the localPriority of the
+ * instance and of the port, maxStepsRemoved and clock_class_threshold; ERBEST its localPriority. */
 #define IPC_VERSION 12
 #define IPC_HEADER_SIZE 8
 #define IPC_MAX_SIZE 1024 /* larger than every message; a longer datagram is refused */

@@ -45,6 +45,10 @@ void options_instance_defaults(struct instance_options *o)
 	o->virtual_clock.initial_freq_ppb = 0;
 	o->interfaces.auto_select = true;
 	o->include_software_interfaces = false;
+	o->dataset_comparison = BMCA_COMPARISON_IEEE1588;
+	o->localPriority = LOCAL_PRIORITY_DEFAULT;
+	o->maxStepsRemoved = MAX_STEPS_REMOVED_DEFAULT;
+	o->clock_class_threshold = CLOCK_CLASS_DEFAULT;
 }
 
 void options_port_defaults(struct port_options *o)
@@ -69,6 +73,7 @@ void options_port_defaults(struct port_options *o)
 	o->follow_up_info = false;
 	memcpy(o->ptp_dst_mac, options_mac_ptp_default, OPTIONS_MAC_LEN);
 	memcpy(o->p2p_dst_mac, options_mac_p2p_default, OPTIONS_MAC_LEN);
+	o->localPriority = LOCAL_PRIORITY_DEFAULT;
 }
 
 static int hex_digit(char c)
