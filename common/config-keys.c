@@ -293,7 +293,7 @@ static const struct config_key keys[] = {
 	I(include_software_interfaces, parse_bool, 0, 1, "0", NULL),
 	I(management_network_set, parse_bool, 0, 1, "0", NULL),
 	I(profile, parse_profile, 0, 0, "default",
-	  "default or default-p2p (gPTP, automotive-master, automotive-slave, G.8275.1 and "
+	  "default, default-p2p or G.8275.1 (gPTP, automotive-master, automotive-slave and "
 	  "power-2017 are not supported yet)"),
 	I(dataset_comparison, parse_comparison, 0, 0, "ieee1588", "ieee1588 or G.8275.x"),
 	I_AS("G.8275.defaultDS.localPriority", localPriority, parse_int, 1, 255, "128", NULL),

@@ -222,6 +222,7 @@ const char *options_profile_unsupported(enum options_profile p)
 	switch (p) {
 	case OPTIONS_PROFILE_DEFAULT:
 	case OPTIONS_PROFILE_DEFAULT_P2P:
+	case OPTIONS_PROFILE_G8275_1:
 		return NULL;
 	case OPTIONS_PROFILE_GPTP:
 		return "802.1AS asCapable, the Follow_Up information and path trace TLVs are "
@@ -230,9 +231,6 @@ const char *options_profile_unsupported(enum options_profile p)
 	case OPTIONS_PROFILE_AUTOMOTIVE_SLAVE:
 		return "static roles without BMCA (BMCA noop, inhibit_announce) and 802.1AS are "
 		       "missing";
-	case OPTIONS_PROFILE_G8275_1:
-		return "the alternate BMCA (dataset_comparison G.8275.x) and sending to "
-		       "01-80-C2-00-00-0E are missing";
 	case OPTIONS_PROFILE_POWER_2017:
 		return "the IEEE_C37_238 TLV and socket_priority are missing";
 	}
@@ -247,6 +245,19 @@ void options_profile_defaults(enum options_profile p, struct instance_options *i
 	case OPTIONS_PROFILE_DEFAULT_P2P:
 		/* IEEE 1588-2019 J.4: the default profile's ranges, with peer delay. */
 		po->delay_mechanism = DELAY_MECHANISM_P2P;
+		break;
+	case OPTIONS_PROFILE_G8275_1:
+		/*
+		 * ITU-T G.8275.1 (linuxptp's G.8275.1.cfg): domain 24, every message to the
+		 * non-forwardable 01-80-C2-00-00-0E, Announce 8/s, Sync and Delay_Req 16/s, the
+		 * alternate BMCA with localPriority 128 and maxStepsRemoved 255 (the defaults).
+		 */
+		io->domainNumber = 24;
+		io->dataset_comparison = BMCA_COMPARISON_G8275;
+		memcpy(po->ptp_dst_mac, options_mac_p2p_default, OPTIONS_MAC_LEN);
+		po->logAnnounceInterval = -3;
+		po->logSyncInterval = -4;
+		po->logMinDelayReqInterval = -4;
 		break;
 	default:
 		break;
