@@ -209,6 +209,7 @@ DEFINE_ENUM_PARSER(parse_backend, enum options_clock_backend, options_clock_back
 DEFINE_ENUM_PARSER(parse_servo, enum servo_type, options_clock_servo_from_string)
 DEFINE_ENUM_PARSER(parse_bmca, enum options_bmca, options_bmca_from_string)
 DEFINE_ENUM_PARSER(parse_as_capable, enum options_as_capable, options_as_capable_from_string)
+DEFINE_ENUM_PARSER(parse_comparison, enum bmca_comparison, bmca_comparison_from_string)
 
 static int parse_mac(const struct config_key *k, const char *value, void *dst)
 {
@@ -242,6 +243,7 @@ static int parse_profile(const struct config_key *k, const char *value, void *ds
 #define P(f, ...) KEY(SCOPE_PORT, struct port_options, #f, f, __VA_ARGS__)
 /* Keys whose name is not the field's name (nested structs). */
 #define I_AS(name, f, ...) KEY(SCOPE_INSTANCE, struct instance_options, name, f, __VA_ARGS__)
+#define P_AS(name, f, ...) KEY(SCOPE_PORT, struct port_options, name, f, __VA_ARGS__)
 
 /*
  * Every key phcd reads. Names, defaults and ranges are ptp4l's (linuxptp 3.1 config.c) where the
@@ -294,9 +296,13 @@ static const struct config_key keys[] = {
 	I(include_software_interfaces, parse_bool, 0, 1, "0", NULL),
 	I(management_network_set, parse_bool, 0, 1, "0", NULL),
 	I(profile, parse_profile, 0, 0, "default",
-	  "default, default-p2p, gPTP, automotive-master or automotive-slave (G.8275.1 and "
-	  "power-2017 are not supported yet)"),
+	  "default, default-p2p, gPTP, automotive-master, automotive-slave or G.8275.1 "
+	  "(power-2017 is not supported yet)"),
 	I(gmCapable, parse_bool, 0, 1, "1", NULL),
+	I(dataset_comparison, parse_comparison, 0, 0, "ieee1588", "ieee1588 or G.8275.x"),
+	I_AS("G.8275.defaultDS.localPriority", localPriority, parse_int, 1, 255, "128", NULL),
+	I(maxStepsRemoved, parse_int, 2, 255, "255", NULL),
+	I(clock_class_threshold, parse_int, 6, 248, "248", NULL),
 
 	/* Log intervals: ptp4l takes any int8; beyond 2^-7..2^7 s a timer makes no sense. */
 	P(logAnnounceInterval, parse_int, -7, 7, "1", NULL),
@@ -331,6 +337,7 @@ static const struct config_key keys[] = {
 	  "a multicast MAC address such as 01:1B:19:00:00:00 (the port joins it as a group)"),
 	P(p2p_dst_mac, parse_mac, 0, 0, "01:80:C2:00:00:0E",
 	  "a multicast MAC address such as 01:80:C2:00:00:0E (the port joins it as a group)"),
+	P_AS("G.8275.portDS.localPriority", localPriority, parse_int, 1, 255, "128", NULL),
 };
 
 _Static_assert(ARRAY_SIZE(keys) <= CONFIG_KEYS_MAX, "one bit per key in config_layer.set");

@@ -315,6 +315,7 @@ static void f_erbest(struct codec *c, struct ipc_msg *m)
 	c_port_identity(c, &e->ds.receiver);
 	c_time_properties(c, &e->tp);
 	c_path_trace(c, &e->path);
+	c_u8(c, &e->ds.localPriority);
 }
 
 static void f_clock_state(struct codec *c, struct ipc_msg *m)
@@ -374,6 +375,10 @@ static void f_config(struct codec *c, struct ipc_msg *m)
 	c_string(c, i->userDescription, sizeof(i->userDescription));
 	c_bool(c, &i->management_network_set);
 	c_bool(c, &i->gmCapable);
+	c_enum(c, &i->dataset_comparison, BMCA_COMPARISON_IEEE1588, BMCA_COMPARISON_G8275);
+	c_u8(c, &i->localPriority);
+	c_u8(c, &i->maxStepsRemoved);
+	c_u8(c, &i->clock_class_threshold);
 
 	c_i8(c, &p->logAnnounceInterval);
 	c_i8(c, &p->logSyncInterval);
@@ -412,6 +417,7 @@ static void f_config(struct codec *c, struct ipc_msg *m)
 	c_bool(c, &p->msg_interval_request);
 	c_mac(c, p->ptp_dst_mac);
 	c_mac(c, p->p2p_dst_mac);
+	c_u8(c, &p->localPriority);
 }
 
 static void f_recommended_state(struct codec *c, struct ipc_msg *m)

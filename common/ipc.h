@@ -42,8 +42,10 @@
  * 15: CONFIG carries ptp_dst_mac and p2p_dst_mac.
  * 16: STATUS carries as_capable and ignored[] not_as_capable and path_trace_loop; ERBEST and
  * RECOMMENDED_STATE carry a path trace; CLOCK_STATE and SET_CLOCK_STATE the grandmaster's rate
- * ratio. */
-#define IPC_VERSION 16
+ * ratio.
+ * 17: CONFIG carries dataset_comparison, the localPriority of the instance and of the port,
+ * maxStepsRemoved and clock_class_threshold; ERBEST its localPriority. */
+#define IPC_VERSION 17
 #define IPC_HEADER_SIZE 8
 #define IPC_MAX_SIZE 1024 /* larger than every message; a longer datagram is refused */
 #define IPC_MAX_FDS 4

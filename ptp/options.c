@@ -47,6 +47,10 @@ void options_instance_defaults(struct instance_options *o)
 	o->interfaces.auto_select = true;
 	o->include_software_interfaces = false;
 	o->gmCapable = true;
+	o->dataset_comparison = BMCA_COMPARISON_IEEE1588;
+	o->localPriority = LOCAL_PRIORITY_DEFAULT;
+	o->maxStepsRemoved = MAX_STEPS_REMOVED_DEFAULT;
+	o->clock_class_threshold = CLOCK_CLASS_DEFAULT;
 }
 
 void options_port_defaults(struct port_options *o)
@@ -81,6 +85,7 @@ void options_port_defaults(struct port_options *o)
 	o->msg_interval_request = false;
 	memcpy(o->ptp_dst_mac, options_mac_ptp_default, OPTIONS_MAC_LEN);
 	memcpy(o->p2p_dst_mac, options_mac_p2p_default, OPTIONS_MAC_LEN);
+	o->localPriority = LOCAL_PRIORITY_DEFAULT;
 }
 
 static int hex_digit(char c)
@@ -242,8 +247,7 @@ const char *options_profile_unsupported(enum options_profile p)
 	case OPTIONS_PROFILE_AUTOMOTIVE_SLAVE:
 		return NULL;
 	case OPTIONS_PROFILE_G8275_1:
-		return "the alternate BMCA (dataset_comparison G.8275.x) and sending to "
-		       "01-80-C2-00-00-0E are missing";
+		return NULL;
 	case OPTIONS_PROFILE_POWER_2017:
 		return "the IEEE_C37_238 TLV and socket_priority are missing";
 	}
@@ -306,6 +310,19 @@ void options_profile_defaults(enum options_profile p, struct instance_options *i
 		po->msg_interval_request = true;
 		io->servo.servo_offset_threshold = 30;
 		io->servo.servo_num_offset_values = 10;
+		break;
+	case OPTIONS_PROFILE_G8275_1:
+		/*
+		 * ITU-T G.8275.1 (linuxptp's G.8275.1.cfg): domain 24, every message to the
+		 * non-forwardable 01-80-C2-00-00-0E, Announce 8/s, Sync and Delay_Req 16/s, the
+		 * alternate BMCA with localPriority 128 and maxStepsRemoved 255 (the defaults).
+		 */
+		io->domainNumber = 24;
+		io->dataset_comparison = BMCA_COMPARISON_G8275;
+		memcpy(po->ptp_dst_mac, options_mac_p2p_default, OPTIONS_MAC_LEN);
+		po->logAnnounceInterval = -3;
+		po->logSyncInterval = -4;
+		po->logMinDelayReqInterval = -4;
 		break;
 	default:
 		break;

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ptp/bmca.h"
 #include "ptp/ds.h"
 #include "ptp/types.h"
 
@@ -131,6 +132,12 @@ struct instance_options {
 	enum options_profile profile;
 	/* 802.1AS 8.6.2.1 gmCapable: false, the clock never becomes grandmaster (ptp4l's key) */
 	bool gmCapable;
+	/* ptp4l's dataset_comparison: ieee1588 (9.3.4) or G.8275.x (G.8275.1 6.3.8) */
+	enum bmca_comparison dataset_comparison;
+	uint8_t localPriority;	 /* G.8275.defaultDS.localPriority, 1..255 */
+	uint8_t maxStepsRemoved; /* an Announce with stepsRemoved >= this is ignored, 2..255 */
+	uint8_t clock_class_threshold; /* an Announce of a worse grandmaster clockClass is ignored
+					*/
 };
 
 /* One port: message intervals, timeouts, delay mechanism, transport and timestamping. */
@@ -185,6 +192,7 @@ struct port_options {
 	 */
 	uint8_t ptp_dst_mac[OPTIONS_MAC_LEN];
 	uint8_t p2p_dst_mac[OPTIONS_MAC_LEN];
+	uint8_t localPriority; /* G.8275.portDS.localPriority: of every Erbest of this port */
 };
 
 /* 01-1B-19-00-00-00 and 01-80-C2-00-00-0E (IEEE 1588-2019 Annex E.3). */

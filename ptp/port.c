@@ -589,6 +589,9 @@ int port_new(const struct port_config *cfg, struct clock *clock, const struct po
 	p->dds.twoStepFlag = true;
 	/* majorSdoId from the port's transportSpecific (as ptp4l), minorSdoId 0. */
 	p->dds.sdoId = (uint16_t) ((po->transportSpecific & 0x0f) << 8);
+	p->dds.localPriority = io->localPriority;
+	p->dds.maxStepsRemoved = io->maxStepsRemoved;
+	p->dds.comparison = io->dataset_comparison;
 
 	/* IEEE 1588-2019 8.2.15 */
 	p->portds.portIdentity.clockIdentity = cfg->clockIdentity;
@@ -616,6 +619,12 @@ int port_new(const struct port_config *cfg, struct clock *clock, const struct po
 	p->asc.value = !port_runs_as_capable(p);
 	p->asc.why = p->asc.value ? PORT_AS_CAPABLE_OK : PORT_AS_CAPABLE_NOT_MEASURED;
 	bmca_foreign_init(&p->foreign, &p->portds.portIdentity, po->logAnnounceInterval);
+	p->foreign.rules = (struct bmca_foreign_rules){
+		.comparison = io->dataset_comparison,
+		.localPriority = po->localPriority,
+		.maxStepsRemoved = io->maxStepsRemoved,
+		.clockClassThreshold = io->clock_class_threshold,
+	};
 	r = delay_filter_init(&p->delay.filter, DELAY_FILTER_MEDIAN, DELAY_FILTER_DEFAULT_LENGTH);
 	if (r < 0) {
 		return r;

@@ -68,7 +68,7 @@ enum port_counter {
 	PORT_CNT_STALE_SEQUENCE,	 /* an older sequenceId (or an unexpected one) */
 	PORT_CNT_DELAY_RESP_OTHER_PORT,	 /* requestingPortIdentity is not ours */
 	PORT_CNT_PDELAY_OTHER_PORT,	 /* Pdelay_Resp(_Follow_Up) for another requester */
-	PORT_CNT_ANNOUNCE_REJECTED,	 /* 9.3.2.5 excludes it, or the foreign table is full */
+	PORT_CNT_ANNOUNCE_REJECTED,	 /* 9.3.2.5 or the rules exclude it, or the table is full */
 	PORT_CNT_BAD_TIMESTAMP,		 /* a timestamp field that does not convert */
 	PORT_CNT_VLAN_TAGGED,		 /* 802.1Q-tagged (VID != 0) on the untagged interface */
 	PORT_CNT_OUT_OF_RANGE,		 /* an interval (logMessageInterval) beyond its range */

@@ -599,6 +599,34 @@ static void test_dst_mac(void **state)
 	config_free(c);
 }
 
+/* profile G.8275.1: its defaults, each overridden by a key wherever it is set. */
+static void test_profile_g8275_1(void **state)
+{
+	struct fixture *f = *state;
+	static const uint8_t g8275[] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x0e };
+	const struct config_instance *in;
+	struct port_options p;
+	struct config *c;
+
+	c = load_ok(f, "[instance t]\ninterfaces = eth0 eth1\nprofile = G.8275.1\n"
+		       "[interface eth1]\nlogSyncInterval = -3\n"
+		       "[instance u]\ninterfaces = eth2\ndomainNumber = 25\nprofile = G.8275.1\n");
+	in = config_find_instance(c, "t");
+	assert_int_equal(in->options.profile, OPTIONS_PROFILE_G8275_1);
+	assert_int_equal(in->options.domainNumber, 24);
+	assert_int_equal(in->options.dataset_comparison, BMCA_COMPARISON_G8275);
+	assert_int_equal(config_find_instance(c, "u")->options.domainNumber, 25);
+	assert_int_equal(config_port_options(c, "t", "eth0", &p), 0);
+	assert_memory_equal(p.ptp_dst_mac, g8275, 6);
+	assert_int_equal(p.logAnnounceInterval, -3);
+	assert_int_equal(p.logSyncInterval, -4);
+	assert_int_equal(p.logMinDelayReqInterval, -4);
+	assert_int_equal(p.delay_mechanism, DELAY_MECHANISM_E2E);
+	assert_int_equal(config_port_options(c, "t", "eth1", &p), 0);
+	assert_int_equal(p.logSyncInterval, -3);
+	config_free(c);
+}
+
 /* Setting every key to its documented default changes nothing: table and options.c agree. */
 static void test_table_defaults_match_options(void **state)
 {
@@ -714,6 +742,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_check_missing_default, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resolution, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dst_mac, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_profile_g8275_1, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_table_defaults_match_options, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_diff, setup, teardown),
 		cmocka_unit_test(test_example_config),
