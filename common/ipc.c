@@ -337,7 +337,7 @@ static void f_config(struct codec *c, struct ipc_msg *m)
 	c_i64(c, &i->virtual_clock.initial_offset_ns);
 	c_i32(c, &i->virtual_clock.initial_freq_ppb);
 	c_string(c, i->userDescription, sizeof(i->userDescription));
-	c_bool(c, &i->management_network_set);
+	c_enum(c, &i->management_network, OPTIONS_MGMT_NETWORK_READ_ONLY, OPTIONS_MGMT_NETWORK_OFF);
 
 	c_i8(c, &p->logAnnounceInterval);
 	c_i8(c, &p->logSyncInterval);

@@ -34,7 +34,8 @@
  * 10: STATUS carries servo_stable (lock detection); CONFIG's instance options carry clock_servo,
  * servo_offset_threshold and servo_num_offset_values.
  * 11: ignored[] has vlan_tagged; CONFIG carries transportSpecific and follow_up_info.
- * 12: ignored[] has out_of_range, overflow and management_rate_limited. */
+ * 12: ignored[] has out_of_range, overflow and management_rate_limited; CONFIG's byte that was
+ * management_network_set is management_network (0 read-only, 1 read-write, 2 off). */
 #define IPC_VERSION 12
 #define IPC_HEADER_SIZE 8
 #define IPC_MAX_SIZE 1024 /* larger than every message; a longer datagram is refused */

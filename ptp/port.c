@@ -681,7 +681,8 @@ int port_receive(struct port *p, const void *buf, size_t len, ns_t rx_ts, ns_t n
 
 int port_count_ignored(struct port *p, enum port_counter c)
 {
-	if (c != PORT_CNT_VLAN_TAGGED && c != PORT_CNT_MGMT_RATE_LIMITED) {
+	if (c != PORT_CNT_VLAN_TAGGED && c != PORT_CNT_MGMT_RATE_LIMITED &&
+	    c != PORT_CNT_UNSUPPORTED) {
 		return -EINVAL;
 	}
 	port_count(p, c);
