@@ -372,6 +372,8 @@ static int port_decide(struct port *p, enum bmca_decision d, uint16_t stepsRemov
 	p->cds.stepsRemoved = stepsRemoved;
 	p->pds = *pds;
 	p->tpds = *tp;
+	/* A full foreign master table never gives up the parent's record for a newcomer. */
+	bmca_foreign_keep(&p->foreign, d == BMCA_DECISION_S1 ? &p->pds.parentPortIdentity : NULL);
 	if (grandmaster) {
 		/* 9.3.5 Table 27: nothing measured against a parent any more. */
 		p->cds.offsetFromMaster = 0;
