@@ -345,8 +345,8 @@ static int handler(void *user, const char *section, const char *name, const char
 	idx = config_keys_index(k);
 	config_keys_expect(k, expect, sizeof(expect));
 	/* A list key again in this section of this file adds to it (struct config_key.append). */
-	if (k->append && (layer->set & (UINT64_C(1) << idx)) &&
-	    layer->set_at[idx].file == l->file && layer->set_at[idx].line > l->section_line) {
+	if (k->append && config_layer_is_set(layer, idx) && layer->set_at[idx].file == l->file &&
+	    layer->set_at[idx].line > l->section_line) {
 		r = k->append(k, value, config_keys_field(layer, k));
 	} else {
 		r = k->parse(k, value, config_keys_field(layer, k));
@@ -365,7 +365,7 @@ static int handler(void *user, const char *section, const char *name, const char
 		       expect);
 		return 1;
 	}
-	layer->set |= UINT64_C(1) << idx;
+	config_layer_mark_set(layer, idx);
 	layer->set_at[idx] = here(l);
 	return 1;
 }
@@ -623,13 +623,23 @@ static struct config_pos key_pos(const struct config *c, const struct config_ins
 {
 	size_t i = key_index(name);
 
-	if (in->layer.set & (UINT64_C(1) << i)) {
+	if (config_layer_is_set(&in->layer, i)) {
 		return in->layer.set_at[i];
 	}
-	if (c->global.set & (UINT64_C(1) << i)) {
+	if (config_layer_is_set(&c->global, i)) {
 		return c->global.set_at[i];
 	}
 	return in->layer.section;
+}
+
+static bool layer_any_set(const struct config_layer *l)
+{
+	for (size_t k = 0; k < sizeof(l->set) / sizeof(l->set[0]); k++) {
+		if (l->set[k]) {
+			return true;
+		}
+	}
+	return false;
 }
 
 /* Where a port key of an [interface] section was set: its own line, else the section. */
@@ -637,7 +647,7 @@ static struct config_pos interface_key_pos(const struct config_interface *itf, c
 {
 	size_t i = key_index(name);
 
-	return itf->layer.set & (UINT64_C(1) << i) ? itf->layer.set_at[i] : itf->layer.last;
+	return config_layer_is_set(&itf->layer, i) ? itf->layer.set_at[i] : itf->layer.last;
 }
 
 /*
@@ -648,6 +658,7 @@ static void check_port_combination(struct loader *l, const struct config_instanc
 				   const struct config_interface *itf, const struct port_options *p)
 {
 	struct config *c = l->c;
+	size_t ts = key_index("time_stamping");
 	char where[64] = "";
 	struct config_pos at;
 
@@ -657,7 +668,7 @@ static void check_port_combination(struct loader *l, const struct config_instanc
 	/* ptp/steer.c: such a port could only ever be FAULTY. */
 	if (in->options.clock_backend == OPTIONS_CLOCK_SYSTEM &&
 	    p->time_stamping == OPTIONS_TS_HARDWARE) {
-		at = itf && (itf->layer.set & (UINT64_C(1) << key_index("time_stamping")))
+		at = itf && config_layer_is_set(&itf->layer, ts)
 			     ? interface_key_pos(itf, "time_stamping")
 			     : key_pos(c, in, "clock_backend");
 		report(l, at,
@@ -665,15 +676,15 @@ static void check_port_combination(struct loader *l, const struct config_instanc
 		       "but time_stamping is hardware%s%s; expected time_stamping = software or "
 		       "auto",
 		       in->options.name,
-		       (in->layer.set | c->global.set | (itf ? itf->layer.set : 0)) &
-				       (UINT64_C(1) << key_index("time_stamping"))
+		       config_layer_is_set(&in->layer, ts) || config_layer_is_set(&c->global, ts) ||
+				       (itf && config_layer_is_set(&itf->layer, ts))
 			       ? ""
 			       : " (the default)",
 		       where);
 	}
 	/* A port that may be neither master nor slave never does anything (9.2.2.2). */
 	if (in->options.slaveOnly && p->masterOnly) {
-		at = itf && (itf->layer.set & (UINT64_C(1) << key_index("masterOnly")))
+		at = itf && config_layer_is_set(&itf->layer, key_index("masterOnly"))
 			     ? interface_key_pos(itf, "masterOnly")
 			     : key_pos(c, in, "masterOnly");
 		report(l, at,
@@ -718,7 +729,7 @@ static void check_combinations(struct loader *l)
 			       itf->ifname, itf->ifname);
 			continue;
 		}
-		if (!itf->layer.set ||
+		if (!layer_any_set(&itf->layer) ||
 		    config_port_options(c, owner->options.name, itf->ifname, &p)) {
 			continue;
 		}

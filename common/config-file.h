@@ -12,7 +12,7 @@
 /* Implicit instance when a configuration has no [instance NAME] section at all. */
 #define CONFIG_DEFAULT_INSTANCE "default"
 /* Upper bound of table keys: one bit per key in a layer's "set" mask. */
-#define CONFIG_KEYS_MAX 64
+#define CONFIG_KEYS_MAX 192
 
 /* Bounds of one load: a file's size, the drop-ins read, the errors shown ("and N more"). */
 #define CONFIG_FILE_MAX 1048576
@@ -45,11 +45,22 @@ struct config_layer {
 	struct daemon_options daemon;
 	struct instance_options instance;
 	struct port_options port;
-	uint64_t set;
+	uint64_t set[CONFIG_KEYS_MAX / 64];
 	struct config_pos set_at[CONFIG_KEYS_MAX];
 	struct config_pos section; /* first header of this section */
 	struct config_pos last;	   /* its latest header: a later file may amend the section */
 };
+
+/* Did layer l set table key number i (config_keys_index())? */
+static inline bool config_layer_is_set(const struct config_layer *l, size_t i)
+{
+	return (l->set[i / 64] >> (i % 64)) & 1;
+}
+
+static inline void config_layer_mark_set(struct config_layer *l, size_t i)
+{
+	l->set[i / 64] |= UINT64_C(1) << (i % 64);
+}
 
 struct config_instance {
 	struct instance_options options; /* resolved: defaults <- global <- instance */

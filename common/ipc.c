@@ -145,6 +145,19 @@ static void c_string(struct codec *c, char *s, size_t size)
 	}
 }
 
+/* A multicast MAC (the group bit set): the port joins it, as options_mac_from_string() admits. */
+static void c_mac(struct codec *c, uint8_t mac[OPTIONS_MAC_LEN])
+{
+	if (c->err) {
+		return;
+	}
+	c->err = c->decode ? wire_get_bytes(&c->r, mac, OPTIONS_MAC_LEN)
+			   : wire_put_bytes(&c->w, mac, OPTIONS_MAC_LEN);
+	if (!c->err && !(mac[0] & 0x01)) {
+		c->err = -EBADMSG;
+	}
+}
+
 static void c_clock_identity(struct codec *c, struct ClockIdentity *v)
 {
 	if (!c->err) {
@@ -331,6 +344,7 @@ static void f_config(struct codec *c, struct ipc_msg *m)
 	c_double(c, &i->servo.pi_integral_const);
 	c_double(c, &i->servo.step_threshold);
 	c_double(c, &i->servo.first_step_threshold);
+	c_double(c, &i->servo.max_offset_jump);
 	c_i32(c, &i->servo.max_frequency);
 	c_i32(c, &i->servo.servo_offset_threshold);
 	c_i32(c, &i->servo.servo_num_offset_values);
@@ -338,6 +352,7 @@ static void f_config(struct codec *c, struct ipc_msg *m)
 	c_i32(c, &i->virtual_clock.initial_freq_ppb);
 	c_string(c, i->userDescription, sizeof(i->userDescription));
 	c_bool(c, &i->management_network_set);
+	c_bool(c, &i->gmCapable);
 
 	c_i8(c, &p->logAnnounceInterval);
 	c_i8(c, &p->logSyncInterval);
@@ -364,6 +379,18 @@ static void f_config(struct codec *c, struct ipc_msg *m)
 	if (!c->err && p->transportSpecific > 0x0f) {
 		c->err = -EBADMSG; /* 4 bits on the wire */
 	}
+	c_bool(c, &p->path_trace_enabled);
+	c_i32(c, &p->min_neighbor_prop_delay);
+	c_enum(c, &p->asCapable, OPTIONS_AS_CAPABLE_AUTO, OPTIONS_AS_CAPABLE_TRUE);
+	c_enum(c, &p->BMCA, OPTIONS_BMCA_PTP, OPTIONS_BMCA_NOOP);
+	c_bool(c, &p->inhibit_announce);
+	c_bool(c, &p->inhibit_delay_req);
+	c_bool(c, &p->ignore_source_id);
+	c_i8(c, &p->operLogSyncInterval);
+	c_i8(c, &p->operLogPdelayReqInterval);
+	c_bool(c, &p->msg_interval_request);
+	c_mac(c, p->ptp_dst_mac);
+	c_mac(c, p->p2p_dst_mac);
 }
 
 static void f_recommended_state(struct codec *c, struct ipc_msg *m)

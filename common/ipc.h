@@ -33,8 +33,13 @@
  * stepsRemoved is below 255.
  * 10: STATUS carries servo_stable (lock detection); CONFIG's instance options carry clock_servo,
  * servo_offset_threshold and servo_num_offset_values.
- * 11: ignored[] has vlan_tagged; CONFIG carries transportSpecific and follow_up_info. */
-#define IPC_VERSION 11
+ * 11: ignored[] has vlan_tagged; CONFIG carries transportSpecific and follow_up_info.
+ * 12: ignored[] has out_of_range, overflow and management_rate_limited.
+ * 13: CONFIG's servo options carry max_offset_jump.
+ * 14: CONFIG carries gmCapable and the 802.1AS / automotive port options (path_trace_enabled ...
+ * msg_interval_request).
+ * 15: CONFIG carries ptp_dst_mac and p2p_dst_mac. */
+#define IPC_VERSION 15
 #define IPC_HEADER_SIZE 8
 #define IPC_MAX_SIZE 1024 /* larger than every message; a longer datagram is refused */
 #define IPC_MAX_FDS 4
@@ -45,7 +50,7 @@
  * PORT_CNT_IGNORED_FIRST on, in that order (ptp/port.h; ipc.c asserts the count). A new reason
  * changes the layout, so it comes with a new IPC_VERSION.
  */
-#define IPC_IGNORED_KINDS 15
+#define IPC_IGNORED_KINDS 18
 #define IPC_ERROR_TEXT_MAX 64
 
 enum ipc_type {

@@ -313,10 +313,13 @@ void mport_start_worker(struct mport *p)
 		.peer_delay = p->options.delay_mechanism == DELAY_MECHANISM_P2P,
 		.clock_backend = i->options.clock_backend,
 		.log_samples = m->config->daemon.logging_level >= LOG_DEBUG,
+		.identity = m->worker_identity,
 	};
 	struct worker_info info;
 	int r;
 
+	memcpy(wc.ptp_dst_mac, p->options.ptp_dst_mac, sizeof(wc.ptp_dst_mac));
+	memcpy(wc.p2p_dst_mac, p->options.p2p_dst_mac, sizeof(wc.p2p_dst_mac));
 	if (p->worker || !p->enabled || !p->link_up || p->backoff.given_up || m->stopping ||
 	    p->removed || p->restart_timer) {
 		return;

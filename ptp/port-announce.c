@@ -49,6 +49,12 @@ int port_announce_receive(struct port *p, const struct msg *m, ns_t now)
 	struct bmca_announce a;
 	int r;
 
+	/* The sender's announce interval is kept with its record: it must be one (7.7.2.2). */
+	if (m->hdr.logMessageInterval != MSG_LOG_INTERVAL_NONE &&
+	    !ds_log_interval_wire_valid(m->hdr.logMessageInterval)) {
+		port_count(p, PORT_CNT_OUT_OF_RANGE);
+		return 0;
+	}
 	port_announce_from_msg(m, &a);
 	/* 9.3.2.5: qualification, and the exclusions (stepsRemoved >= 255, a full table). */
 	r = bmca_foreign_add(&p->foreign, &a, now);

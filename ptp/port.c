@@ -50,6 +50,9 @@ static const char *const counter_names[_PORT_CNT_MAX] = {
 	[PORT_CNT_ANNOUNCE_REJECTED] = "announce_rejected",
 	[PORT_CNT_BAD_TIMESTAMP] = "bad_timestamp",
 	[PORT_CNT_VLAN_TAGGED] = "vlan_tagged",
+	[PORT_CNT_OUT_OF_RANGE] = "out_of_range",
+	[PORT_CNT_OVERFLOW] = "overflow",
+	[PORT_CNT_MGMT_RATE_LIMITED] = "management_rate_limited",
 };
 
 const char *port_counter_to_string(enum port_counter c)
@@ -93,6 +96,13 @@ ns_t port_random_interval(struct port *p, int8_t log_interval)
 {
 	ns_t span = 2 * port_log_interval(log_interval);
 
+	/*
+	 * Never a modulus of 0 (a Delay_Resp's logMessageInterval of -30 once made it one: SIGFPE),
+	 * whatever interval reaches here.
+	 */
+	if (span < 2) {
+		span = 2;
+	}
 	return (ns_t) (port_random(p) % (uint64_t) span);
 }
 
@@ -671,7 +681,7 @@ int port_receive(struct port *p, const void *buf, size_t len, ns_t rx_ts, ns_t n
 
 int port_count_ignored(struct port *p, enum port_counter c)
 {
-	if (c != PORT_CNT_VLAN_TAGGED) {
+	if (c != PORT_CNT_VLAN_TAGGED && c != PORT_CNT_MGMT_RATE_LIMITED) {
 		return -EINVAL;
 	}
 	port_count(p, c);

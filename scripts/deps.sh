@@ -7,6 +7,7 @@ packages=(
 	# build
 	meson ninja-build pkg-config gcc clang libclang-rt-14-dev clang-format
 	libsystemd-dev libnl-3-dev libnl-route-3-dev libnl-genl-3-dev libinih-dev libcmocka-dev
+	libseccomp-dev # the workers' seccomp allow-list
 	lowdown man-db # man pages from docs/*.md, and man to read them
 	libmicrohttpd-dev # phcd-exporter's HTTP server
 	# run and demo

@@ -99,11 +99,23 @@ static const struct error_case error_cases[] = {
 	  ":2: clock_servo = kalman is not a valid value, expected pi or linreg" },
 	{ "unsupported transport", "[global]\nnetwork_transport = UDPv4\n",
 	  ":2: network_transport = UDPv4 is not a valid value, expected L2 (UDPv4" },
-	{ "profile not implemented", "[global]\nprofile = gPTP\n",
-	  ":2: profile = gPTP is not supported yet: 802.1AS asCapable, the Follow_Up information "
-	  "and path trace TLVs are missing; expected default or default-p2p" },
+	{ "profile not implemented", "[global]\nprofile = power-2017\n",
+	  ":2: profile = power-2017 is not supported yet: the IEEE_C37_238 TLV and socket_priority "
+	  "are missing; expected default, default-p2p, gPTP" },
 	{ "unknown profile", "[global]\nprofile = G.8275.2\n",
-	  ":2: profile = G.8275.2 is not a valid value, expected default or default-p2p" },
+	  ":2: profile = G.8275.2 is not a valid value, expected default, default-p2p, gPTP" },
+	{ "bad BMCA", "[global]\nBMCA = none\n",
+	  ":2: BMCA = none is not a valid value, expected ptp or noop" },
+	{ "bad asCapable", "[global]\nasCapable = false\n",
+	  ":2: asCapable = false is not a valid value, expected auto or true" },
+	{ "positive min_neighbor_prop_delay", "[global]\nmin_neighbor_prop_delay = 5\n",
+	  ":2: min_neighbor_prop_delay = 5 is out of range" },
+	{ "unicast ptp_dst_mac", "[global]\nptp_dst_mac = 02:00:00:00:00:01\n",
+	  ":2: ptp_dst_mac = 02:00:00:00:00:01 is out of range, expected a multicast MAC address" },
+	{ "short p2p_dst_mac", "[global]\np2p_dst_mac = 01:80:C2:00:00\n",
+	  ":2: p2p_dst_mac = 01:80:C2:00:00 is not a valid value, expected a multicast MAC" },
+	{ "mixed separators", "[global]\np2p_dst_mac = 01:80-C2:00:00:0E\n",
+	  ":2: p2p_dst_mac = 01:80-C2:00:00:0E is not a valid value" },
 	{ "one-step", "[global]\ntwoStepFlag = 0\n",
 	  ":2: twoStepFlag = 0 is out of range, expected 1 (one-step" },
 	{ "bad bool", "[global]\nslaveOnly = maybe\n",
@@ -627,9 +639,68 @@ static void test_resolution(void **state)
 	assert_int_equal(p.delay_mechanism, DELAY_MECHANISM_E2E);
 	config_free(c);
 
+	/* gPTP and the automotive profiles: linuxptp's shipped files, keys still winning. */
+	c = load_ok(f, "[instance g]\n"
+		       "interfaces = eth0\n"
+		       "profile = gPTP\n"
+		       "neighborPropDelayThresh = 100000\n"
+		       "[instance m]\n"
+		       "interfaces = eth1\n"
+		       "profile = automotive-master\n"
+		       "[instance s]\n"
+		       "interfaces = eth2\n"
+		       "profile = automotive-slave\n");
+	assert_int_equal(config_find_instance(c, "g")->options.priority1, 248);
+	assert_true(config_find_instance(c, "g")->options.gmCapable);
+	assert_int_equal(config_port_options(c, "g", "eth0", &p), 0);
+	assert_int_equal(p.transportSpecific, 1);
+	assert_int_equal(p.delay_mechanism, DELAY_MECHANISM_P2P);
+	assert_true(p.follow_up_info && p.path_trace_enabled);
+	assert_int_equal(p.logSyncInterval, -3);
+	assert_int_equal(p.logAnnounceInterval, 0);
+	assert_int_equal(p.syncReceiptTimeout, 3);
+	assert_int_equal(p.neighborPropDelayThresh, 100000);
+	assert_int_equal(p.min_neighbor_prop_delay, -20000000);
+	assert_int_equal(p.BMCA, OPTIONS_BMCA_PTP);
+	assert_int_equal(config_port_options(c, "m", "eth1", &p), 0);
+	assert_int_equal(p.BMCA, OPTIONS_BMCA_NOOP);
+	assert_true(p.masterOnly && p.inhibit_announce && p.inhibit_delay_req);
+	assert_int_equal(p.asCapable, OPTIONS_AS_CAPABLE_TRUE);
+	assert_int_equal(p.neighborPropDelayThresh, 800);
+	assert_true(config_find_instance(c, "s")->options.slaveOnly);
+	assert_true(config_find_instance(c, "s")->options.servo.step_threshold == 1.0);
+	assert_int_equal(config_port_options(c, "s", "eth2", &p), 0);
+	assert_true(p.ignore_source_id && p.msg_interval_request && p.inhibit_announce);
+	assert_false(p.masterOnly || p.inhibit_delay_req);
+	assert_int_equal(p.operLogPdelayReqInterval, 2);
+	assert_int_equal(p.operLogSyncInterval, 0);
+	config_free(c);
+
 	c = load_ok(f, "[instance a]\ninterfaces = eth0\n[instance b]\n");
 	assert_null(config_instance_for_interface(c, "veth0", false));
 	assert_string_equal(config_instance_for_interface(c, "veth0", true)->options.name, "b");
+	config_free(c);
+}
+
+/* ptp_dst_mac and p2p_dst_mac: ptp4l's spelling, IEEE 802's too, per interface. */
+static void test_dst_mac(void **state)
+{
+	struct fixture *f = *state;
+	static const uint8_t g8275[] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x0e };
+	static const uint8_t ptp[] = { 0x01, 0x1b, 0x19, 0x00, 0x00, 0x00 };
+	static const uint8_t other[] = { 0x01, 0x1b, 0x19, 0x00, 0x00, 0xab };
+	struct port_options p;
+	struct config *c;
+
+	c = load_ok(f, "[instance a]\ninterfaces = eth0 eth1\n"
+		       "[interface eth1]\nptp_dst_mac = 01-80-c2-00-00-0e\n"
+		       "p2p_dst_mac = 01:1b:19:00:00:AB\n");
+	assert_int_equal(config_port_options(c, "a", "eth0", &p), 0);
+	assert_memory_equal(p.ptp_dst_mac, ptp, 6);
+	assert_memory_equal(p.p2p_dst_mac, g8275, 6);
+	assert_int_equal(config_port_options(c, "a", "eth1", &p), 0);
+	assert_memory_equal(p.ptp_dst_mac, g8275, 6);
+	assert_memory_equal(p.p2p_dst_mac, other, 6);
 	config_free(c);
 }
 
@@ -750,6 +821,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_dropin_count, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_escape_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resolution, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dst_mac, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_table_defaults_match_options, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_diff, setup, teardown),
 		cmocka_unit_test(test_example_config),
