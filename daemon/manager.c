@@ -64,11 +64,11 @@ static void write_status(struct manager *m)
 	{
 		fprintf(f,
 			"port %s instance %s number %u state %s pid %d restarts %u link %s ts %s "
-			"error \"%s\"\n",
+			"ascapable %d error \"%s\"\n",
 			p->ifname, p->instance->name, p->port_identity.portNumber,
 			port_state_to_string(p->state), (int) p->worker_pid, p->restarts,
 			p->link_up ? "up" : "down", mport_timestamping_to_string(p->timestamping),
-			p->last_error_text);
+			p->as_capable, p->last_error_text);
 	}
 	if (fclose(f) != 0 || rename(tmp, m->status_file) < 0) {
 		log_full(LOG_WARNING, "cannot write %s: %m, ignoring", m->status_file);
