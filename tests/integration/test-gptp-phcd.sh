@@ -3,6 +3,7 @@
 # 802.1AS with the whole daemon: phcd (supervisor and worker, `profile = gPTP`, software
 # timestamps, a virtual clock) against ptp4l running linuxptp's own gPTP.cfg, unchanged but for
 # neighborPropDelayThresh (800 ns there; veth's software path delay is 1-2 us). Both roles:
+#   - D-Bus: Instance.Profile "gPTP", Port.AsCapable;
 #   - phcd slave of ptp4l: its port SLAVE, its offsets near zero, both sides asCapable (phcd's
 #     Port.AsCapable on D-Bus, ptp4l's PORT_DATA_SET_NP), ptp4l's Announce holding a path trace;
 #   - phcd grandmaster of ptp4l: ptp4l's offsets near zero, both asCapable, and phcd's Announce
@@ -60,7 +61,7 @@ ptp4l_as_capable() {
 }
 
 run() { # VERSION ROLE(slave|master)
-	local v=${1//./}${2:0:1} A B ia ib from stats ptp4l_pid phcd_pid deadline cap id
+	local v=${1//./}${2:0:1} A B ia ib from stats ptp4l_pid phcd_pid deadline cap id prof
 	A=pgfa$$$v B=pgfb$$$v ia=gf${v}a ib=gf${v}b log=$tmp/$v
 	gptp_cfg "$PTP4L_DIR" >"$log.cfg"
 	{
@@ -87,6 +88,9 @@ run() { # VERSION ROLE(slave|master)
 	wait_bus_name org.phcd1 10
 	wait_as_capable "$ib" true 30
 	echo "ok: phcd's port to ptp4l $1 is asCapable (D-Bus Port.AsCapable true)"
+	prof=$(busctl --system get-property org.phcd1 /org/phcd1/instance/gp org.phcd1.Instance \
+		Profile | awk '{ print $2 }')
+	[ "$prof" = '"gPTP"' ] || fail "D-Bus Instance.Profile: expected \"gPTP\", got $prof"
 	deadline=$((SECONDS + 30))
 	until ptp4l_as_capable "$A" "$ia"; do
 		[ "$SECONDS" -lt "$deadline" ] || fail "ptp4l $1: its port to phcd not asCapable"
