@@ -321,6 +321,7 @@ static const struct config_key keys[] = {
 	P(operLogSyncInterval, parse_int, -7, 7, "0", NULL),
 	P(operLogPdelayReqInterval, parse_int, -7, 7, "0", NULL),
 	P(msg_interval_request, parse_bool, 0, 1, "0", NULL),
+	P(assume_two_step, parse_bool, 0, 1, "0", NULL),
 };
 
 _Static_assert(ARRAY_SIZE(keys) <= CONFIG_KEYS_MAX, "one bit per key in config_layer.set");

@@ -396,6 +396,7 @@ static void f_config(struct codec *c, struct ipc_msg *m)
 	c_i8(c, &p->operLogSyncInterval);
 	c_i8(c, &p->operLogPdelayReqInterval);
 	c_bool(c, &p->msg_interval_request);
+	c_bool(c, &p->assume_two_step);
 }
 
 static void f_recommended_state(struct codec *c, struct ipc_msg *m)

@@ -72,6 +72,7 @@ void options_port_defaults(struct port_options *o)
 	o->operLogSyncInterval = 0;
 	o->operLogPdelayReqInterval = 0;
 	o->msg_interval_request = false;
+	o->assume_two_step = false;
 }
 
 struct name_value {
@@ -205,6 +206,7 @@ static void options_gptp_defaults(struct instance_options *io, struct port_optio
 	po->min_neighbor_prop_delay = -20000000;
 	po->path_trace_enabled = true;
 	po->follow_up_info = true;
+	po->assume_two_step = true;
 	po->transportSpecific = 1;
 	po->delay_mechanism = DELAY_MECHANISM_P2P;
 }

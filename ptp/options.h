@@ -170,6 +170,8 @@ struct port_options {
 	int8_t operLogSyncInterval;
 	int8_t operLogPdelayReqInterval;
 	bool msg_interval_request;
+	/* 802.1AS-2011 compatibility (ptp4l's key): a one-step Sync waits for a Follow_Up too */
+	bool assume_two_step;
 };
 
 /* summary_interval: the supervisor reads a worker's status once a second, so no shorter window. */

@@ -138,7 +138,7 @@ static const struct {
 	{ IPC_HELLO, 10 },
 	{ IPC_STATUS, 556 },
 	{ IPC_ERBEST, 112 },
-	{ IPC_CONFIG, 298 },
+	{ IPC_CONFIG, 299 },
 	{ IPC_RECOMMENDED_STATE, 109 },
 	{ IPC_SET_PRIORITY, 2 },
 	{ IPC_SHUTDOWN, 0 },
