@@ -418,6 +418,7 @@ static void f_config(struct codec *c, struct ipc_msg *m)
 	c_mac(c, p->ptp_dst_mac);
 	c_mac(c, p->p2p_dst_mac);
 	c_u8(c, &p->localPriority);
+	c_bool(c, &p->assume_two_step);
 }
 
 static void f_recommended_state(struct codec *c, struct ipc_msg *m)

@@ -46,8 +46,9 @@
  * 17: CONFIG carries dataset_comparison, the localPriority of the instance and of the port,
  * maxStepsRemoved and clock_class_threshold; ERBEST its localPriority.
  * 18: CONFIG's byte that was management_network_set is management_network (0 read-only,
- * 1 read-write, 2 off). */
-#define IPC_VERSION 18
+ * 1 read-write, 2 off).
+ * 19: CONFIG carries assume_two_step. */
+#define IPC_VERSION 19
 #define IPC_HEADER_SIZE 8
 #define IPC_MAX_SIZE 1024 /* larger than every message; a longer datagram is refused */
 #define IPC_MAX_FDS 4

@@ -130,7 +130,7 @@ struct instance {
 
 	/* public, INSTANCE_CHANGED_CONFIG */
 	uint8_t domain;
-	char profile[MANAGER_PROFILE_MAX]; /* "default" (IEEE 1588-2019 J.3) for now */
+	char profile[MANAGER_PROFILE_MAX]; /* the profile key: "default", "gPTP", ... */
 	struct ClockIdentity clock_identity;
 	uint8_t priority1;
 	uint8_t priority2;

@@ -84,6 +84,7 @@ void options_port_defaults(struct port_options *o)
 	o->operLogSyncInterval = 0;
 	o->operLogPdelayReqInterval = 0;
 	o->msg_interval_request = false;
+	o->assume_two_step = false;
 	memcpy(o->ptp_dst_mac, options_mac_ptp_default, OPTIONS_MAC_LEN);
 	memcpy(o->p2p_dst_mac, options_mac_p2p_default, OPTIONS_MAC_LEN);
 	o->localPriority = LOCAL_PRIORITY_DEFAULT;
@@ -273,6 +274,7 @@ static void options_gptp_defaults(struct instance_options *io, struct port_optio
 	po->min_neighbor_prop_delay = -20000000;
 	po->path_trace_enabled = true;
 	po->follow_up_info = true;
+	po->assume_two_step = true;
 	po->transportSpecific = 1;
 	po->delay_mechanism = DELAY_MECHANISM_P2P;
 }

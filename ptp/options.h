@@ -204,6 +204,8 @@ struct port_options {
 	uint8_t ptp_dst_mac[OPTIONS_MAC_LEN];
 	uint8_t p2p_dst_mac[OPTIONS_MAC_LEN];
 	uint8_t localPriority; /* G.8275.portDS.localPriority: of every Erbest of this port */
+	/* 802.1AS-2011 compatibility (ptp4l's key): a one-step Sync waits for a Follow_Up too */
+	bool assume_two_step;
 };
 
 /* 01-1B-19-00-00-00 and 01-80-C2-00-00-0E (IEEE 1588-2019 Annex E.3). */

@@ -708,6 +708,7 @@ static void test_resolution(void **state)
 	assert_int_equal(p.syncReceiptTimeout, 3);
 	assert_int_equal(p.neighborPropDelayThresh, 100000);
 	assert_int_equal(p.min_neighbor_prop_delay, -20000000);
+	assert_true(p.assume_two_step);
 	assert_int_equal(p.BMCA, OPTIONS_BMCA_PTP);
 	assert_int_equal(config_port_options(c, "m", "eth1", &p), 0);
 	assert_int_equal(p.BMCA, OPTIONS_BMCA_NOOP);
