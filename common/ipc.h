@@ -35,7 +35,8 @@
  * servo_offset_threshold and servo_num_offset_values.
  * 11: ignored[] has vlan_tagged; CONFIG carries transportSpecific and follow_up_info.
  * 12: CONFIG carries ptp_dst_mac, p2p_dst_mac, dataset_comparison, the localPriority of the
- * instance and of the port, maxStepsRemoved and clock_class_threshold; ERBEST its localPriority. */
+ * instance and of the port, maxStepsRemoved, clock_class_threshold and gm_time_flags; ERBEST its
+ * localPriority; SET_GM_SETTINGS and GM_SETTINGS_REQUEST. */
 #define IPC_VERSION 12
 #define IPC_HEADER_SIZE 8
 #define IPC_MAX_SIZE 1024 /* larger than every message; a longer datagram is refused */
@@ -57,12 +58,14 @@ enum ipc_type {
 	IPC_ERBEST = 3,
 	IPC_PRIORITY_REQUEST = 5, /* a management SET over the network (payload: set_priority) */
 	IPC_CLOCK_STATE = 6,	  /* the SLAVE port's virtual clock correction (clock_state) */
+	IPC_GM_SETTINGS_REQUEST = 7, /* SET GRANDMASTER_SETTINGS_NP from the network (gm_settings) */
 	/* supervisor -> worker */
 	IPC_CONFIG = 64,
 	IPC_RECOMMENDED_STATE = 65,
 	IPC_SET_PRIORITY = 66,
 	IPC_SHUTDOWN = 67,
 	IPC_SET_CLOCK_STATE = 68, /* take this virtual clock correction (payload: clock_state) */
+	IPC_SET_GM_SETTINGS = 69, /* announce these of yourself as grandmaster (gm_settings) */
 };
 
 /* First message of a worker: who it is and which protocol it speaks. */
@@ -178,6 +181,8 @@ struct ipc_msg {
 		struct ipc_config config;
 		struct ipc_recommended_state recommended_state;
 		struct ipc_set_priority set_priority;
+		/* ptpTimescale travels not: the worker's timestamping decides it */
+		struct gm_settings gm_settings;
 	};
 };
 

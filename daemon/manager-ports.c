@@ -161,6 +161,9 @@ static void on_worker_message(struct worker *w, const struct ipc_msg *msg, void 
 		/* A management SET the worker accepted (management_network_set): as D-Bus does. */
 		manager_mgmt_priority_request(p, &msg->set_priority);
 		return;
+	case IPC_GM_SETTINGS_REQUEST:
+		manager_mgmt_gm_settings_request(p, &msg->gm_settings);
+		return;
 	default:
 		return;
 	}

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "ptp/msg.h"
 #include "ptp/options.h"
 #include "ptp/util.h"
 
@@ -74,6 +75,32 @@ void options_port_defaults(struct port_options *o)
 	memcpy(o->ptp_dst_mac, options_mac_ptp_default, OPTIONS_MAC_LEN);
 	memcpy(o->p2p_dst_mac, options_mac_p2p_default, OPTIONS_MAC_LEN);
 	o->localPriority = LOCAL_PRIORITY_DEFAULT;
+}
+
+/* octet 1 of flagField (13.3.2.8) that a grandmaster's settings may carry */
+#define GM_TIME_FLAGS                                                              \
+	(MSG_FLAG_LEAP_61 | MSG_FLAG_LEAP_59 | MSG_FLAG_CURRENT_UTC_OFFSET_VALID | \
+	 MSG_FLAG_TIME_TRACEABLE | MSG_FLAG_FREQUENCY_TRACEABLE)
+
+void options_gm_settings(const struct instance_options *o, struct gm_settings *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	ret->clockQuality.clockClass = o->clockClass;
+	ret->clockQuality.clockAccuracy = o->clockAccuracy;
+	ret->clockQuality.offsetScaledLogVariance = o->offsetScaledLogVariance;
+	ret->tp.currentUtcOffset = o->utc_offset;
+	ret->tp.timeSource = o->timeSource;
+	ds_time_properties_set_flags(&ret->tp, o->gm_time_flags & GM_TIME_FLAGS);
+}
+
+void options_set_gm_settings(struct instance_options *o, const struct gm_settings *s)
+{
+	o->clockClass = s->clockQuality.clockClass;
+	o->clockAccuracy = s->clockQuality.clockAccuracy;
+	o->offsetScaledLogVariance = s->clockQuality.offsetScaledLogVariance;
+	o->utc_offset = s->tp.currentUtcOffset;
+	o->timeSource = s->tp.timeSource;
+	o->gm_time_flags = (uint8_t) (ds_time_properties_flags(&s->tp) & GM_TIME_FLAGS);
 }
 
 static int hex_digit(char c)

@@ -115,6 +115,13 @@ struct instance_options {
 	uint8_t maxStepsRemoved; /* an Announce with stepsRemoved >= this is ignored, 2..255 */
 	uint8_t clock_class_threshold; /* an Announce of a worse grandmaster clockClass is ignored
 					*/
+	/*
+	 * No key: set at run time only (SetGrandmasterSettings, SET GRANDMASTER_SETTINGS_NP), with
+	 * clockClass, clockAccuracy, offsetScaledLogVariance, utc_offset and timeSource above. The
+	 * MSG_FLAG_* bits of leap61, leap59, currentUtcOffsetValid, timeTraceable and
+	 * frequencyTraceable this clock announces as grandmaster; 0 from a configuration.
+	 */
+	uint8_t gm_time_flags;
 };
 
 /* One port: message intervals, timeouts, delay mechanism, transport and timestamping. */
@@ -177,6 +184,10 @@ const char *options_profile_unsupported(enum options_profile p);
 /* Put profile p's defaults onto the (default-initialised) options, before any key is applied. */
 void options_profile_defaults(enum options_profile p, struct instance_options *io,
 			      struct port_options *po);
+
+/* The grandmaster settings in o, and o with settings s (ptpTimescale is not stored). */
+void options_gm_settings(const struct instance_options *o, struct gm_settings *ret);
+void options_set_gm_settings(struct instance_options *o, const struct gm_settings *s);
 
 /* "01:1B:19:00:00:00" (or with '-'): a multicast MAC (the group bit set), as the port joins it. */
 int options_mac_from_string(const char *s, uint8_t ret[OPTIONS_MAC_LEN]);

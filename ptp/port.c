@@ -195,11 +195,13 @@ int port_send(struct port *p, const struct msg *m, bool pdelay, ns_t *ret_tx_ts,
 /* The time properties of this clock as a grandmaster (linuxptp: clock_update_grandmaster). */
 static void port_own_time_properties(const struct port *p, struct timePropertiesDS *tp)
 {
-	memset(tp, 0, sizeof(*tp));
-	tp->currentUtcOffset = p->cfg.instance.utc_offset;
+	struct gm_settings gm;
+
+	/* What the configuration or the last SetGrandmasterSettings says of this clock. */
+	options_gm_settings(&p->cfg.instance, &gm);
+	*tp = gm.tp;
 	/* Software stamps count UTC, so the timescale is ARB, as linuxptp announces it. */
 	tp->ptpTimescale = !p->cfg.utc_timescale;
-	tp->timeSource = p->cfg.instance.timeSource;
 }
 
 /* Stop the timers of the state left; the entry actions below arm those of the new one. */
@@ -460,6 +462,32 @@ int port_set_priorities(struct port *p, uint8_t priority1, uint8_t priority2, ns
 	if (grandmaster) {
 		p->pds.grandmasterPriority1 = priority1;
 		p->pds.grandmasterPriority2 = priority2;
+	}
+	if (p->portds.portState == PORT_STATE_MASTER) {
+		port_timer_set(p, PORT_TIMER_ANNOUNCE_TX, now);
+	}
+	return port_state_decision(p, now);
+}
+
+void port_gm_settings(const struct port *p, struct gm_settings *ret)
+{
+	options_gm_settings(&p->cfg.instance, ret);
+	ret->clockQuality = p->dds.clockQuality;
+	port_own_time_properties(p, &ret->tp);
+}
+
+int port_set_gm_settings(struct port *p, const struct gm_settings *s, ns_t now)
+{
+	bool grandmaster = clock_identity_equal(&p->pds.grandmasterIdentity, &p->dds.clockIdentity);
+
+	options_set_gm_settings(&p->cfg.instance, s);
+	/* 9.2.2.2: a slave-only clock stays class 255 whatever it is told. */
+	if (!p->dds.slaveOnly) {
+		p->dds.clockQuality = s->clockQuality;
+	}
+	if (grandmaster) {
+		p->pds.grandmasterClockQuality = p->dds.clockQuality;
+		port_own_time_properties(p, &p->tpds);
 	}
 	if (p->portds.portState == PORT_STATE_MASTER) {
 		port_timer_set(p, PORT_TIMER_ANNOUNCE_TX, now);

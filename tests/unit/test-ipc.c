@@ -108,6 +108,12 @@ static void sample(enum ipc_type t, struct ipc_msg *m)
 		break;
 	case IPC_SHUTDOWN:
 		break;
+	case IPC_GM_SETTINGS_REQUEST:
+	case IPC_SET_GM_SETTINGS:
+		m->gm_settings.clockQuality = (struct ClockQuality){ 6, 0x21, 0x4e5d };
+		m->gm_settings.tp = (struct timePropertiesDS){ 37,   true, false, true,
+							       true, true, false, 0x20 };
+		break;
 	case IPC_CLOCK_STATE:
 	case IPC_SET_CLOCK_STATE:
 		m->clock_state = (struct ipc_clock_state){ INT64_C(1764500000123456789),
@@ -128,6 +134,8 @@ static const enum ipc_type all_types[] = {
 	IPC_PRIORITY_REQUEST,
 	IPC_CLOCK_STATE,
 	IPC_SET_CLOCK_STATE,
+	IPC_GM_SETTINGS_REQUEST,
+	IPC_SET_GM_SETTINGS,
 };
 
 /* The payload sizes are the protocol: a change here is a protocol change (bump IPC_VERSION). */
@@ -135,10 +143,18 @@ static const struct {
 	enum ipc_type type;
 	size_t payload;
 } sizes[] = {
-	{ IPC_HELLO, 10 },	     { IPC_STATUS, 539 },	    { IPC_ERBEST, 47 },
-	{ IPC_CONFIG, 301 },	     { IPC_RECOMMENDED_STATE, 43 }, { IPC_SET_PRIORITY, 2 },
-	{ IPC_SHUTDOWN, 0 },	     { IPC_PRIORITY_REQUEST, 2 },   { IPC_CLOCK_STATE, 24 },
+	{ IPC_HELLO, 10 },
+	{ IPC_STATUS, 539 },
+	{ IPC_ERBEST, 47 },
+	{ IPC_CONFIG, 302 },
+	{ IPC_RECOMMENDED_STATE, 43 },
+	{ IPC_SET_PRIORITY, 2 },
+	{ IPC_SHUTDOWN, 0 },
+	{ IPC_PRIORITY_REQUEST, 2 },
+	{ IPC_CLOCK_STATE, 24 },
 	{ IPC_SET_CLOCK_STATE, 24 },
+	{ IPC_GM_SETTINGS_REQUEST, 8 },
+	{ IPC_SET_GM_SETTINGS, 8 },
 };
 
 /* Encode and decode again; compare by re-encoding, since the structs have padding. */
