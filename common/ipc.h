@@ -58,7 +58,8 @@ enum ipc_type {
 	IPC_ERBEST = 3,
 	IPC_PRIORITY_REQUEST = 5, /* a management SET over the network (payload: set_priority) */
 	IPC_CLOCK_STATE = 6,	  /* the SLAVE port's virtual clock correction (clock_state) */
-	IPC_GM_SETTINGS_REQUEST = 7, /* SET GRANDMASTER_SETTINGS_NP from the network (gm_settings) */
+	IPC_GM_SETTINGS_REQUEST =
+		7, /* SET GRANDMASTER_SETTINGS_NP from the network (gm_settings) */
 	/* supervisor -> worker */
 	IPC_CONFIG = 64,
 	IPC_RECOMMENDED_STATE = 65,

@@ -195,18 +195,16 @@ static int method_set_priority(sd_bus_message *m, void *userdata, sd_bus_error *
  * n currentUtcOffset, b leap61, b leap59, b currentUtcOffsetValid, b timeTraceable,
  * b frequencyTraceable, y timeSource): what linuxptp's GRANDMASTER_SETTINGS_NP sets.
  */
-static int method_set_grandmaster_settings(sd_bus_message *m, void *userdata,
-					   sd_bus_error *error)
+static int method_set_grandmaster_settings(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
 	struct instance *i = userdata;
 	struct gm_settings gm = { 0 };
 	int leap61, leap59, valid, time_traceable, freq_traceable, r;
 
-	r = sd_bus_message_read(m, "yyqnbbbbby", &gm.clockQuality.clockClass,
-				&gm.clockQuality.clockAccuracy,
-				&gm.clockQuality.offsetScaledLogVariance, &gm.tp.currentUtcOffset,
-				&leap61, &leap59, &valid, &time_traceable, &freq_traceable,
-				&gm.tp.timeSource);
+	r = sd_bus_message_read(
+		m, "yyqnbbbbby", &gm.clockQuality.clockClass, &gm.clockQuality.clockAccuracy,
+		&gm.clockQuality.offsetScaledLogVariance, &gm.tp.currentUtcOffset, &leap61, &leap59,
+		&valid, &time_traceable, &freq_traceable, &gm.tp.timeSource);
 	if (r < 0) {
 		return r;
 	}
@@ -316,13 +314,12 @@ static const sd_bus_vtable instance_vtable[] = {
 				method_set_priority, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("SetPriority2", SD_BUS_ARGS("y", priority2), SD_BUS_NO_RESULT,
 				method_set_priority, SD_BUS_VTABLE_UNPRIVILEGED),
-	SD_BUS_METHOD_WITH_ARGS("SetGrandmasterSettings",
-				SD_BUS_ARGS("y", clockClass, "y", clockAccuracy, "q",
-					    offsetScaledLogVariance, "n", currentUtcOffset, "b", leap61,
-					    "b", leap59, "b", currentUtcOffsetValid, "b", timeTraceable,
-					    "b", frequencyTraceable, "y", timeSource),
-				SD_BUS_NO_RESULT, method_set_grandmaster_settings,
-				SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS(
+		"SetGrandmasterSettings",
+		SD_BUS_ARGS("y", clockClass, "y", clockAccuracy, "q", offsetScaledLogVariance, "n",
+			    currentUtcOffset, "b", leap61, "b", leap59, "b", currentUtcOffsetValid,
+			    "b", timeTraceable, "b", frequencyTraceable, "y", timeSource),
+		SD_BUS_NO_RESULT, method_set_grandmaster_settings, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_VTABLE_END,
 };
 
