@@ -318,7 +318,7 @@ static void f_clock_state(struct codec *c, struct ipc_msg *m)
 }
 
 /* octet 1 of flagField a grandmaster setting may carry (options_set_gm_settings()) */
-#define GM_FLAGS                                                                  \
+#define GM_FLAGS                                                                   \
 	(MSG_FLAG_LEAP_61 | MSG_FLAG_LEAP_59 | MSG_FLAG_CURRENT_UTC_OFFSET_VALID | \
 	 MSG_FLAG_TIME_TRACEABLE | MSG_FLAG_FREQUENCY_TRACEABLE)
 
