@@ -324,6 +324,8 @@ static const struct config_key keys[] = {
 	P(p2p_dst_mac, parse_mac, 0, 0, "01:80:C2:00:00:0E",
 	  "a multicast MAC address such as 01:80:C2:00:00:0E (the port joins it as a group)"),
 	P_AS("G.8275.portDS.localPriority", localPriority, parse_int, 1, 255, "128", NULL),
+	P(ingressLatency, parse_int, INT32_MIN, INT32_MAX, "0", NULL),
+	P(egressLatency, parse_int, INT32_MIN, INT32_MAX, "0", NULL),
 };
 
 _Static_assert(ARRAY_SIZE(keys) <= CONFIG_KEYS_MAX, "one bit per key in config_layer.set");

@@ -400,6 +400,8 @@ static void f_config(struct codec *c, struct ipc_msg *m)
 	c_mac(c, p->ptp_dst_mac);
 	c_mac(c, p->p2p_dst_mac);
 	c_u8(c, &p->localPriority);
+	c_i32(c, &p->ingressLatency);
+	c_i32(c, &p->egressLatency);
 }
 
 static void f_recommended_state(struct codec *c, struct ipc_msg *m)

@@ -160,6 +160,13 @@ struct port_options {
 	uint8_t ptp_dst_mac[OPTIONS_MAC_LEN];
 	uint8_t p2p_dst_mac[OPTIONS_MAC_LEN];
 	uint8_t localPriority; /* G.8275.portDS.localPriority: of every Erbest of this port */
+	/*
+	 * ptp4l's keys, ns: how much later than the reference plane (16.7) an RX stamp is taken
+	 * (subtracted from every event message's RX timestamp), and how much later than its TX
+	 * stamp a frame passes it (added to every TX timestamp).
+	 */
+	int32_t ingressLatency;
+	int32_t egressLatency;
 };
 
 /* 01-1B-19-00-00-00 and 01-80-C2-00-00-0E (IEEE 1588-2019 Annex E.3). */

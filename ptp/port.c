@@ -188,6 +188,10 @@ int port_send(struct port *p, const struct msg *m, bool pdelay, ns_t *ret_tx_ts,
 		port_dispatch(p, FSM_EV_FAULT_DETECTED, false, now);
 		return r;
 	}
+	/* ptp4l's egressLatency: the frame leaves the reference plane that much after its stamp. */
+	if (ret_tx_ts) {
+		*ret_tx_ts += p->cfg.port.egressLatency;
+	}
 	port_count(p, tx_cnt);
 	return 0;
 }
@@ -663,7 +667,8 @@ int port_receive(struct port *p, const void *buf, size_t len, ns_t rx_ts, ns_t n
 			port_count(p, PORT_CNT_NO_TIMESTAMP);
 			return 0;
 		}
-		if (!port_local_time(p, rx_ts, &rx)) {
+		/* ptp4l's ingressLatency: the stamp came that much after the reference plane. */
+		if (!port_local_time(p, rx_ts - p->cfg.port.ingressLatency, &rx)) {
 			return 0;
 		}
 	}
