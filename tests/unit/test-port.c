@@ -375,7 +375,8 @@ static void test_ingress_egress_latency(void **state)
 		e /= 10;
 		d /= 10;
 		if (llabs(e - cases[k].want_error) > 150 || llabs(d - cases[k].want_delay) > 150) {
-			fail_msg("ingressLatency %d egressLatency %d: clock error %lld ns, path delay "
+			fail_msg("ingressLatency %d egressLatency %d: clock error %lld ns, path "
+				 "delay "
 				 "%lld ns; expected %lld and %lld",
 				 cases[k].ingress, cases[k].egress, (long long) e, (long long) d,
 				 (long long) cases[k].want_error, (long long) cases[k].want_delay);
