@@ -207,6 +207,8 @@ DEFINE_ENUM_PARSER(parse_transport, enum options_transport, options_transport_fr
 DEFINE_ENUM_PARSER(parse_timestamping, enum options_timestamping, options_timestamping_from_string)
 DEFINE_ENUM_PARSER(parse_backend, enum options_clock_backend, options_clock_backend_from_string)
 DEFINE_ENUM_PARSER(parse_servo, enum servo_type, options_clock_servo_from_string)
+DEFINE_ENUM_PARSER(parse_power_profile, enum options_power_profile,
+		   options_power_profile_from_string)
 DEFINE_ENUM_PARSER(parse_comparison, enum bmca_comparison, bmca_comparison_from_string)
 
 static int parse_mac(const struct config_key *k, const char *value, void *dst)
@@ -293,8 +295,8 @@ static const struct config_key keys[] = {
 	I(include_software_interfaces, parse_bool, 0, 1, "0", NULL),
 	I(management_network_set, parse_bool, 0, 1, "0", NULL),
 	I(profile, parse_profile, 0, 0, "default",
-	  "default, default-p2p or G.8275.1 (gPTP, automotive-master, automotive-slave and "
-	  "power-2017 are not supported yet)"),
+	  "default, default-p2p, G.8275.1 or power-2017 (gPTP, automotive-master and "
+	  "automotive-slave are not supported yet)"),
 	I(dataset_comparison, parse_comparison, 0, 0, "ieee1588", "ieee1588 or G.8275.x"),
 	I_AS("G.8275.defaultDS.localPriority", localPriority, parse_int, 1, 255, "128", NULL),
 	I(maxStepsRemoved, parse_int, 2, 255, "255", NULL),
@@ -326,6 +328,17 @@ static const struct config_key keys[] = {
 	P_AS("G.8275.portDS.localPriority", localPriority, parse_int, 1, 255, "128", NULL),
 	P(ingressLatency, parse_int, INT32_MIN, INT32_MAX, "0", NULL),
 	P(egressLatency, parse_int, INT32_MIN, INT32_MAX, "0", NULL),
+	P_AS("power_profile.version", power_profile.version, parse_power_profile, 0, 0, "none",
+	     "none, 2011 or 2017"),
+	P_AS("power_profile.grandmasterID", power_profile.grandmasterID, parse_int, 0, 0xffff, "0",
+	     NULL),
+	P_AS("power_profile.2011.grandmasterTimeInaccuracy",
+	     power_profile.grandmasterTimeInaccuracy, parse_int, -1, INT32_MAX, "-1", NULL),
+	P_AS("power_profile.2011.networkTimeInaccuracy", power_profile.networkTimeInaccuracy,
+	     parse_int, -1, INT32_MAX, "-1", NULL),
+	P_AS("power_profile.2017.totalTimeInaccuracy", power_profile.totalTimeInaccuracy, parse_int,
+	     -1, INT32_MAX, "-1", NULL),
+	P(socket_priority, parse_int, 0, 15, "0", NULL),
 };
 
 _Static_assert(ARRAY_SIZE(keys) <= CONFIG_KEYS_MAX, "one bit per key in config_layer.set");

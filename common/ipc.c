@@ -402,6 +402,16 @@ static void f_config(struct codec *c, struct ipc_msg *m)
 	c_u8(c, &p->localPriority);
 	c_i32(c, &p->ingressLatency);
 	c_i32(c, &p->egressLatency);
+	c_enum(c, &p->power_profile.version, OPTIONS_POWER_PROFILE_NONE,
+	       OPTIONS_POWER_PROFILE_2017);
+	c_u16(c, &p->power_profile.grandmasterID);
+	c_i32(c, &p->power_profile.grandmasterTimeInaccuracy);
+	c_i32(c, &p->power_profile.networkTimeInaccuracy);
+	c_i32(c, &p->power_profile.totalTimeInaccuracy);
+	c_u8(c, &p->socket_priority);
+	if (!c->err && p->socket_priority > 15) {
+		c->err = -EBADMSG;
+	}
 }
 
 static void f_recommended_state(struct codec *c, struct ipc_msg *m)

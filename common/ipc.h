@@ -36,8 +36,8 @@
  * 11: ignored[] has vlan_tagged; CONFIG carries transportSpecific and follow_up_info.
  * 12: CONFIG carries ptp_dst_mac, p2p_dst_mac, dataset_comparison, the localPriority of the
  * instance and of the port, maxStepsRemoved, clock_class_threshold and gm_time_flags; ERBEST its
- * localPriority; SET_GM_SETTINGS and GM_SETTINGS_REQUEST; CONFIG carries ingressLatency and
- * egressLatency. */
+ * localPriority; SET_GM_SETTINGS and GM_SETTINGS_REQUEST; CONFIG carries ingressLatency,
+ * egressLatency, the power_profile.* keys and socket_priority. */
 #define IPC_VERSION 12
 #define IPC_HEADER_SIZE 8
 #define IPC_MAX_SIZE 1024 /* larger than every message; a longer datagram is refused */

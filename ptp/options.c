@@ -75,6 +75,11 @@ void options_port_defaults(struct port_options *o)
 	memcpy(o->ptp_dst_mac, options_mac_ptp_default, OPTIONS_MAC_LEN);
 	memcpy(o->p2p_dst_mac, options_mac_p2p_default, OPTIONS_MAC_LEN);
 	o->localPriority = LOCAL_PRIORITY_DEFAULT;
+	o->power_profile.version = OPTIONS_POWER_PROFILE_NONE;
+	o->power_profile.grandmasterTimeInaccuracy = -1;
+	o->power_profile.networkTimeInaccuracy = -1;
+	o->power_profile.totalTimeInaccuracy = -1;
+	o->socket_priority = 0;
 }
 
 /* octet 1 of flagField (13.3.2.8) that a grandmaster's settings may carry */
@@ -213,6 +218,11 @@ static const struct name_value backend_names[] = {
 	{ "system", OPTIONS_CLOCK_SYSTEM },
 	{ "free_running", OPTIONS_CLOCK_FREE_RUNNING },
 };
+static const struct name_value power_profile_names[] = {
+	{ "none", OPTIONS_POWER_PROFILE_NONE },
+	{ "2011", OPTIONS_POWER_PROFILE_2011 },
+	{ "2017", OPTIONS_POWER_PROFILE_2017 },
+};
 static const struct name_value servo_names[] = {
 	{ "pi", SERVO_TYPE_PI },
 	{ "linreg", SERVO_TYPE_LINREG },
@@ -250,6 +260,7 @@ const char *options_profile_unsupported(enum options_profile p)
 	case OPTIONS_PROFILE_DEFAULT:
 	case OPTIONS_PROFILE_DEFAULT_P2P:
 	case OPTIONS_PROFILE_G8275_1:
+	case OPTIONS_PROFILE_POWER_2017:
 		return NULL;
 	case OPTIONS_PROFILE_GPTP:
 		return "802.1AS asCapable, the Follow_Up information and path trace TLVs are "
@@ -258,8 +269,6 @@ const char *options_profile_unsupported(enum options_profile p)
 	case OPTIONS_PROFILE_AUTOMOTIVE_SLAVE:
 		return "static roles without BMCA (BMCA noop, inhibit_announce) and 802.1AS are "
 		       "missing";
-	case OPTIONS_PROFILE_POWER_2017:
-		return "the IEEE_C37_238 TLV and socket_priority are missing";
 	}
 	return "unknown profile";
 }
@@ -286,11 +295,27 @@ void options_profile_defaults(enum options_profile p, struct instance_options *i
 		po->logSyncInterval = -4;
 		po->logMinDelayReqInterval = -4;
 		break;
+	case OPTIONS_PROFILE_POWER_2017:
+		/*
+		 * IEEE C37.238-2017: domain 254, peer delay, Announce, Sync and Pdelay_Req once a
+		 * second, the 2017 TLV in every Announce, 802.1Q priority 4 (through
+		 * socket_priority and a VLAN device's egress map).
+		 */
+		io->domainNumber = 254;
+		po->delay_mechanism = DELAY_MECHANISM_P2P;
+		po->logAnnounceInterval = 0;
+		po->logSyncInterval = 0;
+		po->logMinPdelayReqInterval = 0;
+		po->announceReceiptTimeout = 3;
+		po->power_profile.version = OPTIONS_POWER_PROFILE_2017;
+		po->socket_priority = 4;
+		break;
 	default:
 		break;
 	}
 }
 
 DEFINE_NAMES(options_transport, enum options_transport, transport_names)
+DEFINE_NAMES(options_power_profile, enum options_power_profile, power_profile_names)
 DEFINE_NAMES(options_timestamping, enum options_timestamping, timestamping_names)
 DEFINE_NAMES(options_clock_backend, enum options_clock_backend, backend_names)

@@ -81,6 +81,22 @@ enum options_profile {
 	OPTIONS_PROFILE_POWER_2017,	   /* IEEE C37.238-2017 */
 };
 
+/* ptp4l's power_profile.version: which IEEE C37.238 TLV every Announce carries, if any. */
+enum options_power_profile {
+	OPTIONS_POWER_PROFILE_NONE = 0,
+	OPTIONS_POWER_PROFILE_2011,
+	OPTIONS_POWER_PROFILE_2017,
+};
+
+/* ptp4l's power_profile.* keys: the IEEE C37.238 TLV's values (inaccuracies ns, -1 unknown). */
+struct power_profile_options {
+	enum options_power_profile version;
+	uint16_t grandmasterID;
+	int32_t grandmasterTimeInaccuracy; /* power_profile.2011.grandmasterTimeInaccuracy */
+	int32_t networkTimeInaccuracy;	   /* power_profile.2011.networkTimeInaccuracy */
+	int32_t totalTimeInaccuracy;	   /* power_profile.2017.totalTimeInaccuracy */
+};
+
 /* Which interfaces belong to an instance: an explicit list, or every interface with a PHC. */
 struct interface_selection {
 	bool auto_select;
@@ -167,6 +183,12 @@ struct port_options {
 	 */
 	int32_t ingressLatency;
 	int32_t egressLatency;
+	struct power_profile_options power_profile;
+	/*
+	 * ptp4l's socket_priority: SO_PRIORITY of the port's packet socket (0..15), which a VLAN
+	 * device's egress-qos-map turns into the 802.1Q priority (PCP) of its frames.
+	 */
+	uint8_t socket_priority;
 };
 
 /* 01-1B-19-00-00-00 and 01-80-C2-00-00-0E (IEEE 1588-2019 Annex E.3). */
@@ -201,6 +223,9 @@ int options_mac_from_string(const char *s, uint8_t ret[OPTIONS_MAC_LEN]);
 /* "01:1B:19:00:00:00", as ptp4l writes it; buf of OPTIONS_MAC_STRLEN. */
 #define OPTIONS_MAC_STRLEN 18
 const char *options_mac_to_string(const uint8_t mac[OPTIONS_MAC_LEN], char *buf);
+
+const char *options_power_profile_to_string(enum options_power_profile v);
+int options_power_profile_from_string(const char *s, enum options_power_profile *ret);
 
 const char *options_transport_to_string(enum options_transport t);
 int options_transport_from_string(const char *s, enum options_transport *ret);

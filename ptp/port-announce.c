@@ -1,12 +1,41 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Announce: sending our data sets as a master, and feeding received ones to the BMCA. */
 #include "ptp/port-internal.h"
+#include "ptp/tlv.h"
+
+/* ptp4l's power_profile.*: the IEEE C37.238 TLV of its version, none for version none. */
+static int port_announce_c37_238(const struct port *p, struct tlv_builder *b)
+{
+	const struct power_profile_options *pp = &p->cfg.port.power_profile;
+	struct tlv_c37_238 c = {
+		.grandmasterID = pp->grandmasterID,
+		/* -1 (unknown) is 0xFFFFFFFF on the wire. */
+		.grandmasterTimeInaccuracy = (uint32_t) pp->grandmasterTimeInaccuracy,
+		.networkTimeInaccuracy = (uint32_t) pp->networkTimeInaccuracy,
+		.totalTimeInaccuracy = (uint32_t) pp->totalTimeInaccuracy,
+	};
+
+	switch (pp->version) {
+	case OPTIONS_POWER_PROFILE_2011:
+		c.subtype = TLV_C37_238_2011;
+		break;
+	case OPTIONS_POWER_PROFILE_2017:
+		c.subtype = TLV_C37_238_2017;
+		break;
+	default:
+		return 0;
+	}
+	return tlv_builder_add_c37_238(b, &c);
+}
 
 /* IEEE 1588-2019 13.5 and 9.5.8: an Announce is the parent data set as this clock sees it. */
 int port_announce_send(struct port *p, ns_t now)
 {
+	uint8_t tlv[64];
+	struct tlv_builder b;
 	struct msg m;
 	struct msg_announce *a = &m.body.announce;
+	int r;
 
 	/* Never an Announce naming a parent data set the clock has not decided (9.3.5). */
 	if (!p->parent_valid) {
@@ -24,6 +53,13 @@ int port_announce_send(struct port *p, ns_t now)
 	a->grandmasterIdentity = p->pds.grandmasterIdentity;
 	a->stepsRemoved = p->cds.stepsRemoved;
 	a->timeSource = p->tpds.timeSource;
+	tlv_builder_init(&b, tlv, sizeof(tlv));
+	r = port_announce_c37_238(p, &b);
+	if (r < 0) {
+		return r;
+	}
+	m.tlv = tlv;
+	m.tlv_len = tlv_builder_len(&b);
 	return port_send(p, &m, false, NULL, PORT_CNT_TX_ANNOUNCE, now);
 }
 

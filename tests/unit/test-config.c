@@ -101,10 +101,11 @@ static const struct error_case error_cases[] = {
 	  ":2: network_transport = UDPv4 is not a valid value, expected L2 (UDPv4" },
 	{ "profile not implemented", "[global]\nprofile = gPTP\n",
 	  ":2: profile = gPTP is not supported yet: 802.1AS asCapable, the Follow_Up information "
-	  "and path trace TLVs are missing; expected default, default-p2p or G.8275.1" },
+	  "and path trace TLVs are missing; expected default, default-p2p, G.8275.1 or "
+	  "power-2017" },
 	{ "unknown profile", "[global]\nprofile = G.8275.2\n",
-	  ":2: profile = G.8275.2 is not a valid value, expected default, default-p2p or "
-	  "G.8275.1" },
+	  ":2: profile = G.8275.2 is not a valid value, expected default, default-p2p, G.8275.1 or "
+	  "power-2017" },
 	{ "unicast ptp_dst_mac", "[global]\nptp_dst_mac = 02:00:00:00:00:01\n",
 	  ":2: ptp_dst_mac = 02:00:00:00:00:01 is out of range, expected a multicast MAC address" },
 	{ "short p2p_dst_mac", "[global]\np2p_dst_mac = 01:80:C2:00:00\n",

@@ -146,7 +146,7 @@ static const struct {
 	{ IPC_HELLO, 10 },
 	{ IPC_STATUS, 539 },
 	{ IPC_ERBEST, 47 },
-	{ IPC_CONFIG, 310 },
+	{ IPC_CONFIG, 326 },
 	{ IPC_RECOMMENDED_STATE, 43 },
 	{ IPC_SET_PRIORITY, 2 },
 	{ IPC_SHUTDOWN, 0 },
