@@ -102,9 +102,6 @@ static const struct error_case error_cases[] = {
 	  "read-write" },
 	{ "unsupported transport", "[global]\nnetwork_transport = UDPv4\n",
 	  ":2: network_transport = UDPv4 is not a valid value, expected L2 (UDPv4" },
-	{ "profile not implemented", "[global]\nprofile = power-2017\n",
-	  ":2: profile = power-2017 is not supported yet: the IEEE_C37_238 TLV and socket_priority "
-	  "are missing; expected default, default-p2p, gPTP" },
 	{ "unknown profile", "[global]\nprofile = G.8275.2\n",
 	  ":2: profile = G.8275.2 is not a valid value, expected default, default-p2p, gPTP" },
 	{ "bad BMCA", "[global]\nBMCA = none\n",
