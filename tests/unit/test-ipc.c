@@ -79,6 +79,7 @@ static void sample(enum ipc_type t, struct ipc_msg *m)
 		m->config.instance.virtual_clock.initial_freq_ppb = 100000;
 		snprintf(m->config.instance.userDescription,
 			 sizeof(m->config.instance.userDescription), "lab follower");
+		m->config.instance.management_network = OPTIONS_MGMT_NETWORK_OFF;
 		m->config.port.logSyncInterval = -3;
 		m->config.port.delay_mechanism = DELAY_MECHANISM_P2P;
 		m->config.port.time_stamping = OPTIONS_TS_SOFTWARE;
@@ -135,10 +136,16 @@ static const struct {
 	enum ipc_type type;
 	size_t payload;
 } sizes[] = {
-	{ IPC_HELLO, 10 },	     { IPC_STATUS, 563 },	    { IPC_ERBEST, 46 },
-	{ IPC_CONFIG, 284 },	     { IPC_RECOMMENDED_STATE, 43 }, { IPC_SET_PRIORITY, 2 },
-	{ IPC_SHUTDOWN, 0 },	     { IPC_PRIORITY_REQUEST, 2 },   { IPC_CLOCK_STATE, 24 },
-	{ IPC_SET_CLOCK_STATE, 24 },
+	{ IPC_HELLO, 10 },
+	{ IPC_STATUS, 580 },
+	{ IPC_ERBEST, 113 },
+	{ IPC_CONFIG, 323 },
+	{ IPC_RECOMMENDED_STATE, 109 },
+	{ IPC_SET_PRIORITY, 2 },
+	{ IPC_SHUTDOWN, 0 },
+	{ IPC_PRIORITY_REQUEST, 2 },
+	{ IPC_CLOCK_STATE, 32 },
+	{ IPC_SET_CLOCK_STATE, 32 },
 };
 
 /* Encode and decode again; compare by re-encoding, since the structs have padding. */
@@ -197,6 +204,7 @@ static void test_fields(void **state)
 	assert_int_equal(ipc_decode(buf, len, &back), 0);
 	assert_string_equal(back.config.ifname, "veth0");
 	assert_string_equal(back.config.instance.userDescription, "lab follower");
+	assert_int_equal(back.config.instance.management_network, OPTIONS_MGMT_NETWORK_OFF);
 	assert_int_equal(back.config.instance.virtual_clock.initial_offset_ns, -500000000);
 	assert_int_equal(back.config.port.delay_mechanism, DELAY_MECHANISM_P2P);
 	assert_int_equal(back.config.port.delayAsymmetry, -42);
@@ -218,7 +226,7 @@ static void test_fields(void **state)
 	/* Header: type, version, length, big-endian. */
 	sample(IPC_SET_PRIORITY, &m);
 	assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
-	assert_memory_equal(buf, "\x00\x42\x00\x0c\x00\x00\x00\x02\x0a\x14", 10);
+	assert_memory_equal(buf, "\x00\x42\x00\x12\x00\x00\x00\x02\x0a\x14", 10);
 }
 
 static void expect_bad(const uint8_t *buf, size_t len, const char *what)

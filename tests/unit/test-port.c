@@ -726,7 +726,7 @@ static void test_time_properties(void **state)
 		struct bmca_dataset ds;
 		struct timePropertiesDS tp = { 0 };
 
-		assert_int_equal(port_get_erbest(l.s[1].port, l.now, &ds, &tp), 0);
+		assert_int_equal(port_get_erbest(l.s[1].port, l.now, &ds, &tp, NULL), 0);
 		assert_true(tp.leap61);
 		assert_true(tp.currentUtcOffsetValid);
 		assert_int_equal(tp.currentUtcOffset, 38);
@@ -782,10 +782,12 @@ static void supervise(struct side *s, ns_t now)
 	struct bmca_clock_decision dec;
 	struct bmca_clock_result res;
 
-	cp.has_erbest = port_get_erbest(s->port, now, &cp.erbest, &cp.erbest_tp) == 0;
+	struct port_path_trace path;
+
+	cp.has_erbest = port_get_erbest(s->port, now, &cp.erbest, &cp.erbest_tp, &path) == 0;
 	bmca_clock_decide(port_default_ds(s->port), &own_tp, &cp, 1, &dec, &res);
 	(void) port_apply_decision(s->port, dec.decision, res.cds.stepsRemoved, &res.pds, &res.tp,
-				   now);
+				   &path, now);
 }
 
 /* Side 1 supervised, the supervisor deciding every 10 ms (it hears of changes at once). */
