@@ -173,7 +173,8 @@ static void on_worker_message(struct worker *w, const struct ipc_msg *msg, void 
 		instance_clock_state(p->instance, p, &msg->clock_state);
 		return;
 	case IPC_PRIORITY_REQUEST:
-		/* A management SET the worker accepted (management_network_set): as D-Bus does. */
+		/* A management SET the worker accepted (management_network = read-write): as D-Bus
+		 * does. */
 		manager_mgmt_priority_request(p, &msg->set_priority);
 		return;
 	case IPC_GM_SETTINGS_REQUEST:
