@@ -36,8 +36,8 @@
  * servo_offset_threshold and servo_num_offset_values.
  * 11: ignored[] has vlan_tagged; CONFIG carries transportSpecific and follow_up_info.
  * 12: CONFIG carries gmCapable and the 802.1AS / automotive port options (path_trace_enabled ...
- * msg_interval_request, assume_two_step); STATUS carries as_capable and ignored[] not_as_capable and
- * path_trace_loop; ERBEST and RECOMMENDED_STATE carry a path trace; CLOCK_STATE and
+ * msg_interval_request, assume_two_step); STATUS carries as_capable and ignored[] not_as_capable
+ * and path_trace_loop; ERBEST and RECOMMENDED_STATE carry a path trace; CLOCK_STATE and
  * SET_CLOCK_STATE the grandmaster's rate ratio. */
 #define IPC_VERSION 12
 #define IPC_HEADER_SIZE 8
