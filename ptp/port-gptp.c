@@ -248,6 +248,11 @@ int port_signaling_receive(struct port *p, const struct msg *m, ns_t now)
 	bool used = false;
 	int r;
 
+	/* Only a port that runs 802.1AS (follow_up_info) takes requests: elsewhere no one may
+	 * slow or stop our Sync. */
+	if (!p->cfg.port.follow_up_info) {
+		return PORT_CNT_UNSUPPORTED;
+	}
 	memset(&all, 0xff, sizeof(all));
 	if (!port_identity_equal(target, &all) &&
 	    !port_identity_equal(target, &p->portds.portIdentity)) {
