@@ -145,6 +145,19 @@ static void c_string(struct codec *c, char *s, size_t size)
 	}
 }
 
+/* A multicast MAC (the group bit set): the port joins it, as options_mac_from_string() admits. */
+static void c_mac(struct codec *c, uint8_t mac[OPTIONS_MAC_LEN])
+{
+	if (c->err) {
+		return;
+	}
+	c->err = c->decode ? wire_get_bytes(&c->r, mac, OPTIONS_MAC_LEN)
+			   : wire_put_bytes(&c->w, mac, OPTIONS_MAC_LEN);
+	if (!c->err && !(mac[0] & 0x01)) {
+		c->err = -EBADMSG;
+	}
+}
+
 static void c_clock_identity(struct codec *c, struct ClockIdentity *v)
 {
 	if (!c->err) {
@@ -302,6 +315,7 @@ static void f_erbest(struct codec *c, struct ipc_msg *m)
 	c_port_identity(c, &e->ds.receiver);
 	c_time_properties(c, &e->tp);
 	c_path_trace(c, &e->path);
+	c_u8(c, &e->ds.localPriority);
 }
 
 static void f_clock_state(struct codec *c, struct ipc_msg *m)
@@ -352,14 +366,19 @@ static void f_config(struct codec *c, struct ipc_msg *m)
 	c_double(c, &i->servo.pi_integral_const);
 	c_double(c, &i->servo.step_threshold);
 	c_double(c, &i->servo.first_step_threshold);
+	c_double(c, &i->servo.max_offset_jump);
 	c_i32(c, &i->servo.max_frequency);
 	c_i32(c, &i->servo.servo_offset_threshold);
 	c_i32(c, &i->servo.servo_num_offset_values);
 	c_i64(c, &i->virtual_clock.initial_offset_ns);
 	c_i32(c, &i->virtual_clock.initial_freq_ppb);
 	c_string(c, i->userDescription, sizeof(i->userDescription));
-	c_bool(c, &i->management_network_set);
+	c_enum(c, &i->management_network, OPTIONS_MGMT_NETWORK_READ_ONLY, OPTIONS_MGMT_NETWORK_OFF);
 	c_bool(c, &i->gmCapable);
+	c_enum(c, &i->dataset_comparison, BMCA_COMPARISON_IEEE1588, BMCA_COMPARISON_G8275);
+	c_u8(c, &i->localPriority);
+	c_u8(c, &i->maxStepsRemoved);
+	c_u8(c, &i->clock_class_threshold);
 
 	c_i8(c, &p->logAnnounceInterval);
 	c_i8(c, &p->logSyncInterval);
@@ -396,6 +415,9 @@ static void f_config(struct codec *c, struct ipc_msg *m)
 	c_i8(c, &p->operLogSyncInterval);
 	c_i8(c, &p->operLogPdelayReqInterval);
 	c_bool(c, &p->msg_interval_request);
+	c_mac(c, p->ptp_dst_mac);
+	c_mac(c, p->p2p_dst_mac);
+	c_u8(c, &p->localPriority);
 	c_bool(c, &p->assume_two_step);
 }
 

@@ -35,11 +35,20 @@
  * 10: STATUS carries servo_stable (lock detection); CONFIG's instance options carry clock_servo,
  * servo_offset_threshold and servo_num_offset_values.
  * 11: ignored[] has vlan_tagged; CONFIG carries transportSpecific and follow_up_info.
- * 12: CONFIG carries gmCapable and the 802.1AS / automotive port options (path_trace_enabled ...
- * msg_interval_request, assume_two_step); STATUS carries as_capable and ignored[] not_as_capable
- * and path_trace_loop; ERBEST and RECOMMENDED_STATE carry a path trace; CLOCK_STATE and
- * SET_CLOCK_STATE the grandmaster's rate ratio. */
-#define IPC_VERSION 12
+ * 12: ignored[] has out_of_range, overflow and management_rate_limited.
+ * 13: CONFIG's servo options carry max_offset_jump.
+ * 14: CONFIG carries gmCapable and the 802.1AS / automotive port options (path_trace_enabled ...
+ * msg_interval_request).
+ * 15: CONFIG carries ptp_dst_mac and p2p_dst_mac.
+ * 16: STATUS carries as_capable and ignored[] not_as_capable and path_trace_loop; ERBEST and
+ * RECOMMENDED_STATE carry a path trace; CLOCK_STATE and SET_CLOCK_STATE the grandmaster's rate
+ * ratio.
+ * 17: CONFIG carries dataset_comparison, the localPriority of the instance and of the port,
+ * maxStepsRemoved and clock_class_threshold; ERBEST its localPriority.
+ * 18: CONFIG's byte that was management_network_set is management_network (0 read-only,
+ * 1 read-write, 2 off).
+ * 19: CONFIG carries assume_two_step. */
+#define IPC_VERSION 19
 #define IPC_HEADER_SIZE 8
 #define IPC_MAX_SIZE 1024 /* larger than every message; a longer datagram is refused */
 #define IPC_MAX_FDS 4
@@ -50,7 +59,7 @@
  * PORT_CNT_IGNORED_FIRST on, in that order (ptp/port.h; ipc.c asserts the count). A new reason
  * changes the layout, so it comes with a new IPC_VERSION.
  */
-#define IPC_IGNORED_KINDS 17
+#define IPC_IGNORED_KINDS 20
 #define IPC_ERROR_TEXT_MAX 64
 
 enum ipc_type {

@@ -177,6 +177,9 @@ void instance_run_bmca(struct instance *i)
 		.priority2 = i->priority2,
 		.domainNumber = i->domain,
 		.slaveOnly = i->options.slaveOnly,
+		.localPriority = i->options.localPriority,
+		.maxStepsRemoved = i->options.maxStepsRemoved,
+		.comparison = i->options.dataset_comparison,
 	};
 	size_t n = 0;
 	struct mport *p;

@@ -168,7 +168,7 @@ struct instance {
 	/* public, INSTANCE_CHANGED_TIME_PROPERTIES */
 	struct timePropertiesDS time_properties;
 
-	/* supervisor only */
+	/* supervisor only, but for options.interfaces (the bus: MissingInterfaces) */
 	struct instance_options options; /* from the running configuration */
 	struct parentDS parent;		 /* as last sent with RECOMMENDED_STATE */
 	uint16_t next_port_number;	 /* portNumber of the next port (1-based) */

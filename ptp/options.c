@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* linuxptp's defaults for instance and port options, and the names of their enumerations. */
+#include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -11,6 +13,10 @@
 #define TIME_SOURCE_INTERNAL_OSCILLATOR 0xa0
 /* TAI - UTC since 2017-01-01; ptp4l's CURRENT_UTC_OFFSET. */
 #define CURRENT_UTC_OFFSET 37
+
+/* IEEE 1588-2019 Annex E.3: the default and the peer delay multicast addresses. */
+const uint8_t options_mac_ptp_default[OPTIONS_MAC_LEN] = { 0x01, 0x1b, 0x19, 0x00, 0x00, 0x00 };
+const uint8_t options_mac_p2p_default[OPTIONS_MAC_LEN] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x0e };
 
 void options_instance_defaults(struct instance_options *o)
 {
@@ -32,14 +38,20 @@ void options_instance_defaults(struct instance_options *o)
 	o->servo.pi_integral_const = 0.0;
 	o->servo.step_threshold = 0.0;
 	o->servo.first_step_threshold = 0.00002;
+	o->servo.max_offset_jump = 1.0;
 	o->servo.max_frequency = 900000000;
 	o->servo.servo_offset_threshold = 0;
 	o->servo.servo_num_offset_values = 10;
 	o->virtual_clock.initial_offset_ns = 0;
 	o->virtual_clock.initial_freq_ppb = 0;
 	o->interfaces.auto_select = true;
+	o->management_network = OPTIONS_MGMT_NETWORK_READ_ONLY;
 	o->include_software_interfaces = false;
 	o->gmCapable = true;
+	o->dataset_comparison = BMCA_COMPARISON_IEEE1588;
+	o->localPriority = LOCAL_PRIORITY_DEFAULT;
+	o->maxStepsRemoved = MAX_STEPS_REMOVED_DEFAULT;
+	o->clock_class_threshold = CLOCK_CLASS_DEFAULT;
 }
 
 void options_port_defaults(struct port_options *o)
@@ -73,6 +85,58 @@ void options_port_defaults(struct port_options *o)
 	o->operLogPdelayReqInterval = 0;
 	o->msg_interval_request = false;
 	o->assume_two_step = false;
+	memcpy(o->ptp_dst_mac, options_mac_ptp_default, OPTIONS_MAC_LEN);
+	memcpy(o->p2p_dst_mac, options_mac_p2p_default, OPTIONS_MAC_LEN);
+	o->localPriority = LOCAL_PRIORITY_DEFAULT;
+}
+
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9') {
+		return c - '0';
+	}
+	c = (char) tolower((unsigned char) c);
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+int options_mac_from_string(const char *s, uint8_t ret[OPTIONS_MAC_LEN])
+{
+	uint8_t mac[OPTIONS_MAC_LEN];
+	char sep = 0;
+
+	for (size_t i = 0; i < OPTIONS_MAC_LEN; i++) {
+		int hi = hex_digit(s[0]), lo = hi < 0 ? -1 : hex_digit(s[1]);
+
+		if (lo < 0) {
+			return -EINVAL;
+		}
+		mac[i] = (uint8_t) (hi << 4 | lo);
+		s += 2;
+		if (i + 1 == OPTIONS_MAC_LEN) {
+			break;
+		}
+		/* ':' as ptp4l writes it, or '-' as IEEE 802 does; one of them throughout. */
+		if ((*s != ':' && *s != '-') || (sep && *s != sep)) {
+			return -EINVAL;
+		}
+		sep = *s++;
+	}
+	if (*s != '\0') {
+		return -EINVAL;
+	}
+	/* The port joins the address as a multicast group: a unicast one cannot be joined. */
+	if (!(mac[0] & 0x01)) {
+		return -ERANGE;
+	}
+	memcpy(ret, mac, OPTIONS_MAC_LEN);
+	return 0;
+}
+
+const char *options_mac_to_string(const uint8_t mac[OPTIONS_MAC_LEN], char *buf)
+{
+	snprintf(buf, OPTIONS_MAC_STRLEN, "%02X:%02X:%02X:%02X:%02X:%02X", mac[0], mac[1], mac[2],
+		 mac[3], mac[4], mac[5]);
+	return buf;
 }
 
 struct name_value {
@@ -144,6 +208,11 @@ static const struct name_value as_capable_names[] = {
 	{ "auto", OPTIONS_AS_CAPABLE_AUTO },
 	{ "true", OPTIONS_AS_CAPABLE_TRUE },
 };
+static const struct name_value mgmt_network_names[] = {
+	{ "off", OPTIONS_MGMT_NETWORK_OFF },
+	{ "read-only", OPTIONS_MGMT_NETWORK_READ_ONLY },
+	{ "read-write", OPTIONS_MGMT_NETWORK_READ_WRITE },
+};
 static const struct name_value servo_names[] = {
 	{ "pi", SERVO_TYPE_PI },
 	{ "linreg", SERVO_TYPE_LINREG },
@@ -185,8 +254,7 @@ const char *options_profile_unsupported(enum options_profile p)
 	case OPTIONS_PROFILE_AUTOMOTIVE_SLAVE:
 		return NULL;
 	case OPTIONS_PROFILE_G8275_1:
-		return "the alternate BMCA (dataset_comparison G.8275.x) and sending to "
-		       "01-80-C2-00-00-0E are missing";
+		return NULL;
 	case OPTIONS_PROFILE_POWER_2017:
 		return "the IEEE_C37_238 TLV and socket_priority are missing";
 	}
@@ -251,6 +319,19 @@ void options_profile_defaults(enum options_profile p, struct instance_options *i
 		io->servo.servo_offset_threshold = 30;
 		io->servo.servo_num_offset_values = 10;
 		break;
+	case OPTIONS_PROFILE_G8275_1:
+		/*
+		 * ITU-T G.8275.1 (linuxptp's G.8275.1.cfg): domain 24, every message to the
+		 * non-forwardable 01-80-C2-00-00-0E, Announce 8/s, Sync and Delay_Req 16/s, the
+		 * alternate BMCA with localPriority 128 and maxStepsRemoved 255 (the defaults).
+		 */
+		io->domainNumber = 24;
+		io->dataset_comparison = BMCA_COMPARISON_G8275;
+		memcpy(po->ptp_dst_mac, options_mac_p2p_default, OPTIONS_MAC_LEN);
+		po->logAnnounceInterval = -3;
+		po->logSyncInterval = -4;
+		po->logMinDelayReqInterval = -4;
+		break;
 	default:
 		break;
 	}
@@ -261,3 +342,4 @@ DEFINE_NAMES(options_as_capable, enum options_as_capable, as_capable_names)
 DEFINE_NAMES(options_transport, enum options_transport, transport_names)
 DEFINE_NAMES(options_timestamping, enum options_timestamping, timestamping_names)
 DEFINE_NAMES(options_clock_backend, enum options_clock_backend, backend_names)
+DEFINE_NAMES(options_mgmt_network, enum options_mgmt_network, mgmt_network_names)

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ptp/bmca.h"
 #include "ptp/ds.h"
 #include "ptp/types.h"
 
@@ -22,6 +23,8 @@
 #define OPTIONS_USER_DESCRIPTION_MAX 128
 /* Explicitly listed interfaces of one instance. */
 #define OPTIONS_INTERFACES_MAX 64
+/* An IEEE 802 MAC address (ptp_dst_mac, p2p_dst_mac). */
+#define OPTIONS_MAC_LEN 6
 
 /* Only IEEE 802.3 (Annex E) for now; ptp4l's UDPv4/UDPv6 are refused by the config parser. */
 enum options_transport {
@@ -41,6 +44,17 @@ enum options_clock_backend {
 	OPTIONS_CLOCK_FREE_RUNNING, /* measure only, like ptp4l --free_running 1 */
 };
 
+/*
+ * Management over the network (IEEE 1588-2019 15.3.3, pmc -2): off (nothing answered), read-only
+ * (GET answered, SET refused: the default) or read-write. The values are the IPC byte (read-only
+ * 0 and read-write 1, as the boolean management_network_set travelled before).
+ */
+enum options_mgmt_network {
+	OPTIONS_MGMT_NETWORK_READ_ONLY = 0,
+	OPTIONS_MGMT_NETWORK_READ_WRITE = 1,
+	OPTIONS_MGMT_NETWORK_OFF = 2,
+};
+
 enum servo_type {
 	SERVO_TYPE_PI = 0, /* proportional-integral (servo-pi.c) */
 	SERVO_TYPE_LINREG, /* least-squares fit over an adaptive window (servo-linreg.c) */
@@ -51,8 +65,13 @@ struct servo_options {
 	enum servo_type clock_servo;
 	double pi_proportional_const;
 	double pi_integral_const;
-	double step_threshold;		 /* seconds; 0 = never step after the first update */
-	double first_step_threshold;	 /* seconds; 0 = never step on the first update */
+	double step_threshold;	     /* seconds; 0 = never step after the first update */
+	double first_step_threshold; /* seconds; 0 = never step on the first update */
+	/*
+	 * seconds; once the clock has locked, an offset beyond this is refused (never stepped or
+	 * slewed on) and the servo holds over; 0 = no bound. chrony's maxchange is the model.
+	 */
+	double max_offset_jump;
 	int32_t max_frequency;		 /* ppb clamp of the adjustment */
 	int32_t servo_offset_threshold;	 /* ns; stable after this many offsets within it; 0 off */
 	int32_t servo_num_offset_values; /* how many */
@@ -120,10 +139,16 @@ struct instance_options {
 	char userDescription[OPTIONS_USER_DESCRIPTION_MAX + 1];
 	struct interface_selection interfaces;
 	bool include_software_interfaces; /* with auto: also interfaces with software stamps only */
-	bool management_network_set;	  /* accept management SET over the network (15.3.3) */
+	enum options_mgmt_network management_network; /* management over the network (15.3.3) */
 	enum options_profile profile;
 	/* 802.1AS 8.6.2.1 gmCapable: false, the clock never becomes grandmaster (ptp4l's key) */
 	bool gmCapable;
+	/* ptp4l's dataset_comparison: ieee1588 (9.3.4) or G.8275.x (G.8275.1 6.3.8) */
+	enum bmca_comparison dataset_comparison;
+	uint8_t localPriority;	 /* G.8275.defaultDS.localPriority, 1..255 */
+	uint8_t maxStepsRemoved; /* an Announce with stepsRemoved >= this is ignored, 2..255 */
+	uint8_t clock_class_threshold; /* an Announce of a worse grandmaster clockClass is ignored
+					*/
 };
 
 /* One port: message intervals, timeouts, delay mechanism, transport and timestamping. */
@@ -170,9 +195,22 @@ struct port_options {
 	int8_t operLogSyncInterval;
 	int8_t operLogPdelayReqInterval;
 	bool msg_interval_request;
+	/*
+	 * IEEE 1588-2019 Annex E.3, ptp4l's keys: where every message but the peer delay ones goes
+	 * (01-1B-19-00-00-00; G.8275.1 uses 01-80-C2-00-00-0E), and where Pdelay_Req, Pdelay_Resp
+	 * and Pdelay_Resp_Follow_Up go (01-80-C2-00-00-0E). The port joins ptp_dst_mac, and
+	 * p2p_dst_mac too with P2P: the groups it needs, no other.
+	 */
+	uint8_t ptp_dst_mac[OPTIONS_MAC_LEN];
+	uint8_t p2p_dst_mac[OPTIONS_MAC_LEN];
+	uint8_t localPriority; /* G.8275.portDS.localPriority: of every Erbest of this port */
 	/* 802.1AS-2011 compatibility (ptp4l's key): a one-step Sync waits for a Follow_Up too */
 	bool assume_two_step;
 };
+
+/* 01-1B-19-00-00-00 and 01-80-C2-00-00-0E (IEEE 1588-2019 Annex E.3). */
+extern const uint8_t options_mac_ptp_default[OPTIONS_MAC_LEN];
+extern const uint8_t options_mac_p2p_default[OPTIONS_MAC_LEN];
 
 /* summary_interval: the supervisor reads a worker's status once a second, so no shorter window. */
 #define OPTIONS_SUMMARY_INTERVAL_MIN 0
@@ -197,6 +235,12 @@ const char *options_bmca_to_string(enum options_bmca b);
 int options_bmca_from_string(const char *s, enum options_bmca *ret);
 const char *options_as_capable_to_string(enum options_as_capable a);
 int options_as_capable_from_string(const char *s, enum options_as_capable *ret);
+/* "01:1B:19:00:00:00" (or with '-'): a multicast MAC (the group bit set), as the port joins it. */
+int options_mac_from_string(const char *s, uint8_t ret[OPTIONS_MAC_LEN]);
+/* "01:1B:19:00:00:00", as ptp4l writes it; buf of OPTIONS_MAC_STRLEN. */
+#define OPTIONS_MAC_STRLEN 18
+const char *options_mac_to_string(const uint8_t mac[OPTIONS_MAC_LEN], char *buf);
+
 const char *options_transport_to_string(enum options_transport t);
 int options_transport_from_string(const char *s, enum options_transport *ret);
 const char *options_timestamping_to_string(enum options_timestamping t);
@@ -205,3 +249,6 @@ const char *options_clock_servo_to_string(enum servo_type t);
 int options_clock_servo_from_string(const char *s, enum servo_type *ret);
 const char *options_clock_backend_to_string(enum options_clock_backend c);
 int options_clock_backend_from_string(const char *s, enum options_clock_backend *ret);
+/* "off", "read-only", "read-write" */
+const char *options_mgmt_network_to_string(enum options_mgmt_network m);
+int options_mgmt_network_from_string(const char *s, enum options_mgmt_network *ret);

@@ -61,6 +61,12 @@ int port_announce_receive(struct port *p, const struct msg *m, ns_t now)
 	struct bmca_announce a;
 	int r;
 
+	/* The sender's announce interval is kept with its record: it must be one (7.7.2.2). */
+	if (m->hdr.logMessageInterval != MSG_LOG_INTERVAL_NONE &&
+	    !ds_log_interval_wire_valid(m->hdr.logMessageInterval)) {
+		port_count(p, PORT_CNT_OUT_OF_RANGE);
+		return 0;
+	}
 	r = port_path_trace_receive(p, m);
 	if (r) {
 		port_count(p, r);

@@ -7,6 +7,7 @@
 #include "ptp/delay.h"
 #include "ptp/fsm.h"
 #include "ptp/msg.h"
+#include "ptp/outlier.h"
 #include "ptp/port.h"
 
 /* A rate ratio further from 1 than this is a measurement gone wrong (a step, a restart). */
@@ -17,6 +18,12 @@
  * a second, so that Syncs a second apart count on a clock that runs slow.
  */
 #define PORT_RATE_RATIO_BASELINE (NS_PER_SEC * 3 / 4)
+
+/*
+ * A path delay sample beyond +-1 s is no path (light crosses the planet in 0.07 s): a forged
+ * answer, counted as out_of_range, never a sample for the filter and the offsets.
+ */
+#define PORT_PATH_DELAY_MAX NS_PER_SEC
 
 /* Deadlines the engine keeps; 0 = stopped. */
 enum port_timer {
@@ -63,16 +70,6 @@ struct port_sync_rx {
 	int8_t log_interval;	   /* the master's logSyncInterval, which the servo is tuned for */
 	struct port_early_follow_up early[PORT_EARLY_FOLLOW_UP_MAX];
 	unsigned early_next; /* the slot the next early Follow_Up takes */
-};
-
-/* The offset spike gate in front of the servo (port-sync.c): the last two samples it passed. */
-struct port_outlier {
-	unsigned n; /* samples held: 0, 1, 2 */
-	ns_t t[2], o[2];
-	double jitter;	   /* moving average of |offset - prediction| */
-	unsigned rejected; /* in a row */
-	ns_t rt[2], ro[2]; /* the last two of them */
-	double run_jitter; /* jitter before the run of rejections began */
 };
 
 /* E2E requester (slave): the Delay_Req in flight. */
@@ -165,7 +162,7 @@ struct port {
 	bool oper_intervals;		    /* switched to operLogSyncInterval/PdelayReqInterval */
 
 	struct port_sync_rx sync;
-	struct port_outlier outlier;
+	struct outlier_gate outlier;
 	struct port_delay_req dreq;
 	struct port_pdelay_req pdreq;
 	struct port_path_delay delay;

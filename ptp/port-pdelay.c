@@ -111,6 +111,7 @@ static void port_pdelay_complete(struct port *p, ns_t t2, ns_t t3, ns_t fup_corr
 		.resp_fup_correction = fup_correction,
 	};
 	double nrr;
+	ns_t mld;
 
 	p->pdreq.pending = false;
 	if (p->pdreq.stale) {
@@ -129,8 +130,17 @@ static void port_pdelay_complete(struct port *p, ns_t t2, ns_t t3, ns_t fup_corr
 	p->pdreq.prev_t4 = d.t4;
 	p->asc.lost = 0;
 
-	p->delay.value = delay_filter_sample(&p->delay.filter,
-					     delay_p2p_mean_link_delay(&d, p->pdreq.nrr));
+	/* The responder's times and corrections come from the wire: a delay that does not fit is
+	 * no sample. */
+	if (delay_p2p_mean_link_delay(&d, p->pdreq.nrr, &mld) < 0) {
+		port_count(p, PORT_CNT_OVERFLOW);
+		return;
+	}
+	if (mld > PORT_PATH_DELAY_MAX || mld < -PORT_PATH_DELAY_MAX) {
+		port_count(p, PORT_CNT_OUT_OF_RANGE);
+		return;
+	}
+	p->delay.value = delay_filter_sample(&p->delay.filter, mld);
 	p->delay.valid = true;
 	p->portds.meanLinkDelay = p->delay.value;
 	p->cds.meanDelay = p->delay.value;

@@ -52,6 +52,9 @@ static const char *const counter_names[_PORT_CNT_MAX] = {
 	[PORT_CNT_ANNOUNCE_REJECTED] = "announce_rejected",
 	[PORT_CNT_BAD_TIMESTAMP] = "bad_timestamp",
 	[PORT_CNT_VLAN_TAGGED] = "vlan_tagged",
+	[PORT_CNT_OUT_OF_RANGE] = "out_of_range",
+	[PORT_CNT_OVERFLOW] = "overflow",
+	[PORT_CNT_MGMT_RATE_LIMITED] = "management_rate_limited",
 	[PORT_CNT_NOT_AS_CAPABLE] = "not_as_capable",
 	[PORT_CNT_PATH_TRACE_LOOP] = "path_trace_loop",
 };
@@ -114,6 +117,13 @@ ns_t port_random_interval(struct port *p, int8_t log_interval)
 {
 	ns_t span = 2 * port_log_interval(log_interval);
 
+	/*
+	 * Never a modulus of 0 (a Delay_Resp's logMessageInterval of -30 once made it one: SIGFPE),
+	 * whatever interval reaches here.
+	 */
+	if (span < 2) {
+		span = 2;
+	}
 	return (ns_t) (port_random(p) % (uint64_t) span);
 }
 
@@ -406,6 +416,8 @@ static int port_decide(struct port *p, enum bmca_decision d, uint16_t stepsRemov
 	} else {
 		p->parent_path = *path;
 	}
+	/* A full foreign master table never gives up the parent's record for a newcomer. */
+	bmca_foreign_keep(&p->foreign, d == BMCA_DECISION_S1 ? &p->pds.parentPortIdentity : NULL);
 	if (grandmaster) {
 		/* 9.3.5 Table 27: nothing measured against a parent any more. */
 		p->cds.offsetFromMaster = 0;
@@ -579,6 +591,9 @@ int port_new(const struct port_config *cfg, struct clock *clock, const struct po
 	p->dds.twoStepFlag = true;
 	/* majorSdoId from the port's transportSpecific (as ptp4l), minorSdoId 0. */
 	p->dds.sdoId = (uint16_t) ((po->transportSpecific & 0x0f) << 8);
+	p->dds.localPriority = io->localPriority;
+	p->dds.maxStepsRemoved = io->maxStepsRemoved;
+	p->dds.comparison = io->dataset_comparison;
 
 	/* IEEE 1588-2019 8.2.15 */
 	p->portds.portIdentity.clockIdentity = cfg->clockIdentity;
@@ -606,6 +621,12 @@ int port_new(const struct port_config *cfg, struct clock *clock, const struct po
 	p->asc.value = !port_runs_as_capable(p);
 	p->asc.why = p->asc.value ? PORT_AS_CAPABLE_OK : PORT_AS_CAPABLE_NOT_MEASURED;
 	bmca_foreign_init(&p->foreign, &p->portds.portIdentity, po->logAnnounceInterval);
+	p->foreign.rules = (struct bmca_foreign_rules){
+		.comparison = io->dataset_comparison,
+		.localPriority = po->localPriority,
+		.maxStepsRemoved = io->maxStepsRemoved,
+		.clockClassThreshold = io->clock_class_threshold,
+	};
 	r = delay_filter_init(&p->delay.filter, DELAY_FILTER_MEDIAN, DELAY_FILTER_DEFAULT_LENGTH);
 	if (r < 0) {
 		return r;
@@ -754,7 +775,8 @@ int port_receive(struct port *p, const void *buf, size_t len, ns_t rx_ts, ns_t n
 
 int port_count_ignored(struct port *p, enum port_counter c)
 {
-	if (c != PORT_CNT_VLAN_TAGGED) {
+	if (c != PORT_CNT_VLAN_TAGGED && c != PORT_CNT_MGMT_RATE_LIMITED &&
+	    c != PORT_CNT_UNSUPPORTED) {
 		return -EINVAL;
 	}
 	port_count(p, c);

@@ -68,9 +68,12 @@ enum port_counter {
 	PORT_CNT_STALE_SEQUENCE,	 /* an older sequenceId (or an unexpected one) */
 	PORT_CNT_DELAY_RESP_OTHER_PORT,	 /* requestingPortIdentity is not ours */
 	PORT_CNT_PDELAY_OTHER_PORT,	 /* Pdelay_Resp(_Follow_Up) for another requester */
-	PORT_CNT_ANNOUNCE_REJECTED,	 /* 9.3.2.5 excludes it, or the foreign table is full */
+	PORT_CNT_ANNOUNCE_REJECTED,	 /* 9.3.2.5 or the rules exclude it, or the table is full */
 	PORT_CNT_BAD_TIMESTAMP,		 /* a timestamp field that does not convert */
 	PORT_CNT_VLAN_TAGGED,		 /* 802.1Q-tagged (VID != 0) on the untagged interface */
+	PORT_CNT_OUT_OF_RANGE,		 /* an interval (logMessageInterval) beyond its range */
+	PORT_CNT_OVERFLOW,		 /* times whose arithmetic would overflow: no sample */
+	PORT_CNT_MGMT_RATE_LIMITED,	 /* a Management message beyond its sender's rate */
 	PORT_CNT_NOT_AS_CAPABLE,  /* Announce, Sync, Follow_Up while not asCapable (802.1AS) */
 	PORT_CNT_PATH_TRACE_LOOP, /* an Announce whose path trace holds our clockIdentity */
 	_PORT_CNT_MAX,
@@ -109,7 +112,10 @@ struct port_sample {
 	double freq_ppb;      /* adjustment in force on the clock after this sample */
 	enum servo_state servo_state;
 	bool adjusted; /* false: no servo (free-running), or kept from it (offset_outlier) */
-	ns_t local_ts; /* t2 on the port's clock */
+	/* refused by the servo's sanity bound (max_offset_jump): the clock holds over */
+	bool refused;
+	uint64_t refused_total; /* samples the servo refused so far */
+	ns_t local_ts;		/* t2 on the port's clock */
 };
 
 /* What the engine asks of its caller. send is required; the rest may be NULL. */
@@ -185,8 +191,9 @@ int port_start(struct port *p, ns_t now);
  */
 int port_receive(struct port *p, const void *buf, size_t len, ns_t rx_ts, ns_t now);
 /*
- * A frame the caller's transport refused before the engine could see it, for one of the
- * engine's ignored_* reasons (PORT_CNT_VLAN_TAGGED): counted like the engine's own. Other
+ * A frame the caller refused before (or instead of) the engine, for one of the engine's
+ * ignored_* reasons (PORT_CNT_VLAN_TAGGED from the transport, PORT_CNT_MGMT_RATE_LIMITED and
+ * PORT_CNT_UNSUPPORTED from the management responder): counted like the engine's own. Other
  * counters are refused (-EINVAL).
  */
 int port_count_ignored(struct port *p, enum port_counter c);

@@ -302,6 +302,8 @@ int port_cli_run(const struct port_cli_args *a)
 	}
 	tc.ifindex = (int) if_nametoindex(a->ifname);
 	tc.peer_delay = pc.port.delay_mechanism == DELAY_MECHANISM_P2P;
+	memcpy(tc.ptp_dst_mac, pc.port.ptp_dst_mac, sizeof(tc.ptp_dst_mac));
+	memcpy(tc.p2p_dst_mac, pc.port.p2p_dst_mac, sizeof(tc.p2p_dst_mac));
 	if (!tc.ifindex && a->socket_fd < 0) {
 		log_port_error(a->ifname, "no such interface");
 		return -ENODEV;
@@ -341,6 +343,8 @@ int port_cli_run(const struct port_cli_args *a)
 	}
 	c.loop.mgmt.ifname = a->ifname;
 	c.loop.mgmt.user_description = pc.instance.userDescription;
+	/* By hand there is no instance to apply a SET to: read-write answers as read-only. */
+	c.loop.mgmt.mode = pc.instance.management_network;
 	say(&c, "port %s on %s: %s timestamping, clock %s, %s, domain %u, priority1 %u",
 	    port_identity_to_string(&port_port_ds(c.loop.port)->portIdentity, id), a->ifname,
 	    transport_ts_mode_to_string(st.mode), clock_name(c.loop.clock),

@@ -21,6 +21,7 @@
 #include "common/ipc.h"
 #include "worker/port-ipc.h"
 #include "worker/port-loop.h"
+#include "worker/sandbox.h"
 #include "common/status-page.h"
 #include "ptp/clock.h"
 #include "ptp/port.h"
@@ -42,6 +43,8 @@
  */
 #define CLOCK_STATE_MOVED_NS 1000
 #define CLOCK_STATE_PERIOD_NS (1000 * NS_PER_MSEC)
+/* An offset refused by the servo's sanity bound is logged at most this often. */
+#define REFUSED_LOG_NS (60 * NS_PER_SEC)
 
 struct worker_port {
 	const struct port_ipc_args *args;
@@ -80,6 +83,9 @@ struct worker_port {
 	 * instance's ports (a SLAVE reports its state, the others take it).
 	 */
 	bool share_clock;
+	/* offsets the servo refused (max_offset_jump): logged at the first, then once a minute */
+	uint64_t refused_logged;
+	ns_t refused_logged_mono;
 	bool clock_sent_valid;
 	struct clock_virtual_state clock_sent;
 	ns_t clock_sent_at;
@@ -380,6 +386,15 @@ static void port_sample(void *userdata, const struct port_sample *s)
 	w->sample = *s;
 	w->has_sample = true;
 	w->sample_mono = port_loop_now();
+	if (s->refused && (!w->refused_logged_mono ||
+			   w->sample_mono - w->refused_logged_mono >= REFUSED_LOG_NS)) {
+		log_port_full(w->args->ifname, LOG_WARNING,
+			      "refused an offset of %+.9f s, beyond max_offset_jump: holdover, "
+			      "the clock is neither stepped nor slewed (%" PRIu64 " refused)",
+			      (double) s->offset / NS_PER_SEC, s->refused_total);
+		w->refused_logged = s->refused_total;
+		w->refused_logged_mono = w->sample_mono;
+	}
 	summarize(w, s->offset, w->sample_mono);
 	report_clock_state(w);
 	if (w->args->print) {
@@ -754,6 +769,8 @@ int port_ipc_run(const struct port_ipc_args *a)
 	/* ptp4l's key and default (1 ms): how long a send waits for its TX timestamp. */
 	w.tx_timeout_ms = cfg.port.tx_timestamp_timeout;
 	tc.tx_timeout = (ns_t) cfg.port.tx_timestamp_timeout * NS_PER_MSEC;
+	memcpy(tc.ptp_dst_mac, cfg.port.ptp_dst_mac, sizeof(tc.ptp_dst_mac));
+	memcpy(tc.p2p_dst_mac, cfg.port.p2p_dst_mac, sizeof(tc.p2p_dst_mac));
 	if (r >= 0) {
 		r = transport_l2_new(&w.loop.transport);
 	}
@@ -770,6 +787,12 @@ int port_ipc_run(const struct port_ipc_args *a)
 		/* Decided before make_clock() takes the PHC fd: what is held, not what is left. */
 		decide_steering(&w, &cfg, &st, &steer);
 		if (steer.target == STEER_FAULTY) {
+			r = sandbox_load_seccomp(a->ifname);
+			if (r < 0) {
+				log_port_error_errno(a->ifname, r,
+						     "cannot load the seccomp filter: %m");
+				goto out;
+			}
 			r = stay_faulty(&w, &steer);
 			goto out;
 		}
@@ -799,7 +822,7 @@ int port_ipc_run(const struct port_ipc_args *a)
 	}
 	w.loop.mgmt.ifname = a->ifname;
 	w.loop.mgmt.user_description = cfg.instance.userDescription;
-	w.loop.mgmt.set_allowed = cfg.instance.management_network_set;
+	w.loop.mgmt.mode = cfg.instance.management_network;
 	w.loop.mgmt.apply = port_priority_request;
 	w.loop.mgmt.userdata = &w;
 
@@ -809,6 +832,12 @@ int port_ipc_run(const struct port_ipc_args *a)
 		r = w.report_timer = evloop_add_timer(&w.loop.ev, on_report_timer, &w);
 	}
 	if (r < 0) {
+		goto out;
+	}
+	/* Set up: from here on only what the loop needs (worker/sandbox.h). */
+	r = sandbox_load_seccomp(a->ifname);
+	if (r < 0) {
+		log_port_error_errno(a->ifname, r, "cannot load the seccomp filter: %m");
 		goto out;
 	}
 	/* port_start's first state change sends the first STATUS. */
