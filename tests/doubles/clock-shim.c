@@ -31,7 +31,7 @@
 typedef int (*clock_adjtime_fn)(clockid_t, struct timex *);
 
 /* One line, appended in one write(2) so the lines of several processes never interleave. */
-static void shim_log(const char *fmt, ...)
+__attribute__((format(printf, 1, 2))) static void shim_log(const char *fmt, ...)
 {
 	const char *path = getenv(SHIM_LOG_ENV);
 	char line[512];
