@@ -281,6 +281,13 @@ static void print_counters(const struct cli_port *c)
 			printf(" %s=%" PRIu64, port_counter_to_string(i), v);
 		}
 	}
+	/* Management is answered beside the engine (port-mgmt.c): its own counts, D-Bus's names. */
+	if (c->loop.mgmt.rx) {
+		printf(" rx_management=%" PRIu64, c->loop.mgmt.rx);
+	}
+	if (c->loop.mgmt.tx) {
+		printf(" tx_management=%" PRIu64, c->loop.mgmt.tx);
+	}
 	printf("\n");
 	fflush(stdout);
 }
