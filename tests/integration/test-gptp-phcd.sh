@@ -100,7 +100,10 @@ run() { # VERSION ROLE(slave|master)
 	if [ "$2" = slave ]; then
 		wait_for "$log-phcd" "$ib: .*-> SLAVE" 60
 		from=$(line_no "$log-phcd" "$ib: .*-> SLAVE")
-		wait_lines "$log-phcd" 'master offset .* s2 ' 10 40 "$from"
+		# The first 10 offsets after SLAVE (1.25 s at 8 Sync/s) are the servo settling.
+		wait_lines "$log-phcd" 'master offset .* s2 ' 20 40 "$from"
+		from=$((from + $(tail -n +$((from + 1)) "$log-phcd" | grep -n 'master offset .* s2 ' |
+			sed -n 10p | cut -d: -f1)))
 		stats=$(offset_stats "$log-phcd" "$from" 10)
 		check_stats "phcd (profile gPTP) as slave of ptp4l $1 (gPTP.cfg)" "$stats" 5000 20000
 		[ "$(status_field "$log.status" port "$ib" state)" = SLAVE ] ||
