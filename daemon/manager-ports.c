@@ -77,6 +77,10 @@ static void mport_take_status(struct mport *p, const struct ipc_status *s)
 		mport_set_error(p, s->last_error, "%s", text);
 		log_port_full(p->ifname, LOG_WARNING, "%s", p->last_error_text);
 	}
+	if (s->as_capable != p->as_capable) {
+		p->as_capable = s->as_capable;
+		mask |= MPORT_CHANGED_STATE;
+	}
 	if (mask) {
 		manager_port_changed(p, mask);
 	}
@@ -171,6 +175,9 @@ static void on_worker_message(struct worker *w, const struct ipc_msg *msg, void 
 	case IPC_PRIORITY_REQUEST:
 		/* A management SET the worker accepted (management_network_set): as D-Bus does. */
 		manager_mgmt_priority_request(p, &msg->set_priority);
+		return;
+	case IPC_GM_SETTINGS_REQUEST:
+		manager_mgmt_gm_settings_request(p, &msg->gm_settings);
 		return;
 	default:
 		return;
@@ -329,6 +336,9 @@ void mport_start_worker(struct mport *p)
 	struct worker_info info;
 	int r;
 
+	memcpy(wc.ptp_dst_mac, p->options.ptp_dst_mac, sizeof(wc.ptp_dst_mac));
+	memcpy(wc.p2p_dst_mac, p->options.p2p_dst_mac, sizeof(wc.p2p_dst_mac));
+	wc.socket_priority = p->options.socket_priority;
 	if (p->worker || !p->enabled || !p->link_up || p->backoff.given_up || m->stopping ||
 	    p->removed || p->restart_timer) {
 		return;

@@ -16,6 +16,7 @@ packages=(
 	linuxptp tshark iperf3 python3 jq systemd
 	make debian-archive-keyring # linuxptp 4.2 built from trixie's orig tarball (tests/lib/linuxptp-4.2.sh)
 	libglib2.0-bin python3-dbus python3-gi polkitd # D-Bus clients (gdbus, python) and polkit tests
+	openssh-server # phcctl -H: an sshd in a test namespace (test-phcctl-remote.sh)
 	systemd-container debootstrap busybox-static cpio xz-utils # systemd (nspawn) and VM tiers
 	prometheus curl # the exporter's tests: a real Prometheus server and promtool
 	cockpit-ws cockpit-bridge chromium chromium-driver python3-selenium # the Cockpit page's test
