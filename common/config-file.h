@@ -28,6 +28,8 @@ struct daemon_options {
 	uint32_t restart_limit_interval_sec;	      /* ... after which the port stays FAULTY */
 	uint32_t restart_backoff_initial_ms;
 	uint32_t restart_backoff_max_ms;
+	uint32_t polkit_max_pending;		/* polkit checks in flight, all callers ... */
+	uint32_t polkit_max_pending_per_caller; /* ... and one D-Bus sender */
 };
 
 /* Where a section or a key came from, for "file:line:" messages. */

@@ -279,6 +279,8 @@ static const struct config_key keys[] = {
 	D(restart_limit_interval_sec, parse_int, 1, 86400, "60", NULL),
 	D(restart_backoff_initial_ms, parse_int, 0, 60000, "100", NULL),
 	D(restart_backoff_max_ms, parse_int, 0, 600000, "10000", NULL),
+	D(polkit_max_pending, parse_int, 1, 1000, "32", NULL),
+	D(polkit_max_pending_per_caller, parse_int, 1, 1000, "4", NULL),
 
 	I(domainNumber, parse_int, 0, 255, "0", NULL),
 	I(priority1, parse_int, 0, 255, "128", NULL),
@@ -400,6 +402,8 @@ void config_keys_daemon_defaults(struct daemon_options *o)
 	o->restart_limit_interval_sec = 60;
 	o->restart_backoff_initial_ms = 100;
 	o->restart_backoff_max_ms = 10000;
+	o->polkit_max_pending = 32;
+	o->polkit_max_pending_per_caller = 4;
 }
 
 static void *scope_base(struct config_layer *l, enum key_scope s)

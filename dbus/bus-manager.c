@@ -281,6 +281,7 @@ static int method_describe(sd_bus_message *m, void *userdata, sd_bus_error *erro
 		return sd_bus_error_set_errnof(error, -r, "Cannot build the description: %s",
 					       strerror(-r));
 	}
+	log_debug("Describe(): document rebuilt (%zu bytes)", len);
 	free(s->describe_json);
 	s->describe_json = TAKE_PTR(json);
 	s->describe_usec = now;

@@ -2,11 +2,13 @@
 /* Authorization of mutating D-Bus methods: root at once, anyone else through an async polkit check.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <systemd/sd-event.h>
 
+#include "common/log.h"
 #include "dbus/bus-polkit.h"
 
 /*
@@ -28,6 +30,7 @@ struct polkit_query {
 	sd_bus_slot *slot;	  /* the CheckAuthorization call; NULL once answered */
 	sd_event_source *cleanup; /* after the second dispatch: frees an unconsumed answer */
 	char *action;
+	uid_t uid; /* the caller's, for its share of the limit */
 	bool done;
 	int result; /* when done: 1 authorized, or -errno with error set */
 	sd_bus_error error;
@@ -35,6 +38,8 @@ struct polkit_query {
 
 struct bus_polkit {
 	struct polkit_query *queries;
+	size_t max_total, max_per_caller;
+	uint64_t refused; /* calls answered LimitsExceeded */
 };
 
 /* polkit's CheckAuthorizationFlags: let polkit ask an agent when the caller allows it. */
@@ -47,6 +52,8 @@ int bus_polkit_new(struct bus_polkit **ret)
 	if (!p) {
 		return -ENOMEM;
 	}
+	p->max_total = 32;
+	p->max_per_caller = 4;
 	*ret = p;
 	return 0;
 }
@@ -87,7 +94,7 @@ struct bus_polkit *bus_polkit_free(struct bus_polkit *p)
 }
 
 /* The sender's uid as the bus driver vouches for it; /proc-augmented values do not count. */
-static int sender_is_root(sd_bus_message *m)
+static int sender_uid(sd_bus_message *m, uid_t *ret)
 {
 	sd_bus_creds *creds = NULL;
 	uid_t uid;
@@ -98,14 +105,16 @@ static int sender_is_root(sd_bus_message *m)
 		return r;
 	}
 	if (sd_bus_creds_get_augmented_mask(creds) & (SD_BUS_CREDS_UID | SD_BUS_CREDS_EUID)) {
-		r = 0;
+		r = -EPERM;
 		goto out;
 	}
 	r = sd_bus_creds_get_euid(creds, &uid);
 	if (r == -ENXIO) {
 		r = sd_bus_creds_get_uid(creds, &uid);
 	}
-	r = r >= 0 && uid == 0;
+	if (r >= 0) {
+		*ret = uid;
+	}
 out:
 	sd_bus_creds_unref(creds);
 	return r;
@@ -209,7 +218,7 @@ static struct polkit_query *query_find(struct bus_polkit *p, sd_bus_message *m, 
 	return NULL;
 }
 
-static int query_start(struct bus_polkit *p, sd_bus_message *m, const char *action)
+static int query_start(struct bus_polkit *p, sd_bus_message *m, const char *action, uid_t uid)
 {
 	sd_bus_message *pk = NULL;
 	struct polkit_query *q;
@@ -221,6 +230,7 @@ static int query_start(struct bus_polkit *p, sd_bus_message *m, const char *acti
 		return -ENOMEM;
 	}
 	q->owner = p;
+	q->uid = uid;
 	q->error = SD_BUS_ERROR_NULL;
 	q->action = strdup(action);
 	if (!q->action) {
@@ -256,18 +266,56 @@ fail:
 	return r;
 }
 
+void bus_polkit_set_limits(struct bus_polkit *p, size_t total, size_t per_caller)
+{
+	p->max_total = total;
+	p->max_per_caller = per_caller;
+}
+
+/*
+ * Would one more check for a caller of uid go beyond the limits? An error set if so. The share
+ * is per uid, not per sender: one user's many connections are one caller.
+ */
+static int over_limits(struct bus_polkit *p, sd_bus_message *m, uid_t uid, sd_bus_error *error)
+{
+	const char *sender = sd_bus_message_get_sender(m);
+	size_t total = 0, mine = 0;
+
+	for (const struct polkit_query *q = p->queries; q; q = q->next) {
+		if (q->done) {
+			continue;
+		}
+		total++;
+		mine += q->uid == uid;
+	}
+	if (total < p->max_total && mine < p->max_per_caller) {
+		return 0;
+	}
+	if (p->refused++ % 1000 == 0) {
+		log_warning("D-Bus: %s (uid %u): too many authorization checks in flight (%zu of "
+			    "%zu from this user, %zu of %zu in all): refused at once (%" PRIu64
+			    " so far)",
+			    sender ? sender : "?", (unsigned int) uid, mine, p->max_per_caller,
+			    total, p->max_total, p->refused);
+	}
+	return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
+				 "Too many authorization checks in flight (%s): try again later",
+				 mine >= p->max_per_caller ? "this caller's" : "all callers'");
+}
+
 int bus_polkit_verify(struct bus_polkit *p, sd_bus_message *m, const char *action,
 		      sd_bus_error *error)
 {
 	struct polkit_query *q;
+	uid_t uid = (uid_t) -1;
 	int r;
 
-	r = sender_is_root(m);
-	if (r < 0) {
+	r = sender_uid(m, &uid);
+	if (r < 0 && r != -EPERM) {
 		return sd_bus_error_set_errnof(error, -r, "Cannot identify the caller: %s",
 					       strerror(-r));
 	}
-	if (r > 0) {
+	if (r >= 0 && uid == 0) {
 		return 1;
 	}
 	q = query_find(p, m, action);
@@ -282,7 +330,11 @@ int bus_polkit_verify(struct bus_polkit *p, sd_bus_message *m, const char *actio
 		query_drop(q);
 		return r;
 	}
-	r = query_start(p, m, action);
+	r = over_limits(p, m, uid, error);
+	if (r < 0) {
+		return r;
+	}
+	r = query_start(p, m, action, uid);
 	if (r < 0) {
 		return sd_bus_error_set_errnof(error, -r, "Cannot ask polkit about %s: %s", action,
 					       strerror(-r));

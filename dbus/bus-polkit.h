@@ -34,6 +34,15 @@ int bus_polkit_verify(struct bus_polkit *p, sd_bus_message *m, const char *actio
 		      sd_bus_error *error);
 
 /*
+ * At most total checks in flight, and per_caller for one caller's uid, whatever number of
+ * connections it uses (polkit_max_pending and polkit_max_pending_per_caller): a call beyond either
+ * is answered at once with org.freedesktop.DBus.Error.LimitsExceeded, without asking polkit, so
+ * that no caller can fill phcd's pending replies at the bus daemon (128 per connection by default)
+ * and starve the others. Defaults 32 and 4 until set.
+ */
+void bus_polkit_set_limits(struct bus_polkit *p, size_t total, size_t per_caller);
+
+/*
  * The object at path went away: its calls waiting for polkit get UnknownObject now (polkit's
  * late answer is dropped), and answers not yet taken are freed.
  */

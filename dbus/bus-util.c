@@ -367,6 +367,12 @@ struct bus_server *bus_current_server(sd_bus_message *m)
 
 int bus_authorize(struct bus_server *s, sd_bus_message *m, sd_bus_error *error)
 {
+	const struct config *c = manager_get_config(s->manager);
+
+	if (c && c->daemon.polkit_max_pending && c->daemon.polkit_max_pending_per_caller) {
+		bus_polkit_set_limits(s->polkit, c->daemon.polkit_max_pending,
+				      c->daemon.polkit_max_pending_per_caller);
+	}
 	return bus_polkit_verify(s->polkit, m, BUS_POLKIT_ACTION_MANAGE, error);
 }
 

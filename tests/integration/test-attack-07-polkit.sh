@@ -1,0 +1,96 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Attack finding 7 (issue 17): an unprivileged D-Bus caller floods a mutating method; each call
+# would start a polkit check, and phcd's connection would reach dbus-daemon's limit of pending
+# replies (128), so that an authorized caller's check could not even be sent. Now at most
+# polkit_max_pending_per_caller (4) checks per user are in flight: of 200 calls, 196 are answered
+# at once with org.freedesktop.DBus.Error.LimitsExceeded, and an authorized caller's SetPriority1
+# goes through while the flood's checks are still pending. Real polkitd on a private bus (as
+# test-dbus-polkit.sh): a rule grants org.phcd1.manage to nobody, and keeps polkit deciding
+# about user sys (the flooder) until the test opens a gate.
+set -euo pipefail
+: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
+. "$SRC/tests/lib/net-helpers.sh"
+. "$SRC/tests/lib/dbus-helpers.sh"
+
+POLKITD=/usr/lib/polkit-1/polkitd
+[ -x "$POLKITD" ] || fail "no $POLKITD (apt-get install polkitd)"
+FAKE=$BUILD/tests/integration/tool-bus-fake
+PHCCTL=$BUILD/phcctl/phcctl
+FLOOD=$SRC/tests/integration/dbus-flood.py
+tmp=$(mktemp -d /tmp/phcd-a07.XXXXXX)
+chmod 755 "$tmp"
+trap 'touch "$tmp/gate/open" 2>/dev/null; exec 5>&- 2>/dev/null || true; net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
+dbus_start "$tmp/bus"
+cp /usr/share/dbus-1/system.d/org.freedesktop.PolicyKit1.conf "$tmp/bus/system.d/"
+busctl --system call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus ReloadConfig
+
+mkdir -p "$tmp/actions" "$tmp/rules"
+cp /usr/share/polkit-1/actions/* "$tmp/actions/" 2>/dev/null || true
+cp "$SRC/units/org.phcd1.policy" "$tmp/actions/"
+mkdir -m 777 "$tmp/gate"
+cat >"$tmp/rules/50-phcd-test.rules" <<EOF2
+polkit.addRule(function(action, subject) {
+	if (action.id == "org.phcd1.manage" && subject.user == "nobody") {
+		return polkit.Result.YES;
+	}
+	if (action.id == "org.phcd1.manage" && subject.user == "sys") {
+		polkit.spawn(["/bin/sh", "-c", "echo deciding >>$tmp/gate/log; " +
+			"end=\$((\$(date +%s) + 8)); " +
+			"until [ -e $tmp/gate/open ] || [ \$(date +%s) -ge \$end ]; do sleep 0.02; done"]);
+		return polkit.Result.NO;
+	}
+});
+EOF2
+chmod -R a+rX "$tmp/actions" "$tmp/rules"
+unshare -m --propagation private sh -c "mount --bind $tmp/actions /usr/share/polkit-1/actions &&
+	mount --bind $tmp/rules /etc/polkit-1/rules.d && exec $POLKITD --no-debug" \
+	>"$tmp/polkit.log" 2>&1 &
+BG_PIDS+=($!)
+wait_bus_name org.freedesktop.PolicyKit1 10
+
+mkfifo "$tmp/in"
+"$FAKE" <"$tmp/in" >"$tmp/out" 2>&1 &
+BG_PIDS+=($!)
+exec 5>"$tmp/in"
+wait_for "$tmp/out" '^ready$' 5
+echo "instance default" >&5
+echo "port veth0 default" >&5
+wait_for "$tmp/out" '^ok port$' 5
+as() { # USER CMD...
+	local u=$1
+	shift
+	setpriv --reuid="$u" --regid="$(id -g "$u")" --clear-groups "$@"
+}
+
+# 1. The flood: 200 Disable calls from user sys on one connection, answered within 2 s or not.
+as sys /usr/bin/python3 "$FLOOD" /org/phcd1/port/veth0 org.phcd1.Port Disable 200 2 >"$tmp/flood1" &
+flood=$!
+BG_PIDS+=($flood)
+wait "$flood" || fail "the flood client failed: $(cat "$tmp/flood1")"
+count() { awk -v k="$1" '$1 == k { print $2 }' "$2"; }
+limited=$(count org.freedesktop.DBus.Error.LimitsExceeded "$tmp/flood1")
+pending=$(count pending "$tmp/flood1")
+[ "${limited:-0}" = 196 ] && [ "${pending:-0}" = 4 ] ||
+	fail "flood of 200 calls from one user: expected 196 LimitsExceeded at once and 4 pending, got: $(tr '\n' ';' <"$tmp/flood1")"
+echo "ok: 200 calls from user sys: $(tr '\n' ';' <"$tmp/flood1") (LimitsExceeded at once, 4 checks in flight)"
+
+# 2. More connections of the same user share its 4: all refused at once while its checks wait.
+as sys /usr/bin/python3 "$FLOOD" /org/phcd1/port/veth0 org.phcd1.Port Disable 20 1 >"$tmp/flood2"
+[ "$(count org.freedesktop.DBus.Error.LimitsExceeded "$tmp/flood2")" = 20 ] ||
+	fail "a second connection of user sys: expected its 20 calls refused at once, got: $(tr '\n' ';' <"$tmp/flood2")"
+echo "ok: a second connection of user sys: 20 of 20 refused at once (one user, one share)"
+
+# 3. An authorized caller while the flood's checks are pending: its check is sent and granted
+#    (polkitd answers it once it is done with the flood's, when the gate opens).
+as nobody "$PHCCTL" set-priority1 default 7 >"$tmp/nobody.out" 2>&1 &
+nb=$!
+BG_PIDS+=($nb)
+sleep 0.5
+touch "$tmp/gate/open"
+rc=0
+wait "$nb" || rc=$?
+[ "$rc" = 0 ] || fail "nobody's set-priority1 during the flood: expected success, exit $rc: $(cat "$tmp/nobody.out")"
+wait_for "$tmp/out" '^call set-priority1 default 7$' 10
+grep -q '^call disable veth0$' "$tmp/out" && fail "a call of the flooder (polkit said no) reached the manager"
+echo "ok: nobody's SetPriority1 during the flood: authorized and applied; none of the flood's calls applied"
