@@ -382,8 +382,9 @@ static void test_gm_settings_and_np_ids(void **state)
 	/* class 6, accuracy 0x21, variance 0x4e5d, UTC offset 37, utcOffsetValid ptpTimescale
 	 * timeTraceable frequencyTraceable, timeSource GPS */
 	const uint8_t gm[8] = { 6, 0x21, 0x4e, 0x5d, 0x00, 0x25, 0x3c, 0x20 };
-	static const uint16_t refused[] = { MGMT_PORT_SERVICE_STATS_NP, MGMT_UNICAST_MASTER_TABLE_NP,
-					    MGMT_PORT_HWCLOCK_NP, MGMT_SLAVE_EVENT_MONITORING };
+	static const uint16_t refused[] = { MGMT_PORT_SERVICE_STATS_NP,
+					    MGMT_UNICAST_MASTER_TABLE_NP, MGMT_PORT_HWCLOCK_NP,
+					    MGMT_SLAVE_EVENT_MONITORING };
 	char hex[2 * MGMT_MSG_MAX + 1], want[64];
 	struct fixture f;
 
@@ -483,11 +484,15 @@ static void test_names(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ptp4l_layouts), cmocka_unit_test(test_every_get),
-		cmocka_unit_test(test_values),	      cmocka_unit_test(test_malformed),
-		cmocka_unit_test(test_wrong_length),  cmocka_unit_test(test_set),
+		cmocka_unit_test(test_ptp4l_layouts),
+		cmocka_unit_test(test_every_get),
+		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_wrong_length),
+		cmocka_unit_test(test_set),
 		cmocka_unit_test(test_gm_settings_and_np_ids),
-		cmocka_unit_test(test_targets),	      cmocka_unit_test(test_names),
+		cmocka_unit_test(test_targets),
+		cmocka_unit_test(test_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
