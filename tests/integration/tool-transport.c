@@ -121,13 +121,14 @@ static int open_transport(const char *ifname, const struct tool_opts *o, struct 
 		printf("%s: hardware timestamping refused (SIOCSHWTSTAMP: %s), using software\n",
 		       ifname, strerror(-st.hw_error));
 	}
-	{
+	printf("%s: open timestamping=%s phc=%d adopt=%d\n", ifname,
+	       transport_ts_mode_to_string(st.mode), st.phc_index, o->adopt);
+	if (o->socket_priority > 0) {
 		int prio = -1;
 		socklen_t len = sizeof(prio);
 
 		(void) getsockopt(transport_fd(t), SOL_SOCKET, SO_PRIORITY, &prio, &len);
-		printf("%s: open timestamping=%s phc=%d adopt=%d so_priority=%d\n", ifname,
-		       transport_ts_mode_to_string(st.mode), st.phc_index, o->adopt, prio);
+		printf("%s: so_priority=%d\n", ifname, prio);
 	}
 	fflush(stdout);
 	*ret = TAKE_PTR(t);
