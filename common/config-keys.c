@@ -207,6 +207,8 @@ DEFINE_ENUM_PARSER(parse_transport, enum options_transport, options_transport_fr
 DEFINE_ENUM_PARSER(parse_timestamping, enum options_timestamping, options_timestamping_from_string)
 DEFINE_ENUM_PARSER(parse_backend, enum options_clock_backend, options_clock_backend_from_string)
 DEFINE_ENUM_PARSER(parse_servo, enum servo_type, options_clock_servo_from_string)
+DEFINE_ENUM_PARSER(parse_bmca, enum options_bmca, options_bmca_from_string)
+DEFINE_ENUM_PARSER(parse_as_capable, enum options_as_capable, options_as_capable_from_string)
 DEFINE_ENUM_PARSER(parse_power_profile, enum options_power_profile,
 		   options_power_profile_from_string)
 DEFINE_ENUM_PARSER(parse_comparison, enum bmca_comparison, bmca_comparison_from_string)
@@ -214,6 +216,26 @@ DEFINE_ENUM_PARSER(parse_comparison, enum bmca_comparison, bmca_comparison_from_
 static int parse_mac(const struct config_key *k, const char *value, void *dst)
 {
 	return options_mac_from_string(value, dst);
+}
+
+DEFINE_ENUM_PARSER(parse_mgmt_network, enum options_mgmt_network, options_mgmt_network_from_string)
+
+/*
+ * management_network_set, the boolean phcd documented before management_network: 1 is
+ * read-write, 0 read-only. Both keys set the one option; the later line wins.
+ */
+static int parse_mgmt_network_set(const struct config_key *k, const char *value, void *dst)
+{
+	enum options_mgmt_network m;
+	bool b;
+	int r = parse_bool(k, value, &b);
+
+	if (r < 0) {
+		return r;
+	}
+	m = b ? OPTIONS_MGMT_NETWORK_READ_WRITE : OPTIONS_MGMT_NETWORK_READ_ONLY;
+	memcpy(dst, &m, sizeof(m));
+	return 0;
 }
 
 /* A profile phcd knows by name but cannot run yet is refused: -EOPNOTSUPP, never ignored. */
@@ -276,6 +298,7 @@ static const struct config_key keys[] = {
 	I_AS("step_threshold", servo.step_threshold, parse_double, 0, HUGE_VAL, "0.0", NULL),
 	I_AS("first_step_threshold", servo.first_step_threshold, parse_double, 0, HUGE_VAL,
 	     "0.00002", NULL),
+	I_AS("max_offset_jump", servo.max_offset_jump, parse_double, 0, HUGE_VAL, "1.0", NULL),
 	I_AS("max_frequency", servo.max_frequency, parse_int, 0, INT32_MAX, "900000000", NULL),
 	I_AS("servo_offset_threshold", servo.servo_offset_threshold, parse_int, 0, INT32_MAX, "0",
 	     NULL),
@@ -293,10 +316,14 @@ static const struct config_key keys[] = {
 	  "interfaces lines of one section if they do not fit on one)",
 	  append_interfaces },
 	I(include_software_interfaces, parse_bool, 0, 1, "0", NULL),
-	I(management_network_set, parse_bool, 0, 1, "0", NULL),
+	I(management_network, parse_mgmt_network, 0, 0, "read-only",
+	  "off, read-only or read-write"),
+	I_AS("management_network_set", management_network, parse_mgmt_network_set, 0, 1, "0",
+	     "0 or 1 (an alias: 1 is management_network = read-write, 0 read-only)"),
 	I(profile, parse_profile, 0, 0, "default",
-	  "default, default-p2p, G.8275.1 or power-2017 (gPTP, automotive-master and "
-	  "automotive-slave are not supported yet)"),
+	  "default, default-p2p, gPTP, automotive-master, automotive-slave, G.8275.1 or "
+	  "power-2017"),
+	I(gmCapable, parse_bool, 0, 1, "1", NULL),
 	I(dataset_comparison, parse_comparison, 0, 0, "ieee1588", "ieee1588 or G.8275.x"),
 	I_AS("G.8275.defaultDS.localPriority", localPriority, parse_int, 1, 255, "128", NULL),
 	I(maxStepsRemoved, parse_int, 2, 255, "255", NULL),
@@ -321,11 +348,22 @@ static const struct config_key keys[] = {
 	  "0", "0..10 (phcd reads a worker's status once a second, so no shorter window)"),
 	P(transportSpecific, parse_int, 0, 0x0f, "0", NULL),
 	P(follow_up_info, parse_bool, 0, 1, "0", NULL),
+	P(path_trace_enabled, parse_bool, 0, 1, "0", NULL),
+	P(min_neighbor_prop_delay, parse_int, INT32_MIN, -1, "-20000000", NULL),
+	P(asCapable, parse_as_capable, 0, 0, "auto", "auto or true"),
+	P(BMCA, parse_bmca, 0, 0, "ptp", "ptp or noop"),
+	P(inhibit_announce, parse_bool, 0, 1, "0", NULL),
+	P(inhibit_delay_req, parse_bool, 0, 1, "0", NULL),
+	P(ignore_source_id, parse_bool, 0, 1, "0", NULL),
+	P(operLogSyncInterval, parse_int, -7, 7, "0", NULL),
+	P(operLogPdelayReqInterval, parse_int, -7, 7, "0", NULL),
+	P(msg_interval_request, parse_bool, 0, 1, "0", NULL),
 	P(ptp_dst_mac, parse_mac, 0, 0, "01:1B:19:00:00:00",
 	  "a multicast MAC address such as 01:1B:19:00:00:00 (the port joins it as a group)"),
 	P(p2p_dst_mac, parse_mac, 0, 0, "01:80:C2:00:00:0E",
 	  "a multicast MAC address such as 01:80:C2:00:00:0E (the port joins it as a group)"),
 	P_AS("G.8275.portDS.localPriority", localPriority, parse_int, 1, 255, "128", NULL),
+	P(assume_two_step, parse_bool, 0, 1, "0", NULL),
 	P(ingressLatency, parse_int, INT32_MIN, INT32_MAX, "0", NULL),
 	P(egressLatency, parse_int, INT32_MIN, INT32_MAX, "0", NULL),
 	P_AS("power_profile.version", power_profile.version, parse_power_profile, 0, 0, "none",
@@ -443,7 +481,7 @@ void config_dump_keys(FILE *out)
 		[SCOPE_INSTANCE] = "global instance",
 		[SCOPE_PORT] = "global instance interface",
 	};
-	char expect[128];
+	char expect[256];
 
 	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
 		config_keys_expect(&keys[i], expect, sizeof(expect));

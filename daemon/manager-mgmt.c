@@ -125,9 +125,9 @@ void manager_mgmt_priority_request(struct mport *p, const struct ipc_set_priorit
 	struct mgmt_change change = { .priority1 = s->priority1, .priority2 = s->priority2 };
 
 	/* The worker refuses SET unless its instance enables it; a request without is a bug. */
-	if (!p->instance->options.management_network_set) {
+	if (p->instance->options.management_network != OPTIONS_MGMT_NETWORK_READ_WRITE) {
 		log_port_full(p->ifname, LOG_WARNING,
-			      "PRIORITY_REQUEST without management_network_set, ignoring");
+			      "PRIORITY_REQUEST without management_network = read-write, ignoring");
 		return;
 	}
 	if (s->priority1 != p->instance->priority1) {
@@ -144,9 +144,10 @@ void manager_mgmt_gm_settings_request(struct mport *p, const struct gm_settings 
 {
 	struct mgmt_change change = { .mask = MGMT_CHANGE_GM_SETTINGS, .gm = *s };
 
-	if (!p->instance->options.management_network_set) {
-		log_port_full(p->ifname, LOG_WARNING,
-			      "GM_SETTINGS_REQUEST without management_network_set, ignoring");
+	if (p->instance->options.management_network != OPTIONS_MGMT_NETWORK_READ_WRITE) {
+		log_port_full(
+			p->ifname, LOG_WARNING,
+			"GM_SETTINGS_REQUEST without management_network = read-write, ignoring");
 		return;
 	}
 	log_port_full(p->ifname, LOG_INFO, "management SET from the network");

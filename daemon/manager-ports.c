@@ -60,11 +60,26 @@ static void mport_take_status(struct mport *p, const struct ipc_status *s)
 		p->dropped_management = s->mgmt_malformed;
 		mask |= MPORT_CHANGED_COUNTERS;
 	}
+	/* The worker's words, untrusted: printable ASCII only before the log, D-Bus or a file. */
+	char text[sizeof(s->last_error_text)];
+
+	for (size_t k = 0; k < sizeof(text); k++) {
+		unsigned char ch = (unsigned char) s->last_error_text[k];
+
+		text[k] = ch == '\0' ? '\0' : ch < 0x20 || ch >= 0x7f ? '?' : (char) ch;
+		if (!ch) {
+			break;
+		}
+	}
+	text[sizeof(text) - 1] = '\0';
 	if (s->last_error &&
-	    (s->last_error != p->last_error ||
-	     strncmp(s->last_error_text, p->last_error_text, sizeof(s->last_error_text)))) {
-		mport_set_error(p, s->last_error, "%s", s->last_error_text);
+	    (s->last_error != p->last_error || strncmp(text, p->last_error_text, sizeof(text)))) {
+		mport_set_error(p, s->last_error, "%s", text);
 		log_port_full(p->ifname, LOG_WARNING, "%s", p->last_error_text);
+	}
+	if (s->as_capable != p->as_capable) {
+		p->as_capable = s->as_capable;
+		mask |= MPORT_CHANGED_STATE;
 	}
 	if (mask) {
 		manager_port_changed(p, mask);
@@ -158,7 +173,8 @@ static void on_worker_message(struct worker *w, const struct ipc_msg *msg, void 
 		instance_clock_state(p->instance, p, &msg->clock_state);
 		return;
 	case IPC_PRIORITY_REQUEST:
-		/* A management SET the worker accepted (management_network_set): as D-Bus does. */
+		/* A management SET the worker accepted (management_network = read-write): as D-Bus
+		 * does. */
 		manager_mgmt_priority_request(p, &msg->set_priority);
 		return;
 	case IPC_GM_SETTINGS_REQUEST:
@@ -316,6 +332,7 @@ void mport_start_worker(struct mport *p)
 		.peer_delay = p->options.delay_mechanism == DELAY_MECHANISM_P2P,
 		.clock_backend = i->options.clock_backend,
 		.log_samples = m->config->daemon.logging_level >= LOG_DEBUG,
+		.identity = m->worker_identity,
 	};
 	struct worker_info info;
 	int r;

@@ -183,9 +183,19 @@ int time_source_from_string(const char *s, enum time_source *ret);
 
 /*
  * 2^log seconds in ns, for the log message intervals of portDS (7.7.2). The range is clamped to
- * [-30, 30] so the result always fits.
+ * [-29, 30], so the result always fits and is never 0 (2^-30 s is below a nanosecond).
  */
 ns_t ds_log_interval_to_ns(int8_t log_interval);
+
+/*
+ * The log message intervals phcd takes from the wire (the logMessageInterval of Sync, Announce,
+ * Delay_Resp): 2^-10 s to 2^22 s. IEEE 1588-2019 leaves the ranges to the PTP profiles (7.7.2);
+ * these are ptp4l's bounds for a Delay_Resp's, applied to every one. Outside them (but for 0x7F,
+ * "not specified", which sets nothing) the message is ignored, counted as out_of_range.
+ */
+#define DS_LOG_INTERVAL_WIRE_MIN (-10)
+#define DS_LOG_INTERVAL_WIRE_MAX 22
+bool ds_log_interval_wire_valid(int8_t log_interval);
 
 /* timePropertiesDS <-> Announce flagField bits (MSG_FLAG_* of ptp/msg.h). */
 uint16_t ds_time_properties_flags(const struct timePropertiesDS *tp);

@@ -39,13 +39,16 @@ void options_instance_defaults(struct instance_options *o)
 	o->servo.pi_integral_const = 0.0;
 	o->servo.step_threshold = 0.0;
 	o->servo.first_step_threshold = 0.00002;
+	o->servo.max_offset_jump = 1.0;
 	o->servo.max_frequency = 900000000;
 	o->servo.servo_offset_threshold = 0;
 	o->servo.servo_num_offset_values = 10;
 	o->virtual_clock.initial_offset_ns = 0;
 	o->virtual_clock.initial_freq_ppb = 0;
 	o->interfaces.auto_select = true;
+	o->management_network = OPTIONS_MGMT_NETWORK_READ_ONLY;
 	o->include_software_interfaces = false;
+	o->gmCapable = true;
 	o->dataset_comparison = BMCA_COMPARISON_IEEE1588;
 	o->localPriority = LOCAL_PRIORITY_DEFAULT;
 	o->maxStepsRemoved = MAX_STEPS_REMOVED_DEFAULT;
@@ -72,6 +75,17 @@ void options_port_defaults(struct port_options *o)
 	o->summary_interval = 0;
 	o->transportSpecific = 0;
 	o->follow_up_info = false;
+	o->path_trace_enabled = false;
+	o->min_neighbor_prop_delay = -20000000;
+	o->asCapable = OPTIONS_AS_CAPABLE_AUTO;
+	o->BMCA = OPTIONS_BMCA_PTP;
+	o->inhibit_announce = false;
+	o->inhibit_delay_req = false;
+	o->ignore_source_id = false;
+	o->operLogSyncInterval = 0;
+	o->operLogPdelayReqInterval = 0;
+	o->msg_interval_request = false;
+	o->assume_two_step = false;
 	memcpy(o->ptp_dst_mac, options_mac_ptp_default, OPTIONS_MAC_LEN);
 	memcpy(o->p2p_dst_mac, options_mac_p2p_default, OPTIONS_MAC_LEN);
 	o->localPriority = LOCAL_PRIORITY_DEFAULT;
@@ -218,6 +232,19 @@ static const struct name_value backend_names[] = {
 	{ "system", OPTIONS_CLOCK_SYSTEM },
 	{ "free_running", OPTIONS_CLOCK_FREE_RUNNING },
 };
+static const struct name_value bmca_names[] = {
+	{ "ptp", OPTIONS_BMCA_PTP },
+	{ "noop", OPTIONS_BMCA_NOOP },
+};
+static const struct name_value as_capable_names[] = {
+	{ "auto", OPTIONS_AS_CAPABLE_AUTO },
+	{ "true", OPTIONS_AS_CAPABLE_TRUE },
+};
+static const struct name_value mgmt_network_names[] = {
+	{ "off", OPTIONS_MGMT_NETWORK_OFF },
+	{ "read-only", OPTIONS_MGMT_NETWORK_READ_ONLY },
+	{ "read-write", OPTIONS_MGMT_NETWORK_READ_WRITE },
+};
 static const struct name_value power_profile_names[] = {
 	{ "none", OPTIONS_POWER_PROFILE_NONE },
 	{ "2011", OPTIONS_POWER_PROFILE_2011 },
@@ -259,18 +286,32 @@ const char *options_profile_unsupported(enum options_profile p)
 	switch (p) {
 	case OPTIONS_PROFILE_DEFAULT:
 	case OPTIONS_PROFILE_DEFAULT_P2P:
+	case OPTIONS_PROFILE_GPTP:
+	case OPTIONS_PROFILE_AUTOMOTIVE_MASTER:
+	case OPTIONS_PROFILE_AUTOMOTIVE_SLAVE:
 	case OPTIONS_PROFILE_G8275_1:
 	case OPTIONS_PROFILE_POWER_2017:
 		return NULL;
-	case OPTIONS_PROFILE_GPTP:
-		return "802.1AS asCapable, the Follow_Up information and path trace TLVs are "
-		       "missing";
-	case OPTIONS_PROFILE_AUTOMOTIVE_MASTER:
-	case OPTIONS_PROFILE_AUTOMOTIVE_SLAVE:
-		return "static roles without BMCA (BMCA noop, inhibit_announce) and 802.1AS are "
-		       "missing";
 	}
 	return "unknown profile";
+}
+
+/* IEEE 802.1AS as linuxptp's gPTP.cfg has it (the keys it sets that differ from the defaults). */
+static void options_gptp_defaults(struct instance_options *io, struct port_options *po)
+{
+	io->gmCapable = true;
+	io->priority1 = 248;
+	io->priority2 = 248;
+	po->logAnnounceInterval = 0;
+	po->logSyncInterval = -3;
+	po->syncReceiptTimeout = 3;
+	po->neighborPropDelayThresh = 800;
+	po->min_neighbor_prop_delay = -20000000;
+	po->path_trace_enabled = true;
+	po->follow_up_info = true;
+	po->assume_two_step = true;
+	po->transportSpecific = 1;
+	po->delay_mechanism = DELAY_MECHANISM_P2P;
 }
 
 void options_profile_defaults(enum options_profile p, struct instance_options *io,
@@ -281,6 +322,37 @@ void options_profile_defaults(enum options_profile p, struct instance_options *i
 	case OPTIONS_PROFILE_DEFAULT_P2P:
 		/* IEEE 1588-2019 J.4: the default profile's ranges, with peer delay. */
 		po->delay_mechanism = DELAY_MECHANISM_P2P;
+		break;
+	case OPTIONS_PROFILE_GPTP:
+		options_gptp_defaults(io, po);
+		break;
+	case OPTIONS_PROFILE_AUTOMOTIVE_MASTER:
+		/* automotive-master.cfg: gPTP's keys, a static master that neither announces nor
+		 * measures the link (its slaves do). Its logAnnounceInterval stays 1. */
+		options_gptp_defaults(io, po);
+		po->logAnnounceInterval = 1;
+		po->BMCA = OPTIONS_BMCA_NOOP;
+		po->masterOnly = true;
+		po->inhibit_announce = true;
+		po->asCapable = OPTIONS_AS_CAPABLE_TRUE;
+		po->inhibit_delay_req = true;
+		break;
+	case OPTIONS_PROFILE_AUTOMOTIVE_SLAVE:
+		/* automotive-slave.cfg: a static slave that takes Sync from whoever sends it and
+		 * slows down to the operational intervals once locked. */
+		options_gptp_defaults(io, po);
+		po->logAnnounceInterval = 1;
+		po->BMCA = OPTIONS_BMCA_NOOP;
+		io->slaveOnly = true;
+		po->inhibit_announce = true;
+		po->asCapable = OPTIONS_AS_CAPABLE_TRUE;
+		po->ignore_source_id = true;
+		io->servo.step_threshold = 1.0;
+		po->operLogSyncInterval = 0;
+		po->operLogPdelayReqInterval = 2;
+		po->msg_interval_request = true;
+		io->servo.servo_offset_threshold = 30;
+		io->servo.servo_num_offset_values = 10;
 		break;
 	case OPTIONS_PROFILE_G8275_1:
 		/*
@@ -315,7 +387,10 @@ void options_profile_defaults(enum options_profile p, struct instance_options *i
 	}
 }
 
+DEFINE_NAMES(options_bmca, enum options_bmca, bmca_names)
+DEFINE_NAMES(options_as_capable, enum options_as_capable, as_capable_names)
 DEFINE_NAMES(options_transport, enum options_transport, transport_names)
 DEFINE_NAMES(options_power_profile, enum options_power_profile, power_profile_names)
 DEFINE_NAMES(options_timestamping, enum options_timestamping, timestamping_names)
 DEFINE_NAMES(options_clock_backend, enum options_clock_backend, backend_names)
+DEFINE_NAMES(options_mgmt_network, enum options_mgmt_network, mgmt_network_names)
