@@ -58,6 +58,10 @@ static int manager_mgmt_clock(struct instance *i, struct mgmt_clock *ret, struct
 		mp->ds.versionNumber = MSG_VERSION_PTP;
 		mp->ds.minorVersionNumber = MSG_MINOR_VERSION_PTP;
 		mp->ifname = p->ifname;
+		mp->masterOnly = p->options.masterOnly;
+		mp->power_profile = p->options.power_profile;
+		memcpy(mp->rx, p->rx, sizeof(mp->rx));
+		memcpy(mp->tx, p->tx, sizeof(mp->tx));
 		mp->timestamping = p->timestamping == TRANSPORT_TS_MODE_HARDWARE ? MGMT_TS_HARDWARE
 										 : MGMT_TS_SOFTWARE;
 		ret->n_ports++;

@@ -282,6 +282,78 @@ static int get_port_properties_np(struct wire_writer *w, const struct mgmt_clock
 	return put_text(w, p->ifname);
 }
 
+/* linuxptp: the TIME_TRACEABLE and FREQ_TRACEABLE bits of flagField octet 1 in a datum. */
+static int get_traceability_properties(struct wire_writer *w, const struct mgmt_clock *c,
+				       const struct mgmt_port *p)
+{
+	return put_datum(w, (uint8_t) (ds_time_properties_flags(&c->tpds) &
+				       (MSG_FLAG_TIME_TRACEABLE | MSG_FLAG_FREQUENCY_TRACEABLE)));
+}
+
+/* linuxptp: the PTP_TIMESCALE bit of flagField octet 1 in a datum. */
+static int get_timescale_properties(struct wire_writer *w, const struct mgmt_clock *c,
+				    const struct mgmt_port *p)
+{
+	return put_datum(w,
+			 (uint8_t) (ds_time_properties_flags(&c->tpds) & MSG_FLAG_PTP_TIMESCALE));
+}
+
+static int get_master_only(struct wire_writer *w, const struct mgmt_clock *c,
+			   const struct mgmt_port *p)
+{
+	return put_datum(w, p->masterOnly ? 1 : 0);
+}
+
+/*
+ * linuxptp struct port_stats_np: portIdentity, then received and sent messages per messageType,
+ * 16 of each, as 64-bit little-endian numbers (linuxptp's choice for this id).
+ */
+#define PORT_STATS_LEN (10 + 2 * 16 * 8)
+
+static int put_le64(struct wire_writer *w, uint64_t v)
+{
+	uint8_t b[8];
+
+	for (int i = 0; i < 8; i++) {
+		b[i] = (uint8_t) (v >> (8 * i));
+	}
+	return wire_put_bytes(w, b, sizeof(b));
+}
+
+static int get_port_stats_np(struct wire_writer *w, const struct mgmt_clock *c,
+			     const struct mgmt_port *p)
+{
+	PUT(wire_put_port_identity(w, &p->ds.portIdentity));
+	for (int i = 0; i < 16; i++) {
+		PUT(put_le64(w, p->rx[i]));
+	}
+	for (int i = 0; i < 16; i++) {
+		PUT(put_le64(w, p->tx[i]));
+	}
+	return 0;
+}
+
+/*
+ * linuxptp struct ieee_c37_238_settings_np: version (0 none, 1 2011, 2 2017), grandmasterID,
+ * grandmasterTimeInaccuracy, networkTimeInaccuracy, totalTimeInaccuracy.
+ */
+#define POWER_PROFILE_SETTINGS_LEN 16
+
+static int get_power_profile_settings_np(struct wire_writer *w, const struct mgmt_clock *c,
+					 const struct mgmt_port *p)
+{
+	const struct power_profile_options *pp = &p->power_profile;
+	uint16_t version = pp->version == OPTIONS_POWER_PROFILE_2011   ? 1
+			   : pp->version == OPTIONS_POWER_PROFILE_2017 ? 2
+								       : 0;
+
+	PUT(wire_put_u16(w, version));
+	PUT(wire_put_u16(w, pp->grandmasterID));
+	PUT(wire_put_u32(w, (uint32_t) pp->grandmasterTimeInaccuracy));
+	PUT(wire_put_u32(w, (uint32_t) pp->networkTimeInaccuracy));
+	return wire_put_u32(w, (uint32_t) pp->totalTimeInaccuracy);
+}
+
 #define CLOCK(id, fn, max, ro, set)                           \
 	{                                                     \
 		MGMT_##id, #id, SCOPE_CLOCK, fn, max, ro, set \
@@ -323,8 +395,8 @@ static const struct mgmt_entry entries[] = {
 	UNSUPPORTED(TIME, SCOPE_CLOCK),
 	CLOCK(CLOCK_ACCURACY, get_clock_accuracy, DATUM_LEN, false, 0),
 	UNSUPPORTED(UTC_PROPERTIES, SCOPE_CLOCK),
-	UNSUPPORTED(TRACEABILITY_PROPERTIES, SCOPE_CLOCK),
-	UNSUPPORTED(TIMESCALE_PROPERTIES, SCOPE_CLOCK),
+	CLOCK(TRACEABILITY_PROPERTIES, get_traceability_properties, DATUM_LEN, false, 0),
+	CLOCK(TIMESCALE_PROPERTIES, get_timescale_properties, DATUM_LEN, false, 0),
 	UNSUPPORTED(UNICAST_NEGOTIATION_ENABLE, SCOPE_PORT),
 	UNSUPPORTED(PATH_TRACE_LIST, SCOPE_CLOCK),
 	UNSUPPORTED(PATH_TRACE_ENABLE, SCOPE_CLOCK),
@@ -340,9 +412,10 @@ static const struct mgmt_entry entries[] = {
 	UNSUPPORTED(ALTERNATE_TIME_OFFSET_MAX_KEY, SCOPE_CLOCK),
 	UNSUPPORTED(ALTERNATE_TIME_OFFSET_PROPERTIES, SCOPE_CLOCK),
 	UNSUPPORTED(EXTERNAL_PORT_CONFIGURATION_ENABLED, SCOPE_CLOCK),
-	UNSUPPORTED(MASTER_ONLY, SCOPE_PORT),
+	PORT(MASTER_ONLY, get_master_only, DATUM_LEN, false),
 	UNSUPPORTED(HOLDOVER_UPGRADE_ENABLE, SCOPE_CLOCK),
 	UNSUPPORTED(EXT_PORT_CONFIG_PORT_DATA_SET, SCOPE_PORT),
+	UNSUPPORTED(SLAVE_EVENT_MONITORING, SCOPE_PORT),
 	UNSUPPORTED(TRANSPARENT_CLOCK_DEFAULT_DATA_SET, SCOPE_CLOCK),
 	UNSUPPORTED(TRANSPARENT_CLOCK_PORT_DATA_SET, SCOPE_PORT),
 	UNSUPPORTED(PRIMARY_DOMAIN, SCOPE_CLOCK),
@@ -354,8 +427,13 @@ static const struct mgmt_entry entries[] = {
 	UNSUPPORTED(PORT_DATA_SET_NP, SCOPE_PORT),
 	UNSUPPORTED(SUBSCRIBE_EVENTS_NP, SCOPE_CLOCK),
 	PORT(PORT_PROPERTIES_NP, get_port_properties_np, 13 + TEXT_MAX, true),
-	UNSUPPORTED(PORT_STATS_NP, SCOPE_PORT),
+	PORT(PORT_STATS_NP, get_port_stats_np, PORT_STATS_LEN, true),
 	UNSUPPORTED(SYNCHRONIZATION_UNCERTAIN_NP, SCOPE_CLOCK),
+	UNSUPPORTED(PORT_SERVICE_STATS_NP, SCOPE_PORT),
+	UNSUPPORTED(UNICAST_MASTER_TABLE_NP, SCOPE_PORT),
+	UNSUPPORTED(PORT_HWCLOCK_NP, SCOPE_PORT),
+	PORT(POWER_PROFILE_SETTINGS_NP, get_power_profile_settings_np, POWER_PROFILE_SETTINGS_LEN,
+	     false),
 };
 
 static const struct mgmt_entry *mgmt_entry_find(uint16_t id)

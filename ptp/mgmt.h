@@ -8,6 +8,7 @@
 
 #include "ptp/ds.h"
 #include "ptp/msg.h"
+#include "ptp/options.h"
 #include "ptp/types.h"
 
 /*
@@ -66,6 +67,7 @@ enum mgmt_id {
 	MGMT_MASTER_ONLY = 0x3001,
 	MGMT_HOLDOVER_UPGRADE_ENABLE = 0x3002,
 	MGMT_EXT_PORT_CONFIG_PORT_DATA_SET = 0x3003,
+	MGMT_SLAVE_EVENT_MONITORING = 0x3004,
 	MGMT_TRANSPARENT_CLOCK_DEFAULT_DATA_SET = 0x4000,
 	MGMT_TRANSPARENT_CLOCK_PORT_DATA_SET = 0x4001,
 	MGMT_PRIMARY_DOMAIN = 0x4002,
@@ -78,6 +80,10 @@ enum mgmt_id {
 	MGMT_PORT_PROPERTIES_NP = 0xC004,
 	MGMT_PORT_STATS_NP = 0xC005,
 	MGMT_SYNCHRONIZATION_UNCERTAIN_NP = 0xC006,
+	MGMT_PORT_SERVICE_STATS_NP = 0xC007,
+	MGMT_UNICAST_MASTER_TABLE_NP = 0xC008,
+	MGMT_PORT_HWCLOCK_NP = 0xC009,
+	MGMT_POWER_PROFILE_SETTINGS_NP = 0xC00A,
 };
 
 /* "DEFAULT_DATA_SET", ... as pmc spells them; NULL for an id this module does not know. */
@@ -98,6 +104,11 @@ struct mgmt_port {
 	struct portDS ds;
 	const char *ifname; /* PORT_PROPERTIES_NP interface */
 	enum mgmt_timestamping timestamping;
+	bool masterOnly; /* MASTER_ONLY */
+	/* PORT_STATS_NP: messages received and sent per messageType */
+	uint64_t rx[16];
+	uint64_t tx[16];
+	struct power_profile_options power_profile; /* POWER_PROFILE_SETTINGS_NP */
 };
 
 /* A snapshot of one PTP instance (clock), filled by the caller for each request. */

@@ -537,6 +537,37 @@ int port_set_priorities(struct port *p, uint8_t priority1, uint8_t priority2, ns
 	return port_state_decision(p, now);
 }
 
+void port_message_counts(const struct port *p, uint64_t rx[16], uint64_t tx[16])
+{
+	static const struct {
+		enum port_counter rx, tx;
+		uint8_t type;
+	} map[] = {
+		{ PORT_CNT_RX_SYNC, PORT_CNT_TX_SYNC, MSG_SYNC },
+		{ PORT_CNT_RX_DELAY_REQ, PORT_CNT_TX_DELAY_REQ, MSG_DELAY_REQ },
+		{ PORT_CNT_RX_PDELAY_REQ, PORT_CNT_TX_PDELAY_REQ, MSG_PDELAY_REQ },
+		{ PORT_CNT_RX_PDELAY_RESP, PORT_CNT_TX_PDELAY_RESP, MSG_PDELAY_RESP },
+		{ PORT_CNT_RX_FOLLOW_UP, PORT_CNT_TX_FOLLOW_UP, MSG_FOLLOW_UP },
+		{ PORT_CNT_RX_DELAY_RESP, PORT_CNT_TX_DELAY_RESP, MSG_DELAY_RESP },
+		{ PORT_CNT_RX_PDELAY_RESP_FOLLOW_UP, PORT_CNT_TX_PDELAY_RESP_FOLLOW_UP,
+		  MSG_PDELAY_RESP_FOLLOW_UP },
+		{ PORT_CNT_RX_ANNOUNCE, PORT_CNT_TX_ANNOUNCE, MSG_ANNOUNCE },
+		{ PORT_CNT_RX_SIGNALING, PORT_CNT_TX_SIGNALING, MSG_SIGNALING },
+	};
+
+	memset(rx, 0, 16 * sizeof(rx[0]));
+	memset(tx, 0, 16 * sizeof(tx[0]));
+	for (size_t k = 0; k < ARRAY_SIZE(map); k++) {
+		rx[map[k].type] = port_get_counter(p, map[k].rx);
+		tx[map[k].type] = port_get_counter(p, map[k].tx);
+	}
+}
+
+const struct port_options *port_get_options(const struct port *p)
+{
+	return &p->cfg.port;
+}
+
 void port_gm_settings(const struct port *p, struct gm_settings *ret)
 {
 	options_gm_settings(&p->cfg.instance, ret);

@@ -258,6 +258,10 @@ int port_set_priorities(struct port *p, uint8_t priority1, uint8_t priority2, ns
  * a lone port decides again.
  */
 int port_set_gm_settings(struct port *p, const struct gm_settings *s, ns_t now);
+/* Messages received and sent per messageType (0x0..0xF) by the engine; Management is not its. */
+void port_message_counts(const struct port *p, uint64_t rx[16], uint64_t tx[16]);
+/* The port's options in effect. */
+const struct port_options *port_get_options(const struct port *p);
 /* The settings in effect (GET GRANDMASTER_SETTINGS_NP). */
 void port_gm_settings(const struct port *p, struct gm_settings *ret);
 

@@ -145,40 +145,8 @@ static void set_error(struct worker_port *w, int error, const char *fmt, ...)
 /* IEEE 1588-2019 Table 36 messageType of each engine counter, for the per-type IPC counters. */
 static void fill_counters(struct worker_port *w, struct ipc_status *s)
 {
-	static const struct {
-		enum port_counter c;
-		bool tx;
-		uint8_t type;
-	} map[] = {
-		{ PORT_CNT_RX_SYNC, false, 0x0 },
-		{ PORT_CNT_RX_DELAY_REQ, false, 0x1 },
-		{ PORT_CNT_RX_PDELAY_REQ, false, 0x2 },
-		{ PORT_CNT_RX_PDELAY_RESP, false, 0x3 },
-		{ PORT_CNT_RX_FOLLOW_UP, false, 0x8 },
-		{ PORT_CNT_RX_DELAY_RESP, false, 0x9 },
-		{ PORT_CNT_RX_PDELAY_RESP_FOLLOW_UP, false, 0xA },
-		{ PORT_CNT_RX_ANNOUNCE, false, 0xB },
-		{ PORT_CNT_RX_SIGNALING, false, 0xC },
-		{ PORT_CNT_TX_SYNC, true, 0x0 },
-		{ PORT_CNT_TX_DELAY_REQ, true, 0x1 },
-		{ PORT_CNT_TX_PDELAY_REQ, true, 0x2 },
-		{ PORT_CNT_TX_PDELAY_RESP, true, 0x3 },
-		{ PORT_CNT_TX_FOLLOW_UP, true, 0x8 },
-		{ PORT_CNT_TX_DELAY_RESP, true, 0x9 },
-		{ PORT_CNT_TX_PDELAY_RESP_FOLLOW_UP, true, 0xA },
-		{ PORT_CNT_TX_ANNOUNCE, true, 0xB },
-		{ PORT_CNT_TX_SIGNALING, true, 0xC },
-	};
-
-	for (size_t k = 0; k < ARRAY_SIZE(map); k++) {
-		uint64_t v = port_get_counter(w->loop.port, map[k].c);
-
-		if (map[k].tx) {
-			s->tx[map[k].type] = v;
-		} else {
-			s->rx[map[k].type] = v;
-		}
-	}
+	_Static_assert(IPC_MSG_KINDS == 16, "one slot per messageType");
+	port_message_counts(w->loop.port, s->rx, s->tx);
 	/* Management: requests in, answers out, malformed ones dropped uncounted above. */
 	s->rx[MSG_MANAGEMENT] = w->loop.mgmt.rx;
 	s->tx[MSG_MANAGEMENT] = w->loop.mgmt.tx;

@@ -19,6 +19,9 @@ static void port_mgmt_clock(struct port *p, struct transport *t, const char *ifn
 	memset(port, 0, sizeof(*port));
 	port->ds = *port_port_ds(p);
 	port->ifname = ifname;
+	port->masterOnly = port_get_options(p)->masterOnly;
+	port->power_profile = port_get_options(p)->power_profile;
+	port_message_counts(p, port->rx, port->tx);
 	if (t) {
 		(void) transport_get_ts_status(t, &ts);
 	}

@@ -22,6 +22,7 @@ static void rebuild(const struct tlv *t, uint8_t *buf, size_t size)
 	struct tlv_follow_up_info fu, fu2;
 	struct tlv_management mg, mg2;
 	struct tlv_path_trace pt, pt2;
+	struct tlv_c37_238 pw, pw2;
 	struct tlv_builder b;
 	struct tlv_iter it;
 	struct tlv back;
@@ -47,6 +48,10 @@ static void rebuild(const struct tlv *t, uint8_t *buf, size_t size)
 		}
 		if (tlv_builder_add_path_trace(&b, ids, pt.count) < 0) {
 			die("path trace rebuild", (long) pt.count);
+		}
+	} else if (tlv_c37_238_parse(t, &pw) == 0) {
+		if (tlv_builder_add_c37_238(&b, &pw) < 0) {
+			die("C37.238 rebuild", (long) pw.subtype);
 		}
 	} else if (tlv_builder_add(&b, t->tlvType, t->value, t->lengthField) < 0) {
 		die("raw rebuild", t->lengthField);
@@ -87,6 +92,10 @@ static void rebuild(const struct tlv *t, uint8_t *buf, size_t size)
 		if (tlv_path_trace_parse(&back, &pt2) != 0 || pt.count != pt2.count ||
 		    memcmp(pt.pathSequence, pt2.pathSequence, pt.count * 8) != 0) {
 			die("path trace differs", 0);
+		}
+	} else if (tlv_c37_238_parse(t, &pw) == 0) {
+		if (tlv_c37_238_parse(&back, &pw2) != 0 || memcmp(&pw, &pw2, sizeof(pw)) != 0) {
+			die("C37.238 differs", 0);
 		}
 	} else if (back.lengthField != t->lengthField + t->lengthField % 2 ||
 		   (t->lengthField > 0 && memcmp(back.value, t->value, t->lengthField) != 0)) {

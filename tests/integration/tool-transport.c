@@ -26,6 +26,7 @@ static const char usage[] =
 	"  --timeout-ms N                recv: give up after N ms (default 5000)\n"
 	"  --interleave-general          send: a general message after each event message\n"
 	"  --tx-timeout-ms N             TX timestamp deadline (default: the transport's)\n"
+	"  --socket-priority N           SO_PRIORITY of the socket (transport_config)\n"
 	"  --fake-hw                     with --adopt: mark the fd hardware-stamped although the\n"
 	"                                driver is not, so no TX timestamp ever comes\n";
 
@@ -61,13 +62,15 @@ struct tool_opts {
 	bool adopt;
 	bool fake_hw;
 	ns_t tx_timeout;
+	int socket_priority;
 };
 
 static int open_transport(const char *ifname, const struct tool_opts *o, struct transport **ret)
 {
 	struct transport_config cfg = { .ts_request = o->req,
 					.peer_delay = true,
-					.tx_timeout = o->tx_timeout };
+					.tx_timeout = o->tx_timeout,
+					.socket_priority = o->socket_priority };
 	_cleanup_transport_ struct transport *t = NULL;
 	struct transport_ts_status st;
 	int r;
@@ -120,6 +123,13 @@ static int open_transport(const char *ifname, const struct tool_opts *o, struct 
 	}
 	printf("%s: open timestamping=%s phc=%d adopt=%d\n", ifname,
 	       transport_ts_mode_to_string(st.mode), st.phc_index, o->adopt);
+	if (o->socket_priority > 0) {
+		int prio = -1;
+		socklen_t len = sizeof(prio);
+
+		(void) getsockopt(transport_fd(t), SOL_SOCKET, SO_PRIORITY, &prio, &len);
+		printf("%s: so_priority=%d\n", ifname, prio);
+	}
 	fflush(stdout);
 	*ret = TAKE_PTR(t);
 	return 0;
@@ -295,6 +305,7 @@ int main(int argc, char **argv)
 		{ "interleave-general", no_argument, NULL, 'g' },
 		{ "tx-timeout-ms", required_argument, NULL, 'x' },
 		{ "fake-hw", no_argument, NULL, 'f' },
+		{ "socket-priority", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
@@ -321,6 +332,9 @@ int main(int argc, char **argv)
 			break;
 		case 'f':
 			o.fake_hw = true;
+			break;
+		case 'p':
+			o.socket_priority = atoi(optarg);
 			break;
 		case 'T':
 			timeout_ms = atol(optarg);

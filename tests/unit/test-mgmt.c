@@ -375,6 +375,42 @@ static void test_set(void **state)
 	assert_int_equal(f.change.mask, 0);
 }
 
+/* GRANDMASTER_SETTINGS_NP (SET, linuxptp's 8 octets), and linuxptp 4.2's ids phcd does not serve:
+ * NOT_SUPPORTED, never NO_SUCH_ID. */
+static void test_gm_settings_and_np_ids(void **state)
+{
+	/* class 6, accuracy 0x21, variance 0x4e5d, UTC offset 37, utcOffsetValid ptpTimescale
+	 * timeTraceable frequencyTraceable, timeSource GPS */
+	const uint8_t gm[8] = { 6, 0x21, 0x4e, 0x5d, 0x00, 0x25, 0x3c, 0x20 };
+	static const uint16_t refused[] = { MGMT_PORT_SERVICE_STATS_NP,
+					    MGMT_UNICAST_MASTER_TABLE_NP, MGMT_PORT_HWCLOCK_NP,
+					    MGMT_SLAVE_EVENT_MONITORING };
+	char hex[2 * MGMT_MSG_MAX + 1], want[64];
+	struct fixture f;
+
+	fixture_init(&f, 1);
+	assert_int_equal(run(&f, 1, MGMT_GRANDMASTER_SETTINGS_NP, gm, 8, NULL, true), 1);
+	answer(&f, 0, 2, 0, hex);
+	/* ptpTimescale is the clock's (the fixture's: false), not the request's */
+	assert_string_equal(hex, "0001000ac00106214e5d00253420");
+	assert_int_equal(f.change.mask, MGMT_CHANGE_GM_SETTINGS);
+	assert_int_equal(f.change.gm.clockQuality.clockClass, 6);
+	assert_int_equal(f.change.gm.clockQuality.offsetScaledLogVariance, 0x4e5d);
+	assert_int_equal(f.change.gm.tp.currentUtcOffset, 37);
+	assert_true(f.change.gm.tp.timeTraceable && f.change.gm.tp.frequencyTraceable);
+	assert_true(f.change.gm.tp.currentUtcOffsetValid && !f.change.gm.tp.ptpTimescale);
+	assert_int_equal(f.change.gm.tp.timeSource, 0x20);
+	/* two octets short (TLVs are padded to even lengths): WRONG_LENGTH, nothing applied */
+	run(&f, 1, MGMT_GRANDMASTER_SETTINGS_NP, gm, 6, NULL, true);
+	assert_int_equal(f.change.mask, 0);
+	for (size_t i = 0; i < ARRAY_SIZE(refused); i++) {
+		run(&f, 0, refused[i], NULL, 0, NULL, false);
+		answer(&f, 0, 2, 1, hex);
+		snprintf(want, sizeof(want), "000200080006%04x00000000", refused[i]);
+		assert_string_equal(hex, want);
+	}
+}
+
 /* Targets: clock identity, wildcards, port numbers, boundary hops, and the answering identity. */
 static void test_targets(void **state)
 {
@@ -448,10 +484,15 @@ static void test_names(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ptp4l_layouts), cmocka_unit_test(test_every_get),
-		cmocka_unit_test(test_values),	      cmocka_unit_test(test_malformed),
-		cmocka_unit_test(test_wrong_length),  cmocka_unit_test(test_set),
-		cmocka_unit_test(test_targets),	      cmocka_unit_test(test_names),
+		cmocka_unit_test(test_ptp4l_layouts),
+		cmocka_unit_test(test_every_get),
+		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_wrong_length),
+		cmocka_unit_test(test_set),
+		cmocka_unit_test(test_gm_settings_and_np_ids),
+		cmocka_unit_test(test_targets),
+		cmocka_unit_test(test_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
