@@ -2,6 +2,7 @@
 /* A PTP instance in the supervisor: its clock's data sets and the clock-level BMCA over its ports.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -161,6 +162,14 @@ static void instance_own_time_properties(const struct instance *i, struct mport 
 	tp->timeSource = i->options.timeSource;
 }
 
+static uint64_t mono_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
+}
+
 /* Collect, decide (ptp/bmca-clock.c), send: the clock-level BMCA is not written here. */
 void instance_run_bmca(struct instance *i)
 {
@@ -224,6 +233,7 @@ void instance_run_bmca(struct instance *i)
 		}
 		p->sent = *rs;
 		p->sent_valid = true;
+		worker_trust_recommended(&p->trust, rs->decision, mono_usec());
 	}
 	instance_check_holdover(i);
 }
@@ -283,8 +293,15 @@ void instance_port_status(struct instance *i, struct mport *p, const struct ipc_
 		worker_time(s->stats.end_mono, &st->realtime_usec, &st->monotonic_usec);
 		mask |= INSTANCE_CHANGED_STATS;
 	}
-	/* Synchronized means it: with servo_offset_threshold, only once the offsets stay within */
-	synced = p->state == PORT_STATE_SLAVE && s->servo_state == SERVO_LOCKED && s->servo_stable;
+	/*
+	 * Synchronized means it: with servo_offset_threshold, only once the offsets stay within;
+	 * never from a port the supervisor did not make SLAVE, nor with an offset beyond the
+	 * sanity bound (max_offset_jump), whatever the worker says of its servo.
+	 */
+	synced = p->state == PORT_STATE_SLAVE && s->servo_state == SERVO_LOCKED &&
+		 s->servo_stable && worker_trust_slave(&p->trust, mono_usec()) &&
+		 !(i->options.servo.max_offset_jump > 0 &&
+		   fabs((double) s->offset_ns) > i->options.servo.max_offset_jump * NS_PER_SEC);
 	if (i->servo_state != s->servo_state || synced != i->synchronized) {
 		i->servo_state = s->servo_state;
 		i->synchronized = synced;
@@ -310,7 +327,8 @@ void instance_clock_state(struct instance *i, struct mport *p, const struct ipc_
 	 */
 	if (i->clock_backend != OPTIONS_CLOCK_VIRTUAL ||
 	    p->timestamping != TRANSPORT_TS_MODE_SOFTWARE ||
-	    (p->state != PORT_STATE_SLAVE && p->state != PORT_STATE_UNCALIBRATED)) {
+	    (p->state != PORT_STATE_SLAVE && p->state != PORT_STATE_UNCALIBRATED) ||
+	    !worker_trust_slave(&p->trust, mono_usec())) {
 		return;
 	}
 	MANAGER_FOREACH_PORT(q, i->manager, k)
