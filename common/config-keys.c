@@ -190,6 +190,63 @@ static int append_interfaces(const struct config_key *k, const char *value, void
 	return 0;
 }
 
+/* Clock identities (001122.fffe.334455) separated by spaces or commas, none twice. */
+static int add_acceptable_masters(struct acceptable_masters *t, const char *value)
+{
+	const char *p = value;
+
+	for (;;) {
+		struct ClockIdentity c;
+		char id[32];
+		size_t n;
+
+		p += strspn(p, " \t,");
+		if (*p == '\0') {
+			return 0;
+		}
+		n = strcspn(p, " \t,");
+		if (n >= sizeof(id) || t->n >= OPTIONS_ACCEPTABLE_MASTERS_MAX) {
+			return -EINVAL;
+		}
+		memcpy(id, p, n);
+		id[n] = '\0';
+		if (clock_identity_from_string(id, &c) < 0) {
+			return -EINVAL;
+		}
+		for (unsigned int k = 0; k < t->n; k++) {
+			if (!memcmp(&t->id[k], &c, sizeof(c))) {
+				return -EINVAL;
+			}
+		}
+		t->id[t->n++] = c;
+		p += n;
+	}
+}
+
+static int parse_acceptable_masters(const struct config_key *k, const char *value, void *dst)
+{
+	struct acceptable_masters t;
+
+	memset(&t, 0, sizeof(t));
+	if (add_acceptable_masters(&t, value) < 0) {
+		return -EINVAL;
+	}
+	memcpy(dst, &t, sizeof(t));
+	return 0;
+}
+
+static int append_acceptable_masters(const struct config_key *k, const char *value, void *dst)
+{
+	struct acceptable_masters t = *(struct acceptable_masters *) dst;
+	uint8_t before = t.n;
+
+	if (add_acceptable_masters(&t, value) < 0 || t.n == before) {
+		return -EINVAL;
+	}
+	memcpy(dst, &t, sizeof(t));
+	return 0;
+}
+
 #define DEFINE_ENUM_PARSER(fn, type, from_string)                               \
 	static int fn(const struct config_key *k, const char *value, void *dst) \
 	{                                                                       \
@@ -309,6 +366,12 @@ static const struct config_key keys[] = {
 	  "0", "0..10 (phcd reads a worker's status once a second, so no shorter window)"),
 	P(transportSpecific, parse_int, 0, 0x0f, "0", NULL),
 	P(follow_up_info, parse_bool, 0, 1, "0", NULL),
+	{ SCOPE_PORT, "acceptable_masters", parse_acceptable_masters,
+	  offsetof(struct port_options, acceptable_masters),
+	  member_size(struct port_options, acceptable_masters), 0, 0, "",
+	  "up to 16 clock identities (001122.fffe.334455) separated by spaces or commas, none "
+	  "twice (on several acceptable_masters lines of one section if they do not fit on one)",
+	  append_acceptable_masters },
 };
 
 _Static_assert(ARRAY_SIZE(keys) <= CONFIG_KEYS_MAX, "one bit per key in config_layer.set");

@@ -45,7 +45,7 @@
  * PORT_CNT_IGNORED_FIRST on, in that order (ptp/port.h; ipc.c asserts the count). A new reason
  * changes the layout, so it comes with a new IPC_VERSION.
  */
-#define IPC_IGNORED_KINDS 15
+#define IPC_IGNORED_KINDS 16
 #define IPC_ERROR_TEXT_MAX 64
 
 enum ipc_type {

@@ -195,7 +195,15 @@ void instance_run_bmca(struct instance *i)
 			ports[n] = p;
 			cp[n] = (struct bmca_clock_port){
 				.state = p->state,
-				.has_erbest = p->has_erbest,
+				/*
+				 * 17.6: a master the port's acceptable_masters does not list is
+				 * no candidate, whatever its worker reports (an honest one
+				 * never qualifies it).
+				 */
+				.has_erbest = p->has_erbest &&
+					      options_acceptable_master(
+						      &p->options.acceptable_masters,
+						      &p->erbest.ds.sender.clockIdentity),
 				.erbest = p->erbest.ds,
 				.erbest_tp = p->erbest.tp,
 				.rules.masterOnly = p->options.masterOnly,

@@ -195,3 +195,16 @@ void options_profile_defaults(enum options_profile p, struct instance_options *i
 DEFINE_NAMES(options_transport, enum options_transport, transport_names)
 DEFINE_NAMES(options_timestamping, enum options_timestamping, timestamping_names)
 DEFINE_NAMES(options_clock_backend, enum options_clock_backend, backend_names)
+
+bool options_acceptable_master(const struct acceptable_masters *t, const struct ClockIdentity *c)
+{
+	if (t->n == 0) {
+		return true;
+	}
+	for (unsigned int k = 0; k < t->n && k < OPTIONS_ACCEPTABLE_MASTERS_MAX; k++) {
+		if (!memcmp(&t->id[k], c, sizeof(*c))) {
+			return true;
+		}
+	}
+	return false;
+}

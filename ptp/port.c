@@ -50,6 +50,7 @@ static const char *const counter_names[_PORT_CNT_MAX] = {
 	[PORT_CNT_ANNOUNCE_REJECTED] = "announce_rejected",
 	[PORT_CNT_BAD_TIMESTAMP] = "bad_timestamp",
 	[PORT_CNT_VLAN_TAGGED] = "vlan_tagged",
+	[PORT_CNT_NOT_ACCEPTABLE_MASTER] = "not_acceptable_master",
 };
 
 const char *port_counter_to_string(enum port_counter c)

@@ -69,6 +69,7 @@ enum port_counter {
 	PORT_CNT_ANNOUNCE_REJECTED,	 /* 9.3.2.5 excludes it, or the foreign table is full */
 	PORT_CNT_BAD_TIMESTAMP,		 /* a timestamp field that does not convert */
 	PORT_CNT_VLAN_TAGGED,		 /* 802.1Q-tagged (VID != 0) on the untagged interface */
+	PORT_CNT_NOT_ACCEPTABLE_MASTER, /* Announce from a clock not in acceptable_masters (17.6) */
 	_PORT_CNT_MAX,
 };
 

@@ -135,8 +135,8 @@ static const struct {
 	enum ipc_type type;
 	size_t payload;
 } sizes[] = {
-	{ IPC_HELLO, 10 },	     { IPC_STATUS, 539 },	    { IPC_ERBEST, 46 },
-	{ IPC_CONFIG, 292 },	     { IPC_RECOMMENDED_STATE, 43 }, { IPC_SET_PRIORITY, 2 },
+	{ IPC_HELLO, 10 },	     { IPC_STATUS, 547 },	    { IPC_ERBEST, 46 },
+	{ IPC_CONFIG, 421 },	     { IPC_RECOMMENDED_STATE, 43 }, { IPC_SET_PRIORITY, 2 },
 	{ IPC_SHUTDOWN, 0 },	     { IPC_PRIORITY_REQUEST, 2 },   { IPC_CLOCK_STATE, 24 },
 	{ IPC_SET_CLOCK_STATE, 24 },
 };
