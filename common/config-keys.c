@@ -359,6 +359,8 @@ static const struct config_key keys[] = {
 	P(time_stamping, parse_timestamping, 0, 0, "hardware", "hardware, software or auto"),
 	P(tx_timestamp_timeout, parse_int, 1, INT32_MAX, "1", NULL),
 	P(masterOnly, parse_bool, 0, 1, "0", NULL),
+	/* ITU-T G.8275's name for the same portDS member (IEEE 1588-2019 9.2.2.2 masterOnly) */
+	KEY(SCOPE_PORT, struct port_options, "notSlave", masterOnly, parse_bool, 0, 1, "0", NULL),
 	P(neighborPropDelayThresh, parse_int, 0, INT32_MAX, "20000000", NULL),
 	P(delayAsymmetry, parse_int, INT32_MIN, INT32_MAX, "0", NULL),
 	P(fault_reset_interval, parse_int, INT8_MIN, INT8_MAX, "4", NULL),
