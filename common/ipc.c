@@ -145,6 +145,19 @@ static void c_string(struct codec *c, char *s, size_t size)
 	}
 }
 
+/* A multicast MAC (the group bit set): the port joins it, as options_mac_from_string() admits. */
+static void c_mac(struct codec *c, uint8_t mac[OPTIONS_MAC_LEN])
+{
+	if (c->err) {
+		return;
+	}
+	c->err = c->decode ? wire_get_bytes(&c->r, mac, OPTIONS_MAC_LEN)
+			   : wire_put_bytes(&c->w, mac, OPTIONS_MAC_LEN);
+	if (!c->err && !(mac[0] & 0x01)) {
+		c->err = -EBADMSG;
+	}
+}
+
 static void c_clock_identity(struct codec *c, struct ClockIdentity *v)
 {
 	if (!c->err) {
@@ -237,6 +250,7 @@ static void f_status(struct codec *c, struct ipc_msg *m)
 	c_enum(c, &s->port_state, PORT_STATE_MIN, PORT_STATE_MAX);
 	c_servo_state(c, &s->servo_state);
 	c_bool(c, &s->servo_stable);
+	c_bool(c, &s->as_capable);
 	c_i64(c, &s->offset_ns);
 	c_i64(c, &s->mean_path_delay_ns);
 	c_double(c, &s->freq_ppb);
@@ -270,6 +284,19 @@ static void f_status(struct codec *c, struct ipc_msg *m)
 	c_string(c, s->last_error_text, sizeof(s->last_error_text));
 }
 
+static void c_path_trace(struct codec *c, struct port_path_trace *pt)
+{
+	c_u8(c, &pt->n);
+	c_bool(c, &pt->overflow);
+	if (c->decode && !c->err && pt->n > PORT_PATH_TRACE_MAX) {
+		c->err = -EBADMSG;
+	}
+	/* Fixed layout: every slot travels, the unused ones zero. */
+	for (size_t i = 0; i < PORT_PATH_TRACE_MAX; i++) {
+		c_clock_identity(c, &pt->ids[i]);
+	}
+}
+
 static void f_erbest(struct codec *c, struct ipc_msg *m)
 {
 	struct ipc_erbest *e = &m->erbest;
@@ -287,6 +314,8 @@ static void f_erbest(struct codec *c, struct ipc_msg *m)
 	c_port_identity(c, &e->ds.sender);
 	c_port_identity(c, &e->ds.receiver);
 	c_time_properties(c, &e->tp);
+	c_path_trace(c, &e->path);
+	c_u8(c, &e->ds.localPriority);
 }
 
 static void f_clock_state(struct codec *c, struct ipc_msg *m)
@@ -298,6 +327,12 @@ static void f_clock_state(struct codec *c, struct ipc_msg *m)
 	c_double(c, &s->rate_ppb);
 	/* NaN fails the comparison too. */
 	if (c->decode && !c->err && !(fabs(s->rate_ppb) < 1e9)) {
+		c->err = -EBADMSG;
+	}
+	c_double(c, &s->gm_rate_ratio);
+	/* 0 (unknown), or a rate within 1000 ppm of ours (PORT_RATE_RATIO_MAX_DEVIATION). */
+	if (c->decode && !c->err && s->gm_rate_ratio != 0.0 &&
+	    !(fabs(s->gm_rate_ratio - 1.0) < 1e-3)) {
 		c->err = -EBADMSG;
 	}
 }
@@ -339,6 +374,11 @@ static void f_config(struct codec *c, struct ipc_msg *m)
 	c_i32(c, &i->virtual_clock.initial_freq_ppb);
 	c_string(c, i->userDescription, sizeof(i->userDescription));
 	c_bool(c, &i->management_network_set);
+	c_bool(c, &i->gmCapable);
+	c_enum(c, &i->dataset_comparison, BMCA_COMPARISON_IEEE1588, BMCA_COMPARISON_G8275);
+	c_u8(c, &i->localPriority);
+	c_u8(c, &i->maxStepsRemoved);
+	c_u8(c, &i->clock_class_threshold);
 
 	c_i8(c, &p->logAnnounceInterval);
 	c_i8(c, &p->logSyncInterval);
@@ -372,6 +412,19 @@ static void f_config(struct codec *c, struct ipc_msg *m)
 	for (unsigned int k = 0; !c->err && k < OPTIONS_ACCEPTABLE_MASTERS_MAX; k++) {
 		c_clock_identity(c, &p->acceptable_masters.id[k]);
 	}
+	c_bool(c, &p->path_trace_enabled);
+	c_i32(c, &p->min_neighbor_prop_delay);
+	c_enum(c, &p->asCapable, OPTIONS_AS_CAPABLE_AUTO, OPTIONS_AS_CAPABLE_TRUE);
+	c_enum(c, &p->BMCA, OPTIONS_BMCA_PTP, OPTIONS_BMCA_NOOP);
+	c_bool(c, &p->inhibit_announce);
+	c_bool(c, &p->inhibit_delay_req);
+	c_bool(c, &p->ignore_source_id);
+	c_i8(c, &p->operLogSyncInterval);
+	c_i8(c, &p->operLogPdelayReqInterval);
+	c_bool(c, &p->msg_interval_request);
+	c_mac(c, p->ptp_dst_mac);
+	c_mac(c, p->p2p_dst_mac);
+	c_u8(c, &p->localPriority);
 }
 
 static void f_recommended_state(struct codec *c, struct ipc_msg *m)
@@ -389,6 +442,7 @@ static void f_recommended_state(struct codec *c, struct ipc_msg *m)
 	c_u8(c, &s->parent.grandmasterPriority1);
 	c_u8(c, &s->parent.grandmasterPriority2);
 	c_time_properties(c, &s->tp);
+	c_path_trace(c, &s->path);
 }
 
 static void f_set_priority(struct codec *c, struct ipc_msg *m)

@@ -181,10 +181,14 @@ void instance_run_bmca(struct instance *i)
 	struct defaultDS dds = {
 		.clockIdentity = i->clock_identity,
 		.clockQuality = i->clock_quality,
-		.priority1 = i->priority1,
+		/* 802.1AS-2020 8.6.2.1: 255 when not grandmaster-capable, as each worker has it. */
+		.priority1 = i->options.gmCapable ? i->priority1 : 255,
 		.priority2 = i->priority2,
 		.domainNumber = i->domain,
 		.slaveOnly = i->options.slaveOnly,
+		.localPriority = i->options.localPriority,
+		.maxStepsRemoved = i->options.maxStepsRemoved,
+		.comparison = i->options.dataset_comparison,
 	};
 	size_t n = 0;
 	struct mport *p;
@@ -227,6 +231,10 @@ void instance_run_bmca(struct instance *i)
 		rs->stepsRemoved = res.cds.stepsRemoved;
 		rs->parent = res.pds;
 		rs->tp = res.tp;
+		/* 16.2.3: the parent's path trace, which every port's Announce extends. */
+		if (res.ebest >= 0 && dec[res.ebest].decision == BMCA_DECISION_S1) {
+			rs->path = ports[res.ebest]->erbest.path;
+		}
 		if (p->sent_valid && !memcmp(&p->sent, rs, sizeof(*rs))) {
 			continue;
 		}

@@ -110,6 +110,10 @@ static void mport_take_status(struct mport *p, const struct ipc_status *s, bool 
 		mport_set_error(p, s->last_error, "%s", s->last_error_text);
 		log_port_full(p->ifname, LOG_WARNING, "%s", p->last_error_text);
 	}
+	if (s->as_capable != p->as_capable) {
+		p->as_capable = s->as_capable;
+		mask |= MPORT_CHANGED_STATE;
+	}
 	if (mask) {
 		manager_port_changed(p, mask);
 	}
@@ -367,10 +371,13 @@ void mport_start_worker(struct mport *p)
 		.peer_delay = p->options.delay_mechanism == DELAY_MECHANISM_P2P,
 		.clock_backend = i->options.clock_backend,
 		.log_samples = m->config->daemon.logging_level >= LOG_DEBUG,
+		.identity = m->worker_identity,
 	};
 	struct worker_info info;
 	int r;
 
+	memcpy(wc.ptp_dst_mac, p->options.ptp_dst_mac, sizeof(wc.ptp_dst_mac));
+	memcpy(wc.p2p_dst_mac, p->options.p2p_dst_mac, sizeof(wc.p2p_dst_mac));
 	if (p->worker || !p->enabled || !p->link_up || p->backoff.given_up || m->stopping ||
 	    p->removed || p->restart_timer) {
 		return;

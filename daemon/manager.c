@@ -250,6 +250,7 @@ int manager_new(sd_event *event, const struct manager_settings *s, struct manage
 		return r;
 	}
 	log_set_max_level(m->config->daemon.logging_level);
+	worker_identity_resolve(&m->worker_identity);
 	r = sd_event_add_defer(event, &m->status_defer, on_status_defer, m);
 	if (r < 0) {
 		return r;

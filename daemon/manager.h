@@ -169,7 +169,7 @@ struct instance {
 	/* public, INSTANCE_CHANGED_TIME_PROPERTIES */
 	struct timePropertiesDS time_properties;
 
-	/* supervisor only */
+	/* supervisor only, but for options.interfaces (the bus: MissingInterfaces) */
 	struct instance_options options; /* from the running configuration */
 	struct parentDS parent;		 /* as last sent with RECOMMENDED_STATE */
 	uint16_t next_port_number;	 /* portNumber of the next port (1-based) */
@@ -191,7 +191,8 @@ struct mport {
 
 	/* public, MPORT_CHANGED_STATE */
 	enum port_state state;
-	bool enabled; /* false after mport_disable(): the port stays DISABLED, no worker */
+	bool as_capable; /* 802.1AS asCapable, from the worker's STATUS */
+	bool enabled;	 /* false after mport_disable(): the port stays DISABLED, no worker */
 
 	/* public, MPORT_CHANGED_TIMESTAMPING */
 	enum transport_ts_mode timestamping;

@@ -88,7 +88,8 @@ static void scan_rivals(struct sysclock_follow *f, const char *name)
 	f->scanned = true;
 	f->scanned_at = now;
 	snprintf(f->scanned_for, sizeof(f->scanned_for), "%s", name);
-	if (name[0] && clock_rivals_scan("/proc", r, ARRAY_SIZE(r), &n) == 0) {
+	if (name[0] && f->ops->proc_root &&
+	    clock_rivals_scan(f->ops->proc_root, r, ARRAY_SIZE(r), &n) == 0) {
 		for (size_t j = 0; j < n && j < ARRAY_SIZE(r); j++) {
 			size_t len = strlen(f->conflict);
 

@@ -418,4 +418,5 @@ const struct sysclock_ops sysclock_linux_ops = {
 	.name = "CLOCK_REALTIME",
 	.adjtime = linux_adjtime,
 	.gettime = linux_gettime,
+	.proc_root = "/proc",
 };

@@ -21,6 +21,8 @@ struct sysclock_ops {
 	const char *name;
 	int (*adjtime)(void *userdata, struct timex *tx);
 	int (*gettime)(void *userdata, clockid_t id, ns_t *ret);
+	/* Where to look for other programs that steer this clock (clock-rivals.h); NULL: none. */
+	const char *proc_root;
 };
 
 extern const struct sysclock_ops sysclock_linux_ops;

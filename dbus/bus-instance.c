@@ -161,6 +161,29 @@ static int get_ports(sd_bus *bus, const char *path, const char *interface, const
 	return bus_append_port_paths(reply, i->manager, i);
 }
 
+/*
+ * The interfaces its `interfaces` names that are not one of its ports yet (not present, or
+ * renamed away): a boot waits for them. Empty with `interfaces auto`.
+ */
+static int get_missing_interfaces(sd_bus *bus, const char *path, const char *interface,
+				  const char *property, sd_bus_message *reply, void *userdata,
+				  sd_bus_error *error)
+{
+	struct instance *i = userdata;
+	const struct interface_selection *sel = &i->options.interfaces;
+	int r;
+
+	r = sd_bus_message_open_container(reply, 'a', "s");
+	for (unsigned int k = 0; r >= 0 && !sel->auto_select && k < sel->n_names; k++) {
+		struct mport *p = manager_find_port(i->manager, sel->names[k]);
+
+		if (!p || p->instance != i) {
+			r = bus_append_valid_string(reply, sel->names[k]);
+		}
+	}
+	return r < 0 ? r : sd_bus_message_close_container(reply);
+}
+
 /* SetPriority1(y) and SetPriority2(y): one handler, the member says which. */
 static int method_set_priority(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
@@ -259,6 +282,7 @@ static const sd_bus_vtable instance_vtable[] = {
 	SD_BUS_PROPERTY("TimeSource", "s", get_time_source, I_OFF(time_properties.timeSource),
 			EMITS),
 	SD_BUS_PROPERTY("Ports", "ao", get_ports, 0, EMITS),
+	SD_BUS_PROPERTY("MissingInterfaces", "as", get_missing_interfaces, 0, EMITS),
 	SD_BUS_METHOD_WITH_ARGS("SetPriority1", SD_BUS_ARGS("y", priority1), SD_BUS_NO_RESULT,
 				method_set_priority, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("SetPriority2", SD_BUS_ARGS("y", priority2), SD_BUS_NO_RESULT,
@@ -270,7 +294,7 @@ static const struct bus_prop_group instance_groups[] = {
 	{ INSTANCE_CHANGED_CONFIG,
 	  (const char *const[]){ "Domain", "Profile", "ClockIdentity", "Priority1", "Priority2",
 				 "ClockClass", "ClockAccuracy", "OffsetScaledLogVariance",
-				 "ClockBackend", "ClockServo", NULL } },
+				 "ClockBackend", "ClockServo", "MissingInterfaces", NULL } },
 	{ INSTANCE_CHANGED_PARENT,
 	  (const char *const[]){ "GrandmasterIdentity", "ParentPortIdentity", "StepsRemoved",
 				 "GrandmasterPriority1", "GrandmasterPriority2",
@@ -292,7 +316,7 @@ static const struct bus_prop_group instance_groups[] = {
 	  (const char *const[]){ "CurrentUtcOffset", "CurrentUtcOffsetValid", "Leap59", "Leap61",
 				 "TimeTraceable", "FrequencyTraceable", "PtpTimescale",
 				 "TimeSource", NULL } },
-	{ INSTANCE_CHANGED_PORTS, (const char *const[]){ "Ports", NULL } },
+	{ INSTANCE_CHANGED_PORTS, (const char *const[]){ "Ports", "MissingInterfaces", NULL } },
 	{},
 };
 

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ptp/bmca.h"
 #include "ptp/ds.h"
 #include "ptp/types.h"
 
@@ -22,6 +23,8 @@
 #define OPTIONS_USER_DESCRIPTION_MAX 128
 /* Explicitly listed interfaces of one instance. */
 #define OPTIONS_INTERFACES_MAX 64
+/* An IEEE 802 MAC address (ptp_dst_mac, p2p_dst_mac). */
+#define OPTIONS_MAC_LEN 6
 
 /* Only IEEE 802.3 (Annex E) for now; ptp4l's UDPv4/UDPv6 are refused by the config parser. */
 enum options_transport {
@@ -83,6 +86,22 @@ enum options_profile {
 	OPTIONS_PROFILE_POWER_2017,	   /* IEEE C37.238-2017 */
 };
 
+/* ptp4l's BMCA key: the 1588 BMCA, or none (static roles, 802.1AS automotive). */
+enum options_bmca {
+	OPTIONS_BMCA_PTP = 0,
+	/*
+	 * No BMCA: the port's role is static, MASTER with masterOnly, SLAVE with the instance's
+	 * slaveOnly (ptp4l's designated master / slave); neither needs an Announce.
+	 */
+	OPTIONS_BMCA_NOOP,
+};
+
+/* ptp4l's asCapable key: computed as 802.1AS clause 11 says (auto), or always true. */
+enum options_as_capable {
+	OPTIONS_AS_CAPABLE_AUTO = 0,
+	OPTIONS_AS_CAPABLE_TRUE,
+};
+
 /* Which interfaces belong to an instance: an explicit list, or every interface with a PHC. */
 struct interface_selection {
 	bool auto_select;
@@ -111,6 +130,14 @@ struct instance_options {
 	bool include_software_interfaces; /* with auto: also interfaces with software stamps only */
 	bool management_network_set;	  /* accept management SET over the network (15.3.3) */
 	enum options_profile profile;
+	/* 802.1AS 8.6.2.1 gmCapable: false, the clock never becomes grandmaster (ptp4l's key) */
+	bool gmCapable;
+	/* ptp4l's dataset_comparison: ieee1588 (9.3.4) or G.8275.x (G.8275.1 6.3.8) */
+	enum bmca_comparison dataset_comparison;
+	uint8_t localPriority;	 /* G.8275.defaultDS.localPriority, 1..255 */
+	uint8_t maxStepsRemoved; /* an Announce with stepsRemoved >= this is ignored, 2..255 */
+	uint8_t clock_class_threshold; /* an Announce of a worse grandmaster clockClass is ignored
+					*/
 };
 
 /*
@@ -154,7 +181,37 @@ struct port_options {
 	 */
 	bool follow_up_info;
 	struct acceptable_masters acceptable_masters;
+	/* 802.1AS 10.3.8.23 / 1588 16.2: the path trace TLV on Announce; loops are dropped */
+	bool path_trace_enabled;
+	/* ns; P2P with 802.1AS: a shorter peer delay makes asCapable false (ptp4l's key) */
+	int32_t min_neighbor_prop_delay;
+	enum options_as_capable asCapable;
+	enum options_bmca BMCA;
+	bool inhibit_announce;	/* never send Announce (static roles) */
+	bool inhibit_delay_req; /* never send Delay_Req / Pdelay_Req (a designated master) */
+	bool ignore_source_id;	/* a designated slave takes Sync/Follow_Up from any source */
+	/*
+	 * After the servo is stable: Pdelay_Req every 2^operLogPdelayReqInterval s, and (with
+	 * msg_interval_request) ask the master for Sync every 2^operLogSyncInterval s with an
+	 * 802.1AS message interval request TLV in a Signaling message.
+	 */
+	int8_t operLogSyncInterval;
+	int8_t operLogPdelayReqInterval;
+	bool msg_interval_request;
+	/*
+	 * IEEE 1588-2019 Annex E.3, ptp4l's keys: where every message but the peer delay ones goes
+	 * (01-1B-19-00-00-00; G.8275.1 uses 01-80-C2-00-00-0E), and where Pdelay_Req, Pdelay_Resp
+	 * and Pdelay_Resp_Follow_Up go (01-80-C2-00-00-0E). The port joins ptp_dst_mac, and
+	 * p2p_dst_mac too with P2P: the groups it needs, no other.
+	 */
+	uint8_t ptp_dst_mac[OPTIONS_MAC_LEN];
+	uint8_t p2p_dst_mac[OPTIONS_MAC_LEN];
+	uint8_t localPriority; /* G.8275.portDS.localPriority: of every Erbest of this port */
 };
+
+/* 01-1B-19-00-00-00 and 01-80-C2-00-00-0E (IEEE 1588-2019 Annex E.3). */
+extern const uint8_t options_mac_ptp_default[OPTIONS_MAC_LEN];
+extern const uint8_t options_mac_p2p_default[OPTIONS_MAC_LEN];
 
 /* summary_interval: the supervisor reads a worker's status once a second, so no shorter window. */
 #define OPTIONS_SUMMARY_INTERVAL_MIN 0
@@ -174,6 +231,16 @@ const char *options_profile_unsupported(enum options_profile p);
 /* Put profile p's defaults onto the (default-initialised) options, before any key is applied. */
 void options_profile_defaults(enum options_profile p, struct instance_options *io,
 			      struct port_options *po);
+
+const char *options_bmca_to_string(enum options_bmca b);
+int options_bmca_from_string(const char *s, enum options_bmca *ret);
+const char *options_as_capable_to_string(enum options_as_capable a);
+int options_as_capable_from_string(const char *s, enum options_as_capable *ret);
+/* "01:1B:19:00:00:00" (or with '-'): a multicast MAC (the group bit set), as the port joins it. */
+int options_mac_from_string(const char *s, uint8_t ret[OPTIONS_MAC_LEN]);
+/* "01:1B:19:00:00:00", as ptp4l writes it; buf of OPTIONS_MAC_STRLEN. */
+#define OPTIONS_MAC_STRLEN 18
+const char *options_mac_to_string(const uint8_t mac[OPTIONS_MAC_LEN], char *buf);
 
 const char *options_transport_to_string(enum options_transport t);
 int options_transport_from_string(const char *s, enum options_transport *ret);

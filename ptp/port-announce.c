@@ -1,15 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Announce: sending our data sets as a master, and feeding received ones to the BMCA. */
 #include "ptp/port-internal.h"
+#include "ptp/tlv.h"
 
 /* IEEE 1588-2019 13.5 and 9.5.8: an Announce is the parent data set as this clock sees it. */
 int port_announce_send(struct port *p, ns_t now)
 {
 	struct msg m;
 	struct msg_announce *a = &m.body.announce;
+	uint8_t tlv[TLV_HEADER_LEN + 8 * (PORT_PATH_TRACE_MAX + 1)];
+	ssize_t n;
 
-	/* Never an Announce naming a parent data set the clock has not decided (9.3.5). */
-	if (!p->parent_valid) {
+	/*
+	 * Never an Announce naming a parent data set the clock has not decided (9.3.5), none with
+	 * inhibit_announce (static roles), none over a link that is not asCapable (802.1AS-2020
+	 * clause 10: the state machines that send run only while asCapable).
+	 */
+	if (!p->parent_valid || p->cfg.port.inhibit_announce || !p->asc.value) {
 		return 0;
 	}
 	port_msg_init(p, &m, MSG_ANNOUNCE, p->seq_announce++);
@@ -24,6 +31,11 @@ int port_announce_send(struct port *p, ns_t now)
 	a->grandmasterIdentity = p->pds.grandmasterIdentity;
 	a->stepsRemoved = p->cds.stepsRemoved;
 	a->timeSource = p->tpds.timeSource;
+	n = port_path_trace_tlv(p, tlv, sizeof(tlv));
+	if (n > 0) {
+		m.tlv = tlv;
+		m.tlv_len = (size_t) n;
+	}
 	return port_send(p, &m, false, NULL, PORT_CNT_TX_ANNOUNCE, now);
 }
 
@@ -49,6 +61,17 @@ int port_announce_receive(struct port *p, const struct msg *m, ns_t now)
 	struct bmca_announce a;
 	int r;
 
+	/* The sender's announce interval is kept with its record: it must be one (7.7.2.2). */
+	if (m->hdr.logMessageInterval != MSG_LOG_INTERVAL_NONE &&
+	    !ds_log_interval_wire_valid(m->hdr.logMessageInterval)) {
+		port_count(p, PORT_CNT_OUT_OF_RANGE);
+		return 0;
+	}
+	r = port_path_trace_receive(p, m);
+	if (r) {
+		port_count(p, r);
+		return 0;
+	}
 	port_announce_from_msg(m, &a);
 	/* 17.6: with an acceptable master table, only the clocks it lists may be masters. */
 	if (!options_acceptable_master(&o->acceptable_masters,

@@ -72,13 +72,22 @@ static int port_delay_resp_check(const struct port *p, const struct msg *m)
 		return m->hdr.sequenceId == p->dreq.seq ? PORT_CNT_DUPLICATE_SEQUENCE
 							: PORT_CNT_STALE_SEQUENCE;
 	}
+	/*
+	 * 9.5.11.2: the slave's Delay_Req interval comes from here. A forged -30 once divided by
+	 * zero (SIGFPE), -25 made 25,000 Delay_Req/s: an answer beyond the range is not one, and
+	 * the request stays pending for the real answer.
+	 */
+	if (m->hdr.logMessageInterval != MSG_LOG_INTERVAL_NONE &&
+	    !ds_log_interval_wire_valid(m->hdr.logMessageInterval)) {
+		return PORT_CNT_OUT_OF_RANGE;
+	}
 	return 0;
 }
 
 int port_delay_resp_receive(struct port *p, const struct msg *m, ns_t now)
 {
 	struct delay_e2e d;
-	ns_t t4, mpd;
+	ns_t t4, mpd, dt;
 	int r;
 
 	r = port_delay_resp_check(p, m);
@@ -113,10 +122,19 @@ int port_delay_resp_receive(struct port *p, const struct msg *m, ns_t now)
 	/*
 	 * The offset moved by (1 - r) * (t3 - t2) between the Sync and the Delay_Req while the
 	 * rates differ (r: master over local), which the formula would take for path delay: add it
-	 * back, as linuxptp's tsproc scales t3 - t2 by the rate ratio.
+	 * back, as linuxptp's tsproc scales t3 - t2 by the rate ratio. |1 - r| < 0.001, so the term
+	 * is far smaller than t3 - t2. Times from the wire can be extreme: checked arithmetic, and
+	 * a delay that does not fit is no sample.
 	 */
-	mpd = delay_e2e_mean_path_delay(&d) +
-	      (ns_t) ((1.0 - p->sync.rate_ratio) * (double) (d.t3 - d.t2) / 2.0);
+	if (delay_e2e_mean_path_delay(&d, &mpd) < 0 || __builtin_sub_overflow(d.t3, d.t2, &dt) ||
+	    !delay_ns_add(mpd, (ns_t) ((1.0 - p->sync.rate_ratio) * (double) dt / 2.0), &mpd)) {
+		port_count(p, PORT_CNT_OVERFLOW);
+		return 0;
+	}
+	if (mpd > PORT_PATH_DELAY_MAX || mpd < -PORT_PATH_DELAY_MAX) {
+		port_count(p, PORT_CNT_OUT_OF_RANGE);
+		return 0;
+	}
 	p->delay.value = delay_filter_sample(&p->delay.filter, mpd);
 	p->delay.valid = true;
 	p->cds.meanDelay = p->delay.value;

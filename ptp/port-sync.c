@@ -5,28 +5,21 @@
 
 #include "ptp/port-internal.h"
 
-/*
- * IEEE 802.1AS-2020 11.4.4.3 Follow_Up information TLV: organizationId 00-80-C2, subtype 1, then
- * cumulativeScaledRateOffset, gmTimeBaseIndicator, lastGmPhaseChange, scaledLastGmFreqChange.
- * All zero: what a grandmaster sends (its rate is its own, it has never changed time base).
- */
-static const uint8_t follow_up_info_tlv[] = {
-	0x00, 0x03, 0x00, 28,		    /* ORGANIZATION_EXTENSION, lengthField 28 */
-	0x00, 0x80, 0xc2, 0x00, 0x00, 0x01, /* IEEE 802.1, subtype 1 */
-	0,    0,    0,	  0,		    /* cumulativeScaledRateOffset */
-	0,    0,			    /* gmTimeBaseIndicator */
-	0,    0,    0,	  0,	0,    0,    0, 0, 0, 0, 0, 0, /* lastGmPhaseChange */
-	0,    0,    0,	  0,				      /* scaledLastGmFreqChange */
-};
-
 /* IEEE 1588-2019 9.5.9, 11.3: a two-step Sync, then its Follow_Up with the egress time. */
 int port_sync_send(struct port *p, ns_t now)
 {
-	uint16_t seq = p->seq_sync++;
+	uint16_t seq;
 	struct msg m;
+	uint8_t tlv[64];
+	ssize_t n;
 	ns_t tx, t1;
 	int r;
 
+	/* 802.1AS-2020 clause 10: no time over a link that is not asCapable; none after a stop. */
+	if (!p->asc.value || p->sync_stopped) {
+		return 0;
+	}
+	seq = p->seq_sync++;
 	port_msg_init(p, &m, MSG_SYNC, seq);
 	m.hdr.logMessageInterval = p->portds.logSyncInterval;
 	m.hdr.flagField |= MSG_FLAG_TWO_STEP;
@@ -39,9 +32,14 @@ int port_sync_send(struct port *p, ns_t now)
 	}
 	port_msg_init(p, &m, MSG_FOLLOW_UP, seq);
 	m.hdr.logMessageInterval = p->portds.logSyncInterval;
+	/* 802.1AS-2020 11.4.4.3: the Follow_Up information TLV on every Follow_Up. */
 	if (p->cfg.port.follow_up_info) {
-		m.tlv = follow_up_info_tlv;
-		m.tlv_len = sizeof(follow_up_info_tlv);
+		n = port_follow_up_info_tlv(p, tlv, sizeof(tlv));
+		if (n < 0) {
+			return (int) n;
+		}
+		m.tlv = tlv;
+		m.tlv_len = (size_t) n;
 	}
 	if (ns_to_timestamp(t1, &m.body.follow_up.preciseOriginTimestamp) < 0) {
 		port_count(p, PORT_CNT_BAD_TIMESTAMP);
@@ -120,6 +118,7 @@ static void port_early_hold(struct port *p, const struct msg *m)
 	if (!port_timestamp_ns(p, &m->body.follow_up.preciseOriginTimestamp, &t1)) {
 		return;
 	}
+	port_follow_up_info_receive(p, m);
 	e = &p->sync.early[p->sync.early_next];
 	if (e->used) {
 		port_count(p, PORT_CNT_FOLLOW_UP_WITHOUT_SYNC);
@@ -151,7 +150,9 @@ static int port_sync_accept(struct port *p, const struct msg *m)
 	if (!port_is_slave(p)) {
 		return PORT_CNT_WRONG_STATE;
 	}
-	if (!port_identity_equal(&m->hdr.sourcePortIdentity, &p->pds.parentPortIdentity)) {
+	/* ignore_source_id: a designated slave follows whoever sends Sync (automotive). */
+	if (!p->cfg.port.ignore_source_id &&
+	    !port_identity_equal(&m->hdr.sourcePortIdentity, &p->pds.parentPortIdentity)) {
 		return PORT_CNT_NOT_FROM_PARENT;
 	}
 	return 0;
@@ -166,6 +167,11 @@ int port_sync_receive(struct port *p, const struct msg *m, ns_t rx, ns_t now)
 	r = port_sync_accept(p, m);
 	if (!r) {
 		r = port_seq_check(p->sync.have_last, p->sync.last_seq, seq);
+	}
+	/* The servo's constants follow this interval (below): only one in range may set them. */
+	if (!r && m->hdr.logMessageInterval != MSG_LOG_INTERVAL_NONE &&
+	    !ds_log_interval_wire_valid(m->hdr.logMessageInterval)) {
+		r = PORT_CNT_OUT_OF_RANGE;
 	}
 	if (r) {
 		port_count(p, r);
@@ -186,7 +192,11 @@ int port_sync_receive(struct port *p, const struct msg *m, ns_t rx, ns_t now)
 		if (port_early_take(p, seq, &e)) {
 			/* Its Follow_Up came first. 11.3.2 b: the two correctionFields add up. */
 			p->sync.pending = false;
-			return port_sync_offset(p, e.t1, rx, corr + e.correction, now);
+			if (!delay_ns_add(corr, e.correction, &corr)) {
+				port_count(p, PORT_CNT_OVERFLOW);
+				return 0;
+			}
+			return port_sync_offset(p, e.t1, rx, corr, now);
 		}
 		p->sync.pending = true;
 		p->sync.seq = seq;
@@ -229,8 +239,12 @@ int port_follow_up_receive(struct port *p, const struct msg *m, ns_t now)
 	if (!port_timestamp_ns(p, &m->body.follow_up.preciseOriginTimestamp, &t1)) {
 		return 0;
 	}
-	/* 11.3.2 b: the two correctionFields add up. */
-	corr = p->sync.correction + correction_to_ns(m->hdr.correctionField);
+	port_follow_up_info_receive(p, m);
+	/* 11.3.2 b: the two correctionFields add up (each up to 2^47 ns, or INT64_MAX). */
+	if (!delay_ns_add(p->sync.correction, correction_to_ns(m->hdr.correctionField), &corr)) {
+		port_count(p, PORT_CNT_OVERFLOW);
+		return 0;
+	}
 	return port_sync_offset(p, t1, p->sync.t2, corr, now);
 }
 
@@ -282,15 +296,19 @@ static enum fsm_event port_servo_event(const struct port *p, enum servo_state st
 static void port_rate_ratio_update(struct port *p, ns_t t1c, ns_t t2)
 {
 	struct port_sync_rx *s = &p->sync;
+	ns_t d1;
 	double rr;
 
 	if (s->have_anchor && t2 > s->anchor_t2) {
 		if (t2 - s->anchor_t2 < PORT_RATE_RATIO_BASELINE) {
 			return;
 		}
-		rr = (double) (t1c - s->anchor_t1) / (double) (t2 - s->anchor_t2);
-		if (fabs(rr - 1.0) < PORT_RATE_RATIO_MAX_DEVIATION) {
-			s->rate_ratio = rr;
+		/* A master time that jumped beyond ns_t from the anchor is no rate: start over. */
+		if (!__builtin_sub_overflow(t1c, s->anchor_t1, &d1)) {
+			rr = (double) d1 / (double) (t2 - s->anchor_t2);
+			if (fabs(rr - 1.0) < PORT_RATE_RATIO_MAX_DEVIATION) {
+				s->rate_ratio = rr;
+			}
 		}
 	}
 	s->have_anchor = true;
@@ -301,8 +319,31 @@ static void port_rate_ratio_update(struct port *p, ns_t t1c, ns_t t2)
 int port_sync_offset(struct port *p, ns_t t1, ns_t t2, ns_t correction, ns_t now)
 {
 	struct port_sample s = { 0 };
+	int r;
 	unsigned n = p->cfg.port.syncReceiptTimeout;
 	enum outlier_verdict verdict;
+	ns_t t1c, offset = 0;
+
+	/*
+	 * A master on the PTP timescale (TAI) against our UTC stamps: take the UTC offset off its
+	 * times, as linuxptp's clock_utc_correct does for software timestamping. t1 is a Timestamp
+	 * (>= 0) and the offset an int16 of seconds: this cannot overflow.
+	 */
+	if (p->cfg.utc_timescale && p->tpds.ptpTimescale) {
+		t1 -= (ns_t) p->tpds.currentUtcOffset * NS_PER_SEC;
+	}
+	/*
+	 * 11.6.2: correctedSyncCorrectionField = correctionField + delayAsymmetry. t1 and the
+	 * corrections come from the wire, extreme values included (issue 17, finding 8): checked
+	 * arithmetic, and a measurement that does not fit is dropped, counted as overflow.
+	 */
+	if (!delay_ns_add(correction, p->portds.delayAsymmetry, &correction) ||
+	    !delay_ns_add(t1, correction, &t1c) ||
+	    (p->delay.valid &&
+	     delay_offset_from_master(t1, t2, correction, p->delay.value, &offset) < 0)) {
+		port_count(p, PORT_CNT_OVERFLOW);
+		return 0;
+	}
 
 	/* A measurement from the parent: the next is due within n Sync intervals (0: no limit). */
 	if (n) {
@@ -313,19 +354,10 @@ int port_sync_offset(struct port *p, ns_t t1, ns_t t2, ns_t correction, ns_t now
 	}
 
 	/*
-	 * A master on the PTP timescale (TAI) against our UTC stamps: take the UTC offset off its
-	 * times, as linuxptp's clock_utc_correct does for software timestamping.
-	 */
-	if (p->cfg.utc_timescale && p->tpds.ptpTimescale) {
-		t1 -= (ns_t) p->tpds.currentUtcOffset * NS_PER_SEC;
-	}
-	/* 11.6.2: correctedSyncCorrectionField = correctionField + delayAsymmetry. */
-	correction += p->portds.delayAsymmetry;
-	/*
 	 * Master over local rate; the E2E delay needs it while the rates differ (before the servo
 	 * locks, or for good with a free-running clock).
 	 */
-	port_rate_ratio_update(p, t1 + correction, t2);
+	port_rate_ratio_update(p, t1c, t2);
 	p->sync.have_pair = true;
 	p->sync.t1 = t1;
 	p->sync.pair_t2 = t2;
@@ -339,7 +371,7 @@ int port_sync_offset(struct port *p, ns_t t1, ns_t t2, ns_t correction, ns_t now
 		return 0;
 	}
 
-	s.offset = delay_offset_from_master(t1, t2, correction, p->delay.value);
+	s.offset = offset;
 	s.mean_path_delay = p->delay.value;
 	s.local_ts = t2;
 	p->cds.offsetFromMaster = s.offset;
@@ -377,5 +409,8 @@ int port_sync_offset(struct port *p, ns_t t1, ns_t t2, ns_t correction, ns_t now
 	if (p->ops->sample) {
 		p->ops->sample(p->userdata, &s);
 	}
-	return port_dispatch(p, port_servo_event(p, s.servo_state), false, now);
+	r = port_dispatch(p, port_servo_event(p, s.servo_state), false, now);
+	/* automotive: the operational intervals once stable (msg_interval_request). */
+	port_oper_intervals(p, p->sync.log_interval, now);
+	return r;
 }

@@ -135,10 +135,16 @@ static const struct {
 	enum ipc_type type;
 	size_t payload;
 } sizes[] = {
-	{ IPC_HELLO, 10 },	     { IPC_STATUS, 547 },	    { IPC_ERBEST, 46 },
-	{ IPC_CONFIG, 421 },	     { IPC_RECOMMENDED_STATE, 43 }, { IPC_SET_PRIORITY, 2 },
-	{ IPC_SHUTDOWN, 0 },	     { IPC_PRIORITY_REQUEST, 2 },   { IPC_CLOCK_STATE, 24 },
-	{ IPC_SET_CLOCK_STATE, 24 },
+	{ IPC_HELLO, 10 },
+	{ IPC_STATUS, 588 },
+	{ IPC_ERBEST, 113 },
+	{ IPC_CONFIG, 452 },
+	{ IPC_RECOMMENDED_STATE, 109 },
+	{ IPC_SET_PRIORITY, 2 },
+	{ IPC_SHUTDOWN, 0 },
+	{ IPC_PRIORITY_REQUEST, 2 },
+	{ IPC_CLOCK_STATE, 32 },
+	{ IPC_SET_CLOCK_STATE, 32 },
 };
 
 /* Encode and decode again; compare by re-encoding, since the structs have padding. */
@@ -218,7 +224,7 @@ static void test_fields(void **state)
 	/* Header: type, version, length, big-endian. */
 	sample(IPC_SET_PRIORITY, &m);
 	assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
-	assert_memory_equal(buf, "\x00\x42\x00\x0c\x00\x00\x00\x02\x0a\x14", 10);
+	assert_memory_equal(buf, "\x00\x42\x00\x12\x00\x00\x00\x02\x0a\x14", 10);
 }
 
 static void expect_bad(const uint8_t *buf, size_t len, const char *what)

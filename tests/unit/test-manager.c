@@ -397,7 +397,7 @@ static void test_follow_auto(void **state)
 
 	follow_init(&fr,
 		    "[global]\nsystem_clock_instance = auto\n[instance a]\ninterfaces = e0\n"
-		    "clock_backend = system\n",
+		    "clock_backend = system\ntime_stamping = software\n",
 		    20 * NS_PER_MSEC);
 	follow_run(&fr, 120);
 	assert_true(sysclock_follow_synchronized(fr.f));
