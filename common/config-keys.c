@@ -273,6 +273,26 @@ static int parse_mac(const struct config_key *k, const char *value, void *dst)
 	return options_mac_from_string(value, dst);
 }
 
+DEFINE_ENUM_PARSER(parse_mgmt_network, enum options_mgmt_network, options_mgmt_network_from_string)
+
+/*
+ * management_network_set, the boolean phcd documented before management_network: 1 is
+ * read-write, 0 read-only. Both keys set the one option; the later line wins.
+ */
+static int parse_mgmt_network_set(const struct config_key *k, const char *value, void *dst)
+{
+	enum options_mgmt_network m;
+	bool b;
+	int r = parse_bool(k, value, &b);
+
+	if (r < 0) {
+		return r;
+	}
+	m = b ? OPTIONS_MGMT_NETWORK_READ_WRITE : OPTIONS_MGMT_NETWORK_READ_ONLY;
+	memcpy(dst, &m, sizeof(m));
+	return 0;
+}
+
 /* A profile phcd knows by name but cannot run yet is refused: -EOPNOTSUPP, never ignored. */
 static int parse_profile(const struct config_key *k, const char *value, void *dst)
 {
@@ -351,7 +371,10 @@ static const struct config_key keys[] = {
 	  "interfaces lines of one section if they do not fit on one)",
 	  append_interfaces },
 	I(include_software_interfaces, parse_bool, 0, 1, "0", NULL),
-	I(management_network_set, parse_bool, 0, 1, "0", NULL),
+	I(management_network, parse_mgmt_network, 0, 0, "read-only",
+	  "off, read-only or read-write"),
+	I_AS("management_network_set", management_network, parse_mgmt_network_set, 0, 1, "0",
+	     "0 or 1 (an alias: 1 is management_network = read-write, 0 read-only)"),
 	I(profile, parse_profile, 0, 0, "default",
 	  "default, default-p2p, gPTP, automotive-master, automotive-slave or G.8275.1 "
 	  "(power-2017 is not supported yet)"),

@@ -373,7 +373,7 @@ static void f_config(struct codec *c, struct ipc_msg *m)
 	c_i64(c, &i->virtual_clock.initial_offset_ns);
 	c_i32(c, &i->virtual_clock.initial_freq_ppb);
 	c_string(c, i->userDescription, sizeof(i->userDescription));
-	c_bool(c, &i->management_network_set);
+	c_enum(c, &i->management_network, OPTIONS_MGMT_NETWORK_READ_ONLY, OPTIONS_MGMT_NETWORK_OFF);
 	c_bool(c, &i->gmCapable);
 	c_enum(c, &i->dataset_comparison, BMCA_COMPARISON_IEEE1588, BMCA_COMPARISON_G8275);
 	c_u8(c, &i->localPriority);

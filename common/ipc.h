@@ -44,8 +44,12 @@
  * RECOMMENDED_STATE carry a path trace; CLOCK_STATE and SET_CLOCK_STATE the grandmaster's rate
  * ratio.
  * 17: CONFIG carries dataset_comparison, the localPriority of the instance and of the port,
- * maxStepsRemoved and clock_class_threshold; ERBEST its localPriority. */
-#define IPC_VERSION 18
+ * maxStepsRemoved and clock_class_threshold; ERBEST its localPriority.
+ * 18: CONFIG's byte that was management_network_set is management_network (0 read-only,
+ * 1 read-write, 2 off).
+ * 19: CONFIG carries the port's acceptable_masters table, STATUS the not_acceptable_master
+ * counter (21 ignored kinds). */
+#define IPC_VERSION 19
 #define IPC_HEADER_SIZE 8
 #define IPC_MAX_SIZE 1024 /* larger than every message; a longer datagram is refused */
 #define IPC_MAX_FDS 4

@@ -108,9 +108,9 @@ void manager_mgmt_priority_request(struct mport *p, const struct ipc_set_priorit
 	struct mgmt_change change = { .priority1 = s->priority1, .priority2 = s->priority2 };
 
 	/* The worker refuses SET unless its instance enables it; a request without is a bug. */
-	if (!p->instance->options.management_network_set) {
+	if (p->instance->options.management_network != OPTIONS_MGMT_NETWORK_READ_WRITE) {
 		log_port_full(p->ifname, LOG_WARNING,
-			      "PRIORITY_REQUEST without management_network_set, ignoring");
+			      "PRIORITY_REQUEST without management_network = read-write, ignoring");
 		return;
 	}
 	if (s->priority1 != p->instance->priority1) {

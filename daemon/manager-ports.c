@@ -104,10 +104,21 @@ static void mport_take_status(struct mport *p, const struct ipc_status *s, bool 
 		p->dropped_management = s->mgmt_malformed;
 		mask |= MPORT_CHANGED_COUNTERS;
 	}
+	/* The worker's words, untrusted: printable ASCII only before the log, D-Bus or a file. */
+	char text[sizeof(s->last_error_text)];
+
+	for (size_t k = 0; k < sizeof(text); k++) {
+		unsigned char ch = (unsigned char) s->last_error_text[k];
+
+		text[k] = ch == '\0' ? '\0' : ch < 0x20 || ch >= 0x7f ? '?' : (char) ch;
+		if (!ch) {
+			break;
+		}
+	}
+	text[sizeof(text) - 1] = '\0';
 	if (s->last_error &&
-	    (s->last_error != p->last_error ||
-	     strncmp(s->last_error_text, p->last_error_text, sizeof(s->last_error_text)))) {
-		mport_set_error(p, s->last_error, "%s", s->last_error_text);
+	    (s->last_error != p->last_error || strncmp(text, p->last_error_text, sizeof(text)))) {
+		mport_set_error(p, s->last_error, "%s", text);
 		log_port_full(p->ifname, LOG_WARNING, "%s", p->last_error_text);
 	}
 	if (s->as_capable != p->as_capable) {

@@ -377,6 +377,36 @@ static bool announce_equal(const struct bmca_announce *a, const struct bmca_anno
 	       a->stepsRemoved == b->stepsRemoved && a->timeSource == b->timeSource;
 }
 
+/*
+ * The record a newcomer may take the place of in a full table: the worst one (9.3.4), if the
+ * newcomer is better than it and it is not the kept one; NULL otherwise. The comparison is
+ * order-free, so which record goes does not depend on insertion order.
+ */
+static struct bmca_foreign *foreign_worst(struct bmca_foreign_table *t,
+					  const struct bmca_announce *a)
+{
+	struct bmca_foreign *worst = NULL;
+	struct bmca_dataset worst_ds, ds, new_ds;
+
+	for (size_t i = 0; i < t->n; i++) {
+		struct bmca_foreign *f = &t->rec[i];
+
+		if (t->has_keep && port_identity_equal(&f->announce.sourcePortIdentity, &t->keep)) {
+			continue;
+		}
+		bmca_dataset_from_announce(&f->announce, &t->self, &ds);
+		if (!worst || bmca_compare(&ds, &worst_ds) < 0) {
+			worst = f;
+			worst_ds = ds;
+		}
+	}
+	bmca_dataset_from_announce(a, &t->self, &new_ds);
+	if (!worst || bmca_compare(&new_ds, &worst_ds) <= 0) {
+		return NULL;
+	}
+	return worst;
+}
+
 static unsigned int receipts_in_window(const struct bmca_foreign_table *t,
 				       const struct bmca_foreign *f, ns_t now)
 {
@@ -415,15 +445,22 @@ int bmca_foreign_add(struct bmca_foreign_table *t, const struct bmca_announce *a
 
 	f = foreign_find(t, &a->sourcePortIdentity);
 	if (!f) {
+		bool evicted_qualified = false;
+
 		if (t->n == BMCA_FOREIGN_MAX) {
 			bmca_foreign_prune(t, now);
 		}
 		if (t->n == BMCA_FOREIGN_MAX) {
-			return -ENOSPC;
+			f = foreign_worst(t, a);
+			if (!f) {
+				return -ENOSPC;
+			}
+			evicted_qualified = bmca_foreign_qualified(t, f, now);
+		} else {
+			f = &t->rec[t->n++];
 		}
-		f = &t->rec[t->n++];
 		*f = (struct bmca_foreign){ .announce = *a, .rx = { now }, .n_rx = 1 };
-		return bmca_foreign_qualified(t, f, now);
+		return evicted_qualified || bmca_foreign_qualified(t, f, now);
 	}
 
 	was_qualified = bmca_foreign_qualified(t, f, now);
@@ -506,6 +543,14 @@ const struct bmca_foreign *bmca_foreign_best(const struct bmca_foreign_table *t,
 void bmca_foreign_clear(struct bmca_foreign_table *t)
 {
 	t->n = 0;
+}
+
+void bmca_foreign_keep(struct bmca_foreign_table *t, const struct PortIdentity *sender)
+{
+	t->has_keep = sender != NULL;
+	if (sender) {
+		t->keep = *sender;
+	}
 }
 
 /* IEEE 1588-2019 9.2.6.12: announceReceiptTimeout announce intervals. */

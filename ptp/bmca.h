@@ -147,7 +147,12 @@ void bmca_update_master(const struct defaultDS *dds, struct currentDS *cds, stru
 /* IEEE 1588-2019 9.3.2.5 / 9.3.2.4.4 */
 #define FOREIGN_MASTER_THRESHOLD 2
 #define FOREIGN_MASTER_TIME_WINDOW 4
-/* Records per port; a full table refuses new senders (counted by the caller). */
+/*
+ * Records per port. A full table (after dropping stale records) takes a new sender only in place
+ * of its worst record (bmca_compare()), and only when the newcomer is better; never in place of
+ * the record kept with bmca_foreign_keep() (the parent). Otherwise it is refused (counted by the
+ * caller). So a crowd of worse senders cannot keep a better master out (issue 17, finding 6).
+ */
 #define BMCA_FOREIGN_MAX 16
 
 /* One foreignMasterDS record (9.3.2.4.4). */
@@ -179,6 +184,8 @@ struct bmca_foreign_table {
 	struct bmca_foreign_rules rules;
 	size_t n;
 	struct bmca_foreign rec[BMCA_FOREIGN_MAX];
+	bool has_keep;
+	struct PortIdentity keep; /* never evicted for a newcomer: the parent */
 };
 
 void bmca_foreign_init(struct bmca_foreign_table *t, const struct PortIdentity *self,
@@ -188,7 +195,8 @@ void bmca_foreign_init(struct bmca_foreign_table *t, const struct PortIdentity *
  * record became qualified, or a qualified sender's data set changed), 0 when not, -EINVAL for an
  * Announce that 9.3.2.5 excludes (sent by this PTP instance, or stepsRemoved >= 255) or the
  * rules do (stepsRemoved >= maxStepsRemoved, clockClass above clockClassThreshold), -ENOSPC
- * when the table is full.
+ * when the table is full and the newcomer is not better than its worst record (above). An
+ * evicted qualified record may change Erbest: that returns 1 too.
  */
 int bmca_foreign_add(struct bmca_foreign_table *t, const struct bmca_announce *a, ns_t now);
 /* Drop Announce receipts older than the window and records left with none. Returns how many
@@ -211,6 +219,8 @@ ns_t bmca_foreign_next_unqualified(const struct bmca_foreign_table *t, ns_t now)
 const struct bmca_foreign *bmca_foreign_best(const struct bmca_foreign_table *t, ns_t now,
 					     struct bmca_dataset *erbest);
 void bmca_foreign_clear(struct bmca_foreign_table *t);
+/* The record of this sender (the port's parent) is never evicted; NULL: none is kept. */
+void bmca_foreign_keep(struct bmca_foreign_table *t, const struct PortIdentity *sender);
 
 /*
  * IEEE 1588-2019 9.2.6.12 announce receipt timeout bookkeeping. The port restarts it on each

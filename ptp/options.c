@@ -45,6 +45,7 @@ void options_instance_defaults(struct instance_options *o)
 	o->virtual_clock.initial_offset_ns = 0;
 	o->virtual_clock.initial_freq_ppb = 0;
 	o->interfaces.auto_select = true;
+	o->management_network = OPTIONS_MGMT_NETWORK_READ_ONLY;
 	o->include_software_interfaces = false;
 	o->gmCapable = true;
 	o->dataset_comparison = BMCA_COMPARISON_IEEE1588;
@@ -206,6 +207,11 @@ static const struct name_value as_capable_names[] = {
 	{ "auto", OPTIONS_AS_CAPABLE_AUTO },
 	{ "true", OPTIONS_AS_CAPABLE_TRUE },
 };
+static const struct name_value mgmt_network_names[] = {
+	{ "off", OPTIONS_MGMT_NETWORK_OFF },
+	{ "read-only", OPTIONS_MGMT_NETWORK_READ_ONLY },
+	{ "read-write", OPTIONS_MGMT_NETWORK_READ_WRITE },
+};
 static const struct name_value servo_names[] = {
 	{ "pi", SERVO_TYPE_PI },
 	{ "linreg", SERVO_TYPE_LINREG },
@@ -334,6 +340,7 @@ DEFINE_NAMES(options_as_capable, enum options_as_capable, as_capable_names)
 DEFINE_NAMES(options_transport, enum options_transport, transport_names)
 DEFINE_NAMES(options_timestamping, enum options_timestamping, timestamping_names)
 DEFINE_NAMES(options_clock_backend, enum options_clock_backend, backend_names)
+DEFINE_NAMES(options_mgmt_network, enum options_mgmt_network, mgmt_network_names)
 
 bool options_acceptable_master(const struct acceptable_masters *t, const struct ClockIdentity *c)
 {

@@ -44,6 +44,17 @@ enum options_clock_backend {
 	OPTIONS_CLOCK_FREE_RUNNING, /* measure only, like ptp4l --free_running 1 */
 };
 
+/*
+ * Management over the network (IEEE 1588-2019 15.3.3, pmc -2): off (nothing answered), read-only
+ * (GET answered, SET refused: the default) or read-write. The values are the IPC byte (read-only
+ * 0 and read-write 1, as the boolean management_network_set travelled before).
+ */
+enum options_mgmt_network {
+	OPTIONS_MGMT_NETWORK_READ_ONLY = 0,
+	OPTIONS_MGMT_NETWORK_READ_WRITE = 1,
+	OPTIONS_MGMT_NETWORK_OFF = 2,
+};
+
 enum servo_type {
 	SERVO_TYPE_PI = 0, /* proportional-integral (servo-pi.c) */
 	SERVO_TYPE_LINREG, /* least-squares fit over an adaptive window (servo-linreg.c) */
@@ -128,7 +139,7 @@ struct instance_options {
 	char userDescription[OPTIONS_USER_DESCRIPTION_MAX + 1];
 	struct interface_selection interfaces;
 	bool include_software_interfaces; /* with auto: also interfaces with software stamps only */
-	bool management_network_set;	  /* accept management SET over the network (15.3.3) */
+	enum options_mgmt_network management_network; /* management over the network (15.3.3) */
 	enum options_profile profile;
 	/* 802.1AS 8.6.2.1 gmCapable: false, the clock never becomes grandmaster (ptp4l's key) */
 	bool gmCapable;
@@ -250,3 +261,6 @@ const char *options_clock_servo_to_string(enum servo_type t);
 int options_clock_servo_from_string(const char *s, enum servo_type *ret);
 const char *options_clock_backend_to_string(enum options_clock_backend c);
 int options_clock_backend_from_string(const char *s, enum options_clock_backend *ret);
+/* "off", "read-only", "read-write" */
+const char *options_mgmt_network_to_string(enum options_mgmt_network m);
+int options_mgmt_network_from_string(const char *s, enum options_mgmt_network *ret);

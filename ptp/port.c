@@ -417,6 +417,8 @@ static int port_decide(struct port *p, enum bmca_decision d, uint16_t stepsRemov
 	} else {
 		p->parent_path = *path;
 	}
+	/* A full foreign master table never gives up the parent's record for a newcomer. */
+	bmca_foreign_keep(&p->foreign, d == BMCA_DECISION_S1 ? &p->pds.parentPortIdentity : NULL);
 	if (grandmaster) {
 		/* 9.3.5 Table 27: nothing measured against a parent any more. */
 		p->cds.offsetFromMaster = 0;
@@ -774,7 +776,8 @@ int port_receive(struct port *p, const void *buf, size_t len, ns_t rx_ts, ns_t n
 
 int port_count_ignored(struct port *p, enum port_counter c)
 {
-	if (c != PORT_CNT_VLAN_TAGGED && c != PORT_CNT_MGMT_RATE_LIMITED) {
+	if (c != PORT_CNT_VLAN_TAGGED && c != PORT_CNT_MGMT_RATE_LIMITED &&
+	    c != PORT_CNT_UNSUPPORTED) {
 		return -EINVAL;
 	}
 	port_count(p, c);

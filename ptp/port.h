@@ -193,9 +193,9 @@ int port_start(struct port *p, ns_t now);
 int port_receive(struct port *p, const void *buf, size_t len, ns_t rx_ts, ns_t now);
 /*
  * A frame the caller refused before (or instead of) the engine, for one of the engine's
- * ignored_* reasons (PORT_CNT_VLAN_TAGGED from the transport, PORT_CNT_MGMT_RATE_LIMITED from
- * the management responder): counted like the engine's own. Other counters are refused
- * (-EINVAL).
+ * ignored_* reasons (PORT_CNT_VLAN_TAGGED from the transport, PORT_CNT_MGMT_RATE_LIMITED and
+ * PORT_CNT_UNSUPPORTED from the management responder): counted like the engine's own. Other
+ * counters are refused (-EINVAL).
  */
 int port_count_ignored(struct port *p, enum port_counter c);
 /* Run the timers that expired at now. */

@@ -343,6 +343,8 @@ int port_cli_run(const struct port_cli_args *a)
 	}
 	c.loop.mgmt.ifname = a->ifname;
 	c.loop.mgmt.user_description = pc.instance.userDescription;
+	/* By hand there is no instance to apply a SET to: read-write answers as read-only. */
+	c.loop.mgmt.mode = pc.instance.management_network;
 	say(&c, "port %s on %s: %s timestamping, clock %s, %s, domain %u, priority1 %u",
 	    port_identity_to_string(&port_port_ds(c.loop.port)->portIdentity, id), a->ifname,
 	    transport_ts_mode_to_string(st.mode), clock_name(c.loop.clock),

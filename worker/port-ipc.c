@@ -822,7 +822,7 @@ int port_ipc_run(const struct port_ipc_args *a)
 	}
 	w.loop.mgmt.ifname = a->ifname;
 	w.loop.mgmt.user_description = cfg.instance.userDescription;
-	w.loop.mgmt.set_allowed = cfg.instance.management_network_set;
+	w.loop.mgmt.mode = cfg.instance.management_network;
 	w.loop.mgmt.apply = port_priority_request;
 	w.loop.mgmt.userdata = &w;
 

@@ -798,6 +798,100 @@ static void test_foreign_full(void **state)
 	assert_int_equal(t.n, 0);
 }
 
+/* An Announce of a grandmaster of its own (identity = sender's clock) with this priority1. */
+static struct bmca_announce gm_announce(uint8_t clock, uint8_t priority1)
+{
+	struct bmca_dataset b = base();
+	struct bmca_announce a;
+
+	b.priority1 = priority1;
+	b.identity = cid(clock);
+	b.sender = pid(clock, 1);
+	b.stepsRemoved = 0;
+	a = announce_from(&b);
+	return a;
+}
+
+/*
+ * Issue 17 finding 6: 16 worse senders, qualified and still announcing, fill the table; the real
+ * (better) grandmaster takes the worst one's place, qualifies and is Erbest. A worse newcomer is
+ * still refused, and the kept parent is never the one that goes.
+ */
+static void test_foreign_evict(void **state)
+{
+	const struct PortIdentity self = pid(0x90, 1);
+	const ns_t s = NS_PER_SEC; /* logAnnounceInterval 0: window 4 s */
+	struct bmca_foreign_table t;
+	struct bmca_dataset erbest;
+	struct bmca_announce gm = gm_announce(0x01, 100), a;
+	const struct bmca_foreign *best;
+
+	bmca_foreign_init(&t, &self, 0);
+	for (ns_t now = s; now <= 2 * s; now += s) {
+		for (int i = 0; i < BMCA_FOREIGN_MAX; i++) {
+			a = gm_announce((uint8_t) (0xA0 + i), 250);
+			assert_true(bmca_foreign_add(&t, &a, now) >= 0);
+		}
+	}
+	assert_int_equal(t.n, BMCA_FOREIGN_MAX);
+	assert_non_null(bmca_foreign_best(&t, 2 * s, &erbest));
+	assert_int_equal(erbest.priority1, 250);
+	/* A worse newcomer: refused. */
+	a = gm_announce(0xC0, 251);
+	assert_int_equal(bmca_foreign_add(&t, &a, 2 * s), -ENOSPC);
+	/* The better grandmaster: in, in place of the worst (0xAF: the highest identity). */
+	assert_int_equal(bmca_foreign_add(&t, &gm, 2 * s), 1);
+	assert_int_equal(t.n, BMCA_FOREIGN_MAX);
+	for (size_t i = 0; i < t.n; i++) {
+		assert_int_not_equal(t.rec[i].announce.sourcePortIdentity.clockIdentity.id[7],
+				     0xAF);
+	}
+	/* The crowd goes on (0xAF, worse than every record now, stays out), the grandmaster too. */
+	for (ns_t now = 3 * s; now <= 4 * s; now += s) {
+		for (int i = 0; i < BMCA_FOREIGN_MAX; i++) {
+			a = gm_announce((uint8_t) (0xA0 + i), 250);
+			(void) bmca_foreign_add(&t, &a, now);
+		}
+		assert_true(bmca_foreign_add(&t, &gm, now) >= 0);
+	}
+	best = bmca_foreign_best(&t, 4 * s, &erbest);
+	assert_non_null(best);
+	assert_true(
+		port_identity_equal(&best->announce.sourcePortIdentity, &gm.sourcePortIdentity));
+
+	/* Kept (the parent): a better crowd cannot push it out, worst as it is. */
+	bmca_foreign_init(&t, &self, 0);
+	assert_true(bmca_foreign_add(&t, &gm, s) >= 0);
+	assert_int_equal(bmca_foreign_add(&t, &gm, 2 * s), 1);
+	bmca_foreign_keep(&t, &gm.sourcePortIdentity);
+	for (int i = 0; i < 3 * BMCA_FOREIGN_MAX; i++) {
+		a = gm_announce((uint8_t) (0xA0 + i), 10);
+		(void) bmca_foreign_add(&t, &a, 2 * s);
+	}
+	assert_int_equal(t.n, BMCA_FOREIGN_MAX);
+	bool kept = false;
+	for (size_t i = 0; i < t.n; i++) {
+		kept |= port_identity_equal(&t.rec[i].announce.sourcePortIdentity,
+					    &gm.sourcePortIdentity);
+	}
+	assert_true(kept);
+	/* Not kept any more: the next better newcomer may take its place. */
+	bmca_foreign_keep(&t, NULL);
+	a = gm_announce(0x02, 10);
+	assert_true(bmca_foreign_add(&t, &a, 2 * s) >= 0);
+	kept = false;
+	for (size_t i = 0; i < t.n; i++) {
+		kept |= port_identity_equal(&t.rec[i].announce.sourcePortIdentity,
+					    &gm.sourcePortIdentity);
+	}
+	assert_false(kept);
+
+	/* Stale records expire (9.3.2.4.4: the window): the crowd gone, anyone finds room. */
+	a = gm_announce(0xD0, 255);
+	assert_int_equal(bmca_foreign_add(&t, &a, 2 * s + 4 * s + 1), 0);
+	assert_int_equal(t.n, 1);
+}
+
 static void test_announce_timer(void **state)
 {
 	struct bmca_announce_timer t = { 0 };
@@ -824,6 +918,7 @@ int main(void)
 		cmocka_unit_test(test_data_set_updates),
 		cmocka_unit_test(test_foreign_qualification),
 		cmocka_unit_test(test_foreign_full),
+		cmocka_unit_test(test_foreign_evict),
 		cmocka_unit_test(test_announce_timer),
 		cmocka_unit_test(test_compare_g8275_cases),
 		cmocka_unit_test(test_compare_g8275_invariants),

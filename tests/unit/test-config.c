@@ -97,6 +97,9 @@ static const struct error_case error_cases[] = {
 	  ":2: delay_mechanism = Auto is not a valid value, expected E2E or P2P" },
 	{ "bad servo", "[global]\nclock_servo = kalman\n",
 	  ":2: clock_servo = kalman is not a valid value, expected pi or linreg" },
+	{ "bad management_network", "[global]\nmanagement_network = yes\n",
+	  ":2: management_network = yes is not a valid value, expected off, read-only or "
+	  "read-write" },
 	{ "unsupported transport", "[global]\nnetwork_transport = UDPv4\n",
 	  ":2: network_transport = UDPv4 is not a valid value, expected L2 (UDPv4" },
 	{ "profile not implemented", "[global]\nprofile = power-2017\n",
@@ -234,6 +237,43 @@ static void test_every_error_is_reported(void **state)
 		fail_msg("expected 4 error lines, got %zu:\n%s", lines, errors);
 	}
 	free(errors);
+}
+
+/* management_network: off, read-only (default), read-write; management_network_set its alias. */
+static void test_management_network(void **state)
+{
+	static const struct {
+		const char *text;
+		enum options_mgmt_network want;
+	} cases[] = {
+		{ "", OPTIONS_MGMT_NETWORK_READ_ONLY },
+		{ "management_network = off\n", OPTIONS_MGMT_NETWORK_OFF },
+		{ "management_network = read-only\n", OPTIONS_MGMT_NETWORK_READ_ONLY },
+		{ "management_network = read-write\n", OPTIONS_MGMT_NETWORK_READ_WRITE },
+		{ "management_network_set = 1\n", OPTIONS_MGMT_NETWORK_READ_WRITE },
+		{ "management_network_set = 0\n", OPTIONS_MGMT_NETWORK_READ_ONLY },
+		/* Both: the later line wins. */
+		{ "management_network_set = 1\nmanagement_network = off\n",
+		  OPTIONS_MGMT_NETWORK_OFF },
+		{ "management_network = off\nmanagement_network_set = 1\n",
+		  OPTIONS_MGMT_NETWORK_READ_WRITE },
+	};
+	struct fixture *f = *state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char text[256];
+		struct config *c;
+
+		snprintf(text, sizeof(text), "[instance a]\ninterfaces = eth0\n%s", cases[i].text);
+		c = load_ok(f, text);
+		if (config_find_instance(c, "a")->options.management_network != cases[i].want) {
+			fail_msg("%s: expected management_network %s, got %s", cases[i].text,
+				 options_mgmt_network_to_string(cases[i].want),
+				 options_mgmt_network_to_string(
+					 config_find_instance(c, "a")->options.management_network));
+		}
+		config_free(c);
+	}
 }
 
 static void test_missing_file(void **state)
@@ -734,6 +774,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_errors_name_file_and_line, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_every_error_is_reported, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_management_network, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dropin_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_interfaces_lines, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dropin_errors_name_dropin, setup, teardown),
