@@ -68,7 +68,8 @@ ${2-}
 EOF2
 	} >"$tmp/$1.conf"
 	: >"$tmp/$1.shim"
-	ip netns exec "$S" capsh --drop=cap_sys_time -- -c "PHCD_CLOCK_SHIM_LOG=$tmp/$1.shim \
+	ip netns exec "$S" capsh --drop=cap_sys_time -- -c \
+	"PHCD_CLOCK_SHIM_LOG=$tmp/$1.shim \
 		LD_PRELOAD=$SHIM ASAN_OPTIONS=verify_asan_link_order=0 exec $PHCD -f $tmp/$1.conf \
 		--port-binary $PORT --status-file $tmp/$1.status" >"$tmp/$1.log" 2>&1 &
 	PHCD_PID=$!

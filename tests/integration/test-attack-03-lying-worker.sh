@@ -39,8 +39,9 @@ interfaces = s1
 clock_backend = system
 EOF2
 : >"$tmp/shim.log"
-ip netns exec "$S" capsh --drop=cap_sys_time -- -c "PHCD_CLOCK_SHIM_LOG=$tmp/shim.log \
-	LYING_WORKER_LOG=$tmp/liar.log LD_PRELOAD=$SHIM ASAN_OPTIONS=verify_asan_link_order=0 \
+ip netns exec "$S" capsh --drop=cap_sys_time -- -c \
+	"PHCD_CLOCK_SHIM_LOG=$tmp/shim.log \
+	LD_PRELOAD=$SHIM ASAN_OPTIONS=verify_asan_link_order=0 \
 	exec $PHCD -f $tmp/phcd.conf --port-binary $LIAR --status-file $tmp/status" \
 	>"$tmp/phcd.log" 2>&1 &
 BG_PIDS+=($!)
@@ -61,7 +62,7 @@ while [ "$SECONDS" -lt "$deadline" ]; do
 done
 echo "ok: D-Bus never said Synchronized ($polls polls of the instance and the system clock)"
 
-starts=$(grep -c '^start' "$tmp/liar.log" || true)
+starts=$(grep -cE 's1: worker [0-9]+ started' "$tmp/phcd.log" || true)
 [ "$starts" -ge 2 ] || fail "expected the lying worker restarted, it started $starts times; \
 phcd: $(tail -n 20 "$tmp/phcd.log")"
 lies=$(grep -c "worker claimed SLAVE, which the supervisor's BMCA did not recommend" \

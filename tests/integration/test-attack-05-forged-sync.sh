@@ -42,7 +42,8 @@ max_frequency = $MAX_FREQ_PPB
 EOF2
 } >"$tmp/phcd.conf"
 : >"$tmp/shim.log"
-ip netns exec "$S" capsh --drop=cap_sys_time -- -c "PHCD_CLOCK_SHIM_LOG=$tmp/shim.log \
+ip netns exec "$S" capsh --drop=cap_sys_time -- -c \
+	"PHCD_CLOCK_SHIM_LOG=$tmp/shim.log \
 	LD_PRELOAD=$SHIM ASAN_OPTIONS=verify_asan_link_order=0 exec $PHCD -f $tmp/phcd.conf \
 	--port-binary $PORT" >"$tmp/phcd.log" 2>&1 &
 BG_PIDS+=($!)
