@@ -185,6 +185,9 @@ static void on_worker_message(struct worker *w, const struct ipc_msg *msg, void 
 			return;
 		}
 		p->configured = true;
+		/* A static role (BMCA noop) is SLAVE by configuration, not by our decision. */
+		p->trust.static_slave = p->options.BMCA == OPTIONS_BMCA_NOOP &&
+					!p->options.masterOnly;
 		return;
 	}
 	case IPC_STATUS:

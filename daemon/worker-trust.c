@@ -24,7 +24,7 @@ void worker_trust_recommended(struct worker_trust *t, enum bmca_decision d, uint
 
 bool worker_trust_slave(const struct worker_trust *t, uint64_t now)
 {
-	return t->slave_granted || now < t->grace_until_usec;
+	return t->static_slave || t->slave_granted || now < t->grace_until_usec;
 }
 
 static bool slave_state(enum port_state s)

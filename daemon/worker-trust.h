@@ -21,6 +21,12 @@
 #define WORKER_TRUST_STATUS_PER_SEC 50
 
 struct worker_trust {
+	/*
+	 * A designated slave by configuration (BMCA noop without masterOnly, the automotive
+	 * profile's static roles): SLAVE is the port's own, the supervisor's decision does not
+	 * apply.
+	 */
+	bool static_slave;
 	bool slave_granted;	   /* the last RECOMMENDED_STATE sent was S1 */
 	uint64_t grace_until_usec; /* S1 taken back: SLAVE believed until then */
 	uint64_t window_start_usec;

@@ -44,6 +44,10 @@ static void test_slave_only_when_recommended(void **state)
 	assert_null(worker_trust_check_status(&t, &servo_limits, &s, false, 22 * SEC));
 	assert_non_null(worker_trust_check_status(&t, &servo_limits, &s, false, 24 * SEC));
 	assert_false(worker_trust_slave(&t, 24 * SEC));
+	/* a designated slave (BMCA noop) is SLAVE by configuration, whatever was recommended */
+	t.static_slave = true;
+	assert_null(worker_trust_check_status(&t, &servo_limits, &s, false, 60 * SEC));
+	t.static_slave = false;
 	/* a new worker starts with nothing granted */
 	worker_trust_recommended(&t, BMCA_DECISION_S1, 30 * SEC);
 	worker_trust_reset(&t);
