@@ -30,8 +30,8 @@ struct loader {
 	FILE *f;
 	uint32_t file;
 	uint32_t line;
-	char *buf;
-	size_t cap;
+	uint64_t bytes; /* read of the current file, at most CONFIG_FILE_MAX */
+	char buf[INI_MAX_LINE + 2];
 	enum section_kind section;
 	uint32_t section_line; /* of the current section's header */
 	size_t index; /* of the current instance or interface; arrays may move, so no pointer */
@@ -43,22 +43,77 @@ struct loader {
 	int oom;
 };
 
+/* Length of the valid UTF-8 sequence at s (1..4) that sd-bus accepts, or 0. */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n = *s < 0x80		 ? 1
+		   : (*s & 0xE0) == 0xC0 ? 2
+		   : (*s & 0xF0) == 0xE0 ? 3
+		   : (*s & 0xF8) == 0xF0 ? 4
+					 : 0;
+	uint32_t c;
+
+	if (n == 0 || (n == 2 && *s < 0xC2) || (n == 3 && *s == 0xE0 && s[1] < 0xA0) ||
+	    (n == 3 && *s == 0xED && s[1] >= 0xA0) || (n == 4 && *s == 0xF0 && s[1] < 0x90) ||
+	    (n == 4 && (*s > 0xF4 || (*s == 0xF4 && s[1] >= 0x90)))) {
+		return 0;
+	}
+	c = n == 1 ? *s : (uint32_t) (*s & (0x7F >> n));
+	for (size_t k = 1; k < n; k++) {
+		if ((s[k] & 0xC0) != 0x80) {
+			return 0;
+		}
+		c = c << 6 | (s[k] & 0x3F);
+	}
+	/* Noncharacters, which sd-bus refuses too. */
+	if ((c >= 0xFDD0 && c <= 0xFDEF) || (n > 1 && (c & 0xFFFE) == 0xFFFE)) {
+		return 0;
+	}
+	return n;
+}
+
+char *config_escape_name(const char *name)
+{
+	const unsigned char *in = (const unsigned char *) name;
+	char *out = malloc(strlen(name) * 4 + 1), *o = out;
+
+	if (!out) {
+		return NULL;
+	}
+	for (size_t n; *in; in += n) {
+		n = utf8_len(in);
+		if (n == 0 || (n == 1 && (*in < 0x20 || *in == 0x7F || *in == '\\'))) {
+			o += sprintf(o, "\\x%02x", *in);
+			n = 1;
+			continue;
+		}
+		memcpy(o, in, n);
+		o += n;
+	}
+	*o = '\0';
+	return out;
+}
+
 static const char *file_name(const struct config *c, uint32_t file)
 {
 	return file < c->n_files ? c->files[file] : "(built-in)";
 }
 
+/* Past CONFIG_ERRORS_MAX errors are only counted: "... and N more" ends the text. */
 _printf_(3, 4) static void report(struct loader *l, struct config_pos pos, const char *fmt, ...)
 {
 	va_list ap;
 
+	l->n_errors++;
+	l->last_error_line = pos.line;
+	if (l->n_errors > CONFIG_ERRORS_MAX) {
+		return;
+	}
 	fprintf(l->err, "%s:%" PRIu32 ": ", file_name(l->c, pos.file), pos.line);
 	va_start(ap, fmt);
 	vfprintf(l->err, fmt, ap);
 	va_end(ap);
 	fputc('\n', l->err);
-	l->n_errors++;
-	l->last_error_line = pos.line;
 }
 
 static struct config_pos here(const struct loader *l)
@@ -324,14 +379,39 @@ static int handler(void *user, const char *section, const char *name, const char
 static char *read_line(char *str, int num, void *stream)
 {
 	struct loader *l = stream;
-	ssize_t n = getline(&l->buf, &l->cap, l->f);
+	size_t cap = (size_t) num < sizeof(l->buf) ? (size_t) num : sizeof(l->buf);
+	size_t n = 0;
+	bool nul = false, overlong = false;
 	const char *p;
+	int ch = EOF;
 
-	if (n < 0) {
+	/* By hand, never more than a line of buffer: a file without newlines costs no memory. */
+	while ((ch = getc_unlocked(l->f)) != EOF) {
+		if (++l->bytes > CONFIG_FILE_MAX) {
+			l->line++;
+			report(l, here(l),
+			       "file is larger than %d bytes, expected a phcd.conf (the rest is "
+			       "not "
+			       "read)",
+			       CONFIG_FILE_MAX);
+			return NULL;
+		}
+		nul |= ch == '\0';
+		if (n + 1 < cap) {
+			l->buf[n++] = (char) ch;
+		} else {
+			overlong = true;
+		}
+		if (ch == '\n') {
+			break;
+		}
+	}
+	if (n == 0 && ch == EOF) {
 		return NULL;
 	}
+	l->buf[n] = '\0';
 	l->line++;
-	if ((size_t) n >= (size_t) num || strlen(l->buf) != (size_t) n) {
+	if (overlong || nul) {
 		report(l, here(l),
 		       "line is too long or contains a NUL byte, expected at most %d "
 		       "characters of text",
@@ -339,7 +419,7 @@ static char *read_line(char *str, int num, void *stream)
 		snprintf(str, (size_t) num, "\n");
 		return str;
 	}
-	memcpy(str, l->buf, (size_t) n + 1);
+	memcpy(str, l->buf, n + 1);
 	p = str;
 	if (l->line == 1 && strncmp(p, "\xef\xbb\xbf", 3) == 0) {
 		p += 3;
@@ -395,6 +475,10 @@ static int open_regular(const char *path, FILE **ret)
 		       : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? -ENODEV
 								    : -EPIPE;
 	}
+	if (st.st_size > CONFIG_FILE_MAX) {
+		close(fd);
+		return -EFBIG;
+	}
 	flags = fcntl(fd, F_GETFL);
 	if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
 		int r = -errno;
@@ -422,6 +506,8 @@ static const char *file_type_error(int r)
 		return "is a device";
 	case -EPIPE:
 		return "is a FIFO or socket";
+	case -EFBIG:
+		return "is larger than 1 MiB (1048576 bytes)";
 	default:
 		return strerror(-r);
 	}
@@ -437,12 +523,14 @@ static int load_file(struct loader *l, const char *path, bool optional)
 		return -ENOMEM;
 	}
 	l->c->files = files;
-	files[l->c->n_files] = strdup(path);
+	/* Shown on D-Bus and in messages, which must be UTF-8: any other byte escaped. */
+	files[l->c->n_files] = config_escape_name(path);
 	if (!files[l->c->n_files]) {
 		return -ENOMEM;
 	}
 	l->file = (uint32_t) l->c->n_files++;
 	l->line = 0;
+	l->bytes = 0;
 	/* Every file starts outside any section: a drop-in's keys never land in the last file's. */
 	l->section = SECTION_NONE;
 
@@ -494,6 +582,14 @@ static int load_dropins(struct loader *l, const char *dir)
 	for (int i = 0; i < n; i++) {
 		_cleanup_free_ char *path = NULL;
 
+		if (r == 0 && i == CONFIG_DROPINS_MAX) {
+			_cleanup_free_ char *name = config_escape_name(dir);
+
+			fprintf(l->err, "%s: more than %d drop-ins, expected at most %d\n",
+				name ? name : "?", CONFIG_DROPINS_MAX, CONFIG_DROPINS_MAX);
+			l->n_errors++;
+			r = 1; /* read no further, free the rest */
+		}
 		if (r == 0 && asprintf(&path, "%s/%s", dir, list[i]->d_name) < 0) {
 			r = -ENOMEM;
 		}
@@ -503,7 +599,7 @@ static int load_dropins(struct loader *l, const char *dir)
 		free(list[i]);
 	}
 	free(list);
-	return r;
+	return r > 0 ? 0 : r;
 }
 
 static bool selection_has(const struct interface_selection *s, const char *ifname)
@@ -536,6 +632,16 @@ static struct config_pos key_pos(const struct config *c, const struct config_ins
 	return in->layer.section;
 }
 
+static bool layer_any_set(const struct config_layer *l)
+{
+	for (size_t k = 0; k < sizeof(l->set) / sizeof(l->set[0]); k++) {
+		if (l->set[k]) {
+			return true;
+		}
+	}
+	return false;
+}
+
 /* Where a port key of an [interface] section was set: its own line, else the section. */
 static struct config_pos interface_key_pos(const struct config_interface *itf, const char *name)
 {
@@ -552,27 +658,29 @@ static void check_port_combination(struct loader *l, const struct config_instanc
 				   const struct config_interface *itf, const struct port_options *p)
 {
 	struct config *c = l->c;
+	size_t ts = key_index("time_stamping");
 	char where[64] = "";
 	struct config_pos at;
 
 	if (itf) {
 		snprintf(where, sizeof(where), " (interface %s)", itf->ifname);
 	}
-	size_t ts = key_index("time_stamping");
-	bool ts_set = config_layer_is_set(&in->layer, ts) || config_layer_is_set(&c->global, ts) ||
-		      (itf && config_layer_is_set(&itf->layer, ts));
-
 	/* ptp/steer.c: such a port could only ever be FAULTY. */
 	if (in->options.clock_backend == OPTIONS_CLOCK_SYSTEM &&
 	    p->time_stamping == OPTIONS_TS_HARDWARE) {
-		at = itf && config_layer_is_set(&itf->layer, key_index("time_stamping"))
+		at = itf && config_layer_is_set(&itf->layer, ts)
 			     ? interface_key_pos(itf, "time_stamping")
 			     : key_pos(c, in, "clock_backend");
 		report(l, at,
 		       "instance %s has clock_backend = system, which takes software timestamps, "
 		       "but time_stamping is hardware%s%s; expected time_stamping = software or "
 		       "auto",
-		       in->options.name, ts_set ? "" : " (the default)", where);
+		       in->options.name,
+		       config_layer_is_set(&in->layer, ts) || config_layer_is_set(&c->global, ts) ||
+				       (itf && config_layer_is_set(&itf->layer, ts))
+			       ? ""
+			       : " (the default)",
+		       where);
 	}
 	/* A port that may be neither master nor slave never does anything (9.2.2.2). */
 	if (in->options.slaveOnly && p->masterOnly) {
@@ -621,7 +729,7 @@ static void check_combinations(struct loader *l)
 			       itf->ifname, itf->ifname);
 			continue;
 		}
-		if (!config_layer_any_set(&itf->layer) ||
+		if (!layer_any_set(&itf->layer) ||
 		    config_port_options(c, owner->options.name, itf->ifname, &p)) {
 			continue;
 		}
@@ -795,8 +903,11 @@ int config_load(const char *path, const char *dropin_dir, bool main_optional, st
 	cross_check(&l);
 	r = l.n_errors > 0 ? -EINVAL : 0;
 out:
+	if (l.n_errors > CONFIG_ERRORS_MAX) {
+		fprintf(l.err, "... and %u more errors (only the first %d are shown)\n",
+			l.n_errors - CONFIG_ERRORS_MAX, CONFIG_ERRORS_MAX);
+	}
 	fclose(l.err);
-	free(l.buf);
 	if (errors && l.err_size > 0) {
 		*errors = TAKE_PTR(l.err_text);
 	}

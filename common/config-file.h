@@ -14,6 +14,11 @@
 /* Upper bound of table keys: one bit per key in a layer's "set" mask. */
 #define CONFIG_KEYS_MAX 192
 
+/* Bounds of one load: a file's size, the drop-ins read, the errors shown ("and N more"). */
+#define CONFIG_FILE_MAX 1048576
+#define CONFIG_DROPINS_MAX 1024
+#define CONFIG_ERRORS_MAX 50
+
 /* Keys of the supervisor itself: valid in [global] only. */
 struct daemon_options {
 	int32_t logging_level; /* syslog priority, as ptp4l's logging_level */
@@ -52,17 +57,6 @@ static inline bool config_layer_is_set(const struct config_layer *l, size_t i)
 	return (l->set[i / 64] >> (i % 64)) & 1;
 }
 
-/* Did layer l set any key at all? */
-static inline bool config_layer_any_set(const struct config_layer *l)
-{
-	for (size_t w = 0; w < CONFIG_KEYS_MAX / 64; w++) {
-		if (l->set[w]) {
-			return true;
-		}
-	}
-	return false;
-}
-
 static inline void config_layer_mark_set(struct config_layer *l, size_t i)
 {
 	l->set[i / 64] |= UINT64_C(1) << (i % 64);
@@ -87,7 +81,7 @@ struct config {
 	size_t n_instances;
 	struct config_interface *interfaces;
 	size_t n_interfaces;
-	char **files; /* every file read, in order (main file, then drop-ins) */
+	char **files; /* every file read, in order (main file, then drop-ins), escaped */
 	size_t n_files;
 };
 
@@ -106,6 +100,12 @@ struct config {
 int config_load(const char *path, const char *dropin_dir, bool main_optional, struct config **ret,
 		char **errors);
 struct config *config_free(struct config *c);
+/*
+ * A file name as shown (config.files, messages, D-Bus): valid UTF-8, each byte that is not part
+ * of a valid sequence, a control character or a backslash written as \xNN. malloc'ed; NULL: no
+ * memory.
+ */
+char *config_escape_name(const char *name);
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct config *, config_free);
 
 /*

@@ -266,6 +266,8 @@ DEFINE_ENUM_PARSER(parse_backend, enum options_clock_backend, options_clock_back
 DEFINE_ENUM_PARSER(parse_servo, enum servo_type, options_clock_servo_from_string)
 DEFINE_ENUM_PARSER(parse_bmca, enum options_bmca, options_bmca_from_string)
 DEFINE_ENUM_PARSER(parse_as_capable, enum options_as_capable, options_as_capable_from_string)
+DEFINE_ENUM_PARSER(parse_power_profile, enum options_power_profile,
+		   options_power_profile_from_string)
 DEFINE_ENUM_PARSER(parse_comparison, enum bmca_comparison, bmca_comparison_from_string)
 
 static int parse_mac(const struct config_key *k, const char *value, void *dst)
@@ -376,8 +378,8 @@ static const struct config_key keys[] = {
 	I_AS("management_network_set", management_network, parse_mgmt_network_set, 0, 1, "0",
 	     "0 or 1 (an alias: 1 is management_network = read-write, 0 read-only)"),
 	I(profile, parse_profile, 0, 0, "default",
-	  "default, default-p2p, gPTP, automotive-master, automotive-slave or G.8275.1 "
-	  "(power-2017 is not supported yet)"),
+	  "default, default-p2p, gPTP, automotive-master, automotive-slave, G.8275.1 or "
+	  "power-2017"),
 	I(gmCapable, parse_bool, 0, 1, "1", NULL),
 	I(dataset_comparison, parse_comparison, 0, 0, "ieee1588", "ieee1588 or G.8275.x"),
 	I_AS("G.8275.defaultDS.localPriority", localPriority, parse_int, 1, 255, "128", NULL),
@@ -426,6 +428,20 @@ static const struct config_key keys[] = {
 	P(p2p_dst_mac, parse_mac, 0, 0, "01:80:C2:00:00:0E",
 	  "a multicast MAC address such as 01:80:C2:00:00:0E (the port joins it as a group)"),
 	P_AS("G.8275.portDS.localPriority", localPriority, parse_int, 1, 255, "128", NULL),
+	P(assume_two_step, parse_bool, 0, 1, "0", NULL),
+	P(ingressLatency, parse_int, INT32_MIN, INT32_MAX, "0", NULL),
+	P(egressLatency, parse_int, INT32_MIN, INT32_MAX, "0", NULL),
+	P_AS("power_profile.version", power_profile.version, parse_power_profile, 0, 0, "none",
+	     "none, 2011 or 2017"),
+	P_AS("power_profile.grandmasterID", power_profile.grandmasterID, parse_int, 0, 0xffff, "0",
+	     NULL),
+	P_AS("power_profile.2011.grandmasterTimeInaccuracy",
+	     power_profile.grandmasterTimeInaccuracy, parse_int, -1, INT32_MAX, "-1", NULL),
+	P_AS("power_profile.2011.networkTimeInaccuracy", power_profile.networkTimeInaccuracy,
+	     parse_int, -1, INT32_MAX, "-1", NULL),
+	P_AS("power_profile.2017.totalTimeInaccuracy", power_profile.totalTimeInaccuracy, parse_int,
+	     -1, INT32_MAX, "-1", NULL),
+	P(socket_priority, parse_int, 0, 15, "0", NULL),
 };
 
 _Static_assert(ARRAY_SIZE(keys) <= CONFIG_KEYS_MAX, "one bit per key in config_layer.set");

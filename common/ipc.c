@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 
 #include "common/ipc.h"
+#include "ptp/msg.h"
 #include "ptp/port.h"
 #include "ptp/util.h"
 #include "ptp/wire.h"
@@ -337,6 +338,19 @@ static void f_clock_state(struct codec *c, struct ipc_msg *m)
 	}
 }
 
+/* octet 1 of flagField a grandmaster setting may carry (options_set_gm_settings()) */
+#define GM_FLAGS                                                                   \
+	(MSG_FLAG_LEAP_61 | MSG_FLAG_LEAP_59 | MSG_FLAG_CURRENT_UTC_OFFSET_VALID | \
+	 MSG_FLAG_TIME_TRACEABLE | MSG_FLAG_FREQUENCY_TRACEABLE)
+
+static void c_gm_flags(struct codec *c, uint8_t *flags)
+{
+	c_u8(c, flags);
+	if (c->decode && !c->err && (*flags & ~GM_FLAGS)) {
+		c->err = -EBADMSG;
+	}
+}
+
 static void f_config(struct codec *c, struct ipc_msg *m)
 {
 	struct instance_options *i = &m->config.instance;
@@ -379,6 +393,7 @@ static void f_config(struct codec *c, struct ipc_msg *m)
 	c_u8(c, &i->localPriority);
 	c_u8(c, &i->maxStepsRemoved);
 	c_u8(c, &i->clock_class_threshold);
+	c_gm_flags(c, &i->gm_time_flags);
 
 	c_i8(c, &p->logAnnounceInterval);
 	c_i8(c, &p->logSyncInterval);
@@ -425,6 +440,19 @@ static void f_config(struct codec *c, struct ipc_msg *m)
 	c_mac(c, p->ptp_dst_mac);
 	c_mac(c, p->p2p_dst_mac);
 	c_u8(c, &p->localPriority);
+	c_bool(c, &p->assume_two_step);
+	c_i32(c, &p->ingressLatency);
+	c_i32(c, &p->egressLatency);
+	c_enum(c, &p->power_profile.version, OPTIONS_POWER_PROFILE_NONE,
+	       OPTIONS_POWER_PROFILE_2017);
+	c_u16(c, &p->power_profile.grandmasterID);
+	c_i32(c, &p->power_profile.grandmasterTimeInaccuracy);
+	c_i32(c, &p->power_profile.networkTimeInaccuracy);
+	c_i32(c, &p->power_profile.totalTimeInaccuracy);
+	c_u8(c, &p->socket_priority);
+	if (!c->err && p->socket_priority > 15) {
+		c->err = -EBADMSG;
+	}
 }
 
 static void f_recommended_state(struct codec *c, struct ipc_msg *m)
@@ -451,6 +479,25 @@ static void f_set_priority(struct codec *c, struct ipc_msg *m)
 	c_u8(c, &m->set_priority.priority2);
 }
 
+static void f_gm_settings(struct codec *c, struct ipc_msg *m)
+{
+	struct gm_settings *s = &m->gm_settings;
+	uint8_t flags = 0;
+
+	if (!c->decode) {
+		flags = (uint8_t) (ds_time_properties_flags(&s->tp) & GM_FLAGS);
+	} else {
+		memset(&s->tp, 0, sizeof(s->tp));
+	}
+	c_clock_quality(c, &s->clockQuality);
+	c_i16(c, &s->tp.currentUtcOffset);
+	c_gm_flags(c, &flags);
+	c_u8(c, &s->tp.timeSource);
+	if (c->decode && !c->err) {
+		ds_time_properties_set_flags(&s->tp, flags);
+	}
+}
+
 static void f_shutdown(struct codec *c, struct ipc_msg *m)
 {
 }
@@ -468,11 +515,13 @@ static const struct ipc_type_info types[] = {
 	{ IPC_ERBEST, "ERBEST", true, f_erbest },
 	{ IPC_PRIORITY_REQUEST, "PRIORITY_REQUEST", true, f_set_priority },
 	{ IPC_CLOCK_STATE, "CLOCK_STATE", true, f_clock_state },
+	{ IPC_GM_SETTINGS_REQUEST, "GM_SETTINGS_REQUEST", true, f_gm_settings },
 	{ IPC_CONFIG, "CONFIG", false, f_config },
 	{ IPC_RECOMMENDED_STATE, "RECOMMENDED_STATE", false, f_recommended_state },
 	{ IPC_SET_PRIORITY, "SET_PRIORITY", false, f_set_priority },
 	{ IPC_SHUTDOWN, "SHUTDOWN", false, f_shutdown },
 	{ IPC_SET_CLOCK_STATE, "SET_CLOCK_STATE", false, f_clock_state },
+	{ IPC_SET_GM_SETTINGS, "SET_GM_SETTINGS", false, f_gm_settings },
 };
 
 static const struct ipc_type_info *type_info(unsigned int t)

@@ -47,9 +47,12 @@
  * maxStepsRemoved and clock_class_threshold; ERBEST its localPriority.
  * 18: CONFIG's byte that was management_network_set is management_network (0 read-only,
  * 1 read-write, 2 off).
- * 19: CONFIG carries the port's acceptable_masters table, STATUS the not_acceptable_master
- * counter (21 ignored kinds). */
-#define IPC_VERSION 19
+ * 19: CONFIG carries assume_two_step.
+ * 20: CONFIG carries gm_time_flags, ingressLatency, egressLatency, the power_profile.* keys and
+ * socket_priority; SET_GM_SETTINGS and GM_SETTINGS_REQUEST.
+ * 21: CONFIG carries the port's acceptable_masters table, STATUS the not_acceptable_master
+ * counter. */
+#define IPC_VERSION 21
 #define IPC_HEADER_SIZE 8
 #define IPC_MAX_SIZE 1024 /* larger than every message; a longer datagram is refused */
 #define IPC_MAX_FDS 4
@@ -70,12 +73,15 @@ enum ipc_type {
 	IPC_ERBEST = 3,
 	IPC_PRIORITY_REQUEST = 5, /* a management SET over the network (payload: set_priority) */
 	IPC_CLOCK_STATE = 6,	  /* the SLAVE port's virtual clock correction (clock_state) */
+	IPC_GM_SETTINGS_REQUEST =
+		7, /* SET GRANDMASTER_SETTINGS_NP from the network (gm_settings) */
 	/* supervisor -> worker */
 	IPC_CONFIG = 64,
 	IPC_RECOMMENDED_STATE = 65,
 	IPC_SET_PRIORITY = 66,
 	IPC_SHUTDOWN = 67,
 	IPC_SET_CLOCK_STATE = 68, /* take this virtual clock correction (payload: clock_state) */
+	IPC_SET_GM_SETTINGS = 69, /* announce these of yourself as grandmaster (gm_settings) */
 };
 
 /* First message of a worker: who it is and which protocol it speaks. */
@@ -196,6 +202,8 @@ struct ipc_msg {
 		struct ipc_config config;
 		struct ipc_recommended_state recommended_state;
 		struct ipc_set_priority set_priority;
+		/* ptpTimescale travels not: the worker's timestamping decides it */
+		struct gm_settings gm_settings;
 	};
 };
 

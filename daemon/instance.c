@@ -155,11 +155,55 @@ static void instance_own_time_properties(const struct instance *i, struct mport 
 	for (size_t k = 0; k < n; k++) {
 		hardware &= ports[k]->timestamping == TRANSPORT_TS_MODE_HARDWARE;
 	}
-	memset(tp, 0, sizeof(*tp));
-	tp->currentUtcOffset = i->options.utc_offset;
+	struct gm_settings gm;
+
+	/* What the configuration or the last SetGrandmasterSettings says of this clock. */
+	options_gm_settings(&i->options, &gm);
+	*tp = gm.tp;
 	/* Software stamps count UTC: the ARB timescale, as each such worker announces it. */
 	tp->ptpTimescale = hardware;
-	tp->timeSource = i->options.timeSource;
+}
+
+void instance_gm_settings(const struct instance *i, struct gm_settings *ret)
+{
+	struct mport *ports[OPTIONS_INTERFACES_MAX];
+	size_t n = 0;
+	struct mport *p;
+
+	MANAGER_FOREACH_PORT(p, i->manager, k)
+	{
+		if (p->instance == i && port_in_bmca(p) && n < ARRAY_SIZE(ports)) {
+			ports[n++] = p;
+		}
+	}
+	options_gm_settings(&i->options, ret);
+	ret->clockQuality = i->clock_quality;
+	instance_own_time_properties(i, ports, n, &ret->tp);
+}
+
+int instance_set_gm_settings(struct instance *i, const struct gm_settings *s)
+{
+	struct ipc_msg m = { .type = IPC_SET_GM_SETTINGS, .gm_settings = *s };
+	struct mport *p;
+
+	options_set_gm_settings(&i->options, s);
+	/* 9.2.2.2: a slave-only clock stays class 255 whatever it is told. */
+	i->clock_quality.clockClass = i->options.slaveOnly ? CLOCK_CLASS_SLAVE_ONLY
+							   : s->clockQuality.clockClass;
+	i->clock_quality.clockAccuracy = s->clockQuality.clockAccuracy;
+	i->clock_quality.offsetScaledLogVariance = s->clockQuality.offsetScaledLogVariance;
+	manager_instance_changed(i, INSTANCE_CHANGED_CONFIG);
+	MANAGER_FOREACH_PORT(p, i->manager, k)
+	{
+		/* A worker before its CONFIG gets the new values with it (i->options). */
+		if (p->instance == i && p->worker && p->configured) {
+			/* A failure: its exit follows on the pidfd and restarts it. */
+			(void) worker_send(p->worker, &m);
+		}
+	}
+	/* D0 and the own time properties changed: decide and announce again. */
+	instance_run_bmca(i);
+	return 0;
 }
 
 static uint64_t mono_usec(void)

@@ -21,7 +21,10 @@ struct manager_mgmt *manager_mgmt_free(struct manager_mgmt *mm);
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct manager_mgmt *, manager_mgmt_free);
 
 /*
- * A worker accepted a management SET from the network (its instance has management_network_set):
- * apply the priorities that differ through instance_set_priority1/2(), as D-Bus does.
+ * A worker accepted a management SET from the network (its instance has management_network =
+ * read-write): apply the priorities that differ through instance_set_priority1/2(), as D-Bus does.
  */
 void manager_mgmt_priority_request(struct mport *p, const struct ipc_set_priority *s);
+
+/* The same for SET GRANDMASTER_SETTINGS_NP: instance_set_gm_settings(), as D-Bus does. */
+void manager_mgmt_gm_settings_request(struct mport *p, const struct gm_settings *s);

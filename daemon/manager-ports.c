@@ -229,8 +229,12 @@ static void on_worker_message(struct worker *w, const struct ipc_msg *msg, void 
 		return;
 	}
 	case IPC_PRIORITY_REQUEST:
-		/* A management SET the worker accepted (management_network_set): as D-Bus does. */
+		/* A management SET the worker accepted (management_network = read-write): as D-Bus
+		 * does. */
 		manager_mgmt_priority_request(p, &msg->set_priority);
+		return;
+	case IPC_GM_SETTINGS_REQUEST:
+		manager_mgmt_gm_settings_request(p, &msg->gm_settings);
 		return;
 	default:
 		return;
@@ -392,6 +396,7 @@ void mport_start_worker(struct mport *p)
 
 	memcpy(wc.ptp_dst_mac, p->options.ptp_dst_mac, sizeof(wc.ptp_dst_mac));
 	memcpy(wc.p2p_dst_mac, p->options.p2p_dst_mac, sizeof(wc.p2p_dst_mac));
+	wc.socket_priority = p->options.socket_priority;
 	if (p->worker || !p->enabled || !p->link_up || p->backoff.given_up || m->stopping ||
 	    p->removed || p->restart_timer) {
 		return;

@@ -116,10 +116,11 @@ static void write_status(struct manager *m)
 	{
 		fprintf(f,
 			"port %s instance %s number %u state %s pid %d restarts %u link %s ts %s "
-			"error ",
+			"ascapable %d error ",
 			p->ifname, p->instance->name, p->port_identity.portNumber,
 			port_state_to_string(p->state), (int) p->worker_pid, p->restarts,
-			p->link_up ? "up" : "down", mport_timestamping_to_string(p->timestamping));
+			p->link_up ? "up" : "down", mport_timestamping_to_string(p->timestamping),
+			p->as_capable);
 		fput_quoted(f, p->last_error_text);
 		fputc('\n', f);
 	}

@@ -131,7 +131,7 @@ struct instance {
 
 	/* public, INSTANCE_CHANGED_CONFIG */
 	uint8_t domain;
-	char profile[MANAGER_PROFILE_MAX]; /* "default" (IEEE 1588-2019 J.3) for now */
+	char profile[MANAGER_PROFILE_MAX]; /* the profile key: "default", "gPTP", ... */
 	struct ClockIdentity clock_identity;
 	uint8_t priority1;
 	uint8_t priority2;
@@ -332,6 +332,15 @@ int manager_reload(struct manager *m, char **errors);
 /* Change an instance's priority at run time (until the next reload), sent to its workers. */
 int instance_set_priority1(struct instance *i, uint8_t priority1);
 int instance_set_priority2(struct instance *i, uint8_t priority2);
+/*
+ * What the instance announces of itself as grandmaster (D-Bus SetGrandmasterSettings,
+ * management SET GRANDMASTER_SETTINGS_NP): clockQuality (a slave-only clock keeps class 255),
+ * currentUtcOffset, the leap, currentUtcOffsetValid and traceability flags, timeSource; until the
+ * next reload that restarts the instance. Sent to its workers; the BMCA runs again.
+ */
+int instance_set_gm_settings(struct instance *i, const struct gm_settings *s);
+/* The settings in effect, ptpTimescale as its ports' timestamping makes it. */
+void instance_gm_settings(const struct instance *i, struct gm_settings *ret);
 /* Is the port's worker waiting to be restarted (backoff running)? */
 bool mport_restarting(const struct mport *p);
 /* Number of ports of the instance, and the n-th of them. */

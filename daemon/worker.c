@@ -276,6 +276,7 @@ int worker_spawn(sd_event *event, const struct worker_config *cfg, const struct 
 
 	memcpy(tc.ptp_dst_mac, cfg->ptp_dst_mac, sizeof(tc.ptp_dst_mac));
 	memcpy(tc.p2p_dst_mac, cfg->p2p_dst_mac, sizeof(tc.p2p_dst_mac));
+	tc.socket_priority = cfg->socket_priority;
 	r = transport_l2_open_fd(&tc, &sock, &st);
 	if (r < 0) {
 		return r;

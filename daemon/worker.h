@@ -42,6 +42,7 @@ struct worker_config {
 	bool peer_delay;
 	uint8_t ptp_dst_mac[OPTIONS_MAC_LEN]; /* the multicast groups the socket joins */
 	uint8_t p2p_dst_mac[OPTIONS_MAC_LEN];
+	int socket_priority; /* SO_PRIORITY of the socket */
 	/* with the timestamps got, says whether /dev/ptpN is opened (steer_wants_phc()) */
 	enum options_clock_backend clock_backend;
 	bool log_samples; /* -m: one line per servo sample on stderr (logging_level 7) */

@@ -213,6 +213,57 @@ static int method_set_priority(sd_bus_message *m, void *userdata, sd_bus_error *
 	return sd_bus_reply_method_return(m, NULL);
 }
 
+/*
+ * SetGrandmasterSettings(y clockClass, y clockAccuracy, q offsetScaledLogVariance,
+ * n currentUtcOffset, b leap61, b leap59, b currentUtcOffsetValid, b timeTraceable,
+ * b frequencyTraceable, y timeSource): what linuxptp's GRANDMASTER_SETTINGS_NP sets.
+ */
+static int method_set_grandmaster_settings(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	struct instance *i = userdata;
+	struct gm_settings gm = { 0 };
+	int leap61, leap59, valid, time_traceable, freq_traceable, r;
+
+	r = sd_bus_message_read(
+		m, "yyqnbbbbby", &gm.clockQuality.clockClass, &gm.clockQuality.clockAccuracy,
+		&gm.clockQuality.offsetScaledLogVariance, &gm.tp.currentUtcOffset, &leap61, &leap59,
+		&valid, &time_traceable, &freq_traceable, &gm.tp.timeSource);
+	if (r < 0) {
+		return r;
+	}
+	/* The ranges of phcd.conf's utc_offset and timeSource; 9.4 has no leap both ways. */
+	if (gm.tp.currentUtcOffset < 0) {
+		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+					 "currentUtcOffset %d is negative, expected 0 to 32767",
+					 gm.tp.currentUtcOffset);
+	}
+	if (gm.tp.timeSource < 0x10 || gm.tp.timeSource > 0xfe) {
+		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+					 "timeSource 0x%02x is out of range, expected 0x10 to 0xfe",
+					 gm.tp.timeSource);
+	}
+	if (leap61 && leap59) {
+		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+					 "leap61 and leap59 both set, expected at most one");
+	}
+	gm.tp.leap61 = leap61;
+	gm.tp.leap59 = leap59;
+	gm.tp.currentUtcOffsetValid = valid;
+	gm.tp.timeTraceable = time_traceable;
+	gm.tp.frequencyTraceable = freq_traceable;
+	r = bus_authorize(bus_current_server(m), m, error);
+	if (r <= 0) {
+		return r < 0 ? r : 1;
+	}
+	r = instance_set_gm_settings(i, &gm);
+	if (r < 0) {
+		return sd_bus_error_setf(error, BUS_ERROR_OPERATION_FAILED,
+					 "Cannot set the grandmaster settings of instance '%s': %s",
+					 i->name, strerror(-r));
+	}
+	return sd_bus_reply_method_return(m, NULL);
+}
+
 #define EMITS SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE
 #define I_OFF(f) offsetof(struct instance, f)
 
@@ -287,6 +338,12 @@ static const sd_bus_vtable instance_vtable[] = {
 				method_set_priority, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("SetPriority2", SD_BUS_ARGS("y", priority2), SD_BUS_NO_RESULT,
 				method_set_priority, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS(
+		"SetGrandmasterSettings",
+		SD_BUS_ARGS("y", clockClass, "y", clockAccuracy, "q", offsetScaledLogVariance, "n",
+			    currentUtcOffset, "b", leap61, "b", leap59, "b", currentUtcOffsetValid,
+			    "b", timeTraceable, "b", frequencyTraceable, "y", timeSource),
+		SD_BUS_NO_RESULT, method_set_grandmaster_settings, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_VTABLE_END,
 };
 

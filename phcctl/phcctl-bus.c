@@ -55,7 +55,15 @@ int phcctl_error(const char *what, const sd_bus_error *e, int r)
 		return EXIT_NOT_RUNNING;
 	}
 	if (e && sd_bus_error_is_set(e)) {
-		log_error("%s: %s", what, e->message ? e->message : e->name);
+		const char *msg = e->message ? e->message : e->name;
+		size_t first = strcspn(msg, "\n");
+
+		/* A refused reload lists every file:line error: each line whole, not cut at the
+		 * logger's line length. */
+		log_error("%s: %.*s", what, (int) first, msg);
+		if (msg[first]) {
+			log_lines(LOG_ERR, msg + first + 1);
+		}
 		if (sd_bus_error_has_names(e, "org.phcd1.Error.NoSuchInterface",
 					   "org.phcd1.Error.NoSuchInstance",
 					   SD_BUS_ERROR_UNKNOWN_OBJECT)) {

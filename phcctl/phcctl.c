@@ -463,7 +463,7 @@ static int run(struct phcctl *c, const struct command *cmd, char **args)
 }
 
 /* A bad command line: one line on stderr, pointing at --help, and exit 2. */
-static int usage_error(const char *fmt, ...)
+_printf_(1, 2) static int usage_error(const char *fmt, ...)
 {
 	char msg[256];
 	va_list ap;

@@ -142,6 +142,16 @@ struct timePropertiesDS {
 	uint8_t timeSource; /* enum time_source */
 };
 
+/*
+ * What a grandmaster announces of itself and does not measure (linuxptp's GRANDMASTER_SETTINGS_NP):
+ * its clockQuality, currentUtcOffset, the time property flags and timeSource. tp.ptpTimescale is
+ * not the caller's to say: the timestamping decides it (software stamps count UTC: ARB).
+ */
+struct gm_settings {
+	struct ClockQuality clockQuality;
+	struct timePropertiesDS tp;
+};
+
 /* IEEE 1588-2019 8.2.15 portDS */
 struct portDS {
 	struct PortIdentity portIdentity;

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "ptp/msg.h"
 #include "ptp/options.h"
 #include "ptp/util.h"
 
@@ -84,9 +85,41 @@ void options_port_defaults(struct port_options *o)
 	o->operLogSyncInterval = 0;
 	o->operLogPdelayReqInterval = 0;
 	o->msg_interval_request = false;
+	o->assume_two_step = false;
 	memcpy(o->ptp_dst_mac, options_mac_ptp_default, OPTIONS_MAC_LEN);
 	memcpy(o->p2p_dst_mac, options_mac_p2p_default, OPTIONS_MAC_LEN);
 	o->localPriority = LOCAL_PRIORITY_DEFAULT;
+	o->power_profile.version = OPTIONS_POWER_PROFILE_NONE;
+	o->power_profile.grandmasterTimeInaccuracy = -1;
+	o->power_profile.networkTimeInaccuracy = -1;
+	o->power_profile.totalTimeInaccuracy = -1;
+	o->socket_priority = 0;
+}
+
+/* octet 1 of flagField (13.3.2.8) that a grandmaster's settings may carry */
+#define GM_TIME_FLAGS                                                              \
+	(MSG_FLAG_LEAP_61 | MSG_FLAG_LEAP_59 | MSG_FLAG_CURRENT_UTC_OFFSET_VALID | \
+	 MSG_FLAG_TIME_TRACEABLE | MSG_FLAG_FREQUENCY_TRACEABLE)
+
+void options_gm_settings(const struct instance_options *o, struct gm_settings *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	ret->clockQuality.clockClass = o->clockClass;
+	ret->clockQuality.clockAccuracy = o->clockAccuracy;
+	ret->clockQuality.offsetScaledLogVariance = o->offsetScaledLogVariance;
+	ret->tp.currentUtcOffset = o->utc_offset;
+	ret->tp.timeSource = o->timeSource;
+	ds_time_properties_set_flags(&ret->tp, o->gm_time_flags & GM_TIME_FLAGS);
+}
+
+void options_set_gm_settings(struct instance_options *o, const struct gm_settings *s)
+{
+	o->clockClass = s->clockQuality.clockClass;
+	o->clockAccuracy = s->clockQuality.clockAccuracy;
+	o->offsetScaledLogVariance = s->clockQuality.offsetScaledLogVariance;
+	o->utc_offset = s->tp.currentUtcOffset;
+	o->timeSource = s->tp.timeSource;
+	o->gm_time_flags = (uint8_t) (ds_time_properties_flags(&s->tp) & GM_TIME_FLAGS);
 }
 
 static int hex_digit(char c)
@@ -212,6 +245,11 @@ static const struct name_value mgmt_network_names[] = {
 	{ "read-only", OPTIONS_MGMT_NETWORK_READ_ONLY },
 	{ "read-write", OPTIONS_MGMT_NETWORK_READ_WRITE },
 };
+static const struct name_value power_profile_names[] = {
+	{ "none", OPTIONS_POWER_PROFILE_NONE },
+	{ "2011", OPTIONS_POWER_PROFILE_2011 },
+	{ "2017", OPTIONS_POWER_PROFILE_2017 },
+};
 static const struct name_value servo_names[] = {
 	{ "pi", SERVO_TYPE_PI },
 	{ "linreg", SERVO_TYPE_LINREG },
@@ -251,11 +289,9 @@ const char *options_profile_unsupported(enum options_profile p)
 	case OPTIONS_PROFILE_GPTP:
 	case OPTIONS_PROFILE_AUTOMOTIVE_MASTER:
 	case OPTIONS_PROFILE_AUTOMOTIVE_SLAVE:
-		return NULL;
 	case OPTIONS_PROFILE_G8275_1:
-		return NULL;
 	case OPTIONS_PROFILE_POWER_2017:
-		return "the IEEE_C37_238 TLV and socket_priority are missing";
+		return NULL;
 	}
 	return "unknown profile";
 }
@@ -273,6 +309,7 @@ static void options_gptp_defaults(struct instance_options *io, struct port_optio
 	po->min_neighbor_prop_delay = -20000000;
 	po->path_trace_enabled = true;
 	po->follow_up_info = true;
+	po->assume_two_step = true;
 	po->transportSpecific = 1;
 	po->delay_mechanism = DELAY_MECHANISM_P2P;
 }
@@ -330,6 +367,21 @@ void options_profile_defaults(enum options_profile p, struct instance_options *i
 		po->logSyncInterval = -4;
 		po->logMinDelayReqInterval = -4;
 		break;
+	case OPTIONS_PROFILE_POWER_2017:
+		/*
+		 * IEEE C37.238-2017: domain 254, peer delay, Announce, Sync and Pdelay_Req once a
+		 * second, the 2017 TLV in every Announce, 802.1Q priority 4 (through
+		 * socket_priority and a VLAN device's egress map).
+		 */
+		io->domainNumber = 254;
+		po->delay_mechanism = DELAY_MECHANISM_P2P;
+		po->logAnnounceInterval = 0;
+		po->logSyncInterval = 0;
+		po->logMinPdelayReqInterval = 0;
+		po->announceReceiptTimeout = 3;
+		po->power_profile.version = OPTIONS_POWER_PROFILE_2017;
+		po->socket_priority = 4;
+		break;
 	default:
 		break;
 	}
@@ -338,6 +390,7 @@ void options_profile_defaults(enum options_profile p, struct instance_options *i
 DEFINE_NAMES(options_bmca, enum options_bmca, bmca_names)
 DEFINE_NAMES(options_as_capable, enum options_as_capable, as_capable_names)
 DEFINE_NAMES(options_transport, enum options_transport, transport_names)
+DEFINE_NAMES(options_power_profile, enum options_power_profile, power_profile_names)
 DEFINE_NAMES(options_timestamping, enum options_timestamping, timestamping_names)
 DEFINE_NAMES(options_clock_backend, enum options_clock_backend, backend_names)
 DEFINE_NAMES(options_mgmt_network, enum options_mgmt_network, mgmt_network_names)

@@ -113,6 +113,22 @@ enum options_as_capable {
 	OPTIONS_AS_CAPABLE_TRUE,
 };
 
+/* ptp4l's power_profile.version: which IEEE C37.238 TLV every Announce carries, if any. */
+enum options_power_profile {
+	OPTIONS_POWER_PROFILE_NONE = 0,
+	OPTIONS_POWER_PROFILE_2011,
+	OPTIONS_POWER_PROFILE_2017,
+};
+
+/* ptp4l's power_profile.* keys: the IEEE C37.238 TLV's values (inaccuracies ns, -1 unknown). */
+struct power_profile_options {
+	enum options_power_profile version;
+	uint16_t grandmasterID;
+	int32_t grandmasterTimeInaccuracy; /* power_profile.2011.grandmasterTimeInaccuracy */
+	int32_t networkTimeInaccuracy;	   /* power_profile.2011.networkTimeInaccuracy */
+	int32_t totalTimeInaccuracy;	   /* power_profile.2017.totalTimeInaccuracy */
+};
+
 /* Which interfaces belong to an instance: an explicit list, or every interface with a PHC. */
 struct interface_selection {
 	bool auto_select;
@@ -149,6 +165,13 @@ struct instance_options {
 	uint8_t maxStepsRemoved; /* an Announce with stepsRemoved >= this is ignored, 2..255 */
 	uint8_t clock_class_threshold; /* an Announce of a worse grandmaster clockClass is ignored
 					*/
+	/*
+	 * No key: set at run time only (SetGrandmasterSettings, SET GRANDMASTER_SETTINGS_NP), with
+	 * clockClass, clockAccuracy, offsetScaledLogVariance, utc_offset and timeSource above. The
+	 * MSG_FLAG_* bits of leap61, leap59, currentUtcOffsetValid, timeTraceable and
+	 * frequencyTraceable this clock announces as grandmaster; 0 from a configuration.
+	 */
+	uint8_t gm_time_flags;
 };
 
 /*
@@ -218,6 +241,21 @@ struct port_options {
 	uint8_t ptp_dst_mac[OPTIONS_MAC_LEN];
 	uint8_t p2p_dst_mac[OPTIONS_MAC_LEN];
 	uint8_t localPriority; /* G.8275.portDS.localPriority: of every Erbest of this port */
+	/* 802.1AS-2011 compatibility (ptp4l's key): a one-step Sync waits for a Follow_Up too */
+	bool assume_two_step;
+	/*
+	 * ptp4l's keys, ns: how much later than the reference plane (16.7) an RX stamp is taken
+	 * (subtracted from every event message's RX timestamp), and how much later than its TX
+	 * stamp a frame passes it (added to every TX timestamp).
+	 */
+	int32_t ingressLatency;
+	int32_t egressLatency;
+	struct power_profile_options power_profile;
+	/*
+	 * ptp4l's socket_priority: SO_PRIORITY of the port's packet socket (0..15), which a VLAN
+	 * device's egress-qos-map turns into the 802.1Q priority (PCP) of its frames.
+	 */
+	uint8_t socket_priority;
 };
 
 /* 01-1B-19-00-00-00 and 01-80-C2-00-00-0E (IEEE 1588-2019 Annex E.3). */
@@ -247,11 +285,18 @@ const char *options_bmca_to_string(enum options_bmca b);
 int options_bmca_from_string(const char *s, enum options_bmca *ret);
 const char *options_as_capable_to_string(enum options_as_capable a);
 int options_as_capable_from_string(const char *s, enum options_as_capable *ret);
+/* The grandmaster settings in o, and o with settings s (ptpTimescale is not stored). */
+void options_gm_settings(const struct instance_options *o, struct gm_settings *ret);
+void options_set_gm_settings(struct instance_options *o, const struct gm_settings *s);
+
 /* "01:1B:19:00:00:00" (or with '-'): a multicast MAC (the group bit set), as the port joins it. */
 int options_mac_from_string(const char *s, uint8_t ret[OPTIONS_MAC_LEN]);
 /* "01:1B:19:00:00:00", as ptp4l writes it; buf of OPTIONS_MAC_STRLEN. */
 #define OPTIONS_MAC_STRLEN 18
 const char *options_mac_to_string(const uint8_t mac[OPTIONS_MAC_LEN], char *buf);
+
+const char *options_power_profile_to_string(enum options_power_profile v);
+int options_power_profile_from_string(const char *s, enum options_power_profile *ret);
 
 const char *options_transport_to_string(enum options_transport t);
 int options_transport_from_string(const char *s, enum options_transport *ret);

@@ -3,13 +3,41 @@
 #include "ptp/port-internal.h"
 #include "ptp/tlv.h"
 
+/* ptp4l's power_profile.*: the IEEE C37.238 TLV of its version, none for version none. */
+static int port_announce_c37_238(const struct port *p, struct tlv_builder *b)
+{
+	const struct power_profile_options *pp = &p->cfg.port.power_profile;
+	struct tlv_c37_238 c = {
+		.grandmasterID = pp->grandmasterID,
+		/* -1 (unknown) is 0xFFFFFFFF on the wire. */
+		.grandmasterTimeInaccuracy = (uint32_t) pp->grandmasterTimeInaccuracy,
+		.networkTimeInaccuracy = (uint32_t) pp->networkTimeInaccuracy,
+		.totalTimeInaccuracy = (uint32_t) pp->totalTimeInaccuracy,
+	};
+
+	switch (pp->version) {
+	case OPTIONS_POWER_PROFILE_2011:
+		c.subtype = TLV_C37_238_2011;
+		break;
+	case OPTIONS_POWER_PROFILE_2017:
+		c.subtype = TLV_C37_238_2017;
+		break;
+	default:
+		return 0;
+	}
+	return tlv_builder_add_c37_238(b, &c);
+}
+
 /* IEEE 1588-2019 13.5 and 9.5.8: an Announce is the parent data set as this clock sees it. */
 int port_announce_send(struct port *p, ns_t now)
 {
+	/* The IEEE C37.238 TLV (at most 64 octets) and the path trace TLV. */
+	uint8_t tlv[64 + TLV_HEADER_LEN + 8 * (PORT_PATH_TRACE_MAX + 1)];
+	struct tlv_builder b;
 	struct msg m;
 	struct msg_announce *a = &m.body.announce;
-	uint8_t tlv[TLV_HEADER_LEN + 8 * (PORT_PATH_TRACE_MAX + 1)];
 	ssize_t n;
+	int r;
 
 	/*
 	 * Never an Announce naming a parent data set the clock has not decided (9.3.5), none with
@@ -31,10 +59,16 @@ int port_announce_send(struct port *p, ns_t now)
 	a->grandmasterIdentity = p->pds.grandmasterIdentity;
 	a->stepsRemoved = p->cds.stepsRemoved;
 	a->timeSource = p->tpds.timeSource;
-	n = port_path_trace_tlv(p, tlv, sizeof(tlv));
+	tlv_builder_init(&b, tlv, sizeof(tlv));
+	r = port_announce_c37_238(p, &b);
+	if (r < 0) {
+		return r;
+	}
+	m.tlv = tlv;
+	m.tlv_len = tlv_builder_len(&b);
+	n = port_path_trace_tlv(p, tlv + m.tlv_len, sizeof(tlv) - m.tlv_len);
 	if (n > 0) {
-		m.tlv = tlv;
-		m.tlv_len = (size_t) n;
+		m.tlv_len += (size_t) n;
 	}
 	return port_send(p, &m, false, NULL, PORT_CNT_TX_ANNOUNCE, now);
 }

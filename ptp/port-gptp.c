@@ -248,6 +248,15 @@ int port_signaling_receive(struct port *p, const struct msg *m, ns_t now)
 	bool used = false;
 	int r;
 
+	/*
+	 * The message interval request is 802.1AS's (10.6.4.3), between the two ends of a link:
+	 * only a port that runs 802.1AS (transportSpecific 1 and follow_up_info) takes one. A port
+	 * of a 1588 profile takes none: else any host on a shared segment could stop its master's
+	 * Sync (interval 127) with one Signaling message.
+	 */
+	if (p->cfg.port.transportSpecific != 1 || !p->cfg.port.follow_up_info) {
+		return PORT_CNT_UNSUPPORTED;
+	}
 	memset(&all, 0xff, sizeof(all));
 	if (!port_identity_equal(target, &all) &&
 	    !port_identity_equal(target, &p->portds.portIdentity)) {

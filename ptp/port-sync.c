@@ -186,7 +186,8 @@ int port_sync_receive(struct port *p, const struct msg *m, ns_t rx, ns_t now)
 		servo_set_interval(p->servo, (double) port_log_interval(p->sync.log_interval) /
 						     (double) NS_PER_SEC);
 	}
-	if (msg_flag(&m->hdr, MSG_FLAG_TWO_STEP)) {
+	/* assume_two_step: a Sync without the flag (802.1AS-2011) still has a Follow_Up. */
+	if (msg_flag(&m->hdr, MSG_FLAG_TWO_STEP) || p->cfg.port.assume_two_step) {
 		struct port_early_follow_up e;
 
 		if (port_early_take(p, seq, &e)) {

@@ -220,6 +220,10 @@ int port_send(struct port *p, const struct msg *m, bool pdelay, ns_t *ret_tx_ts,
 		port_dispatch(p, FSM_EV_FAULT_DETECTED, false, now);
 		return r;
 	}
+	/* ptp4l's egressLatency: the frame leaves the reference plane that much after its stamp. */
+	if (ret_tx_ts) {
+		*ret_tx_ts += p->cfg.port.egressLatency;
+	}
 	port_count(p, tx_cnt);
 	return 0;
 }
@@ -227,11 +231,13 @@ int port_send(struct port *p, const struct msg *m, bool pdelay, ns_t *ret_tx_ts,
 /* The time properties of this clock as a grandmaster (linuxptp: clock_update_grandmaster). */
 static void port_own_time_properties(const struct port *p, struct timePropertiesDS *tp)
 {
-	memset(tp, 0, sizeof(*tp));
-	tp->currentUtcOffset = p->cfg.instance.utc_offset;
+	struct gm_settings gm;
+
+	/* What the configuration or the last SetGrandmasterSettings says of this clock. */
+	options_gm_settings(&p->cfg.instance, &gm);
+	*tp = gm.tp;
 	/* Software stamps count UTC, so the timescale is ARB, as linuxptp announces it. */
 	tp->ptpTimescale = !p->cfg.utc_timescale;
-	tp->timeSource = p->cfg.instance.timeSource;
 }
 
 /* Stop the timers of the state left; the entry actions below arm those of the new one. */
@@ -532,6 +538,32 @@ int port_set_priorities(struct port *p, uint8_t priority1, uint8_t priority2, ns
 	return port_state_decision(p, now);
 }
 
+void port_gm_settings(const struct port *p, struct gm_settings *ret)
+{
+	options_gm_settings(&p->cfg.instance, ret);
+	ret->clockQuality = p->dds.clockQuality;
+	port_own_time_properties(p, &ret->tp);
+}
+
+int port_set_gm_settings(struct port *p, const struct gm_settings *s, ns_t now)
+{
+	bool grandmaster = clock_identity_equal(&p->pds.grandmasterIdentity, &p->dds.clockIdentity);
+
+	options_set_gm_settings(&p->cfg.instance, s);
+	/* 9.2.2.2: a slave-only clock stays class 255 whatever it is told. */
+	if (!p->dds.slaveOnly) {
+		p->dds.clockQuality = s->clockQuality;
+	}
+	if (grandmaster) {
+		p->pds.grandmasterClockQuality = p->dds.clockQuality;
+		port_own_time_properties(p, &p->tpds);
+	}
+	if (p->portds.portState == PORT_STATE_MASTER) {
+		port_timer_set(p, PORT_TIMER_ANNOUNCE_TX, now);
+	}
+	return port_state_decision(p, now);
+}
+
 int port_new(const struct port_config *cfg, struct clock *clock, const struct port_ops *ops,
 	     void *userdata, struct port **ret)
 {
@@ -719,7 +751,8 @@ int port_receive(struct port *p, const void *buf, size_t len, ns_t rx_ts, ns_t n
 			port_count(p, PORT_CNT_NO_TIMESTAMP);
 			return 0;
 		}
-		if (!port_local_time(p, rx_ts, &rx)) {
+		/* ptp4l's ingressLatency: the stamp came that much after the reference plane. */
+		if (!port_local_time(p, rx_ts - p->cfg.port.ingressLatency, &rx)) {
 			return 0;
 		}
 	}

@@ -252,6 +252,15 @@ bool port_has_parent_data_sets(const struct port *p);
  * supervisor's (external_bmca). Returns what that decision returned.
  */
 int port_set_priorities(struct port *p, uint8_t priority1, uint8_t priority2, ns_t now);
+/*
+ * What the clock announces of itself as grandmaster (GRANDMASTER_SETTINGS_NP): defaultDS
+ * clockQuality (kept at 255 when slave-only) and its own time properties (ptpTimescale stays the
+ * timestamping's). Announced at once when the port is MASTER of its own clock; D0 changed, so
+ * a lone port decides again.
+ */
+int port_set_gm_settings(struct port *p, const struct gm_settings *s, ns_t now);
+/* The settings in effect (GET GRANDMASTER_SETTINGS_NP). */
+void port_gm_settings(const struct port *p, struct gm_settings *ret);
 
 enum port_state port_get_state(const struct port *p);
 uint64_t port_get_counter(const struct port *p, enum port_counter c);

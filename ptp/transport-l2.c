@@ -172,6 +172,12 @@ int transport_l2_open_fd(const struct transport_config *cfg, int *ret_fd,
 	if (bind(fd, (struct sockaddr *) &sll, sizeof(sll)) < 0) {
 		return -errno;
 	}
+	/* ptp4l's socket_priority: a VLAN device's egress-qos-map makes it the 802.1Q PCP. */
+	if (cfg->socket_priority > 0 &&
+	    setsockopt(fd, SOL_SOCKET, SO_PRIORITY, &cfg->socket_priority,
+		       sizeof(cfg->socket_priority)) < 0) {
+		return -errno;
+	}
 	/* The groups this port needs, no other: E2E hears ptp_dst_mac only. */
 	ptp_mac = dst_mac(cfg->ptp_dst_mac, mac_ptp_default);
 	p2p_mac = dst_mac(cfg->p2p_dst_mac, mac_ptp_pdelay);

@@ -56,6 +56,7 @@ struct transport_config {
 	 */
 	uint8_t ptp_dst_mac[TRANSPORT_MAC_LEN];
 	uint8_t p2p_dst_mac[TRANSPORT_MAC_LEN];
+	int socket_priority; /* SO_PRIORITY of the socket, 0..15; 0 leaves the default */
 };
 
 /* How timestamping came out; the caller logs hw_error once, with the interface name. */

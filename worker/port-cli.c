@@ -304,6 +304,7 @@ int port_cli_run(const struct port_cli_args *a)
 	tc.peer_delay = pc.port.delay_mechanism == DELAY_MECHANISM_P2P;
 	memcpy(tc.ptp_dst_mac, pc.port.ptp_dst_mac, sizeof(tc.ptp_dst_mac));
 	memcpy(tc.p2p_dst_mac, pc.port.p2p_dst_mac, sizeof(tc.p2p_dst_mac));
+	tc.socket_priority = pc.port.socket_priority;
 	if (!tc.ifindex && a->socket_fd < 0) {
 		log_port_error(a->ifname, "no such interface");
 		return -ENODEV;

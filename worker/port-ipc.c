@@ -420,7 +420,19 @@ static int port_priority_request(void *userdata, const struct mgmt_change *chang
 									: d->priority1;
 	m.set_priority.priority2 = change->mask & MGMT_CHANGE_PRIORITY2 ? change->priority2
 									: d->priority2;
-	return ipc_send(w->ipc, &m, NULL, 0);
+	if (change->mask & (MGMT_CHANGE_PRIORITY1 | MGMT_CHANGE_PRIORITY2)) {
+		int r = ipc_send(w->ipc, &m, NULL, 0);
+
+		if (r < 0) {
+			return r;
+		}
+	}
+	if (change->mask & MGMT_CHANGE_GM_SETTINGS) {
+		struct ipc_msg g = { .type = IPC_GM_SETTINGS_REQUEST, .gm_settings = change->gm };
+
+		return ipc_send(w->ipc, &g, NULL, 0);
+	}
+	return 0;
 }
 
 /*
@@ -565,6 +577,11 @@ static void on_ipc(struct evloop *e, int fd, uint32_t revents, void *userdata)
 		/* In place: the supervisor decides again with the new D0 and says so (9.3.3). */
 		(void) port_set_priorities(w->loop.port, m.set_priority.priority1,
 					   m.set_priority.priority2, port_loop_now());
+		publish_status(w, true);
+		port_loop_rearm(&w->loop);
+		break;
+	case IPC_SET_GM_SETTINGS:
+		(void) port_set_gm_settings(w->loop.port, &m.gm_settings, port_loop_now());
 		publish_status(w, true);
 		port_loop_rearm(&w->loop);
 		break;

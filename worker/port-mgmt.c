@@ -15,6 +15,7 @@ static void port_mgmt_clock(struct port *p, struct transport *t, const char *ifn
 	ret->cds = *port_current_ds(p);
 	ret->pds = *port_parent_ds(p);
 	ret->tpds = *port_time_properties_ds(p);
+	port_gm_settings(p, &ret->gm);
 	memset(port, 0, sizeof(*port));
 	port->ds = *port_port_ds(p);
 	port->ifname = ifname;

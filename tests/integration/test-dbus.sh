@@ -246,6 +246,8 @@ denied() {
 }
 denied /org/phcd1/instance/default org.phcd1.Instance.SetPriority1 "byte 1"
 denied /org/phcd1/instance/default org.phcd1.Instance.SetPriority2 "byte 1"
+denied /org/phcd1/instance/default org.phcd1.Instance.SetGrandmasterSettings "byte 6" "byte 0x21" \
+	"uint16 0x4e5d" "int16 37" false false true true true "byte 0x20"
 denied /org/phcd1/port/veth0 org.phcd1.Port.Enable
 denied /org/phcd1/port/veth0 org.phcd1.Port.Disable
 denied /org/phcd1/port/veth0 org.phcd1.Port.Restart
@@ -257,7 +259,7 @@ sleep 0.1 # nothing may arrive; give a wrongly accepted call time to show up
 if tail -n +$((from + 1)) "$tmp/out" | grep -q '^call '; then
 	fail "a denied call reached the manager: $(tail -n +$((from + 1)) "$tmp/out")"
 fi
-echo "ok: nobody reads, and gets AccessDenied on all 6 writes (phcctl exit 4); none reached the manager"
+echo "ok: nobody reads, and gets AccessDenied on all 7 writes (phcctl exit 4); none reached the manager"
 
 # root may write: each call reaches the manager.
 "$PHCCTL" set-priority1 default 100

@@ -37,6 +37,8 @@ for cmd in status ports "port eth0" "instance default" reload "disable eth0" "st
 done
 expect 5 'timed out after 0.3 s: phcd is not running' wait-sync --timeout 0.3
 DBUS_SYSTEM_BUS_ADDRESS=unix:path=$tmp/nonexistent expect 6 '^phcctl: cannot connect to the system bus: ' status
+# -M of a container that does not exist: exit 6 naming it (a running one: the nspawn tier).
+expect 6 "^phcctl: cannot connect to the system bus of nosuch-$$: " -M "nosuch-$$" status
 echo "ok: phcd absent: status, ports, port, instance, reload, disable (and --json) exit 6 saying so; no bus: exit 6"
 
 mkfifo "$tmp/in"

@@ -78,6 +78,9 @@ jq -e '(.Ready | not) and (.Instances[] | select(.Name == "late") | (.Ready | no
 	fail "wait-sync --json with s2 absent: $(cat "$tmp/ws.json")"
 got=$(busctl --system get-property org.phcd1 /org/phcd1/instance/late org.phcd1.Instance MissingInterfaces)
 [ "$got" = 'as 1 "s2"' ] || fail "instance late: expected MissingInterfaces [s2], got $got"
+got=$(busctl --system --json=short get-property org.phcd1 /org/phcd1/instance/late org.phcd1.Instance HealthReasons)
+jq -e '.data == [["interface-missing", "interface s2 is named in the instance'"'"'s interfaces but not present"]]' <<<"$got" >/dev/null ||
+	fail "instance late: expected HealthReasons interface-missing s2, got $got"
 echo "ok: interface s2 not present: wait-sync exit 5, $(jq -c '.Instances[] | select(.Name == "late") | {MissingInterfaces, Reason}' "$tmp/ws.json")"
 "$PHCCTL" wait-sync --timeout 30 --json >"$tmp/ws.json" 2>"$tmp/ws.err" &
 ws=$!
@@ -89,5 +92,8 @@ wait "$ws" || rc=$?
 [ "$rc" = 0 ] || fail "wait-sync after s2 appeared: exit $rc: $(cat "$tmp/ws.err") $(cat "$tmp/ws.json")"
 jq -e '.Instances[] | select(.Name == "late") | .Ready and .MissingInterfaces == [] and .IsGrandmaster' \
 	"$tmp/ws.json" >/dev/null || fail "wait-sync --json after s2 appeared: $(cat "$tmp/ws.json")"
-echo "ok: s2 appeared: wait-sync ready once its port is grandmaster"
+got=$(busctl --system --json=short get-property org.phcd1 /org/phcd1/instance/late org.phcd1.Instance HealthReasons)
+jq -e '[.data[][0]] | index("interface-missing") == null' <<<"$got" >/dev/null ||
+	fail "instance late after s2 appeared: expected no interface-missing, got $got"
+echo "ok: s2 appeared: wait-sync ready once its port is grandmaster, no interface-missing"
 echo PASS

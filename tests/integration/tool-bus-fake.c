@@ -157,6 +157,14 @@ int instance_set_priority2(struct instance *i, uint8_t priority2)
 	return set_priority(i, &i->priority2, priority2, 2);
 }
 
+int instance_set_gm_settings(struct instance *i, const struct gm_settings *s)
+{
+	printf("call set-grandmaster-settings %s %u\n", i->name, s->clockQuality.clockClass);
+	i->clock_quality = s->clockQuality;
+	HOOK(i->manager, instance_changed, i, INSTANCE_CHANGED_CONFIG);
+	return 0;
+}
+
 static void port_set_state(struct mport *p, enum port_state st, unsigned int extra)
 {
 	p->state = st;

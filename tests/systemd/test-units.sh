@@ -60,6 +60,18 @@ if [ -z "$completion" ] || ! bash -n "$completion" || ! grep -q '^complete -F _p
 	exit 1
 fi
 echo "ok: meson install puts phcctl's bash completion in ${completion#"$tmp/dest"}"
+# The D-Bus policy and the polkit action where Debian's dbus-daemon and polkitd read them, with
+# the default prefix /usr/local too (they went to /usr/local/share/..., where nothing looks).
+opts=$(meson introspect --buildoptions "$BUILD" | jq -r '[.[] | select(.name == "dbus_policy_dir" or .name == "polkit_actions_dir") | .value] | join(",")')
+if [ "$opts" = "," ]; then
+	for f in /usr/share/dbus-1/system.d/org.phcd1.conf /usr/share/polkit-1/actions/org.phcd1.policy; do
+		if [ ! -f "$tmp/dest$f" ]; then
+			echo "FAIL: meson install: expected $f, got: $(cd "$tmp/dest" && find . -name 'org.phcd1.*')"
+			exit 1
+		fi
+	done
+	echo "ok: meson install puts the D-Bus policy and the polkit action in /usr/share/dbus-1/system.d and /usr/share/polkit-1/actions (prefix $(meson introspect --buildoptions "$BUILD" | jq -r '.[] | select(.name == "prefix") | .value'))"
+fi
 for page in $pages; do
 	name=$(basename "$page")
 	if ! MANWIDTH=80 man -l "$mandir/$page" >"$tmp/page.txt" 2>"$tmp/page.err" ||

@@ -102,9 +102,6 @@ static const struct error_case error_cases[] = {
 	  "read-write" },
 	{ "unsupported transport", "[global]\nnetwork_transport = UDPv4\n",
 	  ":2: network_transport = UDPv4 is not a valid value, expected L2 (UDPv4" },
-	{ "profile not implemented", "[global]\nprofile = power-2017\n",
-	  ":2: profile = power-2017 is not supported yet: the IEEE_C37_238 TLV and socket_priority "
-	  "are missing; expected default, default-p2p, gPTP" },
 	{ "unknown profile", "[global]\nprofile = G.8275.2\n",
 	  ":2: profile = G.8275.2 is not a valid value, expected default, default-p2p, gPTP" },
 	{ "bad BMCA", "[global]\nBMCA = none\n",
@@ -483,6 +480,118 @@ static void test_check_missing_default(void **state)
 	fclose(out);
 }
 
+/* Bounds (issue 17 finding 11): errors shown, file size, drop-ins; a line costs a line. */
+static void test_bounds(void **state)
+{
+	struct fixture *f = *state;
+	struct config *c = NULL;
+	char *errors = NULL, *text, *p;
+	size_t lines = 0;
+	FILE *fp;
+
+	/* 1000 bad keys: 50 lines, then one saying how many more */
+	text = malloc(1000 * 16 + 16);
+	assert_non_null(text);
+	p = text + sprintf(text, "[global]\n");
+	for (int i = 0; i < 1000; i++) {
+		p += sprintf(p, "bad%d = 1\n", i);
+	}
+	write_file(f->path, text);
+	free(text);
+	assert_int_equal(config_load(f->path, NULL, false, &c, &errors), -EINVAL);
+	assert_non_null(errors);
+	for (const char *q = errors; *q; q++) {
+		lines += *q == '\n';
+	}
+	assert_int_equal(lines, CONFIG_ERRORS_MAX + 1);
+	if (!strstr(errors, "\n... and 950 more errors (only the first 50 are shown)\n")) {
+		fail_msg("expected '... and 950 more errors', got:\n%s", errors);
+	}
+	free(errors);
+
+	/* larger than 1 MiB: refused before reading */
+	fp = fopen(f->path, "we");
+	assert_non_null(fp);
+	assert_int_equal(ftruncate(fileno(fp), CONFIG_FILE_MAX + 1), 0);
+	fclose(fp);
+	errors = NULL;
+	assert_int_equal(config_load(f->path, NULL, false, &c, &errors), -EINVAL);
+	if (!errors || !strstr(errors, ":0: cannot open: is larger than 1 MiB (1048576 bytes)")) {
+		fail_msg("expected 'is larger than 1 MiB', got %s", errors);
+	}
+	free(errors);
+
+	/* one 1 MiB line without a newline: one error, nothing held but a line */
+	fp = fopen(f->path, "we");
+	assert_non_null(fp);
+	for (int i = 0; i < CONFIG_FILE_MAX; i++) {
+		fputc('x', fp);
+	}
+	fclose(fp);
+	errors = NULL;
+	assert_int_equal(config_load(f->path, NULL, false, &c, &errors), -EINVAL);
+	if (!errors || !strstr(errors, ":1: line is too long")) {
+		fail_msg("expected 'line is too long', got %s", errors);
+	}
+	free(errors);
+}
+
+/* More drop-ins than CONFIG_DROPINS_MAX: refused with one line, the rest not read. */
+static void test_dropin_count(void **state)
+{
+	struct fixture *f = *state;
+	struct config *c = NULL;
+	char *errors = NULL, name[32];
+
+	for (int i = 0; i <= CONFIG_DROPINS_MAX; i++) {
+		snprintf(name, sizeof(name), "%05d.conf", i);
+		write_dropin(f, name, "");
+	}
+	write_file(f->path, "[global]\n");
+	assert_int_equal(config_load(f->path, NULL, false, &c, &errors), -EINVAL);
+	if (!errors ||
+	    !strstr(errors, "phcd.conf.d: more than 1024 drop-ins, expected at most 1024")) {
+		fail_msg("expected 'more than 1024 drop-ins', got %s", errors);
+	}
+	free(errors);
+}
+
+/* File names are shown as valid UTF-8: other bytes, controls and '\\' as \xNN. */
+static void test_escape_names(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "/etc/phcd/phcd.conf", "/etc/phcd/phcd.conf" },
+		{ "/etc/phcd/caf\xc3\xa9.conf", "/etc/phcd/caf\xc3\xa9.conf" }, /* é stays */
+		{ "/etc/phcd/\xff\xfe.conf", "/etc/phcd/\\xff\\xfe.conf" },
+		{ "a\nb\\c", "a\\x0ab\\x5cc" },
+		{ "\xc3", "\\xc3" },		       /* truncated sequence */
+		{ "\xc0\xaf", "\\xc0\\xaf" },	       /* overlong '/' */
+		{ "\xed\xa0\x80", "\\xed\\xa0\\x80" }, /* UTF-16 surrogate */
+		{ "\xef\xbf\xbe", "\\xef\\xbf\\xbe" }, /* U+FFFE, refused by sd-bus */
+	};
+	struct fixture *f = *state;
+	struct config *c;
+	char path[256];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *e = config_escape_name(cases[i].in);
+
+		assert_non_null(e);
+		assert_string_equal(e, cases[i].out);
+		free(e);
+	}
+	/* A drop-in whose name is not UTF-8 loads, and is listed escaped. */
+	write_dropin(f, "10-\xff.conf", "[global]\npriority1 = 7\n");
+	c = load_ok(f, "[global]\n");
+	assert_int_equal(c->n_files, 2);
+	snprintf(path, sizeof(path), "%s/10-\\xff.conf", f->dropins);
+	assert_string_equal(c->files[1], path);
+	assert_int_equal(c->instances[0].options.priority1, 7);
+	config_free(c);
+}
+
 static void test_resolution(void **state)
 {
 	struct fixture *f = *state;
@@ -596,6 +705,7 @@ static void test_resolution(void **state)
 	assert_int_equal(p.syncReceiptTimeout, 3);
 	assert_int_equal(p.neighborPropDelayThresh, 100000);
 	assert_int_equal(p.min_neighbor_prop_delay, -20000000);
+	assert_true(p.assume_two_step);
 	assert_int_equal(p.BMCA, OPTIONS_BMCA_PTP);
 	assert_int_equal(config_port_options(c, "m", "eth1", &p), 0);
 	assert_int_equal(p.BMCA, OPTIONS_BMCA_NOOP);
@@ -824,6 +934,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_dropin_amends_section, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_only_regular_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_check_missing_default, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bounds, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dropin_count, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_escape_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resolution, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_acceptable_masters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dst_mac, setup, teardown),

@@ -383,6 +383,37 @@ static void test_automotive(void **state)
 	link_free(&l);
 }
 
+/* gmCapable 0: priority1 counts as 255, and a port alone on its link never becomes master. */
+static void not_gm_capable_tweak(int idx, struct port_config *pc)
+{
+	gptp_tweak(idx, pc);
+	pc->instance.gmCapable = false;
+}
+
+static void test_not_gm_capable(void **state)
+{
+	struct link l;
+
+	memset(&l, 0, sizeof(l));
+	l.now = START;
+	thresh = 20 * 1000;
+	l.tweak = not_gm_capable_tweak;
+	side_init(&l, 0, 100, 0.0, 0, DELAY_MECHANISM_P2P);
+	side_init(&l, 1, 200, 0.0, 0, DELAY_MECHANISM_P2P);
+	assert_int_equal(port_default_ds(l.s[0].port)->priority1, 255);
+	assert_int_equal(port_start(l.s[0].port, l.now), 0);
+	assert_int_equal(port_start(l.s[1].port, l.now), 0);
+	link_run(&l, START + 30 * NS_PER_SEC);
+	/* Nobody can be grandmaster: both listen, measure the link, send no time. */
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(port_get_state(l.s[i].port), PORT_STATE_LISTENING);
+		assert_true(port_as_capable(l.s[i].port));
+		assert_int_equal(cnt(&l, i, PORT_CNT_TX_SYNC), 0);
+		assert_int_equal(cnt(&l, i, PORT_CNT_TX_ANNOUNCE), 0);
+	}
+	link_free(&l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -394,6 +425,7 @@ int main(void)
 		cmocka_unit_test(test_path_trace),
 		cmocka_unit_test(test_path_trace_relayed),
 		cmocka_unit_test(test_automotive),
+		cmocka_unit_test(test_not_gm_capable),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -341,6 +341,50 @@ static void test_delay_asymmetry(void **state)
 	}
 }
 
+/*
+ * ingressLatency and egressLatency (ptp4l's keys) on the slave of a perfect link: equal ones
+ * shorten the path delay by their sum's half each way and leave the clock alone; an
+ * ingressLatency alone leaves the clock ahead by half of it (its t2 is moved earlier, 7.3.4).
+ */
+static void test_ingress_egress_latency(void **state)
+{
+	static const struct {
+		int32_t ingress, egress;
+		ns_t want_error, want_delay;
+	} cases[] = {
+		{ 0, 0, 0, LINK_DELAY },
+		{ 600, 600, 0, LINK_DELAY - 600 },
+		{ 1000, 0, 500, LINK_DELAY - 500 },
+		{ 0, -400, 200, LINK_DELAY + 200 },
+	};
+
+	for (size_t k = 0; k < ARRAY_SIZE(cases); k++) {
+		struct link l;
+		ns_t e = 0, d = 0;
+
+		link_init(&l, 1000.0, 0, DELAY_MECHANISM_E2E);
+		l.s[1].port->cfg.port.ingressLatency = cases[k].ingress;
+		l.s[1].port->cfg.port.egressLatency = cases[k].egress;
+		link_run(&l, START + 90 * NS_PER_SEC);
+		assert_int_equal(port_get_state(l.s[1].port), PORT_STATE_SLAVE);
+		for (int i = 0; i < 10; i++) {
+			link_run(&l, l.now + NS_PER_SEC);
+			e += link_error(&l);
+			d += l.s[1].last.mean_path_delay;
+		}
+		e /= 10;
+		d /= 10;
+		if (llabs(e - cases[k].want_error) > 150 || llabs(d - cases[k].want_delay) > 150) {
+			fail_msg("ingressLatency %d egressLatency %d: clock error %lld ns, path "
+				 "delay "
+				 "%lld ns; expected %lld and %lld",
+				 cases[k].ingress, cases[k].egress, (long long) e, (long long) d,
+				 (long long) cases[k].want_error, (long long) cases[k].want_delay);
+		}
+		link_free(&l);
+	}
+}
+
 /* Inject a frame into the slave at the current time, and check it is counted, not acted on. */
 static void inject(struct link *l, const void *buf, size_t len, enum port_counter want)
 {
@@ -1107,6 +1151,7 @@ int main(void)
 		cmocka_unit_test(test_interval_out_of_range),
 		cmocka_unit_test(test_extreme_times),
 		cmocka_unit_test(test_delay_asymmetry),
+		cmocka_unit_test(test_ingress_egress_latency),
 		cmocka_unit_test(test_time_properties),
 		cmocka_unit_test(test_master_disappears),
 		cmocka_unit_test(test_sync_receipt_timeout),

@@ -168,5 +168,65 @@ grep -v '^QUIRKS' /tmp/quirks-b.log | sed 's/^/VMTEST: B: /'
 grep -E 'master offset|rms ' /tmp/ptp4l-b.log | tail -n 3 | sed 's/^/VMTEST: B: ptp4l: /'
 grep -Ei 'fault|timeout|without' /tmp/ptp4l-b.log | head -n 5 | sed 's/^/VMTEST: B: ptp4l log: /'
 grep -v 'without timestamp' /tmp/ptp4l-b.log | tail -n 8 | sed 's/^/VMTEST: B: ptp4l tail: /'
+# --- C (closed loop): phcd (eth0, PHC 0) and ptp4l (eth2, PHC 2), each steering its own PHC,
+# side by side as slaves of one ptp4l grandmaster (eth1, PHC 1 still 50 ppm fast), all on one
+# hub. Both slave PHCs start alike: frequency 0 and 1 ms off.
+# series FILE: "t offset" of every sample logged (phcd-port[t]: ... / ptp4l[t]: master offset).
+series() {
+	sed -n 's/^[^[]*\[\([0-9.]*\)\]:.*master offset *\(-\?[0-9]*\) .*/\1 \2/p' "$1"
+}
+# side_stats FILE START: time from START to the first of 40 consecutive samples (5 s) within
+# LOCK_NS, then |offset| mean, RMS and p99 of the samples from there on (ns).
+side_stats() {
+	series "$1" | awk -v T=$LOCK_NS -v t0=$2 '{ a = $2 < 0 ? -$2 : $2
+		if (a < T) { if (!run++) first = NR; if (run == 40 && !lock) lock = first } else run = 0
+		t[NR] = $1; o[NR] = $2 }
+		END { if (!lock) { print "never", NR; exit }
+		      printf "%.1f %d\n", t[lock] - t0, NR - lock + 1
+		      for (i = lock; i <= NR; i++) print o[i] > "/tmp/steady" }' >/tmp/lock
+	read -r lock n </tmp/lock
+	if [ "$lock" = never ]; then
+		echo "never $n"
+		return
+	fi
+	# busybox's awk has no sqrt(): Newton's method.
+	awk '{ s += $1; q += $1 * $1 } END { m = q / NR; r = m > 1 ? m : 1
+		for (k = 0; k < 60; k++) r = (r + m / r) / 2; printf "%.0f %.0f", s / NR, r }' \
+		/tmp/steady >/tmp/ms
+	p99=$(awk '{ print $1 < 0 ? -$1 : $1 }' /tmp/steady | sort -n |
+		awk '{ v[NR] = $1 } END { i = int(NR * 0.99 + 0.5); if (i < 1) i = 1; print v[i] }')
+	echo "$lock $n $(cat /tmp/ms) $p99"
+}
+if [ "$BACKEND" = phc ] && [ -e /dev/ptp2 ]; then
+	for n in 0 2; do
+		$B/phc_ctl /dev/ptp$n freq 0 >/dev/null
+		$B/phc_ctl /dev/ptp$n adj 0.001 >/dev/null
+	done
+	$B/ptp4l -i eth1 $PTP4L_OPTS --masterOnly 1 --uds_address /run/ptp4l-c-gm >/tmp/ptp4l-c-gm.log 2>&1 &
+	echo $! >/tmp/ptp4l.pid
+	SYSCLOCK=
+	conf c eth0 "slaveOnly = 1"
+	start=$(up)
+	start_phcd c
+	# ptp4l steering PHC 2 (not free-running: the guest's PHC, nothing of the host's), one line
+	# a sample as phcd logs them.
+	$B/ptp4l -i eth2 -2 -H -m -s --tx_timestamp_timeout $TX_TIMEOUT_MS --logAnnounceInterval -2 \
+		--announceReceiptTimeout 3 --logSyncInterval -3 --logMinDelayReqInterval -3 \
+		--summary_interval -3 --uds_address /run/ptp4l-c >/tmp/ptp4l-c.log 2>&1 &
+	echo $! >/tmp/ptp4l-c.pid
+	say "C: phcd and ptp4l started at ${start}s, running ${SIDE_S}s"
+	sleep $SIDE_S
+	echo "VMTEST-C-COUNTERS $(counters eth0)"
+	echo "VMTEST-C-ERROR $(prop eth0 LastError)"
+	stop_all
+	echo "VMTEST-C-PHCD $(side_stats /tmp/c.log $start)"
+	echo "VMTEST-C-PTP4L $(side_stats /tmp/ptp4l-c.log $start)"
+	echo "VMTEST-C-PTP4L-NOTS $(cat /tmp/ptp4l-c.log /tmp/ptp4l-c-gm.log | grep -c 'without timestamp')"
+	echo "VMTEST-C-PTP4L-TXTO $(cat /tmp/ptp4l-c.log /tmp/ptp4l-c-gm.log | grep -c 'timed out while polling')"
+	grep 'master offset' /tmp/c.log | tail -n 2 | sed 's/^/VMTEST: C: phcd: /'
+	grep 'master offset' /tmp/ptp4l-c.log | tail -n 2 | sed 's/^/VMTEST: C: ptp4l: /'
+	series /tmp/c.log | sed 's/^/VMTEST-C-SERIES-PHCD /'
+	series /tmp/ptp4l-c.log | sed 's/^/VMTEST-C-SERIES-PTP4L /'
+fi
 echo "VMTEST-DONE at $(up)s"
 poweroff -f

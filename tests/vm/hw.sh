@@ -60,6 +60,8 @@ cp "$top/tests/vm/hw-guest.sh" "$ird/init"
 cat >"$ird/hw.env" <<EOF
 SLAVE_WAIT_S=${PHCD_VM_SLAVE_WAIT_S:-90}
 LEARN_S=${PHCD_VM_LEARN_S:-40}
+SIDE_S=${PHCD_VM_SIDE_S:-90}
+LOCK_NS=${PHCD_VM_LOCK_NS:-1000}
 MEAN_SAMPLES=${PHCD_VM_MEAN_SAMPLES:-120}
 MASTER_S=${PHCD_VM_MASTER_S:-20}
 TX_TIMEOUT_MS=${PHCD_VM_TX_TIMEOUT_MS:-400}
@@ -68,7 +70,14 @@ BACKEND=$([ "$CLOSED" = 1 ] && echo phc || echo virtual)
 EOF
 log=$work/serial-hw.log
 started=$(date +%s)
-vm_boot "$ird" "$log" 600 2 "iomem=relaxed"
+# Closed loop: a third NIC on the same hub for C (phcd and ptp4l side by side as slaves).
+if [ "$CLOSED" = 1 ]; then
+	vm_boot "$ird" "$log" 900 3 "iomem=relaxed" "0 0 0"
+	want_phcs=0,1,2
+else
+	vm_boot "$ird" "$log" 600 2 "iomem=relaxed"
+	want_phcs=0,1
+fi
 echo "$tier: guest ran $(($(date +%s) - started)) s"
 v() { tr -d '\r' <"$log" | sed -n "s/^VMTEST-$1 //p" | tail -n 1; }
 tr -d '\r' <"$log" | grep '^VMTEST: ' | sed 's/^VMTEST: //'
@@ -76,8 +85,9 @@ tr -d '\r' <"$log" | grep '^VMTEST: ' | sed 's/^VMTEST: //'
 
 # Discovery.
 phcs=$(jq -r '[.[] | select(.phc_index >= 0) | .phc_index] | sort | join(",")' <<<"$(v JSON)")
-[ "$phcs" = "0,1" ] || fail "phcd --list-interfaces in the guest: expected PHCs 0,1, got '$phcs'"
-echo "ok: phcd --list-interfaces (ethtool netlink) finds both igb PHCs: $phcs"
+[ "$phcs" = "$want_phcs" ] ||
+	fail "phcd --list-interfaces in the guest: expected PHCs $want_phcs, got '$phcs'"
+echo "ok: phcd --list-interfaces (ethtool netlink) finds every igb PHC: $phcs"
 
 # counter NAME COUNTERS: one value of "rx_sync=12 tx_sync=0 ..."
 counter() { tr ' ' '\n' <<<"$2" | sed -n "s/^$1=//p"; }
@@ -179,4 +189,24 @@ awk -v r="$rate" -v f="$pfreq" -v d="$pdelay" -v t="$FREQ_TOL_PPB" \
 		"$rate and 0 < path delay < 1 ms, got freq $pfreq delay $pdelay"
 echo "ok: B: ptp4l -H slave of phcd MASTER: $n measurements; its frequency estimate against" \
 	"phcd's PHC $pfreq ppb (imposed $rate), mean path delay $pdelay ns (QEMU's own)"
+# C (closed loop): phcd and ptp4l, each steering its own PHC, slaves of one grandmaster.
+if [ "$CLOSED" = 1 ]; then
+	read -r pl pn pmean prms pp99 <<<"$(v C-PHCD)"
+	read -r ql qn qmean qrms qp99 <<<"$(v C-PTP4L)"
+	[ -n "${pl:-}" ] && [ "$pl" != never ] ||
+		fail "C: phcd (clock_backend phc) never held $LOCK_NS ns for 5 s (${pn:-0} samples)"
+	[ -n "${ql:-}" ] && [ "$ql" != never ] ||
+		fail "C: ptp4l (steering PHC 2) never held $LOCK_NS ns for 5 s (${qn:-0} samples)"
+	[ "$(v C-ERROR)" = 's ""' ] || fail "C: phcd's LastError: expected none, got $(v C-ERROR)"
+	nic_stamped C eth0 phcd "$(counter ignored_no_timestamp "$(v C-COUNTERS)")"
+	nic_stamped C eth1+eth2 ptp4l "$(v C-PTP4L-NOTS)"
+	ptp4l_tx C "$(v C-PTP4L-TXTO)"
+	echo "ok: C: side by side, one grandmaster (PHC 1 at +50 ppm), both slave PHCs from 1 ms off:"
+	echo "    time to locked (40 samples within $LOCK_NS ns): phcd $pl s, ptp4l $ql s"
+	echo "    offset after that, ns: phcd mean $pmean RMS $prms p99 $pp99 ($pn samples);" \
+		"ptp4l mean $qmean RMS $qrms p99 $qp99 ($qn samples)"
+	awk -v a="$pl" -v b="$ql" -v c="$prms" -v d="$qrms" -v e="$pp99" -v f="$qp99" \
+		'BEGIN { printf "    phcd/ptp4l: time to locked %.2f, RMS %.2f, p99 %.2f\n",
+			 b > 0 ? a / b : 0, d > 0 ? c / d : 0, f > 0 ? e / f : 0 }'
+fi
 echo "$tier: PASS"

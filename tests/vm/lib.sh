@@ -65,16 +65,18 @@ vm_dbus_config() {
 CONF
 }
 
-# vm_boot DIR LOG TIMEOUT_S NICS [KERNEL_ARGS]: pack DIR, boot it with NICS igb NICs (2: one hub;
-# 4: two hubs of two), serial console into LOG. QEMU: $PHCD_VM_QEMU or qemu-system-x86_64.
+# vm_boot DIR LOG TIMEOUT_S NICS [KERNEL_ARGS [HUBS]]: pack DIR, boot it with NICS igb NICs, serial
+# console into LOG. HUBS: the hub of each NIC in order ("0 0 0 1 1"); default two NICs a hub.
+# QEMU: $PHCD_VM_QEMU or qemu-system-x86_64.
 vm_boot() {
 	local ird=$1 log=$2 timeout=$3 nics=$4 args=${5:-} qemu=${PHCD_VM_QEMU:-qemu-system-x86_64}
-	local -a net=() extra=()
+	local -a net=() extra=() hubs=()
+	read -r -a hubs <<<"${6:-}"
 	chmod +x "$ird/init"
 	(cd "$ird" && find . | cpio -o -H newc --quiet | gzip -1) >"$ird.gz"
 	# igb VFs take slot + 16: PFs two slots apart.
 	for ((k = 0; k < nics; k++)); do
-		net+=(-netdev "hubport,id=p$k,hubid=$((k / 2))"
+		net+=(-netdev "hubport,id=p$k,hubid=${hubs[k]:-$((k / 2))}"
 			-device "igb,netdev=p$k,addr=0x$(printf %x $((2 + 2 * k)))")
 	done
 	# A QEMU of our own build finds its firmware in the packaged QEMU's directory.

@@ -1,0 +1,109 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Attack, issue 17 finding 6: a host on the segment announces 16 forged grandmasters, all worse
+# than the real one (priority1 250 against ptp4l's 100, and worse than phcd's own 128), each 100
+# times a second (tool-forge announce), and phcd's worker is restarted meanwhile (D-Bus
+# Port.Restart: the empty table fills with the crowd first). Before: the 16-record foreign master
+# table was full of them, the real grandmaster was refused, and the port stayed MASTER while the
+# flood lasted. Expected now: the real grandmaster takes the worst record's place and the port is
+# SLAVE of ptp4l again within seconds, the crowd counted as ignored_announce_rejected; and once
+# the flood stops, its records expire. ptp4l 3.1.1 is the real master.
+set -euo pipefail
+: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
+. "$SRC/tests/lib/net-helpers.sh"
+. "$SRC/tests/lib/ptp-helpers.sh"
+. "$SRC/tests/lib/dbus-helpers.sh"
+
+PHCD=$BUILD/daemon/phcd
+FORGE=$BUILD/tests/integration/tool-forge
+tmp=$(mktemp -d /tmp/phcd-atk06.XXXXXX)
+L=pa6l$$ M=pa6m$$ X=pa6x$$ V=pa6v$$
+trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
+dbus_start "$tmp/bus"
+# One LAN: ptp4l in M, the attacker in X (the two do not hear each other), phcd in V.
+lan_bridge "$L"
+lan_station "$L" "$M" m0 isolated
+lan_station "$L" "$X" x0 isolated
+lan_station "$L" "$V" v1
+{
+	phcd_fast_global
+	cat <<CONF
+
+[instance attack]
+interfaces = v1
+clock_backend = virtual
+CONF
+} >"$tmp/phcd.conf"
+STATUS=$tmp/status
+ip netns exec "$V" capsh --drop=cap_sys_time -- -c \
+	"exec $PHCD -f $tmp/phcd.conf --status-file $STATUS" >"$tmp/phcd.log" 2>&1 &
+PHCD_PID=$!
+BG_PIDS+=($PHCD_PID)
+wait_bus_name org.phcd1 10
+ptp4l_gm "$M" m0 "$tmp/gm.uds" "$tmp/gm.log"
+
+field() { status_field "$STATUS" "$@"; }
+counter() {
+	busctl --system get-property org.phcd1 /org/phcd1/port/v1 org.phcd1.Port Counters \
+		--json=short | python3 -c "import json, sys; print(json.load(sys.stdin)['data'].get('$1', 0))"
+}
+# wait_state STATE SECONDS WHAT
+wait_state() {
+	local deadline=$((SECONDS + $2))
+	until [ "$(field port v1 state)" = "$1" ]; do
+		[ "$SECONDS" -lt "$deadline" ] ||
+			fail "$3: expected v1 $1 within $2 s, got $(field port v1 state) ($(grep -c . "$tmp/phcd.log") log lines; last: $(tail -n 2 "$tmp/phcd.log"))"
+		sleep 0.05
+	done
+}
+wait_state SLAVE 30 "before the attack"
+worker=$(field port v1 pid)
+echo "ok: phcd's v1 (worker $worker) SLAVE of ptp4l"
+
+# 16 forged grandmasters, 100 Announces a second each, until stopped.
+ip netns exec "$X" "$FORGE" announce x0 --ids 16 --priority1 250 --rate 100 --duration 0 \
+	>"$tmp/flood.log" 2>&1 &
+FLOOD=$!
+BG_PIDS+=($FLOOD)
+sleep 2
+st=$(field port v1 state)
+[ "$st" = SLAVE ] || fail "v1 left SLAVE under the flood (the parent's record must stay): $st"
+echo "ok: under the flood v1 stays SLAVE"
+
+before=$(counter ignored_announce_rejected)
+busctl --system call org.phcd1 /org/phcd1/port/v1 org.phcd1.Port Restart >/dev/null ||
+	fail "D-Bus Port.Restart of v1 failed"
+deadline=$((SECONDS + 10))
+until w=$(field port v1 pid) && [ -n "$w" ] && [ "$w" != 0 ] && [ "$w" != "$worker" ]; do
+	[ "$SECONDS" -lt "$deadline" ] || fail "no new worker for v1 within 10 s after Restart"
+	sleep 0.05
+done
+t0=$SECONDS
+echo "worker restarted ($worker -> $w) with the flood going on"
+# The crowd fills the empty table first; the real grandmaster must still get in and win.
+wait_state SLAVE 15 "after a worker restart during the flood of 16 worse grandmasters"
+echo "ok: v1 SLAVE of ptp4l again $((SECONDS - t0)) s after the restart, the flood still going"
+kill -0 "$FLOOD" 2>/dev/null || fail "the flood stopped early: $(cat "$tmp/flood.log")"
+deadline=$((SECONDS + 5))
+until after=$(counter ignored_announce_rejected) && [ "$after" -gt 0 ]; do
+	[ "$SECONDS" -lt "$deadline" ] ||
+		fail "expected the new worker to count refused Announces (ignored_announce_rejected > 0), got $after"
+	sleep 0.2
+done
+echo "ok: the crowd's newcomers refused: ignored_announce_rejected = $after (new worker)"
+sleep 3
+st=$(field port v1 state)
+[ "$st" = SLAVE ] || fail "v1 left SLAVE while the flood went on: $st"
+
+kill "$FLOOD"
+wait "$FLOOD" 2>/dev/null || true
+echo "flood: $(cat "$tmp/flood.log")"
+# The forged records expire (4 announce intervals, 1 s here): the counter stops moving and the
+# port stays SLAVE.
+sleep 3
+a=$(counter ignored_announce_rejected)
+sleep 2
+b=$(counter ignored_announce_rejected)
+[ "$a" = "$b" ] || fail "ignored_announce_rejected still moving after the flood stopped: $a -> $b"
+[ "$(field port v1 state)" = SLAVE ] || fail "v1 not SLAVE after the flood: $(field port v1 state)"
+echo "ok: after the flood v1 is SLAVE, nothing more refused"
