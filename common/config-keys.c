@@ -190,6 +190,63 @@ static int append_interfaces(const struct config_key *k, const char *value, void
 	return 0;
 }
 
+/* Clock identities (001122.fffe.334455) separated by spaces or commas, none twice. */
+static int add_acceptable_masters(struct acceptable_masters *t, const char *value)
+{
+	const char *p = value;
+
+	for (;;) {
+		struct ClockIdentity c;
+		char id[32];
+		size_t n;
+
+		p += strspn(p, " \t,");
+		if (*p == '\0') {
+			return 0;
+		}
+		n = strcspn(p, " \t,");
+		if (n >= sizeof(id) || t->n >= OPTIONS_ACCEPTABLE_MASTERS_MAX) {
+			return -EINVAL;
+		}
+		memcpy(id, p, n);
+		id[n] = '\0';
+		if (clock_identity_from_string(id, &c) < 0) {
+			return -EINVAL;
+		}
+		for (unsigned int k = 0; k < t->n; k++) {
+			if (!memcmp(&t->id[k], &c, sizeof(c))) {
+				return -EINVAL;
+			}
+		}
+		t->id[t->n++] = c;
+		p += n;
+	}
+}
+
+static int parse_acceptable_masters(const struct config_key *k, const char *value, void *dst)
+{
+	struct acceptable_masters t;
+
+	memset(&t, 0, sizeof(t));
+	if (add_acceptable_masters(&t, value) < 0) {
+		return -EINVAL;
+	}
+	memcpy(dst, &t, sizeof(t));
+	return 0;
+}
+
+static int append_acceptable_masters(const struct config_key *k, const char *value, void *dst)
+{
+	struct acceptable_masters t = *(struct acceptable_masters *) dst;
+	uint8_t before = t.n;
+
+	if (add_acceptable_masters(&t, value) < 0 || t.n == before) {
+		return -EINVAL;
+	}
+	memcpy(dst, &t, sizeof(t));
+	return 0;
+}
+
 #define DEFINE_ENUM_PARSER(fn, type, from_string)                               \
 	static int fn(const struct config_key *k, const char *value, void *dst) \
 	{                                                                       \
@@ -343,6 +400,8 @@ static const struct config_key keys[] = {
 	P(time_stamping, parse_timestamping, 0, 0, "hardware", "hardware, software or auto"),
 	P(tx_timestamp_timeout, parse_int, 1, INT32_MAX, "1", NULL),
 	P(masterOnly, parse_bool, 0, 1, "0", NULL),
+	/* ITU-T G.8275's name for the same portDS member (IEEE 1588-2019 9.2.2.2 masterOnly) */
+	KEY(SCOPE_PORT, struct port_options, "notSlave", masterOnly, parse_bool, 0, 1, "0", NULL),
 	P(neighborPropDelayThresh, parse_int, 0, INT32_MAX, "20000000", NULL),
 	P(delayAsymmetry, parse_int, INT32_MIN, INT32_MAX, "0", NULL),
 	P(fault_reset_interval, parse_int, INT8_MIN, INT8_MAX, "4", NULL),
@@ -350,6 +409,12 @@ static const struct config_key keys[] = {
 	  "0", "0..10 (phcd reads a worker's status once a second, so no shorter window)"),
 	P(transportSpecific, parse_int, 0, 0x0f, "0", NULL),
 	P(follow_up_info, parse_bool, 0, 1, "0", NULL),
+	{ SCOPE_PORT, "acceptable_masters", parse_acceptable_masters,
+	  offsetof(struct port_options, acceptable_masters),
+	  member_size(struct port_options, acceptable_masters), 0, 0, "",
+	  "up to 16 clock identities (001122.fffe.334455) separated by spaces or commas, none "
+	  "twice (on several acceptable_masters lines of one section if they do not fit on one)",
+	  append_acceptable_masters },
 	P(path_trace_enabled, parse_bool, 0, 1, "0", NULL),
 	P(min_neighbor_prop_delay, parse_int, INT32_MIN, -1, "-20000000", NULL),
 	P(asCapable, parse_as_capable, 0, 0, "auto", "auto or true"),

@@ -420,6 +420,13 @@ static void f_config(struct codec *c, struct ipc_msg *m)
 	if (!c->err && p->transportSpecific > 0x0f) {
 		c->err = -EBADMSG; /* 4 bits on the wire */
 	}
+	c_u8(c, &p->acceptable_masters.n);
+	if (!c->err && p->acceptable_masters.n > OPTIONS_ACCEPTABLE_MASTERS_MAX) {
+		c->err = -EBADMSG;
+	}
+	for (unsigned int k = 0; !c->err && k < OPTIONS_ACCEPTABLE_MASTERS_MAX; k++) {
+		c_clock_identity(c, &p->acceptable_masters.id[k]);
+	}
 	c_bool(c, &p->path_trace_enabled);
 	c_i32(c, &p->min_neighbor_prop_delay);
 	c_enum(c, &p->asCapable, OPTIONS_AS_CAPABLE_AUTO, OPTIONS_AS_CAPABLE_TRUE);

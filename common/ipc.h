@@ -49,8 +49,10 @@
  * 1 read-write, 2 off).
  * 19: CONFIG carries assume_two_step.
  * 20: CONFIG carries gm_time_flags, ingressLatency, egressLatency, the power_profile.* keys and
- * socket_priority; SET_GM_SETTINGS and GM_SETTINGS_REQUEST. */
-#define IPC_VERSION 20
+ * socket_priority; SET_GM_SETTINGS and GM_SETTINGS_REQUEST.
+ * 21: CONFIG carries the port's acceptable_masters table, STATUS the not_acceptable_master
+ * counter. */
+#define IPC_VERSION 21
 #define IPC_HEADER_SIZE 8
 #define IPC_MAX_SIZE 1024 /* larger than every message; a longer datagram is refused */
 #define IPC_MAX_FDS 4
@@ -61,7 +63,7 @@
  * PORT_CNT_IGNORED_FIRST on, in that order (ptp/port.h; ipc.c asserts the count). A new reason
  * changes the layout, so it comes with a new IPC_VERSION.
  */
-#define IPC_IGNORED_KINDS 20
+#define IPC_IGNORED_KINDS 21
 #define IPC_ERROR_TEXT_MAX 64
 
 enum ipc_type {

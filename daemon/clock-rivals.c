@@ -127,6 +127,24 @@ static bool same_netns(int dirfd, const struct stat *ours)
 	       st.st_ino == ours->st_ino;
 }
 
+/*
+ * Can the process ever set CLOCK_REALTIME: CAP_SYS_TIME in its permitted set (status CapPrm).
+ * One without it (ptp4l under capsh --drop=cap_sys_time, as every test runs it) only fails with
+ * EPERM. Unreadable: assume it can.
+ */
+static bool may_set_time(int pfd)
+{
+	char status[4096];
+	const char *c;
+	unsigned long long prm;
+
+	if (read_small(pfd, "status", status, sizeof(status)) <= 0 ||
+	    !(c = strstr(status, "\nCapPrm:")) || sscanf(c + 8, "%llx", &prm) != 1) {
+		return true;
+	}
+	return prm & (1ULL << 25); /* CAP_SYS_TIME */
+}
+
 int clock_rivals_scan(const char *proc_root, struct clock_rival *ret, size_t max, size_t *ret_n)
 {
 	char self_ns[PATH_MAX];
@@ -170,7 +188,8 @@ int clock_rivals_scan(const char *proc_root, struct clock_rival *ret, size_t max
 		     k += (ssize_t) strlen(cmdline + k) + 1) {
 			args[n++] = cmdline + k;
 		}
-		if (clock_rival_classify(comm, args, n, &r) > 0) {
+		if (clock_rival_classify(comm, args, n, &r) > 0 &&
+		    (r.target != CLOCK_RIVAL_REALTIME || may_set_time(pfd))) {
 			r.pid = (pid_t) pid;
 			r.same_netns = have_ours && same_netns(pfd, &ours);
 			if (found < max) {

@@ -2,6 +2,7 @@
 /* A PTP instance in the supervisor: its clock's data sets and the clock-level BMCA over its ports.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -205,6 +206,14 @@ int instance_set_gm_settings(struct instance *i, const struct gm_settings *s)
 	return 0;
 }
 
+static uint64_t mono_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
+}
+
 /* Collect, decide (ptp/bmca-clock.c), send: the clock-level BMCA is not written here. */
 void instance_run_bmca(struct instance *i)
 {
@@ -234,7 +243,15 @@ void instance_run_bmca(struct instance *i)
 			ports[n] = p;
 			cp[n] = (struct bmca_clock_port){
 				.state = p->state,
-				.has_erbest = p->has_erbest,
+				/*
+				 * 17.6: a master the port's acceptable_masters does not list is
+				 * no candidate, whatever its worker reports (an honest one
+				 * never qualifies it).
+				 */
+				.has_erbest = p->has_erbest &&
+					      options_acceptable_master(
+						      &p->options.acceptable_masters,
+						      &p->erbest.ds.sender.clockIdentity),
 				.erbest = p->erbest.ds,
 				.erbest_tp = p->erbest.tp,
 				.rules.masterOnly = p->options.masterOnly,
@@ -276,6 +293,7 @@ void instance_run_bmca(struct instance *i)
 		}
 		p->sent = *rs;
 		p->sent_valid = true;
+		worker_trust_recommended(&p->trust, rs->decision, mono_usec());
 	}
 	instance_check_holdover(i);
 }
@@ -335,8 +353,15 @@ void instance_port_status(struct instance *i, struct mport *p, const struct ipc_
 		worker_time(s->stats.end_mono, &st->realtime_usec, &st->monotonic_usec);
 		mask |= INSTANCE_CHANGED_STATS;
 	}
-	/* Synchronized means it: with servo_offset_threshold, only once the offsets stay within */
-	synced = p->state == PORT_STATE_SLAVE && s->servo_state == SERVO_LOCKED && s->servo_stable;
+	/*
+	 * Synchronized means it: with servo_offset_threshold, only once the offsets stay within;
+	 * never from a port the supervisor did not make SLAVE, nor with an offset beyond the
+	 * sanity bound (max_offset_jump), whatever the worker says of its servo.
+	 */
+	synced = p->state == PORT_STATE_SLAVE && s->servo_state == SERVO_LOCKED &&
+		 s->servo_stable && worker_trust_slave(&p->trust, mono_usec()) &&
+		 !(i->options.servo.max_offset_jump > 0 &&
+		   fabs((double) s->offset_ns) > i->options.servo.max_offset_jump * NS_PER_SEC);
 	if (i->servo_state != s->servo_state || synced != i->synchronized) {
 		i->servo_state = s->servo_state;
 		i->synchronized = synced;
@@ -362,7 +387,8 @@ void instance_clock_state(struct instance *i, struct mport *p, const struct ipc_
 	 */
 	if (i->clock_backend != OPTIONS_CLOCK_VIRTUAL ||
 	    p->timestamping != TRANSPORT_TS_MODE_SOFTWARE ||
-	    (p->state != PORT_STATE_SLAVE && p->state != PORT_STATE_UNCALIBRATED)) {
+	    (p->state != PORT_STATE_SLAVE && p->state != PORT_STATE_UNCALIBRATED) ||
+	    !worker_trust_slave(&p->trust, mono_usec())) {
 		return;
 	}
 	MANAGER_FOREACH_PORT(q, i->manager, k)

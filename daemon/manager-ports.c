@@ -2,11 +2,13 @@
 /* The supervisor's ports: one worker each, its lifecycle and restarts, its status, and links. */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <net/if.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "daemon/backoff.h"
@@ -47,9 +49,51 @@ void mport_set_error(struct mport *p, int error, const char *fmt, ...)
 /* ---- workers ---- */
 
 /* A STATUS, from the socket (a change, at once) or from the status page (once a second). */
-static void mport_take_status(struct mport *p, const struct ipc_status *s)
+static uint64_t mono_usec(void)
 {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
+}
+
+/* What this port's worker can honestly report (worker-trust.h). */
+static void mport_trust_limits(const struct mport *p, struct worker_trust_limits *l)
+{
+	const struct instance_options *o = &p->instance->options;
+	enum options_clock_backend b = o->clock_backend;
+
+	l->may_run_servo = (b == OPTIONS_CLOCK_PHC || b == OPTIONS_CLOCK_VIRTUAL) && !p->phc_rival;
+	l->max_frequency_ppb = o->servo.max_frequency > 0
+				       ? (double) o->servo.max_frequency +
+						 fabs((double) o->virtual_clock.initial_freq_ppb)
+				       : 0;
+}
+
+/*
+ * A report the worker could not honestly make (it claims SLAVE unasked, a servo it does not
+ * run, a frequency beyond the clamp, a flood): the worker is lying, it is ended and restarted
+ * (the exit is logged with the reason, restarts are rate-limited). true: it was.
+ */
+static bool mport_worker_lies(struct mport *p, const char *lie)
+{
+	if (!lie) {
+		return false;
+	}
+	worker_kill(p->worker, -EPERM, lie);
+	return true;
+}
+
+static void mport_take_status(struct mport *p, const struct ipc_status *s, bool datagram)
+{
+	struct worker_trust_limits limits;
 	unsigned int mask = 0;
+
+	mport_trust_limits(p, &limits);
+	if (mport_worker_lies(
+		    p, worker_trust_check_status(&p->trust, &limits, s, datagram, mono_usec()))) {
+		return;
+	}
 
 	if (memcmp(p->rx, s->rx, sizeof(p->rx)) || memcmp(p->tx, s->tx, sizeof(p->tx)) ||
 	    memcmp(p->ignored, s->ignored, sizeof(p->ignored)) ||
@@ -109,7 +153,7 @@ int manager_on_status_timer(sd_event_source *src, uint64_t usec, void *userdata)
 		struct ipc_msg msg;
 
 		if (p->worker && p->configured && worker_read_status(p->worker, &msg) > 0) {
-			mport_take_status(p, &msg.status);
+			mport_take_status(p, &msg.status, false);
 		}
 	}
 	return 0;
@@ -141,6 +185,9 @@ static void on_worker_message(struct worker *w, const struct ipc_msg *msg, void 
 			return;
 		}
 		p->configured = true;
+		/* A static role (BMCA noop) is SLAVE by configuration, not by our decision. */
+		p->trust.static_slave = p->options.BMCA == OPTIONS_BMCA_NOOP &&
+					!p->options.masterOnly;
 		return;
 	}
 	case IPC_STATUS:
@@ -148,7 +195,7 @@ static void on_worker_message(struct worker *w, const struct ipc_msg *msg, void 
 			worker_kill(w, -EPROTO, "sent STATUS before HELLO");
 			return;
 		}
-		mport_take_status(p, &msg->status);
+		mport_take_status(p, &msg->status, true);
 		return;
 	case IPC_ERBEST:
 		if (!p->configured) {
@@ -165,13 +212,22 @@ static void on_worker_message(struct worker *w, const struct ipc_msg *msg, void 
 		p->sent_valid = false;
 		instance_run_bmca(p->instance);
 		return;
-	case IPC_CLOCK_STATE:
+	case IPC_CLOCK_STATE: {
+		struct worker_trust_limits limits;
+
 		if (!p->configured) {
 			worker_kill(w, -EPROTO, "sent CLOCK_STATE before HELLO");
 			return;
 		}
+		mport_trust_limits(p, &limits);
+		if (mport_worker_lies(p, worker_trust_check_clock_state(&p->trust, &limits,
+									&msg->clock_state,
+									mono_usec()))) {
+			return;
+		}
 		instance_clock_state(p->instance, p, &msg->clock_state);
 		return;
+	}
 	case IPC_PRIORITY_REQUEST:
 		/* A management SET the worker accepted (management_network = read-write): as D-Bus
 		 * does. */
@@ -252,6 +308,7 @@ static void on_worker_exited(struct worker *w, int error, const char *reason, vo
 	p->configured = false;
 	p->has_erbest = false;
 	p->sent_valid = false;
+	worker_trust_reset(&p->trust);
 	manager_port_changed(p, MPORT_CHANGED_WORKER);
 	if (p->removed) {
 		mport_free(p);

@@ -14,6 +14,7 @@
 
 #include "common/ipc.h"
 #include "daemon/backoff.h"
+#include "daemon/worker-trust.h"
 #include "ptp/ds.h"
 #include "ptp/options.h"
 #include "ptp/servo.h"
@@ -226,6 +227,8 @@ struct mport {
 	bool configured; /* the worker said HELLO and got its CONFIG */
 	bool sent_valid; /* sent: last RECOMMENDED_STATE to this worker */
 	struct ipc_recommended_state sent;
+	/* what the supervisor granted this worker (worker-trust.h): SLAVE only when recommended */
+	struct worker_trust trust;
 	bool removed; /* going away: no restart */
 	/* another program steers this port's PHC (ptp4l -i IF, phc2sys -c IF): measure only */
 	bool phc_rival;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "daemon/clock-rivals.h"
 #include "daemon/manager-internal.h"
@@ -131,12 +132,22 @@ static const char *configured(const struct sysclock_follow *f)
 	return c ? c->daemon.system_clock_instance : "";
 }
 
+static uint64_t now_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
+}
+
 static struct mport *slave_port(struct manager *m, const struct instance *i)
 {
 	for (size_t k = 0; k < manager_port_count(m); k++) {
 		struct mport *p = manager_port_at(m, k);
 
-		if (p->state == PORT_STATE_SLAVE && (!i || p->instance == i)) {
+		/* the SLAVE the supervisor's BMCA made SLAVE: a worker's word is not enough */
+		if (p->state == PORT_STATE_SLAVE && (!i || p->instance == i) &&
+		    worker_trust_slave(&p->trust, now_usec())) {
 			return p;
 		}
 	}
@@ -406,7 +417,8 @@ void sysclock_follow_port_status(struct sysclock_follow *f, struct mport *p,
 	double before = 0;
 	int r;
 
-	if (!f || f->conflict[0] || p->state != PORT_STATE_SLAVE || followed(f) != p->instance ||
+	if (!f || f->conflict[0] || p->state != PORT_STATE_SLAVE ||
+	    !worker_trust_slave(&p->trust, now_usec()) || followed(f) != p->instance ||
 	    source_of(p) != SOURCE_SOFTWARE) {
 		return;
 	}

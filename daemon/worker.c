@@ -52,7 +52,7 @@ struct worker {
 	bool reaped;
 	/* Why the supervisor ended it, reported instead of the bare signal. */
 	int kill_error;
-	char kill_reason[64];
+	char kill_reason[96];
 };
 
 static int pidfd_open_(pid_t pid)

@@ -394,3 +394,16 @@ DEFINE_NAMES(options_power_profile, enum options_power_profile, power_profile_na
 DEFINE_NAMES(options_timestamping, enum options_timestamping, timestamping_names)
 DEFINE_NAMES(options_clock_backend, enum options_clock_backend, backend_names)
 DEFINE_NAMES(options_mgmt_network, enum options_mgmt_network, mgmt_network_names)
+
+bool options_acceptable_master(const struct acceptable_masters *t, const struct ClockIdentity *c)
+{
+	if (t->n == 0) {
+		return true;
+	}
+	for (unsigned int k = 0; k < t->n && k < OPTIONS_ACCEPTABLE_MASTERS_MAX; k++) {
+		if (!memcmp(&t->id[k], c, sizeof(*c))) {
+			return true;
+		}
+	}
+	return false;
+}

@@ -174,6 +174,19 @@ struct instance_options {
 	uint8_t gm_time_flags;
 };
 
+/*
+ * IEEE 1588-2019 17.6 acceptable master table, by clockIdentity: with entries, Announces from
+ * any other clock are ignored (counted as not_acceptable_master) and never qualify; empty: any.
+ */
+#define OPTIONS_ACCEPTABLE_MASTERS_MAX 16
+struct acceptable_masters {
+	uint8_t n;
+	struct ClockIdentity id[OPTIONS_ACCEPTABLE_MASTERS_MAX];
+};
+
+/* An empty table accepts every clock; else only those listed. */
+bool options_acceptable_master(const struct acceptable_masters *t, const struct ClockIdentity *c);
+
 /* One port: message intervals, timeouts, delay mechanism, transport and timestamping. */
 struct port_options {
 	int8_t logAnnounceInterval;
@@ -201,6 +214,7 @@ struct port_options {
 	 * follow_up_info), which an 802.1AS slave (ptp4l with gPTP.cfg) requires.
 	 */
 	bool follow_up_info;
+	struct acceptable_masters acceptable_masters;
 	/* 802.1AS 10.3.8.23 / 1588 16.2: the path trace TLV on Announce; loops are dropped */
 	bool path_trace_enabled;
 	/* ns; P2P with 802.1AS: a shorter peer delay makes asCapable false (ptp4l's key) */

@@ -107,6 +107,12 @@ int port_announce_receive(struct port *p, const struct msg *m, ns_t now)
 		return 0;
 	}
 	port_announce_from_msg(m, &a);
+	/* 17.6: with an acceptable master table, only the clocks it lists may be masters. */
+	if (!options_acceptable_master(&o->acceptable_masters,
+				       &a.sourcePortIdentity.clockIdentity)) {
+		port_count(p, PORT_CNT_NOT_ACCEPTABLE_MASTER);
+		return 0;
+	}
 	/* 9.3.2.5: qualification, and the exclusions (stepsRemoved >= 255, a full table). */
 	r = bmca_foreign_add(&p->foreign, &a, now);
 	if (r < 0) {

@@ -52,6 +52,7 @@ static const char *const counter_names[_PORT_CNT_MAX] = {
 	[PORT_CNT_ANNOUNCE_REJECTED] = "announce_rejected",
 	[PORT_CNT_BAD_TIMESTAMP] = "bad_timestamp",
 	[PORT_CNT_VLAN_TAGGED] = "vlan_tagged",
+	[PORT_CNT_NOT_ACCEPTABLE_MASTER] = "not_acceptable_master",
 	[PORT_CNT_OUT_OF_RANGE] = "out_of_range",
 	[PORT_CNT_OVERFLOW] = "overflow",
 	[PORT_CNT_MGMT_RATE_LIMITED] = "management_rate_limited",

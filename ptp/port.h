@@ -71,9 +71,10 @@ enum port_counter {
 	PORT_CNT_ANNOUNCE_REJECTED,	 /* 9.3.2.5 or the rules exclude it, or the table is full */
 	PORT_CNT_BAD_TIMESTAMP,		 /* a timestamp field that does not convert */
 	PORT_CNT_VLAN_TAGGED,		 /* 802.1Q-tagged (VID != 0) on the untagged interface */
-	PORT_CNT_OUT_OF_RANGE,		 /* an interval (logMessageInterval) beyond its range */
-	PORT_CNT_OVERFLOW,		 /* times whose arithmetic would overflow: no sample */
-	PORT_CNT_MGMT_RATE_LIMITED,	 /* a Management message beyond its sender's rate */
+	PORT_CNT_NOT_ACCEPTABLE_MASTER, /* Announce from a clock not in acceptable_masters (17.6) */
+	PORT_CNT_OUT_OF_RANGE,		/* an interval (logMessageInterval) beyond its range */
+	PORT_CNT_OVERFLOW,		/* times whose arithmetic would overflow: no sample */
+	PORT_CNT_MGMT_RATE_LIMITED,	/* a Management message beyond its sender's rate */
 	PORT_CNT_NOT_AS_CAPABLE,  /* Announce, Sync, Follow_Up while not asCapable (802.1AS) */
 	PORT_CNT_PATH_TRACE_LOOP, /* an Announce whose path trace holds our clockIdentity */
 	_PORT_CNT_MAX,

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# masterOnly in a boundary clock: phcd's instance bc follows a ptp4l grandmaster (priority1 100)
+# masterOnly (notSlave with ROLE_KEY=notSlave: test-not-slave.sh) in a boundary clock: phcd's
+# instance bc follows a ptp4l grandmaster (priority1 100)
 # on s1, while a better ptp4l clock (priority1 50) is heard only on s2, a masterOnly port. The
 # better clock never becomes the instance's parent: for 10 s the instance names the grandmaster
 # of s1, s1 stays SLAVE and s2 MASTER, and every Announce phcd sends on s2 names that grandmaster.
@@ -36,7 +37,7 @@ interfaces = s1, s2
 clock_backend = virtual
 
 [interface s2]
-masterOnly = 1
+${ROLE_KEY:-masterOnly} = 1
 CONF
 } >"$tmp/phcd.conf"
 ip netns exec "$S" capsh --drop=cap_sys_time -- -c "exec $PHCD -f $tmp/phcd.conf" \

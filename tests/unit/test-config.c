@@ -728,6 +728,49 @@ static void test_resolution(void **state)
 }
 
 /* ptp_dst_mac and p2p_dst_mac: ptp4l's spelling, IEEE 802's too, per interface. */
+/* acceptable_masters (17.6) and notSlave: per port, lines add up, bad identities refused. */
+static void test_acceptable_masters(void **state)
+{
+	struct fixture *f = *state;
+	struct ClockIdentity a, b;
+	struct port_options p;
+	struct config *c, *bad = NULL;
+	char *errors = NULL;
+
+	assert_int_equal(clock_identity_from_string("001122.fffe.334455", &a), 0);
+	assert_int_equal(clock_identity_from_string("aabbcc.fffe.ddeeff", &b), 0);
+	c = load_ok(f, "[instance a]\ninterfaces = eth0 eth1\n"
+		       "[interface eth1]\nacceptable_masters = 001122.fffe.334455,\n"
+		       "acceptable_masters = aabbcc.fffe.ddeeff\nnotSlave = 1\n");
+	assert_int_equal(config_port_options(c, "a", "eth0", &p), 0);
+	assert_int_equal(p.acceptable_masters.n, 0);
+	assert_false(p.masterOnly);
+	assert_true(options_acceptable_master(&p.acceptable_masters, &b));
+	assert_int_equal(config_port_options(c, "a", "eth1", &p), 0);
+	assert_int_equal(p.acceptable_masters.n, 2);
+	assert_true(p.masterOnly);
+	assert_true(options_acceptable_master(&p.acceptable_masters, &a));
+	assert_true(options_acceptable_master(&p.acceptable_masters, &b));
+	b.id[7] ^= 1;
+	assert_false(options_acceptable_master(&p.acceptable_masters, &b));
+	config_free(c);
+
+	/* not an identity, or one twice: refused at its line */
+	write_file(f->path, "[instance a]\ninterfaces = eth0\n"
+			    "acceptable_masters = 001122.fffe.334455 001122.fffe.334455\n");
+	assert_int_equal(config_load(f->path, NULL, false, &bad, &errors), -EINVAL);
+	assert_non_null(errors);
+	assert_non_null(strstr(errors, ":3: acceptable_masters"));
+	free(errors);
+	config_free(bad);
+	errors = NULL;
+	bad = NULL;
+	write_file(f->path, "[instance a]\ninterfaces = eth0\nacceptable_masters = 0011\n");
+	assert_int_equal(config_load(f->path, NULL, false, &bad, &errors), -EINVAL);
+	free(errors);
+	config_free(bad);
+}
+
 static void test_dst_mac(void **state)
 {
 	struct fixture *f = *state;
@@ -895,6 +938,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_dropin_count, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_escape_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resolution, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_acceptable_masters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dst_mac, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_profile_g8275_1, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_table_defaults_match_options, setup, teardown),

@@ -50,6 +50,8 @@ static void rig_init(struct rig *r)
 	r->port.instance = r->inst;
 	r->port.manager = &r->m;
 	r->port.state = PORT_STATE_SLAVE;
+	/* the supervisor's BMCA made it SLAVE (worker-trust.h) */
+	worker_trust_recommended(&r->port.trust, BMCA_DECISION_S1, 0);
 	r->ports[0] = &r->port;
 	r->m.ports = r->ports;
 	r->m.n_ports = 1;

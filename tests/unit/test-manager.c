@@ -305,6 +305,8 @@ static void follow_init(struct follow_rig *fr, const char *config, ns_t ref_erro
 	rig_init(&fr->r, config);
 	fr->p = add_port(&fr->r, "a", "e0", 10);
 	fr->p->state = PORT_STATE_SLAVE;
+	/* the supervisor's BMCA made it SLAVE (worker-trust.h) */
+	worker_trust_recommended(&fr->p->trust, BMCA_DECISION_S1, 0);
 	fr->p->timestamping = TRANSPORT_TS_MODE_SOFTWARE;
 	fr->ref_error = ref_error;
 	assert_int_equal(sysclock_sim_new(&sc, &fr->sim), 0);
@@ -523,6 +525,29 @@ static void test_follow_no_new_first_step(void **state)
 	follow_free(&fr);
 }
 
+/* Finding 3: a worker that says SLAVE, unasked by the supervisor's BMCA, never steers. */
+static void test_follow_needs_recommended_slave(void **state)
+{
+	struct follow_rig fr;
+	struct timex before = { 0 }, after = { 0 };
+
+	follow_init(&fr, follow_free_running, 50 * NS_PER_MSEC);
+	worker_trust_reset(&fr.p->trust);
+	assert_true(sysclock_sim_read(fr.sim, &before) >= 0);
+	follow_run(&fr, 30);
+	for (int k = 0; k < 3; k++) {
+		sysclock_follow_tick(fr.f, (uint64_t) (k + 1) * 1000000);
+	}
+	assert_true(sysclock_sim_read(fr.sim, &after) >= 0);
+	assert_int_equal(before.freq, after.freq);
+	assert_false(sysclock_follow_synchronized(fr.f));
+	/* the same port once recommended: it steers */
+	worker_trust_recommended(&fr.p->trust, BMCA_DECISION_S1, 0);
+	follow_run(&fr, 60);
+	assert_true(sysclock_follow_synchronized(fr.f));
+	follow_free(&fr);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -533,6 +558,7 @@ int main(void)
 		cmocka_unit_test(test_reload_applied),
 		cmocka_unit_test(test_follow_admit),
 		cmocka_unit_test(test_follow_gates_forged),
+		cmocka_unit_test(test_follow_needs_recommended_slave),
 		cmocka_unit_test(test_follow_no_new_first_step),
 		cmocka_unit_test(test_follow_locks),
 		cmocka_unit_test(test_follow_never_writes),

@@ -1,0 +1,66 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Attack (issue 17, finding 5): forged Sync/Follow_Up pairs. phcd (system_clock_instance = auto,
+# clock_backend system: its worker runs no servo and no gate) locks CLOCK_REALTIME to a ptp4l
+# grandmaster; then tool-forge-sync sends, as that grandmaster, two pairs a second whose
+# preciseOriginTimestamp is +-50 ms off (ptp4l sends 8 Syncs a second: a fifth of the offsets
+# the worker measures are forged). phcd runs under capsh --drop=cap_sys_time and the clock shim,
+# which logs every clock write and performs none. The policy: max_frequency 100 ppm, no step
+# after lock (step_threshold 0). Expected: no step after lock and no frequency beyond the
+# policy; the follower's own gate keeps the forged offsets from its servo (the shim's figures are
+# those of an open loop: the clock is never really steered, so they say nothing of accuracy).
+# Forgeries at the master's own rate (one per Sync) cannot be told from the master without
+# authentication (IEEE 1588-2019 16.14); against them the bound is the policy.
+# On 493a4b8 (its phcd and phcd-port, this test) the system clock ignored max_frequency and a
+# forged offset drove it to 500 ppm.
+set -euo pipefail
+: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
+. "$SRC/tests/lib/net-helpers.sh"
+. "$SRC/tests/lib/ptp-helpers.sh"
+
+PHCD=${PHCD:-$BUILD/daemon/phcd}
+PORT=${PORT:-$BUILD/worker/phcd-port}
+SHIM=${SHIM:-$BUILD/tests/doubles/libphcd-clock-shim.so}
+FORGE=$BUILD/tests/integration/tool-forge-sync
+MAX_FREQ_PPB=100000
+tmp=$(mktemp -d /tmp/phcd-atk05.XXXXXX)
+S=pha5-s$$ G=pha5-g$$
+trap 'net_cleanup; [ -n "${KEEP_TMP-}" ] || rm -rf "$tmp"' EXIT
+netns_pair "$S" "$G" s1 g1
+GM_ID=$(eui64 g1 "$G")
+ptp4l_gm "$G" g1 "$tmp/gm.uds" "$tmp/gm.log"
+{
+	phcd_fast_global
+	cat <<EOF2
+system_clock_instance = auto
+
+[instance lab]
+interfaces = s1
+clock_backend = system
+slaveOnly = 1
+max_frequency = $MAX_FREQ_PPB
+EOF2
+} >"$tmp/phcd.conf"
+: >"$tmp/shim.log"
+ip netns exec "$S" capsh --drop=cap_sys_time -- -c \
+	"PHCD_CLOCK_SHIM_LOG=$tmp/shim.log \
+	LD_PRELOAD=$SHIM ASAN_OPTIONS=verify_asan_link_order=0 exec $PHCD -f $tmp/phcd.conf \
+	--port-binary $PORT" >"$tmp/phcd.log" 2>&1 &
+BG_PIDS+=($!)
+wait_for "$tmp/phcd.log" 'system clock LOCKED \(instance lab' 60
+sleep 3 # settle
+locked_at=$(wc -l <"$tmp/shim.log")
+echo "ok: system clock locked to ptp4l ($locked_at clock writes so far)"
+
+ip netns exec "$G" "$FORGE" g1 "$GM_ID" 1 2 20 50000000 >"$tmp/forge.out" 2>&1 ||
+	fail "tool-forge-sync: $(cat "$tmp/forge.out")"
+echo "ok: forged $(cat "$tmp/forge.out") Sync/Follow_Up pairs at +-50 ms in 20 s"
+after=$(tail -n +$((locked_at + 1)) "$tmp/shim.log")
+if grep -E 'step_ns|clock_settime|settimeofday' <<<"$after" >"$tmp/steps"; then
+	fail "expected no step after lock, the shim logged: $(head -n 3 "$tmp/steps")"
+fi
+worst=$(grep -oE 'freq_ppb=-?[0-9.]+' <<<"$after" | cut -d= -f2 | tr -d - | sort -g | tail -n1)
+[ -n "$worst" ] || fail "expected the system clock's frequency written while forged, none was"
+awk -v w="$worst" -v m="$MAX_FREQ_PPB" 'BEGIN { exit !(w <= m) }' ||
+	fail "expected |frequency| <= $MAX_FREQ_PPB ppb under forged offsets, the shim logged $worst"
+echo "ok: under forged offsets no step and |frequency| <= $worst ppb ($(wc -l <<<"$after") writes)"

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Test tool: a compromised phcd-port (issue 17, finding 3). phcd runs it instead of the worker
+ * (`phcd --port-binary tool-lying-worker`); it speaks the worker's side of the IPC (HELLO, takes
+ * its CONFIG) and then lies: every 100 ms a STATUS that says SLAVE, servo LOCKED and stable, an
+ * offset of OFFSET seconds (default +31,536,000, a year), and a CLOCK_STATE a year ahead. It
+ * never asked to be SLAVE (no ERBEST). Each start is logged, so a test counts restarts.
+ *
+ *   tool-lying-worker --ipc-fd N -i IFNAME [...]      (as phcd execs a worker)
+ *   environment: LYING_WORKER_OFFSET_S, LYING_WORKER_LOG (a file a line per start is added to)
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/ipc.h"
+
+static ns_t now_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (ns_t) ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
+}
+
+int main(int argc, char **argv)
+{
+	const char *off_env = getenv("LYING_WORKER_OFFSET_S");
+	const char *log_path = getenv("LYING_WORKER_LOG");
+	ns_t offset = (off_env ? strtoll(off_env, NULL, 10) : INT64_C(31536000)) * NS_PER_SEC;
+	struct ipc_msg m = { .type = IPC_HELLO };
+	const char *ifname = "?";
+	int fds[4], ipc = -1, r;
+	size_t n_fds = 0;
+
+	for (int k = 1; k + 1 < argc; k++) {
+		if (!strcmp(argv[k], "--ipc-fd")) {
+			ipc = atoi(argv[k + 1]);
+		} else if (!strcmp(argv[k], "-i")) {
+			ifname = argv[k + 1];
+		}
+	}
+	if (ipc < 0) {
+		fprintf(stderr, "usage: tool-lying-worker --ipc-fd N -i IFNAME\n");
+		return 2;
+	}
+	if (log_path) {
+		FILE *f = fopen(log_path, "a");
+
+		if (f) {
+			fprintf(f, "start pid=%d if=%s\n", (int) getpid(), ifname);
+			fclose(f);
+		}
+	}
+	m.hello.protocol_version = IPC_VERSION;
+	m.hello.ifindex = 0;
+	m.hello.pid = (int32_t) getpid();
+	r = ipc_send(ipc, &m, NULL, 0);
+	if (r < 0) {
+		fprintf(stderr, "tool-lying-worker: HELLO: %s\n", strerror(-r));
+		return 1;
+	}
+	r = ipc_recv(ipc, &m, fds, sizeof(fds) / sizeof(fds[0]), &n_fds);
+	if (r < 0 || m.type != IPC_CONFIG) {
+		fprintf(stderr, "tool-lying-worker: no CONFIG: %s\n",
+			r < 0 ? strerror(-r) : "type");
+		return 1;
+	}
+	fprintf(stderr,
+		"tool-lying-worker: %s: CONFIG taken, lying from now on (offset %+" PRId64 " s)\n",
+		ifname, offset / NS_PER_SEC);
+	(void) fcntl(ipc, F_SETFL, O_NONBLOCK);
+	for (;;) {
+		struct ipc_msg s = { .type = IPC_STATUS };
+		struct ipc_msg cs = { .type = IPC_CLOCK_STATE };
+		ns_t real = now_ns(CLOCK_REALTIME);
+
+		s.status.port_state = PORT_STATE_SLAVE;
+		s.status.servo_state = SERVO_LOCKED;
+		s.status.servo_stable = true;
+		s.status.offset_ns = offset;
+		s.status.mean_path_delay_ns = 1000;
+		s.status.freq_ppb = 0;
+		s.status.sample_ts = real;
+		s.status.sample_mono = now_ns(CLOCK_MONOTONIC);
+		cs.clock_state.raw_ns = real;
+		cs.clock_state.local_ns = real + offset;
+		cs.clock_state.rate_ppb = 0;
+		if (ipc_send(ipc, &s, NULL, 0) == -EPIPE || ipc_send(ipc, &cs, NULL, 0) == -EPIPE) {
+			return 0;
+		}
+		/* drain what the supervisor says; EOF: it is gone */
+		while ((r = ipc_recv(ipc, &m, fds, sizeof(fds) / sizeof(fds[0]), &n_fds)) >= 0) {
+			for (size_t k = 0; k < n_fds; k++) {
+				close(fds[k]);
+			}
+		}
+		if (r == -ECONNRESET) {
+			return 0;
+		}
+		usleep(100000);
+	}
+}
