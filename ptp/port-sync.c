@@ -55,8 +55,9 @@ void port_sync_reset(struct port *p)
 	/* Keep last_seq: a replay must stay a replay across a reset. */
 	p->sync.pending = false;
 	p->sync.have_pair = false;
-	p->sync.have_anchor = false;
-	p->sync.rate_ratio = 1.0;
+	p->sync.have_prev = false;
+	p->dreq.waiting = false;
+	p->sync.held_n = 0;
 	p->outlier.n = 0;
 	p->outlier.rejected = 0;
 	/* Answers to requests in flight are legitimate: take them, but do not use them. */
@@ -255,14 +256,12 @@ int port_follow_up_receive(struct port *p, const struct msg *m, ns_t now)
 #define PORT_OUTLIER_FACTOR 8.0
 #define PORT_OUTLIER_LEARN 0.1
 #define PORT_OUTLIER_MAX_RUN 3
-#define PORT_DELAY_MIN_SAMPLES 3
 
 /* The gate's verdict: use the sample, or keep it from the servo. */
 static bool port_offset_outlier(struct port *p, ns_t t, ns_t offset)
 {
 	struct port_outlier *f = &p->outlier;
 	double pred, res, limit;
-	bool restart = false;
 
 	if (f->n == 2 && t > f->t[1] && f->t[1] > f->t[0]) {
 		pred = (double) f->o[1] + (double) (f->o[1] - f->o[0]) * (double) (t - f->t[1]) /
@@ -301,7 +300,6 @@ static bool port_offset_outlier(struct port *p, ns_t t, ns_t offset)
 			f->n = 1;
 			f->t[0] = f->rt[1];
 			f->o[0] = f->ro[1];
-			restart = true;
 		}
 	}
 	f->rejected = 0;
@@ -313,24 +311,33 @@ static bool port_offset_outlier(struct port *p, ns_t t, ns_t offset)
 	f->t[f->n] = t;
 	f->o[f->n] = offset;
 	f->n++;
-	/* Until it holds two samples the gate cannot judge: the very first ones only prime it. */
-	return !restart && f->n < 2;
+	/*
+	 * Until it holds two samples the gate cannot judge: those samples pass (keeping the first
+	 * from the servo cost a second to synchronized, and the second passed unjudged anyway).
+	 */
+	return false;
 }
 
 /*
  * The servo's answer bends the offset's trend from this sample on (the clock runs faster by
  * dppb, the offset grows by as much), so bend the gate's line with it: starting the gate over
  * instead would keep the next offset from the servo after every large frequency change. A step
- * leaves nothing of the line.
+ * by -offset moves the line (offsets and local times) by as much, so the gate judges the first
+ * sample after a step as any other, instead of starting over.
  */
-static void port_outlier_follow(struct port *p, enum servo_state st, double dppb)
+static void port_outlier_follow(struct port *p, enum servo_state st, ns_t offset, double dppb)
 {
 	struct port_outlier *f = &p->outlier;
 
-	if (st == SERVO_JUMP) {
-		f->n = 0;
-	} else if (f->n == 2) {
+	if (f->n == 2) {
 		f->o[0] -= (ns_t) llround(dppb * (double) (f->t[1] - f->t[0]) / 1e9);
+	}
+	if (st == SERVO_JUMP) {
+		for (unsigned i = 0; i < f->n; i++) {
+			f->o[i] -= offset;
+			f->t[i] -= offset;
+		}
+		f->rejected = 0;
 	}
 }
 
@@ -340,12 +347,18 @@ static void port_clock_adjust(struct port *p, enum servo_state st, ns_t offset, 
 	int r;
 
 	if (st == SERVO_JUMP) {
+		struct port_outlier gate = p->outlier;
+
 		r = clock_step(p->clock, -offset);
 		if (r < 0 && p->ops->clock_error) {
 			p->ops->clock_error(p->userdata, "step", r);
 		}
-		/* Every timestamp taken before the step is on the old timescale now. */
+		/*
+		 * Every timestamp taken before the step is on the old timescale now; the gate's
+		 * line was moved onto the new one (port_outlier_follow).
+		 */
 		port_sync_reset(p);
+		p->outlier = gate;
 	}
 	r = clock_adj_freq(p->clock, freq);
 	if (r < 0 && p->ops->clock_error) {
@@ -373,33 +386,36 @@ static enum fsm_event port_servo_event(const struct port *p, enum servo_state st
 	}
 }
 
-/*
- * The master's rate over ours, from the anchor measurement to one at least a baseline later
- * (which becomes the next anchor), so that timestamp jitter does not become path delay noise.
- */
-static void port_rate_ratio_update(struct port *p, ns_t t1c, ns_t t2)
-{
-	struct port_sync_rx *s = &p->sync;
-	double rr;
+static void port_sync_hold(struct port *p, ns_t t1, ns_t t2, ns_t correction);
 
-	if (s->have_anchor && t2 > s->anchor_t2) {
-		if (t2 - s->anchor_t2 < PORT_RATE_RATIO_BASELINE) {
-			return;
-		}
-		rr = (double) (t1c - s->anchor_t1) / (double) (t2 - s->anchor_t2);
-		if (fabs(rr - 1.0) < PORT_RATE_RATIO_MAX_DEVIATION) {
-			s->rate_ratio = rr;
-		}
+/*
+ * The Sync measurement the next E2E delay computation pairs with (11.3.2): the latest one the
+ * gate passed, so that a Sync late by a spike does not make a path delay spike too (the median
+ * filter of a few samples at the start cannot outvote it).
+ */
+static void port_sync_pair_keep(struct port *p, ns_t t1, ns_t t2, ns_t correction, bool judged)
+{
+	if (p->sync.have_pair && t2 < p->sync.pair_t2) {
+		return; /* an older one, given to the servo late */
 	}
-	s->have_anchor = true;
-	s->anchor_t1 = t1c;
-	s->anchor_t2 = t2;
+	if (p->sync.have_pair) {
+		p->sync.have_prev = true;
+		p->sync.prev_judged = p->sync.pair_judged;
+		p->sync.prev_t2 = p->sync.pair_t2;
+		p->sync.prev_m = p->sync.pair_t2 - p->sync.t1 - p->sync.pair_correction;
+	}
+	p->sync.have_pair = true;
+	p->sync.pair_judged = judged;
+	p->sync.t1 = t1;
+	p->sync.pair_t2 = t2;
+	p->sync.pair_correction = correction;
 }
+static int port_sync_use(struct port *p, ns_t t1, ns_t t2, ns_t correction, ns_t now);
 
 int port_sync_offset(struct port *p, ns_t t1, ns_t t2, ns_t correction, ns_t now)
 {
-	struct port_sample s = { 0 };
 	unsigned n = p->cfg.port.syncReceiptTimeout;
+	int r;
 
 	/* A measurement from the parent: the next is due within n Sync intervals (0: no limit). */
 	if (n) {
@@ -419,22 +435,69 @@ int port_sync_offset(struct port *p, ns_t t1, ns_t t2, ns_t correction, ns_t now
 	/* 11.6.2: correctedSyncCorrectionField = correctionField + delayAsymmetry. */
 	correction += p->portds.delayAsymmetry;
 	/*
-	 * Master over local rate; the E2E delay needs it while the rates differ (before the servo
-	 * locks, or for good with a free-running clock).
+	 * 11.2 needs the path delay. Until it is measured, hold the measurement: the servo gets it
+	 * once the delay is known (its frequency estimate needs two offsets, not the delay), so the
+	 * wait for the first Delay_Resp costs no Sync interval. The first Delay_Req goes now: sent
+	 * before a Sync was measured, its answer could not be used.
 	 */
-	port_rate_ratio_update(p, t1 + correction, t2);
-	p->sync.have_pair = true;
-	p->sync.t1 = t1;
-	p->sync.pair_t2 = t2;
-	p->sync.pair_correction = correction;
-	/*
-	 * 11.2 needs the path delay. Wait for a few measurements, so that the median filter can
-	 * already outvote a spike: the first offsets become the servo's frequency estimate (from
-	 * the first measurement on, a spike in it sent test-port's spike case 80 us astray).
-	 */
-	if (!p->delay.valid || p->delay.filter.count < PORT_DELAY_MIN_SAMPLES) {
+	if (!p->delay.valid) {
+		port_sync_pair_keep(p, t1, t2, correction, false);
+		port_sync_hold(p, t1, t2, correction);
+		r = port_delay_sync_kept(p, t2, t2 - t1 - correction, now);
+		if (r < 0 || p->delay.valid) {
+			return r; /* the held ones went to the servo */
+		}
+		if (p->cfg.port.delay_mechanism == DELAY_MECHANISM_E2E && !p->dreq.pending &&
+		    p->timer[PORT_TIMER_DELAY_REQ_TX]) {
+			port_timer_set(
+				p, PORT_TIMER_DELAY_REQ_TX,
+				now + port_random_interval(p, p->portds.logMinDelayReqInterval));
+			return port_delay_req_send(p, now);
+		}
 		return 0;
 	}
+	return port_sync_use(p, t1, t2, correction, now);
+}
+
+/* Hold a measurement until the path delay is known; the oldest gives way. */
+static void port_sync_hold(struct port *p, ns_t t1, ns_t t2, ns_t correction)
+{
+	struct port_sync_rx *s = &p->sync;
+
+	if (s->held_n == PORT_SYNC_HELD_MAX) {
+		memmove(&s->held[0], &s->held[1], sizeof(s->held[0]) * (PORT_SYNC_HELD_MAX - 1));
+		s->held_n--;
+	}
+	s->held[s->held_n++] = (struct port_sync_pair){ t1, t2, correction };
+}
+
+int port_sync_delay_known(struct port *p, ns_t now)
+{
+	struct port_sync_pair held[PORT_SYNC_HELD_MAX];
+	unsigned n = p->sync.held_n;
+	int r = 0;
+
+	if (!p->delay.valid || !n || !port_is_slave(p)) {
+		return 0;
+	}
+	memcpy(held, p->sync.held, sizeof(held[0]) * n);
+	p->sync.held_n = 0;
+	for (unsigned i = 0; i < n && r >= 0; i++) {
+		/* A step or a state change (both reset the sync state) ends what is old. */
+		if (!p->sync.have_pair || !port_is_slave(p)) {
+			break;
+		}
+		r = port_sync_use(p, held[i].t1, held[i].t2, held[i].correction, now);
+	}
+	return r;
+}
+
+/* One measurement with the path delay known: the offset, the gate, the servo, the FSM. */
+static int port_sync_use(struct port *p, ns_t t1, ns_t t2, ns_t correction, ns_t now)
+{
+	struct port_sample s = { 0 };
+	bool judged;
+	int r;
 
 	s.offset = delay_offset_from_master(t1, t2, correction, p->delay.value);
 	s.mean_path_delay = p->delay.value;
@@ -445,6 +508,8 @@ int port_sync_offset(struct port *p, ns_t t1, ns_t t2, ns_t correction, ns_t now
 	 * D-Bus), as linuxptp logs every one, or the figures would hide exactly the spikes the
 	 * servo was spared. A sample kept from the servo reports the clock as it stands.
 	 */
+	/* the gate judges once it holds a line (else it passes the sample unjudged) */
+	judged = !p->servo || p->outlier.n == 2;
 	if (p->servo && port_offset_outlier(p, t2, s.offset)) {
 		s.servo_state = p->servo_state;
 		s.freq_ppb = p->servo->freq_ppb;
@@ -453,11 +518,17 @@ int port_sync_offset(struct port *p, ns_t t1, ns_t t2, ns_t correction, ns_t now
 		}
 		return 0;
 	}
+	port_sync_pair_keep(p, t1, t2, correction, judged);
+	r = port_delay_sync_kept(p, t2, t2 - t1 - correction, now);
+	if (r < 0) {
+		return r;
+	}
 	if (p->servo) {
 		double before = p->servo->freq_ppb;
 
+		p->servo->noise_ns = p->outlier.jitter;
 		s.servo_state = servo_sample(p->servo, s.offset, t2, &s.freq_ppb);
-		port_outlier_follow(p, s.servo_state, s.freq_ppb - before);
+		port_outlier_follow(p, s.servo_state, s.offset, s.freq_ppb - before);
 		s.adjusted = true;
 		port_clock_adjust(p, s.servo_state, s.offset, s.freq_ppb);
 	} else {

@@ -541,7 +541,6 @@ int port_new(const struct port_config *cfg, struct clock *clock, const struct po
 		return r;
 	}
 	p->pdreq.nrr = 1.0;
-	p->sync.rate_ratio = 1.0;
 
 	if (cfg->adjust_clock) {
 		servo_config_from_options(&io->servo, cfg->utc_timescale, &sc);

@@ -13,7 +13,8 @@
  * offset VCLOCK_OFFSET_NS (a clock off at boot, like phcd-port's --virtual-offset and
  * --virtual-freq). With VCLOCK_LOG=FILE, each frequency change appends "REALTIME_S
  * TRUE_ERROR_NS" (virtual minus real, the true error when the master runs on CLOCK_REALTIME).
- * Single-threaded programs only (ptp4l is). Not used by any test; the benches in tests/bench load it.
+ * Single-threaded programs only (ptp4l is). Not used by any test; the benches in tests/bench load
+ * it.
  */
 #include <dlfcn.h>
 #include <inttypes.h>
@@ -75,7 +76,7 @@ __attribute__((constructor)) static void shim_init(void)
 
 	real_gettime = (int (*)(clockid_t, struct timespec *)) dlsym(RTLD_NEXT, "clock_gettime");
 	real_adjtime = (int (*)(clockid_t, struct timex *)) dlsym(RTLD_NEXT, "clock_adjtime");
-	real_recvmsg = (ssize_t (*)(int, struct msghdr *, int)) dlsym(RTLD_NEXT, "recvmsg");
+	real_recvmsg = (ssize_t(*)(int, struct msghdr *, int)) dlsym(RTLD_NEXT, "recvmsg");
 	if (!real_gettime || !real_adjtime || !real_recvmsg) {
 		fprintf(stderr, "vclock-shim: dlsym failed\n");
 		abort();
