@@ -144,8 +144,8 @@ static int port_delay_sample(struct port *p, ns_t m3, ns_t now)
  * master-to-slave time at t3 too. While the rates differ (before the servo's first estimate, or
  * for good free-running) t2 - t1 grows by the difference: so take it at t3 itself, interpolated
  * between the Syncs kept just before and just after t3 (no rate ratio needed, and a frequency
- * change of the servo, made at a Sync, is in the line). A Delay_Req sent at most
- * PORT_DELAY_NEAR_SPAN after a Sync (the first one) pairs with that Sync at once.
+ * change of the servo, made at a Sync, is in the line). The first Delay_Req (sent at the first
+ * Sync) pairs with that Sync alone when within PORT_DELAY_NEAR_SPAN of it.
  */
 int port_delay_sync_kept(struct port *p, ns_t t2, ns_t m, ns_t now)
 {
@@ -155,7 +155,7 @@ int port_delay_sync_kept(struct port *p, ns_t t2, ns_t m, ns_t now)
 	if (!p->dreq.waiting) {
 		return 0;
 	}
-	if (llabs(t3 - t2) <= PORT_DELAY_NEAR_SPAN) {
+	if (!p->delay.valid && llabs(t3 - t2) <= PORT_DELAY_NEAR_SPAN) {
 		return port_delay_sample(p, m, now);
 	}
 	if (t2 < t3) {

@@ -2,8 +2,9 @@
 /*
  * Packet delay variation without netem (this machine's kernel has no sch_netem): a two-port L2
  * relay (AF_PACKET) that forwards every frame between IF1 and IF2 and holds each PTP event
- * message (ethertype 0x88F7, messageType 0-3: Sync, Delay_Req, Pdelay_Req, Pdelay_Resp) going
- * IF1 -> IF2 for a random time drawn from PROFILE:
+ * message (ethertype 0x88F7, messageType 0-3: Sync, Delay_Req, Pdelay_Req, Pdelay_Resp), both
+ * ways, until BASE (300 us) plus a random time drawn from PROFILE after the kernel received it
+ * (SO_TIMESTAMPNS), each direction drawing its own:
  *   none     0
  *   uniform  uniform 0..100 us
  *   normal   100 us + normal(sd 20 us), cut at 0 (netem's "delay 100us 20us distribution normal")
@@ -11,11 +12,12 @@
  *            states, calm (10 us + exponential, mean 5 us) and congested (100 us + exponential,
  *            mean 100 us); each message enters congestion with probability 0.05 and leaves it
  *            with 0.2, so runs of long delays come in bursts of about five
- * The other frames from IF1 (Follow_Up, Announce...) are not delayed but keep their order behind
- * a held event message (as netem with a rate keeps a queue in order); IF2 -> IF1 passes at once.
- * The relay's own scheduling adds to the delay (microseconds; more on a loaded host), to every
- * profile alike. SIGTERM/SIGINT end it with a summary on stderr: frames held, mean and max delay
- * drawn, and the mean lateness of the PTP frames released against their due time.
+ * BASE is the same both ways, so it adds no asymmetry (no offset), and it absorbs the relay's own
+ * wakeup latency on a loaded host, which would otherwise be jitter of its own: only a release
+ * later than its due time adds any (the summary says how often and by how much). The other frames
+ * (Follow_Up, Announce...) are not held but keep their order behind a held event message (as
+ * netem with a rate keeps its queue in order). SIGTERM/SIGINT end it with a summary on stderr:
+ * event messages held, mean and max delay drawn, releases late and their mean lateness.
  * Usage: tool-jitter-relay IF1 IF2 PROFILE [SEED]  (in the namespace holding both, as root)
  */
 #include <arpa/inet.h>
@@ -38,6 +40,8 @@
 
 #define QUEUE_MAX 512
 #define FRAME_MAX 2048
+#define BASE_NS 300000
+#define LATE_NS 5000 /* a release this late counts as late */
 
 enum profile {
 	P_NONE,
@@ -52,8 +56,14 @@ struct held {
 	uint8_t frame[FRAME_MAX];
 };
 
-static struct held queue[QUEUE_MAX];
-static unsigned q_head, q_len;
+/* one queue per direction: [0] IF1 -> IF2, [1] IF2 -> IF1 */
+static struct queue {
+	struct held h[QUEUE_MAX];
+	unsigned head, len;
+	int64_t last_due;
+	uint64_t released, late;
+	double late_sum;
+} q[2];
 static uint64_t rng = 0x2545f4914f6cdd1dULL;
 static volatile sig_atomic_t stop;
 static bool congested;
@@ -64,11 +74,12 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
+/* CLOCK_REALTIME: the clock of SO_TIMESTAMPNS (nobody steers it during a bench) */
 static int64_t now_ns(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_REALTIME, &ts);
 	return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
@@ -119,9 +130,9 @@ static int64_t draw(enum profile p)
 static int open_if(const char *name)
 {
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL) };
-	int fd = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
+	int fd = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL)), one = 1;
 
-	if (fd < 0) {
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one)) < 0) {
 		perror("socket");
 		exit(1);
 	}
@@ -133,11 +144,33 @@ static int open_if(const char *name)
 	return fd;
 }
 
+/* Send what is due from queue d (to fd out), in order; the time to wait for the next, or -1. */
+static int64_t release(int d, int out)
+{
+	struct queue *k = &q[d];
+	int64_t t = now_ns();
+
+	while (k->len && k->h[k->head].due <= t) {
+		struct held *h = &k->h[k->head];
+
+		if (t - h->due > LATE_NS) {
+			k->late++;
+			k->late_sum += (double) (t - h->due);
+		}
+		k->released++;
+		(void) send(out, h->frame, h->len, 0);
+		k->head = (k->head + 1) % QUEUE_MAX;
+		k->len--;
+		t = now_ns();
+	}
+	return k->len ? k->h[k->head].due - t : -1;
+}
+
 int main(int argc, char **argv)
 {
-	uint64_t held = 0, released = 0;
-	double sum = 0, late_sum = 0;
-	int64_t max = 0, last_due = 0;
+	uint64_t held = 0;
+	double sum = 0;
+	int64_t max = 0;
 	enum profile prof;
 	int fd[2];
 
@@ -174,22 +207,10 @@ int main(int argc, char **argv)
 	while (!stop) {
 		struct pollfd pfd[2] = { { fd[0], POLLIN, 0 }, { fd[1], POLLIN, 0 } };
 		struct timespec ts, *tp = NULL;
-		int64_t t = now_ns();
+		int64_t w0 = release(0, fd[1]), w1 = release(1, fd[0]), w;
 
-		/* release what is due, in order */
-		while (q_len && queue[q_head].due <= t) {
-			struct held *h = &queue[q_head];
-
-			late_sum += (double) (t - h->due);
-			released++;
-			(void) send(fd[1], h->frame, h->len, 0);
-			q_head = (q_head + 1) % QUEUE_MAX;
-			q_len--;
-			t = now_ns();
-		}
-		if (q_len) {
-			int64_t w = queue[q_head].due - t;
-
+		w = w0 < 0 ? w1 : w1 < 0 ? w0 : w0 < w1 ? w0 : w1;
+		if (w >= 0) {
 			ts.tv_sec = w / 1000000000;
 			ts.tv_nsec = w % 1000000000;
 			tp = &ts;
@@ -202,49 +223,72 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		for (int i = 0; i < 2; i++) {
-			uint8_t frame[FRAME_MAX];
+			uint8_t frame[FRAME_MAX], ctl[CMSG_SPACE(sizeof(struct timespec))];
 			struct sockaddr_ll from;
-			socklen_t fl = sizeof(from);
+			struct iovec iov = { frame, sizeof(frame) };
+			struct msghdr mh = { .msg_name = &from,
+					     .msg_namelen = sizeof(from),
+					     .msg_iov = &iov,
+					     .msg_iovlen = 1,
+					     .msg_control = ctl,
+					     .msg_controllen = sizeof(ctl) };
+			struct queue *k = &q[i];
+			struct cmsghdr *cm;
+			int64_t rx, d, due;
+			struct held *h;
 			ssize_t n;
 
 			if (!(pfd[i].revents & POLLIN)) {
 				continue;
 			}
-			n = recvfrom(fd[i], frame, sizeof(frame), MSG_DONTWAIT,
-				     (struct sockaddr *) &from, &fl);
+			n = recvmsg(fd[i], &mh, MSG_DONTWAIT);
 			if (n <= 0 || from.sll_pkttype == PACKET_OUTGOING) {
 				continue;
 			}
-			t = now_ns();
-			if (i == 0 && n > 14 && frame[12] == 0x88 && frame[13] == 0xf7) {
-				int64_t d = (frame[14] & 0x0f) <= 3 ? draw(prof) : 0, due = t + d;
-				struct held *h;
-
-				if (due < last_due) {
-					due = last_due; /* keep the order */
-				}
-				if (q_len == QUEUE_MAX) {
-					continue; /* a full queue drops, as a full switch does */
-				}
-				if (d > 0) {
-					held++;
-					sum += (double) d;
-					max = d > max ? d : max;
-				}
-				h = &queue[(q_head + q_len) % QUEUE_MAX];
-				h->due = last_due = due;
-				h->len = (size_t) n;
-				memcpy(h->frame, frame, (size_t) n);
-				q_len++;
+			if (n <= 14 || frame[12] != 0x88 || frame[13] != 0xf7) {
+				(void) send(fd[1 - i], frame, (size_t) n, 0);
 				continue;
 			}
-			(void) send(fd[1 - i], frame, (size_t) n, 0);
+			rx = now_ns();
+			for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+				if (cm->cmsg_level == SOL_SOCKET &&
+				    cm->cmsg_type == SCM_TIMESTAMPNS) {
+					memcpy(&ts, CMSG_DATA(cm), sizeof(ts));
+					rx = (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
+				}
+			}
+			d = 0;
+			if ((frame[14] & 0x0f) <= 3) {
+				d = draw(prof);
+				held++;
+				sum += (double) d;
+				max = d > max ? d : max;
+				d += BASE_NS;
+			}
+			due = rx + d;
+			if (due < k->last_due) {
+				due = k->last_due; /* keep the order */
+			}
+			if (k->len == QUEUE_MAX) {
+				continue; /* a full queue drops, as a full switch does */
+			}
+			h = &k->h[(k->head + k->len) % QUEUE_MAX];
+			h->due = k->last_due = due;
+			h->len = (size_t) n;
+			memcpy(h->frame, frame, (size_t) n);
+			k->len++;
 		}
 	}
 	fprintf(stderr,
-		"tool-jitter-relay: %s: %llu event messages held, mean %.1f us, max %.1f us; "
-		"released %.1f us late on average\n",
+		"tool-jitter-relay: %s: %llu event messages held, drawn mean %.1f us, max %.1f us "
+		"(+ %d us both ways); late by > %d us: %llu of %llu frames, by %.1f us on "
+		"average\n",
 		argv[3], (unsigned long long) held, held ? sum / (double) held / 1e3 : 0.0,
-		(double) max / 1e3, released ? late_sum / (double) released / 1e3 : 0.0);
+		(double) max / 1e3, BASE_NS / 1000, LATE_NS / 1000,
+		(unsigned long long) (q[0].late + q[1].late),
+		(unsigned long long) (q[0].released + q[1].released),
+		q[0].late + q[1].late
+			? (q[0].late_sum + q[1].late_sum) / (double) (q[0].late + q[1].late) / 1e3
+			: 0.0);
 	return 0;
 }
