@@ -86,6 +86,7 @@ struct port_outlier {
 	unsigned rejected; /* in a row */
 	ns_t rt[2], ro[2]; /* the last two of them */
 	double run_jitter; /* jitter before the run of rejections began */
+	unsigned judged;   /* samples judged since it started, up to PORT_OUTLIER_WARMUP */
 };
 
 /* E2E requester (slave): the Delay_Req in flight. */

@@ -336,6 +336,50 @@ static void test_fast_start(void **state)
 }
 
 /*
+ * The same with software timestamps' noise (each Sync late by 0..15 us): the gate's first
+ * judgements extrapolate the noise of the two samples before them, beyond its 10 us floor now and
+ * then, and kept the three offsets after the step from the servo (6 s to SLAVE instead of 2-3).
+ */
+static void test_fast_start_noisy(void **state)
+{
+	int slow = 0;
+
+	for (uint64_t seed = 1; seed <= 12; seed++) {
+		ns_t uncal = 0, slave = 0;
+		struct link l;
+
+		link_init_servo(&l, 20000.0, 300 * NS_PER_USEC, DELAY_MECHANISM_E2E, false, 0,
+				seed % 2 ? SERVO_TYPE_PI : SERVO_TYPE_LINREG);
+		l.sync_jitter = 15 * NS_PER_USEC;
+		l.rng = seed;
+		while (!slave && l.now < START + 60 * NS_PER_SEC) {
+			enum port_state st;
+
+			link_run(&l, l.now + NS_PER_SEC / 20);
+			st = port_get_state(l.s[1].port);
+			if (!uncal && st == PORT_STATE_UNCALIBRATED) {
+				uncal = l.now;
+			}
+			if (st == PORT_STATE_SLAVE) {
+				slave = l.now;
+			}
+		}
+		assert_true(uncal && slave);
+		if (slave - uncal > 3 * NS_PER_SEC + NS_PER_SEC / 2) {
+			print_message("seed %llu: SLAVE %.2f s after UNCALIBRATED\n",
+				      (unsigned long long) seed,
+				      (double) (slave - uncal) / (double) NS_PER_SEC);
+			slow++;
+		}
+		link_free(&l);
+	}
+	if (slow) {
+		fail_msg("%d of 12 start-ups took over 3.5 s (3 Syncs) from UNCALIBRATED to SLAVE",
+			 slow);
+	}
+}
+
+/*
  * A free-running slave of a master 100 ppm off, Sync 1/s: t2 - t1 grows by 100 us a second, so a
  * Delay_Req half a second after its Sync would add 25 us to the path delay with the plain
  * formula. Interpolated between the Syncs around t3 every raw sample stays on the link's delay.
@@ -1011,6 +1055,7 @@ int main(void)
 		cmocka_unit_test(test_gate_follows_servo),
 		cmocka_unit_test(test_rate_ratio_jitter),
 		cmocka_unit_test(test_fast_start),
+		cmocka_unit_test(test_fast_start_noisy),
 		cmocka_unit_test(test_delay_rate_difference),
 		cmocka_unit_test(test_jitter_gate_and_servo),
 		cmocka_unit_test(test_holdover),
