@@ -13,11 +13,12 @@
 # reported offsets (TIME_STATUS_NP polled, as sync-quality.sh does) and its true error (the
 # shim's log at each frequency change). FREE_PTP4L=1 runs it --free_running 1 instead (reported
 # offsets only: measurement noise).
-# Packet delay variation between the grandmaster and the bridge, so every slave sees the same
-# (master to slaves; Delay_Req goes plain): with tc netem on the grandmaster's veth where the
-# kernel has sch_netem, else (or with JITTER=relay) by tests/bench/tool-jitter-relay, an
-# AF_PACKET relay in a namespace between the two that holds each event message (Sync) for a
-# random time; the output says which. PROFILES among
+# Packet delay variation between the grandmaster and the bridge, so every slave sees the same:
+# with tc netem on the grandmaster's veth where the kernel has sch_netem (master to slaves only;
+# Delay_Req goes plain), else (or with JITTER=relay) by tests/bench/tool-jitter-relay, an
+# AF_PACKET relay at real-time priority in a namespace between the two that holds each event
+# message, both ways, 2 ms (absorbing its own wakeup latency, the same both ways) plus a draw;
+# the output says which, and the relay's summary how many messages it released late. PROFILES:
 #   none     no added delay
 #   uniform  0..100 us, uniform
 #   normal   100 us +- 20 us, normal distribution
@@ -25,7 +26,6 @@
 #            congested (100 us + exp 100 us) states, bursts of about five (both in the spirit of
 #            ITU-T G.8261's variable-delay test cases, not one of them)
 # netem's `rate 1gbit` and the relay's queue keep Sync and Follow_Up in order.
-#
 # Rates: Announce 4/s, Sync 8/s (so short runs hold enough samples); phcd's default servo
 # constants for software timestamps. The first WARMUP seconds are cut. Runs are interleaved:
 # for each run, every profile in turn.
