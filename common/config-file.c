@@ -2,6 +2,7 @@
 /* phcd.conf loading: one inih handler over the key table, layered resolution, reload diffs. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <ini.h>
 #include <stdarg.h>
@@ -9,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/config-keys.h"
 #include "common/config-file.h"
@@ -27,8 +30,8 @@ struct loader {
 	FILE *f;
 	uint32_t file;
 	uint32_t line;
-	char *buf;
-	size_t cap;
+	uint64_t bytes; /* read of the current file, at most CONFIG_FILE_MAX */
+	char buf[INI_MAX_LINE + 2];
 	enum section_kind section;
 	uint32_t section_line; /* of the current section's header */
 	size_t index; /* of the current instance or interface; arrays may move, so no pointer */
@@ -40,22 +43,77 @@ struct loader {
 	int oom;
 };
 
+/* Length of the valid UTF-8 sequence at s (1..4) that sd-bus accepts, or 0. */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n = *s < 0x80		 ? 1
+		   : (*s & 0xE0) == 0xC0 ? 2
+		   : (*s & 0xF0) == 0xE0 ? 3
+		   : (*s & 0xF8) == 0xF0 ? 4
+					 : 0;
+	uint32_t c;
+
+	if (n == 0 || (n == 2 && *s < 0xC2) || (n == 3 && *s == 0xE0 && s[1] < 0xA0) ||
+	    (n == 3 && *s == 0xED && s[1] >= 0xA0) || (n == 4 && *s == 0xF0 && s[1] < 0x90) ||
+	    (n == 4 && (*s > 0xF4 || (*s == 0xF4 && s[1] >= 0x90)))) {
+		return 0;
+	}
+	c = n == 1 ? *s : (uint32_t) (*s & (0x7F >> n));
+	for (size_t k = 1; k < n; k++) {
+		if ((s[k] & 0xC0) != 0x80) {
+			return 0;
+		}
+		c = c << 6 | (s[k] & 0x3F);
+	}
+	/* Noncharacters, which sd-bus refuses too. */
+	if ((c >= 0xFDD0 && c <= 0xFDEF) || (n > 1 && (c & 0xFFFE) == 0xFFFE)) {
+		return 0;
+	}
+	return n;
+}
+
+char *config_escape_name(const char *name)
+{
+	const unsigned char *in = (const unsigned char *) name;
+	char *out = malloc(strlen(name) * 4 + 1), *o = out;
+
+	if (!out) {
+		return NULL;
+	}
+	for (size_t n; *in; in += n) {
+		n = utf8_len(in);
+		if (n == 0 || (n == 1 && (*in < 0x20 || *in == 0x7F || *in == '\\'))) {
+			o += sprintf(o, "\\x%02x", *in);
+			n = 1;
+			continue;
+		}
+		memcpy(o, in, n);
+		o += n;
+	}
+	*o = '\0';
+	return out;
+}
+
 static const char *file_name(const struct config *c, uint32_t file)
 {
 	return file < c->n_files ? c->files[file] : "(built-in)";
 }
 
+/* Past CONFIG_ERRORS_MAX errors are only counted: "... and N more" ends the text. */
 _printf_(3, 4) static void report(struct loader *l, struct config_pos pos, const char *fmt, ...)
 {
 	va_list ap;
 
+	l->n_errors++;
+	l->last_error_line = pos.line;
+	if (l->n_errors > CONFIG_ERRORS_MAX) {
+		return;
+	}
 	fprintf(l->err, "%s:%" PRIu32 ": ", file_name(l->c, pos.file), pos.line);
 	va_start(ap, fmt);
 	vfprintf(l->err, fmt, ap);
 	va_end(ap);
 	fputc('\n', l->err);
-	l->n_errors++;
-	l->last_error_line = pos.line;
 }
 
 static struct config_pos here(const struct loader *l)
@@ -81,6 +139,7 @@ static void layer_init(struct config_layer *l, struct config_pos pos)
 {
 	memset(l, 0, sizeof(*l));
 	l->section = pos;
+	l->last = pos;
 }
 
 static int add_instance(struct config *c, const char *name, struct config_pos pos)
@@ -126,14 +185,19 @@ static const struct config_interface *config_find_interface(const struct config 
 	return NULL;
 }
 
-/* "[instance NAME]" or "[interface IFNAME]": a valid name, defined once in all files. */
+/*
+ * "[instance NAME]" or "[interface IFNAME]": a valid name, once per file. Seen in an earlier file
+ * (a drop-in amending the main file), the section continues: its keys override those before.
+ */
 static void open_named(struct loader *l, enum section_kind kind, const char *name)
 {
 	bool inst = kind == SECTION_INSTANCE;
 	const char *what = inst ? "instance" : "interface";
 	const struct config_instance *oi = inst ? config_find_instance(l->c, name) : NULL;
 	const struct config_interface *of = inst ? NULL : config_find_interface(l->c, name);
-	const struct config_layer *old = oi ? &oi->layer : of ? &of->layer : NULL;
+	struct config_layer *old = (struct config_layer *) (oi	 ? &oi->layer
+							    : of ? &of->layer
+								 : NULL);
 	int r;
 
 	l->section = SECTION_BAD;
@@ -144,10 +208,17 @@ static void open_named(struct loader *l, enum section_kind kind, const char *nam
 			    : "1 to 15 characters without '/', ':' or spaces");
 		return;
 	}
-	if (old) {
+	if (old && old->last.file == l->file) {
 		report(l, here(l),
-		       "duplicate [%s %s], expected each %s once (first defined at %s:%" PRIu32 ")",
-		       what, name, what, file_name(l->c, old->section.file), old->section.line);
+		       "duplicate [%s %s] in one file, expected each %s once per file (first at "
+		       "%s:%" PRIu32 "; a later file may amend it)",
+		       what, name, what, file_name(l->c, old->last.file), old->last.line);
+		return;
+	}
+	if (old) {
+		old->last = here(l);
+		l->section = kind;
+		l->index = (size_t) (inst ? oi - l->c->instances : of - l->c->interfaces);
 		return;
 	}
 	r = inst ? add_instance(l->c, name, here(l)) : add_interface(l->c, name, here(l));
@@ -237,7 +308,7 @@ static int handler(void *user, const char *section, const char *name, const char
 	struct loader *l = user;
 	const struct config_key *k;
 	struct config_layer *layer;
-	char expect[128];
+	char expect[256];
 	size_t idx;
 	int r;
 
@@ -274,8 +345,8 @@ static int handler(void *user, const char *section, const char *name, const char
 	idx = config_keys_index(k);
 	config_keys_expect(k, expect, sizeof(expect));
 	/* A list key again in this section of this file adds to it (struct config_key.append). */
-	if (k->append && (layer->set & (UINT64_C(1) << idx)) &&
-	    layer->set_at[idx].file == l->file && layer->set_at[idx].line > l->section_line) {
+	if (k->append && config_layer_is_set(layer, idx) && layer->set_at[idx].file == l->file &&
+	    layer->set_at[idx].line > l->section_line) {
 		r = k->append(k, value, config_keys_field(layer, k));
 	} else {
 		r = k->parse(k, value, config_keys_field(layer, k));
@@ -294,7 +365,7 @@ static int handler(void *user, const char *section, const char *name, const char
 		       expect);
 		return 1;
 	}
-	layer->set |= UINT64_C(1) << idx;
+	config_layer_mark_set(layer, idx);
 	layer->set_at[idx] = here(l);
 	return 1;
 }
@@ -308,14 +379,39 @@ static int handler(void *user, const char *section, const char *name, const char
 static char *read_line(char *str, int num, void *stream)
 {
 	struct loader *l = stream;
-	ssize_t n = getline(&l->buf, &l->cap, l->f);
+	size_t cap = (size_t) num < sizeof(l->buf) ? (size_t) num : sizeof(l->buf);
+	size_t n = 0;
+	bool nul = false, overlong = false;
 	const char *p;
+	int ch = EOF;
 
-	if (n < 0) {
+	/* By hand, never more than a line of buffer: a file without newlines costs no memory. */
+	while ((ch = getc_unlocked(l->f)) != EOF) {
+		if (++l->bytes > CONFIG_FILE_MAX) {
+			l->line++;
+			report(l, here(l),
+			       "file is larger than %d bytes, expected a phcd.conf (the rest is "
+			       "not "
+			       "read)",
+			       CONFIG_FILE_MAX);
+			return NULL;
+		}
+		nul |= ch == '\0';
+		if (n + 1 < cap) {
+			l->buf[n++] = (char) ch;
+		} else {
+			overlong = true;
+		}
+		if (ch == '\n') {
+			break;
+		}
+	}
+	if (n == 0 && ch == EOF) {
 		return NULL;
 	}
+	l->buf[n] = '\0';
 	l->line++;
-	if ((size_t) n >= (size_t) num || strlen(l->buf) != (size_t) n) {
+	if (overlong || nul) {
 		report(l, here(l),
 		       "line is too long or contains a NUL byte, expected at most %d "
 		       "characters of text",
@@ -323,7 +419,7 @@ static char *read_line(char *str, int num, void *stream)
 		snprintf(str, (size_t) num, "\n");
 		return str;
 	}
-	memcpy(str, l->buf, (size_t) n + 1);
+	memcpy(str, l->buf, n + 1);
 	p = str;
 	if (l->line == 1 && strncmp(p, "\xef\xbb\xbf", 3) == 0) {
 		p += 3;
@@ -351,6 +447,72 @@ static char *read_line(char *str, int num, void *stream)
 	return str;
 }
 
+/*
+ * Open a configuration file for reading: only a regular file (or a symlink to one, as drop-ins
+ * in /etc often are). O_NONBLOCK so that a FIFO cannot hang the open; a directory, FIFO, socket
+ * or device is refused after fstat() and never read. -errno, or -EISDIR, -ENODEV (device),
+ * -EPIPE (FIFO or socket) for what is not a regular file.
+ */
+static int open_regular(const char *path, FILE **ret)
+{
+	struct stat st;
+	int fd, flags;
+	FILE *f;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0) {
+		return -errno;
+	}
+	if (fstat(fd, &st) < 0) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return S_ISDIR(st.st_mode)			    ? -EISDIR
+		       : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? -ENODEV
+								    : -EPIPE;
+	}
+	if (st.st_size > CONFIG_FILE_MAX) {
+		close(fd);
+		return -EFBIG;
+	}
+	flags = fcntl(fd, F_GETFL);
+	if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
+	f = fdopen(fd, "re");
+	if (!f) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
+	*ret = f;
+	return 0;
+}
+
+static const char *file_type_error(int r)
+{
+	switch (r) {
+	case -EISDIR:
+		return "is a directory";
+	case -ENODEV:
+		return "is a device";
+	case -EPIPE:
+		return "is a FIFO or socket";
+	case -EFBIG:
+		return "is larger than 1 MiB (1048576 bytes)";
+	default:
+		return strerror(-r);
+	}
+}
+
 static int load_file(struct loader *l, const char *path, bool optional)
 {
 	char **files;
@@ -361,21 +523,24 @@ static int load_file(struct loader *l, const char *path, bool optional)
 		return -ENOMEM;
 	}
 	l->c->files = files;
-	files[l->c->n_files] = strdup(path);
+	/* Shown on D-Bus and in messages, which must be UTF-8: any other byte escaped. */
+	files[l->c->n_files] = config_escape_name(path);
 	if (!files[l->c->n_files]) {
 		return -ENOMEM;
 	}
 	l->file = (uint32_t) l->c->n_files++;
 	l->line = 0;
+	l->bytes = 0;
 	/* Every file starts outside any section: a drop-in's keys never land in the last file's. */
 	l->section = SECTION_NONE;
 
-	l->f = fopen(path, "re");
-	if (!l->f) {
-		if (optional && errno == ENOENT) {
-			return 0;
-		}
-		report(l, here(l), "cannot open: %s, expected a readable file", strerror(errno));
+	r = open_regular(path, &l->f);
+	if (r == -ENOENT && optional) {
+		return 0;
+	}
+	if (r < 0) {
+		report(l, here(l), "cannot open: %s, expected a readable regular file",
+		       file_type_error(r));
 		return 0;
 	}
 	r = ini_parse_stream(read_line, l, handler, l);
@@ -417,6 +582,14 @@ static int load_dropins(struct loader *l, const char *dir)
 	for (int i = 0; i < n; i++) {
 		_cleanup_free_ char *path = NULL;
 
+		if (r == 0 && i == CONFIG_DROPINS_MAX) {
+			_cleanup_free_ char *name = config_escape_name(dir);
+
+			fprintf(l->err, "%s: more than %d drop-ins, expected at most %d\n",
+				name ? name : "?", CONFIG_DROPINS_MAX, CONFIG_DROPINS_MAX);
+			l->n_errors++;
+			r = 1; /* read no further, free the rest */
+		}
 		if (r == 0 && asprintf(&path, "%s/%s", dir, list[i]->d_name) < 0) {
 			r = -ENOMEM;
 		}
@@ -426,7 +599,7 @@ static int load_dropins(struct loader *l, const char *dir)
 		free(list[i]);
 	}
 	free(list);
-	return r;
+	return r > 0 ? 0 : r;
 }
 
 static bool selection_has(const struct interface_selection *s, const char *ifname)
@@ -450,13 +623,118 @@ static struct config_pos key_pos(const struct config *c, const struct config_ins
 {
 	size_t i = key_index(name);
 
-	if (in->layer.set & (UINT64_C(1) << i)) {
+	if (config_layer_is_set(&in->layer, i)) {
 		return in->layer.set_at[i];
 	}
-	if (c->global.set & (UINT64_C(1) << i)) {
+	if (config_layer_is_set(&c->global, i)) {
 		return c->global.set_at[i];
 	}
 	return in->layer.section;
+}
+
+static bool layer_any_set(const struct config_layer *l)
+{
+	for (size_t k = 0; k < sizeof(l->set) / sizeof(l->set[0]); k++) {
+		if (l->set[k]) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Where a port key of an [interface] section was set: its own line, else the section. */
+static struct config_pos interface_key_pos(const struct config_interface *itf, const char *name)
+{
+	size_t i = key_index(name);
+
+	return config_layer_is_set(&itf->layer, i) ? itf->layer.set_at[i] : itf->layer.last;
+}
+
+/*
+ * Keys that each are valid but together cannot work, for a port of instance in with effective
+ * options p: itf is its [interface] section (NULL: the instance's own port defaults).
+ */
+static void check_port_combination(struct loader *l, const struct config_instance *in,
+				   const struct config_interface *itf, const struct port_options *p)
+{
+	struct config *c = l->c;
+	size_t ts = key_index("time_stamping");
+	char where[64] = "";
+	struct config_pos at;
+
+	if (itf) {
+		snprintf(where, sizeof(where), " (interface %s)", itf->ifname);
+	}
+	/* ptp/steer.c: such a port could only ever be FAULTY. */
+	if (in->options.clock_backend == OPTIONS_CLOCK_SYSTEM &&
+	    p->time_stamping == OPTIONS_TS_HARDWARE) {
+		at = itf && config_layer_is_set(&itf->layer, ts)
+			     ? interface_key_pos(itf, "time_stamping")
+			     : key_pos(c, in, "clock_backend");
+		report(l, at,
+		       "instance %s has clock_backend = system, which takes software timestamps, "
+		       "but time_stamping is hardware%s%s; expected time_stamping = software or "
+		       "auto",
+		       in->options.name,
+		       config_layer_is_set(&in->layer, ts) || config_layer_is_set(&c->global, ts) ||
+				       (itf && config_layer_is_set(&itf->layer, ts))
+			       ? ""
+			       : " (the default)",
+		       where);
+	}
+	/* A port that may be neither master nor slave never does anything (9.2.2.2). */
+	if (in->options.slaveOnly && p->masterOnly) {
+		at = itf && config_layer_is_set(&itf->layer, key_index("masterOnly"))
+			     ? interface_key_pos(itf, "masterOnly")
+			     : key_pos(c, in, "masterOnly");
+		report(l, at,
+		       "instance %s has slaveOnly = 1 and masterOnly = 1%s: the port could be "
+		       "neither slave nor master, expected at most one of them",
+		       in->options.name, where);
+	}
+}
+
+/*
+ * Combinations of valid keys that cannot work: per instance, per [interface] section of an
+ * interface it names, and [interface] sections that no instance could ever use.
+ */
+static void check_combinations(struct loader *l)
+{
+	struct config *c = l->c;
+	const struct config_instance *auto_owner = NULL;
+
+	for (size_t i = 0; i < c->n_instances; i++) {
+		if (c->instances[i].options.interfaces.auto_select) {
+			auto_owner = &c->instances[i];
+		}
+		check_port_combination(l, &c->instances[i], NULL, &c->instances[i].port);
+	}
+	for (size_t k = 0; k < c->n_interfaces; k++) {
+		const struct config_interface *itf = &c->interfaces[k];
+		const struct config_instance *owner = NULL;
+		struct port_options p;
+
+		for (size_t i = 0; i < c->n_instances && !owner; i++) {
+			if (!c->instances[i].options.interfaces.auto_select &&
+			    selection_has(&c->instances[i].options.interfaces, itf->ifname)) {
+				owner = &c->instances[i];
+			}
+		}
+		owner = owner ? owner : auto_owner;
+		if (!owner) {
+			report(l, itf->layer.section,
+			       "[interface %s] is in no instance: no instance names it in "
+			       "interfaces and none has interfaces = auto; expected %s in an "
+			       "instance's interfaces",
+			       itf->ifname, itf->ifname);
+			continue;
+		}
+		if (!layer_any_set(&itf->layer) ||
+		    config_port_options(c, owner->options.name, itf->ifname, &p)) {
+			continue;
+		}
+		check_port_combination(l, owner, itf, &p);
+	}
 }
 
 /* Checks across sections and files, once everything is read and resolved. */
@@ -499,6 +777,31 @@ static void cross_check(struct loader *l)
 				       sel->names[n], in->options.name, o->options.name,
 				       file_name(c, p.file), p.line);
 			}
+		}
+	}
+	check_combinations(l);
+	for (size_t i = 0; i < c->n_instances; i++) {
+		const struct config_instance *in = &c->instances[i];
+
+		/* ptp4l's designated master or slave: exactly one static role. */
+		if (in->port.BMCA == OPTIONS_BMCA_NOOP &&
+		    in->port.masterOnly == in->options.slaveOnly) {
+			report(l, key_pos(c, in, "BMCA"),
+			       "instance %s: BMCA noop with %s, expected a static role: masterOnly "
+			       "1 "
+			       "(a designated master) or slaveOnly 1 (a designated slave)",
+			       in->options.name,
+			       in->port.masterOnly ? "both masterOnly and slaveOnly"
+						   : "neither masterOnly nor slaveOnly");
+		}
+		/* As ptp4l: a port that never measures its link cannot compute asCapable. */
+		if (in->port.inhibit_delay_req && in->port.asCapable != OPTIONS_AS_CAPABLE_TRUE) {
+			report(l, key_pos(c, in, "inhibit_delay_req"),
+			       "instance %s: inhibit_delay_req 1 with asCapable auto, expected "
+			       "asCapable true (a port that never measures its link cannot be "
+			       "found "
+			       "asCapable)",
+			       in->options.name);
 		}
 	}
 	/* "auto": the instance with a SLAVE port, chosen at run time (daemon/sysclock-follow.c). */
@@ -600,8 +903,11 @@ int config_load(const char *path, const char *dropin_dir, bool main_optional, st
 	cross_check(&l);
 	r = l.n_errors > 0 ? -EINVAL : 0;
 out:
+	if (l.n_errors > CONFIG_ERRORS_MAX) {
+		fprintf(l.err, "... and %u more errors (only the first %d are shown)\n",
+			l.n_errors - CONFIG_ERRORS_MAX, CONFIG_ERRORS_MAX);
+	}
 	fclose(l.err);
-	free(l.buf);
 	if (errors && l.err_size > 0) {
 		*errors = TAKE_PTR(l.err_text);
 	}
@@ -614,16 +920,21 @@ out:
 
 int config_check(const char *path, FILE *out)
 {
-	return config_check_dir(path, NULL, out);
+	return config_check_full(path, NULL, false, out);
 }
 
 int config_check_dir(const char *path, const char *dropin_dir, FILE *out)
+{
+	return config_check_full(path, dropin_dir, false, out);
+}
+
+int config_check_full(const char *path, const char *dropin_dir, bool main_optional, FILE *out)
 {
 	_cleanup_(config_freep) struct config *c = NULL;
 	_cleanup_free_ char *errors = NULL;
 	int r;
 
-	r = config_load(path, dropin_dir, false, &c, &errors);
+	r = config_load(path, dropin_dir, main_optional, &c, &errors);
 	if (errors) {
 		fputs(errors, out);
 	}
@@ -632,6 +943,9 @@ int config_check_dir(const char *path, const char *dropin_dir, FILE *out)
 			fprintf(out, "%s: cannot load: %s\n", path, strerror(-r));
 		}
 		return r;
+	}
+	if (main_optional && access(path, F_OK) < 0 && errno == ENOENT) {
+		fprintf(out, "%s: not present, the built-in defaults apply\n", path);
 	}
 	fprintf(out, "%s: OK, %zu file(s), %zu instance(s)\n", path, c->n_files, c->n_instances);
 	for (size_t i = 0; i < c->n_instances; i++) {

@@ -12,7 +12,12 @@
 /* Implicit instance when a configuration has no [instance NAME] section at all. */
 #define CONFIG_DEFAULT_INSTANCE "default"
 /* Upper bound of table keys: one bit per key in a layer's "set" mask. */
-#define CONFIG_KEYS_MAX 64
+#define CONFIG_KEYS_MAX 192
+
+/* Bounds of one load: a file's size, the drop-ins read, the errors shown ("and N more"). */
+#define CONFIG_FILE_MAX 1048576
+#define CONFIG_DROPINS_MAX 1024
+#define CONFIG_ERRORS_MAX 50
 
 /* Keys of the supervisor itself: valid in [global] only. */
 struct daemon_options {
@@ -40,10 +45,22 @@ struct config_layer {
 	struct daemon_options daemon;
 	struct instance_options instance;
 	struct port_options port;
-	uint64_t set;
+	uint64_t set[CONFIG_KEYS_MAX / 64];
 	struct config_pos set_at[CONFIG_KEYS_MAX];
 	struct config_pos section; /* first header of this section */
+	struct config_pos last;	   /* its latest header: a later file may amend the section */
 };
+
+/* Did layer l set table key number i (config_keys_index())? */
+static inline bool config_layer_is_set(const struct config_layer *l, size_t i)
+{
+	return (l->set[i / 64] >> (i % 64)) & 1;
+}
+
+static inline void config_layer_mark_set(struct config_layer *l, size_t i)
+{
+	l->set[i / 64] |= UINT64_C(1) << (i % 64);
+}
 
 struct config_instance {
 	struct instance_options options; /* resolved: defaults <- global <- instance */
@@ -64,14 +81,16 @@ struct config {
 	size_t n_instances;
 	struct config_interface *interfaces;
 	size_t n_interfaces;
-	char **files; /* every file read, in order (main file, then drop-ins) */
+	char **files; /* every file read, in order (main file, then drop-ins), escaped */
 	size_t n_files;
 };
 
 /*
  * Load path and then every *.conf in dropin_dir in lexical (strcmp) order. dropin_dir NULL means
  * path + ".d". A missing main file is an error unless main_optional (the daemon's default path:
- * then built-in defaults apply); a missing drop-in directory is not.
+ * then built-in defaults apply); a missing drop-in directory is not. A section may appear in
+ * several files: a later file's keys override (amend) the earlier ones of the same section; twice
+ * in one file it is an error.
  *
  * Every problem is reported as one "file:line: what is wrong, what was expected" line in *errors
  * (malloc'ed, newline-separated, NULL when there is none; the caller frees it). Returns 0 and
@@ -81,12 +100,20 @@ struct config {
 int config_load(const char *path, const char *dropin_dir, bool main_optional, struct config **ret,
 		char **errors);
 struct config *config_free(struct config *c);
+/*
+ * A file name as shown (config.files, messages, D-Bus): valid UTF-8, each byte that is not part
+ * of a valid sequence, a control character or a backslash written as \xNN. malloc'ed; NULL: no
+ * memory.
+ */
+char *config_escape_name(const char *name);
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct config *, config_free);
 
 /*
  * `phcd --check-config [-f FILE]`: load path (and dropin_dir, NULL: path + ".d"), print every
- * error, or a summary of the instances, to out. 0 or -EINVAL (or another -errno).
+ * error, or a summary of the instances, to out. 0 or -EINVAL (or another -errno). main_optional
+ * as config_load(): the daemon's default path may be missing.
  */
+int config_check_full(const char *path, const char *dropin_dir, bool main_optional, FILE *out);
 int config_check_dir(const char *path, const char *dropin_dir, FILE *out);
 /* The same with path + ".d". */
 int config_check(const char *path, FILE *out);

@@ -207,6 +207,36 @@ DEFINE_ENUM_PARSER(parse_transport, enum options_transport, options_transport_fr
 DEFINE_ENUM_PARSER(parse_timestamping, enum options_timestamping, options_timestamping_from_string)
 DEFINE_ENUM_PARSER(parse_backend, enum options_clock_backend, options_clock_backend_from_string)
 DEFINE_ENUM_PARSER(parse_servo, enum servo_type, options_clock_servo_from_string)
+DEFINE_ENUM_PARSER(parse_bmca, enum options_bmca, options_bmca_from_string)
+DEFINE_ENUM_PARSER(parse_as_capable, enum options_as_capable, options_as_capable_from_string)
+DEFINE_ENUM_PARSER(parse_power_profile, enum options_power_profile,
+		   options_power_profile_from_string)
+DEFINE_ENUM_PARSER(parse_comparison, enum bmca_comparison, bmca_comparison_from_string)
+
+static int parse_mac(const struct config_key *k, const char *value, void *dst)
+{
+	return options_mac_from_string(value, dst);
+}
+
+DEFINE_ENUM_PARSER(parse_mgmt_network, enum options_mgmt_network, options_mgmt_network_from_string)
+
+/*
+ * management_network_set, the boolean phcd documented before management_network: 1 is
+ * read-write, 0 read-only. Both keys set the one option; the later line wins.
+ */
+static int parse_mgmt_network_set(const struct config_key *k, const char *value, void *dst)
+{
+	enum options_mgmt_network m;
+	bool b;
+	int r = parse_bool(k, value, &b);
+
+	if (r < 0) {
+		return r;
+	}
+	m = b ? OPTIONS_MGMT_NETWORK_READ_WRITE : OPTIONS_MGMT_NETWORK_READ_ONLY;
+	memcpy(dst, &m, sizeof(m));
+	return 0;
+}
 
 /* A profile phcd knows by name but cannot run yet is refused: -EOPNOTSUPP, never ignored. */
 static int parse_profile(const struct config_key *k, const char *value, void *dst)
@@ -235,6 +265,7 @@ static int parse_profile(const struct config_key *k, const char *value, void *ds
 #define P(f, ...) KEY(SCOPE_PORT, struct port_options, #f, f, __VA_ARGS__)
 /* Keys whose name is not the field's name (nested structs). */
 #define I_AS(name, f, ...) KEY(SCOPE_INSTANCE, struct instance_options, name, f, __VA_ARGS__)
+#define P_AS(name, f, ...) KEY(SCOPE_PORT, struct port_options, name, f, __VA_ARGS__)
 
 /*
  * Every key phcd reads. Names, defaults and ranges are ptp4l's (linuxptp 3.1 config.c) where the
@@ -267,6 +298,7 @@ static const struct config_key keys[] = {
 	I_AS("step_threshold", servo.step_threshold, parse_double, 0, HUGE_VAL, "0.0", NULL),
 	I_AS("first_step_threshold", servo.first_step_threshold, parse_double, 0, HUGE_VAL,
 	     "0.00002", NULL),
+	I_AS("max_offset_jump", servo.max_offset_jump, parse_double, 0, HUGE_VAL, "1.0", NULL),
 	I_AS("max_frequency", servo.max_frequency, parse_int, 0, INT32_MAX, "900000000", NULL),
 	I_AS("servo_offset_threshold", servo.servo_offset_threshold, parse_int, 0, INT32_MAX, "0",
 	     NULL),
@@ -284,10 +316,18 @@ static const struct config_key keys[] = {
 	  "interfaces lines of one section if they do not fit on one)",
 	  append_interfaces },
 	I(include_software_interfaces, parse_bool, 0, 1, "0", NULL),
-	I(management_network_set, parse_bool, 0, 1, "0", NULL),
+	I(management_network, parse_mgmt_network, 0, 0, "read-only",
+	  "off, read-only or read-write"),
+	I_AS("management_network_set", management_network, parse_mgmt_network_set, 0, 1, "0",
+	     "0 or 1 (an alias: 1 is management_network = read-write, 0 read-only)"),
 	I(profile, parse_profile, 0, 0, "default",
-	  "default or default-p2p (gPTP, automotive-master, automotive-slave, G.8275.1 and "
-	  "power-2017 are not supported yet)"),
+	  "default, default-p2p, gPTP, automotive-master, automotive-slave, G.8275.1 or "
+	  "power-2017"),
+	I(gmCapable, parse_bool, 0, 1, "1", NULL),
+	I(dataset_comparison, parse_comparison, 0, 0, "ieee1588", "ieee1588 or G.8275.x"),
+	I_AS("G.8275.defaultDS.localPriority", localPriority, parse_int, 1, 255, "128", NULL),
+	I(maxStepsRemoved, parse_int, 2, 255, "255", NULL),
+	I(clock_class_threshold, parse_int, 6, 248, "248", NULL),
 
 	/* Log intervals: ptp4l takes any int8; beyond 2^-7..2^7 s a timer makes no sense. */
 	P(logAnnounceInterval, parse_int, -7, 7, "1", NULL),
@@ -308,6 +348,35 @@ static const struct config_key keys[] = {
 	  "0", "0..10 (phcd reads a worker's status once a second, so no shorter window)"),
 	P(transportSpecific, parse_int, 0, 0x0f, "0", NULL),
 	P(follow_up_info, parse_bool, 0, 1, "0", NULL),
+	P(path_trace_enabled, parse_bool, 0, 1, "0", NULL),
+	P(min_neighbor_prop_delay, parse_int, INT32_MIN, -1, "-20000000", NULL),
+	P(asCapable, parse_as_capable, 0, 0, "auto", "auto or true"),
+	P(BMCA, parse_bmca, 0, 0, "ptp", "ptp or noop"),
+	P(inhibit_announce, parse_bool, 0, 1, "0", NULL),
+	P(inhibit_delay_req, parse_bool, 0, 1, "0", NULL),
+	P(ignore_source_id, parse_bool, 0, 1, "0", NULL),
+	P(operLogSyncInterval, parse_int, -7, 7, "0", NULL),
+	P(operLogPdelayReqInterval, parse_int, -7, 7, "0", NULL),
+	P(msg_interval_request, parse_bool, 0, 1, "0", NULL),
+	P(ptp_dst_mac, parse_mac, 0, 0, "01:1B:19:00:00:00",
+	  "a multicast MAC address such as 01:1B:19:00:00:00 (the port joins it as a group)"),
+	P(p2p_dst_mac, parse_mac, 0, 0, "01:80:C2:00:00:0E",
+	  "a multicast MAC address such as 01:80:C2:00:00:0E (the port joins it as a group)"),
+	P_AS("G.8275.portDS.localPriority", localPriority, parse_int, 1, 255, "128", NULL),
+	P(assume_two_step, parse_bool, 0, 1, "0", NULL),
+	P(ingressLatency, parse_int, INT32_MIN, INT32_MAX, "0", NULL),
+	P(egressLatency, parse_int, INT32_MIN, INT32_MAX, "0", NULL),
+	P_AS("power_profile.version", power_profile.version, parse_power_profile, 0, 0, "none",
+	     "none, 2011 or 2017"),
+	P_AS("power_profile.grandmasterID", power_profile.grandmasterID, parse_int, 0, 0xffff, "0",
+	     NULL),
+	P_AS("power_profile.2011.grandmasterTimeInaccuracy",
+	     power_profile.grandmasterTimeInaccuracy, parse_int, -1, INT32_MAX, "-1", NULL),
+	P_AS("power_profile.2011.networkTimeInaccuracy", power_profile.networkTimeInaccuracy,
+	     parse_int, -1, INT32_MAX, "-1", NULL),
+	P_AS("power_profile.2017.totalTimeInaccuracy", power_profile.totalTimeInaccuracy, parse_int,
+	     -1, INT32_MAX, "-1", NULL),
+	P(socket_priority, parse_int, 0, 15, "0", NULL),
 };
 
 _Static_assert(ARRAY_SIZE(keys) <= CONFIG_KEYS_MAX, "one bit per key in config_layer.set");
@@ -352,7 +421,7 @@ void config_keys_apply(const struct config_layer *l, enum key_scope s, void *dst
 	const uint8_t *src = scope_base((struct config_layer *) l, s);
 
 	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
-		if (keys[i].scope == s && (l->set & (UINT64_C(1) << i))) {
+		if (keys[i].scope == s && config_layer_is_set(l, i)) {
 			memcpy((uint8_t *) dst + keys[i].offset, src + keys[i].offset,
 			       keys[i].size);
 		}
@@ -412,7 +481,7 @@ void config_dump_keys(FILE *out)
 		[SCOPE_INSTANCE] = "global instance",
 		[SCOPE_PORT] = "global instance interface",
 	};
-	char expect[128];
+	char expect[256];
 
 	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
 		config_keys_expect(&keys[i], expect, sizeof(expect));

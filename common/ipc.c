@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 
 #include "common/ipc.h"
+#include "ptp/msg.h"
 #include "ptp/port.h"
 #include "ptp/util.h"
 #include "ptp/wire.h"
@@ -145,6 +146,19 @@ static void c_string(struct codec *c, char *s, size_t size)
 	}
 }
 
+/* A multicast MAC (the group bit set): the port joins it, as options_mac_from_string() admits. */
+static void c_mac(struct codec *c, uint8_t mac[OPTIONS_MAC_LEN])
+{
+	if (c->err) {
+		return;
+	}
+	c->err = c->decode ? wire_get_bytes(&c->r, mac, OPTIONS_MAC_LEN)
+			   : wire_put_bytes(&c->w, mac, OPTIONS_MAC_LEN);
+	if (!c->err && !(mac[0] & 0x01)) {
+		c->err = -EBADMSG;
+	}
+}
+
 static void c_clock_identity(struct codec *c, struct ClockIdentity *v)
 {
 	if (!c->err) {
@@ -237,6 +251,7 @@ static void f_status(struct codec *c, struct ipc_msg *m)
 	c_enum(c, &s->port_state, PORT_STATE_MIN, PORT_STATE_MAX);
 	c_servo_state(c, &s->servo_state);
 	c_bool(c, &s->servo_stable);
+	c_bool(c, &s->as_capable);
 	c_i64(c, &s->offset_ns);
 	c_i64(c, &s->mean_path_delay_ns);
 	c_double(c, &s->freq_ppb);
@@ -270,6 +285,19 @@ static void f_status(struct codec *c, struct ipc_msg *m)
 	c_string(c, s->last_error_text, sizeof(s->last_error_text));
 }
 
+static void c_path_trace(struct codec *c, struct port_path_trace *pt)
+{
+	c_u8(c, &pt->n);
+	c_bool(c, &pt->overflow);
+	if (c->decode && !c->err && pt->n > PORT_PATH_TRACE_MAX) {
+		c->err = -EBADMSG;
+	}
+	/* Fixed layout: every slot travels, the unused ones zero. */
+	for (size_t i = 0; i < PORT_PATH_TRACE_MAX; i++) {
+		c_clock_identity(c, &pt->ids[i]);
+	}
+}
+
 static void f_erbest(struct codec *c, struct ipc_msg *m)
 {
 	struct ipc_erbest *e = &m->erbest;
@@ -287,6 +315,8 @@ static void f_erbest(struct codec *c, struct ipc_msg *m)
 	c_port_identity(c, &e->ds.sender);
 	c_port_identity(c, &e->ds.receiver);
 	c_time_properties(c, &e->tp);
+	c_path_trace(c, &e->path);
+	c_u8(c, &e->ds.localPriority);
 }
 
 static void f_clock_state(struct codec *c, struct ipc_msg *m)
@@ -298,6 +328,25 @@ static void f_clock_state(struct codec *c, struct ipc_msg *m)
 	c_double(c, &s->rate_ppb);
 	/* NaN fails the comparison too. */
 	if (c->decode && !c->err && !(fabs(s->rate_ppb) < 1e9)) {
+		c->err = -EBADMSG;
+	}
+	c_double(c, &s->gm_rate_ratio);
+	/* 0 (unknown), or a rate within 1000 ppm of ours (PORT_RATE_RATIO_MAX_DEVIATION). */
+	if (c->decode && !c->err && s->gm_rate_ratio != 0.0 &&
+	    !(fabs(s->gm_rate_ratio - 1.0) < 1e-3)) {
+		c->err = -EBADMSG;
+	}
+}
+
+/* octet 1 of flagField a grandmaster setting may carry (options_set_gm_settings()) */
+#define GM_FLAGS                                                                   \
+	(MSG_FLAG_LEAP_61 | MSG_FLAG_LEAP_59 | MSG_FLAG_CURRENT_UTC_OFFSET_VALID | \
+	 MSG_FLAG_TIME_TRACEABLE | MSG_FLAG_FREQUENCY_TRACEABLE)
+
+static void c_gm_flags(struct codec *c, uint8_t *flags)
+{
+	c_u8(c, flags);
+	if (c->decode && !c->err && (*flags & ~GM_FLAGS)) {
 		c->err = -EBADMSG;
 	}
 }
@@ -331,13 +380,20 @@ static void f_config(struct codec *c, struct ipc_msg *m)
 	c_double(c, &i->servo.pi_integral_const);
 	c_double(c, &i->servo.step_threshold);
 	c_double(c, &i->servo.first_step_threshold);
+	c_double(c, &i->servo.max_offset_jump);
 	c_i32(c, &i->servo.max_frequency);
 	c_i32(c, &i->servo.servo_offset_threshold);
 	c_i32(c, &i->servo.servo_num_offset_values);
 	c_i64(c, &i->virtual_clock.initial_offset_ns);
 	c_i32(c, &i->virtual_clock.initial_freq_ppb);
 	c_string(c, i->userDescription, sizeof(i->userDescription));
-	c_bool(c, &i->management_network_set);
+	c_enum(c, &i->management_network, OPTIONS_MGMT_NETWORK_READ_ONLY, OPTIONS_MGMT_NETWORK_OFF);
+	c_bool(c, &i->gmCapable);
+	c_enum(c, &i->dataset_comparison, BMCA_COMPARISON_IEEE1588, BMCA_COMPARISON_G8275);
+	c_u8(c, &i->localPriority);
+	c_u8(c, &i->maxStepsRemoved);
+	c_u8(c, &i->clock_class_threshold);
+	c_gm_flags(c, &i->gm_time_flags);
 
 	c_i8(c, &p->logAnnounceInterval);
 	c_i8(c, &p->logSyncInterval);
@@ -364,6 +420,32 @@ static void f_config(struct codec *c, struct ipc_msg *m)
 	if (!c->err && p->transportSpecific > 0x0f) {
 		c->err = -EBADMSG; /* 4 bits on the wire */
 	}
+	c_bool(c, &p->path_trace_enabled);
+	c_i32(c, &p->min_neighbor_prop_delay);
+	c_enum(c, &p->asCapable, OPTIONS_AS_CAPABLE_AUTO, OPTIONS_AS_CAPABLE_TRUE);
+	c_enum(c, &p->BMCA, OPTIONS_BMCA_PTP, OPTIONS_BMCA_NOOP);
+	c_bool(c, &p->inhibit_announce);
+	c_bool(c, &p->inhibit_delay_req);
+	c_bool(c, &p->ignore_source_id);
+	c_i8(c, &p->operLogSyncInterval);
+	c_i8(c, &p->operLogPdelayReqInterval);
+	c_bool(c, &p->msg_interval_request);
+	c_mac(c, p->ptp_dst_mac);
+	c_mac(c, p->p2p_dst_mac);
+	c_u8(c, &p->localPriority);
+	c_bool(c, &p->assume_two_step);
+	c_i32(c, &p->ingressLatency);
+	c_i32(c, &p->egressLatency);
+	c_enum(c, &p->power_profile.version, OPTIONS_POWER_PROFILE_NONE,
+	       OPTIONS_POWER_PROFILE_2017);
+	c_u16(c, &p->power_profile.grandmasterID);
+	c_i32(c, &p->power_profile.grandmasterTimeInaccuracy);
+	c_i32(c, &p->power_profile.networkTimeInaccuracy);
+	c_i32(c, &p->power_profile.totalTimeInaccuracy);
+	c_u8(c, &p->socket_priority);
+	if (!c->err && p->socket_priority > 15) {
+		c->err = -EBADMSG;
+	}
 }
 
 static void f_recommended_state(struct codec *c, struct ipc_msg *m)
@@ -381,12 +463,32 @@ static void f_recommended_state(struct codec *c, struct ipc_msg *m)
 	c_u8(c, &s->parent.grandmasterPriority1);
 	c_u8(c, &s->parent.grandmasterPriority2);
 	c_time_properties(c, &s->tp);
+	c_path_trace(c, &s->path);
 }
 
 static void f_set_priority(struct codec *c, struct ipc_msg *m)
 {
 	c_u8(c, &m->set_priority.priority1);
 	c_u8(c, &m->set_priority.priority2);
+}
+
+static void f_gm_settings(struct codec *c, struct ipc_msg *m)
+{
+	struct gm_settings *s = &m->gm_settings;
+	uint8_t flags = 0;
+
+	if (!c->decode) {
+		flags = (uint8_t) (ds_time_properties_flags(&s->tp) & GM_FLAGS);
+	} else {
+		memset(&s->tp, 0, sizeof(s->tp));
+	}
+	c_clock_quality(c, &s->clockQuality);
+	c_i16(c, &s->tp.currentUtcOffset);
+	c_gm_flags(c, &flags);
+	c_u8(c, &s->tp.timeSource);
+	if (c->decode && !c->err) {
+		ds_time_properties_set_flags(&s->tp, flags);
+	}
 }
 
 static void f_shutdown(struct codec *c, struct ipc_msg *m)
@@ -406,11 +508,13 @@ static const struct ipc_type_info types[] = {
 	{ IPC_ERBEST, "ERBEST", true, f_erbest },
 	{ IPC_PRIORITY_REQUEST, "PRIORITY_REQUEST", true, f_set_priority },
 	{ IPC_CLOCK_STATE, "CLOCK_STATE", true, f_clock_state },
+	{ IPC_GM_SETTINGS_REQUEST, "GM_SETTINGS_REQUEST", true, f_gm_settings },
 	{ IPC_CONFIG, "CONFIG", false, f_config },
 	{ IPC_RECOMMENDED_STATE, "RECOMMENDED_STATE", false, f_recommended_state },
 	{ IPC_SET_PRIORITY, "SET_PRIORITY", false, f_set_priority },
 	{ IPC_SHUTDOWN, "SHUTDOWN", false, f_shutdown },
 	{ IPC_SET_CLOCK_STATE, "SET_CLOCK_STATE", false, f_clock_state },
+	{ IPC_SET_GM_SETTINGS, "SET_GM_SETTINGS", false, f_gm_settings },
 };
 
 static const struct ipc_type_info *type_info(unsigned int t)

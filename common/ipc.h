@@ -11,6 +11,7 @@
 #include "ptp/bmca.h"
 #include "ptp/ds.h"
 #include "ptp/options.h"
+#include "ptp/port.h"
 #include "ptp/servo.h"
 
 /*
@@ -33,8 +34,23 @@
  * stepsRemoved is below 255.
  * 10: STATUS carries servo_stable (lock detection); CONFIG's instance options carry clock_servo,
  * servo_offset_threshold and servo_num_offset_values.
- * 11: ignored[] has vlan_tagged; CONFIG carries transportSpecific and follow_up_info. */
-#define IPC_VERSION 11
+ * 11: ignored[] has vlan_tagged; CONFIG carries transportSpecific and follow_up_info.
+ * 12: ignored[] has out_of_range, overflow and management_rate_limited.
+ * 13: CONFIG's servo options carry max_offset_jump.
+ * 14: CONFIG carries gmCapable and the 802.1AS / automotive port options (path_trace_enabled ...
+ * msg_interval_request).
+ * 15: CONFIG carries ptp_dst_mac and p2p_dst_mac.
+ * 16: STATUS carries as_capable and ignored[] not_as_capable and path_trace_loop; ERBEST and
+ * RECOMMENDED_STATE carry a path trace; CLOCK_STATE and SET_CLOCK_STATE the grandmaster's rate
+ * ratio.
+ * 17: CONFIG carries dataset_comparison, the localPriority of the instance and of the port,
+ * maxStepsRemoved and clock_class_threshold; ERBEST its localPriority.
+ * 18: CONFIG's byte that was management_network_set is management_network (0 read-only,
+ * 1 read-write, 2 off).
+ * 19: CONFIG carries assume_two_step.
+ * 20: CONFIG carries gm_time_flags, ingressLatency, egressLatency, the power_profile.* keys and
+ * socket_priority; SET_GM_SETTINGS and GM_SETTINGS_REQUEST. */
+#define IPC_VERSION 20
 #define IPC_HEADER_SIZE 8
 #define IPC_MAX_SIZE 1024 /* larger than every message; a longer datagram is refused */
 #define IPC_MAX_FDS 4
@@ -45,7 +61,7 @@
  * PORT_CNT_IGNORED_FIRST on, in that order (ptp/port.h; ipc.c asserts the count). A new reason
  * changes the layout, so it comes with a new IPC_VERSION.
  */
-#define IPC_IGNORED_KINDS 15
+#define IPC_IGNORED_KINDS 20
 #define IPC_ERROR_TEXT_MAX 64
 
 enum ipc_type {
@@ -55,12 +71,15 @@ enum ipc_type {
 	IPC_ERBEST = 3,
 	IPC_PRIORITY_REQUEST = 5, /* a management SET over the network (payload: set_priority) */
 	IPC_CLOCK_STATE = 6,	  /* the SLAVE port's virtual clock correction (clock_state) */
+	IPC_GM_SETTINGS_REQUEST =
+		7, /* SET GRANDMASTER_SETTINGS_NP from the network (gm_settings) */
 	/* supervisor -> worker */
 	IPC_CONFIG = 64,
 	IPC_RECOMMENDED_STATE = 65,
 	IPC_SET_PRIORITY = 66,
 	IPC_SHUTDOWN = 67,
 	IPC_SET_CLOCK_STATE = 68, /* take this virtual clock correction (payload: clock_state) */
+	IPC_SET_GM_SETTINGS = 69, /* announce these of yourself as grandmaster (gm_settings) */
 };
 
 /* First message of a worker: who it is and which protocol it speaks. */
@@ -96,6 +115,7 @@ struct ipc_status {
 	enum servo_state servo_state;
 	/* LOCKED, and its last servo_num_offset_values offsets within servo_offset_threshold */
 	bool servo_stable;
+	bool as_capable; /* 802.1AS asCapable (port_as_capable()) */
 	ns_t offset_ns;
 	ns_t mean_path_delay_ns;
 	double freq_ppb;
@@ -121,6 +141,7 @@ struct ipc_erbest {
 	bool present; /* false: no qualified foreign master; the other fields are zero */
 	struct bmca_dataset ds;
 	struct timePropertiesDS tp;
+	struct port_path_trace path; /* of its last Announce (16.2) */
 };
 
 /*
@@ -134,6 +155,8 @@ struct ipc_clock_state {
 	ns_t raw_ns;
 	ns_t local_ns;
 	double rate_ppb;
+	/* the grandmaster's rate over this clock's (port_gm_rate_ratio()), 0 unknown */
+	double gm_rate_ratio;
 };
 
 /*
@@ -159,6 +182,7 @@ struct ipc_recommended_state {
 	uint16_t stepsRemoved;
 	struct parentDS parent;
 	struct timePropertiesDS tp;
+	struct port_path_trace path; /* the parent's path trace (16.2), empty as grandmaster */
 };
 
 struct ipc_set_priority {
@@ -176,6 +200,8 @@ struct ipc_msg {
 		struct ipc_config config;
 		struct ipc_recommended_state recommended_state;
 		struct ipc_set_priority set_priority;
+		/* ptpTimescale travels not: the worker's timestamping decides it */
+		struct gm_settings gm_settings;
 	};
 };
 

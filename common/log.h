@@ -31,6 +31,9 @@ void log_setup(const char *ident);
 void log_lines(int level, const char *text);
 
 /*
+ * Lines about an interface (ifname set) are rate-limited per interface: a burst of 200, then one
+ * a second; the next line that passes is preceded by "N lines suppressed".
+ *
  * Log one line at level; error (a negative errno, or 0) is what "%m" prints. Returns error as
  * given, so `return log_error_errno(r, "Failed to ...: %m");` hands r on. ifname and object (a
  * D-Bus path) may be NULL.

@@ -121,10 +121,24 @@ void instance_compute_health(const struct instance *i, struct health_report *h, 
 	*ret_gm = master > 0 && slave == 0 && listening == 0 &&
 		  !memcmp(&i->grandmaster_identity, &i->clock_identity, sizeof(i->clock_identity));
 	clock_identity_to_string(&i->grandmaster_identity, gm);
+	/* Named in interfaces and not (yet) one of its ports: wait-sync waits for it. */
+	for (unsigned int k = 0;
+	     !i->options.interfaces.auto_select && k < i->options.interfaces.n_names; k++) {
+		const char *name = i->options.interfaces.names[k];
+
+		p = manager_find_port(i->manager, name);
+		if (!p || p->instance != i) {
+			health_add(h, HEALTH_DEGRADED, "interface-missing",
+				   "interface %s is named in the instance's interfaces but not "
+				   "present",
+				   name);
+		}
+	}
 	if (n == 0) {
-		health_add(h, HEALTH_DEGRADED, "no-ports",
-			   "no interface matches the instance's interfaces (with \"auto\": none "
-			   "has a PTP hardware clock)");
+		if (i->options.interfaces.auto_select) {
+			health_add(h, HEALTH_DEGRADED, "no-ports",
+				   "no interface has a PTP hardware clock (interfaces auto)");
+		}
 		return;
 	}
 	if (faulty == n) {

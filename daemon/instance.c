@@ -154,11 +154,55 @@ static void instance_own_time_properties(const struct instance *i, struct mport 
 	for (size_t k = 0; k < n; k++) {
 		hardware &= ports[k]->timestamping == TRANSPORT_TS_MODE_HARDWARE;
 	}
-	memset(tp, 0, sizeof(*tp));
-	tp->currentUtcOffset = i->options.utc_offset;
+	struct gm_settings gm;
+
+	/* What the configuration or the last SetGrandmasterSettings says of this clock. */
+	options_gm_settings(&i->options, &gm);
+	*tp = gm.tp;
 	/* Software stamps count UTC: the ARB timescale, as each such worker announces it. */
 	tp->ptpTimescale = hardware;
-	tp->timeSource = i->options.timeSource;
+}
+
+void instance_gm_settings(const struct instance *i, struct gm_settings *ret)
+{
+	struct mport *ports[OPTIONS_INTERFACES_MAX];
+	size_t n = 0;
+	struct mport *p;
+
+	MANAGER_FOREACH_PORT(p, i->manager, k)
+	{
+		if (p->instance == i && port_in_bmca(p) && n < ARRAY_SIZE(ports)) {
+			ports[n++] = p;
+		}
+	}
+	options_gm_settings(&i->options, ret);
+	ret->clockQuality = i->clock_quality;
+	instance_own_time_properties(i, ports, n, &ret->tp);
+}
+
+int instance_set_gm_settings(struct instance *i, const struct gm_settings *s)
+{
+	struct ipc_msg m = { .type = IPC_SET_GM_SETTINGS, .gm_settings = *s };
+	struct mport *p;
+
+	options_set_gm_settings(&i->options, s);
+	/* 9.2.2.2: a slave-only clock stays class 255 whatever it is told. */
+	i->clock_quality.clockClass = i->options.slaveOnly ? CLOCK_CLASS_SLAVE_ONLY
+							   : s->clockQuality.clockClass;
+	i->clock_quality.clockAccuracy = s->clockQuality.clockAccuracy;
+	i->clock_quality.offsetScaledLogVariance = s->clockQuality.offsetScaledLogVariance;
+	manager_instance_changed(i, INSTANCE_CHANGED_CONFIG);
+	MANAGER_FOREACH_PORT(p, i->manager, k)
+	{
+		/* A worker before its CONFIG gets the new values with it (i->options). */
+		if (p->instance == i && p->worker && p->configured) {
+			/* A failure: its exit follows on the pidfd and restarts it. */
+			(void) worker_send(p->worker, &m);
+		}
+	}
+	/* D0 and the own time properties changed: decide and announce again. */
+	instance_run_bmca(i);
+	return 0;
 }
 
 /* Collect, decide (ptp/bmca-clock.c), send: the clock-level BMCA is not written here. */
@@ -172,10 +216,14 @@ void instance_run_bmca(struct instance *i)
 	struct defaultDS dds = {
 		.clockIdentity = i->clock_identity,
 		.clockQuality = i->clock_quality,
-		.priority1 = i->priority1,
+		/* 802.1AS-2020 8.6.2.1: 255 when not grandmaster-capable, as each worker has it. */
+		.priority1 = i->options.gmCapable ? i->priority1 : 255,
 		.priority2 = i->priority2,
 		.domainNumber = i->domain,
 		.slaveOnly = i->options.slaveOnly,
+		.localPriority = i->options.localPriority,
+		.maxStepsRemoved = i->options.maxStepsRemoved,
+		.comparison = i->options.dataset_comparison,
 	};
 	size_t n = 0;
 	struct mport *p;
@@ -210,6 +258,10 @@ void instance_run_bmca(struct instance *i)
 		rs->stepsRemoved = res.cds.stepsRemoved;
 		rs->parent = res.pds;
 		rs->tp = res.tp;
+		/* 16.2.3: the parent's path trace, which every port's Announce extends. */
+		if (res.ebest >= 0 && dec[res.ebest].decision == BMCA_DECISION_S1) {
+			rs->path = ports[res.ebest]->erbest.path;
+		}
 		if (p->sent_valid && !memcmp(&p->sent, rs, sizeof(*rs))) {
 			continue;
 		}

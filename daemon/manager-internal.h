@@ -7,6 +7,7 @@
 #include "common/config-file.h"
 #include "common/log.h"
 #include "daemon/manager.h"
+#include "daemon/worker-sandbox.h"
 #include "netlink/link-monitor.h"
 #include "netlink/tsinfo.h"
 
@@ -15,6 +16,7 @@ struct manager {
 	char *config_path;
 	char *config_dir;
 	char *port_binary;
+	struct worker_identity worker_identity; /* whom workers run as */
 	char *status_file;
 	bool status_stdout;
 	struct config *config;

@@ -39,6 +39,7 @@ static int manager_mgmt_clock(struct instance *i, struct mgmt_clock *ret, struct
 	ret->pds.grandmasterIdentity = i->grandmaster_identity;
 	ret->tpds = i->time_properties;
 	ret->user_description = i->options.userDescription;
+	instance_gm_settings(i, &ret->gm);
 	ret->ports = ports;
 	ret->all_ports = n <= max_ports;
 	for (size_t k = 0; k < n && k < max_ports; k++) {
@@ -90,6 +91,18 @@ static int manager_mgmt_set(struct instance *inst, const struct mgmt_change *cha
 			 change->priority2);
 		r = instance_set_priority2(inst, change->priority2);
 	}
+	if (r >= 0 && (change->mask & MGMT_CHANGE_GM_SETTINGS)) {
+		log_full(LOG_INFO,
+			 "instance %s: grandmaster settings clockClass %u clockAccuracy 0x%02x "
+			 "offsetScaledLogVariance 0x%04x currentUtcOffset %d timeTraceable %d "
+			 "frequencyTraceable %d by management",
+			 inst->name, change->gm.clockQuality.clockClass,
+			 change->gm.clockQuality.clockAccuracy,
+			 change->gm.clockQuality.offsetScaledLogVariance,
+			 change->gm.tp.currentUtcOffset, change->gm.tp.timeTraceable,
+			 change->gm.tp.frequencyTraceable);
+		r = instance_set_gm_settings(inst, &change->gm);
+	}
 	return r;
 }
 
@@ -108,9 +121,9 @@ void manager_mgmt_priority_request(struct mport *p, const struct ipc_set_priorit
 	struct mgmt_change change = { .priority1 = s->priority1, .priority2 = s->priority2 };
 
 	/* The worker refuses SET unless its instance enables it; a request without is a bug. */
-	if (!p->instance->options.management_network_set) {
+	if (p->instance->options.management_network != OPTIONS_MGMT_NETWORK_READ_WRITE) {
 		log_port_full(p->ifname, LOG_WARNING,
-			      "PRIORITY_REQUEST without management_network_set, ignoring");
+			      "PRIORITY_REQUEST without management_network = read-write, ignoring");
 		return;
 	}
 	if (s->priority1 != p->instance->priority1) {
@@ -118,6 +131,20 @@ void manager_mgmt_priority_request(struct mport *p, const struct ipc_set_priorit
 	}
 	if (s->priority2 != p->instance->priority2) {
 		change.mask |= MGMT_CHANGE_PRIORITY2;
+	}
+	log_port_full(p->ifname, LOG_INFO, "management SET from the network");
+	(void) manager_mgmt_set(p->instance, &change);
+}
+
+void manager_mgmt_gm_settings_request(struct mport *p, const struct gm_settings *s)
+{
+	struct mgmt_change change = { .mask = MGMT_CHANGE_GM_SETTINGS, .gm = *s };
+
+	if (p->instance->options.management_network != OPTIONS_MGMT_NETWORK_READ_WRITE) {
+		log_port_full(
+			p->ifname, LOG_WARNING,
+			"GM_SETTINGS_REQUEST without management_network = read-write, ignoring");
+		return;
 	}
 	log_port_full(p->ifname, LOG_INFO, "management SET from the network");
 	(void) manager_mgmt_set(p->instance, &change);

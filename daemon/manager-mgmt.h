@@ -25,3 +25,6 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(struct manager_mgmt *, manager_mgmt_free);
  * apply the priorities that differ through instance_set_priority1/2(), as D-Bus does.
  */
 void manager_mgmt_priority_request(struct mport *p, const struct ipc_set_priority *s);
+
+/* The same for SET GRANDMASTER_SETTINGS_NP: instance_set_gm_settings(), as D-Bus does. */
+void manager_mgmt_gm_settings_request(struct mport *p, const struct gm_settings *s);

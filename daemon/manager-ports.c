@@ -60,11 +60,26 @@ static void mport_take_status(struct mport *p, const struct ipc_status *s)
 		p->dropped_management = s->mgmt_malformed;
 		mask |= MPORT_CHANGED_COUNTERS;
 	}
+	/* The worker's words, untrusted: printable ASCII only before the log, D-Bus or a file. */
+	char text[sizeof(s->last_error_text)];
+
+	for (size_t k = 0; k < sizeof(text); k++) {
+		unsigned char ch = (unsigned char) s->last_error_text[k];
+
+		text[k] = ch == '\0' ? '\0' : ch < 0x20 || ch >= 0x7f ? '?' : (char) ch;
+		if (!ch) {
+			break;
+		}
+	}
+	text[sizeof(text) - 1] = '\0';
 	if (s->last_error &&
-	    (s->last_error != p->last_error ||
-	     strncmp(s->last_error_text, p->last_error_text, sizeof(s->last_error_text)))) {
-		mport_set_error(p, s->last_error, "%s", s->last_error_text);
+	    (s->last_error != p->last_error || strncmp(text, p->last_error_text, sizeof(text)))) {
+		mport_set_error(p, s->last_error, "%s", text);
 		log_port_full(p->ifname, LOG_WARNING, "%s", p->last_error_text);
+	}
+	if (s->as_capable != p->as_capable) {
+		p->as_capable = s->as_capable;
+		mask |= MPORT_CHANGED_STATE;
 	}
 	if (mask) {
 		manager_port_changed(p, mask);
@@ -160,6 +175,9 @@ static void on_worker_message(struct worker *w, const struct ipc_msg *msg, void 
 	case IPC_PRIORITY_REQUEST:
 		/* A management SET the worker accepted (management_network_set): as D-Bus does. */
 		manager_mgmt_priority_request(p, &msg->set_priority);
+		return;
+	case IPC_GM_SETTINGS_REQUEST:
+		manager_mgmt_gm_settings_request(p, &msg->gm_settings);
 		return;
 	default:
 		return;
@@ -313,10 +331,14 @@ void mport_start_worker(struct mport *p)
 		.peer_delay = p->options.delay_mechanism == DELAY_MECHANISM_P2P,
 		.clock_backend = i->options.clock_backend,
 		.log_samples = m->config->daemon.logging_level >= LOG_DEBUG,
+		.identity = m->worker_identity,
 	};
 	struct worker_info info;
 	int r;
 
+	memcpy(wc.ptp_dst_mac, p->options.ptp_dst_mac, sizeof(wc.ptp_dst_mac));
+	memcpy(wc.p2p_dst_mac, p->options.p2p_dst_mac, sizeof(wc.p2p_dst_mac));
+	wc.socket_priority = p->options.socket_priority;
 	if (p->worker || !p->enabled || !p->link_up || p->backoff.given_up || m->stopping ||
 	    p->removed || p->restart_timer) {
 		return;

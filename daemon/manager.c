@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
@@ -33,6 +34,58 @@ static uint64_t now_usec(clockid_t id)
 
 /* ---- status file and change hooks ---- */
 
+/* A string in the status file's double quotes: '"', '\\' and anything not printable escaped. */
+static void fput_quoted(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char) *s;
+
+		if (ch == '"' || ch == '\\') {
+			fprintf(f, "\\%c", ch);
+		} else if (ch < 0x20 || ch >= 0x7f) {
+			fprintf(f, "\\x%02x", ch);
+		} else {
+			fputc(ch, f);
+		}
+	}
+	fputc('"', f);
+}
+
+/*
+ * A file of a random name beside the status file, made by us (O_CREAT|O_EXCL: a symlink or any
+ * file already there is never opened), filled, then renamed over the status file: whoever can
+ * write that directory cannot make a privileged phcd write elsewhere, and readers never see
+ * half a file.
+ */
+static FILE *status_tmp_open(const char *path, char *tmp, size_t size)
+{
+	const char *slash = strrchr(path, '/');
+	int dir_len = slash ? (int) (slash - path + 1) : 0;
+	FILE *f;
+	int fd;
+
+	if ((size_t) snprintf(tmp, size, "%.*s.%s.XXXXXX", dir_len, path,
+			      slash ? slash + 1 : path) >= size) {
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	fd = mkostemp(tmp, O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0) {
+		return NULL;
+	}
+	/* mkostemp makes it 0600: readable by all, as the status file always was. */
+	if (fchmod(fd, 0644) < 0 || !(f = fdopen(fd, "w"))) {
+		int e = errno;
+
+		close(fd);
+		unlink(tmp);
+		errno = e;
+		return NULL;
+	}
+	return f;
+}
+
 static void write_status(struct manager *m)
 {
 	char tmp[PATH_MAX], ci[CLOCK_IDENTITY_STRLEN], gm[CLOCK_IDENTITY_STRLEN];
@@ -43,10 +96,9 @@ static void write_status(struct manager *m)
 	if (!m->status_file) {
 		return;
 	}
-	snprintf(tmp, sizeof(tmp), "%s.tmp", m->status_file);
-	f = fopen(tmp, "we");
+	f = status_tmp_open(m->status_file, tmp, sizeof(tmp));
 	if (!f) {
-		log_full(LOG_WARNING, "cannot write %s: %m, ignoring", tmp);
+		log_full(LOG_WARNING, "cannot write %s: %m, ignoring", m->status_file);
 		return;
 	}
 	MANAGER_FOREACH_INSTANCE(i, m, k)
@@ -64,14 +116,17 @@ static void write_status(struct manager *m)
 	{
 		fprintf(f,
 			"port %s instance %s number %u state %s pid %d restarts %u link %s ts %s "
-			"error \"%s\"\n",
+			"ascapable %d error ",
 			p->ifname, p->instance->name, p->port_identity.portNumber,
 			port_state_to_string(p->state), (int) p->worker_pid, p->restarts,
 			p->link_up ? "up" : "down", mport_timestamping_to_string(p->timestamping),
-			p->last_error_text);
+			p->as_capable);
+		fput_quoted(f, p->last_error_text);
+		fputc('\n', f);
 	}
 	if (fclose(f) != 0 || rename(tmp, m->status_file) < 0) {
 		log_full(LOG_WARNING, "cannot write %s: %m, ignoring", m->status_file);
+		(void) unlink(tmp);
 	}
 }
 
@@ -250,6 +305,7 @@ int manager_new(sd_event *event, const struct manager_settings *s, struct manage
 		return r;
 	}
 	log_set_max_level(m->config->daemon.logging_level);
+	worker_identity_resolve(&m->worker_identity);
 	r = sd_event_add_defer(event, &m->status_defer, on_status_defer, m);
 	if (r < 0) {
 		return r;

@@ -130,7 +130,7 @@ struct instance {
 
 	/* public, INSTANCE_CHANGED_CONFIG */
 	uint8_t domain;
-	char profile[MANAGER_PROFILE_MAX]; /* "default" (IEEE 1588-2019 J.3) for now */
+	char profile[MANAGER_PROFILE_MAX]; /* the profile key: "default", "gPTP", ... */
 	struct ClockIdentity clock_identity;
 	uint8_t priority1;
 	uint8_t priority2;
@@ -168,7 +168,7 @@ struct instance {
 	/* public, INSTANCE_CHANGED_TIME_PROPERTIES */
 	struct timePropertiesDS time_properties;
 
-	/* supervisor only */
+	/* supervisor only, but for options.interfaces (the bus: MissingInterfaces) */
 	struct instance_options options; /* from the running configuration */
 	struct parentDS parent;		 /* as last sent with RECOMMENDED_STATE */
 	uint16_t next_port_number;	 /* portNumber of the next port (1-based) */
@@ -190,7 +190,8 @@ struct mport {
 
 	/* public, MPORT_CHANGED_STATE */
 	enum port_state state;
-	bool enabled; /* false after mport_disable(): the port stays DISABLED, no worker */
+	bool as_capable; /* 802.1AS asCapable, from the worker's STATUS */
+	bool enabled;	 /* false after mport_disable(): the port stays DISABLED, no worker */
 
 	/* public, MPORT_CHANGED_TIMESTAMPING */
 	enum transport_ts_mode timestamping;
@@ -328,6 +329,15 @@ int manager_reload(struct manager *m, char **errors);
 /* Change an instance's priority at run time (until the next reload), sent to its workers. */
 int instance_set_priority1(struct instance *i, uint8_t priority1);
 int instance_set_priority2(struct instance *i, uint8_t priority2);
+/*
+ * What the instance announces of itself as grandmaster (D-Bus SetGrandmasterSettings,
+ * management SET GRANDMASTER_SETTINGS_NP): clockQuality (a slave-only clock keeps class 255),
+ * currentUtcOffset, the leap, currentUtcOffsetValid and traceability flags, timeSource; until the
+ * next reload that restarts the instance. Sent to its workers; the BMCA runs again.
+ */
+int instance_set_gm_settings(struct instance *i, const struct gm_settings *s);
+/* The settings in effect, ptpTimescale as its ports' timestamping makes it. */
+void instance_gm_settings(const struct instance *i, struct gm_settings *ret);
 /* Is the port's worker waiting to be restarted (backoff running)? */
 bool mport_restarting(const struct mport *p);
 /* Number of ports of the instance, and the n-th of them. */

@@ -15,27 +15,10 @@
 
 int supervisor_check_config(const struct manager_settings *s)
 {
-	_cleanup_(config_freep) struct config *c = NULL;
-	_cleanup_free_ char *errors = NULL;
 	const char *path = s->config_path ? s->config_path : CONFIG_DEFAULT_PATH;
-	int r;
 
-	if (!s->config_dir) {
-		return config_check(path, stdout);
-	}
-	/* config_check() knows no drop-in directory of its own: same report, our directory. */
-	r = config_load(path, s->config_dir, false, &c, &errors);
-	if (errors) {
-		fputs(errors, stdout);
-	}
-	if (r < 0) {
-		if (r != -EINVAL) {
-			printf("%s: cannot load: %s\n", path, strerror(-r));
-		}
-		return r;
-	}
-	printf("%s: OK, %zu file(s), %zu instance(s)\n", path, c->n_files, c->n_instances);
-	return 0;
+	/* As the daemon: the default file may be missing (built-in defaults), a named one not. */
+	return config_check_full(path, s->config_dir, !s->config_path, stdout);
 }
 
 static int on_term(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)

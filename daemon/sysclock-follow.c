@@ -2,6 +2,8 @@
 /* The supervisor's system clock: CLOCK_REALTIME follows the PTP clock of one instance. */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +11,7 @@
 #include "daemon/clock-rivals.h"
 #include "daemon/manager-internal.h"
 #include "daemon/sysclock-follow.h"
+#include "ptp/outlier.h"
 #include "ptp/sysoff.h"
 
 #define FOLLOW_TICK_USEC USEC_PER_SEC
@@ -25,13 +28,29 @@ struct sysclock_follow {
 	void *userdata;
 	sd_event_source *timer;
 	struct sysclock *sc;
-	enum follow_source kind; /* what sc's servo was configured for */
+	enum follow_source kind;     /* what sc's servo was configured for */
+	struct servo_options policy; /* the instance's servo options sc was made with */
+	/*
+	 * CLOCK_REALTIME locked (or was stepped) once under phcd: whatever sysclock comes next (a
+	 * new parent, a port lost and found, another instance) gets no first step.
+	 */
+	bool locked_once;
+	/* samples refused by max_offset_jump: logged at the first and then once a minute */
+	uint64_t refused_logged;
+	uint64_t refused_logged_at; /* CLOCK_MONOTONIC usec */
 	int phc_fd;
 	int phc_index;
 	enum sysoff_method method;
 	ns_t holdoff_until; /* CLOCK_MONOTONIC */
 	ns_t last_sample;   /* receive time of the last software sample fed */
 	ns_t step_real;	    /* CLOCK_REALTIME just after the last step */
+	/*
+	 * The follower's own spike gate on the worker's offsets: a worker's gate guards only its
+	 * own servo, and with clock_backend system or free_running the worker runs none, so every
+	 * offset it measures (a forged Sync/Follow_Up pair's too) would reach the servo here.
+	 */
+	struct outlier_gate gate;
+	uint64_t gated; /* offsets kept from the system clock's servo as spikes */
 	uint64_t steps;
 	/*
 	 * Another program steers CLOCK_REALTIME (chronyd, timesyncd, ntpd, phc2sys, ptp4l -S):
@@ -50,6 +69,8 @@ struct sysclock_follow {
 };
 
 #define RIVAL_RESCAN_USEC (10 * USEC_PER_SEC)
+/* A refused sample is logged at most this often. */
+#define REFUSED_LOG_USEC (60 * USEC_PER_SEC)
 
 /* Look in /proc for programs that steer CLOCK_REALTIME; sets f->conflict ("" for none). */
 static void scan_rivals(struct sysclock_follow *f, const char *name)
@@ -66,7 +87,8 @@ static void scan_rivals(struct sysclock_follow *f, const char *name)
 	f->scanned = true;
 	f->scanned_at = now;
 	snprintf(f->scanned_for, sizeof(f->scanned_for), "%s", name);
-	if (name[0] && clock_rivals_scan("/proc", r, ARRAY_SIZE(r), &n) == 0) {
+	if (name[0] && f->ops->proc_root &&
+	    clock_rivals_scan(f->ops->proc_root, r, ARRAY_SIZE(r), &n) == 0) {
 		for (size_t j = 0; j < n && j < ARRAY_SIZE(r); j++) {
 			size_t len = strlen(f->conflict);
 
@@ -153,19 +175,43 @@ static enum follow_source source_of(const struct mport *p)
 	return SOURCE_NONE;
 }
 
-/* The sysclock for this kind of source: software offsets are noisier, so a gentler PI. */
-static int ensure_sysclock(struct sysclock_follow *f, enum follow_source kind)
+static void drop_sysclock(struct sysclock_follow *f)
 {
-	struct sysclock_config cfg;
-
-	if (f->sc && f->kind == kind) {
-		return 0;
+	if (f->sc) {
+		f->locked_once |= f->sc->locked_once;
 	}
 	f->sc = sysclock_free(f->sc);
+	outlier_gate_reset(&f->gate);
+}
+
+/*
+ * The sysclock for this kind of source (software offsets are noisier: a gentler PI) under the
+ * instance's step policy: first_step_threshold, step_threshold and max_offset_jump as for its
+ * ports' clocks, max_frequency within the kernel's 500 ppm. A clock that locked once under any
+ * earlier sysclock gets no new first step.
+ */
+static int ensure_sysclock(struct sysclock_follow *f, const struct instance *i,
+			   enum follow_source kind)
+{
+	const struct servo_options *o = &i->options.servo;
+	struct sysclock_config cfg;
+
+	if (f->sc && f->kind == kind && !memcmp(&f->policy, o, sizeof(*o))) {
+		return 0;
+	}
+	drop_sysclock(f);
 	sysclock_config_default(&cfg);
 	servo_config_default(&cfg.servo, kind == SOURCE_SOFTWARE);
 	cfg.servo.max_freq_ppb = 500000;
+	cfg.servo.first_step_threshold = (ns_t) llround(o->first_step_threshold * NS_PER_SEC);
+	cfg.servo.step_threshold = (ns_t) llround(o->step_threshold * NS_PER_SEC);
+	cfg.servo.max_offset_jump = (ns_t) llround(o->max_offset_jump * NS_PER_SEC);
+	if (o->max_frequency > 0 && o->max_frequency < cfg.servo.max_freq_ppb) {
+		cfg.servo.max_freq_ppb = o->max_frequency;
+	}
+	cfg.servo.first_step_taken = f->locked_once;
 	f->kind = kind;
+	f->policy = *o;
 	return sysclock_new(f->ops, f->userdata, &cfg, &f->sc);
 }
 
@@ -256,17 +302,32 @@ static void report(struct sysclock_follow *f, const struct instance *i, const st
 			 conflict & SYSCLOCK_CONFLICT_STEP ? " step" : "");
 	}
 	f->logged_conflict = conflict;
+	if (f->sc && f->sc->servo->refused != f->refused_logged) {
+		uint64_t now = 0;
+
+		(void) sd_event_now(manager_get_event(f->m), CLOCK_MONOTONIC, &now);
+		if (!f->refused_logged_at || now - f->refused_logged_at >= REFUSED_LOG_USEC) {
+			log_port_full(
+				ifname, LOG_WARNING,
+				"system clock: refused an offset of %+.9f s from instance %s, "
+				"beyond max_offset_jump %g s: holdover, not stepped or slewed "
+				"(%" PRIu64 " refused)",
+				(double) f->sc->servo->refused_offset / NS_PER_SEC,
+				i ? i->name : "(none)", f->policy.max_offset_jump,
+				f->sc->servo->refused);
+			f->refused_logged = f->sc->servo->refused;
+			f->refused_logged_at = now ? now : 1;
+		}
+	}
 }
 
-static int on_tick(sd_event_source *es, uint64_t usec, void *userdata)
+void sysclock_follow_tick(struct sysclock_follow *f, uint64_t usec)
 {
-	struct sysclock_follow *f = userdata;
 	struct instance *i = followed(f);
 	struct mport *p = i ? slave_port(f->m, i) : NULL;
 	enum follow_source kind = p ? source_of(p) : SOURCE_NONE;
 	int r = 0;
 
-	sd_event_source_set_time(es, usec + FOLLOW_TICK_USEC);
 	if (!f->scanned || strcmp(f->scanned_for, configured(f)) ||
 	    (f->conflict[0] && usec - f->scanned_at >= RIVAL_RESCAN_USEC)) {
 		scan_rivals(f, configured(f));
@@ -274,24 +335,24 @@ static int on_tick(sd_event_source *es, uint64_t usec, void *userdata)
 	if (f->conflict[0]) {
 		/* Someone else steers it: never write the clock, not even a frequency. */
 		if (f->sc) {
-			f->sc = sysclock_free(f->sc);
+			drop_sysclock(f);
 			manager_changed(f->m, MANAGER_CHANGED_SYSTEM_CLOCK);
 		}
 		close_phc(f);
-		return 0;
+		return;
 	}
 	if (!i) {
 		/* Not configured (or reloaded away): leave the clock alone. */
-		f->sc = sysclock_free(f->sc);
+		drop_sysclock(f);
 		close_phc(f);
-		return 0;
+		return;
 	}
 	if (kind != SOURCE_NONE) {
-		r = ensure_sysclock(f, kind);
+		r = ensure_sysclock(f, i, kind);
 	}
 	if (!f->sc) {
 		report(f, i, p, r);
-		return 0;
+		return;
 	}
 	if (r >= 0 && kind == SOURCE_PHC) {
 		r = sample_phc(f, p);
@@ -304,6 +365,12 @@ static int on_tick(sd_event_source *es, uint64_t usec, void *userdata)
 		r = c < 0 ? c : r;
 	}
 	report(f, i, p, r);
+}
+
+static int on_tick(sd_event_source *es, uint64_t usec, void *userdata)
+{
+	sd_event_source_set_time(es, usec + FOLLOW_TICK_USEC);
+	sysclock_follow_tick(userdata, usec);
 	return 0;
 }
 
@@ -336,13 +403,14 @@ void sysclock_follow_port_status(struct sysclock_follow *f, struct mport *p,
 				 const struct ipc_status *s)
 {
 	ns_t now = 0, mono = 0;
+	double before = 0;
 	int r;
 
 	if (!f || f->conflict[0] || p->state != PORT_STATE_SLAVE || followed(f) != p->instance ||
 	    source_of(p) != SOURCE_SOFTWARE) {
 		return;
 	}
-	r = ensure_sysclock(f, SOURCE_SOFTWARE);
+	r = ensure_sysclock(f, p->instance, SOURCE_SOFTWARE);
 	if (r >= 0) {
 		r = f->ops->gettime(f->userdata, CLOCK_MONOTONIC, &mono);
 	}
@@ -354,12 +422,24 @@ void sysclock_follow_port_status(struct sysclock_follow *f, struct mport *p,
 		return;
 	}
 	if (r >= 0) {
+		enum outlier_verdict v = outlier_gate_judge(&f->gate, s->sample_ts, s->offset_ns);
+
 		f->last_sample = s->sample_ts;
+		if (v != OUTLIER_PASS) {
+			f->gated += v == OUTLIER_REJECT;
+			return;
+		}
+		before = f->sc->servo->freq_ppb;
 		r = sysclock_sample(f->sc,
 				    &(struct sysclock_sample){ .sys = s->sample_ts,
 							       .ref = s->sample_ts - s->offset_ns,
 							       .error = s->mean_path_delay_ns },
 				    &p->instance->time_properties);
+	}
+	if (f->sc && r >= 0) {
+		outlier_gate_follow(&f->gate,
+				    f->sc->steps != f->steps ? SERVO_JUMP : f->sc->servo->state,
+				    f->sc->servo->freq_ppb - before);
 	}
 	if (f->sc && f->sc->steps != f->steps) {
 		f->steps = f->sc->steps;

@@ -24,6 +24,13 @@ struct sysclock_follow *sysclock_follow_free(struct sysclock_follow *f);
 /* CLOCK_REALTIME is LOCKED to the followed instance (false for NULL). */
 bool sysclock_follow_synchronized(const struct sysclock_follow *f);
 
+/*
+ * Once a second (the follower's timer; tests call it themselves): find the followed instance's
+ * SLAVE port, read its PHC or start holdover, drop the sysclock when nothing is followed.
+ * usec: CLOCK_MONOTONIC now.
+ */
+void sysclock_follow_tick(struct sysclock_follow *f, uint64_t usec);
+
 /* A STATUS from port p (already applied to its instance). */
 void sysclock_follow_port_status(struct sysclock_follow *f, struct mport *p,
 				 const struct ipc_status *s);

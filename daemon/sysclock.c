@@ -87,6 +87,7 @@ int sysclock_new(const struct sysclock_ops *ops, void *userdata, const struct sy
 	if (r >= 0) {
 		r = servo_pi_new(&cfg->servo, tx.freq / 65.536, &s->servo);
 	}
+	s->locked_once = cfg->servo.first_step_taken;
 	if (r < 0) {
 		free(s);
 		return r;
@@ -259,10 +260,11 @@ int sysclock_sample(struct sysclock *s, const struct sysclock_sample *sample,
 	struct timex cur;
 	double freq;
 	bool synced;
+	ns_t mono;
 	int r;
 
 	s->samples++;
-	r = sys_gettime(s, CLOCK_MONOTONIC, &s->last_sample_mono);
+	r = sys_gettime(s, CLOCK_MONOTONIC, &mono);
 	if (r < 0) {
 		return r;
 	}
@@ -280,6 +282,21 @@ int sysclock_sample(struct sysclock *s, const struct sysclock_sample *sample,
 	s->utc_offset = utc_offset;
 	s->offset = sample->sys - (sample->ref - (ns_t) utc_offset * NS_PER_SEC);
 	st = servo_sample(s->servo, s->offset, sample->sys, &freq);
+	if (st == SERVO_HOLDOVER) {
+		/*
+		 * Refused by the sanity bound (max_offset_jump): hold the frequency, clear
+		 * nothing, and let the sample not count as one, so that after holdover_timeout
+		 * the kernel is told the clock is unsynchronized.
+		 */
+		r = write_kernel(s, &cur, freq, false, sample->error, 0);
+		if (r < 0) {
+			return r;
+		}
+		s->state = SYSCLOCK_HOLDOVER;
+		return s->state;
+	}
+	s->last_sample_mono = mono;
+	s->locked_once |= st == SERVO_LOCKED || st == SERVO_JUMP;
 	if (st == SERVO_JUMP) {
 		r = step_clock(s, -s->offset);
 		if (r < 0) {
@@ -401,4 +418,5 @@ const struct sysclock_ops sysclock_linux_ops = {
 	.name = "CLOCK_REALTIME",
 	.adjtime = linux_adjtime,
 	.gettime = linux_gettime,
+	.proc_root = "/proc",
 };

@@ -21,6 +21,8 @@ struct sysclock_ops {
 	const char *name;
 	int (*adjtime)(void *userdata, struct timex *tx);
 	int (*gettime)(void *userdata, clockid_t id, ns_t *ret);
+	/* Where to look for other programs that steer this clock (clock-rivals.h); NULL: none. */
+	const char *proc_root;
 };
 
 extern const struct sysclock_ops sysclock_linux_ops;
@@ -83,6 +85,8 @@ struct sysclock {
 	uint64_t steps;
 	uint64_t samples;
 	uint64_t ignored; /* samples dropped around a leap second */
+	/* The clock locked (or stepped) once: a rebuilt sysclock gets no new first step. */
+	bool locked_once;
 };
 
 /* Defaults: PI with hardware constants, 1 ms sync threshold, 5 s holdover start, 60 s holdover. */
@@ -98,6 +102,10 @@ int sysclock_new(const struct sysclock_ops *ops, void *userdata, const struct sy
 struct sysclock *sysclock_free(struct sysclock *s);
 
 /*
+ * The step policy of the clock (struct servo_config's first_step_threshold, step_threshold,
+ * max_offset_jump) holds for the system clock too: a sample refused by max_offset_jump changes
+ * nothing but the state (SYSCLOCK_HOLDOVER, the frequency held, servo->refused counted).
+ *
  * Feed one sample with the instance's timePropertiesDS. Computes UTC from the reference with
  * currentUtcOffset (when ptpTimescale), honours leap59/leap61 through STA_DEL/STA_INS, runs the
  * servo and applies its output, and while locked clears STA_UNSYNC and sets maxerror/esterror.

@@ -11,9 +11,12 @@
 
 /*
  * As ptp4l's uds transport: a client (pmc -u -s PATH) binds its own socket and sends one
- * Management message per datagram; every answer goes back to the sender's address. Access is
- * the file's: the read-write socket is 0660 (root and the group), its read-only twin 0666 and
- * refuses every SET. The host (phcd, or phcd-port) lends the clocks through struct uds_ops.
+ * Management message per datagram; every answer goes back to the sender's address. Who may
+ * connect is the file's mode, made at bind() under a umask: the read-write socket is 0660 (root
+ * and the group), its read-only twin 0666. SET is taken only on the read-write socket and only
+ * from root or phcd's own uid (SCM_CREDENTIALS), never from a worker's. Each sending uid gets a
+ * burst of requests, then UDS_RATE_PER_SEC; the excess is dropped and logged. The host (phcd, or
+ * phcd-port) lends the clocks through struct uds_ops.
  */
 #define UDS_DEFAULT_PATH "/run/phcd/ptp"
 #define UDS_DEFAULT_RO_PATH "/run/phcd/ptp-ro"

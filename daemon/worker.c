@@ -15,12 +15,20 @@
 #include <unistd.h>
 
 #include "common/status-page.h"
+#include "daemon/worker-sandbox.h"
 #include "daemon/worker.h"
 #include "ptp/steer.h"
 
 #ifndef P_PIDFD
 #define P_PIDFD 3
 #endif
+
+/* The worker's whole environment (worker_env()). */
+struct worker_env {
+	char tunables[512];
+	char vars[3][512];
+	char *envp[5];
+};
 
 struct worker {
 	sd_event *event;
@@ -92,9 +100,19 @@ static int on_pidfd(sd_event_source *s, int fd, uint32_t revents, void *userdata
 	if (w->kill_reason[0]) {
 		snprintf(reason, sizeof(reason), "%s", w->kill_reason);
 		error = w->kill_error;
+	} else if (si.si_code == CLD_EXITED && si.si_status == WORKER_EXIT_SANDBOX) {
+		snprintf(reason, sizeof(reason), "could not enter its sandbox (see the log)");
+		error = -EPERM;
 	} else if (si.si_code == CLD_EXITED) {
 		snprintf(reason, sizeof(reason), "exited with status %d", si.si_status);
 		error = si.si_status == 0 ? 0 : -ECHILD;
+	} else if (si.si_status == SIGSYS) {
+		/* worker/sandbox.h: its seccomp filter ended it (the call's number is in the log).
+		 */
+		snprintf(reason, sizeof(reason),
+			 "killed by signal SYS (a system call its sandbox "
+			 "forbids)");
+		error = -EPERM;
 	} else {
 		snprintf(reason, sizeof(reason), "killed by signal %s", sigabbrev_np(si.si_status));
 		error = -EINTR;
@@ -133,9 +151,23 @@ static int on_ipc(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 	return 0;
 }
 
+/* A line on stderr from the child, where only async-signal-safe calls are allowed. */
+static void child_say(const char *ifname, const char *what, int error)
+{
+	const char *parts[] = { "phcd: ", ifname, ": ", what, ": ", strerrorname_np(-error), "\n" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(parts); i++) {
+		if (parts[i]) {
+			(void) !write(STDERR_FILENO, parts[i], strlen(parts[i]));
+		}
+	}
+}
+
 /*
- * The child between fork and exec: the IPC socket as fd 3 and nothing else open, then exec. The
- * port's socket and PHC follow with CONFIG over SCM_RIGHTS (DESIGN.md 2).
+ * The child between fork and exec: the IPC socket as fd 3, stdin and stdout on /dev/null,
+ * stderr (the log's channel, shared with the supervisor) kept, nothing else open; then the
+ * sandbox (worker-sandbox.h) and exec with a fixed environment. The port's socket and PHC follow
+ * with CONFIG over SCM_RIGHTS (DESIGN.md 2).
  */
 static _Noreturn void worker_exec(const struct worker_config *cfg, int ipc, char **envp)
 {
@@ -143,53 +175,73 @@ static _Noreturn void worker_exec(const struct worker_config *cfg, int ipc, char
 	const char *print = cfg->log_samples ? "-m" : NULL;
 	const char *argv[] = { cfg->binary, "--ipc-fd", "3", "-i", cfg->ifname, print, NULL };
 	sigset_t all;
+	int null, r;
 
 	if (ipc != WORKER_FD_IPC && dup2(ipc, WORKER_FD_IPC) < 0) {
-		_exit(127);
+		_exit(WORKER_EXIT_SANDBOX);
 	}
 	/* dup2 clears FD_CLOEXEC on the copy; the original (if it was fd 3) keeps it. */
 	if (ipc == WORKER_FD_IPC && fcntl(ipc, F_SETFD, 0) < 0) {
-		_exit(127);
+		_exit(WORKER_EXIT_SANDBOX);
 	}
-	close_range(WORKER_FD_IPC + 1, ~0U, 0);
+	null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(null, STDOUT_FILENO) < 0) {
+		child_say(cfg->ifname, "cannot open /dev/null for the worker", -errno);
+		_exit(WORKER_EXIT_SANDBOX);
+	}
+	/* Opened on 0..2 (closed before): dup2 onto itself left it close-on-exec. */
+	if (null <= STDERR_FILENO && fcntl(null, F_SETFD, 0) < 0) {
+		_exit(WORKER_EXIT_SANDBOX);
+	}
+	/* Nothing relative to where phcd was started. */
+	if (chdir("/") < 0) {
+		_exit(WORKER_EXIT_SANDBOX);
+	}
+	if (close_range(WORKER_FD_IPC + 1, ~0U, 0) < 0) {
+		child_say(cfg->ifname, "cannot close the worker's other fds", -errno);
+		_exit(WORKER_EXIT_SANDBOX);
+	}
+	r = worker_sandbox_enter(&cfg->identity);
+	if (r < 0) {
+		child_say(cfg->ifname, "cannot enter the worker's sandbox", r);
+		_exit(WORKER_EXIT_SANDBOX);
+	}
 	sigemptyset(&all);
 	sigprocmask(SIG_SETMASK, &all, NULL);
 	execve(cfg->binary, (char *const *) argv, envp);
+	child_say(cfg->ifname, cfg->binary, -errno);
 	_exit(127);
 }
 
 /*
- * The worker's environment: ours, with glibc's restartable sequences off (GLIBC_TUNABLES, kept
- * and extended if set): a single-threaded worker never uses rseq, and with it registered the
- * kernel rewrites its rseq area on every return to user space after a switch, which is most of
- * what a worker's wakeups cost. Built before fork (the child only execs). Free with free().
+ * The worker's environment, fixed (nothing of ours leaks into it): glibc's restartable sequences
+ * off (a single-threaded worker never uses rseq, and with it registered the kernel rewrites its
+ * rseq area on every return to user space after a switch, which is most of what a worker's
+ * wakeups cost), extending GLIBC_TUNABLES if set, and the sanitizers' options of a test build.
+ * Built before fork (the child only execs).
  */
-static char **worker_env(char *tunables, size_t size)
+static void worker_env(struct worker_env *e)
 {
+	static const char *const pass[] = { "ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS" };
 	const char *old = getenv("GLIBC_TUNABLES");
-	size_t n = 0, k = 0;
-	char **env;
+	size_t k = 0;
 
-	while (environ[n]) {
-		n++;
+	/* Tunables of the user's too long to extend here are left out: ours alone then. */
+	if ((size_t) snprintf(e->tunables, sizeof(e->tunables),
+			      "GLIBC_TUNABLES=%s%sglibc.pthread.rseq=0", old ? old : "",
+			      old ? ":" : "") >= sizeof(e->tunables)) {
+		snprintf(e->tunables, sizeof(e->tunables), "GLIBC_TUNABLES=glibc.pthread.rseq=0");
 	}
-	env = calloc(n + 2, sizeof(*env));
-	if (!env) {
-		return NULL;
-	}
-	/* Tunables of the user's too long to extend here stay as they are, without ours. */
-	if ((size_t) snprintf(tunables, size, "GLIBC_TUNABLES=%s%sglibc.pthread.rseq=0",
-			      old ? old : "", old ? ":" : "") >= size) {
-		memcpy(env, environ, n * sizeof(*env));
-		return env;
-	}
-	for (size_t i = 0; i < n; i++) {
-		if (strncmp(environ[i], "GLIBC_TUNABLES=", 15)) {
-			env[k++] = environ[i];
+	e->envp[k++] = e->tunables;
+	for (size_t i = 0; i < ARRAY_SIZE(pass); i++) {
+		const char *v = getenv(pass[i]);
+
+		if (v && (size_t) snprintf(e->vars[i], sizeof(e->vars[i]), "%s=%s", pass[i], v) <
+				 sizeof(e->vars[i])) {
+			e->envp[k++] = e->vars[i];
 		}
 	}
-	env[k] = tunables;
-	return env;
+	e->envp[k] = NULL;
 }
 
 static int open_phc(int phc_index)
@@ -218,11 +270,13 @@ int worker_spawn(sd_event *event, const struct worker_config *cfg, const struct 
 	struct transport_ts_status st;
 	_cleanup_close_ int sock = -1, phc = -1, ours = -1, theirs = -1, pidfd = -1, page_fd = -1;
 	_cleanup_free_ struct worker *w = NULL;
-	_cleanup_free_ char **env = NULL;
-	char tunables[512];
+	struct worker_env env;
 	int sv[2], r;
 	pid_t pid;
 
+	memcpy(tc.ptp_dst_mac, cfg->ptp_dst_mac, sizeof(tc.ptp_dst_mac));
+	memcpy(tc.p2p_dst_mac, cfg->p2p_dst_mac, sizeof(tc.p2p_dst_mac));
+	tc.socket_priority = cfg->socket_priority;
 	r = transport_l2_open_fd(&tc, &sock, &st);
 	if (r < 0) {
 		return r;
@@ -245,9 +299,9 @@ int worker_spawn(sd_event *event, const struct worker_config *cfg, const struct 
 	theirs = sv[1];
 	/* The worker blocks on its end: clear O_NONBLOCK there (it has its own event loop). */
 	fcntl(theirs, F_SETFL, 0);
-	env = worker_env(tunables, sizeof(tunables));
+	worker_env(&env);
 	w = calloc(1, sizeof(*w));
-	if (!w || !env) {
+	if (!w) {
 		return -ENOMEM;
 	}
 	r = status_page_map(page_fd, false, &w->page);
@@ -261,7 +315,7 @@ int worker_spawn(sd_event *event, const struct worker_config *cfg, const struct 
 		return r;
 	}
 	if (pid == 0) {
-		worker_exec(cfg, theirs, env);
+		worker_exec(cfg, theirs, env.envp);
 	}
 	pidfd = pidfd_open_(pid);
 	if (pidfd < 0) {

@@ -10,6 +10,7 @@
 #include <systemd/sd-event.h>
 
 #include "common/ipc.h"
+#include "daemon/worker-sandbox.h"
 #include "ptp/options.h"
 #include "ptp/transport.h"
 #include "ptp/types.h"
@@ -17,6 +18,8 @@
 
 /* The one fd a worker finds at exec (phcd-port --ipc-fd 3); the others come with CONFIG. */
 #define WORKER_FD_IPC 3
+/* The child's exit status when it could not enter its sandbox (it then never runs phcd-port). */
+#define WORKER_EXIT_SANDBOX 126
 
 struct worker;
 
@@ -37,9 +40,13 @@ struct worker_config {
 	int ifindex;
 	enum options_timestamping time_stamping;
 	bool peer_delay;
+	uint8_t ptp_dst_mac[OPTIONS_MAC_LEN]; /* the multicast groups the socket joins */
+	uint8_t p2p_dst_mac[OPTIONS_MAC_LEN];
+	int socket_priority; /* SO_PRIORITY of the socket */
 	/* with the timestamps got, says whether /dev/ptpN is opened (steer_wants_phc()) */
 	enum options_clock_backend clock_backend;
 	bool log_samples; /* -m: one line per servo sample on stderr (logging_level 7) */
+	struct worker_identity identity; /* whom it runs as (worker_identity_resolve()) */
 };
 
 /* What acquiring the port's resources found, for the port's public fields. */

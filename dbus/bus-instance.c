@@ -161,6 +161,29 @@ static int get_ports(sd_bus *bus, const char *path, const char *interface, const
 	return bus_append_port_paths(reply, i->manager, i);
 }
 
+/*
+ * The interfaces its `interfaces` names that are not one of its ports yet (not present, or
+ * renamed away): a boot waits for them. Empty with `interfaces auto`.
+ */
+static int get_missing_interfaces(sd_bus *bus, const char *path, const char *interface,
+				  const char *property, sd_bus_message *reply, void *userdata,
+				  sd_bus_error *error)
+{
+	struct instance *i = userdata;
+	const struct interface_selection *sel = &i->options.interfaces;
+	int r;
+
+	r = sd_bus_message_open_container(reply, 'a', "s");
+	for (unsigned int k = 0; r >= 0 && !sel->auto_select && k < sel->n_names; k++) {
+		struct mport *p = manager_find_port(i->manager, sel->names[k]);
+
+		if (!p || p->instance != i) {
+			r = bus_append_valid_string(reply, sel->names[k]);
+		}
+	}
+	return r < 0 ? r : sd_bus_message_close_container(reply);
+}
+
 /* SetPriority1(y) and SetPriority2(y): one handler, the member says which. */
 static int method_set_priority(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
@@ -186,6 +209,57 @@ static int method_set_priority(sd_bus_message *m, void *userdata, sd_bus_error *
 		return sd_bus_error_setf(error, BUS_ERROR_OPERATION_FAILED,
 					 "Cannot set priority%c of instance '%s' to %u: %s",
 					 one ? '1' : '2', i->name, value, strerror(-r));
+	}
+	return sd_bus_reply_method_return(m, NULL);
+}
+
+/*
+ * SetGrandmasterSettings(y clockClass, y clockAccuracy, q offsetScaledLogVariance,
+ * n currentUtcOffset, b leap61, b leap59, b currentUtcOffsetValid, b timeTraceable,
+ * b frequencyTraceable, y timeSource): what linuxptp's GRANDMASTER_SETTINGS_NP sets.
+ */
+static int method_set_grandmaster_settings(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	struct instance *i = userdata;
+	struct gm_settings gm = { 0 };
+	int leap61, leap59, valid, time_traceable, freq_traceable, r;
+
+	r = sd_bus_message_read(
+		m, "yyqnbbbbby", &gm.clockQuality.clockClass, &gm.clockQuality.clockAccuracy,
+		&gm.clockQuality.offsetScaledLogVariance, &gm.tp.currentUtcOffset, &leap61, &leap59,
+		&valid, &time_traceable, &freq_traceable, &gm.tp.timeSource);
+	if (r < 0) {
+		return r;
+	}
+	/* The ranges of phcd.conf's utc_offset and timeSource; 9.4 has no leap both ways. */
+	if (gm.tp.currentUtcOffset < 0) {
+		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+					 "currentUtcOffset %d is negative, expected 0 to 32767",
+					 gm.tp.currentUtcOffset);
+	}
+	if (gm.tp.timeSource < 0x10 || gm.tp.timeSource > 0xfe) {
+		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+					 "timeSource 0x%02x is out of range, expected 0x10 to 0xfe",
+					 gm.tp.timeSource);
+	}
+	if (leap61 && leap59) {
+		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+					 "leap61 and leap59 both set, expected at most one");
+	}
+	gm.tp.leap61 = leap61;
+	gm.tp.leap59 = leap59;
+	gm.tp.currentUtcOffsetValid = valid;
+	gm.tp.timeTraceable = time_traceable;
+	gm.tp.frequencyTraceable = freq_traceable;
+	r = bus_authorize(bus_current_server(m), m, error);
+	if (r <= 0) {
+		return r < 0 ? r : 1;
+	}
+	r = instance_set_gm_settings(i, &gm);
+	if (r < 0) {
+		return sd_bus_error_setf(error, BUS_ERROR_OPERATION_FAILED,
+					 "Cannot set the grandmaster settings of instance '%s': %s",
+					 i->name, strerror(-r));
 	}
 	return sd_bus_reply_method_return(m, NULL);
 }
@@ -259,10 +333,17 @@ static const sd_bus_vtable instance_vtable[] = {
 	SD_BUS_PROPERTY("TimeSource", "s", get_time_source, I_OFF(time_properties.timeSource),
 			EMITS),
 	SD_BUS_PROPERTY("Ports", "ao", get_ports, 0, EMITS),
+	SD_BUS_PROPERTY("MissingInterfaces", "as", get_missing_interfaces, 0, EMITS),
 	SD_BUS_METHOD_WITH_ARGS("SetPriority1", SD_BUS_ARGS("y", priority1), SD_BUS_NO_RESULT,
 				method_set_priority, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("SetPriority2", SD_BUS_ARGS("y", priority2), SD_BUS_NO_RESULT,
 				method_set_priority, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS(
+		"SetGrandmasterSettings",
+		SD_BUS_ARGS("y", clockClass, "y", clockAccuracy, "q", offsetScaledLogVariance, "n",
+			    currentUtcOffset, "b", leap61, "b", leap59, "b", currentUtcOffsetValid,
+			    "b", timeTraceable, "b", frequencyTraceable, "y", timeSource),
+		SD_BUS_NO_RESULT, method_set_grandmaster_settings, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_VTABLE_END,
 };
 
@@ -270,7 +351,7 @@ static const struct bus_prop_group instance_groups[] = {
 	{ INSTANCE_CHANGED_CONFIG,
 	  (const char *const[]){ "Domain", "Profile", "ClockIdentity", "Priority1", "Priority2",
 				 "ClockClass", "ClockAccuracy", "OffsetScaledLogVariance",
-				 "ClockBackend", "ClockServo", NULL } },
+				 "ClockBackend", "ClockServo", "MissingInterfaces", NULL } },
 	{ INSTANCE_CHANGED_PARENT,
 	  (const char *const[]){ "GrandmasterIdentity", "ParentPortIdentity", "StepsRemoved",
 				 "GrandmasterPriority1", "GrandmasterPriority2",
@@ -292,7 +373,7 @@ static const struct bus_prop_group instance_groups[] = {
 	  (const char *const[]){ "CurrentUtcOffset", "CurrentUtcOffsetValid", "Leap59", "Leap61",
 				 "TimeTraceable", "FrequencyTraceable", "PtpTimescale",
 				 "TimeSource", NULL } },
-	{ INSTANCE_CHANGED_PORTS, (const char *const[]){ "Ports", NULL } },
+	{ INSTANCE_CHANGED_PORTS, (const char *const[]){ "Ports", "MissingInterfaces", NULL } },
 	{},
 };
 

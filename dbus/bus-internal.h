@@ -57,7 +57,17 @@ struct bus_server {
 	struct bus_dirty *dirty;
 	size_t n_dirty;
 	size_t cap_dirty;
+	/*
+	 * Describe()'s last answer: served again while nothing changed, and while something did
+	 * but it is younger than BUS_DESCRIBE_MIN_AGE_USEC (a caller in a loop costs one build per
+	 * period, not one per call).
+	 */
+	char *describe_json;
+	uint64_t describe_usec;
+	bool describe_stale;
 };
+
+#define BUS_DESCRIBE_MIN_AGE_USEC (250 * USEC_PER_MSEC)
 
 /* Which properties a change bit covers, for PropertiesChanged. */
 struct bus_prop_group {

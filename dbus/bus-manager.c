@@ -257,11 +257,18 @@ static int describe(struct bus_server *s, FILE *f)
 
 static int method_describe(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
+	struct bus_server *s = userdata;
 	_cleanup_free_ char *json = NULL;
 	size_t len = 0;
+	uint64_t now = 0;
 	FILE *f;
 	int r;
 
+	(void) sd_event_now(s->event, CLOCK_MONOTONIC, &now);
+	if (s->describe_json &&
+	    (!s->describe_stale || now - s->describe_usec < BUS_DESCRIBE_MIN_AGE_USEC)) {
+		return sd_bus_reply_method_return(m, "s", s->describe_json);
+	}
 	f = open_memstream(&json, &len);
 	if (!f) {
 		return -ENOMEM;
@@ -274,7 +281,11 @@ static int method_describe(sd_bus_message *m, void *userdata, sd_bus_error *erro
 		return sd_bus_error_set_errnof(error, -r, "Cannot build the description: %s",
 					       strerror(-r));
 	}
-	return sd_bus_reply_method_return(m, "s", json);
+	free(s->describe_json);
+	s->describe_json = TAKE_PTR(json);
+	s->describe_usec = now;
+	s->describe_stale = false;
+	return sd_bus_reply_method_return(m, "s", s->describe_json);
 }
 
 /*

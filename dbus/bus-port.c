@@ -265,6 +265,7 @@ static const sd_bus_vtable port_vtable[] = {
 			EMITS),
 	SD_BUS_PROPERTY("State", "s", get_state, P_OFF(state), EMITS),
 	SD_BUS_PROPERTY("Enabled", "b", bus_property_get_bool, P_OFF(enabled), EMITS),
+	SD_BUS_PROPERTY("AsCapable", "b", bus_property_get_bool, P_OFF(as_capable), EMITS),
 	SD_BUS_PROPERTY("TimestampingMode", "s", get_timestamping, P_OFF(timestamping), EMITS),
 	SD_BUS_PROPERTY("PhcIndex", "i", NULL, P_OFF(phc_index), EMITS),
 	SD_BUS_PROPERTY("TimestampingRxFilter", "s", get_rx_filter, P_OFF(rx_filter), EMITS),
@@ -290,7 +291,7 @@ static const sd_bus_vtable port_vtable[] = {
 };
 
 static const struct bus_prop_group port_groups[] = {
-	{ MPORT_CHANGED_STATE, (const char *const[]){ "State", "Enabled", NULL } },
+	{ MPORT_CHANGED_STATE, (const char *const[]){ "State", "Enabled", "AsCapable", NULL } },
 	{ MPORT_CHANGED_LINK, (const char *const[]){ "IfIndex", "LinkUp", NULL } },
 	{ MPORT_CHANGED_WORKER, (const char *const[]){ "WorkerPID", "Restarts", NULL } },
 	{ MPORT_CHANGED_ERROR, (const char *const[]){ "LastError", "LastErrorCode", NULL } },

@@ -143,6 +143,7 @@ static void bus_server_mark(struct bus_server *s, enum bus_kind kind, void *obje
 	struct bus_dirty *d = dirty_get(s, kind, object);
 	uint64_t now = 0, next;
 
+	s->describe_stale = true;
 	if (!d) {
 		object_warn(s, kind, object, "change tracking", -ENOMEM);
 		return;
@@ -231,6 +232,7 @@ static void on_port_changed(void *userdata, struct mport *p, unsigned int mask)
 	 * they change every second on every port, and signalling them would be most of what phcd
 	 * sends on the bus.
 	 */
+	((struct bus_server *) userdata)->describe_stale = true;
 	mask &= ~MPORT_CHANGED_COUNTERS;
 	if (mask) {
 		bus_server_mark(userdata, BUS_KIND_PORT, p, mask);
@@ -375,6 +377,7 @@ struct bus_server *bus_server_free(struct bus_server *s)
 	}
 	sd_event_unref(s->event);
 	free(s->dirty);
+	free(s->describe_json);
 	free(s);
 	return NULL;
 }

@@ -9,19 +9,40 @@
 #include "dbus/bus-json.h"
 #include "phcctl/phcctl.h"
 
+/* -H HOST or -M CONTAINER, to name them when their bus cannot be reached. */
+static const char *target;
+
+void phcctl_set_target(const char *host_or_machine)
+{
+	target = host_or_machine;
+}
+
+static bool connection_errno(int r)
+{
+	return r == -ECONNRESET || r == -ENOTCONN || r == -EPIPE || r == -ESHUTDOWN ||
+	       r == -ECONNREFUSED;
+}
+
 /* The bus errors (and errnos) that mean phcd is gone, or went away during the call. */
 static bool phcd_gone(const sd_bus_error *e, int r)
 {
 	if (e && sd_bus_error_is_set(e)) {
 		return sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN,
 					      SD_BUS_ERROR_NAME_HAS_NO_OWNER, SD_BUS_ERROR_NO_REPLY,
-					      SD_BUS_ERROR_DISCONNECTED);
+					      SD_BUS_ERROR_DISCONNECTED) ||
+		       connection_errno(-sd_bus_error_get_errno(e));
 	}
-	return r == -ECONNRESET || r == -ENOTCONN || r == -EPIPE || r == -ESHUTDOWN;
+	return connection_errno(r);
 }
 
 int phcctl_error(const char *what, const sd_bus_error *e, int r)
 {
+	/* The bus connection itself failed: with -H, ssh could not log in or the bridge failed
+	 * (ssh said why on stderr); with -M, the container's bus went away. */
+	if (target && connection_errno(r)) {
+		log_error_errno(r, "%s: cannot talk to the system bus of %s: %m", what, target);
+		return EXIT_NOT_RUNNING;
+	}
 	if (phcd_gone(e, r)) {
 		if (e && sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN,
 						SD_BUS_ERROR_NAME_HAS_NO_OWNER)) {
@@ -34,7 +55,15 @@ int phcctl_error(const char *what, const sd_bus_error *e, int r)
 		return EXIT_NOT_RUNNING;
 	}
 	if (e && sd_bus_error_is_set(e)) {
-		log_error("%s: %s", what, e->message ? e->message : e->name);
+		const char *msg = e->message ? e->message : e->name;
+		size_t first = strcspn(msg, "\n");
+
+		/* A refused reload lists every file:line error: each line whole, not cut at the
+		 * logger's line length. */
+		log_error("%s: %.*s", what, (int) first, msg);
+		if (msg[first]) {
+			log_lines(LOG_ERR, msg + first + 1);
+		}
 		if (sd_bus_error_has_names(e, "org.phcd1.Error.NoSuchInterface",
 					   "org.phcd1.Error.NoSuchInstance",
 					   SD_BUS_ERROR_UNKNOWN_OBJECT)) {

@@ -228,8 +228,9 @@ struct wait_instance {
 	bool synchronized;
 	bool grandmaster;
 	size_t n_ports;
+	char missing[256]; /* MissingInterfaces, comma-separated: configured, not present yet */
 	int64_t offset;
-	char reason[256];
+	char reason[512];
 };
 
 struct wait_state {
@@ -285,6 +286,25 @@ static size_t props_count(sd_bus_message *props, const char *name)
 	return n;
 }
 
+/* The "as" property name joined with ", " into buf ("" when absent or empty). */
+static void props_join(sd_bus_message *props, const char *name, char *buf, size_t size)
+{
+	const char *s;
+	size_t len = 0;
+	char type;
+
+	buf[0] = '\0';
+	if (props_enter(props, name, &type) < 0 || type != 'a' ||
+	    sd_bus_message_enter_container(props, 'a', "s") <= 0) {
+		return;
+	}
+	while (sd_bus_message_read_basic(props, 's', &s) > 0 && len < size) {
+		int n = snprintf(buf + len, size - len, "%s%s", len ? ", " : "", s);
+
+		len += n > 0 ? (size_t) n : 0;
+	}
+}
+
 /* The first HealthReasons sentence (or ""), to say why an instance is not ready. */
 static void props_first_reason(sd_bus_message *props, char *buf, size_t size)
 {
@@ -302,7 +322,9 @@ static void props_first_reason(sd_bus_message *props, char *buf, size_t size)
 /*
  * Judge one instance. Ready: synchronized to a grandmaster (within --max-offset), or itself the
  * grandmaster of its domain (a port MASTER: it listened for the announce receipt timeout and
- * heard no better clock), or without ports (nothing to synchronize: never blocks a boot).
+ * heard no better clock), or without ports (nothing to synchronize: never blocks a boot). Not
+ * ready while an interface its `interfaces` names is not a port yet (MissingInterfaces: the NIC
+ * has not appeared, early at boot), unless it is synchronized already.
  */
 static int judge_instance(struct wait_state *w, struct wait_instance *wi)
 {
@@ -318,10 +340,14 @@ static int judge_instance(struct wait_state *w, struct wait_instance *wi)
 	wi->synchronized = props_int(p, "Synchronized");
 	wi->grandmaster = props_int(p, "IsGrandmaster");
 	wi->n_ports = props_count(p, "Ports");
+	props_join(p, "MissingInterfaces", wi->missing, sizeof(wi->missing));
 	wi->offset = props_int(p, "OffsetFromMaster");
 	props_first_reason(p, first, sizeof(first));
 	wi->ready = false;
-	if (wi->n_ports == 0) {
+	if (wi->missing[0] && !wi->synchronized) {
+		snprintf(wi->reason, sizeof(wi->reason),
+			 "waiting for %s: named in its interfaces, not present yet", wi->missing);
+	} else if (wi->n_ports == 0) {
 		wi->ready = true;
 		snprintf(wi->reason, sizeof(wi->reason),
 			 "no ports, nothing to synchronize (does not block)");
@@ -454,7 +480,9 @@ static void wait_check(struct wait_state *w)
 		all &= wi->ready;
 		if (w->sysclock && (!strcmp(w->sysclock_instance, "auto") ||
 				    !strcmp(w->sysclock_instance, wi->name))) {
-			followed_free &= wi->n_ports == 0 || (wi->grandmaster && !wi->synchronized);
+			followed_free &= !wi->missing[0] &&
+					 (wi->n_ports == 0 ||
+					  (wi->grandmaster && !wi->synchronized));
 		}
 	}
 	if (r < 0) {
@@ -517,6 +545,23 @@ static void json_reason(const char *key, const char *s, bool comma)
 	}
 }
 
+/* "key":[...] from a ", "-joined list (interface names hold no space), and a comma. */
+static void json_names(const char *key, const char *joined)
+{
+	char buf[256];
+	char *save = NULL;
+	bool first = true;
+
+	snprintf(buf, sizeof(buf), "%s", joined);
+	printf("\"%s\":[", key);
+	for (char *t = strtok_r(buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+		printf("%s", first ? "" : ",");
+		bus_json_string(stdout, t);
+		first = false;
+	}
+	printf("],");
+}
+
 /* The verdict: one line per instance (and the system clock), or one JSON document. */
 static void wait_report(struct wait_state *w)
 {
@@ -542,6 +587,7 @@ static void wait_report(struct wait_state *w)
 			       "\"Ports\":%zu,\"OffsetFromMaster\":%" PRIi64 ",",
 			       wi->ready ? "true" : "false", wi->synchronized ? "true" : "false",
 			       wi->grandmaster ? "true" : "false", wi->n_ports, wi->offset);
+			json_names("MissingInterfaces", wi->missing);
 			json_reason("Reason", wi->reason, false);
 			putchar('}');
 		}

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h" /* the generated one, for PHCD_VERSION */
 #include "common/log.h"
@@ -42,6 +43,11 @@ static void help(FILE *f)
 	      "     --version            show the version\n"
 	      "  -j --json                JSON output (status, ports, port, instance, monitor,\n"
 	      "                           wait-sync)\n"
+	      "  -H --host [USER@]HOST[:PORT]\n"
+	      "                           talk to phcd on HOST, over ssh (systemd-stdio-bridge)\n"
+	      "  -M --machine CONTAINER   talk to phcd in a local container (systemd-machined)\n"
+	      "     --no-ask-password    never let polkit ask for a password\n"
+	      "     --no-pager           do not pipe the output into a pager\n"
 	      "     --timeout S          wait-sync: give up after S seconds (default: forever)\n"
 	      "     --max-offset NS      wait-sync: also require |offset| <= NS\n"
 	      "     --instance NAME      wait-sync: wait for this instance (default: the one\n"
@@ -456,6 +462,52 @@ static int run(struct phcctl *c, const struct command *cmd, char **args)
 	return r < 0 ? -r : EXIT_OK;
 }
 
+/* A bad command line: one line on stderr, pointing at --help, and exit 2. */
+_printf_(1, 2) static int usage_error(const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	log_error("%s; see phcctl --help", msg);
+	return EXIT_USAGE;
+}
+
+/* The bus phcd is on: the local system bus, a host's over ssh, or a container's. */
+static int open_bus(struct phcctl *c, const char *host, const char *machine, bool ask_password)
+{
+	int r;
+
+	if (host) {
+		r = sd_bus_open_system_remote(&c->bus, host);
+	} else if (machine) {
+		r = sd_bus_open_system_machine(&c->bus, machine);
+	} else {
+		r = sd_bus_open_system(&c->bus);
+	}
+	if (r < 0) {
+		if (host || machine) {
+			log_error_errno(r, "cannot connect to the system bus of %s: %m",
+					host ? host : machine);
+		} else {
+			log_error_errno(r, "cannot connect to the system bus: %m");
+		}
+		return EXIT_NOT_RUNNING;
+	}
+	/* Let polkit ask for a password when a person runs a mutating command, as systemctl. */
+	sd_bus_set_allow_interactive_authorization(c->bus, ask_password);
+	return EXIT_OK;
+}
+
+/* The commands whose output may be long: through the pager on a terminal, as systemctl. */
+static bool pages(const struct command *cmd)
+{
+	return strcmp(cmd->name, "status") == 0 || strcmp(cmd->name, "ports") == 0 ||
+	       (cmd->lookup && !cmd->method);
+}
+
 int main(int argc, char **argv)
 {
 	enum {
@@ -463,11 +515,17 @@ int main(int argc, char **argv)
 		ARG_TIMEOUT,
 		ARG_MAX_OFFSET,
 		ARG_INSTANCE,
+		ARG_NO_ASK_PASSWORD,
+		ARG_NO_PAGER,
 	};
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, ARG_VERSION },
 		{ "json", no_argument, NULL, 'j' },
+		{ "host", required_argument, NULL, 'H' },
+		{ "machine", required_argument, NULL, 'M' },
+		{ "no-ask-password", no_argument, NULL, ARG_NO_ASK_PASSWORD },
+		{ "no-pager", no_argument, NULL, ARG_NO_PAGER },
 		{ "timeout", required_argument, NULL, ARG_TIMEOUT },
 		{ "max-offset", required_argument, NULL, ARG_MAX_OFFSET },
 		{ "instance", required_argument, NULL, ARG_INSTANCE },
@@ -475,11 +533,16 @@ int main(int argc, char **argv)
 	};
 	struct phcctl c = { .timeout_sec = -1, .max_offset = -1 };
 	const struct command *cmd = NULL;
+	const char *host = NULL, *machine = NULL;
+	/* As systemctl: polkit may ask only someone at a terminal. */
+	bool ask_password = isatty(STDIN_FILENO);
+	pid_t pager;
 	char *end;
 	int opt, r;
 
 	log_setup("phcctl");
-	while ((opt = getopt_long(argc, argv, "hj", opts, NULL)) >= 0) {
+	opterr = 0; /* getopt's own messages are two lines: usage_error() says it in one */
+	while ((opt = getopt_long(argc, argv, ":hjH:M:", opts, NULL)) >= 0) {
 		switch (opt) {
 		case 'h':
 			help(stdout);
@@ -490,50 +553,76 @@ int main(int argc, char **argv)
 		case 'j':
 			c.json = true;
 			break;
+		case 'H':
+			host = optarg;
+			break;
+		case 'M':
+			machine = optarg;
+			break;
+		case ARG_NO_ASK_PASSWORD:
+			ask_password = false;
+			break;
+		case ARG_NO_PAGER:
+			c.no_pager = true;
+			break;
 		case ARG_TIMEOUT:
 			c.timeout_sec = strtod(optarg, &end);
-			if (*end || end == optarg || c.timeout_sec < 0) {
-				log_error("--timeout wants seconds >= 0, not '%s'", optarg);
-				return EXIT_USAGE;
+			if (*end || end == optarg || !(c.timeout_sec >= 0)) {
+				return usage_error("--timeout wants seconds >= 0, not '%s'",
+						   optarg);
 			}
 			break;
 		case ARG_MAX_OFFSET:
+			errno = 0;
 			c.max_offset = strtoll(optarg, &end, 10);
-			if (*end || end == optarg || c.max_offset < 0) {
-				log_error("--max-offset wants nanoseconds >= 0, not '%s'", optarg);
-				return EXIT_USAGE;
+			if (errno || *end || end == optarg || c.max_offset < 0) {
+				return usage_error("--max-offset wants nanoseconds >= 0, not '%s'",
+						   optarg);
 			}
 			break;
 		case ARG_INSTANCE:
 			c.instance = optarg;
 			break;
+		case ':':
+			return usage_error("option %s needs an argument", argv[optind - 1]);
 		default:
-			help(stderr);
-			return EXIT_USAGE;
+			/* A known option's value in optopt: a long one given an argument it takes
+			 * not (--json=x); another character: an unknown short option. */
+			if (optopt >= 0x100 || (optopt && strchr("hjHM", optopt))) {
+				return usage_error("option %s takes no argument", argv[optind - 1]);
+			}
+			if (optopt) {
+				return usage_error("unknown option -%c", optopt);
+			}
+			return usage_error("unknown option %s", argv[optind - 1]);
 		}
 	}
-	for (size_t k = 0; optind < argc && k < sizeof(commands) / sizeof(commands[0]); k++) {
+	if (host && machine) {
+		return usage_error("--host and --machine exclude each other");
+	}
+	if (optind >= argc) {
+		return usage_error("no command given");
+	}
+	for (size_t k = 0; k < sizeof(commands) / sizeof(commands[0]); k++) {
 		if (strcmp(commands[k].name, argv[optind]) == 0) {
 			cmd = &commands[k];
 		}
 	}
-	if (!cmd || argc - optind - 1 != cmd->args) {
-		if (optind < argc && !cmd) {
-			log_error("unknown command '%s'", argv[optind]);
-		} else if (cmd) {
-			log_error("%s takes %d argument(s)", cmd->name, cmd->args);
-		}
-		help(stderr);
-		return EXIT_USAGE;
+	if (!cmd) {
+		return usage_error("unknown command '%s'", argv[optind]);
 	}
-	r = sd_bus_open_system(&c.bus);
-	if (r < 0) {
-		log_error_errno(r, "cannot connect to the system bus: %m");
-		return EXIT_NOT_RUNNING;
+	if (argc - optind - 1 != cmd->args) {
+		return usage_error("%s takes %d argument%s, not %d", cmd->name, cmd->args,
+				   cmd->args == 1 ? "" : "s", argc - optind - 1);
 	}
-	/* Let polkit ask for a password when a person runs a mutating command. */
-	sd_bus_set_allow_interactive_authorization(c.bus, true);
+	phcctl_set_target(host ? host : machine);
+	r = open_bus(&c, host, machine, ask_password);
+	if (r != EXIT_OK) {
+		return r;
+	}
+	pager = pages(cmd) ? phcctl_pager_open(&c) : 0;
 	r = run(&c, cmd, argv + optind + 1);
+	phcctl_pager_close(pager);
 	sd_bus_flush_close_unref(c.bus);
 	return r;
 }

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <systemd/sd-bus.h>
 
 /* Exit codes, documented in docs/phcctl.1.md. */
@@ -29,8 +30,11 @@ struct phcctl {
 	double timeout_sec;   /* wait-sync; < 0: forever */
 	int64_t max_offset;   /* wait-sync; < 0: any offset */
 	const char *instance; /* wait-sync: only this instance */
+	bool no_pager;	      /* --no-pager */
 };
 
+/* Name HOST or CONTAINER (-H, -M) in the errors of a connection that failed. */
+void phcctl_set_target(const char *host_or_machine);
 /* Say what went wrong (one line on stderr) and map the D-Bus error to an exit code. */
 int phcctl_error(const char *what, const sd_bus_error *e, int r);
 
@@ -57,6 +61,14 @@ int64_t props_int(sd_bus_message *props, const char *name);
 double props_double(sd_bus_message *props, const char *name);
 /* Write the next value (a GetAll reply's a{sv}) as JSON on stdout, with a newline. */
 int phcctl_print_json(sd_bus_message *m);
+
+/*
+ * The pager (phcctl-pager.c): when standard output is a terminal and --no-pager is not given,
+ * standard output becomes a pipe to $PHCCTL_PAGER, $PAGER, less or more; returns its pid, or 0
+ * when there is none. phcctl_pager_close() flushes and waits for the reader to quit.
+ */
+pid_t phcctl_pager_open(const struct phcctl *c);
+void phcctl_pager_close(pid_t pid);
 
 /* monitor and wait-sync (phcctl-watch.c) */
 int phcctl_monitor(struct phcctl *c);

@@ -14,27 +14,27 @@ static bool counts_for_ebest(const struct bmca_clock_port *p)
 
 /* 9.3.2.2: the best Erbest of the ports that may give it; ties (none in a real clock) go to
  * the lower index. */
-static int clock_ebest(const struct bmca_clock_port *ports, size_t n)
+static int clock_ebest(bmca_compare_fn compare, const struct bmca_clock_port *ports, size_t n)
 {
 	int best = -ENOENT;
 
 	for (size_t k = 0; k < n; k++) {
 		if (counts_for_ebest(&ports[k]) &&
-		    (best < 0 || bmca_compare(&ports[k].erbest, &ports[best].erbest) > 0)) {
+		    (best < 0 || compare(&ports[k].erbest, &ports[best].erbest) > 0)) {
 			best = (int) k;
 		}
 	}
 	return best;
 }
 
-static enum bmca_decision port_decision(const struct bmca_dataset *d0,
+static enum bmca_decision port_decision(bmca_compare_fn compare, const struct bmca_dataset *d0,
 					const struct bmca_dataset *ebest, bool slave_only,
 					const struct bmca_clock_port *p, bool holds_ebest)
 {
 	enum bmca_decision d;
 
-	d = bmca_state_decision(d0, ebest, p->has_erbest ? &p->erbest : NULL, holds_ebest,
-				slave_only, p->state);
+	d = bmca_state_decision_with(compare, d0, ebest, p->has_erbest ? &p->erbest : NULL,
+				     holds_ebest, slave_only, p->state);
 	/* 9.2.2.2: never SLAVE (it cannot be S1: its Erbest is not Ebest). */
 	if (p->rules.masterOnly && d == BMCA_DECISION_S1) {
 		d = BMCA_DECISION_M3;
@@ -46,17 +46,19 @@ void bmca_clock_decide(const struct defaultDS *dds, const struct timePropertiesD
 		       const struct bmca_clock_port *ports, size_t n,
 		       struct bmca_clock_decision *decisions, struct bmca_clock_result *ret)
 {
+	/* The instance's comparison: 9.3.4, or G.8275.1's alternate BMCA. */
+	bmca_compare_fn compare = bmca_comparison_function(dds->comparison);
 	const struct bmca_dataset *ebest = NULL;
 	struct bmca_dataset d0;
 	int best, s1 = -ENOENT;
 
 	bmca_dataset_from_default(dds, &d0);
-	best = clock_ebest(ports, n);
+	best = clock_ebest(compare, ports, n);
 	if (best >= 0) {
 		ebest = &ports[best].erbest;
 	}
 	for (size_t k = 0; k < n; k++) {
-		enum bmca_decision d = port_decision(&d0, ebest, dds->slaveOnly, &ports[k],
+		enum bmca_decision d = port_decision(compare, &d0, ebest, dds->slaveOnly, &ports[k],
 						     (int) k == best);
 
 		decisions[k].decision = d;

@@ -50,7 +50,8 @@ struct bmca_clock_result {
 };
 
 /*
- * The decision for a clock of n ports: D0 from dds (slaveOnly from dds->slaveOnly), the
+ * The decision for a clock of n ports: D0 from dds (slaveOnly from dds->slaveOnly, the data set
+ * comparison, 9.3.4's or G.8275.1's, from dds->comparison, which ranks the Erbests too), the
  * clock's own time properties own_tp (used while it is its own grandmaster). Writes n entries
  * of decisions. Ebest (9.3.2.2) is the best Erbest of the ports whose rules allow it; each
  * port's decision is figure 33; the data sets follow Table 30 when a port is S1, else Table 27.

@@ -2,6 +2,7 @@
 /* IEEE 1588-2019 9.3: data set comparison, state decision and foreign master qualification. */
 #include <errno.h>
 #include <string.h>
+#include <strings.h>
 
 #include "ptp/bmca.h"
 #include "ptp/util.h"
@@ -24,6 +25,7 @@ void bmca_dataset_from_announce(const struct bmca_announce *a, const struct Port
 void bmca_dataset_from_default(const struct defaultDS *d, struct bmca_dataset *ret)
 {
 	*ret = (struct bmca_dataset){
+		.localPriority = d->localPriority,
 		.priority1 = d->priority1,
 		.identity = d->clockIdentity,
 		.quality = d->clockQuality,
@@ -104,6 +106,68 @@ enum bmca_cmp bmca_compare(const struct bmca_dataset *a, const struct bmca_datas
 	return id < 0 ? BMCA_A_BETTER : BMCA_B_BETTER;
 }
 
+/* ITU-T G.8275.1 6.3.8 figure 4 */
+enum bmca_cmp bmca_compare_g8275(const struct bmca_dataset *a, const struct bmca_dataset *b)
+{
+	int r, id;
+
+	if (a == b) {
+		return BMCA_SAME;
+	}
+	if (!b) {
+		return BMCA_A_BETTER;
+	}
+	if (!a) {
+		return BMCA_B_BETTER;
+	}
+	/* priority1 is not compared: G.8275.1 fixes it, and a received one is ignored. */
+	if ((r = lower_wins(a->quality.clockClass, b->quality.clockClass)) ||
+	    (r = lower_wins(a->quality.clockAccuracy, b->quality.clockAccuracy)) ||
+	    (r = lower_wins(a->quality.offsetScaledLogVariance,
+			    b->quality.offsetScaledLogVariance)) ||
+	    (r = lower_wins(a->priority2, b->priority2)) ||
+	    (r = lower_wins(a->localPriority, b->localPriority))) {
+		return r;
+	}
+	/* Equal clockClass: either both are 1..127 or neither is. */
+	if (a->quality.clockClass <= CLOCK_CLASS_MASTER_ONLY_MAX) {
+		return compare_topology(a, b);
+	}
+	id = clock_identity_cmp(&a->identity, &b->identity);
+	if (id == 0) {
+		return compare_topology(a, b);
+	}
+	return id < 0 ? BMCA_A_BETTER : BMCA_B_BETTER;
+}
+
+bmca_compare_fn bmca_comparison_function(enum bmca_comparison c)
+{
+	return c == BMCA_COMPARISON_G8275 ? bmca_compare_g8275 : bmca_compare;
+}
+
+const char *bmca_comparison_to_string(enum bmca_comparison c)
+{
+	switch (c) {
+	case BMCA_COMPARISON_IEEE1588:
+		return "ieee1588";
+	case BMCA_COMPARISON_G8275:
+		return "G.8275.x";
+	}
+	return NULL;
+}
+
+int bmca_comparison_from_string(const char *s, enum bmca_comparison *ret)
+{
+	if (strcasecmp(s, "ieee1588") == 0) {
+		*ret = BMCA_COMPARISON_IEEE1588;
+	} else if (strcasecmp(s, "G.8275.x") == 0) {
+		*ret = BMCA_COMPARISON_G8275;
+	} else {
+		return -EINVAL;
+	}
+	return 0;
+}
+
 const char *bmca_cmp_to_string(enum bmca_cmp c)
 {
 	switch (c) {
@@ -121,11 +185,20 @@ const char *bmca_cmp_to_string(enum bmca_cmp c)
 	return NULL;
 }
 
-/* IEEE 1588-2019 9.3.3 figure 33 */
 enum bmca_decision bmca_state_decision(const struct bmca_dataset *d0,
 				       const struct bmca_dataset *ebest,
 				       const struct bmca_dataset *erbest, bool erbest_is_ebest,
 				       bool slave_only, enum port_state state)
+{
+	return bmca_state_decision_with(bmca_compare, d0, ebest, erbest, erbest_is_ebest,
+					slave_only, state);
+}
+
+/* IEEE 1588-2019 9.3.3 figure 33 (G.8275.1 6.3.6 keeps it, with its own comparison) */
+enum bmca_decision bmca_state_decision_with(bmca_compare_fn compare, const struct bmca_dataset *d0,
+					    const struct bmca_dataset *ebest,
+					    const struct bmca_dataset *erbest, bool erbest_is_ebest,
+					    bool slave_only, enum port_state state)
 {
 	/* Ebest can only come from this port if the port has an Erbest at all. */
 	erbest_is_ebest = erbest_is_ebest && erbest && ebest;
@@ -139,15 +212,15 @@ enum bmca_decision bmca_state_decision(const struct bmca_dataset *d0,
 		return erbest_is_ebest ? BMCA_DECISION_S1 : BMCA_DECISION_LISTENING;
 	}
 	if (d0->quality.clockClass <= CLOCK_CLASS_MASTER_ONLY_MAX) {
-		return bmca_compare(d0, erbest) > 0 ? BMCA_DECISION_M1 : BMCA_DECISION_P1;
+		return compare(d0, erbest) > 0 ? BMCA_DECISION_M1 : BMCA_DECISION_P1;
 	}
-	if (bmca_compare(d0, ebest) > 0) {
+	if (compare(d0, ebest) > 0) {
 		return BMCA_DECISION_M2;
 	}
 	if (erbest_is_ebest) {
 		return BMCA_DECISION_S1;
 	}
-	if (bmca_compare(ebest, erbest) == BMCA_A_BETTER_BY_TOPOLOGY) {
+	if (compare(ebest, erbest) == BMCA_A_BETTER_BY_TOPOLOGY) {
 		return BMCA_DECISION_P2;
 	}
 	return BMCA_DECISION_M3;
@@ -269,6 +342,12 @@ void bmca_foreign_init(struct bmca_foreign_table *t, const struct PortIdentity *
 	*t = (struct bmca_foreign_table){
 		.self = *self,
 		.window = FOREIGN_MASTER_TIME_WINDOW * ds_log_interval_to_ns(logAnnounceInterval),
+		.rules = {
+			.comparison = BMCA_COMPARISON_IEEE1588,
+			.localPriority = LOCAL_PRIORITY_DEFAULT,
+			.maxStepsRemoved = MAX_STEPS_REMOVED_DEFAULT,
+			.clockClassThreshold = CLOCK_CLASS_DEFAULT,
+		},
 	};
 }
 
@@ -298,6 +377,36 @@ static bool announce_equal(const struct bmca_announce *a, const struct bmca_anno
 	       a->stepsRemoved == b->stepsRemoved && a->timeSource == b->timeSource;
 }
 
+/*
+ * The record a newcomer may take the place of in a full table: the worst one (9.3.4), if the
+ * newcomer is better than it and it is not the kept one; NULL otherwise. The comparison is
+ * order-free, so which record goes does not depend on insertion order.
+ */
+static struct bmca_foreign *foreign_worst(struct bmca_foreign_table *t,
+					  const struct bmca_announce *a)
+{
+	struct bmca_foreign *worst = NULL;
+	struct bmca_dataset worst_ds, ds, new_ds;
+
+	for (size_t i = 0; i < t->n; i++) {
+		struct bmca_foreign *f = &t->rec[i];
+
+		if (t->has_keep && port_identity_equal(&f->announce.sourcePortIdentity, &t->keep)) {
+			continue;
+		}
+		bmca_dataset_from_announce(&f->announce, &t->self, &ds);
+		if (!worst || bmca_compare(&ds, &worst_ds) < 0) {
+			worst = f;
+			worst_ds = ds;
+		}
+	}
+	bmca_dataset_from_announce(a, &t->self, &new_ds);
+	if (!worst || bmca_compare(&new_ds, &worst_ds) <= 0) {
+		return NULL;
+	}
+	return worst;
+}
+
 static unsigned int receipts_in_window(const struct bmca_foreign_table *t,
 				       const struct bmca_foreign *f, ns_t now)
 {
@@ -323,23 +432,35 @@ int bmca_foreign_add(struct bmca_foreign_table *t, const struct bmca_announce *a
 	struct bmca_foreign *f;
 	bool was_qualified, changed;
 
-	/* a), b): Announces from this PTP Instance, any of its ports; d): too many steps. */
+	/*
+	 * a), b): Announces from this PTP Instance, any of its ports; d): too many steps (255, or
+	 * G.8275.1's maxStepsRemoved); and, as ptp4l's clock_class_threshold, a grandmaster of a
+	 * class above the threshold (255, slave-only, by default).
+	 */
 	if (clock_identity_equal(&a->sourcePortIdentity.clockIdentity, &t->self.clockIdentity) ||
-	    a->stepsRemoved >= 255) {
+	    a->stepsRemoved >= 255 || a->stepsRemoved >= t->rules.maxStepsRemoved ||
+	    a->grandmasterClockQuality.clockClass > t->rules.clockClassThreshold) {
 		return -EINVAL;
 	}
 
 	f = foreign_find(t, &a->sourcePortIdentity);
 	if (!f) {
+		bool evicted_qualified = false;
+
 		if (t->n == BMCA_FOREIGN_MAX) {
 			bmca_foreign_prune(t, now);
 		}
 		if (t->n == BMCA_FOREIGN_MAX) {
-			return -ENOSPC;
+			f = foreign_worst(t, a);
+			if (!f) {
+				return -ENOSPC;
+			}
+			evicted_qualified = bmca_foreign_qualified(t, f, now);
+		} else {
+			f = &t->rec[t->n++];
 		}
-		f = &t->rec[t->n++];
 		*f = (struct bmca_foreign){ .announce = *a, .rx = { now }, .n_rx = 1 };
-		return bmca_foreign_qualified(t, f, now);
+		return evicted_qualified || bmca_foreign_qualified(t, f, now);
 	}
 
 	was_qualified = bmca_foreign_qualified(t, f, now);
@@ -396,6 +517,7 @@ ns_t bmca_foreign_next_unqualified(const struct bmca_foreign_table *t, ns_t now)
 const struct bmca_foreign *bmca_foreign_best(const struct bmca_foreign_table *t, ns_t now,
 					     struct bmca_dataset *erbest)
 {
+	bmca_compare_fn compare = bmca_comparison_function(t->rules.comparison);
 	const struct bmca_foreign *best = NULL;
 	struct bmca_dataset best_ds, ds;
 
@@ -406,7 +528,8 @@ const struct bmca_foreign *bmca_foreign_best(const struct bmca_foreign_table *t,
 			continue;
 		}
 		bmca_dataset_from_announce(&f->announce, &t->self, &ds);
-		if (!best || bmca_compare(&ds, &best_ds) > 0) {
+		ds.localPriority = t->rules.localPriority;
+		if (!best || compare(&ds, &best_ds) > 0) {
 			best = f;
 			best_ds = ds;
 		}
@@ -420,6 +543,14 @@ const struct bmca_foreign *bmca_foreign_best(const struct bmca_foreign_table *t,
 void bmca_foreign_clear(struct bmca_foreign_table *t)
 {
 	t->n = 0;
+}
+
+void bmca_foreign_keep(struct bmca_foreign_table *t, const struct PortIdentity *sender)
+{
+	t->has_keep = sender != NULL;
+	if (sender) {
+		t->keep = *sender;
+	}
 }
 
 /* IEEE 1588-2019 9.2.6.12: announceReceiptTimeout announce intervals. */

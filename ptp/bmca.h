@@ -42,6 +42,11 @@ struct bmca_dataset {
 	uint16_t stepsRemoved;
 	struct PortIdentity sender;
 	struct PortIdentity receiver;
+	/*
+	 * G.8275.1 6.3.8: the receiving port's portDS.localPriority for a foreign master, the
+	 * clock's defaultDS.localPriority for D0. The 1588 comparison ignores it.
+	 */
+	uint8_t localPriority;
 };
 
 /* Results of bmca_compare(), with linuxptp dscmp()'s values and signs. */
@@ -62,6 +67,21 @@ void bmca_dataset_from_default(const struct defaultDS *d, struct bmca_dataset *r
  * data set. Antisymmetric: bmca_compare(a, b) == -bmca_compare(b, a).
  */
 enum bmca_cmp bmca_compare(const struct bmca_dataset *a, const struct bmca_dataset *b);
+/*
+ * ITU-T G.8275.1 6.3.8 figure 4 (linuxptp's dataset_comparison G.8275.x): priority1 plays no
+ * part; clockClass, clockAccuracy, offsetScaledLogVariance, priority2, then localPriority; then,
+ * for a clockClass of 1..127 (grandmasters equally good by construction), the topology (the
+ * nearer one wins) before the identity, else the identity before the topology. Antisymmetric,
+ * NULL as in bmca_compare().
+ */
+enum bmca_cmp bmca_compare_g8275(const struct bmca_dataset *a, const struct bmca_dataset *b);
+typedef enum bmca_cmp (*bmca_compare_fn)(const struct bmca_dataset *a,
+					 const struct bmca_dataset *b);
+/* The comparison function of c (bmca_compare or bmca_compare_g8275). */
+bmca_compare_fn bmca_comparison_function(enum bmca_comparison c);
+/* "ieee1588" and "G.8275.x", ptp4l's dataset_comparison values (from_string ignores case). */
+const char *bmca_comparison_to_string(enum bmca_comparison c);
+int bmca_comparison_from_string(const char *s, enum bmca_comparison *ret);
 const char *bmca_cmp_to_string(enum bmca_cmp c);
 
 /* IEEE 1588-2019 9.3.3 figure 33: the decision points. */
@@ -87,6 +107,11 @@ enum bmca_decision bmca_state_decision(const struct bmca_dataset *d0,
 				       const struct bmca_dataset *ebest,
 				       const struct bmca_dataset *erbest, bool erbest_is_ebest,
 				       bool slave_only, enum port_state state);
+/* The same with the comparison of an alternate BMCA (bmca_state_decision(): 9.3.4's). */
+enum bmca_decision bmca_state_decision_with(bmca_compare_fn compare, const struct bmca_dataset *d0,
+					    const struct bmca_dataset *ebest,
+					    const struct bmca_dataset *erbest, bool erbest_is_ebest,
+					    bool slave_only, enum port_state state);
 /* The FSM event a decision raises (9.2.5): M1/M2 RS_GRAND_MASTER, M3 RS_MASTER, P1/P2
  * RS_PASSIVE, S1 RS_SLAVE, LISTENING RS_PASSIVE (the slave-only FSM maps it to LISTENING),
  * NONE FSM_EV_NONE. */
@@ -122,7 +147,12 @@ void bmca_update_master(const struct defaultDS *dds, struct currentDS *cds, stru
 /* IEEE 1588-2019 9.3.2.5 / 9.3.2.4.4 */
 #define FOREIGN_MASTER_THRESHOLD 2
 #define FOREIGN_MASTER_TIME_WINDOW 4
-/* Records per port; a full table refuses new senders (counted by the caller). */
+/*
+ * Records per port. A full table (after dropping stale records) takes a new sender only in place
+ * of its worst record (bmca_compare()), and only when the newcomer is better; never in place of
+ * the record kept with bmca_foreign_keep() (the parent). Otherwise it is refused (counted by the
+ * caller). So a crowd of worse senders cannot keep a better master out (issue 17, finding 6).
+ */
 #define BMCA_FOREIGN_MAX 16
 
 /* One foreignMasterDS record (9.3.2.4.4). */
@@ -133,12 +163,29 @@ struct bmca_foreign {
 	unsigned int n_rx;
 };
 
+/*
+ * What a port admits and how it ranks what it admitted. bmca_foreign_init() sets 1588's (ptp4l's
+ * defaults): 9.3.4's comparison, localPriority 128, maxStepsRemoved 255, clock_class_threshold
+ * 248; the caller may change them after.
+ */
+struct bmca_foreign_rules {
+	enum bmca_comparison comparison;
+	uint8_t localPriority;	 /* G.8275.1 portDS.localPriority: every Erbest of this port's */
+	uint8_t maxStepsRemoved; /* an Announce with stepsRemoved >= this is not admitted */
+	/* an Announce whose grandmasterClockQuality.clockClass is above this is not admitted
+	 * (ptp4l's clock_class_threshold; 248 admits every clock that may be a master) */
+	uint8_t clockClassThreshold;
+};
+
 /* A port's foreignMasterDS. Plain data: copy, embed, zero as you like after bmca_foreign_init. */
 struct bmca_foreign_table {
 	struct PortIdentity self; /* the receiving port's portIdentity */
 	ns_t window;		  /* FOREIGN_MASTER_TIME_WINDOW announce intervals */
+	struct bmca_foreign_rules rules;
 	size_t n;
 	struct bmca_foreign rec[BMCA_FOREIGN_MAX];
+	bool has_keep;
+	struct PortIdentity keep; /* never evicted for a newcomer: the parent */
 };
 
 void bmca_foreign_init(struct bmca_foreign_table *t, const struct PortIdentity *self,
@@ -146,8 +193,10 @@ void bmca_foreign_init(struct bmca_foreign_table *t, const struct PortIdentity *
 /*
  * Record an Announce received at `now` (9.3.2.5). Returns 1 when the BMCA should run again (a
  * record became qualified, or a qualified sender's data set changed), 0 when not, -EINVAL for an
- * Announce that 9.3.2.5 excludes (sent by this PTP instance, or stepsRemoved >= 255), -ENOSPC
- * when the table is full.
+ * Announce that 9.3.2.5 excludes (sent by this PTP instance, or stepsRemoved >= 255) or the
+ * rules do (stepsRemoved >= maxStepsRemoved, clockClass above clockClassThreshold), -ENOSPC
+ * when the table is full and the newcomer is not better than its worst record (above). An
+ * evicted qualified record may change Erbest: that returns 1 too.
  */
 int bmca_foreign_add(struct bmca_foreign_table *t, const struct bmca_announce *a, ns_t now);
 /* Drop Announce receipts older than the window and records left with none. Returns how many
@@ -163,12 +212,15 @@ bool bmca_foreign_qualified(const struct bmca_foreign_table *t, const struct bmc
  */
 ns_t bmca_foreign_next_unqualified(const struct bmca_foreign_table *t, ns_t now);
 /*
- * Erbest (9.3.2.3): the best qualified record, its data set in *erbest. NULL (and *erbest
- * untouched) when no record qualifies. The result does not depend on insertion order.
+ * Erbest (9.3.2.3): the best qualified record by the rules' comparison, its data set (with the
+ * rules' localPriority) in *erbest. NULL (and *erbest untouched) when no record qualifies. The
+ * result does not depend on insertion order.
  */
 const struct bmca_foreign *bmca_foreign_best(const struct bmca_foreign_table *t, ns_t now,
 					     struct bmca_dataset *erbest);
 void bmca_foreign_clear(struct bmca_foreign_table *t);
+/* The record of this sender (the port's parent) is never evicted; NULL: none is kept. */
+void bmca_foreign_keep(struct bmca_foreign_table *t, const struct PortIdentity *sender);
 
 /*
  * IEEE 1588-2019 9.2.6.12 announce receipt timeout bookkeeping. The port restarts it on each

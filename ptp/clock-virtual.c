@@ -37,8 +37,14 @@ static ns_t rate_term(const struct clock_virtual *v, ns_t raw)
 static int virtual_from_raw(struct clock *c, ns_t raw, ns_t *ret)
 {
 	struct clock_virtual *v = to_virtual(c);
+	ns_t local;
 
-	*ret = raw + v->offset + rate_term(v, raw);
+	/* The offset follows steps a master asked for: a view beyond ns_t is no time. */
+	if (__builtin_add_overflow(raw, v->offset, &local) ||
+	    __builtin_add_overflow(local, rate_term(v, raw), &local)) {
+		return -ERANGE;
+	}
+	*ret = local;
 	return 0;
 }
 
@@ -56,7 +62,7 @@ static int virtual_gettime(struct clock *c, ns_t *ret)
 static int virtual_adjfreq(struct clock *c, double ppb)
 {
 	struct clock_virtual *v = to_virtual(c);
-	ns_t raw;
+	ns_t raw, offset;
 	int r;
 
 	if (!(fabs(ppb) <= c->max_freq_ppb)) {
@@ -66,7 +72,10 @@ static int virtual_adjfreq(struct clock *c, double ppb)
 	if (r < 0) {
 		return r;
 	}
-	v->offset += rate_term(v, raw);
+	if (__builtin_add_overflow(v->offset, rate_term(v, raw), &offset)) {
+		return -ERANGE;
+	}
+	v->offset = offset;
 	v->ref = raw;
 	v->freq_ppb = ppb;
 	return 0;
@@ -80,7 +89,14 @@ static int virtual_getfreq(struct clock *c, double *ppb)
 
 static int virtual_step(struct clock *c, ns_t delta)
 {
-	to_virtual(c)->offset += delta;
+	struct clock_virtual *v = to_virtual(c);
+	ns_t offset;
+
+	/* delta comes from a measured offset (the wire): refuse one that does not fit. */
+	if (__builtin_add_overflow(v->offset, delta, &offset)) {
+		return -ERANGE;
+	}
+	v->offset = offset;
 	return 0;
 }
 

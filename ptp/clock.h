@@ -69,7 +69,8 @@ int clock_freerun_new(clockid_t clockid, struct clock **ret);
 /*
  * Virtual: a software-corrected view of a raw clock, local = raw + offset + (raw - ref) * f with
  * f = (freq + freq_error) / 1e9. The raw clock is only read (borrowed, must outlive this one);
- * adjfreq re-anchors ref so the view stays continuous, step adds to offset exactly.
+ * adjfreq re-anchors ref so the view stays continuous, step adds to offset exactly. A step or a
+ * view beyond ns_t is refused (-ERANGE): the steps follow offsets from the wire.
  * initial_offset and freq_error_ppb are for tests: they start the view off by that much.
  */
 struct clock_virtual_config {

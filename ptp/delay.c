@@ -13,28 +13,102 @@ static ns_t half(ns_t v)
 	return v >> 1;
 }
 
-/* IEEE 1588-2019 11.3.2 */
-ns_t delay_e2e_mean_path_delay(const struct delay_e2e *d)
+static bool in_range(ns_t v)
 {
-	return half((d->t2 - d->t1) + (d->t4 - d->t3) - d->sync_correction -
-		    d->delay_resp_correction);
+	return v >= -DELAY_NS_MAX && v <= DELAY_NS_MAX;
+}
+
+bool delay_ns_add(ns_t a, ns_t b, ns_t *ret)
+{
+	ns_t r;
+
+	if (__builtin_add_overflow(a, b, &r) || !in_range(r)) {
+		return false;
+	}
+	*ret = r;
+	return true;
+}
+
+bool delay_ns_sub(ns_t a, ns_t b, ns_t *ret)
+{
+	ns_t r;
+
+	if (__builtin_sub_overflow(a, b, &r) || !in_range(r)) {
+		return false;
+	}
+	*ret = r;
+	return true;
+}
+
+/*
+ * a - b - c - d, every step checked. c and d are corrections (or a path delay): beyond
+ * +-DELAY_NS_MAX they are no such thing (INT64_MAX is the correctionField's "too big").
+ */
+static bool sub3(ns_t a, ns_t b, ns_t c, ns_t d, ns_t *ret)
+{
+	ns_t r;
+
+	if (!in_range(c) || !in_range(d) || __builtin_sub_overflow(a, b, &r) ||
+	    __builtin_sub_overflow(r, c, &r) || __builtin_sub_overflow(r, d, &r)) {
+		return false;
+	}
+	*ret = r;
+	return true;
+}
+
+/* IEEE 1588-2019 11.3.2 */
+int delay_e2e_mean_path_delay(const struct delay_e2e *d, ns_t *ret)
+{
+	ns_t ms, sm, sum;
+
+	/* t2 - t1 and t4 - t3 each hold one clock offset (with opposite signs): take both. */
+	if (__builtin_sub_overflow(d->t2, d->t1, &ms) ||
+	    __builtin_sub_overflow(d->t4, d->t3, &sm) || __builtin_add_overflow(ms, sm, &sum) ||
+	    !sub3(sum, 0, d->sync_correction, d->delay_resp_correction, &sum) ||
+	    !in_range(half(sum))) {
+		return -ERANGE;
+	}
+	*ret = half(sum);
+	return 0;
 }
 
 /* IEEE 1588-2019 11.2 (with delayAsymmetry 0) */
-ns_t delay_offset_from_master(ns_t t1, ns_t t2, ns_t sync_correction, ns_t mean_path_delay)
+int delay_offset_from_master(ns_t t1, ns_t t2, ns_t sync_correction, ns_t mean_path_delay,
+			     ns_t *ret)
 {
-	return t2 - t1 - mean_path_delay - sync_correction;
+	ns_t r;
+
+	if (!sub3(t2, t1, mean_path_delay, sync_correction, &r) || !in_range(r)) {
+		return -ERANGE;
+	}
+	*ret = r;
+	return 0;
 }
 
 /* IEEE 1588-2019 11.4.2 c) (one-step, t2 = t3 = 0) and d) (two-step) */
-ns_t delay_p2p_mean_link_delay(const struct delay_p2p *d, double neighbor_rate_ratio)
+int delay_p2p_mean_link_delay(const struct delay_p2p *d, double neighbor_rate_ratio, ns_t *ret)
 {
-	ns_t round_trip = d->t4 - d->t1;
+	ns_t round_trip, turnaround, r;
 
-	if (neighbor_rate_ratio != 1.0) {
-		round_trip = (ns_t) llround((double) round_trip * neighbor_rate_ratio);
+	if (__builtin_sub_overflow(d->t4, d->t1, &round_trip) ||
+	    __builtin_sub_overflow(d->t3, d->t2, &turnaround)) {
+		return -ERANGE;
 	}
-	return half(round_trip - (d->t3 - d->t2) - d->resp_correction - d->resp_fup_correction);
+	if (neighbor_rate_ratio != 1.0) {
+		double scaled = (double) round_trip * neighbor_rate_ratio;
+
+		/* llround() of a value beyond int64 is undefined: refuse it first. */
+		if (!(fabs(scaled) < (double) DELAY_NS_MAX)) {
+			return -ERANGE;
+		}
+		round_trip = (ns_t) llround(scaled);
+	}
+	if (!sub3(round_trip, turnaround, d->resp_correction, d->resp_fup_correction, &r) ||
+	    !in_range(half(r))) {
+		return -ERANGE;
+	}
+	*ret = half(r);
+	return 0;
 }
 
 int delay_neighbor_rate_ratio(ns_t t3_old, ns_t t4_old, ns_t t3_new, ns_t t4_new, double *ret)

@@ -10,7 +10,13 @@
 /*
  * Every value is ns_t; correction fields are already converted with correction_to_ns(). Nothing
  * here checks plausibility: a negative path delay is returned as it is and the caller decides.
+ * The values come from the wire, so nothing here may overflow either: each result is computed
+ * with checked arithmetic and must lie within +-DELAY_NS_MAX, else the function returns -ERANGE
+ * (and writes nothing). That bound (2^62 ns, 146 years: a PHC at 0 against a master's TAI is 56
+ * years) keeps the difference of any two results, which the servo and the spike gate take, within
+ * ns_t.
  */
+#define DELAY_NS_MAX (INT64_C(1) << 62)
 
 /*
  * IEEE 1588-2019 11.3.2 delay request-response. For a one-step master t1 is the Sync's
@@ -27,9 +33,10 @@ struct delay_e2e {
 };
 
 /* meanPathDelay = [(t2 - t1) + (t4 - t3) - sync_correction - delay_resp_correction] / 2 */
-ns_t delay_e2e_mean_path_delay(const struct delay_e2e *d);
+int delay_e2e_mean_path_delay(const struct delay_e2e *d, ns_t *ret);
 /* 11.2: offsetFromMaster = t2 - t1 - meanPathDelay - sync_correction */
-ns_t delay_offset_from_master(ns_t t1, ns_t t2, ns_t sync_correction, ns_t mean_path_delay);
+int delay_offset_from_master(ns_t t1, ns_t t2, ns_t sync_correction, ns_t mean_path_delay,
+			     ns_t *ret);
 
 /*
  * IEEE 1588-2019 11.4.2 peer delay. A two-step responder sends t2 (requestReceiptTimestamp) in
@@ -49,7 +56,7 @@ struct delay_p2p {
  * meanLinkDelay = [r * (t4 - t1) - (t3 - t2) - resp_correction - resp_fup_correction] / 2, with
  * r the neighborRateRatio (1.0 when not measured).
  */
-ns_t delay_p2p_mean_link_delay(const struct delay_p2p *d, double neighbor_rate_ratio);
+int delay_p2p_mean_link_delay(const struct delay_p2p *d, double neighbor_rate_ratio, ns_t *ret);
 
 /*
  * neighborRateRatio (11.4.2, 16.1 style): the peer's rate over ours from two responses,
@@ -59,6 +66,10 @@ int delay_neighbor_rate_ratio(ns_t t3_old, ns_t t4_old, ns_t t3_new, ns_t t4_new
 
 /* The turnaround a one-step responder writes into Pdelay_Resp's correctionField (11.4.2 c). */
 ns_t delay_p2p_turnaround(ns_t t2, ns_t t3);
+
+/* a + b and a - b within +-DELAY_NS_MAX, or false (nothing written). */
+bool delay_ns_add(ns_t a, ns_t b, ns_t *ret);
+bool delay_ns_sub(ns_t a, ns_t b, ns_t *ret);
 
 /* A small filter of path delay samples, as linuxptp's filter.c: moving average or median. */
 enum delay_filter_kind {

@@ -92,12 +92,17 @@ ns_t ds_log_interval_to_ns(int8_t log_interval)
 {
 	int l = log_interval;
 
-	if (l < -30) {
-		l = -30;
+	if (l < -29) {
+		l = -29;
 	} else if (l > 30) {
 		l = 30;
 	}
 	return l >= 0 ? NS_PER_SEC << l : NS_PER_SEC >> -l;
+}
+
+bool ds_log_interval_wire_valid(int8_t log_interval)
+{
+	return log_interval >= DS_LOG_INTERVAL_WIRE_MIN && log_interval <= DS_LOG_INTERVAL_WIRE_MAX;
 }
 
 /* IEEE 1588-2019 13.3.2.8 Table 37: flagField octet 1 bits. */

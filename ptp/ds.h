@@ -80,6 +80,20 @@ enum clock_accuracy {
 /* 9.3.3 figure 33: classes 1..127 never become slaves of a foreign master. */
 #define CLOCK_CLASS_MASTER_ONLY_MAX 127
 
+/*
+ * The data set comparison a clock runs: IEEE 1588-2019 9.3.4, or the alternate BMCA of ITU-T
+ * G.8275.1 6.3 (and G.8275.2), which linuxptp calls dataset_comparison G.8275.x. Not a data set
+ * member of either standard: phcd's choice per instance (9.3.1 allows an alternate BMCA).
+ */
+enum bmca_comparison {
+	BMCA_COMPARISON_IEEE1588 = 0,
+	BMCA_COMPARISON_G8275,
+};
+
+/* G.8275.1 6.3.2 / ptp4l: localPriority 1..255, default 128; maxStepsRemoved 2..255. */
+#define LOCAL_PRIORITY_DEFAULT 128
+#define MAX_STEPS_REMOVED_DEFAULT 255
+
 /* IEEE 1588-2019 8.2.1 defaultDS */
 struct defaultDS {
 	struct ClockIdentity clockIdentity;
@@ -91,6 +105,10 @@ struct defaultDS {
 	bool slaveOnly;
 	bool twoStepFlag;
 	uint16_t sdoId; /* 12 bits */
+	/* ITU-T G.8275.1 6.3.2 additions (defaultDS.localPriority, defaultDS.maxStepsRemoved) */
+	uint8_t localPriority;
+	uint8_t maxStepsRemoved;
+	enum bmca_comparison comparison; /* phcd's, not the standard's (see above) */
 };
 
 /* IEEE 1588-2019 8.2.2 currentDS */
@@ -124,6 +142,16 @@ struct timePropertiesDS {
 	uint8_t timeSource; /* enum time_source */
 };
 
+/*
+ * What a grandmaster announces of itself and does not measure (linuxptp's GRANDMASTER_SETTINGS_NP):
+ * its clockQuality, currentUtcOffset, the time property flags and timeSource. tp.ptpTimescale is
+ * not the caller's to say: the timestamping decides it (software stamps count UTC: ARB).
+ */
+struct gm_settings {
+	struct ClockQuality clockQuality;
+	struct timePropertiesDS tp;
+};
+
 /* IEEE 1588-2019 8.2.15 portDS */
 struct portDS {
 	struct PortIdentity portIdentity;
@@ -155,9 +183,19 @@ int time_source_from_string(const char *s, enum time_source *ret);
 
 /*
  * 2^log seconds in ns, for the log message intervals of portDS (7.7.2). The range is clamped to
- * [-30, 30] so the result always fits.
+ * [-29, 30], so the result always fits and is never 0 (2^-30 s is below a nanosecond).
  */
 ns_t ds_log_interval_to_ns(int8_t log_interval);
+
+/*
+ * The log message intervals phcd takes from the wire (the logMessageInterval of Sync, Announce,
+ * Delay_Resp): 2^-10 s to 2^22 s. IEEE 1588-2019 leaves the ranges to the PTP profiles (7.7.2);
+ * these are ptp4l's bounds for a Delay_Resp's, applied to every one. Outside them (but for 0x7F,
+ * "not specified", which sets nothing) the message is ignored, counted as out_of_range.
+ */
+#define DS_LOG_INTERVAL_WIRE_MIN (-10)
+#define DS_LOG_INTERVAL_WIRE_MAX 22
+bool ds_log_interval_wire_valid(int8_t log_interval);
 
 /* timePropertiesDS <-> Announce flagField bits (MSG_FLAG_* of ptp/msg.h). */
 uint16_t ds_time_properties_flags(const struct timePropertiesDS *tp);

@@ -126,6 +126,53 @@ enum port_state fsm_next_slave_only(enum port_state state, enum fsm_event event,
 	}
 }
 
+enum port_state fsm_next_not_gm_capable(enum port_state state, enum fsm_event event,
+					bool master_changed)
+{
+	enum port_state next = fsm_next(state, event, master_changed);
+
+	if (event == FSM_EV_RS_GRAND_MASTER || event == FSM_EV_ANNOUNCE_RECEIPT_TIMEOUT_EXPIRES) {
+		return next == PORT_STATE_MASTER ? PORT_STATE_LISTENING : next;
+	}
+	return next;
+}
+
+enum port_state fsm_next_designated_master(enum port_state state, enum fsm_event event,
+					   bool master_changed)
+{
+	enum port_state next;
+
+	if (common_transition(state, event, &next)) {
+		/* Initialization done: the static role at once. */
+		return next == PORT_STATE_LISTENING && state == PORT_STATE_INITIALIZING
+			       ? PORT_STATE_MASTER
+			       : next;
+	}
+	return PORT_STATE_MASTER;
+}
+
+enum port_state fsm_next_designated_slave(enum port_state state, enum fsm_event event,
+					  bool master_changed)
+{
+	enum port_state next;
+
+	if (common_transition(state, event, &next)) {
+		return next == PORT_STATE_LISTENING && state == PORT_STATE_INITIALIZING
+			       ? PORT_STATE_UNCALIBRATED
+			       : next;
+	}
+	switch (event) {
+	case FSM_EV_MASTER_CLOCK_SELECTED:
+		return state == PORT_STATE_UNCALIBRATED ? PORT_STATE_SLAVE : state;
+	case FSM_EV_SYNCHRONIZATION_FAULT:
+	case FSM_EV_SYNC_RECEIPT_TIMEOUT_EXPIRES:
+		return PORT_STATE_UNCALIBRATED;
+	default:
+		/* No BMCA: recommended states and announce timeouts do not apply. */
+		return state == PORT_STATE_SLAVE ? state : PORT_STATE_UNCALIBRATED;
+	}
+}
+
 static const char *const fsm_event_names[] = {
 	[FSM_EV_NONE] = "NONE",
 	[FSM_EV_POWERUP] = "POWERUP",

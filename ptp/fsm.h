@@ -48,4 +48,21 @@ enum port_state fsm_next(enum port_state state, enum fsm_event event, bool maste
 enum port_state fsm_next_slave_only(enum port_state state, enum fsm_event event,
 				    bool master_changed);
 
+/*
+ * Not grandmaster-capable (802.1AS gmCapable 0): as fsm_next, but a port that would become
+ * grandmaster (RS_GRAND_MASTER, or no master heard) stays or goes LISTENING.
+ */
+enum port_state fsm_next_not_gm_capable(enum port_state state, enum fsm_event event,
+					bool master_changed);
+/*
+ * Static roles without a BMCA (ptp4l's BMCA noop): a designated master goes from INITIALIZING
+ * to MASTER and stays; a designated slave goes to UNCALIBRATED, SLAVE once the servo locks, and
+ * back to UNCALIBRATED on a synchronization fault or a Sync receipt timeout. Neither takes a
+ * recommended state.
+ */
+enum port_state fsm_next_designated_master(enum port_state state, enum fsm_event event,
+					   bool master_changed);
+enum port_state fsm_next_designated_slave(enum port_state state, enum fsm_event event,
+					  bool master_changed);
+
 const char *fsm_event_to_string(enum fsm_event e);

@@ -238,6 +238,40 @@ static int get_time_status_np(struct wire_writer *w, const struct mgmt_clock *c,
 	return wire_put_clock_identity(w, &c->pds.grandmasterIdentity);
 }
 
+/*
+ * linuxptp struct grandmaster_settings_np: clockQuality, utc_offset, time_flags (octet 1 of
+ * flagField, 13.3.2.8), time_source.
+ */
+#define GM_SETTINGS_LEN 8
+
+static int get_grandmaster_settings_np(struct wire_writer *w, const struct mgmt_clock *c,
+				       const struct mgmt_port *p)
+{
+	PUT(wire_put_clock_quality(w, &c->gm.clockQuality));
+	PUT(wire_put_u16(w, (uint16_t) c->gm.tp.currentUtcOffset));
+	PUT(wire_put_u8(w, (uint8_t) ds_time_properties_flags(&c->gm.tp)));
+	return wire_put_u8(w, c->gm.tp.timeSource);
+}
+
+/* The settings a SET carries; ptpTimescale stays the clock's (its timestamping decides it). */
+static int parse_grandmaster_settings_np(const uint8_t *data, size_t len, bool ptp_timescale,
+					 struct gm_settings *ret)
+{
+	struct wire_reader r;
+	uint16_t utc;
+	uint8_t flags;
+
+	wire_reader_init(&r, data, len);
+	if (wire_get_clock_quality(&r, &ret->clockQuality) < 0 || wire_get_u16(&r, &utc) < 0 ||
+	    wire_get_u8(&r, &flags) < 0 || wire_get_u8(&r, &ret->tp.timeSource) < 0) {
+		return -EBADMSG;
+	}
+	ret->tp.currentUtcOffset = (int16_t) utc;
+	ds_time_properties_set_flags(&ret->tp, flags);
+	ret->tp.ptpTimescale = ptp_timescale;
+	return 0;
+}
+
 /* linuxptp struct port_properties_np: portIdentity, port_state, timestamping, interface. */
 static int get_port_properties_np(struct wire_writer *w, const struct mgmt_clock *c,
 				  const struct mgmt_port *p)
@@ -315,7 +349,8 @@ static const struct mgmt_entry entries[] = {
 	PORT(DELAY_MECHANISM, get_delay_mechanism, DATUM_LEN, false),
 	PORT(LOG_MIN_PDELAY_REQ_INTERVAL, get_log_min_pdelay_req_interval, DATUM_LEN, false),
 	CLOCK(TIME_STATUS_NP, get_time_status_np, 50, true, 0),
-	UNSUPPORTED(GRANDMASTER_SETTINGS_NP, SCOPE_CLOCK),
+	CLOCK(GRANDMASTER_SETTINGS_NP, get_grandmaster_settings_np, GM_SETTINGS_LEN, false,
+	      MGMT_CHANGE_GM_SETTINGS),
 	UNSUPPORTED(PORT_DATA_SET_NP, SCOPE_PORT),
 	UNSUPPORTED(SUBSCRIBE_EVENTS_NP, SCOPE_CLOCK),
 	PORT(PORT_PROPERTIES_NP, get_port_properties_np, 13 + TEXT_MAX, true),
@@ -561,17 +596,27 @@ static int mgmt_answer(struct mgmt_ctx *x, const struct mgmt_entry *e, const str
 	return x->sent;
 }
 
-/* SET of PRIORITY1/PRIORITY2 (15.5.3.3.5/.6): exactly one datum. */
+/* SET of PRIORITY1/PRIORITY2 (15.5.3.3.5/.6): exactly one datum; GRANDMASTER_SETTINGS_NP. */
 static int mgmt_set(struct mgmt_ctx *x, const struct mgmt_entry *e, const struct tlv_management *t,
 		    struct mgmt_change *change)
 {
 	struct mgmt_clock after = *x->c;
 
-	if (t->data_len != DATUM_LEN) {
+	if (t->data_len != (e->set_bit == MGMT_CHANGE_GM_SETTINGS ? GM_SETTINGS_LEN : DATUM_LEN)) {
 		count(x, MGMT_CNT_WRONG_LENGTH);
 		return mgmt_fail(x, e, TLV_MGMT_ERR_WRONG_LENGTH);
 	}
-	if (e->set_bit == MGMT_CHANGE_PRIORITY1) {
+	if (e->set_bit == MGMT_CHANGE_GM_SETTINGS) {
+		if (parse_grandmaster_settings_np(t->data, t->data_len, x->c->gm.tp.ptpTimescale,
+						  &change->gm) < 0) {
+			count(x, MGMT_CNT_WRONG_LENGTH);
+			return mgmt_fail(x, e, TLV_MGMT_ERR_WRONG_LENGTH);
+		}
+		after.gm = change->gm;
+		if (!after.dds.slaveOnly) {
+			after.dds.clockQuality = change->gm.clockQuality;
+		}
+	} else if (e->set_bit == MGMT_CHANGE_PRIORITY1) {
 		change->priority1 = after.dds.priority1 = t->data[0];
 	} else {
 		change->priority2 = after.dds.priority2 = t->data[0];

@@ -107,7 +107,9 @@ struct mgmt_clock {
 	struct parentDS pds;
 	struct timePropertiesDS tpds;
 	const char *user_description; /* NULL: empty */
-	ns_t ingress_time;	      /* TIME_STATUS_NP: t2 of the last Sync used, 0 if none */
+	/* GRANDMASTER_SETTINGS_NP: what the clock announces of itself as grandmaster */
+	struct gm_settings gm;
+	ns_t ingress_time; /* TIME_STATUS_NP: t2 of the last Sync used, 0 if none */
 	const struct mgmt_port *ports;
 	size_t n_ports;
 	/*
@@ -131,16 +133,22 @@ struct mgmt_request {
 
 #define MGMT_INGRESS_LOCAL (-1)
 
-/* A SET the caller must apply (IEEE 1588-2019 15.5.3.3.5/.6: priority1, priority2). */
+/*
+ * A SET the caller must apply (IEEE 1588-2019 15.5.3.3.5/.6: priority1, priority2; linuxptp's
+ * GRANDMASTER_SETTINGS_NP: clockQuality, currentUtcOffset, leap61, leap59, currentUtcOffsetValid,
+ * timeTraceable, frequencyTraceable, timeSource; its ptpTimescale bit is not taken).
+ */
 enum {
 	MGMT_CHANGE_PRIORITY1 = 1u << 0,
 	MGMT_CHANGE_PRIORITY2 = 1u << 1,
+	MGMT_CHANGE_GM_SETTINGS = 1u << 2,
 };
 
 struct mgmt_change {
 	unsigned int mask;
 	uint8_t priority1;
 	uint8_t priority2;
+	struct gm_settings gm;
 };
 
 /* What happened to requests: every one lands in exactly one of the first five. */

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ptp/bmca.h"
 #include "ptp/ds.h"
 #include "ptp/types.h"
 
@@ -22,6 +23,8 @@
 #define OPTIONS_USER_DESCRIPTION_MAX 128
 /* Explicitly listed interfaces of one instance. */
 #define OPTIONS_INTERFACES_MAX 64
+/* An IEEE 802 MAC address (ptp_dst_mac, p2p_dst_mac). */
+#define OPTIONS_MAC_LEN 6
 
 /* Only IEEE 802.3 (Annex E) for now; ptp4l's UDPv4/UDPv6 are refused by the config parser. */
 enum options_transport {
@@ -41,6 +44,17 @@ enum options_clock_backend {
 	OPTIONS_CLOCK_FREE_RUNNING, /* measure only, like ptp4l --free_running 1 */
 };
 
+/*
+ * Management over the network (IEEE 1588-2019 15.3.3, pmc -2): off (nothing answered), read-only
+ * (GET answered, SET refused: the default) or read-write. The values are the IPC byte (read-only
+ * 0 and read-write 1, as the boolean management_network_set travelled before).
+ */
+enum options_mgmt_network {
+	OPTIONS_MGMT_NETWORK_READ_ONLY = 0,
+	OPTIONS_MGMT_NETWORK_READ_WRITE = 1,
+	OPTIONS_MGMT_NETWORK_OFF = 2,
+};
+
 enum servo_type {
 	SERVO_TYPE_PI = 0, /* proportional-integral (servo-pi.c) */
 	SERVO_TYPE_LINREG, /* least-squares fit over an adaptive window (servo-linreg.c) */
@@ -51,8 +65,13 @@ struct servo_options {
 	enum servo_type clock_servo;
 	double pi_proportional_const;
 	double pi_integral_const;
-	double step_threshold;		 /* seconds; 0 = never step after the first update */
-	double first_step_threshold;	 /* seconds; 0 = never step on the first update */
+	double step_threshold;	     /* seconds; 0 = never step after the first update */
+	double first_step_threshold; /* seconds; 0 = never step on the first update */
+	/*
+	 * seconds; once the clock has locked, an offset beyond this is refused (never stepped or
+	 * slewed on) and the servo holds over; 0 = no bound. chrony's maxchange is the model.
+	 */
+	double max_offset_jump;
 	int32_t max_frequency;		 /* ppb clamp of the adjustment */
 	int32_t servo_offset_threshold;	 /* ns; stable after this many offsets within it; 0 off */
 	int32_t servo_num_offset_values; /* how many */
@@ -76,6 +95,38 @@ enum options_profile {
 	OPTIONS_PROFILE_AUTOMOTIVE_SLAVE,  /* IEEE 802.1AS automotive, static slave */
 	OPTIONS_PROFILE_G8275_1,	   /* ITU-T G.8275.1 */
 	OPTIONS_PROFILE_POWER_2017,	   /* IEEE C37.238-2017 */
+};
+
+/* ptp4l's BMCA key: the 1588 BMCA, or none (static roles, 802.1AS automotive). */
+enum options_bmca {
+	OPTIONS_BMCA_PTP = 0,
+	/*
+	 * No BMCA: the port's role is static, MASTER with masterOnly, SLAVE with the instance's
+	 * slaveOnly (ptp4l's designated master / slave); neither needs an Announce.
+	 */
+	OPTIONS_BMCA_NOOP,
+};
+
+/* ptp4l's asCapable key: computed as 802.1AS clause 11 says (auto), or always true. */
+enum options_as_capable {
+	OPTIONS_AS_CAPABLE_AUTO = 0,
+	OPTIONS_AS_CAPABLE_TRUE,
+};
+
+/* ptp4l's power_profile.version: which IEEE C37.238 TLV every Announce carries, if any. */
+enum options_power_profile {
+	OPTIONS_POWER_PROFILE_NONE = 0,
+	OPTIONS_POWER_PROFILE_2011,
+	OPTIONS_POWER_PROFILE_2017,
+};
+
+/* ptp4l's power_profile.* keys: the IEEE C37.238 TLV's values (inaccuracies ns, -1 unknown). */
+struct power_profile_options {
+	enum options_power_profile version;
+	uint16_t grandmasterID;
+	int32_t grandmasterTimeInaccuracy; /* power_profile.2011.grandmasterTimeInaccuracy */
+	int32_t networkTimeInaccuracy;	   /* power_profile.2011.networkTimeInaccuracy */
+	int32_t totalTimeInaccuracy;	   /* power_profile.2017.totalTimeInaccuracy */
 };
 
 /* Which interfaces belong to an instance: an explicit list, or every interface with a PHC. */
@@ -104,8 +155,23 @@ struct instance_options {
 	char userDescription[OPTIONS_USER_DESCRIPTION_MAX + 1];
 	struct interface_selection interfaces;
 	bool include_software_interfaces; /* with auto: also interfaces with software stamps only */
-	bool management_network_set;	  /* accept management SET over the network (15.3.3) */
+	enum options_mgmt_network management_network; /* management over the network (15.3.3) */
 	enum options_profile profile;
+	/* 802.1AS 8.6.2.1 gmCapable: false, the clock never becomes grandmaster (ptp4l's key) */
+	bool gmCapable;
+	/* ptp4l's dataset_comparison: ieee1588 (9.3.4) or G.8275.x (G.8275.1 6.3.8) */
+	enum bmca_comparison dataset_comparison;
+	uint8_t localPriority;	 /* G.8275.defaultDS.localPriority, 1..255 */
+	uint8_t maxStepsRemoved; /* an Announce with stepsRemoved >= this is ignored, 2..255 */
+	uint8_t clock_class_threshold; /* an Announce of a worse grandmaster clockClass is ignored
+					*/
+	/*
+	 * No key: set at run time only (SetGrandmasterSettings, SET GRANDMASTER_SETTINGS_NP), with
+	 * clockClass, clockAccuracy, offsetScaledLogVariance, utc_offset and timeSource above. The
+	 * MSG_FLAG_* bits of leap61, leap59, currentUtcOffsetValid, timeTraceable and
+	 * frequencyTraceable this clock announces as grandmaster; 0 from a configuration.
+	 */
+	uint8_t gm_time_flags;
 };
 
 /* One port: message intervals, timeouts, delay mechanism, transport and timestamping. */
@@ -135,7 +201,52 @@ struct port_options {
 	 * follow_up_info), which an 802.1AS slave (ptp4l with gPTP.cfg) requires.
 	 */
 	bool follow_up_info;
+	/* 802.1AS 10.3.8.23 / 1588 16.2: the path trace TLV on Announce; loops are dropped */
+	bool path_trace_enabled;
+	/* ns; P2P with 802.1AS: a shorter peer delay makes asCapable false (ptp4l's key) */
+	int32_t min_neighbor_prop_delay;
+	enum options_as_capable asCapable;
+	enum options_bmca BMCA;
+	bool inhibit_announce;	/* never send Announce (static roles) */
+	bool inhibit_delay_req; /* never send Delay_Req / Pdelay_Req (a designated master) */
+	bool ignore_source_id;	/* a designated slave takes Sync/Follow_Up from any source */
+	/*
+	 * After the servo is stable: Pdelay_Req every 2^operLogPdelayReqInterval s, and (with
+	 * msg_interval_request) ask the master for Sync every 2^operLogSyncInterval s with an
+	 * 802.1AS message interval request TLV in a Signaling message.
+	 */
+	int8_t operLogSyncInterval;
+	int8_t operLogPdelayReqInterval;
+	bool msg_interval_request;
+	/*
+	 * IEEE 1588-2019 Annex E.3, ptp4l's keys: where every message but the peer delay ones goes
+	 * (01-1B-19-00-00-00; G.8275.1 uses 01-80-C2-00-00-0E), and where Pdelay_Req, Pdelay_Resp
+	 * and Pdelay_Resp_Follow_Up go (01-80-C2-00-00-0E). The port joins ptp_dst_mac, and
+	 * p2p_dst_mac too with P2P: the groups it needs, no other.
+	 */
+	uint8_t ptp_dst_mac[OPTIONS_MAC_LEN];
+	uint8_t p2p_dst_mac[OPTIONS_MAC_LEN];
+	uint8_t localPriority; /* G.8275.portDS.localPriority: of every Erbest of this port */
+	/* 802.1AS-2011 compatibility (ptp4l's key): a one-step Sync waits for a Follow_Up too */
+	bool assume_two_step;
+	/*
+	 * ptp4l's keys, ns: how much later than the reference plane (16.7) an RX stamp is taken
+	 * (subtracted from every event message's RX timestamp), and how much later than its TX
+	 * stamp a frame passes it (added to every TX timestamp).
+	 */
+	int32_t ingressLatency;
+	int32_t egressLatency;
+	struct power_profile_options power_profile;
+	/*
+	 * ptp4l's socket_priority: SO_PRIORITY of the port's packet socket (0..15), which a VLAN
+	 * device's egress-qos-map turns into the 802.1Q priority (PCP) of its frames.
+	 */
+	uint8_t socket_priority;
 };
+
+/* 01-1B-19-00-00-00 and 01-80-C2-00-00-0E (IEEE 1588-2019 Annex E.3). */
+extern const uint8_t options_mac_ptp_default[OPTIONS_MAC_LEN];
+extern const uint8_t options_mac_p2p_default[OPTIONS_MAC_LEN];
 
 /* summary_interval: the supervisor reads a worker's status once a second, so no shorter window. */
 #define OPTIONS_SUMMARY_INTERVAL_MIN 0
@@ -156,6 +267,23 @@ const char *options_profile_unsupported(enum options_profile p);
 void options_profile_defaults(enum options_profile p, struct instance_options *io,
 			      struct port_options *po);
 
+const char *options_bmca_to_string(enum options_bmca b);
+int options_bmca_from_string(const char *s, enum options_bmca *ret);
+const char *options_as_capable_to_string(enum options_as_capable a);
+int options_as_capable_from_string(const char *s, enum options_as_capable *ret);
+/* The grandmaster settings in o, and o with settings s (ptpTimescale is not stored). */
+void options_gm_settings(const struct instance_options *o, struct gm_settings *ret);
+void options_set_gm_settings(struct instance_options *o, const struct gm_settings *s);
+
+/* "01:1B:19:00:00:00" (or with '-'): a multicast MAC (the group bit set), as the port joins it. */
+int options_mac_from_string(const char *s, uint8_t ret[OPTIONS_MAC_LEN]);
+/* "01:1B:19:00:00:00", as ptp4l writes it; buf of OPTIONS_MAC_STRLEN. */
+#define OPTIONS_MAC_STRLEN 18
+const char *options_mac_to_string(const uint8_t mac[OPTIONS_MAC_LEN], char *buf);
+
+const char *options_power_profile_to_string(enum options_power_profile v);
+int options_power_profile_from_string(const char *s, enum options_power_profile *ret);
+
 const char *options_transport_to_string(enum options_transport t);
 int options_transport_from_string(const char *s, enum options_transport *ret);
 const char *options_timestamping_to_string(enum options_timestamping t);
@@ -164,3 +292,6 @@ const char *options_clock_servo_to_string(enum servo_type t);
 int options_clock_servo_from_string(const char *s, enum servo_type *ret);
 const char *options_clock_backend_to_string(enum options_clock_backend c);
 int options_clock_backend_from_string(const char *s, enum options_clock_backend *ret);
+/* "off", "read-only", "read-write" */
+const char *options_mgmt_network_to_string(enum options_mgmt_network m);
+int options_mgmt_network_from_string(const char *s, enum options_mgmt_network *ret);

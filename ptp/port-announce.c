@@ -1,15 +1,50 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Announce: sending our data sets as a master, and feeding received ones to the BMCA. */
 #include "ptp/port-internal.h"
+#include "ptp/tlv.h"
+
+/* ptp4l's power_profile.*: the IEEE C37.238 TLV of its version, none for version none. */
+static int port_announce_c37_238(const struct port *p, struct tlv_builder *b)
+{
+	const struct power_profile_options *pp = &p->cfg.port.power_profile;
+	struct tlv_c37_238 c = {
+		.grandmasterID = pp->grandmasterID,
+		/* -1 (unknown) is 0xFFFFFFFF on the wire. */
+		.grandmasterTimeInaccuracy = (uint32_t) pp->grandmasterTimeInaccuracy,
+		.networkTimeInaccuracy = (uint32_t) pp->networkTimeInaccuracy,
+		.totalTimeInaccuracy = (uint32_t) pp->totalTimeInaccuracy,
+	};
+
+	switch (pp->version) {
+	case OPTIONS_POWER_PROFILE_2011:
+		c.subtype = TLV_C37_238_2011;
+		break;
+	case OPTIONS_POWER_PROFILE_2017:
+		c.subtype = TLV_C37_238_2017;
+		break;
+	default:
+		return 0;
+	}
+	return tlv_builder_add_c37_238(b, &c);
+}
 
 /* IEEE 1588-2019 13.5 and 9.5.8: an Announce is the parent data set as this clock sees it. */
 int port_announce_send(struct port *p, ns_t now)
 {
+	/* The IEEE C37.238 TLV (at most 64 octets) and the path trace TLV. */
+	uint8_t tlv[64 + TLV_HEADER_LEN + 8 * (PORT_PATH_TRACE_MAX + 1)];
+	struct tlv_builder b;
 	struct msg m;
 	struct msg_announce *a = &m.body.announce;
+	ssize_t n;
+	int r;
 
-	/* Never an Announce naming a parent data set the clock has not decided (9.3.5). */
-	if (!p->parent_valid) {
+	/*
+	 * Never an Announce naming a parent data set the clock has not decided (9.3.5), none with
+	 * inhibit_announce (static roles), none over a link that is not asCapable (802.1AS-2020
+	 * clause 10: the state machines that send run only while asCapable).
+	 */
+	if (!p->parent_valid || p->cfg.port.inhibit_announce || !p->asc.value) {
 		return 0;
 	}
 	port_msg_init(p, &m, MSG_ANNOUNCE, p->seq_announce++);
@@ -24,6 +59,17 @@ int port_announce_send(struct port *p, ns_t now)
 	a->grandmasterIdentity = p->pds.grandmasterIdentity;
 	a->stepsRemoved = p->cds.stepsRemoved;
 	a->timeSource = p->tpds.timeSource;
+	tlv_builder_init(&b, tlv, sizeof(tlv));
+	r = port_announce_c37_238(p, &b);
+	if (r < 0) {
+		return r;
+	}
+	m.tlv = tlv;
+	m.tlv_len = tlv_builder_len(&b);
+	n = port_path_trace_tlv(p, tlv + m.tlv_len, sizeof(tlv) - m.tlv_len);
+	if (n > 0) {
+		m.tlv_len += (size_t) n;
+	}
 	return port_send(p, &m, false, NULL, PORT_CNT_TX_ANNOUNCE, now);
 }
 
@@ -49,6 +95,17 @@ int port_announce_receive(struct port *p, const struct msg *m, ns_t now)
 	struct bmca_announce a;
 	int r;
 
+	/* The sender's announce interval is kept with its record: it must be one (7.7.2.2). */
+	if (m->hdr.logMessageInterval != MSG_LOG_INTERVAL_NONE &&
+	    !ds_log_interval_wire_valid(m->hdr.logMessageInterval)) {
+		port_count(p, PORT_CNT_OUT_OF_RANGE);
+		return 0;
+	}
+	r = port_path_trace_receive(p, m);
+	if (r) {
+		port_count(p, r);
+		return 0;
+	}
 	port_announce_from_msg(m, &a);
 	/* 9.3.2.5: qualification, and the exclusions (stepsRemoved >= 255, a full table). */
 	r = bmca_foreign_add(&p->foreign, &a, now);

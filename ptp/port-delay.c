@@ -74,12 +74,24 @@ static int port_delay_resp_check(const struct port *p, const struct msg *m)
 		return m->hdr.sequenceId == p->dreq.seq ? PORT_CNT_DUPLICATE_SEQUENCE
 							: PORT_CNT_STALE_SEQUENCE;
 	}
+	/*
+	 * 9.5.11.2: the slave's Delay_Req interval comes from here. A forged -30 once divided by
+	 * zero (SIGFPE), -25 made 25,000 Delay_Req/s: an answer beyond the range is not one, and
+	 * the request stays pending for the real answer.
+	 */
+	if (m->hdr.logMessageInterval != MSG_LOG_INTERVAL_NONE &&
+	    !ds_log_interval_wire_valid(m->hdr.logMessageInterval)) {
+		return PORT_CNT_OUT_OF_RANGE;
+	}
 	return 0;
 }
 
+static bool port_delay_compute(const struct port *p, ns_t m3, ns_t *mpd, enum port_counter *bad);
+
 int port_delay_resp_receive(struct port *p, const struct msg *m, ns_t now)
 {
-	ns_t t4;
+	enum port_counter c;
+	ns_t t4, mpd;
 	int r;
 
 	r = port_delay_resp_check(p, m);
@@ -108,22 +120,55 @@ int port_delay_resp_receive(struct port *p, const struct msg *m, ns_t now)
 	if (!p->sync.have_pair) {
 		return 0;
 	}
-	return port_delay_sync_kept(p, p->sync.pair_t2,
-				    p->sync.pair_t2 - p->sync.t1 - p->sync.pair_correction, now);
+	/*
+	 * The answer waits for the Sync after t3, but one that does not fit even with the latest
+	 * Sync (the interpolation moves m by a rate difference over a Sync interval, far less than
+	 * a second) is counted and dropped now.
+	 */
+	if (!port_delay_compute(p, p->sync.pair_m, &mpd, &c)) {
+		p->dreq.waiting = false;
+		port_count(p, c);
+		return 0;
+	}
+	return port_delay_sync_kept(p, p->sync.pair_t2, p->sync.pair_m, now);
 }
 
-/* One E2E delay sample from t2 - t1 - correction at t3, the Delay_Resp's t4 and correction. */
-static int port_delay_sample(struct port *p, ns_t m3, ns_t now)
+/*
+ * The mean path delay from t2 - t1 - correction at t3 (m3) and the waiting Delay_Resp's t4 and
+ * correction. Times from the wire can be extreme: checked arithmetic, and a delay that does not
+ * fit is no sample (PORT_CNT_OVERFLOW); nor is one beyond any path (PORT_CNT_OUT_OF_RANGE).
+ */
+static bool port_delay_compute(const struct port *p, ns_t m3, ns_t *mpd, enum port_counter *bad)
 {
 	struct delay_e2e d = {
-		.t1 = p->dreq.w_t3 - m3,
 		.t2 = p->dreq.w_t3,
 		.t3 = p->dreq.w_t3,
 		.t4 = p->dreq.w_t4,
 		.delay_resp_correction = p->dreq.w_correction,
 	};
 
+	if (__builtin_sub_overflow(d.t2, m3, &d.t1) || delay_e2e_mean_path_delay(&d, mpd) < 0) {
+		*bad = PORT_CNT_OVERFLOW;
+		return false;
+	}
+	if (*mpd > PORT_PATH_DELAY_MAX || *mpd < -PORT_PATH_DELAY_MAX) {
+		*bad = PORT_CNT_OUT_OF_RANGE;
+		return false;
+	}
+	return true;
+}
+
+/* One E2E delay sample from t2 - t1 - correction at t3 (m3) and the waiting Delay_Resp. */
+static int port_delay_sample(struct port *p, ns_t m3, ns_t now)
+{
+	enum port_counter c;
+	ns_t mpd;
+
 	p->dreq.waiting = false;
+	if (!port_delay_compute(p, m3, &mpd, &c)) {
+		port_count(p, c);
+		return 0;
+	}
 	/*
 	 * The first samples pair with Syncs that the outlier gate could not judge yet (it needs
 	 * two): each stands alone, so a Sync spike in them leaves the median filter with the next
@@ -133,7 +178,7 @@ static int port_delay_sample(struct port *p, ns_t m3, ns_t now)
 		p->delay.e2e_samples++;
 		delay_filter_reset(&p->delay.filter);
 	}
-	p->delay.value = delay_filter_sample(&p->delay.filter, delay_e2e_mean_path_delay(&d));
+	p->delay.value = delay_filter_sample(&p->delay.filter, mpd);
 	p->delay.valid = true;
 	p->cds.meanDelay = p->delay.value;
 	return port_sync_delay_known(p, now);
@@ -168,9 +213,15 @@ int port_delay_sync_kept(struct port *p, ns_t t2, ns_t m, ns_t now)
 	if (s->have_prev && s->prev_t2 <= t3 && s->prev_t2 < t2 && s->prev_judged &&
 	    s->pair_judged) {
 		double k = (double) (t3 - s->prev_t2) / (double) (t2 - s->prev_t2);
+		ns_t dm;
 
-		return port_delay_sample(
-			p, s->prev_m + (ns_t) llround(k * (double) (m - s->prev_m)), now);
+		/* m3 lies between prev_m and m: only their difference can overflow. */
+		if (__builtin_sub_overflow(m, s->prev_m, &dm)) {
+			p->dreq.waiting = false;
+			port_count(p, PORT_CNT_OVERFLOW);
+			return 0;
+		}
+		return port_delay_sample(p, s->prev_m + (ns_t) llround(k * (double) dm), now);
 	}
 	/* No Sync kept before t3 (a reset between), or not judged: nothing to pair with. */
 	p->dreq.waiting = false;

@@ -7,6 +7,7 @@
 #include "ptp/delay.h"
 #include "ptp/fsm.h"
 #include "ptp/msg.h"
+#include "ptp/outlier.h"
 #include "ptp/port.h"
 
 /* A rate ratio further from 1 than this is a measurement gone wrong (a step, a restart). */
@@ -21,6 +22,12 @@
 #define PORT_DELAY_NEAR_SPAN (50 * NS_PER_MSEC)
 /* The E2E delay samples that stand alone at the start (port_delay_sample). */
 #define PORT_DELAY_PROVISIONAL 1
+
+/*
+ * A path delay sample beyond +-1 s is no path (light crosses the planet in 0.07 s): a forged
+ * answer, counted as out_of_range, never a sample for the filter and the offsets.
+ */
+#define PORT_PATH_DELAY_MAX NS_PER_SEC
 
 /* Deadlines the engine keeps; 0 = stopped. */
 enum port_timer {
@@ -63,6 +70,7 @@ struct port_sync_rx {
 	ns_t correction; /* Sync correctionField */
 	bool have_pair;	 /* t1/t2 below hold a complete measurement (for the E2E delay) */
 	ns_t t1, pair_t2, pair_correction;
+	ns_t pair_m;	  /* its pair_t2 - t1 - pair_correction (which fits: checked) */
 	bool pair_judged; /* the outlier gate judged (and passed) it */
 	bool have_prev;	  /* the one before it, t2 - t1 - correction at prev_t2 */
 	bool prev_judged;
@@ -76,17 +84,6 @@ struct port_sync_rx {
 	unsigned held_n;
 	struct port_sync_pair held[PORT_SYNC_HELD_MAX];
 	unsigned early_next; /* the slot the next early Follow_Up takes */
-};
-
-/* The offset spike gate in front of the servo (port-sync.c): the last two samples it passed. */
-struct port_outlier {
-	unsigned n; /* samples held: 0, 1, 2 */
-	ns_t t[2], o[2];
-	double jitter;	   /* moving average of |offset - prediction| */
-	unsigned rejected; /* in a row */
-	ns_t rt[2], ro[2]; /* the last two of them */
-	double run_jitter; /* jitter before the run of rejections began */
-	unsigned judged;   /* samples judged since it started, up to PORT_OUTLIER_WARMUP */
 };
 
 /* E2E requester (slave): the Delay_Req in flight. */
@@ -108,9 +105,27 @@ struct port_pdelay_req {
 	uint16_t seq;
 	struct PortIdentity responder;
 	ns_t t1, t2, t4, resp_correction;
-	bool have_prev; /* prev_t3/prev_t4 for the neighborRateRatio */
+	unsigned responders; /* distinct Pdelay_Resp to this request (802.1AS: one) */
+	bool have_prev;	     /* prev_t3/prev_t4 for the neighborRateRatio */
 	ns_t prev_t3, prev_t4;
 	double nrr;
+};
+
+/*
+ * 802.1AS-2020 11.2.2 / 11.2.19.3: is the link able to carry 802.1AS (asCapable)? On a port
+ * that runs 802.1AS (follow_up_info with P2P) and whose asCapable key is auto: the neighbour
+ * answers Pdelay_Req (at most allowedLostResponses missed in a row), alone (fewer than
+ * PORT_MULTIPLE_RESPONSES_MAX requests in a row answered by several), its rate ratio is known,
+ * and its delay lies within [min_neighbor_prop_delay, neighborPropDelayThresh].
+ */
+#define PORT_ALLOWED_LOST_RESPONSES 3
+#define PORT_MULTIPLE_RESPONSES_MAX 3
+struct port_as_capable {
+	bool value;
+	enum port_as_capable_reason why; /* of the last change to false */
+	unsigned lost;			 /* Pdelay_Req in a row without a complete exchange */
+	unsigned multiple;		 /* Pdelay_Req in a row answered by several responders */
+	bool nrr_valid;			 /* neighborRateRatio measured */
 };
 
 /* Path delay in use: filtered E2E meanPathDelay or P2P meanLinkDelay. */
@@ -119,6 +134,13 @@ struct port_path_delay {
 	ns_t value;
 	unsigned e2e_samples; /* since the last reset, up to PORT_DELAY_PROVISIONAL + 1 */
 	struct delay_filter filter;
+};
+
+/* The path trace of the last Announce of a foreign master (port-gptp.c). */
+struct port_foreign_path {
+	bool used;
+	struct PortIdentity sender;
+	struct port_path_trace path;
 };
 
 struct port {
@@ -146,13 +168,23 @@ struct port {
 	uint64_t rng;
 
 	/* sequenceIds of the messages we originate (7.3.7: one counter per message type) */
-	uint16_t seq_announce, seq_sync, seq_delay_req, seq_pdelay_req;
+	uint16_t seq_announce, seq_sync, seq_delay_req, seq_pdelay_req, seq_signaling;
+
+	/* 802.1AS (port-gptp.c) */
+	struct port_foreign_path fpath[BMCA_FOREIGN_MAX];
+	unsigned fpath_next;
+	struct port_path_trace parent_path; /* the clock's parent's path trace; empty as GM */
+	double gm_rate_ratio;		    /* GM over this clock, for a MASTER's Follow_Up; 0 */
+	double upstream_rate_ratio;	    /* of the parent's last Follow_Up information TLV */
+	bool sync_stopped, pdelay_stopped;  /* a message interval request said stop */
+	bool oper_intervals;		    /* switched to operLogSyncInterval/PdelayReqInterval */
 
 	struct port_sync_rx sync;
-	struct port_outlier outlier;
+	struct outlier_gate outlier;
 	struct port_delay_req dreq;
 	struct port_pdelay_req pdreq;
 	struct port_path_delay delay;
+	struct port_as_capable asc;
 	enum servo_state servo_state;
 	bool sample_seen; /* a free-running port has measured once: it may go SLAVE */
 
@@ -199,12 +231,34 @@ int port_delay_sync_kept(struct port *p, ns_t t2, ns_t m, ns_t now);
 /* The syncReceiptTimeout timer expired: back to LISTENING, the servo in holdover. */
 int port_sync_timeout(struct port *p, ns_t now);
 
+/* port-gptp.c (802.1AS) */
+/* An Announce's path trace: PORT_CNT_PATH_TRACE_LOOP when it holds our identity, else 0. */
+int port_path_trace_receive(struct port *p, const struct msg *m);
+/* The path trace of the last Announce of sender (empty when none). */
+void port_path_trace_of(struct port *p, const struct PortIdentity *sender,
+			struct port_path_trace *ret);
+/* The path trace TLV our Announce carries into buf: its length, 0 for none. */
+ssize_t port_path_trace_tlv(const struct port *p, uint8_t *buf, size_t size);
+/* The Follow_Up information TLV into buf: its length, < 0 if it does not fit. */
+ssize_t port_follow_up_info_tlv(const struct port *p, uint8_t *buf, size_t size);
+void port_follow_up_info_receive(struct port *p, const struct msg *m);
+int port_interval_request_send(struct port *p, int8_t sync_interval, ns_t now);
+/* A Signaling message for us: 0 used, or the counter that drops it. */
+int port_signaling_receive(struct port *p, const struct msg *m, ns_t now);
+/* After a sample of a SLAVE: the switch to (or back from) the operational intervals. */
+void port_oper_intervals(struct port *p, int8_t sync_log_interval, ns_t now);
+void port_oper_intervals_reset(struct port *p);
+
 /* port-delay.c (E2E, 11.3) */
 int port_delay_req_send(struct port *p, ns_t now);
 int port_delay_req_receive(struct port *p, const struct msg *m, ns_t rx, ns_t now);
 int port_delay_resp_receive(struct port *p, const struct msg *m, ns_t now);
 
 /* port-pdelay.c (P2P, 11.4) */
+/* Does the port run 802.1AS's asCapable rules (follow_up_info with P2P, asCapable auto)? */
+bool port_runs_as_capable(const struct port *p);
+/* Compute asCapable again after a peer delay event; reports a change through ops. */
+void port_as_capable_update(struct port *p);
 int port_pdelay_req_send(struct port *p, ns_t now);
 int port_pdelay_req_receive(struct port *p, const struct msg *m, ns_t rx, ns_t now);
 int port_pdelay_resp_receive(struct port *p, const struct msg *m, ns_t rx, ns_t now);

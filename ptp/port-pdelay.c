@@ -5,15 +5,34 @@
 /* Requester: a Pdelay_Req every 2^logMinPdelayReqInterval, in every active state (11.4.1). */
 int port_pdelay_req_send(struct port *p, ns_t now)
 {
-	uint16_t seq = p->seq_pdelay_req++;
+	uint16_t seq;
 	struct msg m;
 	ns_t tx;
 	int r;
 
+	/* A message interval request said stop (127), or a designated master that never asks. */
+	if (p->pdelay_stopped || p->cfg.port.inhibit_delay_req) {
+		return 0;
+	}
+	seq = p->seq_pdelay_req++;
 	if (p->pdreq.pending && !p->pdreq.stale) {
 		port_count(p, PORT_CNT_PDELAY_NO_RESPONSE);
+		p->asc.lost++;
 	}
+	/* 802.1AS-2020 11.2.19.3.4 (linuxptp's multiple_seq_pdr_count): one responder only. */
+	if (p->pdreq.seq == (uint16_t) (seq - 1) && p->pdreq.responders > 1) {
+		p->asc.multiple++;
+	} else if (p->pdreq.responders == 1) {
+		p->asc.multiple = 0;
+	}
+	p->pdreq.responders = 0;
+	port_as_capable_update(p);
 	port_msg_init(p, &m, MSG_PDELAY_REQ, seq);
+	/* 802.1AS-2020 11.4.2: an 802.1AS requester says its interval (1588-2019 Table 42 has
+	 * 0x7F, which msg_header_init() set). */
+	if (p->cfg.port.follow_up_info) {
+		m.hdr.logMessageInterval = p->portds.logMinPdelayReqInterval;
+	}
 	r = port_send(p, &m, true, &tx, PORT_CNT_TX_PDELAY_REQ, now);
 	if (r < 0) {
 		return r;
@@ -92,6 +111,7 @@ static void port_pdelay_complete(struct port *p, ns_t t2, ns_t t3, ns_t fup_corr
 		.resp_fup_correction = fup_correction,
 	};
 	double nrr;
+	ns_t mld;
 
 	p->pdreq.pending = false;
 	if (p->pdreq.stale) {
@@ -103,16 +123,28 @@ static void port_pdelay_complete(struct port *p, ns_t t2, ns_t t3, ns_t fup_corr
 	    nrr > 1.0 - PORT_RATE_RATIO_MAX_DEVIATION &&
 	    nrr < 1.0 + PORT_RATE_RATIO_MAX_DEVIATION) {
 		p->pdreq.nrr = nrr;
+		p->asc.nrr_valid = true;
 	}
 	p->pdreq.have_prev = true;
 	p->pdreq.prev_t3 = t3;
 	p->pdreq.prev_t4 = d.t4;
+	p->asc.lost = 0;
 
-	p->delay.value = delay_filter_sample(&p->delay.filter,
-					     delay_p2p_mean_link_delay(&d, p->pdreq.nrr));
+	/* The responder's times and corrections come from the wire: a delay that does not fit is
+	 * no sample. */
+	if (delay_p2p_mean_link_delay(&d, p->pdreq.nrr, &mld) < 0) {
+		port_count(p, PORT_CNT_OVERFLOW);
+		return;
+	}
+	if (mld > PORT_PATH_DELAY_MAX || mld < -PORT_PATH_DELAY_MAX) {
+		port_count(p, PORT_CNT_OUT_OF_RANGE);
+		return;
+	}
+	p->delay.value = delay_filter_sample(&p->delay.filter, mld);
 	p->delay.valid = true;
 	p->portds.meanLinkDelay = p->delay.value;
 	p->cds.meanDelay = p->delay.value;
+	port_as_capable_update(p);
 }
 
 int port_pdelay_resp_receive(struct port *p, const struct msg *m, ns_t rx, ns_t now)
@@ -121,9 +153,14 @@ int port_pdelay_resp_receive(struct port *p, const struct msg *m, ns_t rx, ns_t 
 	int k;
 
 	k = port_pdelay_check(p, m, &r->requestingPortIdentity);
-	if (!k && p->pdreq.have_resp) {
-		/* A second answer to one request: several responders on the link (11.4.1 says one).
+	if ((!k || k == PORT_CNT_DUPLICATE_SEQUENCE) && p->pdreq.have_resp) {
+		/*
+		 * A second answer to one request, before or after its exchange completed: several
+		 * responders on the link (11.4.1 says one; 802.1AS-2020 11.2.19.3.4).
 		 */
+		if (!port_identity_equal(&m->hdr.sourcePortIdentity, &p->pdreq.responder)) {
+			p->pdreq.responders++;
+		}
 		k = PORT_CNT_DUPLICATE_SEQUENCE;
 	}
 	if (k) {
@@ -131,6 +168,7 @@ int port_pdelay_resp_receive(struct port *p, const struct msg *m, ns_t rx, ns_t 
 		return 0;
 	}
 	p->pdreq.have_resp = true;
+	p->pdreq.responders = 1;
 	p->pdreq.responder = m->hdr.sourcePortIdentity;
 	p->pdreq.t4 = rx;
 	p->pdreq.resp_correction = correction_to_ns(m->hdr.correctionField);
@@ -166,4 +204,44 @@ int port_pdelay_resp_follow_up_receive(struct port *p, const struct msg *m, ns_t
 	}
 	port_pdelay_complete(p, p->pdreq.t2, t3, correction_to_ns(m->hdr.correctionField));
 	return 0;
+}
+
+bool port_runs_as_capable(const struct port *p)
+{
+	const struct port_options *o = &p->cfg.port;
+
+	return o->asCapable == OPTIONS_AS_CAPABLE_AUTO && o->follow_up_info &&
+	       o->delay_mechanism == DELAY_MECHANISM_P2P;
+}
+
+void port_as_capable_update(struct port *p)
+{
+	const struct port_options *o = &p->cfg.port;
+	enum port_as_capable_reason why = PORT_AS_CAPABLE_OK;
+	bool value;
+
+	if (!port_runs_as_capable(p)) {
+		return;
+	}
+	/* 802.1AS-2020 11.2.19.3: the neighbour must answer, alone, and be near enough. */
+	if (p->asc.lost > PORT_ALLOWED_LOST_RESPONSES) {
+		why = PORT_AS_CAPABLE_LOST_RESPONSES;
+	} else if (p->asc.multiple >= PORT_MULTIPLE_RESPONSES_MAX) {
+		why = PORT_AS_CAPABLE_MULTIPLE_RESPONDERS;
+	} else if (!p->delay.valid || !p->asc.nrr_valid) {
+		why = PORT_AS_CAPABLE_NOT_MEASURED;
+	} else if (p->delay.value > o->neighborPropDelayThresh) {
+		why = PORT_AS_CAPABLE_DELAY_ABOVE;
+	} else if (p->delay.value < o->min_neighbor_prop_delay) {
+		why = PORT_AS_CAPABLE_DELAY_BELOW;
+	}
+	value = why == PORT_AS_CAPABLE_OK;
+	if (value == p->asc.value) {
+		return;
+	}
+	p->asc.value = value;
+	p->asc.why = why;
+	if (p->ops->as_capable_changed) {
+		p->ops->as_capable_changed(p->userdata, value, why, p->delay.value);
+	}
 }

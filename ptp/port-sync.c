@@ -5,28 +5,21 @@
 
 #include "ptp/port-internal.h"
 
-/*
- * IEEE 802.1AS-2020 11.4.4.3 Follow_Up information TLV: organizationId 00-80-C2, subtype 1, then
- * cumulativeScaledRateOffset, gmTimeBaseIndicator, lastGmPhaseChange, scaledLastGmFreqChange.
- * All zero: what a grandmaster sends (its rate is its own, it has never changed time base).
- */
-static const uint8_t follow_up_info_tlv[] = {
-	0x00, 0x03, 0x00, 28,		    /* ORGANIZATION_EXTENSION, lengthField 28 */
-	0x00, 0x80, 0xc2, 0x00, 0x00, 0x01, /* IEEE 802.1, subtype 1 */
-	0,    0,    0,	  0,		    /* cumulativeScaledRateOffset */
-	0,    0,			    /* gmTimeBaseIndicator */
-	0,    0,    0,	  0,	0,    0,    0, 0, 0, 0, 0, 0, /* lastGmPhaseChange */
-	0,    0,    0,	  0,				      /* scaledLastGmFreqChange */
-};
-
 /* IEEE 1588-2019 9.5.9, 11.3: a two-step Sync, then its Follow_Up with the egress time. */
 int port_sync_send(struct port *p, ns_t now)
 {
-	uint16_t seq = p->seq_sync++;
+	uint16_t seq;
 	struct msg m;
+	uint8_t tlv[64];
+	ssize_t n;
 	ns_t tx, t1;
 	int r;
 
+	/* 802.1AS-2020 clause 10: no time over a link that is not asCapable; none after a stop. */
+	if (!p->asc.value || p->sync_stopped) {
+		return 0;
+	}
+	seq = p->seq_sync++;
 	port_msg_init(p, &m, MSG_SYNC, seq);
 	m.hdr.logMessageInterval = p->portds.logSyncInterval;
 	m.hdr.flagField |= MSG_FLAG_TWO_STEP;
@@ -39,9 +32,14 @@ int port_sync_send(struct port *p, ns_t now)
 	}
 	port_msg_init(p, &m, MSG_FOLLOW_UP, seq);
 	m.hdr.logMessageInterval = p->portds.logSyncInterval;
+	/* 802.1AS-2020 11.4.4.3: the Follow_Up information TLV on every Follow_Up. */
 	if (p->cfg.port.follow_up_info) {
-		m.tlv = follow_up_info_tlv;
-		m.tlv_len = sizeof(follow_up_info_tlv);
+		n = port_follow_up_info_tlv(p, tlv, sizeof(tlv));
+		if (n < 0) {
+			return (int) n;
+		}
+		m.tlv = tlv;
+		m.tlv_len = (size_t) n;
 	}
 	if (ns_to_timestamp(t1, &m.body.follow_up.preciseOriginTimestamp) < 0) {
 		port_count(p, PORT_CNT_BAD_TIMESTAMP);
@@ -58,9 +56,7 @@ void port_sync_reset(struct port *p)
 	p->sync.have_prev = false;
 	p->dreq.waiting = false;
 	p->sync.held_n = 0;
-	p->outlier.n = 0;
-	p->outlier.rejected = 0;
-	p->outlier.judged = 0;
+	outlier_gate_reset(&p->outlier);
 	/* Answers to requests in flight are legitimate: take them, but do not use them. */
 	p->dreq.stale = true;
 	p->pdreq.stale = true;
@@ -123,6 +119,7 @@ static void port_early_hold(struct port *p, const struct msg *m)
 	if (!port_timestamp_ns(p, &m->body.follow_up.preciseOriginTimestamp, &t1)) {
 		return;
 	}
+	port_follow_up_info_receive(p, m);
 	e = &p->sync.early[p->sync.early_next];
 	if (e->used) {
 		port_count(p, PORT_CNT_FOLLOW_UP_WITHOUT_SYNC);
@@ -154,7 +151,9 @@ static int port_sync_accept(struct port *p, const struct msg *m)
 	if (!port_is_slave(p)) {
 		return PORT_CNT_WRONG_STATE;
 	}
-	if (!port_identity_equal(&m->hdr.sourcePortIdentity, &p->pds.parentPortIdentity)) {
+	/* ignore_source_id: a designated slave follows whoever sends Sync (automotive). */
+	if (!p->cfg.port.ignore_source_id &&
+	    !port_identity_equal(&m->hdr.sourcePortIdentity, &p->pds.parentPortIdentity)) {
 		return PORT_CNT_NOT_FROM_PARENT;
 	}
 	return 0;
@@ -170,6 +169,11 @@ int port_sync_receive(struct port *p, const struct msg *m, ns_t rx, ns_t now)
 	if (!r) {
 		r = port_seq_check(p->sync.have_last, p->sync.last_seq, seq);
 	}
+	/* The servo's constants follow this interval (below): only one in range may set them. */
+	if (!r && m->hdr.logMessageInterval != MSG_LOG_INTERVAL_NONE &&
+	    !ds_log_interval_wire_valid(m->hdr.logMessageInterval)) {
+		r = PORT_CNT_OUT_OF_RANGE;
+	}
 	if (r) {
 		port_count(p, r);
 		return 0;
@@ -183,13 +187,18 @@ int port_sync_receive(struct port *p, const struct msg *m, ns_t rx, ns_t now)
 		servo_set_interval(p->servo, (double) port_log_interval(p->sync.log_interval) /
 						     (double) NS_PER_SEC);
 	}
-	if (msg_flag(&m->hdr, MSG_FLAG_TWO_STEP)) {
+	/* assume_two_step: a Sync without the flag (802.1AS-2011) still has a Follow_Up. */
+	if (msg_flag(&m->hdr, MSG_FLAG_TWO_STEP) || p->cfg.port.assume_two_step) {
 		struct port_early_follow_up e;
 
 		if (port_early_take(p, seq, &e)) {
 			/* Its Follow_Up came first. 11.3.2 b: the two correctionFields add up. */
 			p->sync.pending = false;
-			return port_sync_offset(p, e.t1, rx, corr + e.correction, now);
+			if (!delay_ns_add(corr, e.correction, &corr)) {
+				port_count(p, PORT_CNT_OVERFLOW);
+				return 0;
+			}
+			return port_sync_offset(p, e.t1, rx, corr, now);
 		}
 		p->sync.pending = true;
 		p->sync.seq = seq;
@@ -232,127 +241,13 @@ int port_follow_up_receive(struct port *p, const struct msg *m, ns_t now)
 	if (!port_timestamp_ns(p, &m->body.follow_up.preciseOriginTimestamp, &t1)) {
 		return 0;
 	}
-	/* 11.3.2 b: the two correctionFields add up. */
-	corr = p->sync.correction + correction_to_ns(m->hdr.correctionField);
+	port_follow_up_info_receive(p, m);
+	/* 11.3.2 b: the two correctionFields add up (each up to 2^47 ns, or INT64_MAX). */
+	if (!delay_ns_add(p->sync.correction, correction_to_ns(m->hdr.correctionField), &corr)) {
+		port_count(p, PORT_CNT_OVERFLOW);
+		return 0;
+	}
 	return port_sync_offset(p, t1, p->sync.t2, corr, now);
-}
-
-/*
- * Software timestamps on a busy host spike by tens of microseconds now and then. One such offset
- * fed to the servo costs a minute of settling. So predict the offset from the last two samples
- * and keep one that lands far off the line from the servo, a few in a row at most: a real change
- * gets through after that.
- *
- * The limit follows the measured noise of the path: 8 times the average residual, which learns
- * from every sample judged, each counting at most half the limit. So when more than about one
- * sample in four lands beyond half the limit (broad packet delay variation) the limit grows
- * within a few samples, while rarer spikes, passed or not, cannot lift it for long (counting a
- * rejected one as the whole limit, spikes in one Sync of seven would have lifted it for good). It
- * once learnt from passed samples only: under 0..100 us of jitter it stayed at its 10 us floor, and
- * with the start-over after three rejections it passed one sample in five. The servo, for its part,
- * scales its gains with the time since its last sample (servo-pi.c), so a sample after rejected
- * ones does not count several times.
- */
-#define PORT_OUTLIER_FLOOR (10 * NS_PER_USEC)
-#define PORT_OUTLIER_FACTOR 8.0
-#define PORT_OUTLIER_LEARN 0.1
-#define PORT_OUTLIER_MAX_RUN 3
-/*
- * Its first judgements draw the line through the first two samples, which no gate judged, and
- * extrapolate their noise (the prediction error is about 2.5 times one sample's noise) before
- * the gate knows that noise: until it has judged this many it allows this much more. With the
- * floor alone, on a loaded host it kept the three offsets after the first step from the servo
- * in half the runs (4 s more to synchronized).
- */
-#define PORT_OUTLIER_WARMUP 3
-#define PORT_OUTLIER_WARMUP_WIDEN 3.0
-
-/* The gate's verdict: use the sample, or keep it from the servo. */
-static bool port_offset_outlier(struct port *p, ns_t t, ns_t offset)
-{
-	struct port_outlier *f = &p->outlier;
-	double pred, res, limit;
-
-	if (f->n == 2 && t > f->t[1] && f->t[1] > f->t[0]) {
-		pred = (double) f->o[1] + (double) (f->o[1] - f->o[0]) * (double) (t - f->t[1]) /
-						  (double) (f->t[1] - f->t[0]);
-		res = fabs((double) offset - pred);
-		limit = fmax((double) PORT_OUTLIER_FLOOR, PORT_OUTLIER_FACTOR * f->jitter);
-		if (f->judged < PORT_OUTLIER_WARMUP) {
-			f->judged++;
-			limit *= PORT_OUTLIER_WARMUP_WIDEN;
-		}
-		if (res > limit && !f->rejected) {
-			f->run_jitter = f->jitter;
-		}
-		f->jitter += PORT_OUTLIER_LEARN * (fmin(res, limit / 2) - f->jitter);
-		if (res > limit) {
-			if (f->rejected < PORT_OUTLIER_MAX_RUN) {
-				f->rt[0] = f->rt[1];
-				f->ro[0] = f->ro[1];
-				f->rt[1] = t;
-				f->ro[1] = offset;
-				f->rejected++;
-				port_count(p, PORT_CNT_OFFSET_OUTLIER);
-				return true;
-			}
-			/*
-			 * It persists. If the rejected samples lie on a line of their own (the
-			 * trend changed, or the line was drawn through a spike), they were no
-			 * noise: forget what they taught the limit, and go on from that line.
-			 */
-			if (f->rt[1] > f->rt[0] && t > f->rt[1]) {
-				pred = (double) f->ro[1] + (double) (f->ro[1] - f->ro[0]) *
-								   (double) (t - f->rt[1]) /
-								   (double) (f->rt[1] - f->rt[0]);
-				if (fabs((double) offset - pred) <=
-				    fmax((double) PORT_OUTLIER_FLOOR,
-					 PORT_OUTLIER_FACTOR * f->run_jitter)) {
-					f->jitter = f->run_jitter;
-				}
-			}
-			f->n = 1;
-			f->t[0] = f->rt[1];
-			f->o[0] = f->ro[1];
-		}
-	}
-	f->rejected = 0;
-	if (f->n == 2) {
-		f->t[0] = f->t[1];
-		f->o[0] = f->o[1];
-		f->n = 1;
-	}
-	f->t[f->n] = t;
-	f->o[f->n] = offset;
-	f->n++;
-	/*
-	 * Until it holds two samples the gate cannot judge: those samples pass (keeping the first
-	 * from the servo cost a second to synchronized, and the second passed unjudged anyway).
-	 */
-	return false;
-}
-
-/*
- * The servo's answer bends the offset's trend from this sample on (the clock runs faster by
- * dppb, the offset grows by as much), so bend the gate's line with it: starting the gate over
- * instead would keep the next offset from the servo after every large frequency change. A step
- * by -offset moves the line (offsets and local times) by as much, so the gate judges the first
- * sample after a step as any other, instead of starting over.
- */
-static void port_outlier_follow(struct port *p, enum servo_state st, ns_t offset, double dppb)
-{
-	struct port_outlier *f = &p->outlier;
-
-	if (f->n == 2) {
-		f->o[0] -= (ns_t) llround(dppb * (double) (f->t[1] - f->t[0]) / 1e9);
-	}
-	if (st == SERVO_JUMP) {
-		for (unsigned i = 0; i < f->n; i++) {
-			f->o[i] -= offset;
-			f->t[i] -= offset;
-		}
-		f->rejected = 0;
-	}
 }
 
 /* Step the clock (SERVO_JUMP) or set its frequency, reporting what the back end refuses. */
@@ -361,7 +256,7 @@ static void port_clock_adjust(struct port *p, enum servo_state st, ns_t offset, 
 	int r;
 
 	if (st == SERVO_JUMP) {
-		struct port_outlier gate = p->outlier;
+		struct outlier_gate gate = p->outlier;
 
 		r = clock_step(p->clock, -offset);
 		if (r < 0 && p->ops->clock_error) {
@@ -369,7 +264,7 @@ static void port_clock_adjust(struct port *p, enum servo_state st, ns_t offset, 
 		}
 		/*
 		 * Every timestamp taken before the step is on the old timescale now; the gate's
-		 * line was moved onto the new one (port_outlier_follow).
+		 * line was moved onto the new one (outlier_gate_step).
 		 */
 		port_sync_reset(p);
 		p->outlier = gate;
@@ -407,7 +302,8 @@ static void port_sync_hold(struct port *p, ns_t t1, ns_t t2, ns_t correction);
  * gate passed, so that a Sync late by a spike does not make a path delay spike too (the median
  * filter of a few samples at the start cannot outvote it).
  */
-static void port_sync_pair_keep(struct port *p, ns_t t1, ns_t t2, ns_t correction, bool judged)
+static void port_sync_pair_keep(struct port *p, ns_t t1, ns_t t2, ns_t correction, ns_t m,
+				bool judged)
 {
 	if (p->sync.have_pair && t2 < p->sync.pair_t2) {
 		return; /* an older one, given to the servo late */
@@ -416,20 +312,44 @@ static void port_sync_pair_keep(struct port *p, ns_t t1, ns_t t2, ns_t correctio
 		p->sync.have_prev = true;
 		p->sync.prev_judged = p->sync.pair_judged;
 		p->sync.prev_t2 = p->sync.pair_t2;
-		p->sync.prev_m = p->sync.pair_t2 - p->sync.t1 - p->sync.pair_correction;
+		p->sync.prev_m = p->sync.pair_m;
 	}
 	p->sync.have_pair = true;
 	p->sync.pair_judged = judged;
 	p->sync.t1 = t1;
 	p->sync.pair_t2 = t2;
 	p->sync.pair_correction = correction;
+	p->sync.pair_m = m;
 }
 static int port_sync_use(struct port *p, ns_t t1, ns_t t2, ns_t correction, ns_t now);
 
 int port_sync_offset(struct port *p, ns_t t1, ns_t t2, ns_t correction, ns_t now)
 {
 	unsigned n = p->cfg.port.syncReceiptTimeout;
+	ns_t t1c, m, offset;
 	int r;
+
+	/*
+	 * A master on the PTP timescale (TAI) against our UTC stamps: take the UTC offset off its
+	 * times, as linuxptp's clock_utc_correct does for software timestamping. t1 is a Timestamp
+	 * (>= 0) and the offset an int16 of seconds: this cannot overflow.
+	 */
+	if (p->cfg.utc_timescale && p->tpds.ptpTimescale) {
+		t1 -= (ns_t) p->tpds.currentUtcOffset * NS_PER_SEC;
+	}
+	/*
+	 * 11.6.2: correctedSyncCorrectionField = correctionField + delayAsymmetry. t1 and the
+	 * corrections come from the wire, extreme values included (issue 17, finding 8): checked
+	 * arithmetic, and a measurement that does not fit is dropped, counted as overflow. m, the
+	 * master-to-slave time t2 - t1 - correction, is what the E2E delay pairs with.
+	 */
+	if (!delay_ns_add(correction, p->portds.delayAsymmetry, &correction) ||
+	    !delay_ns_add(t1, correction, &t1c) || !delay_ns_sub(t2, t1c, &m) ||
+	    (p->delay.valid &&
+	     delay_offset_from_master(t1, t2, correction, p->delay.value, &offset) < 0)) {
+		port_count(p, PORT_CNT_OVERFLOW);
+		return 0;
+	}
 
 	/* A measurement from the parent: the next is due within n Sync intervals (0: no limit). */
 	if (n) {
@@ -440,24 +360,15 @@ int port_sync_offset(struct port *p, ns_t t1, ns_t t2, ns_t correction, ns_t now
 	}
 
 	/*
-	 * A master on the PTP timescale (TAI) against our UTC stamps: take the UTC offset off its
-	 * times, as linuxptp's clock_utc_correct does for software timestamping.
-	 */
-	if (p->cfg.utc_timescale && p->tpds.ptpTimescale) {
-		t1 -= (ns_t) p->tpds.currentUtcOffset * NS_PER_SEC;
-	}
-	/* 11.6.2: correctedSyncCorrectionField = correctionField + delayAsymmetry. */
-	correction += p->portds.delayAsymmetry;
-	/*
 	 * 11.2 needs the path delay. Until it is measured, hold the measurement: the servo gets it
 	 * once the delay is known (its frequency estimate needs two offsets, not the delay), so the
 	 * wait for the first Delay_Resp costs no Sync interval. The first Delay_Req goes now: sent
 	 * before a Sync was measured, its answer could not be used.
 	 */
 	if (!p->delay.valid) {
-		port_sync_pair_keep(p, t1, t2, correction, false);
+		port_sync_pair_keep(p, t1, t2, correction, m, false);
 		port_sync_hold(p, t1, t2, correction);
-		r = port_delay_sync_kept(p, t2, t2 - t1 - correction, now);
+		r = port_delay_sync_kept(p, t2, m, now);
 		if (r < 0 || p->delay.valid) {
 			return r; /* the held ones went to the servo */
 		}
@@ -510,10 +421,16 @@ int port_sync_delay_known(struct port *p, ns_t now)
 static int port_sync_use(struct port *p, ns_t t1, ns_t t2, ns_t correction, ns_t now)
 {
 	struct port_sample s = { 0 };
+	ns_t t1c, m;
 	bool judged;
 	int r;
 
-	s.offset = delay_offset_from_master(t1, t2, correction, p->delay.value);
+	/* Checked as it came (port_sync_offset), but held ones meet a path delay only now. */
+	if (!delay_ns_add(t1, correction, &t1c) || !delay_ns_sub(t2, t1c, &m) ||
+	    delay_offset_from_master(t1, t2, correction, p->delay.value, &s.offset) < 0) {
+		port_count(p, PORT_CNT_OVERFLOW);
+		return 0;
+	}
 	s.mean_path_delay = p->delay.value;
 	s.local_ts = t2;
 	p->cds.offsetFromMaster = s.offset;
@@ -524,7 +441,9 @@ static int port_sync_use(struct port *p, ns_t t1, ns_t t2, ns_t correction, ns_t
 	 */
 	/* the gate judges once it holds a line (else it passes the sample unjudged) */
 	judged = !p->servo || p->outlier.n == 2;
-	if (p->servo && port_offset_outlier(p, t2, s.offset)) {
+	/* Its first sample (OUTLIER_PRIME) passes: keeping it cost a second to synchronized. */
+	if (p->servo && outlier_gate_judge(&p->outlier, t2, s.offset) == OUTLIER_REJECT) {
+		port_count(p, PORT_CNT_OFFSET_OUTLIER);
 		s.servo_state = p->servo_state;
 		s.freq_ppb = p->servo->freq_ppb;
 		if (p->ops->sample) {
@@ -532,17 +451,24 @@ static int port_sync_use(struct port *p, ns_t t1, ns_t t2, ns_t correction, ns_t
 		}
 		return 0;
 	}
-	port_sync_pair_keep(p, t1, t2, correction, judged);
-	r = port_delay_sync_kept(p, t2, t2 - t1 - correction, now);
+	port_sync_pair_keep(p, t1, t2, correction, m, judged);
+	r = port_delay_sync_kept(p, t2, m, now);
 	if (r < 0) {
 		return r;
 	}
 	if (p->servo) {
 		double before = p->servo->freq_ppb;
+		uint64_t refused = p->servo->refused;
 
 		p->servo->noise_ns = p->outlier.jitter;
 		s.servo_state = servo_sample(p->servo, s.offset, t2, &s.freq_ppb);
-		port_outlier_follow(p, s.servo_state, s.offset, s.freq_ppb - before);
+		s.refused = p->servo->refused != refused;
+		s.refused_total = p->servo->refused;
+		if (s.servo_state == SERVO_JUMP) {
+			outlier_gate_step(&p->outlier, s.offset, s.freq_ppb - before);
+		} else {
+			outlier_gate_follow(&p->outlier, s.servo_state, s.freq_ppb - before);
+		}
 		s.adjusted = true;
 		port_clock_adjust(p, s.servo_state, s.offset, s.freq_ppb);
 	} else {
@@ -553,5 +479,8 @@ static int port_sync_use(struct port *p, ns_t t1, ns_t t2, ns_t correction, ns_t
 	if (p->ops->sample) {
 		p->ops->sample(p->userdata, &s);
 	}
-	return port_dispatch(p, port_servo_event(p, s.servo_state), false, now);
+	r = port_dispatch(p, port_servo_event(p, s.servo_state), false, now);
+	/* automotive: the operational intervals once stable (msg_interval_request). */
+	port_oper_intervals(p, p->sync.log_interval, now);
+	return r;
 }

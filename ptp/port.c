@@ -6,8 +6,8 @@
 
 #include "ptp/port-internal.h"
 
-/* Room for any message the engine sends (the largest, Announce, is 64 octets without TLVs). */
-#define PORT_FRAME_MAX 128
+/* Room for any message the engine sends: an Announce (64 octets) with a path trace of 9. */
+#define PORT_FRAME_MAX 256
 /*
  * A sequenceId this far behind the last accepted one is a replay or a reordered frame; further
  * back it is a sender that restarted its counter, accepted so a restart cannot lock us out for
@@ -32,6 +32,8 @@ static const char *const counter_names[_PORT_CNT_MAX] = {
 	[PORT_CNT_TX_PDELAY_REQ] = "tx_pdelay_req",
 	[PORT_CNT_TX_PDELAY_RESP] = "tx_pdelay_resp",
 	[PORT_CNT_TX_PDELAY_RESP_FOLLOW_UP] = "tx_pdelay_resp_follow_up",
+	[PORT_CNT_RX_SIGNALING] = "rx_signaling",
+	[PORT_CNT_TX_SIGNALING] = "tx_signaling",
 	[PORT_CNT_TX_ERROR] = "tx_error",
 	[PORT_CNT_PDELAY_NO_RESPONSE] = "pdelay_no_response",
 	[PORT_CNT_OFFSET_OUTLIER] = "offset_outlier",
@@ -50,7 +52,29 @@ static const char *const counter_names[_PORT_CNT_MAX] = {
 	[PORT_CNT_ANNOUNCE_REJECTED] = "announce_rejected",
 	[PORT_CNT_BAD_TIMESTAMP] = "bad_timestamp",
 	[PORT_CNT_VLAN_TAGGED] = "vlan_tagged",
+	[PORT_CNT_OUT_OF_RANGE] = "out_of_range",
+	[PORT_CNT_OVERFLOW] = "overflow",
+	[PORT_CNT_MGMT_RATE_LIMITED] = "management_rate_limited",
+	[PORT_CNT_NOT_AS_CAPABLE] = "not_as_capable",
+	[PORT_CNT_PATH_TRACE_LOOP] = "path_trace_loop",
 };
+
+static const char *const as_capable_reason_names[] = {
+	[PORT_AS_CAPABLE_OK] = "ok",
+	[PORT_AS_CAPABLE_NOT_MEASURED] = "no peer delay and neighborRateRatio measured",
+	[PORT_AS_CAPABLE_DELAY_ABOVE] = "peer delay above neighborPropDelayThresh",
+	[PORT_AS_CAPABLE_DELAY_BELOW] = "peer delay below min_neighbor_prop_delay",
+	[PORT_AS_CAPABLE_LOST_RESPONSES] = "more than 3 Pdelay_Req in a row unanswered",
+	[PORT_AS_CAPABLE_MULTIPLE_RESPONDERS] = "several Pdelay responders, 3 times in a row",
+};
+
+const char *port_as_capable_reason_to_string(enum port_as_capable_reason r)
+{
+	if ((unsigned) r >= ARRAY_SIZE(as_capable_reason_names)) {
+		return NULL;
+	}
+	return as_capable_reason_names[r];
+}
 
 const char *port_counter_to_string(enum port_counter c)
 {
@@ -93,6 +117,13 @@ ns_t port_random_interval(struct port *p, int8_t log_interval)
 {
 	ns_t span = 2 * port_log_interval(log_interval);
 
+	/*
+	 * Never a modulus of 0 (a Delay_Resp's logMessageInterval of -30 once made it one: SIGFPE),
+	 * whatever interval reaches here.
+	 */
+	if (span < 2) {
+		span = 2;
+	}
 	return (ns_t) (port_random(p) % (uint64_t) span);
 }
 
@@ -188,6 +219,10 @@ int port_send(struct port *p, const struct msg *m, bool pdelay, ns_t *ret_tx_ts,
 		port_dispatch(p, FSM_EV_FAULT_DETECTED, false, now);
 		return r;
 	}
+	/* ptp4l's egressLatency: the frame leaves the reference plane that much after its stamp. */
+	if (ret_tx_ts) {
+		*ret_tx_ts += p->cfg.port.egressLatency;
+	}
 	port_count(p, tx_cnt);
 	return 0;
 }
@@ -195,11 +230,13 @@ int port_send(struct port *p, const struct msg *m, bool pdelay, ns_t *ret_tx_ts,
 /* The time properties of this clock as a grandmaster (linuxptp: clock_update_grandmaster). */
 static void port_own_time_properties(const struct port *p, struct timePropertiesDS *tp)
 {
-	memset(tp, 0, sizeof(*tp));
-	tp->currentUtcOffset = p->cfg.instance.utc_offset;
+	struct gm_settings gm;
+
+	/* What the configuration or the last SetGrandmasterSettings says of this clock. */
+	options_gm_settings(&p->cfg.instance, &gm);
+	*tp = gm.tp;
 	/* Software stamps count UTC, so the timescale is ARB, as linuxptp announces it. */
 	tp->ptpTimescale = !p->cfg.utc_timescale;
-	tp->timeSource = p->cfg.instance.timeSource;
 }
 
 /* Stop the timers of the state left; the entry actions below arm those of the new one. */
@@ -217,6 +254,7 @@ static void port_leave_state(struct port *p, enum port_state from, enum port_sta
 		port_timer_stop(p, PORT_TIMER_DELAY_REQ_TX);
 		port_timer_stop(p, PORT_TIMER_SYNC_RX);
 		port_sync_reset(p);
+		port_oper_intervals_reset(p);
 	}
 }
 
@@ -235,6 +273,11 @@ static void port_enter_state(struct port *p, enum port_state from, enum port_sta
 		bmca_announce_timer_stop(&p->announce_timer);
 		bmca_foreign_clear(&p->foreign);
 		port_sync_reset(p);
+		p->asc.lost = 0;
+		p->asc.multiple = 0;
+		p->asc.nrr_valid = false;
+		p->delay.valid = false;
+		port_as_capable_update(p);
 		if (to == PORT_STATE_FAULTY) {
 			port_timer_set(p, PORT_TIMER_FAULT_RESET,
 				       now + port_log_interval(o->fault_reset_interval));
@@ -242,13 +285,19 @@ static void port_enter_state(struct port *p, enum port_state from, enum port_sta
 		return;
 	case PORT_STATE_LISTENING:
 	case PORT_STATE_PASSIVE:
-		bmca_announce_timer_restart(&p->announce_timer, now, o->logAnnounceInterval,
-					    o->announceReceiptTimeout);
+		if (o->BMCA != OPTIONS_BMCA_NOOP) {
+			bmca_announce_timer_restart(&p->announce_timer, now, o->logAnnounceInterval,
+						    o->announceReceiptTimeout);
+		}
 		break;
 	case PORT_STATE_UNCALIBRATED:
-		bmca_announce_timer_restart(&p->announce_timer, now, o->logAnnounceInterval,
-					    o->announceReceiptTimeout);
-		if (from != PORT_STATE_SLAVE && o->delay_mechanism == DELAY_MECHANISM_E2E) {
+		/* A designated slave (BMCA noop) hears no Announce and times none out. */
+		if (o->BMCA != OPTIONS_BMCA_NOOP) {
+			bmca_announce_timer_restart(&p->announce_timer, now, o->logAnnounceInterval,
+						    o->announceReceiptTimeout);
+		}
+		if (from != PORT_STATE_SLAVE && o->delay_mechanism == DELAY_MECHANISM_E2E &&
+		    !o->inhibit_delay_req) {
 			port_timer_set(
 				p, PORT_TIMER_DELAY_REQ_TX,
 				now + port_random_interval(p, p->portds.logMinDelayReqInterval));
@@ -270,11 +319,15 @@ static void port_enter_state(struct port *p, enum port_state from, enum port_sta
 		port_timer_set(p, PORT_TIMER_SYNC_TX, now);
 		break;
 	}
-	/* Every active state runs the BMCA and, with P2P, measures the link (11.4.1). */
-	if (!p->timer[PORT_TIMER_BMCA]) {
+	/*
+	 * Every active state runs the BMCA (but with BMCA noop) and, with P2P, measures the link
+	 * (11.4.1) unless inhibit_delay_req.
+	 */
+	if (!p->timer[PORT_TIMER_BMCA] && o->BMCA != OPTIONS_BMCA_NOOP) {
 		port_timer_set(p, PORT_TIMER_BMCA, now + port_log_interval(o->logAnnounceInterval));
 	}
-	if (o->delay_mechanism == DELAY_MECHANISM_P2P && !p->timer[PORT_TIMER_PDELAY_REQ_TX]) {
+	if (o->delay_mechanism == DELAY_MECHANISM_P2P && !p->timer[PORT_TIMER_PDELAY_REQ_TX] &&
+	    !o->inhibit_delay_req) {
 		port_timer_set(p, PORT_TIMER_PDELAY_REQ_TX, now);
 	}
 }
@@ -347,7 +400,8 @@ int port_dispatch(struct port *p, enum fsm_event ev, bool master_changed, ns_t n
  * announces its own time properties: it knows its timescale (utc_timescale).
  */
 static int port_decide(struct port *p, enum bmca_decision d, uint16_t stepsRemoved,
-		       const struct parentDS *pds, const struct timePropertiesDS *tp, ns_t now)
+		       const struct parentDS *pds, const struct timePropertiesDS *tp,
+		       const struct port_path_trace *path, ns_t now)
 {
 	bool grandmaster = d == BMCA_DECISION_M1 || d == BMCA_DECISION_M2;
 	bool gm_changed = !clock_identity_equal(&p->pds.grandmasterIdentity,
@@ -362,6 +416,14 @@ static int port_decide(struct port *p, enum bmca_decision d, uint16_t stepsRemov
 	p->cds.stepsRemoved = stepsRemoved;
 	p->pds = *pds;
 	p->tpds = *tp;
+	/* 16.2.3: the path trace the clock's Announces extend: its parent's, none as GM. */
+	if (grandmaster || !path) {
+		memset(&p->parent_path, 0, sizeof(p->parent_path));
+	} else {
+		p->parent_path = *path;
+	}
+	/* A full foreign master table never gives up the parent's record for a newcomer. */
+	bmca_foreign_keep(&p->foreign, d == BMCA_DECISION_S1 ? &p->pds.parentPortIdentity : NULL);
 	if (grandmaster) {
 		/* 9.3.5 Table 27: nothing measured against a parent any more. */
 		p->cds.offsetFromMaster = 0;
@@ -393,8 +455,9 @@ int port_state_decision(struct port *p, ns_t now)
 	struct bmca_clock_result res;
 	struct timePropertiesDS own_tp;
 	const struct bmca_foreign *best;
+	struct port_path_trace path = { 0 };
 
-	if (!port_is_active(p) || p->cfg.external_bmca) {
+	if (!port_is_active(p) || p->cfg.external_bmca || p->cfg.port.BMCA == OPTIONS_BMCA_NOOP) {
 		return 0;
 	}
 	bmca_foreign_prune(&p->foreign, now);
@@ -402,6 +465,7 @@ int port_state_decision(struct port *p, ns_t now)
 	if (best) {
 		cp.has_erbest = true;
 		bmca_time_properties_from_announce(&best->announce, &cp.erbest_tp);
+		port_path_trace_of(p, &best->announce.sourcePortIdentity, &path);
 	}
 	port_own_time_properties(p, &own_tp);
 	/* A lone port is an ordinary clock: the clock-level decision over this one port. */
@@ -409,11 +473,11 @@ int port_state_decision(struct port *p, ns_t now)
 	if (dec.decision == BMCA_DECISION_NONE) {
 		return 0;
 	}
-	return port_decide(p, dec.decision, res.cds.stepsRemoved, &res.pds, &res.tp, now);
+	return port_decide(p, dec.decision, res.cds.stepsRemoved, &res.pds, &res.tp, &path, now);
 }
 
 int port_get_erbest(struct port *p, ns_t now, struct bmca_dataset *ret,
-		    struct timePropertiesDS *ret_tp)
+		    struct timePropertiesDS *ret_tp, struct port_path_trace *ret_path)
 {
 	const struct bmca_foreign *best;
 
@@ -423,6 +487,9 @@ int port_get_erbest(struct port *p, ns_t now, struct bmca_dataset *ret,
 		return -ENOENT;
 	}
 	bmca_time_properties_from_announce(&best->announce, ret_tp);
+	if (ret_path) {
+		port_path_trace_of(p, &best->announce.sourcePortIdentity, ret_path);
+	}
 	return 0;
 }
 
@@ -432,18 +499,21 @@ ns_t port_erbest_next_expiry(const struct port *p, ns_t now)
 }
 
 int port_apply_decision(struct port *p, enum bmca_decision d, uint16_t stepsRemoved,
-			const struct parentDS *pds, const struct timePropertiesDS *tp, ns_t now)
+			const struct parentDS *pds, const struct timePropertiesDS *tp,
+			const struct port_path_trace *path, ns_t now)
 {
 	struct bmca_dataset erbest;
 
-	if (!port_is_active(p) || d == BMCA_DECISION_NONE) {
+	/* A static role (BMCA noop) is the port's own: the supervisor's decision does not apply. */
+	if (!port_is_active(p) || d == BMCA_DECISION_NONE ||
+	    p->cfg.port.BMCA == OPTIONS_BMCA_NOOP) {
 		return 0;
 	}
 	/* S1 follows this port's Erbest: gone meanwhile (a receipt timeout), it cannot. */
 	if (d == BMCA_DECISION_S1 && !bmca_foreign_best(&p->foreign, now, &erbest)) {
 		return -ENOENT;
 	}
-	return port_decide(p, d, stepsRemoved, pds, tp, now);
+	return port_decide(p, d, stepsRemoved, pds, tp, path, now);
 }
 
 bool port_has_parent_data_sets(const struct port *p)
@@ -460,6 +530,32 @@ int port_set_priorities(struct port *p, uint8_t priority1, uint8_t priority2, ns
 	if (grandmaster) {
 		p->pds.grandmasterPriority1 = priority1;
 		p->pds.grandmasterPriority2 = priority2;
+	}
+	if (p->portds.portState == PORT_STATE_MASTER) {
+		port_timer_set(p, PORT_TIMER_ANNOUNCE_TX, now);
+	}
+	return port_state_decision(p, now);
+}
+
+void port_gm_settings(const struct port *p, struct gm_settings *ret)
+{
+	options_gm_settings(&p->cfg.instance, ret);
+	ret->clockQuality = p->dds.clockQuality;
+	port_own_time_properties(p, &ret->tp);
+}
+
+int port_set_gm_settings(struct port *p, const struct gm_settings *s, ns_t now)
+{
+	bool grandmaster = clock_identity_equal(&p->pds.grandmasterIdentity, &p->dds.clockIdentity);
+
+	options_set_gm_settings(&p->cfg.instance, s);
+	/* 9.2.2.2: a slave-only clock stays class 255 whatever it is told. */
+	if (!p->dds.slaveOnly) {
+		p->dds.clockQuality = s->clockQuality;
+	}
+	if (grandmaster) {
+		p->pds.grandmasterClockQuality = p->dds.clockQuality;
+		port_own_time_properties(p, &p->tpds);
 	}
 	if (p->portds.portState == PORT_STATE_MASTER) {
 		port_timer_set(p, PORT_TIMER_ANNOUNCE_TX, now);
@@ -492,7 +588,19 @@ int port_new(const struct port_config *cfg, struct clock *clock, const struct po
 	p->clock = clock;
 	p->ops = ops;
 	p->userdata = userdata;
-	p->fsm = io->slaveOnly ? fsm_next_slave_only : fsm_next;
+	if (po->BMCA == OPTIONS_BMCA_NOOP) {
+		/* Static roles (ptp4l's designated master and slave): masterOnly or slaveOnly. */
+		if (po->masterOnly == io->slaveOnly) {
+			return -EINVAL;
+		}
+		p->fsm = po->masterOnly ? fsm_next_designated_master : fsm_next_designated_slave;
+	} else if (io->slaveOnly) {
+		p->fsm = fsm_next_slave_only;
+	} else if (!io->gmCapable) {
+		p->fsm = fsm_next_not_gm_capable;
+	} else {
+		p->fsm = fsm_next;
+	}
 	p->rng = cfg->seed ^ UINT64_C(0x9e3779b97f4a7c15);
 	for (size_t i = 0; i < sizeof(cfg->clockIdentity.id); i++) {
 		p->rng = p->rng * 131 + cfg->clockIdentity.id[i];
@@ -507,13 +615,17 @@ int port_new(const struct port_config *cfg, struct clock *clock, const struct po
 	p->dds.clockQuality.clockClass = io->slaveOnly ? CLOCK_CLASS_SLAVE_ONLY : io->clockClass;
 	p->dds.clockQuality.clockAccuracy = io->clockAccuracy;
 	p->dds.clockQuality.offsetScaledLogVariance = io->offsetScaledLogVariance;
-	p->dds.priority1 = io->priority1;
+	/* 802.1AS-2020 8.6.2.1: 255 for a time-aware system that is not grandmaster-capable. */
+	p->dds.priority1 = io->gmCapable ? io->priority1 : 255;
 	p->dds.priority2 = io->priority2;
 	p->dds.domainNumber = io->domainNumber;
 	p->dds.slaveOnly = io->slaveOnly;
 	p->dds.twoStepFlag = true;
 	/* majorSdoId from the port's transportSpecific (as ptp4l), minorSdoId 0. */
 	p->dds.sdoId = (uint16_t) ((po->transportSpecific & 0x0f) << 8);
+	p->dds.localPriority = io->localPriority;
+	p->dds.maxStepsRemoved = io->maxStepsRemoved;
+	p->dds.comparison = io->dataset_comparison;
 
 	/* IEEE 1588-2019 8.2.15 */
 	p->portds.portIdentity.clockIdentity = cfg->clockIdentity;
@@ -535,12 +647,24 @@ int port_new(const struct port_config *cfg, struct clock *clock, const struct po
 	 */
 	bmca_update_master(&p->dds, &p->cds, &p->pds);
 	port_own_time_properties(p, &p->tpds);
+	/* A designated master is its own grandmaster from the start: no decision will come. */
+	p->parent_valid = po->BMCA == OPTIONS_BMCA_NOOP && po->masterOnly;
+	/* Without 802.1AS's rules (or with asCapable true) the link is taken as capable. */
+	p->asc.value = !port_runs_as_capable(p);
+	p->asc.why = p->asc.value ? PORT_AS_CAPABLE_OK : PORT_AS_CAPABLE_NOT_MEASURED;
 	bmca_foreign_init(&p->foreign, &p->portds.portIdentity, po->logAnnounceInterval);
+	p->foreign.rules = (struct bmca_foreign_rules){
+		.comparison = io->dataset_comparison,
+		.localPriority = po->localPriority,
+		.maxStepsRemoved = io->maxStepsRemoved,
+		.clockClassThreshold = io->clock_class_threshold,
+	};
 	r = delay_filter_init(&p->delay.filter, DELAY_FILTER_MEDIAN, DELAY_FILTER_DEFAULT_LENGTH);
 	if (r < 0) {
 		return r;
 	}
 	p->pdreq.nrr = 1.0;
+	p->upstream_rate_ratio = 1.0;
 
 	if (cfg->adjust_clock) {
 		servo_config_from_options(&io->servo, cfg->utc_timescale, &sc);
@@ -625,9 +749,17 @@ int port_receive(struct port *p, const void *buf, size_t len, ns_t rx_ts, ns_t n
 			port_count(p, PORT_CNT_NO_TIMESTAMP);
 			return 0;
 		}
-		if (!port_local_time(p, rx_ts, &rx)) {
+		/* ptp4l's ingressLatency: the stamp came that much after the reference plane. */
+		if (!port_local_time(p, rx_ts - p->cfg.port.ingressLatency, &rx)) {
 			return 0;
 		}
+	}
+
+	/* 802.1AS-2020 clause 10: time and Announce are taken only over an asCapable link. */
+	if (!p->asc.value && (m.hdr.messageType == MSG_ANNOUNCE || m.hdr.messageType == MSG_SYNC ||
+			      m.hdr.messageType == MSG_FOLLOW_UP)) {
+		port_count(p, PORT_CNT_NOT_AS_CAPABLE);
+		return 0;
 	}
 
 	switch (m.hdr.messageType) {
@@ -655,6 +787,11 @@ int port_receive(struct port *p, const void *buf, size_t len, ns_t rx_ts, ns_t n
 	case MSG_PDELAY_RESP_FOLLOW_UP:
 		port_count(p, PORT_CNT_RX_PDELAY_RESP_FOLLOW_UP);
 		return port_pdelay_resp_follow_up_receive(p, &m, now);
+	case MSG_SIGNALING:
+		/* One counter per frame: rx_signaling when used, else the reason it was not. */
+		r = port_signaling_receive(p, &m, now);
+		port_count(p, r ? r : PORT_CNT_RX_SIGNALING);
+		return 0;
 	case MSG_MANAGEMENT:
 		if (p->ops->management) {
 			p->ops->management(p->userdata, buf, len);
@@ -670,7 +807,8 @@ int port_receive(struct port *p, const void *buf, size_t len, ns_t rx_ts, ns_t n
 
 int port_count_ignored(struct port *p, enum port_counter c)
 {
-	if (c != PORT_CNT_VLAN_TAGGED) {
+	if (c != PORT_CNT_VLAN_TAGGED && c != PORT_CNT_MGMT_RATE_LIMITED &&
+	    c != PORT_CNT_UNSUPPORTED) {
 		return -EINVAL;
 	}
 	port_count(p, c);
@@ -850,6 +988,11 @@ const struct portDS *port_port_ds(const struct port *p)
 enum servo_state port_servo_state(const struct port *p)
 {
 	return p->servo_state;
+}
+
+bool port_as_capable(const struct port *p)
+{
+	return p->asc.value;
 }
 
 bool port_servo_stable(const struct port *p)

@@ -50,6 +50,8 @@ enum port_counter {
 	PORT_CNT_TX_PDELAY_REQ,
 	PORT_CNT_TX_PDELAY_RESP,
 	PORT_CNT_TX_PDELAY_RESP_FOLLOW_UP,
+	PORT_CNT_RX_SIGNALING,
+	PORT_CNT_TX_SIGNALING,
 	PORT_CNT_TX_ERROR,	     /* send failed or no TX timestamp: the port goes FAULTY */
 	PORT_CNT_PDELAY_NO_RESPONSE, /* a Pdelay_Req went unanswered until the next one */
 	PORT_CNT_OFFSET_OUTLIER,     /* an offset far off the recent trend, kept from the servo */
@@ -66,11 +68,39 @@ enum port_counter {
 	PORT_CNT_STALE_SEQUENCE,	 /* an older sequenceId (or an unexpected one) */
 	PORT_CNT_DELAY_RESP_OTHER_PORT,	 /* requestingPortIdentity is not ours */
 	PORT_CNT_PDELAY_OTHER_PORT,	 /* Pdelay_Resp(_Follow_Up) for another requester */
-	PORT_CNT_ANNOUNCE_REJECTED,	 /* 9.3.2.5 excludes it, or the foreign table is full */
+	PORT_CNT_ANNOUNCE_REJECTED,	 /* 9.3.2.5 or the rules exclude it, or the table is full */
 	PORT_CNT_BAD_TIMESTAMP,		 /* a timestamp field that does not convert */
 	PORT_CNT_VLAN_TAGGED,		 /* 802.1Q-tagged (VID != 0) on the untagged interface */
+	PORT_CNT_OUT_OF_RANGE,		 /* an interval (logMessageInterval) beyond its range */
+	PORT_CNT_OVERFLOW,		 /* times whose arithmetic would overflow: no sample */
+	PORT_CNT_MGMT_RATE_LIMITED,	 /* a Management message beyond its sender's rate */
+	PORT_CNT_NOT_AS_CAPABLE,  /* Announce, Sync, Follow_Up while not asCapable (802.1AS) */
+	PORT_CNT_PATH_TRACE_LOOP, /* an Announce whose path trace holds our clockIdentity */
 	_PORT_CNT_MAX,
 };
+
+/*
+ * A path trace (IEEE 1588-2019 16.2, 802.1AS-2020 10.3.8.23) as the engine relays it: the
+ * clockIdentities from the grandmaster on, at most PORT_PATH_TRACE_MAX. A longer one received
+ * sets overflow: then none is relayed (802.1AS: a path trace that does not fit is left out).
+ */
+#define PORT_PATH_TRACE_MAX 8
+struct port_path_trace {
+	uint8_t n;
+	bool overflow;
+	struct ClockIdentity ids[PORT_PATH_TRACE_MAX];
+};
+
+/* Why a port is not asCapable (802.1AS-2020 11.2.2), for logs. */
+enum port_as_capable_reason {
+	PORT_AS_CAPABLE_OK = 0,
+	PORT_AS_CAPABLE_NOT_MEASURED,	/* no complete Pdelay exchange, or no neighborRateRatio */
+	PORT_AS_CAPABLE_DELAY_ABOVE,	/* meanLinkDelay above neighborPropDelayThresh */
+	PORT_AS_CAPABLE_DELAY_BELOW,	/* meanLinkDelay below min_neighbor_prop_delay */
+	PORT_AS_CAPABLE_LOST_RESPONSES, /* more than allowedLostResponses Pdelay_Req unanswered */
+	PORT_AS_CAPABLE_MULTIPLE_RESPONDERS, /* several responders to one Pdelay_Req, 3 in a row */
+};
+const char *port_as_capable_reason_to_string(enum port_as_capable_reason r);
 
 /* "rx_announce", ..., "follow_up_without_sync": stable names for logs and D-Bus. */
 const char *port_counter_to_string(enum port_counter c);
@@ -82,7 +112,10 @@ struct port_sample {
 	double freq_ppb;      /* adjustment in force on the clock after this sample */
 	enum servo_state servo_state;
 	bool adjusted; /* false: no servo (free-running), or kept from it (offset_outlier) */
-	ns_t local_ts; /* t2 on the port's clock */
+	/* refused by the servo's sanity bound (max_offset_jump): the clock holds over */
+	bool refused;
+	uint64_t refused_total; /* samples the servo refused so far */
+	ns_t local_ts;		/* t2 on the port's clock */
 };
 
 /* What the engine asks of its caller. send is required; the rest may be NULL. */
@@ -101,6 +134,14 @@ struct port_ops {
 	void (*sample)(void *userdata, const struct port_sample *s);
 	/* A clock back end operation failed (e.g. -EPERM stepping without CAP_SYS_TIME). */
 	void (*clock_error)(void *userdata, const char *op, int error);
+	/*
+	 * The port's Sync interval changed at run time: a master at a Signaling message interval
+	 * request (stopped: the request said stop), a slave switching to operLogSyncInterval.
+	 */
+	void (*interval_changed)(void *userdata, int8_t log_sync_interval, bool stopped);
+	/* asCapable (802.1AS) changed to value; why says what made it false. */
+	void (*as_capable_changed)(void *userdata, bool value, enum port_as_capable_reason why,
+				   ns_t mean_link_delay);
 	/*
 	 * A Management message (clause 15) in this port's domain, not our own: the whole PTP
 	 * message, which msg_parse() accepted. The caller answers it (ptp/mgmt.h). NULL: counted
@@ -150,8 +191,9 @@ int port_start(struct port *p, ns_t now);
  */
 int port_receive(struct port *p, const void *buf, size_t len, ns_t rx_ts, ns_t now);
 /*
- * A frame the caller's transport refused before the engine could see it, for one of the
- * engine's ignored_* reasons (PORT_CNT_VLAN_TAGGED): counted like the engine's own. Other
+ * A frame the caller refused before (or instead of) the engine, for one of the engine's
+ * ignored_* reasons (PORT_CNT_VLAN_TAGGED from the transport, PORT_CNT_MGMT_RATE_LIMITED and
+ * PORT_CNT_UNSUPPORTED from the management responder): counted like the engine's own. Other
  * counters are refused (-EINVAL).
  */
 int port_count_ignored(struct port *p, enum port_counter c);
@@ -174,7 +216,7 @@ int port_fault(struct port *p, ns_t now);
  * S1 makes the port's Erbest its parent.
  */
 int port_get_erbest(struct port *p, ns_t now, struct bmca_dataset *ret,
-		    struct timePropertiesDS *ret_tp);
+		    struct timePropertiesDS *ret_tp, struct port_path_trace *ret_path);
 /* When Erbest may next change with no Announce received (bmca_foreign_next_unqualified()). */
 ns_t port_erbest_next_expiry(const struct port *p, ns_t now);
 /*
@@ -186,7 +228,19 @@ ns_t port_erbest_next_expiry(const struct port *p, ns_t now);
  * Announce: it would name a parent the clock has not chosen.
  */
 int port_apply_decision(struct port *p, enum bmca_decision d, uint16_t stepsRemoved,
-			const struct parentDS *pds, const struct timePropertiesDS *tp, ns_t now);
+			const struct parentDS *pds, const struct timePropertiesDS *tp,
+			const struct port_path_trace *path, ns_t now);
+/*
+ * 802.1AS-2020 11.4.4.3.6: the grandmaster's rate over this clock's, as the instance's SLAVE
+ * port measured it (port_gm_rate_ratio() there; 0 unknown): a MASTER port's Follow_Up
+ * information TLV carries it as cumulativeScaledRateOffset while the clock is not grandmaster.
+ */
+void port_set_gm_rate_ratio(struct port *p, double ratio);
+/*
+ * A SLAVE port's grandmaster rate over this clock: the upstream cumulativeScaledRateOffset's
+ * rate times the measured neighborRateRatio (11.4.4.3.6, 11.2.?), 0 when not known.
+ */
+double port_gm_rate_ratio(const struct port *p);
 /* Are the data sets the clock's (a decision came since the start or the last receipt timeout)? */
 bool port_has_parent_data_sets(const struct port *p);
 
@@ -197,6 +251,15 @@ bool port_has_parent_data_sets(const struct port *p);
  * supervisor's (external_bmca). Returns what that decision returned.
  */
 int port_set_priorities(struct port *p, uint8_t priority1, uint8_t priority2, ns_t now);
+/*
+ * What the clock announces of itself as grandmaster (GRANDMASTER_SETTINGS_NP): defaultDS
+ * clockQuality (kept at 255 when slave-only) and its own time properties (ptpTimescale stays the
+ * timestamping's). Announced at once when the port is MASTER of its own clock; D0 changed, so
+ * a lone port decides again.
+ */
+int port_set_gm_settings(struct port *p, const struct gm_settings *s, ns_t now);
+/* The settings in effect (GET GRANDMASTER_SETTINGS_NP). */
+void port_gm_settings(const struct port *p, struct gm_settings *ret);
 
 enum port_state port_get_state(const struct port *p);
 uint64_t port_get_counter(const struct port *p, enum port_counter c);
@@ -208,3 +271,8 @@ const struct portDS *port_port_ds(const struct port *p);
 enum servo_state port_servo_state(const struct port *p);
 /* The servo is LOCKED and its lock detection (servo_offset_threshold) is satisfied. */
 bool port_servo_stable(const struct port *p);
+/*
+ * 802.1AS asCapable: true on a port that does not run 802.1AS's rules (not follow_up_info with
+ * P2P, or asCapable true); else as clause 11 computes it.
+ */
+bool port_as_capable(const struct port *p);

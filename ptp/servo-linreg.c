@@ -262,7 +262,8 @@ int servo_linreg_new(const struct servo_config *cfg, double freq_ppb, struct ser
 {
 	struct servo_linreg *lr;
 
-	if (!(cfg->max_freq_ppb > 0) || cfg->first_step_threshold < 0 || cfg->step_threshold < 0) {
+	if (!(cfg->max_freq_ppb > 0) || cfg->first_step_threshold < 0 || cfg->step_threshold < 0 ||
+	    cfg->max_offset_jump < 0) {
 		return -EINVAL;
 	}
 	lr = calloc(1, sizeof(*lr));
@@ -274,7 +275,7 @@ int servo_linreg_new(const struct servo_config *cfg, double freq_ppb, struct ser
 		.cfg = *cfg,
 		.state = SERVO_UNLOCKED,
 		.freq_ppb = clamp(freq_ppb, cfg->max_freq_ppb),
-		.first_update = true,
+		.first_update = !cfg->first_step_taken,
 	};
 	lr->interval_ns = 1e9;
 	*ret = &lr->base;

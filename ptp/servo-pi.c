@@ -258,7 +258,8 @@ int servo_pi_new(const struct servo_config *cfg, double freq_ppb, struct servo *
 	struct servo_pi *pi;
 
 	if (!(cfg->max_freq_ppb > 0) || cfg->kp < 0 || cfg->ki < 0 || cfg->kp_scale < 0 ||
-	    cfg->ki_scale < 0 || cfg->first_step_threshold < 0 || cfg->step_threshold < 0) {
+	    cfg->ki_scale < 0 || cfg->first_step_threshold < 0 || cfg->step_threshold < 0 ||
+	    cfg->max_offset_jump < 0) {
 		return -EINVAL;
 	}
 	pi = calloc(1, sizeof(*pi));
@@ -270,7 +271,7 @@ int servo_pi_new(const struct servo_config *cfg, double freq_ppb, struct servo *
 		.cfg = *cfg,
 		.state = SERVO_UNLOCKED,
 		.freq_ppb = clamp(freq_ppb, cfg->max_freq_ppb),
-		.first_update = true,
+		.first_update = !cfg->first_step_taken,
 	};
 	pi->drift = pi->base.freq_ppb;
 	/* Until the port knows its sync interval, assume one second. */

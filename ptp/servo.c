@@ -56,14 +56,45 @@ void servo_config_from_options(const struct servo_options *o, bool sw_ts, struct
 	cfg->ki = o->pi_integral_const;
 	cfg->first_step_threshold = (ns_t) llround(o->first_step_threshold * NS_PER_SEC);
 	cfg->step_threshold = (ns_t) llround(o->step_threshold * NS_PER_SEC);
+	cfg->max_offset_jump = (ns_t) llround(o->max_offset_jump * NS_PER_SEC);
 	if (o->max_frequency > 0) {
 		cfg->max_freq_ppb = o->max_frequency;
 	}
 }
 
+/* The adjustment that holds the clock, without any phase correction. */
+static double servo_hold_freq(const struct servo *s)
+{
+	double f = s->ops->stable_freq ? s->ops->stable_freq(s) : s->freq_ppb;
+
+	return isfinite(f) ? f : s->freq_ppb;
+}
+
+/* After the first lock, an offset beyond the sanity bound is nothing to act on. */
+static bool servo_refuses(const struct servo *s, ns_t offset_ns)
+{
+	return !s->first_update && s->cfg.max_offset_jump > 0 &&
+	       (offset_ns > s->cfg.max_offset_jump || offset_ns < -s->cfg.max_offset_jump);
+}
+
 enum servo_state servo_sample(struct servo *s, ns_t offset_ns, ns_t local_ts, double *freq_ppb)
 {
-	enum servo_state st = s->ops->sample(s, offset_ns, local_ts, freq_ppb);
+	enum servo_state st;
+
+	if (servo_refuses(s, offset_ns)) {
+		/* Neither stepped nor slewed on: hold the frequency until sane samples return. */
+		if (s->state != SERVO_HOLDOVER) {
+			s->freq_ppb = servo_hold_freq(s);
+			s->holdover_since = local_ts;
+		}
+		*freq_ppb = s->freq_ppb;
+		s->state = SERVO_HOLDOVER;
+		s->in_threshold = 0;
+		s->refused++;
+		s->refused_offset = offset_ns;
+		return SERVO_HOLDOVER;
+	}
+	st = s->ops->sample(s, offset_ns, local_ts, freq_ppb);
 
 	/* lock detection counts the offsets measured while locked, as ptp4l's servo does */
 	if (st == SERVO_LOCKED && s->cfg.offset_threshold > 0 &&
@@ -131,10 +162,7 @@ bool servo_enter_holdover(struct servo *s, ns_t now, double *freq_ppb)
 	if (s->state != SERVO_LOCKED) {
 		return false;
 	}
-	*freq_ppb = s->ops->stable_freq ? s->ops->stable_freq(s) : s->freq_ppb;
-	if (!isfinite(*freq_ppb)) {
-		*freq_ppb = s->freq_ppb;
-	}
+	*freq_ppb = servo_hold_freq(s);
 	s->freq_ppb = *freq_ppb;
 	s->state = SERVO_HOLDOVER;
 	s->holdover_since = now;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "ptp/options.h"
 #include "ptp/types.h"
@@ -23,7 +24,17 @@ struct servo_config {
 	double ki_scale, ki_exponent, ki_norm_max;
 	ns_t first_step_threshold; /* step on the first lock if |offset| exceeds it; 0 = never */
 	ns_t step_threshold;	   /* step (and restart) whenever |offset| exceeds it; 0 = never */
-	double max_freq_ppb;	   /* clamp of the returned adjustment, > 0 */
+	/*
+	 * The sanity bound: after the first lock, an offset beyond it is refused (the servo is not
+	 * run, the clock keeps its stable frequency: SERVO_HOLDOVER); 0 = none.
+	 */
+	ns_t max_offset_jump;
+	/*
+	 * This clock was locked before, by an earlier servo (a rebuilt system-clock servo, a
+	 * restarted worker): no first step, and the sanity bound applies from the first sample.
+	 */
+	bool first_step_taken;
+	double max_freq_ppb; /* clamp of the returned adjustment, > 0 */
 	/*
 	 * PI: the first frequency estimate, a least-squares slope of the offsets, once they span
 	 * this long; from the timestamping mode's noise (software 1 s, hardware the next sample).
@@ -75,6 +86,8 @@ struct servo {
 	 * error), ns; 0 = unknown. The PI servo lowers its proportional gain when it is large.
 	 */
 	double noise_ns;
+	uint64_t refused;    /* samples refused by the sanity bound (cfg.max_offset_jump) */
+	ns_t refused_offset; /* the last one refused */
 };
 
 /* linuxptp 3.1 defaults (config.c, pi.c): sw_ts picks the software timestamping PI scales. */
@@ -94,7 +107,12 @@ int servo_new(const struct servo_config *cfg, double freq_ppb, struct servo **re
 /* LOCKED, and (with an offset threshold) its last num_offset_values offsets within it. */
 bool servo_stable(const struct servo *s);
 
-/* Run the servo's sample op and record the state, the frequency and the sample time. */
+/*
+ * Run the servo's sample op and record the state, the frequency and the sample time. The step
+ * policy is kept here for every servo: after the first lock (or from the start with
+ * cfg.first_step_taken) an offset beyond cfg.max_offset_jump is refused: the op is not run,
+ * *freq_ppb is the stable frequency and the answer SERVO_HOLDOVER (s->refused counts it).
+ */
 enum servo_state servo_sample(struct servo *s, ns_t offset_ns, ns_t local_ts, double *freq_ppb);
 void servo_reset(struct servo *s);
 void servo_set_interval(struct servo *s, double interval_s);

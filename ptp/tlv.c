@@ -161,6 +161,41 @@ int tlv_org_ext_parse(const struct tlv *t, struct tlv_org_ext *ret)
 	return 0;
 }
 
+int tlv_c37_238_parse(const struct tlv *t, struct tlv_c37_238 *ret)
+{
+	struct tlv_c37_238 c = { 0 };
+	struct tlv_org_ext o;
+	struct wire_reader r;
+	uint32_t a, b;
+	int e;
+
+	e = tlv_org_ext_parse(t, &o);
+	if (e < 0) {
+		return e;
+	}
+	if (t->tlvType != TLV_ORGANIZATION_EXTENSION || o.organizationId != TLV_ORG_IEEE_C37_238) {
+		return -ENOMSG;
+	}
+	if ((o.organizationSubType != TLV_C37_238_2011 &&
+	     o.organizationSubType != TLV_C37_238_2017) ||
+	    t->lengthField != TLV_C37_238_LEN) {
+		return -EBADMSG;
+	}
+	wire_reader_init(&r, o.data, o.data_len);
+	(void) wire_get_u16(&r, &c.grandmasterID);
+	(void) wire_get_u32(&r, &a);
+	(void) wire_get_u32(&r, &b);
+	c.subtype = o.organizationSubType;
+	if (c.subtype == TLV_C37_238_2011) {
+		c.grandmasterTimeInaccuracy = a;
+		c.networkTimeInaccuracy = b;
+	} else {
+		c.totalTimeInaccuracy = b;
+	}
+	*ret = c;
+	return 0;
+}
+
 int tlv_follow_up_info_parse(const struct tlv *t, struct tlv_follow_up_info *ret)
 {
 	struct tlv_follow_up_info f;
@@ -355,6 +390,30 @@ int tlv_builder_add_org_ext(struct tlv_builder *b, const struct tlv_org_ext *o)
 		e = wire_put_bytes(&b->w, o->data, o->data_len);
 	}
 	return finish(b, e);
+}
+
+int tlv_builder_add_c37_238(struct tlv_builder *b, const struct tlv_c37_238 *c)
+{
+	uint8_t data[TLV_C37_238_LEN - 6];
+	struct tlv_org_ext o = {
+		.tlvType = TLV_ORGANIZATION_EXTENSION,
+		.organizationId = TLV_ORG_IEEE_C37_238,
+		.organizationSubType = c->subtype,
+		.data = data,
+		.data_len = sizeof(data),
+	};
+	struct wire_writer w;
+	bool v2011 = c->subtype == TLV_C37_238_2011;
+
+	if (!v2011 && c->subtype != TLV_C37_238_2017) {
+		return -EINVAL;
+	}
+	wire_writer_init(&w, data, sizeof(data));
+	(void) wire_put_u16(&w, c->grandmasterID);
+	(void) wire_put_u32(&w, v2011 ? c->grandmasterTimeInaccuracy : 0);
+	(void) wire_put_u32(&w, v2011 ? c->networkTimeInaccuracy : c->totalTimeInaccuracy);
+	(void) wire_put_zeros(&w, 2);
+	return tlv_builder_add_org_ext(b, &o);
 }
 
 int tlv_builder_add_follow_up_info(struct tlv_builder *b, const struct tlv_follow_up_info *f)

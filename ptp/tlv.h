@@ -128,6 +128,26 @@ struct tlv_follow_up_info {
 
 #define TLV_FOLLOW_UP_INFO_LEN 28
 
+/*
+ * IEEE C37.238 TLV (organization extension 1C-12-9D): subtype 1 is the 2011 edition
+ * (grandmasterID, grandmasterTimeInaccuracy, networkTimeInaccuracy), subtype 2 the 2017 one
+ * (grandmasterID, reserved, totalTimeInaccuracy); both are 18 octets of lengthField with 2 octets
+ * of padding at the end, as linuxptp sends and requires them. Inaccuracies in ns, 0xFFFFFFFF
+ * unknown.
+ */
+#define TLV_ORG_IEEE_C37_238 0x1C129D
+#define TLV_C37_238_2011 1
+#define TLV_C37_238_2017 2
+#define TLV_C37_238_LEN 18
+
+struct tlv_c37_238 {
+	uint32_t subtype; /* TLV_C37_238_2011 or TLV_C37_238_2017 */
+	uint16_t grandmasterID;
+	uint32_t grandmasterTimeInaccuracy; /* 2011 */
+	uint32_t networkTimeInaccuracy;	    /* 2011 */
+	uint32_t totalTimeInaccuracy;	    /* 2017 */
+};
+
 /* 16.2 PATH_TRACE: pathSequence, count ClockIdentities of 8 octets each, inside the TLV. */
 struct tlv_path_trace {
 	const uint8_t *pathSequence;
@@ -140,6 +160,8 @@ int tlv_management_error_status_parse(const struct tlv *t, struct tlv_management
 int tlv_org_ext_parse(const struct tlv *t, struct tlv_org_ext *ret);
 int tlv_follow_up_info_parse(const struct tlv *t, struct tlv_follow_up_info *ret);
 int tlv_path_trace_parse(const struct tlv *t, struct tlv_path_trace *ret);
+/* -ENOMSG for another TLV, -EBADMSG for a C37.238 one of another length or subtype. */
+int tlv_c37_238_parse(const struct tlv *t, struct tlv_c37_238 *ret);
 void tlv_path_trace_get(const struct tlv_path_trace *pt, size_t i, struct ClockIdentity *ret);
 
 /*
@@ -172,3 +194,4 @@ int tlv_builder_add_management_error_status(struct tlv_builder *b,
 int tlv_builder_add_org_ext(struct tlv_builder *b, const struct tlv_org_ext *o);
 int tlv_builder_add_follow_up_info(struct tlv_builder *b, const struct tlv_follow_up_info *f);
 int tlv_builder_add_path_trace(struct tlv_builder *b, const struct ClockIdentity *ids, size_t n);
+int tlv_builder_add_c37_238(struct tlv_builder *b, const struct tlv_c37_238 *c);

@@ -46,6 +46,8 @@ struct transport_l2 {
 	int fd;
 	int ifindex;
 	uint8_t mac[TRANSPORT_MAC_LEN];
+	uint8_t ptp_dst_mac[TRANSPORT_MAC_LEN]; /* TRANSPORT_DEST_DEFAULT */
+	uint8_t p2p_dst_mac[TRANSPORT_MAC_LEN]; /* TRANSPORT_DEST_PDELAY */
 	struct transport_ts_status status;
 	ns_t tx_timeout;
 	uint32_t tx_key; /* OPT_ID the kernel gives the next timestamped send */
@@ -74,6 +76,14 @@ static int get_mac(int fd, const char *ifname, uint8_t mac[TRANSPORT_MAC_LEN])
 	}
 	memcpy(mac, ifr.ifr_hwaddr.sa_data, TRANSPORT_MAC_LEN);
 	return 0;
+}
+
+/* The configured address, or Annex E.3's when the configuration leaves it zero. */
+static const uint8_t *dst_mac(const uint8_t *configured, const uint8_t *annex_e)
+{
+	static const uint8_t zero[TRANSPORT_MAC_LEN];
+
+	return memcmp(configured, zero, TRANSPORT_MAC_LEN) ? configured : annex_e;
 }
 
 static int add_membership(int fd, int ifindex, const uint8_t mac[TRANSPORT_MAC_LEN])
@@ -139,6 +149,7 @@ int transport_l2_open_fd(const struct transport_config *cfg, int *ret_fd,
 		.sll_ifindex = cfg->ifindex,
 	};
 	struct transport_ts_status st = { 0 };
+	const uint8_t *ptp_mac, *p2p_mac;
 	char ifname[IF_NAMESIZE];
 	_cleanup_close_ int fd = -1;
 	int r;
@@ -161,12 +172,21 @@ int transport_l2_open_fd(const struct transport_config *cfg, int *ret_fd,
 	if (bind(fd, (struct sockaddr *) &sll, sizeof(sll)) < 0) {
 		return -errno;
 	}
-	r = add_membership(fd, cfg->ifindex, mac_ptp_default);
+	/* ptp4l's socket_priority: a VLAN device's egress-qos-map makes it the 802.1Q PCP. */
+	if (cfg->socket_priority > 0 &&
+	    setsockopt(fd, SOL_SOCKET, SO_PRIORITY, &cfg->socket_priority,
+		       sizeof(cfg->socket_priority)) < 0) {
+		return -errno;
+	}
+	/* The groups this port needs, no other: E2E hears ptp_dst_mac only. */
+	ptp_mac = dst_mac(cfg->ptp_dst_mac, mac_ptp_default);
+	p2p_mac = dst_mac(cfg->p2p_dst_mac, mac_ptp_pdelay);
+	r = add_membership(fd, cfg->ifindex, ptp_mac);
 	if (r < 0) {
 		return r;
 	}
-	if (cfg->peer_delay) {
-		r = add_membership(fd, cfg->ifindex, mac_ptp_pdelay);
+	if (cfg->peer_delay && memcmp(p2p_mac, ptp_mac, TRANSPORT_MAC_LEN) != 0) {
+		r = add_membership(fd, cfg->ifindex, p2p_mac);
 		if (r < 0) {
 			return r;
 		}
@@ -253,6 +273,10 @@ static int l2_adopt(struct transport *t, int fd, const struct transport_config *
 	l2->tx_key = 0;
 	l2->tx_timeout = cfg && cfg->tx_timeout > 0 ? cfg->tx_timeout
 						    : TRANSPORT_TX_TIMEOUT_DEFAULT;
+	memcpy(l2->ptp_dst_mac, cfg ? dst_mac(cfg->ptp_dst_mac, mac_ptp_default) : mac_ptp_default,
+	       TRANSPORT_MAC_LEN);
+	memcpy(l2->p2p_dst_mac, cfg ? dst_mac(cfg->p2p_dst_mac, mac_ptp_pdelay) : mac_ptp_pdelay,
+	       TRANSPORT_MAC_LEN);
 	return 0;
 }
 
@@ -354,7 +378,7 @@ static int l2_send(struct transport *t, const void *buf, size_t len,
 	} ctrl;
 	struct iovec iov = { frame, L2_HDR_LEN + len };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-	const uint8_t *dst = mac_ptp_default;
+	const uint8_t *dst = l2->ptp_dst_mac;
 	ssize_t n;
 
 	if (l2->fd < 0) {
@@ -364,7 +388,7 @@ static int l2_send(struct transport *t, const void *buf, size_t len,
 		return -EMSGSIZE;
 	}
 	if (dest && dest->kind == TRANSPORT_DEST_PDELAY) {
-		dst = mac_ptp_pdelay;
+		dst = l2->p2p_dst_mac;
 	} else if (dest && dest->kind == TRANSPORT_DEST_UNICAST) {
 		dst = dest->mac;
 	}

@@ -16,10 +16,13 @@
 /* Default TX timestamp deadline; linuxptp's tx_timestamp_timeout is of the same order. */
 #define TRANSPORT_TX_TIMEOUT_DEFAULT (10 * NS_PER_MSEC)
 
-/* Where a message goes (IEEE 1588-2019 Annex E.3: the two multicast addresses of L2 PTP). */
+/*
+ * Where a message goes (IEEE 1588-2019 Annex E.3: the two multicast addresses of L2 PTP, which
+ * struct transport_config may replace, as ptp4l's ptp_dst_mac and p2p_dst_mac do).
+ */
 enum transport_dest_kind {
-	TRANSPORT_DEST_DEFAULT, /* 01-1B-19-00-00-00, all messages except peer delay */
-	TRANSPORT_DEST_PDELAY,	/* 01-80-C2-00-00-0E, Pdelay_Req/Resp/Resp_Follow_Up */
+	TRANSPORT_DEST_DEFAULT, /* ptp_dst_mac (01-1B-19-00-00-00): all but peer delay */
+	TRANSPORT_DEST_PDELAY, /* p2p_dst_mac (01-80-C2-00-00-0E): Pdelay_Req/Resp/Resp_Follow_Up */
 	TRANSPORT_DEST_UNICAST, /* the MAC in struct transport_dest */
 };
 
@@ -45,7 +48,15 @@ struct transport_config {
 	int ifindex;
 	enum transport_ts_request ts_request;
 	ns_t tx_timeout; /* TX timestamp deadline; 0 = TRANSPORT_TX_TIMEOUT_DEFAULT */
-	bool peer_delay; /* also join 01-80-C2-00-00-0E */
+	bool peer_delay; /* also join p2p_dst_mac */
+	/*
+	 * The multicast groups the socket joins and sends to; all zero: Annex E.3's
+	 * 01-1B-19-00-00-00 and 01-80-C2-00-00-0E. The opener joins ptp_dst_mac, and with
+	 * peer_delay p2p_dst_mac too (once when both are one address); the adopter sends there.
+	 */
+	uint8_t ptp_dst_mac[TRANSPORT_MAC_LEN];
+	uint8_t p2p_dst_mac[TRANSPORT_MAC_LEN];
+	int socket_priority; /* SO_PRIORITY of the socket, 0..15; 0 leaves the default */
 };
 
 /* How timestamping came out; the caller logs hw_error once, with the interface name. */

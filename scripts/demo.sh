@@ -20,7 +20,7 @@ while [ $# -gt 0 ]; do
 	--once) once=1 ;;
 	--duration) duration=$2; shift ;;
 	--build) build=$2; shift ;;
-	-h | --help) sed -n '3,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) awk 'NR >= 3 && /^#/ { sub(/^# ?/, ""); print; next } NR >= 3 { exit }' "$0"; exit 0 ;;
 	*) echo "demo: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 	esac
 	shift

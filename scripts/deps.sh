@@ -7,6 +7,7 @@ packages=(
 	# build
 	meson ninja-build pkg-config gcc clang libclang-rt-14-dev clang-format
 	libsystemd-dev libnl-3-dev libnl-route-3-dev libnl-genl-3-dev libinih-dev libcmocka-dev
+	libseccomp-dev # the workers' seccomp allow-list
 	lowdown man-db # man pages from docs/*.md, and man to read them
 	libmicrohttpd-dev # phcd-exporter's HTTP server
 	# run and demo
@@ -15,6 +16,7 @@ packages=(
 	linuxptp tshark iperf3 python3 jq systemd
 	make debian-archive-keyring # linuxptp 4.2 built from trixie's orig tarball (tests/lib/linuxptp-4.2.sh)
 	libglib2.0-bin python3-dbus python3-gi polkitd # D-Bus clients (gdbus, python) and polkit tests
+	openssh-server # phcctl -H: an sshd in a test namespace (test-phcctl-remote.sh)
 	systemd-container debootstrap busybox-static cpio xz-utils # systemd (nspawn) and VM tiers
 	prometheus curl # the exporter's tests: a real Prometheus server and promtool
 	cockpit-ws cockpit-bridge chromium chromium-driver python3-selenium # the Cockpit page's test

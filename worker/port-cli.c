@@ -128,11 +128,43 @@ static void cli_engine_error(struct port_loop *l, const char *what, int error)
 	report(container_of(l, struct cli_port, loop), what, error);
 }
 
+static void cli_as_capable_changed(void *userdata, bool value, enum port_as_capable_reason why,
+				   ns_t mean_link_delay)
+{
+	struct cli_port *c = container_of(userdata, struct cli_port, loop);
+
+	if (value) {
+		say(c, "port %u (%s): asCapable true (peer delay %" PRId64 " ns)",
+		    port_port_ds(c->loop.port)->portIdentity.portNumber, c->args->ifname,
+		    mean_link_delay);
+	} else {
+		say(c, "port %u (%s): asCapable false: %s (peer delay %" PRId64 " ns)",
+		    port_port_ds(c->loop.port)->portIdentity.portNumber, c->args->ifname,
+		    port_as_capable_reason_to_string(why), mean_link_delay);
+	}
+}
+
+static void cli_interval_changed(void *userdata, int8_t log_sync_interval, bool stopped)
+{
+	struct cli_port *c = container_of(userdata, struct cli_port, loop);
+
+	if (stopped) {
+		say(c, "port %u (%s): Sync stopped at the master's request",
+		    port_port_ds(c->loop.port)->portIdentity.portNumber, c->args->ifname);
+	} else {
+		say(c, "port %u (%s): Sync interval now 2^%d s",
+		    port_port_ds(c->loop.port)->portIdentity.portNumber, c->args->ifname,
+		    (int) log_sync_interval);
+	}
+}
+
 static const struct port_ops cli_port_ops = {
 	.state_changed = cli_state_changed,
 	.master_changed = cli_master_changed,
 	.sample = cli_sample,
 	.clock_error = cli_clock_error,
+	.as_capable_changed = cli_as_capable_changed,
+	.interval_changed = cli_interval_changed,
 };
 
 /* Configuration file (if any) of the instance owning this interface, then the command line. */
@@ -270,6 +302,9 @@ int port_cli_run(const struct port_cli_args *a)
 	}
 	tc.ifindex = (int) if_nametoindex(a->ifname);
 	tc.peer_delay = pc.port.delay_mechanism == DELAY_MECHANISM_P2P;
+	memcpy(tc.ptp_dst_mac, pc.port.ptp_dst_mac, sizeof(tc.ptp_dst_mac));
+	memcpy(tc.p2p_dst_mac, pc.port.p2p_dst_mac, sizeof(tc.p2p_dst_mac));
+	tc.socket_priority = pc.port.socket_priority;
 	if (!tc.ifindex && a->socket_fd < 0) {
 		log_port_error(a->ifname, "no such interface");
 		return -ENODEV;
@@ -309,6 +344,8 @@ int port_cli_run(const struct port_cli_args *a)
 	}
 	c.loop.mgmt.ifname = a->ifname;
 	c.loop.mgmt.user_description = pc.instance.userDescription;
+	/* By hand there is no instance to apply a SET to: read-write answers as read-only. */
+	c.loop.mgmt.mode = pc.instance.management_network;
 	say(&c, "port %s on %s: %s timestamping, clock %s, %s, domain %u, priority1 %u",
 	    port_identity_to_string(&port_port_ds(c.loop.port)->portIdentity, id), a->ifname,
 	    transport_ts_mode_to_string(st.mode), clock_name(c.loop.clock),

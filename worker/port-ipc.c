@@ -21,6 +21,7 @@
 #include "common/ipc.h"
 #include "worker/port-ipc.h"
 #include "worker/port-loop.h"
+#include "worker/sandbox.h"
 #include "common/status-page.h"
 #include "ptp/clock.h"
 #include "ptp/port.h"
@@ -42,6 +43,8 @@
  */
 #define CLOCK_STATE_MOVED_NS 1000
 #define CLOCK_STATE_PERIOD_NS (1000 * NS_PER_MSEC)
+/* An offset refused by the servo's sanity bound is logged at most this often. */
+#define REFUSED_LOG_NS (60 * NS_PER_SEC)
 
 struct worker_port {
 	const struct port_ipc_args *args;
@@ -80,6 +83,9 @@ struct worker_port {
 	 * instance's ports (a SLAVE reports its state, the others take it).
 	 */
 	bool share_clock;
+	/* offsets the servo refused (max_offset_jump): logged at the first, then once a minute */
+	uint64_t refused_logged;
+	ns_t refused_logged_mono;
 	bool clock_sent_valid;
 	struct clock_virtual_state clock_sent;
 	ns_t clock_sent_at;
@@ -152,6 +158,7 @@ static void fill_counters(struct worker_port *w, struct ipc_status *s)
 		{ PORT_CNT_RX_DELAY_RESP, false, 0x9 },
 		{ PORT_CNT_RX_PDELAY_RESP_FOLLOW_UP, false, 0xA },
 		{ PORT_CNT_RX_ANNOUNCE, false, 0xB },
+		{ PORT_CNT_RX_SIGNALING, false, 0xC },
 		{ PORT_CNT_TX_SYNC, true, 0x0 },
 		{ PORT_CNT_TX_DELAY_REQ, true, 0x1 },
 		{ PORT_CNT_TX_PDELAY_REQ, true, 0x2 },
@@ -160,6 +167,7 @@ static void fill_counters(struct worker_port *w, struct ipc_status *s)
 		{ PORT_CNT_TX_DELAY_RESP, true, 0x9 },
 		{ PORT_CNT_TX_PDELAY_RESP_FOLLOW_UP, true, 0xA },
 		{ PORT_CNT_TX_ANNOUNCE, true, 0xB },
+		{ PORT_CNT_TX_SIGNALING, true, 0xC },
 	};
 
 	for (size_t k = 0; k < ARRAY_SIZE(map); k++) {
@@ -189,6 +197,7 @@ static void publish_status(struct worker_port *w, bool urgent)
 	s->port_state = port_get_state(w->loop.port);
 	s->servo_state = port_servo_state(w->loop.port);
 	s->servo_stable = port_servo_stable(w->loop.port);
+	s->as_capable = port_as_capable(w->loop.port);
 	if (w->has_sample) {
 		s->offset_ns = w->sample.offset;
 		s->mean_path_delay_ns = w->sample.mean_path_delay;
@@ -223,7 +232,7 @@ static void check_erbest(struct worker_port *w, ns_t now)
 	size_t len;
 
 	/* The time properties travel with Erbest, so the instance adopts them with S1 (9.3.5). */
-	e->present = port_get_erbest(w->loop.port, now, &e->ds, &e->tp) == 0;
+	e->present = port_get_erbest(w->loop.port, now, &e->ds, &e->tp, &e->path) == 0;
 	/*
 	 * Compared as encoded, not as structs: their padding is whatever the stack held, which
 	 * differs between callers (frames, ticks, IPC) and made an unchanged Erbest look new.
@@ -281,6 +290,7 @@ static void report_clock_state(struct worker_port *w)
 	m.clock_state.raw_ns = st.raw;
 	m.clock_state.local_ns = st.local;
 	m.clock_state.rate_ppb = st.rate_ppb;
+	m.clock_state.gm_rate_ratio = port_gm_rate_ratio(w->loop.port);
 	w->clock_sent = st;
 	w->clock_sent_valid = true;
 	w->clock_sent_at = now;
@@ -302,6 +312,8 @@ static void take_clock_state(struct worker_port *w, const struct ipc_clock_state
 	if (!w->share_clock || steers_itself(w)) {
 		return;
 	}
+	/* A MASTER of a boundary clock relays the grandmaster's rate over the shared clock. */
+	port_set_gm_rate_ratio(w->loop.port, cs->gm_rate_ratio);
 	r = clock_virtual_set_state(w->loop.clock, &st);
 	if (r < 0) {
 		set_error(w, r, "cannot take the instance's clock state: %s", strerror(-r));
@@ -374,6 +386,15 @@ static void port_sample(void *userdata, const struct port_sample *s)
 	w->sample = *s;
 	w->has_sample = true;
 	w->sample_mono = port_loop_now();
+	if (s->refused && (!w->refused_logged_mono ||
+			   w->sample_mono - w->refused_logged_mono >= REFUSED_LOG_NS)) {
+		log_port_full(w->args->ifname, LOG_WARNING,
+			      "refused an offset of %+.9f s, beyond max_offset_jump: holdover, "
+			      "the clock is neither stepped nor slewed (%" PRIu64 " refused)",
+			      (double) s->offset / NS_PER_SEC, s->refused_total);
+		w->refused_logged = s->refused_total;
+		w->refused_logged_mono = w->sample_mono;
+	}
 	summarize(w, s->offset, w->sample_mono);
 	report_clock_state(w);
 	if (w->args->print) {
@@ -399,7 +420,19 @@ static int port_priority_request(void *userdata, const struct mgmt_change *chang
 									: d->priority1;
 	m.set_priority.priority2 = change->mask & MGMT_CHANGE_PRIORITY2 ? change->priority2
 									: d->priority2;
-	return ipc_send(w->ipc, &m, NULL, 0);
+	if (change->mask & (MGMT_CHANGE_PRIORITY1 | MGMT_CHANGE_PRIORITY2)) {
+		int r = ipc_send(w->ipc, &m, NULL, 0);
+
+		if (r < 0) {
+			return r;
+		}
+	}
+	if (change->mask & MGMT_CHANGE_GM_SETTINGS) {
+		struct ipc_msg g = { .type = IPC_GM_SETTINGS_REQUEST, .gm_settings = change->gm };
+
+		return ipc_send(w->ipc, &g, NULL, 0);
+	}
+	return 0;
 }
 
 /*
@@ -427,10 +460,41 @@ static void port_engine_error(struct port_loop *l, const char *what, int error)
 		  w->tx_timeout_ms, w->tx_ts_timeouts);
 }
 
+static void port_as_capable_changed(void *userdata, bool value, enum port_as_capable_reason why,
+				    ns_t mean_link_delay)
+{
+	struct worker_port *w = container_of(userdata, struct worker_port, loop);
+
+	if (value) {
+		log_port_full(w->args->ifname, LOG_INFO,
+			      "asCapable true (peer delay %" PRId64 " ns)", mean_link_delay);
+	} else {
+		log_port_full(w->args->ifname, LOG_NOTICE,
+			      "asCapable false: %s (peer delay %" PRId64 " ns)",
+			      port_as_capable_reason_to_string(why), mean_link_delay);
+	}
+	/* On the socket at once: D-Bus shows AsCapable. */
+	w->error_changed = true;
+}
+
+static void port_interval_changed(void *userdata, int8_t log_sync_interval, bool stopped)
+{
+	struct worker_port *w = container_of(userdata, struct worker_port, loop);
+
+	if (stopped) {
+		log_port_full(w->args->ifname, LOG_INFO, "Sync stopped at the master's request");
+	} else {
+		log_port_full(w->args->ifname, LOG_INFO, "Sync interval now 2^%d s",
+			      (int) log_sync_interval);
+	}
+}
+
 static const struct port_ops worker_port_ops = {
 	.state_changed = port_state_changed,
 	.sample = port_sample,
 	.clock_error = port_clock_error,
+	.as_capable_changed = port_as_capable_changed,
+	.interval_changed = port_interval_changed,
 };
 
 /*
@@ -480,7 +544,7 @@ static void apply_recommendation(struct worker_port *w, const struct ipc_recomme
 	int r;
 
 	r = port_apply_decision(w->loop.port, rs->decision, rs->stepsRemoved, &rs->parent, &rs->tp,
-				now);
+				&rs->path, now);
 	if (r == -ENOENT) {
 		/* Our Erbest vanished meanwhile: say so, the supervisor decides again. */
 		w->erbest_sent = false;
@@ -513,6 +577,11 @@ static void on_ipc(struct evloop *e, int fd, uint32_t revents, void *userdata)
 		/* In place: the supervisor decides again with the new D0 and says so (9.3.3). */
 		(void) port_set_priorities(w->loop.port, m.set_priority.priority1,
 					   m.set_priority.priority2, port_loop_now());
+		publish_status(w, true);
+		port_loop_rearm(&w->loop);
+		break;
+	case IPC_SET_GM_SETTINGS:
+		(void) port_set_gm_settings(w->loop.port, &m.gm_settings, port_loop_now());
 		publish_status(w, true);
 		port_loop_rearm(&w->loop);
 		break;
@@ -717,6 +786,8 @@ int port_ipc_run(const struct port_ipc_args *a)
 	/* ptp4l's key and default (1 ms): how long a send waits for its TX timestamp. */
 	w.tx_timeout_ms = cfg.port.tx_timestamp_timeout;
 	tc.tx_timeout = (ns_t) cfg.port.tx_timestamp_timeout * NS_PER_MSEC;
+	memcpy(tc.ptp_dst_mac, cfg.port.ptp_dst_mac, sizeof(tc.ptp_dst_mac));
+	memcpy(tc.p2p_dst_mac, cfg.port.p2p_dst_mac, sizeof(tc.p2p_dst_mac));
 	if (r >= 0) {
 		r = transport_l2_new(&w.loop.transport);
 	}
@@ -733,6 +804,12 @@ int port_ipc_run(const struct port_ipc_args *a)
 		/* Decided before make_clock() takes the PHC fd: what is held, not what is left. */
 		decide_steering(&w, &cfg, &st, &steer);
 		if (steer.target == STEER_FAULTY) {
+			r = sandbox_load_seccomp(a->ifname);
+			if (r < 0) {
+				log_port_error_errno(a->ifname, r,
+						     "cannot load the seccomp filter: %m");
+				goto out;
+			}
 			r = stay_faulty(&w, &steer);
 			goto out;
 		}
@@ -762,7 +839,7 @@ int port_ipc_run(const struct port_ipc_args *a)
 	}
 	w.loop.mgmt.ifname = a->ifname;
 	w.loop.mgmt.user_description = cfg.instance.userDescription;
-	w.loop.mgmt.set_allowed = cfg.instance.management_network_set;
+	w.loop.mgmt.mode = cfg.instance.management_network;
 	w.loop.mgmt.apply = port_priority_request;
 	w.loop.mgmt.userdata = &w;
 
@@ -772,6 +849,12 @@ int port_ipc_run(const struct port_ipc_args *a)
 		r = w.report_timer = evloop_add_timer(&w.loop.ev, on_report_timer, &w);
 	}
 	if (r < 0) {
+		goto out;
+	}
+	/* Set up: from here on only what the loop needs (worker/sandbox.h). */
+	r = sandbox_load_seccomp(a->ifname);
+	if (r < 0) {
+		log_port_error_errno(a->ifname, r, "cannot load the seccomp filter: %m");
 		goto out;
 	}
 	/* port_start's first state change sends the first STATUS. */

@@ -29,7 +29,7 @@ static void loop_management(void *userdata, const void *buf, size_t len)
 {
 	struct port_loop *l = userdata;
 
-	port_mgmt_receive(&l->mgmt, buf, len);
+	port_mgmt_receive(&l->mgmt, buf, len, port_loop_now());
 }
 
 static void engine_result(struct port_loop *l, const char *what, int r)
@@ -85,6 +85,8 @@ static void on_frame(struct evloop *e, int fd, uint32_t revents, void *userdata)
 			if (f[k].len < 0) {
 				continue;
 			}
+			/* Management answers are rate-limited per source (port-mgmt.h). */
+			memcpy(l->mgmt.src, f[k].info.src, sizeof(l->mgmt.src));
 			engine_result(l, "receive",
 				      port_receive(l->port, f[k].buf, (size_t) f[k].len,
 						   f[k].info.has_ts ? f[k].info.ts : PORT_TS_NONE,

@@ -15,6 +15,7 @@ static void port_mgmt_clock(struct port *p, struct transport *t, const char *ifn
 	ret->cds = *port_current_ds(p);
 	ret->pds = *port_parent_ds(p);
 	ret->tpds = *port_time_properties_ds(p);
+	port_gm_settings(p, &ret->gm);
 	memset(port, 0, sizeof(*port));
 	port->ds = *port_port_ds(p);
 	port->ifname = ifname;
@@ -37,17 +38,30 @@ static int port_mgmt_send(void *userdata, const void *buf, size_t len)
 	return transport_send(pm->transport, buf, len, &d, false, NULL);
 }
 
-void port_mgmt_receive(struct port_mgmt *pm, const void *buf, size_t len)
+void port_mgmt_receive(struct port_mgmt *pm, const void *buf, size_t len, ns_t now)
 {
-	struct mgmt_request req = { .ingress = 0, .set_allowed = pm->set_allowed && pm->apply };
+	struct mgmt_request req = {
+		.ingress = 0,
+		.set_allowed = pm->mode == OPTIONS_MGMT_NETWORK_READ_WRITE && pm->apply,
+	};
 	struct mgmt_change change;
 	struct mgmt_port port;
 	struct mgmt_clock c;
 	int r;
 
+	/* management_network = off: as a port without a management handler. */
+	if (pm->mode == OPTIONS_MGMT_NETWORK_OFF) {
+		(void) port_count_ignored(pm->port, PORT_CNT_UNSUPPORTED);
+		return;
+	}
+	pm->rx++;
+	/* Every answer is a multicast to the whole segment: at most so many per source. */
+	if (!mgmt_rate_allow(&pm->rate, pm->src, now)) {
+		(void) port_count_ignored(pm->port, PORT_CNT_MGMT_RATE_LIMITED);
+		return;
+	}
 	port_mgmt_clock(pm->port, pm->transport, pm->ifname, &c, &port);
 	c.user_description = pm->user_description;
-	pm->rx++;
 	r = mgmt_handle_frame(&c, buf, len, &req, port_mgmt_send, pm, &change, &pm->cnt);
 	if (r > 0) {
 		pm->tx += (uint64_t) r;

@@ -6,29 +6,38 @@
 #include <stddef.h>
 
 #include "ptp/mgmt.h"
+#include "ptp/options.h"
 #include "ptp/port.h"
 #include "ptp/transport.h"
+#include "worker/mgmt-rate.h"
 
 /*
  * What a worker needs to answer the Management messages its port engine hands over
  * (port_ops.management). The worker sees one port: clock-level answers come from its engine's
  * data sets (which the supervisor keeps in step with the instance), port-level ones for itself,
- * and a port number it does not hold is left to the port that does. SET over the network is
- * refused (NOT_SUPPORTED) unless the instance sets management_network_set: then the worker
- * hands it to apply (the supervisor applies it to the instance).
+ * and a port number it does not hold is left to the port that does. The instance's
+ * management_network says how much: off (nothing answered, counted as unsupported), read-only
+ * (SET refused, NOT_SUPPORTED) or read-write (SET handed to apply: the supervisor applies it to
+ * the instance). Every message first passes the rate limit of its source MAC (mgmt-rate.h): the
+ * excess is dropped, counted as management_rate_limited.
  */
 struct port_mgmt {
 	struct port *port;
 	struct transport *transport;
 	const char *ifname;
 	const char *user_description; /* the instance's, from the configuration */
-	/* management_network_set: SET accepted and handed to apply (NULL: refused). */
-	bool set_allowed;
+	enum options_mgmt_network mode;
+	/* read-write: SET accepted and handed to apply (NULL: refused). */
 	int (*apply)(void *userdata, const struct mgmt_change *change);
 	void *userdata;
 	struct mgmt_counters cnt;
 	uint64_t rx, tx; /* Management messages handed over, answers sent */
+	struct mgmt_rate rate;
+	uint8_t src[6]; /* the source MAC of the frame being handled (set by the loop) */
 };
 
-/* Answer one Management message; errors are counted (MGMT_CNT_SEND_FAILED), never fatal. */
-void port_mgmt_receive(struct port_mgmt *pm, const void *buf, size_t len);
+/*
+ * Answer one Management message received at now (monotonic) from pm->src; errors are counted
+ * (MGMT_CNT_SEND_FAILED), never fatal.
+ */
+void port_mgmt_receive(struct port_mgmt *pm, const void *buf, size_t len, ns_t now);

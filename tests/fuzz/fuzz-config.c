@@ -1,15 +1,45 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* libFuzzer: any bytes as phcd.conf load or are refused with errors, never crash or leak. */
+/*
+ * libFuzzer: any bytes as phcd.conf load or are refused with errors, never crash or leak; the
+ * same bytes as a file name escape to printable text of bounded length.
+ */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "common/config-file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* config_escape_name(): no control byte out, at most 4 bytes per byte in, plain ASCII kept. */
+static void fuzz_escape(const uint8_t *data, size_t size)
+{
+	char *name = strndup((const char *) data, size), *e;
+	bool plain = true;
+
+	if (!name) {
+		abort();
+	}
+	for (const char *p = name; *p; p++) {
+		plain &= *p >= 0x20 && *p < 0x7F && *p != '\\';
+	}
+	e = config_escape_name(name);
+	if (!e || strlen(e) > 4 * strlen(name) || (plain && strcmp(e, name) != 0)) {
+		abort();
+	}
+	for (const unsigned char *p = (const unsigned char *) e; *p; p++) {
+		if (*p < 0x20 || *p == 0x7F) {
+			abort();
+		}
+	}
+	free(e);
+	free(name);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -32,5 +62,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	config_free(c);
 	free(errors);
 	close(fd);
+	fuzz_escape(data, size);
 	return 0;
 }

@@ -25,6 +25,30 @@ for path in sorted(glob.glob(f'{data}/*.hex')):
     suffix = msg[base[msg[0] & 0xf]:]
     if suffix:
         open(f'{corpus}/tlv/{name}', 'wb').write(suffix)
+# corpus/port/: frames for fuzz-port (each a 2-byte length and the frame): every captured message
+# alone, all of them in a row, and an 802.1AS Signaling message interval request (802.1AS-2011
+# 10.5.4.3) that fuzz-port's master takes.
+os.makedirs(f'{corpus}/port', exist_ok=True)
+frames = []
+for path in sorted(glob.glob(f'{data}/*.hex')):
+    msg = bytes.fromhex(open(path).read())
+    frames.append(msg)
+    name = os.path.basename(path)[:-4]
+    open(f'{corpus}/port/{name}', 'wb').write(len(msg).to_bytes(2, 'big') + msg)
+tlv = bytes.fromhex('0003000c0080c2000002' + '80' + '00' + '80' + '00' + '0000')
+sig = bytearray(44)
+sig[0] = 0x1c  # majorSdoId 1, Signaling
+sig[1] = 0x02
+sig[2:4] = (44 + len(tlv)).to_bytes(2, 'big')
+sig[20:28] = bytes.fromhex('0011223344556677')
+sig[28:30] = (1).to_bytes(2, 'big')
+sig[32] = 5
+sig[33] = 0x7f
+sig[34:44] = b'\xff' * 10
+sig = bytes(sig) + tlv
+frames.append(sig)
+open(f'{corpus}/port/signaling-interval-request', 'wb').write(len(sig).to_bytes(2, 'big') + sig)
+open(f'{corpus}/port/all', 'wb').write(b''.join(len(f).to_bytes(2, 'big') + f for f in frames))
 PY
 [ $# -ge 1 ] || exit 0
 

@@ -158,9 +158,9 @@ BG_PIDS+=($py)
 wait_for "$tmp/py" '^ready$' 10
 fake state veth1 PASSIVE
 wait_pid "$py" 5 || fail "python client: $(cat "$tmp/py")"
-grep -q '^object /org/phcd1/port/veth1 org.phcd1.Port 23 properties$' "$tmp/py" ||
-	fail "python client did not list veth1 with 23 properties (all but Counters): $(cat "$tmp/py")"
-grep -q '^port veth1 State=LISTENING TimestampingMode=software Counters=36 in GetAll=False$' "$tmp/py" ||
+grep -q '^object /org/phcd1/port/veth1 org.phcd1.Port 24 properties$' "$tmp/py" ||
+	fail "python client did not list veth1 with 24 properties (all but Counters): $(cat "$tmp/py")"
+grep -q '^port veth1 State=LISTENING TimestampingMode=software Counters=41 in GetAll=False$' "$tmp/py" ||
 	fail "python client GetAll: $(grep '^port' "$tmp/py")"
 echo "ok: python3-dbus: $(grep -c '^object' "$tmp/py") objects, $(grep '^port' "$tmp/py"), $(tail -n 1 "$tmp/py")"
 # gdbus too (GLib's own implementation), for a read.
@@ -246,6 +246,8 @@ denied() {
 }
 denied /org/phcd1/instance/default org.phcd1.Instance.SetPriority1 "byte 1"
 denied /org/phcd1/instance/default org.phcd1.Instance.SetPriority2 "byte 1"
+denied /org/phcd1/instance/default org.phcd1.Instance.SetGrandmasterSettings "byte 6" "byte 0x21" \
+	"uint16 0x4e5d" "int16 37" false false true true true "byte 0x20"
 denied /org/phcd1/port/veth0 org.phcd1.Port.Enable
 denied /org/phcd1/port/veth0 org.phcd1.Port.Disable
 denied /org/phcd1/port/veth0 org.phcd1.Port.Restart
@@ -257,7 +259,7 @@ sleep 0.1 # nothing may arrive; give a wrongly accepted call time to show up
 if tail -n +$((from + 1)) "$tmp/out" | grep -q '^call '; then
 	fail "a denied call reached the manager: $(tail -n +$((from + 1)) "$tmp/out")"
 fi
-echo "ok: nobody reads, and gets AccessDenied on all 6 writes (phcctl exit 4); none reached the manager"
+echo "ok: nobody reads, and gets AccessDenied on all 7 writes (phcctl exit 4); none reached the manager"
 
 # root may write: each call reaches the manager.
 "$PHCCTL" set-priority1 default 100

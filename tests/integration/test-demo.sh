@@ -8,6 +8,12 @@ set -euo pipefail
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# --help: the usage comment, and nothing of the script after it (it printed a line of shell).
+"$SRC/scripts/demo.sh" --help >"$tmp/help" || fail "demo.sh --help exited non-zero"
+[ "$(tail -n 1 "$tmp/help")" = "  --build DIR   use this meson build directory (default: build-demo, set up and built here)" ] ||
+	fail "demo.sh --help: expected the usage to end with --build, got: $(tail -n 2 "$tmp/help")"
+grep -q '^usage: scripts/demo.sh ' "$tmp/help" || fail "demo.sh --help: no usage line: $(cat "$tmp/help")"
+echo "ok: demo.sh --help prints its usage and nothing else"
 ip netns list | grep -o '^phdemo-[^ ]*' | sort >"$tmp/ns.before" || true
 rc=0
 timeout 120 "$SRC/scripts/demo.sh" --once --build "$BUILD" >"$tmp/out" 2>&1 || rc=$?

@@ -37,6 +37,8 @@ for cmd in status ports "port eth0" "instance default" reload "disable eth0" "st
 done
 expect 5 'timed out after 0.3 s: phcd is not running' wait-sync --timeout 0.3
 DBUS_SYSTEM_BUS_ADDRESS=unix:path=$tmp/nonexistent expect 6 '^phcctl: cannot connect to the system bus: ' status
+# -M of a container that does not exist: exit 6 naming it (a running one: the nspawn tier).
+expect 6 "^phcctl: cannot connect to the system bus of nosuch-$$: " -M "nosuch-$$" status
 echo "ok: phcd absent: status, ports, port, instance, reload, disable (and --json) exit 6 saying so; no bus: exit 6"
 
 mkfifo "$tmp/in"
@@ -108,9 +110,86 @@ expect 5 'the system clock is not locked yet \(system_clock_instance gm\)' wait-
 jq -e '(.Ready | not) and .SystemClock.Instance == "gm" and (.SystemClock.Ready | not)' "$tmp/o" \
 	>/dev/null || fail "wait-sync --json with an unlocked system clock: $(cat "$tmp/o")"
 fake system-clock none
+# An instance whose interfaces name one that is not there yet: not ready, even as grandmaster
+# on the ports it has, until the interface is a port (it counted as "no ports" before).
+fake instance early
+fake interfaces early eth9
+expect 5 'instance early: waiting for eth9: named in its interfaces, not present yet' wait-sync --instance early --timeout 0.5 --json
+jq -e '.Instances[] | select(.Name == "early") | (.Ready | not) and .MissingInterfaces == ["eth9"]' \
+	"$tmp/o" >/dev/null || fail "wait-sync --json, missing interface: $(cat "$tmp/o")"
+fake port eth9 early
+fake state eth9 MASTER
+fake grandmaster early 1
+expect 0 '^early: grandmaster of domain' wait-sync --instance early --timeout 5
+fake rm-instance early
+fake rm-port eth9
+echo "ok: wait-sync: an instance waiting for a configured interface is not ready, --json names it"
 fake rm-instance gm
 fake port veth0 lonely
 echo "ok: wait-sync: no ports -> ready, listening -> exit 5 with the reason, grandmaster -> ready, --json per instance; system clock through a grandmaster -> ready"
+
+# --- one-line usage errors (exit 2), as systemctl: never the whole help on a typo
+expect 2 '^phcctl: unknown option --x; see phcctl --help$' --x status
+expect 2 '^phcctl: unknown option -Q; see phcctl --help$' -Q status
+expect 2 '^phcctl: option --json=1 takes no argument; see phcctl --help$' --json=1 status
+expect 2 '^phcctl: option --timeout needs an argument; see phcctl --help$' wait-sync --timeout
+expect 2 '^phcctl: unknown command .frob.; see phcctl --help$' frob
+expect 2 '^phcctl: no command given; see phcctl --help$'
+expect 2 '^phcctl: port takes 1 argument, not 0; see phcctl --help$' port
+expect 2 '^phcctl: --host and --machine exclude each other; see phcctl --help$' -H a -M b status
+for args in "--x status" "frob" "port" "--timeout"; do
+	# shellcheck disable=SC2086
+	n=$("$PHCCTL" $args 2>&1 | wc -l) || true
+	[ "$n" = 1 ] || fail "phcctl $args: expected one line of usage error, got $n"
+done
+echo "ok: usage errors are one line each, exit 2"
+
+# --- the pager: on a terminal (script(1) gives phcctl one) the output goes through $PAGER,
+# never with --no-pager, nor into a pipe
+PAGER="sed s/^/PAGED:/" script -qec "$PHCCTL status" /dev/null >"$tmp/tty" 2>&1 || true
+grep -q '^PAGED:Instance lonely' "$tmp/tty" || fail "status on a terminal: expected it through \$PAGER, got: $(cat "$tmp/tty")"
+PAGER="sed s/^/PAGED:/" script -qec "$PHCCTL --no-pager status" /dev/null >"$tmp/tty" 2>&1 || true
+grep -q '^Instance lonely' "$tmp/tty" && ! grep -q PAGED "$tmp/tty" ||
+	fail "status --no-pager on a terminal: expected no pager, got: $(cat "$tmp/tty")"
+PAGER="sed s/^/PAGED:/" expect 0 '^Instance lonely' status
+grep -q PAGED "$tmp/o" && fail "status into a file went through the pager: $(cat "$tmp/o")"
+echo "ok: pager on a terminal, not with --no-pager, not into a file"
+
+# --- polkit may ask only someone at a terminal, and never with --no-ask-password: the flag
+# ALLOW_INTERACTIVE_AUTHORIZATION (4) of the method call, as busctl monitor shows it
+busctl --system monitor org.phcd1 >"$tmp/flags" 2>&1 &
+mon=$!
+BG_PIDS+=($mon)
+wait_for "$tmp/flags" 'Monitoring bus message stream' 10
+for how in tty tty-no-ask pipe; do
+	from=$(wc -l <"$tmp/flags")
+	case $how in
+	tty) script -qec "$PHCCTL restart veth0" /dev/null >/dev/null 2>&1 || true ;;
+	tty-no-ask) script -qec "$PHCCTL --no-ask-password restart veth0" /dev/null >/dev/null 2>&1 || true ;;
+	pipe) "$PHCCTL" restart veth0 </dev/null >/dev/null 2>&1 || true ;;
+	esac
+	wait_for "$tmp/flags" 'Member=Restart' 10 "$from"
+	flags=$(tail -n +$((from + 1)) "$tmp/flags" | grep -B 12 'Member=Restart' |
+		sed -n 's/.*Type=method_call .*Flags=\([0-9]*\).*/\1/p' | tail -n 1)
+	case $how in
+	tty) [ $((flags & 4)) = 4 ] || fail "restart on a terminal: expected flag 4 (interactive authorization) in Flags=$flags" ;;
+	*) [ $((flags & 4)) = 0 ] || fail "restart ($how): expected no interactive authorization, Flags=$flags" ;;
+	esac
+done
+kill "$mon"
+echo "ok: interactive authorization on a terminal only, never with --no-ask-password"
+
+# --- bash completion: commands, options, and the ports and instances phcd has now
+complete_words() {
+	PATH=$BUILD/phcctl:$PATH bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1));
+		_phcctl; printf "%s\n" "${COMPREPLY[@]}" | sort | tr "\n" " " | sed "s/ $//"' _ "$SRC/phcctl/phcctl.bash-completion" "$@"
+}
+[ "$(complete_words phcctl po)" = "port ports" ] || fail "completion of 'po': $(complete_words phcctl po)"
+[ "$(complete_words phcctl --no-p)" = "--no-pager" ] || fail "completion of '--no-p': $(complete_words phcctl --no-p)"
+[ "$(complete_words phcctl restart v)" = "veth0" ] || fail "completion of 'restart v': $(complete_words phcctl restart v)"
+[ "$(complete_words phcctl --json instance l)" = "lonely" ] || fail "completion of 'instance l': $(complete_words phcctl --json instance l)"
+[ "$(complete_words phcctl wait-sync --instance "")" = "lonely" ] || fail "completion of '--instance': $(complete_words phcctl wait-sync --instance "")"
+echo "ok: bash completion of commands, options, ports and instances"
 
 # --- phcd goes away while phcctl waits for its answer: the stand-in is stopped, phcctl's call
 # is seen on the bus, then the stand-in is killed; the bus answers NoReply.

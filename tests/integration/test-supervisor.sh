@@ -10,6 +10,10 @@ set -euo pipefail
 PHCD=$BUILD/daemon/phcd
 PORT=$BUILD/worker/phcd-port
 tmp=$(mktemp -d /tmp/phcd-sup.XXXXXX)
+# Workers run as their own user: the wrapper below must be reachable by it, and the flags it
+# removes (ctl/) writable.
+chmod 755 "$tmp"
+mkdir -m 0777 "$tmp/ctl"
 S=phsu-s$$ P1=phsu-a$$ P2=phsu-b$$ P3=phsu-c$$
 PHCD_PID=
 stop_phcd() {
@@ -73,12 +77,12 @@ cat >"$tmp/port-wrapper" <<EOF
 #!/bin/sh
 case " \$* " in
 *" -i s3 "*)
-	if [ -e "$tmp/garbage" ]; then
-		rm -f "$tmp/garbage"
+	if [ -e "$tmp/ctl/garbage" ]; then
+		rm -f "$tmp/ctl/garbage"
 		printf 'this is not an IPC message' >&3
 		exec sleep 30
 	fi
-	[ -e "$tmp/crash" ] && exit 3 ;;
+	[ -e "$tmp/ctl/crash" ] && exit 3 ;;
 esac
 exec "$PORT" "\$@"
 EOF
@@ -194,12 +198,12 @@ expect_same "$others" "kill -9" s1 s2
 echo "ok: kill -9 of worker $old: worker $new back (restarts $((restarts + 1))), s1/s2 untouched"
 
 # 5. A worker that sends garbage is dropped and restarted; the supervisor carries on.
-touch "$tmp/garbage"
+touch "$tmp/ctl/garbage"
 old=$(field port s3 pid)
 kill -9 "$old"
 wait_for "$STATUS" '^port s3 .* error "worker sent a malformed message"' 5
 wait_field port s3 state MASTER 5
-[ ! -e "$tmp/garbage" ] || fail "garbage: the wrapper never ran"
+[ ! -e "$tmp/ctl/garbage" ] || fail "garbage: the wrapper never ran"
 alive
 expect_same "$others" "garbage" s1 s2
 echo "ok: garbage on the IPC socket: worker dropped (malformed message), restarted, phcd alive"
@@ -279,13 +283,13 @@ expect_same "$others" "veth delete/recreate" s1 s2
 echo "ok: veth deleted -> port and worker $old gone; recreated -> port back (worker $(field port s3 pid))"
 
 # 10. A worker that keeps dying is restarted with backoff, then left FAULTY with the reason.
-touch "$tmp/crash"
+touch "$tmp/ctl/crash"
 t0=$SECONDS
 kill -9 "$(field port s3 pid)"
 wait_field port s3 restarts "[0-9]+" 1
 wait_for "$STATUS" '^port s3 .*state FAULTY pid 0 restarts [0-9]+ .*giving up' 10
 echo "ok: crash loop: FAULTY after $((SECONDS - t0)) s: $(grep -o 'error ".*"' "$STATUS" | grep giving)"
-rm -f "$tmp/crash"
+rm -f "$tmp/ctl/crash"
 ip -n "$S" link set s3 down
 wait_field port s3 state FAULTY 3
 ip -n "$S" link set s3 up

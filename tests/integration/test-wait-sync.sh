@@ -4,6 +4,8 @@
 # without ports: `phcctl wait-sync` (what phcd-wait-sync.service runs before time-sync.target)
 # returns 0 once the port is MASTER, after its announce receipt timeout, and --json says why for
 # each instance. Until 22a8b42 such a host waited out the whole timeout at every boot.
+# An instance whose `interfaces` names an interface that is not there yet (a NIC that appears
+# late at boot) is not ready until it is, and --json names it (it counted as "no ports" before).
 set -euo pipefail
 : "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
 . "$SRC/tests/lib/net-helpers.sh"
@@ -32,7 +34,7 @@ clock_backend = virtual
 
 [instance nohw]
 domainNumber = 7
-interfaces = nosuch0
+interfaces = auto
 CONF
 } >"$tmp/phcd.conf"
 ip netns exec "$S" capsh --drop=cap_sys_time -- -c "exec $PHCD -f $tmp/phcd.conf" \
@@ -56,4 +58,42 @@ jq -e '.Ready and .SystemClock == null and
 got=$(busctl --system get-property org.phcd1 /org/phcd1/port/s1 org.phcd1.Port State)
 [ "$got" = 's "MASTER"' ] || fail "s1: expected MASTER, got $got"
 echo "ok: grandmaster-only phcd: wait-sync ready after ${ms} ms (phcd on the bus -> exit 0): $(jq -c '[.Instances[] | {Name, Reason}]' "$tmp/ws.json")"
+
+# An instance for s2, which does not exist yet: not ready, and --json names what it waits for.
+cat >>"$tmp/phcd.conf" <<CONF
+
+[instance late]
+domainNumber = 9
+interfaces = s2
+clock_backend = virtual
+CONF
+"$PHCCTL" reload || fail "reload adding instance late: $(tail -n 5 "$tmp/phcd.log")"
+rc=0
+"$PHCCTL" wait-sync --timeout 2 --json >"$tmp/ws.json" 2>"$tmp/ws.err" || rc=$?
+[ "$rc" = 5 ] || fail "wait-sync with s2 absent: expected exit 5 (not ready), got $rc: $(cat "$tmp/ws.json")"
+jq -e '(.Ready | not) and (.Instances[] | select(.Name == "late") | (.Ready | not) and
+		.Ports == 0 and .MissingInterfaces == ["s2"] and
+		.Reason == "waiting for s2: named in its interfaces, not present yet") and
+	(.Instances[] | select(.Name == "gm") | .Ready)' "$tmp/ws.json" >/dev/null ||
+	fail "wait-sync --json with s2 absent: $(cat "$tmp/ws.json")"
+got=$(busctl --system get-property org.phcd1 /org/phcd1/instance/late org.phcd1.Instance MissingInterfaces)
+[ "$got" = 'as 1 "s2"' ] || fail "instance late: expected MissingInterfaces [s2], got $got"
+got=$(busctl --system --json=short get-property org.phcd1 /org/phcd1/instance/late org.phcd1.Instance HealthReasons)
+jq -e '.data == [["interface-missing", "interface s2 is named in the instance'"'"'s interfaces but not present"]]' <<<"$got" >/dev/null ||
+	fail "instance late: expected HealthReasons interface-missing s2, got $got"
+echo "ok: interface s2 not present: wait-sync exit 5, $(jq -c '.Instances[] | select(.Name == "late") | {MissingInterfaces, Reason}' "$tmp/ws.json")"
+"$PHCCTL" wait-sync --timeout 30 --json >"$tmp/ws.json" 2>"$tmp/ws.err" &
+ws=$!
+ip link add s2 netns "$S" type veth peer name p2 netns "$P"
+ip -n "$P" link set p2 up
+ip -n "$S" link set s2 up
+rc=0
+wait "$ws" || rc=$?
+[ "$rc" = 0 ] || fail "wait-sync after s2 appeared: exit $rc: $(cat "$tmp/ws.err") $(cat "$tmp/ws.json")"
+jq -e '.Instances[] | select(.Name == "late") | .Ready and .MissingInterfaces == [] and .IsGrandmaster' \
+	"$tmp/ws.json" >/dev/null || fail "wait-sync --json after s2 appeared: $(cat "$tmp/ws.json")"
+got=$(busctl --system --json=short get-property org.phcd1 /org/phcd1/instance/late org.phcd1.Instance HealthReasons)
+jq -e '[.data[][0]] | index("interface-missing") == null' <<<"$got" >/dev/null ||
+	fail "instance late after s2 appeared: expected no interface-missing, got $got"
+echo "ok: s2 appeared: wait-sync ready once its port is grandmaster, no interface-missing"
 echo PASS

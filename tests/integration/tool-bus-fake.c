@@ -157,6 +157,14 @@ int instance_set_priority2(struct instance *i, uint8_t priority2)
 	return set_priority(i, &i->priority2, priority2, 2);
 }
 
+int instance_set_gm_settings(struct instance *i, const struct gm_settings *s)
+{
+	printf("call set-grandmaster-settings %s %u\n", i->name, s->clockQuality.clockClass);
+	i->clock_quality = s->clockQuality;
+	HOOK(i->manager, instance_changed, i, INSTANCE_CHANGED_CONFIG);
+	return 0;
+}
+
 static void port_set_state(struct mport *p, enum port_state st, unsigned int extra)
 {
 	p->state = st;
@@ -356,6 +364,20 @@ static void command(struct manager *m, char *line)
 		} else {
 			HOOK(m, manager_changed, MANAGER_CHANGED_HEALTH);
 		}
+	} else if (strcmp(a, "interfaces") == 0 && i && n >= 2) {
+		/* interfaces INSTANCE [IFNAME...]: its configured `interfaces` (none: auto) */
+		struct interface_selection *sel = &i->options.interfaces;
+		char *save = NULL, *t;
+
+		memset(sel, 0, sizeof(*sel));
+		sel->auto_select = n == 2;
+		strtok_r(line, " \n", &save);
+		strtok_r(NULL, " \n", &save);
+		while ((t = strtok_r(NULL, " \n", &save)) &&
+		       sel->n_names < OPTIONS_INTERFACES_MAX) {
+			snprintf(sel->names[sel->n_names++], IFNAMSIZ, "%s", t);
+		}
+		HOOK(m, instance_changed, i, INSTANCE_CHANGED_CONFIG);
 	} else if (strcmp(a, "grandmaster") == 0 && i && n == 3) {
 		/* grandmaster INSTANCE 0|1: IsGrandmaster, as the supervisor derives it */
 		i->is_grandmaster = strcmp(c, "1") == 0;

@@ -5,6 +5,7 @@ forwards every frame between IF1 and IF2 (AF_PACKET), and does to the PTP frames
 0x88F7) going IF1 -> IF2 what the file MODE says at the time (re-read on every frame):
   pass       forward as they are
   drop-sync  drop Sync messages (messageType 0); everything else passes
+  drop-delay-resp  drop Delay_Resp messages (messageType 9); everything else passes
   swap-sync  hold each Sync until the next PTP frame from IF1 (its Follow_Up) has gone: every
              Follow_Up arrives before its Sync
 Usage: ptp-relay.py IF1 IF2 MODE_FILE (run it inside the namespace holding both)."""
@@ -47,6 +48,8 @@ def main():
                 m = mode(mode_file)
                 is_sync = frame[14] & 0x0F == 0
                 if m == "drop-sync" and is_sync:
+                    continue
+                if m == "drop-delay-resp" and frame[14] & 0x0F == 9:
                     continue
                 if m == "swap-sync":
                     if is_sync and held is None:

@@ -73,6 +73,22 @@ static int fake_send(void *userdata, const void *buf, size_t len, bool pdelay, b
 	if (l->drop_sync && type == MSG_SYNC) {
 		return (int) len;
 	}
+	if (l->drop_pdelay_resp && s->idx == 0 &&
+	    (type == MSG_PDELAY_RESP || type == MSG_PDELAY_RESP_FOLLOW_UP)) {
+		return (int) len;
+	}
+	if (l->dup_pdelay_resp && s->idx == 0 && type == MSG_PDELAY_RESP) {
+		struct msg m;
+		uint8_t other[FRAME_MAX];
+		ssize_t n;
+
+		/* The same answer from another responder (another clockIdentity). */
+		assert_int_equal(msg_parse(buf, len, &m), 0);
+		m.hdr.sourcePortIdentity.clockIdentity.id[6] ^= 0x5a;
+		n = msg_build(&m, other, sizeof(other));
+		assert_true(n > 0);
+		enqueue(l, !s->idx, l->now + delay + 100, other, (size_t) n);
+	}
 	memcpy(copy, buf, len);
 	if (type == MSG_SYNC) {
 		delay += l->sync_late;
@@ -176,6 +192,9 @@ void side_init(struct link *l, int idx, uint8_t priority1, double freq_error_ppb
 	pc.instance.servo.clock_servo = l->servo;
 	if (idx == 1) {
 		pc.port.syncReceiptTimeout = l->sync_rx_timeout;
+	}
+	if (l->tweak) {
+		l->tweak(idx, &pc);
 	}
 	assert_int_equal(port_new(&pc, s->clk, &fake_ops, s, &s->port), 0);
 }

@@ -74,6 +74,10 @@ struct link {
 	bool drop_sync;		 /* the master's Sync messages are lost (Announce still flows) */
 	ns_t sync_late;		 /* every Sync is this much later than its Follow_Up: reordered */
 	uint8_t sync_rx_timeout; /* the slave's syncReceiptTimeout */
+	/* Called by side_init on each side's configuration before port_new (802.1AS tests). */
+	void (*tweak)(int idx, struct port_config *pc);
+	bool drop_pdelay_resp; /* side 0's Pdelay_Resp and its Follow_Up are lost */
+	bool dup_pdelay_resp;  /* side 0's every Pdelay_Resp comes twice: a second responder */
 };
 
 void side_init(struct link *l, int idx, uint8_t priority1, double freq_error_ppb, ns_t offset,

@@ -260,6 +260,52 @@ static void test_master_only_boundary_clock(void **state)
 }
 
 /* 9.3.5: the data sets of Table 27 and Table 30, observedParent* "not computed" in both. */
+/*
+ * The instance's comparison ranks the Erbests of its ports: a grandmaster of priority1 10 on
+ * port 1 against one of priority1 200 on port 2, whose localPriority is 100. 1588 follows port 1;
+ * G.8275.x ignores priority1, and port 2's localPriority wins.
+ */
+static void test_g8275_clock(void **state)
+{
+	struct defaultDS dds = own_dds(248, 128, false);
+	struct bmca_clock_port ports[2] = { 0 };
+	struct bmca_clock_decision dec[2];
+	struct bmca_clock_result res;
+
+	dds.localPriority = 128;
+	for (int k = 0; k < 2; k++) {
+		ports[k].state = PORT_STATE_LISTENING;
+		ports[k].has_erbest = true;
+		ports[k].erbest = (struct bmca_dataset){
+			.priority1 = k == 0 ? 10 : 200,
+			.identity = cid(0x40 + k),
+			.quality = { 248, 0xFE, 0xFFFF },
+			.priority2 = 128,
+			.stepsRemoved = 0,
+			.sender = pid(0x40 + k, 1),
+			.receiver = pid(SELF, k + 1),
+			.localPriority = k == 0 ? 128 : 100,
+		};
+	}
+	bmca_clock_decide(&dds, &own_tp, ports, 2, dec, &res);
+	assert_int_equal(res.ebest, 0);
+	assert_int_equal(dec[0].decision, BMCA_DECISION_S1);
+	assert_int_equal(dec[1].decision, BMCA_DECISION_M3);
+
+	dds.comparison = BMCA_COMPARISON_G8275;
+	bmca_clock_decide(&dds, &own_tp, ports, 2, dec, &res);
+	assert_int_equal(res.ebest, 1);
+	assert_int_equal(dec[0].decision, BMCA_DECISION_M3);
+	assert_int_equal(dec[1].decision, BMCA_DECISION_S1);
+	assert_int_equal(res.pds.grandmasterIdentity.id[7], 0x41);
+
+	/* D0 with a better localPriority than either (both grandmasters have class 248 too) */
+	dds.localPriority = 50;
+	bmca_clock_decide(&dds, &own_tp, ports, 2, dec, &res);
+	assert_int_equal(dec[0].decision, BMCA_DECISION_M2);
+	assert_int_equal(dec[1].decision, BMCA_DECISION_M2);
+}
+
 static void test_data_sets(void **state)
 {
 	struct defaultDS dds = own_dds(248, 128, false);
@@ -322,6 +368,7 @@ int main(void)
 		cmocka_unit_test(test_master_only_never_ebest),
 		cmocka_unit_test(test_master_only_boundary_clock),
 		cmocka_unit_test(test_data_sets),
+		cmocka_unit_test(test_g8275_clock),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -283,6 +283,143 @@ static struct bmca_announce announce_from(const struct bmca_dataset *d)
 	};
 }
 
+/* G.8275.1 6.3.8 figure 4, case by case: what the alternate BMCA decides where 9.3.4 differs. */
+static void test_compare_g8275_cases(void **state)
+{
+	struct bmca_dataset a = base(), b = base();
+
+	a.localPriority = b.localPriority = 128;
+	/* priority1 plays no part: the identity decides (a's is larger: b wins) */
+	a.priority1 = 10;
+	b.priority1 = 200;
+	a.identity = cid(0x60);
+	a.sender = pid(0x60, 1);
+	assert_int_equal(bmca_compare(&a, &b), BMCA_A_BETTER);
+	assert_int_equal(bmca_compare_g8275(&a, &b), BMCA_B_BETTER);
+	/* localPriority after priority2, before the identity */
+	a.localPriority = 127;
+	assert_int_equal(bmca_compare_g8275(&a, &b), BMCA_A_BETTER);
+	a.priority2 = 129;
+	assert_int_equal(bmca_compare_g8275(&a, &b), BMCA_B_BETTER);
+	a.priority2 = 128;
+	/* clockClass first: 6 beats 248 whatever else */
+	b.quality.clockClass = 6;
+	assert_int_equal(bmca_compare_g8275(&a, &b), BMCA_B_BETTER);
+	/* both class 6 (1..127), different grandmasters: the nearer one wins, not the identity */
+	a.quality.clockClass = 6;
+	a.localPriority = 128;
+	a.stepsRemoved = 3;
+	b.stepsRemoved = 1;
+	b.identity = cid(0x70);
+	assert_int_equal(bmca_compare(&a, &b), BMCA_A_BETTER);
+	assert_int_equal(bmca_compare_g8275(&a, &b), BMCA_B_BETTER);
+	/* class 248: the identity before the topology */
+	a.quality.clockClass = b.quality.clockClass = 248;
+	assert_int_equal(bmca_compare_g8275(&a, &b), BMCA_A_BETTER);
+	assert_int_equal(bmca_compare_g8275(&a, NULL), BMCA_A_BETTER);
+	assert_int_equal(bmca_compare_g8275(NULL, &b), BMCA_B_BETTER);
+	assert_int_equal(bmca_comparison_function(BMCA_COMPARISON_G8275), bmca_compare_g8275);
+	assert_int_equal(bmca_comparison_function(BMCA_COMPARISON_IEEE1588), bmca_compare);
+}
+
+/* The alternate comparison is antisymmetric too, and a strict order within one port. */
+static void test_compare_g8275_invariants(void **state)
+{
+	uint64_t s = 3;
+
+	for (int i = 0; i < 200000; i++) {
+		struct bmca_dataset a, b, c;
+		enum bmca_cmp ab, ba;
+
+		random_dataset(&s, &a, 0);
+		random_dataset(&s, &b, 0);
+		a.localPriority = 127 + rnd(&s) % 2;
+		b.localPriority = 127 + rnd(&s) % 2;
+		ab = bmca_compare_g8275(&a, &b);
+		ba = bmca_compare_g8275(&b, &a);
+		if (ab != -ba) {
+			print_error("pair %d: compare(a,b) = %s but compare(b,a) = %s\n", i,
+				    bmca_cmp_to_string(ab), bmca_cmp_to_string(ba));
+			fail();
+		}
+		/* one port: one receiver, one localPriority */
+		random_dataset(&s, &a, 0x90);
+		random_dataset(&s, &b, 0x90);
+		random_dataset(&s, &c, 0x90);
+		a.receiver.portNumber = b.receiver.portNumber = c.receiver.portNumber = 1;
+		a.localPriority = b.localPriority = c.localPriority = 128;
+		if (port_identity_equal(&a.sender, &b.sender) ||
+		    port_identity_equal(&b.sender, &c.sender) ||
+		    port_identity_equal(&a.sender, &c.sender)) {
+			continue;
+		}
+		assert_int_not_equal(bmca_compare_g8275(&a, &b), BMCA_SAME);
+		if (bmca_compare_g8275(&a, &b) > 0 && bmca_compare_g8275(&b, &c) > 0) {
+			assert_true(bmca_compare_g8275(&a, &c) > 0);
+		}
+	}
+}
+
+/* The rules of a port: clock_class_threshold, maxStepsRemoved, and the comparison with its
+ * localPriority. */
+static void test_foreign_rules(void **state)
+{
+	const struct PortIdentity self = pid(0x90, 1);
+	struct bmca_foreign_table t;
+	struct bmca_dataset d1 = base(), d2 = base(), erbest;
+	struct bmca_announce a1, a2;
+	enum bmca_comparison c;
+
+	bmca_foreign_init(&t, &self, 0);
+	assert_int_equal(t.rules.clockClassThreshold, 248);
+	assert_int_equal(t.rules.maxStepsRemoved, 255);
+	assert_int_equal(t.rules.localPriority, 128);
+	/* a slave-only grandmaster (255) is above the default threshold */
+	a1 = announce_from(&d1);
+	a1.grandmasterClockQuality.clockClass = 255;
+	assert_int_equal(bmca_foreign_add(&t, &a1, 1), -EINVAL);
+	t.rules.clockClassThreshold = 6;
+	a1.grandmasterClockQuality.clockClass = 7;
+	assert_int_equal(bmca_foreign_add(&t, &a1, 1), -EINVAL);
+	a1.grandmasterClockQuality.clockClass = 6;
+	assert_int_equal(bmca_foreign_add(&t, &a1, 1), 0);
+	bmca_foreign_clear(&t);
+	t.rules.clockClassThreshold = 248;
+	t.rules.maxStepsRemoved = 3;
+	a1 = announce_from(&d1);
+	a1.stepsRemoved = 3;
+	assert_int_equal(bmca_foreign_add(&t, &a1, 1), -EINVAL);
+	a1.stepsRemoved = 2;
+	assert_int_equal(bmca_foreign_add(&t, &a1, 1), 0);
+	bmca_foreign_clear(&t);
+
+	/* two grandmasters: priority1 picks one for 1588, the identity the other for G.8275 */
+	d1.priority1 = 10;
+	d1.identity = cid(0x60);
+	d1.sender = pid(0x60, 1);
+	d2.priority1 = 200;
+	a1 = announce_from(&d1);
+	a2 = announce_from(&d2);
+	for (int k = 0; k < 2; k++) {
+		assert_true(bmca_foreign_add(&t, &a1, 1 + k) >= 0);
+		assert_true(bmca_foreign_add(&t, &a2, 1 + k) >= 0);
+	}
+	assert_non_null(bmca_foreign_best(&t, 3, &erbest));
+	assert_true(clock_identity_equal(&erbest.identity, &d1.identity));
+	t.rules.comparison = BMCA_COMPARISON_G8275;
+	t.rules.localPriority = 77;
+	assert_non_null(bmca_foreign_best(&t, 3, &erbest));
+	assert_true(clock_identity_equal(&erbest.identity, &d2.identity));
+	assert_int_equal(erbest.localPriority, 77);
+
+	assert_int_equal(bmca_comparison_from_string("g.8275.X", &c), 0);
+	assert_int_equal(c, BMCA_COMPARISON_G8275);
+	assert_string_equal(bmca_comparison_to_string(c), "G.8275.x");
+	assert_int_equal(bmca_comparison_from_string("IEEE1588", &c), 0);
+	assert_int_equal(c, BMCA_COMPARISON_IEEE1588);
+	assert_int_equal(bmca_comparison_from_string("G.8275.2", &c), -EINVAL);
+}
+
 static bool next_permutation(size_t *p, size_t n)
 {
 	size_t i = n - 1, j = n - 1;
@@ -661,6 +798,100 @@ static void test_foreign_full(void **state)
 	assert_int_equal(t.n, 0);
 }
 
+/* An Announce of a grandmaster of its own (identity = sender's clock) with this priority1. */
+static struct bmca_announce gm_announce(uint8_t clock, uint8_t priority1)
+{
+	struct bmca_dataset b = base();
+	struct bmca_announce a;
+
+	b.priority1 = priority1;
+	b.identity = cid(clock);
+	b.sender = pid(clock, 1);
+	b.stepsRemoved = 0;
+	a = announce_from(&b);
+	return a;
+}
+
+/*
+ * Issue 17 finding 6: 16 worse senders, qualified and still announcing, fill the table; the real
+ * (better) grandmaster takes the worst one's place, qualifies and is Erbest. A worse newcomer is
+ * still refused, and the kept parent is never the one that goes.
+ */
+static void test_foreign_evict(void **state)
+{
+	const struct PortIdentity self = pid(0x90, 1);
+	const ns_t s = NS_PER_SEC; /* logAnnounceInterval 0: window 4 s */
+	struct bmca_foreign_table t;
+	struct bmca_dataset erbest;
+	struct bmca_announce gm = gm_announce(0x01, 100), a;
+	const struct bmca_foreign *best;
+
+	bmca_foreign_init(&t, &self, 0);
+	for (ns_t now = s; now <= 2 * s; now += s) {
+		for (int i = 0; i < BMCA_FOREIGN_MAX; i++) {
+			a = gm_announce((uint8_t) (0xA0 + i), 250);
+			assert_true(bmca_foreign_add(&t, &a, now) >= 0);
+		}
+	}
+	assert_int_equal(t.n, BMCA_FOREIGN_MAX);
+	assert_non_null(bmca_foreign_best(&t, 2 * s, &erbest));
+	assert_int_equal(erbest.priority1, 250);
+	/* A worse newcomer: refused. */
+	a = gm_announce(0xC0, 251);
+	assert_int_equal(bmca_foreign_add(&t, &a, 2 * s), -ENOSPC);
+	/* The better grandmaster: in, in place of the worst (0xAF: the highest identity). */
+	assert_int_equal(bmca_foreign_add(&t, &gm, 2 * s), 1);
+	assert_int_equal(t.n, BMCA_FOREIGN_MAX);
+	for (size_t i = 0; i < t.n; i++) {
+		assert_int_not_equal(t.rec[i].announce.sourcePortIdentity.clockIdentity.id[7],
+				     0xAF);
+	}
+	/* The crowd goes on (0xAF, worse than every record now, stays out), the grandmaster too. */
+	for (ns_t now = 3 * s; now <= 4 * s; now += s) {
+		for (int i = 0; i < BMCA_FOREIGN_MAX; i++) {
+			a = gm_announce((uint8_t) (0xA0 + i), 250);
+			(void) bmca_foreign_add(&t, &a, now);
+		}
+		assert_true(bmca_foreign_add(&t, &gm, now) >= 0);
+	}
+	best = bmca_foreign_best(&t, 4 * s, &erbest);
+	assert_non_null(best);
+	assert_true(
+		port_identity_equal(&best->announce.sourcePortIdentity, &gm.sourcePortIdentity));
+
+	/* Kept (the parent): a better crowd cannot push it out, worst as it is. */
+	bmca_foreign_init(&t, &self, 0);
+	assert_true(bmca_foreign_add(&t, &gm, s) >= 0);
+	assert_int_equal(bmca_foreign_add(&t, &gm, 2 * s), 1);
+	bmca_foreign_keep(&t, &gm.sourcePortIdentity);
+	for (int i = 0; i < 3 * BMCA_FOREIGN_MAX; i++) {
+		a = gm_announce((uint8_t) (0xA0 + i), 10);
+		(void) bmca_foreign_add(&t, &a, 2 * s);
+	}
+	assert_int_equal(t.n, BMCA_FOREIGN_MAX);
+	bool kept = false;
+	for (size_t i = 0; i < t.n; i++) {
+		kept |= port_identity_equal(&t.rec[i].announce.sourcePortIdentity,
+					    &gm.sourcePortIdentity);
+	}
+	assert_true(kept);
+	/* Not kept any more: the next better newcomer may take its place. */
+	bmca_foreign_keep(&t, NULL);
+	a = gm_announce(0x02, 10);
+	assert_true(bmca_foreign_add(&t, &a, 2 * s) >= 0);
+	kept = false;
+	for (size_t i = 0; i < t.n; i++) {
+		kept |= port_identity_equal(&t.rec[i].announce.sourcePortIdentity,
+					    &gm.sourcePortIdentity);
+	}
+	assert_false(kept);
+
+	/* Stale records expire (9.3.2.4.4: the window): the crowd gone, anyone finds room. */
+	a = gm_announce(0xD0, 255);
+	assert_int_equal(bmca_foreign_add(&t, &a, 2 * s + 4 * s + 1), 0);
+	assert_int_equal(t.n, 1);
+}
+
 static void test_announce_timer(void **state)
 {
 	struct bmca_announce_timer t = { 0 };
@@ -687,7 +918,11 @@ int main(void)
 		cmocka_unit_test(test_data_set_updates),
 		cmocka_unit_test(test_foreign_qualification),
 		cmocka_unit_test(test_foreign_full),
+		cmocka_unit_test(test_foreign_evict),
 		cmocka_unit_test(test_announce_timer),
+		cmocka_unit_test(test_compare_g8275_cases),
+		cmocka_unit_test(test_compare_g8275_invariants),
+		cmocka_unit_test(test_foreign_rules),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

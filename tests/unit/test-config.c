@@ -97,13 +97,32 @@ static const struct error_case error_cases[] = {
 	  ":2: delay_mechanism = Auto is not a valid value, expected E2E or P2P" },
 	{ "bad servo", "[global]\nclock_servo = kalman\n",
 	  ":2: clock_servo = kalman is not a valid value, expected pi or linreg" },
+	{ "bad management_network", "[global]\nmanagement_network = yes\n",
+	  ":2: management_network = yes is not a valid value, expected off, read-only or "
+	  "read-write" },
 	{ "unsupported transport", "[global]\nnetwork_transport = UDPv4\n",
 	  ":2: network_transport = UDPv4 is not a valid value, expected L2 (UDPv4" },
-	{ "profile not implemented", "[global]\nprofile = gPTP\n",
-	  ":2: profile = gPTP is not supported yet: 802.1AS asCapable, the Follow_Up information "
-	  "and path trace TLVs are missing; expected default or default-p2p" },
 	{ "unknown profile", "[global]\nprofile = G.8275.2\n",
-	  ":2: profile = G.8275.2 is not a valid value, expected default or default-p2p" },
+	  ":2: profile = G.8275.2 is not a valid value, expected default, default-p2p, gPTP" },
+	{ "bad BMCA", "[global]\nBMCA = none\n",
+	  ":2: BMCA = none is not a valid value, expected ptp or noop" },
+	{ "bad asCapable", "[global]\nasCapable = false\n",
+	  ":2: asCapable = false is not a valid value, expected auto or true" },
+	{ "BMCA noop without a role", "[global]\nBMCA = noop\n",
+	  ":2: instance default: BMCA noop with neither masterOnly nor slaveOnly, expected a "
+	  "static "
+	  "role" },
+	{ "inhibit_delay_req without asCapable true", "[global]\ninhibit_delay_req = 1\n",
+	  ":2: instance default: inhibit_delay_req 1 with asCapable auto, expected asCapable "
+	  "true" },
+	{ "positive min_neighbor_prop_delay", "[global]\nmin_neighbor_prop_delay = 5\n",
+	  ":2: min_neighbor_prop_delay = 5 is out of range" },
+	{ "unicast ptp_dst_mac", "[global]\nptp_dst_mac = 02:00:00:00:00:01\n",
+	  ":2: ptp_dst_mac = 02:00:00:00:00:01 is out of range, expected a multicast MAC address" },
+	{ "short p2p_dst_mac", "[global]\np2p_dst_mac = 01:80:C2:00:00\n",
+	  ":2: p2p_dst_mac = 01:80:C2:00:00 is not a valid value, expected a multicast MAC" },
+	{ "mixed separators", "[global]\np2p_dst_mac = 01:80-C2:00:00:0E\n",
+	  ":2: p2p_dst_mac = 01:80-C2:00:00:0E is not a valid value" },
 	{ "one-step", "[global]\ntwoStepFlag = 0\n",
 	  ":2: twoStepFlag = 0 is out of range, expected 1 (one-step" },
 	{ "bad bool", "[global]\nslaveOnly = maybe\n",
@@ -128,9 +147,30 @@ static const struct error_case error_cases[] = {
 	{ "daemon key in instance", "[instance a]\nlogging_level = 3\n",
 	  ":2: key \"logging_level\" is not valid in this section, expected it in [global]" },
 	{ "duplicate instance", "[instance a]\n[instance a]\n",
-	  ":2: duplicate [instance a], expected each instance once (first defined at " },
+	  ":2: duplicate [instance a] in one file, expected each instance once per file (first "
+	  "at " },
 	{ "duplicate interface", "[interface eth0]\n[interface eth0]\n",
-	  ":2: duplicate [interface eth0], expected each interface once" },
+	  ":2: duplicate [interface eth0] in one file, expected each interface once per file" },
+	/* The whole sentence: it was cut at 128 characters before. */
+	{ "interface twice, whole message", "[instance a]\ninterfaces = eth0 eth0\n",
+	  ":2: interfaces = eth0 eth0 is not a valid value, expected auto, or up to 64 distinct "
+	  "interface names separated by spaces or commas (on several interfaces lines of one "
+	  "section if they do not fit on one)\n" },
+	{ "system clock backend with hardware timestamps",
+	  "[instance a]\ninterfaces = e0\nclock_backend = system\n",
+	  ":3: instance a has clock_backend = system, which takes software timestamps, but "
+	  "time_stamping is hardware (the default); expected time_stamping = software or auto" },
+	{ "system clock backend, hardware on one interface",
+	  "[instance a]\ninterfaces = e0 e1\nclock_backend = system\ntime_stamping = auto\n"
+	  "[interface e1]\ntime_stamping = hardware\n",
+	  ":6: instance a has clock_backend = system, which takes software timestamps, but "
+	  "time_stamping is hardware (interface e1)" },
+	{ "slaveOnly and masterOnly", "[instance a]\nslaveOnly = 1\nmasterOnly = 1\n",
+	  ":3: instance a has slaveOnly = 1 and masterOnly = 1: the port could be neither" },
+	{ "interface section no instance uses",
+	  "[instance a]\ninterfaces = eth1\n[interface eth01]\nlogSyncInterval = -3\n",
+	  ":3: [interface eth01] is in no instance: no instance names it in interfaces and none "
+	  "has interfaces = auto" },
 	{ "bad instance name", "[global]\n[instance bad name]\n",
 	  ":2: invalid instance name \"bad name\", expected 1 to 31 letters" },
 	{ "bad interface name", "[interface a/b]\n", ":1: invalid interface name \"a/b\"" },
@@ -194,6 +234,43 @@ static void test_every_error_is_reported(void **state)
 		fail_msg("expected 4 error lines, got %zu:\n%s", lines, errors);
 	}
 	free(errors);
+}
+
+/* management_network: off, read-only (default), read-write; management_network_set its alias. */
+static void test_management_network(void **state)
+{
+	static const struct {
+		const char *text;
+		enum options_mgmt_network want;
+	} cases[] = {
+		{ "", OPTIONS_MGMT_NETWORK_READ_ONLY },
+		{ "management_network = off\n", OPTIONS_MGMT_NETWORK_OFF },
+		{ "management_network = read-only\n", OPTIONS_MGMT_NETWORK_READ_ONLY },
+		{ "management_network = read-write\n", OPTIONS_MGMT_NETWORK_READ_WRITE },
+		{ "management_network_set = 1\n", OPTIONS_MGMT_NETWORK_READ_WRITE },
+		{ "management_network_set = 0\n", OPTIONS_MGMT_NETWORK_READ_ONLY },
+		/* Both: the later line wins. */
+		{ "management_network_set = 1\nmanagement_network = off\n",
+		  OPTIONS_MGMT_NETWORK_OFF },
+		{ "management_network = off\nmanagement_network_set = 1\n",
+		  OPTIONS_MGMT_NETWORK_READ_WRITE },
+	};
+	struct fixture *f = *state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char text[256];
+		struct config *c;
+
+		snprintf(text, sizeof(text), "[instance a]\ninterfaces = eth0\n%s", cases[i].text);
+		c = load_ok(f, text);
+		if (config_find_instance(c, "a")->options.management_network != cases[i].want) {
+			fail_msg("%s: expected management_network %s, got %s", cases[i].text,
+				 options_mgmt_network_to_string(cases[i].want),
+				 options_mgmt_network_to_string(
+					 config_find_instance(c, "a")->options.management_network));
+		}
+		config_free(c);
+	}
 }
 
 static void test_missing_file(void **state)
@@ -309,6 +386,212 @@ static void test_dropin_errors_name_dropin(void **state)
 	free(errors);
 }
 
+/* A drop-in amends a section of the main file key by key; twice in one drop-in is an error. */
+static void test_dropin_amends_section(void **state)
+{
+	struct fixture *f = *state;
+	struct port_options p;
+	struct config *c = NULL;
+	char *errors = NULL;
+	char want[512];
+
+	write_dropin(f, "10-lab.conf",
+		     "[instance lab]\npriority1 = 20\n"
+		     "[interface eth1]\nlogSyncInterval = -4\n");
+	write_dropin(f, "20-lab.conf", "[instance lab]\ninterfaces = eth1\ninterfaces = eth2\n");
+	c = load_ok(f, "[instance lab]\ninterfaces = eth0\npriority1 = 10\npriority2 = 11\n"
+		       "[interface eth1]\nlogSyncInterval = -2\ndelay_mechanism = P2P\n");
+	assert_int_equal(c->n_instances, 1);
+	assert_int_equal(c->n_interfaces, 1);
+	assert_int_equal(c->instances[0].options.priority1, 20);
+	assert_int_equal(c->instances[0].options.priority2, 11);
+	/* interfaces in a later file replaces the list, its lines in that file add up */
+	assert_int_equal(c->instances[0].options.interfaces.n_names, 2);
+	assert_string_equal(c->instances[0].options.interfaces.names[0], "eth1");
+	assert_string_equal(c->instances[0].options.interfaces.names[1], "eth2");
+	assert_int_equal(config_port_options(c, "lab", "eth1", &p), 0);
+	assert_int_equal(p.logSyncInterval, -4);
+	assert_int_equal(p.delay_mechanism, DELAY_MECHANISM_P2P);
+	config_free(c);
+
+	write_dropin(f, "30-twice.conf", "[instance lab]\npriority1 = 30\n[instance lab]\n");
+	assert_int_equal(config_load(f->path, NULL, false, &c, &errors), -EINVAL);
+	snprintf(want, sizeof(want),
+		 "%s/30-twice.conf:3: duplicate [instance lab] in one file, expected each instance "
+		 "once per file (first at %s/30-twice.conf:1; a later file may amend it)",
+		 f->dropins, f->dropins);
+	if (!errors || strncmp(errors, want, strlen(want)) != 0) {
+		fail_msg("expected %s, got %s", want, errors);
+	}
+	free(errors);
+}
+
+/* Only regular files are read: a directory or a FIFO is refused (and a FIFO never blocks). */
+static void test_only_regular_files(void **state)
+{
+	struct fixture *f = *state;
+	struct config *c = NULL;
+	char *errors = NULL;
+	char path[256], want[512];
+
+	assert_int_equal(config_load(f->dir, "/nonexistent", false, &c, &errors), -EINVAL);
+	snprintf(want, sizeof(want),
+		 "%s:0: cannot open: is a directory, expected a readable regular file", f->dir);
+	if (!errors || strncmp(errors, want, strlen(want)) != 0) {
+		fail_msg("expected %s, got %s", want, errors);
+	}
+	free(errors);
+	/* The same under --check-config, and with main_optional: a directory is not "missing". */
+	errors = NULL;
+	assert_int_equal(config_load(f->dir, "/nonexistent", true, &c, &errors), -EINVAL);
+	free(errors);
+
+	write_file(f->path, "[global]\n");
+	mkdir(f->dropins, 0755);
+	snprintf(path, sizeof(path), "%s/50-fifo.conf", f->dropins);
+	assert_int_equal(mkfifo(path, 0644), 0);
+	errors = NULL;
+	assert_int_equal(config_load(f->path, NULL, false, &c, &errors), -EINVAL);
+	snprintf(want, sizeof(want),
+		 "%s:0: cannot open: is a FIFO or socket, expected a readable regular file", path);
+	if (!errors || strncmp(errors, want, strlen(want)) != 0) {
+		fail_msg("expected %s, got %s", want, errors);
+	}
+	free(errors);
+}
+
+/* --check-config of the daemon's default path: a missing file is fine (built-in defaults). */
+static void test_check_missing_default(void **state)
+{
+	struct fixture *f = *state;
+	char buf[1024] = { 0 };
+	FILE *out = tmpfile();
+
+	assert_non_null(out);
+	assert_int_equal(config_check_full(f->path, NULL, true, out), 0);
+	rewind(out);
+	assert_true(fread(buf, 1, sizeof(buf) - 1, out) > 0);
+	fclose(out);
+	assert_non_null(strstr(buf, "phcd.conf: not present, the built-in defaults apply\n"));
+	assert_non_null(strstr(buf, "phcd.conf: OK, 1 file(s), 1 instance(s)"));
+	/* A file named with -f must exist. */
+	out = tmpfile();
+	assert_int_equal(config_check_full(f->path, NULL, false, out), -EINVAL);
+	fclose(out);
+}
+
+/* Bounds (issue 17 finding 11): errors shown, file size, drop-ins; a line costs a line. */
+static void test_bounds(void **state)
+{
+	struct fixture *f = *state;
+	struct config *c = NULL;
+	char *errors = NULL, *text, *p;
+	size_t lines = 0;
+	FILE *fp;
+
+	/* 1000 bad keys: 50 lines, then one saying how many more */
+	text = malloc(1000 * 16 + 16);
+	assert_non_null(text);
+	p = text + sprintf(text, "[global]\n");
+	for (int i = 0; i < 1000; i++) {
+		p += sprintf(p, "bad%d = 1\n", i);
+	}
+	write_file(f->path, text);
+	free(text);
+	assert_int_equal(config_load(f->path, NULL, false, &c, &errors), -EINVAL);
+	assert_non_null(errors);
+	for (const char *q = errors; *q; q++) {
+		lines += *q == '\n';
+	}
+	assert_int_equal(lines, CONFIG_ERRORS_MAX + 1);
+	if (!strstr(errors, "\n... and 950 more errors (only the first 50 are shown)\n")) {
+		fail_msg("expected '... and 950 more errors', got:\n%s", errors);
+	}
+	free(errors);
+
+	/* larger than 1 MiB: refused before reading */
+	fp = fopen(f->path, "we");
+	assert_non_null(fp);
+	assert_int_equal(ftruncate(fileno(fp), CONFIG_FILE_MAX + 1), 0);
+	fclose(fp);
+	errors = NULL;
+	assert_int_equal(config_load(f->path, NULL, false, &c, &errors), -EINVAL);
+	if (!errors || !strstr(errors, ":0: cannot open: is larger than 1 MiB (1048576 bytes)")) {
+		fail_msg("expected 'is larger than 1 MiB', got %s", errors);
+	}
+	free(errors);
+
+	/* one 1 MiB line without a newline: one error, nothing held but a line */
+	fp = fopen(f->path, "we");
+	assert_non_null(fp);
+	for (int i = 0; i < CONFIG_FILE_MAX; i++) {
+		fputc('x', fp);
+	}
+	fclose(fp);
+	errors = NULL;
+	assert_int_equal(config_load(f->path, NULL, false, &c, &errors), -EINVAL);
+	if (!errors || !strstr(errors, ":1: line is too long")) {
+		fail_msg("expected 'line is too long', got %s", errors);
+	}
+	free(errors);
+}
+
+/* More drop-ins than CONFIG_DROPINS_MAX: refused with one line, the rest not read. */
+static void test_dropin_count(void **state)
+{
+	struct fixture *f = *state;
+	struct config *c = NULL;
+	char *errors = NULL, name[32];
+
+	for (int i = 0; i <= CONFIG_DROPINS_MAX; i++) {
+		snprintf(name, sizeof(name), "%05d.conf", i);
+		write_dropin(f, name, "");
+	}
+	write_file(f->path, "[global]\n");
+	assert_int_equal(config_load(f->path, NULL, false, &c, &errors), -EINVAL);
+	if (!errors ||
+	    !strstr(errors, "phcd.conf.d: more than 1024 drop-ins, expected at most 1024")) {
+		fail_msg("expected 'more than 1024 drop-ins', got %s", errors);
+	}
+	free(errors);
+}
+
+/* File names are shown as valid UTF-8: other bytes, controls and '\\' as \xNN. */
+static void test_escape_names(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "/etc/phcd/phcd.conf", "/etc/phcd/phcd.conf" },
+		{ "/etc/phcd/caf\xc3\xa9.conf", "/etc/phcd/caf\xc3\xa9.conf" }, /* é stays */
+		{ "/etc/phcd/\xff\xfe.conf", "/etc/phcd/\\xff\\xfe.conf" },
+		{ "a\nb\\c", "a\\x0ab\\x5cc" },
+		{ "\xc3", "\\xc3" },		       /* truncated sequence */
+		{ "\xc0\xaf", "\\xc0\\xaf" },	       /* overlong '/' */
+		{ "\xed\xa0\x80", "\\xed\\xa0\\x80" }, /* UTF-16 surrogate */
+		{ "\xef\xbf\xbe", "\\xef\\xbf\\xbe" }, /* U+FFFE, refused by sd-bus */
+	};
+	struct fixture *f = *state;
+	struct config *c;
+	char path[256];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *e = config_escape_name(cases[i].in);
+
+		assert_non_null(e);
+		assert_string_equal(e, cases[i].out);
+		free(e);
+	}
+	/* A drop-in whose name is not UTF-8 loads, and is listed escaped. */
+	write_dropin(f, "10-\xff.conf", "[global]\npriority1 = 7\n");
+	c = load_ok(f, "[global]\n");
+	assert_int_equal(c->n_files, 2);
+	snprintf(path, sizeof(path), "%s/10-\\xff.conf", f->dropins);
+	assert_string_equal(c->files[1], path);
+	assert_int_equal(c->instances[0].options.priority1, 7);
+	config_free(c);
+}
+
 static void test_resolution(void **state)
 {
 	struct fixture *f = *state;
@@ -400,9 +683,97 @@ static void test_resolution(void **state)
 	assert_int_equal(p.delay_mechanism, DELAY_MECHANISM_E2E);
 	config_free(c);
 
+	/* gPTP and the automotive profiles: linuxptp's shipped files, keys still winning. */
+	c = load_ok(f, "[instance g]\n"
+		       "interfaces = eth0\n"
+		       "profile = gPTP\n"
+		       "neighborPropDelayThresh = 100000\n"
+		       "[instance m]\n"
+		       "interfaces = eth1\n"
+		       "profile = automotive-master\n"
+		       "[instance s]\n"
+		       "interfaces = eth2\n"
+		       "profile = automotive-slave\n");
+	assert_int_equal(config_find_instance(c, "g")->options.priority1, 248);
+	assert_true(config_find_instance(c, "g")->options.gmCapable);
+	assert_int_equal(config_port_options(c, "g", "eth0", &p), 0);
+	assert_int_equal(p.transportSpecific, 1);
+	assert_int_equal(p.delay_mechanism, DELAY_MECHANISM_P2P);
+	assert_true(p.follow_up_info && p.path_trace_enabled);
+	assert_int_equal(p.logSyncInterval, -3);
+	assert_int_equal(p.logAnnounceInterval, 0);
+	assert_int_equal(p.syncReceiptTimeout, 3);
+	assert_int_equal(p.neighborPropDelayThresh, 100000);
+	assert_int_equal(p.min_neighbor_prop_delay, -20000000);
+	assert_true(p.assume_two_step);
+	assert_int_equal(p.BMCA, OPTIONS_BMCA_PTP);
+	assert_int_equal(config_port_options(c, "m", "eth1", &p), 0);
+	assert_int_equal(p.BMCA, OPTIONS_BMCA_NOOP);
+	assert_true(p.masterOnly && p.inhibit_announce && p.inhibit_delay_req);
+	assert_int_equal(p.asCapable, OPTIONS_AS_CAPABLE_TRUE);
+	assert_int_equal(p.neighborPropDelayThresh, 800);
+	assert_true(config_find_instance(c, "s")->options.slaveOnly);
+	assert_true(config_find_instance(c, "s")->options.servo.step_threshold == 1.0);
+	assert_int_equal(config_port_options(c, "s", "eth2", &p), 0);
+	assert_true(p.ignore_source_id && p.msg_interval_request && p.inhibit_announce);
+	assert_false(p.masterOnly || p.inhibit_delay_req);
+	assert_int_equal(p.operLogPdelayReqInterval, 2);
+	assert_int_equal(p.operLogSyncInterval, 0);
+	config_free(c);
+
 	c = load_ok(f, "[instance a]\ninterfaces = eth0\n[instance b]\n");
 	assert_null(config_instance_for_interface(c, "veth0", false));
 	assert_string_equal(config_instance_for_interface(c, "veth0", true)->options.name, "b");
+	config_free(c);
+}
+
+/* ptp_dst_mac and p2p_dst_mac: ptp4l's spelling, IEEE 802's too, per interface. */
+static void test_dst_mac(void **state)
+{
+	struct fixture *f = *state;
+	static const uint8_t g8275[] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x0e };
+	static const uint8_t ptp[] = { 0x01, 0x1b, 0x19, 0x00, 0x00, 0x00 };
+	static const uint8_t other[] = { 0x01, 0x1b, 0x19, 0x00, 0x00, 0xab };
+	struct port_options p;
+	struct config *c;
+
+	c = load_ok(f, "[instance a]\ninterfaces = eth0 eth1\n"
+		       "[interface eth1]\nptp_dst_mac = 01-80-c2-00-00-0e\n"
+		       "p2p_dst_mac = 01:1b:19:00:00:AB\n");
+	assert_int_equal(config_port_options(c, "a", "eth0", &p), 0);
+	assert_memory_equal(p.ptp_dst_mac, ptp, 6);
+	assert_memory_equal(p.p2p_dst_mac, g8275, 6);
+	assert_int_equal(config_port_options(c, "a", "eth1", &p), 0);
+	assert_memory_equal(p.ptp_dst_mac, g8275, 6);
+	assert_memory_equal(p.p2p_dst_mac, other, 6);
+	config_free(c);
+}
+
+/* profile G.8275.1: its defaults, each overridden by a key wherever it is set. */
+static void test_profile_g8275_1(void **state)
+{
+	struct fixture *f = *state;
+	static const uint8_t g8275[] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x0e };
+	const struct config_instance *in;
+	struct port_options p;
+	struct config *c;
+
+	c = load_ok(f, "[instance t]\ninterfaces = eth0 eth1\nprofile = G.8275.1\n"
+		       "[interface eth1]\nlogSyncInterval = -3\n"
+		       "[instance u]\ninterfaces = eth2\ndomainNumber = 25\nprofile = G.8275.1\n");
+	in = config_find_instance(c, "t");
+	assert_int_equal(in->options.profile, OPTIONS_PROFILE_G8275_1);
+	assert_int_equal(in->options.domainNumber, 24);
+	assert_int_equal(in->options.dataset_comparison, BMCA_COMPARISON_G8275);
+	assert_int_equal(config_find_instance(c, "u")->options.domainNumber, 25);
+	assert_int_equal(config_port_options(c, "t", "eth0", &p), 0);
+	assert_memory_equal(p.ptp_dst_mac, g8275, 6);
+	assert_int_equal(p.logAnnounceInterval, -3);
+	assert_int_equal(p.logSyncInterval, -4);
+	assert_int_equal(p.logMinDelayReqInterval, -4);
+	assert_int_equal(p.delay_mechanism, DELAY_MECHANISM_E2E);
+	assert_int_equal(config_port_options(c, "t", "eth1", &p), 0);
+	assert_int_equal(p.logSyncInterval, -3);
 	config_free(c);
 }
 
@@ -513,10 +884,19 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_errors_name_file_and_line, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_every_error_is_reported, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_management_network, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dropin_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_interfaces_lines, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dropin_errors_name_dropin, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dropin_amends_section, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_only_regular_files, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_check_missing_default, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bounds, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dropin_count, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_escape_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resolution, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dst_mac, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_profile_g8275_1, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_table_defaults_match_options, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_diff, setup, teardown),
 		cmocka_unit_test(test_example_config),

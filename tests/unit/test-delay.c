@@ -11,6 +11,31 @@
 #include "ptp/delay.h"
 #include "ptp/util.h"
 
+/* The results of the checked functions, which must succeed here. */
+static ns_t e2e(const struct delay_e2e *d)
+{
+	ns_t v = INT64_MIN;
+
+	assert_int_equal(delay_e2e_mean_path_delay(d, &v), 0);
+	return v;
+}
+
+static ns_t offset_of(ns_t t1, ns_t t2, ns_t corr, ns_t mpd)
+{
+	ns_t v = INT64_MIN;
+
+	assert_int_equal(delay_offset_from_master(t1, t2, corr, mpd, &v), 0);
+	return v;
+}
+
+static ns_t p2p(const struct delay_p2p *d, double nrr)
+{
+	ns_t v = INT64_MIN;
+
+	assert_int_equal(delay_p2p_mean_link_delay(d, nrr, &v), 0);
+	return v;
+}
+
 /*
  * A worked E2E exchange: the slave is `offset` ahead of the master, the link takes `path` each
  * way, a transparent clock adds residence times it reports in the correction fields (split over
@@ -48,8 +73,8 @@ static void test_e2e_cases(void **state)
 		ns_t mpd, off;
 
 		build_e2e(&cases[i], &d);
-		mpd = delay_e2e_mean_path_delay(&d);
-		off = delay_offset_from_master(d.t1, d.t2, d.sync_correction, mpd);
+		mpd = e2e(&d);
+		off = offset_of(d.t1, d.t2, d.sync_correction, mpd);
 		if (mpd != cases[i].path || off != cases[i].offset) {
 			print_error("case %zu: expected delay %" PRId64 " offset %" PRId64
 				    ", got %" PRId64 " %" PRId64 "\n",
@@ -67,10 +92,10 @@ static void test_e2e_corrections_matter(void **state)
 
 	build_e2e(&c, &d);
 	d.sync_correction -= c.fup_res; /* forgot Follow_Up's correction */
-	assert_int_not_equal(delay_e2e_mean_path_delay(&d), c.path);
+	assert_int_not_equal(e2e(&d), c.path);
 	build_e2e(&c, &d);
 	d.delay_resp_correction = 0;
-	assert_int_equal(delay_e2e_mean_path_delay(&d), c.path + c.req_res / 2);
+	assert_int_equal(e2e(&d), c.path + c.req_res / 2);
 }
 
 /* Odd sums halve toward negative infinity on both signs, as linuxptp's integer arithmetic. */
@@ -78,9 +103,9 @@ static void test_e2e_rounding(void **state)
 {
 	struct delay_e2e d = { .t1 = 0, .t2 = 3, .t3 = 10, .t4 = 10 };
 
-	assert_int_equal(delay_e2e_mean_path_delay(&d), 1);
+	assert_int_equal(e2e(&d), 1);
 	d.t2 = -3;
-	assert_int_equal(delay_e2e_mean_path_delay(&d), -2);
+	assert_int_equal(e2e(&d), -2);
 }
 
 /* A worked P2P exchange; responder offset cancels, turnaround comes out either way. */
@@ -114,9 +139,9 @@ static void test_p2p_one_and_two_step(void **state)
 
 		split.resp_correction = cases[i].res1;
 		split.resp_fup_correction = cases[i].res2;
-		assert_int_equal(delay_p2p_mean_link_delay(&two, 1.0), cases[i].path);
-		assert_int_equal(delay_p2p_mean_link_delay(&one, 1.0), cases[i].path);
-		assert_int_equal(delay_p2p_mean_link_delay(&split, 1.0), cases[i].path);
+		assert_int_equal(p2p(&two, 1.0), cases[i].path);
+		assert_int_equal(p2p(&one, 1.0), cases[i].path);
+		assert_int_equal(p2p(&split, 1.0), cases[i].path);
 	}
 }
 
@@ -135,8 +160,8 @@ static void test_p2p_neighbor_rate_ratio(void **state)
 	double nrr;
 	ns_t with, without;
 
-	without = delay_p2p_mean_link_delay(&d, 1.0);
-	with = delay_p2p_mean_link_delay(&d, r);
+	without = p2p(&d, 1.0);
+	with = p2p(&d, r);
 	assert_in_range(without, path - 51, path - 49);
 	assert_in_range(with, path - 1, path + 1);
 
@@ -144,6 +169,101 @@ static void test_p2p_neighbor_rate_ratio(void **state)
 	assert_int_equal(delay_neighbor_rate_ratio(0, 0, 10001000, 10000000, &nrr), 0);
 	assert_true(nrr > 1.0000999 && nrr < 1.0001001);
 	assert_int_equal(delay_neighbor_rate_ratio(0, 5, 10, 5, &nrr), -EINVAL);
+}
+
+/*
+ * Issue 17 finding 8: extreme but valid values from the wire (timestamps up to ns_t's end, a
+ * correctionField of INT64_MAX, that is "too big", or 2^47 ns) never overflow (UBSan would stop
+ * the test) and never give a result beyond +-DELAY_NS_MAX: -ERANGE, nothing written.
+ */
+static void test_extreme_values(void **state)
+{
+	/* The largest Timestamp timestamp_to_ns() converts, and correction_to_ns() results. */
+	const ns_t tmax = ((INT64_MAX / NS_PER_SEC) - 1) * NS_PER_SEC + NS_PER_SEC - 1;
+	const ns_t now = 1764700000 * NS_PER_SEC;
+	const ns_t vals[] = { 0,
+			      1,
+			      -1,
+			      now,
+			      tmax,
+			      INT64_MAX,
+			      INT64_MIN,
+			      INT64_C(1) << 47,
+			      -(INT64_C(1) << 47),
+			      DELAY_NS_MAX,
+			      -DELAY_NS_MAX,
+			      DELAY_NS_MAX + 1,
+			      INT64_MAX / 2 };
+	const size_t n = ARRAY_SIZE(vals);
+	size_t ok = 0, refused = 0;
+
+	for (size_t a = 0; a < n; a++) {
+		for (size_t b = 0; b < n; b++) {
+			for (size_t c = 0; c < n; c++) {
+				struct delay_e2e d = { .t1 = vals[a],
+						       .t2 = now,
+						       .t3 = now + 1000,
+						       .t4 = vals[b],
+						       .sync_correction = vals[c],
+						       .delay_resp_correction = vals[(a + c) % n] };
+				struct delay_p2p q = { .t1 = now,
+						       .t2 = vals[a],
+						       .t3 = vals[b],
+						       .t4 = now + 5000,
+						       .resp_correction = vals[c],
+						       .resp_fup_correction = vals[(b + c) % n] };
+				ns_t v = 12345, w = 12345;
+				int r;
+
+				r = delay_e2e_mean_path_delay(&d, &v);
+				if (r == 0) {
+					assert_true(v >= -DELAY_NS_MAX && v <= DELAY_NS_MAX);
+					ok++;
+				} else {
+					assert_int_equal(r, -ERANGE);
+					assert_int_equal(v, 12345);
+					refused++;
+				}
+				r = delay_offset_from_master(vals[a], now, vals[b], vals[c], &w);
+				if (r == 0) {
+					assert_true(w >= -DELAY_NS_MAX && w <= DELAY_NS_MAX);
+				} else {
+					assert_int_equal(r, -ERANGE);
+					assert_int_equal(w, 12345);
+				}
+				for (int k = 0; k < 2; k++) {
+					w = 12345;
+					r = delay_p2p_mean_link_delay(&q, k ? 1.0001 : 1.0, &w);
+					if (r == 0) {
+						assert_true(w >= -DELAY_NS_MAX &&
+							    w <= DELAY_NS_MAX);
+					} else {
+						assert_int_equal(r, -ERANGE);
+						assert_int_equal(w, 12345);
+					}
+				}
+			}
+		}
+	}
+	/* Both outcomes occur: the table is not all one kind. */
+	assert_true(ok > 0 && refused > 0);
+
+	/* The attack review's case: a Follow_Up of tmax against now gives no -7.4e18 offset. */
+	ns_t off = 0;
+
+	assert_int_equal(delay_offset_from_master(tmax, now, 0, 0, &off), -ERANGE);
+	assert_int_equal(delay_offset_from_master(tmax, now, INT64_MAX, 0, &off), -ERANGE);
+	/* A PHC that started at 0 against a master's TAI of today is a real offset. */
+	assert_int_equal(delay_offset_from_master(now, 5 * NS_PER_SEC, 0, 300, &off), 0);
+	assert_int_equal(off, 5 * NS_PER_SEC - now - 300);
+
+	ns_t x;
+
+	assert_false(delay_ns_add(DELAY_NS_MAX, 1, &x));
+	assert_false(delay_ns_add(INT64_MAX, INT64_MAX, &x));
+	assert_false(delay_ns_sub(INT64_MIN, 1, &x));
+	assert_true(delay_ns_sub(-DELAY_NS_MAX, 0, &x));
+	assert_int_equal(x, -DELAY_NS_MAX);
 }
 
 static void test_filter_average(void **state)
@@ -202,6 +322,7 @@ int main(void)
 		cmocka_unit_test(test_e2e_rounding),
 		cmocka_unit_test(test_p2p_one_and_two_step),
 		cmocka_unit_test(test_p2p_neighbor_rate_ratio),
+		cmocka_unit_test(test_extreme_values),
 		cmocka_unit_test(test_filter_average),
 		cmocka_unit_test(test_filter_median),
 		cmocka_unit_test(test_filter_init_and_names),

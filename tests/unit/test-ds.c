@@ -61,7 +61,16 @@ static void test_log_interval(void **state)
 	assert_int_equal(ds_log_interval_to_ns(1), 2 * NS_PER_SEC);
 	assert_int_equal(ds_log_interval_to_ns(-3), NS_PER_SEC / 8);
 	assert_int_equal(ds_log_interval_to_ns(127), NS_PER_SEC << 30);
-	assert_int_equal(ds_log_interval_to_ns(-128), NS_PER_SEC >> 30);
+	/* Never 0: a caller may divide by it (issue 17, finding 1). */
+	assert_int_equal(ds_log_interval_to_ns(-128), NS_PER_SEC >> 29);
+	for (int l = INT8_MIN; l <= INT8_MAX; l++) {
+		assert_true(ds_log_interval_to_ns((int8_t) l) > 0);
+	}
+	assert_true(ds_log_interval_wire_valid(-10));
+	assert_true(ds_log_interval_wire_valid(22));
+	assert_false(ds_log_interval_wire_valid(-11));
+	assert_false(ds_log_interval_wire_valid(23));
+	assert_false(ds_log_interval_wire_valid(0x7F));
 }
 
 static void test_flags_roundtrip(void **state)

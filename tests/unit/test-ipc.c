@@ -108,6 +108,12 @@ static void sample(enum ipc_type t, struct ipc_msg *m)
 		break;
 	case IPC_SHUTDOWN:
 		break;
+	case IPC_GM_SETTINGS_REQUEST:
+	case IPC_SET_GM_SETTINGS:
+		m->gm_settings.clockQuality = (struct ClockQuality){ 6, 0x21, 0x4e5d };
+		m->gm_settings.tp = (struct timePropertiesDS){ 37,   true, false, true,
+							       true, true, false, 0x20 };
+		break;
 	case IPC_CLOCK_STATE:
 	case IPC_SET_CLOCK_STATE:
 		m->clock_state = (struct ipc_clock_state){ INT64_C(1764500000123456789),
@@ -128,6 +134,8 @@ static const enum ipc_type all_types[] = {
 	IPC_PRIORITY_REQUEST,
 	IPC_CLOCK_STATE,
 	IPC_SET_CLOCK_STATE,
+	IPC_GM_SETTINGS_REQUEST,
+	IPC_SET_GM_SETTINGS,
 };
 
 /* The payload sizes are the protocol: a change here is a protocol change (bump IPC_VERSION). */
@@ -135,10 +143,18 @@ static const struct {
 	enum ipc_type type;
 	size_t payload;
 } sizes[] = {
-	{ IPC_HELLO, 10 },	     { IPC_STATUS, 539 },	    { IPC_ERBEST, 46 },
-	{ IPC_CONFIG, 284 },	     { IPC_RECOMMENDED_STATE, 43 }, { IPC_SET_PRIORITY, 2 },
-	{ IPC_SHUTDOWN, 0 },	     { IPC_PRIORITY_REQUEST, 2 },   { IPC_CLOCK_STATE, 24 },
-	{ IPC_SET_CLOCK_STATE, 24 },
+	{ IPC_HELLO, 10 },
+	{ IPC_STATUS, 580 },
+	{ IPC_ERBEST, 113 },
+	{ IPC_CONFIG, 349 },
+	{ IPC_RECOMMENDED_STATE, 109 },
+	{ IPC_SET_PRIORITY, 2 },
+	{ IPC_SHUTDOWN, 0 },
+	{ IPC_PRIORITY_REQUEST, 2 },
+	{ IPC_CLOCK_STATE, 32 },
+	{ IPC_SET_CLOCK_STATE, 32 },
+	{ IPC_GM_SETTINGS_REQUEST, 8 },
+	{ IPC_SET_GM_SETTINGS, 8 },
 };
 
 /* Encode and decode again; compare by re-encoding, since the structs have padding. */
@@ -218,7 +234,7 @@ static void test_fields(void **state)
 	/* Header: type, version, length, big-endian. */
 	sample(IPC_SET_PRIORITY, &m);
 	assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
-	assert_memory_equal(buf, "\x00\x42\x00\x0b\x00\x00\x00\x02\x0a\x14", 10);
+	assert_memory_equal(buf, "\x00\x42\x00\x14\x00\x00\x00\x02\x0a\x14", 10);
 }
 
 static void expect_bad(const uint8_t *buf, size_t len, const char *what)

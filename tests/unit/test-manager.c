@@ -395,7 +395,7 @@ static void test_follow_auto(void **state)
 
 	follow_init(&fr,
 		    "[global]\nsystem_clock_instance = auto\n[instance a]\ninterfaces = e0\n"
-		    "clock_backend = system\n",
+		    "clock_backend = system\ntime_stamping = software\n",
 		    20 * NS_PER_MSEC);
 	follow_run(&fr, 120);
 	assert_true(sysclock_follow_synchronized(fr.f));
@@ -438,7 +438,8 @@ static void test_follow_repeat_fed_once(void **state)
 	follow_run(&fr, 20);
 	sysclock_sim_advance(fr.sim, NS_PER_SEC);
 	s.sample_ts = sysclock_sim_real(fr.sim);
-	s.offset_ns = 300 * NS_PER_USEC; /* an outlier the servo answers */
+	/* on the trend but 3 us off: within the gate, the servo answers it */
+	s.offset_ns = sim_error(&fr) + 3 * NS_PER_USEC;
 	assert_true(sysclock_sim_read(fr.sim, &z) >= 0);
 	sysclock_follow_port_status(fr.f, fr.p, &s);
 	assert_true(sysclock_sim_read(fr.sim, &a) >= 0);
@@ -446,6 +447,79 @@ static void test_follow_repeat_fed_once(void **state)
 	sysclock_follow_port_status(fr.f, fr.p, &s);
 	assert_true(sysclock_sim_read(fr.sim, &b) >= 0);
 	assert_int_equal(a.freq, b.freq);
+	follow_free(&fr);
+}
+
+/*
+ * One sample a second as follow_run(), every fourth of them forged (a forged Sync/Follow_Up pair
+ * whose offset the status page happened to carry), +-forged in turn.
+ */
+static void follow_run_forged(struct follow_rig *fr, int n, ns_t forged)
+{
+	for (int k = 0; k < n; k++) {
+		struct ipc_status s = { .port_state = PORT_STATE_SLAVE };
+
+		sysclock_sim_advance(fr->sim, NS_PER_SEC);
+		s.sample_ts = sysclock_sim_real(fr->sim);
+		s.offset_ns = sim_error(fr);
+		if (k % 4 == 3) {
+			s.offset_ns += (k / 4) % 2 ? forged : -forged;
+		}
+		s.mean_path_delay_ns = 1000;
+		sysclock_follow_port_status(fr->f, fr->p, &s);
+	}
+}
+
+/*
+ * Finding 5: forged offsets of +-500 us among the real ones. The follower's own gate keeps them
+ * from the system clock's servo: it stays locked within microseconds, the frequency near the
+ * true error. Without the gate every one reached the servo (the worker of a system or
+ * free_running port runs no gate).
+ */
+static void test_follow_gates_forged(void **state)
+{
+	struct follow_rig fr;
+	struct timex tx;
+
+	follow_init(&fr, follow_free_running, 20 * NS_PER_MSEC);
+	follow_run(&fr, 30);
+	assert_true(sysclock_follow_synchronized(fr.f));
+	follow_run_forged(&fr, 120, 500 * NS_PER_USEC);
+	assert_true(sysclock_sim_read(fr.sim, &tx) >= 0);
+	if (!(llabs(sim_error(&fr)) < 20 * NS_PER_USEC) || !(labs(tx.freq + 20 * 65536) < 65536)) {
+		fail_msg("expected within 20 us and 1 ppm of -20 ppm, got %lld ns and %ld",
+			 (long long) sim_error(&fr), tx.freq);
+	}
+	assert_true(sysclock_follow_synchronized(fr.f));
+	follow_free(&fr);
+}
+
+/*
+ * Finding 2: locked, the port is lost and a new grandmaster a day off comes: the sysclock the
+ * follower builds again gets no first step, and the day is refused (max_offset_jump).
+ */
+static void test_follow_no_new_first_step(void **state)
+{
+	struct follow_rig fr;
+	ns_t before;
+
+	follow_init(&fr, follow_free_running, 20 * NS_PER_MSEC);
+	follow_run(&fr, 30);
+	assert_true(sysclock_follow_synchronized(fr.f));
+	/* the parent changes: no SLAVE port for a few ticks (the follower drops its sysclock) */
+	fr.p->state = PORT_STATE_LISTENING;
+	for (int k = 0; k < 3; k++) {
+		sysclock_sim_advance(fr.sim, NS_PER_SEC);
+		sysclock_follow_tick(fr.f, (uint64_t) (k + 1) * 1000000);
+	}
+	fr.p->state = PORT_STATE_SLAVE;
+	fr.ref_error += INT64_C(86326) * NS_PER_SEC;
+	before = sysclock_sim_real(fr.sim) - sysclock_sim_true(fr.sim);
+	follow_run(&fr, 30);
+	assert_false(sysclock_follow_synchronized(fr.f));
+	/* neither stepped nor slewed: within 100 us of where it was */
+	assert_true(llabs(sysclock_sim_real(fr.sim) - sysclock_sim_true(fr.sim) - before) <
+		    100 * NS_PER_USEC);
 	follow_free(&fr);
 }
 
@@ -458,6 +532,8 @@ int main(void)
 		cmocka_unit_test(test_port_control),
 		cmocka_unit_test(test_reload_applied),
 		cmocka_unit_test(test_follow_admit),
+		cmocka_unit_test(test_follow_gates_forged),
+		cmocka_unit_test(test_follow_no_new_first_step),
 		cmocka_unit_test(test_follow_locks),
 		cmocka_unit_test(test_follow_never_writes),
 		cmocka_unit_test(test_follow_auto),

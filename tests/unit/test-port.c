@@ -464,6 +464,50 @@ static void test_delay_asymmetry(void **state)
 	}
 }
 
+/*
+ * ingressLatency and egressLatency (ptp4l's keys) on the slave of a perfect link: equal ones
+ * shorten the path delay by their sum's half each way and leave the clock alone; an
+ * ingressLatency alone leaves the clock ahead by half of it (its t2 is moved earlier, 7.3.4).
+ */
+static void test_ingress_egress_latency(void **state)
+{
+	static const struct {
+		int32_t ingress, egress;
+		ns_t want_error, want_delay;
+	} cases[] = {
+		{ 0, 0, 0, LINK_DELAY },
+		{ 600, 600, 0, LINK_DELAY - 600 },
+		{ 1000, 0, 500, LINK_DELAY - 500 },
+		{ 0, -400, 200, LINK_DELAY + 200 },
+	};
+
+	for (size_t k = 0; k < ARRAY_SIZE(cases); k++) {
+		struct link l;
+		ns_t e = 0, d = 0;
+
+		link_init(&l, 1000.0, 0, DELAY_MECHANISM_E2E);
+		l.s[1].port->cfg.port.ingressLatency = cases[k].ingress;
+		l.s[1].port->cfg.port.egressLatency = cases[k].egress;
+		link_run(&l, START + 90 * NS_PER_SEC);
+		assert_int_equal(port_get_state(l.s[1].port), PORT_STATE_SLAVE);
+		for (int i = 0; i < 10; i++) {
+			link_run(&l, l.now + NS_PER_SEC);
+			e += link_error(&l);
+			d += l.s[1].last.mean_path_delay;
+		}
+		e /= 10;
+		d /= 10;
+		if (llabs(e - cases[k].want_error) > 150 || llabs(d - cases[k].want_delay) > 150) {
+			fail_msg("ingressLatency %d egressLatency %d: clock error %lld ns, path "
+				 "delay "
+				 "%lld ns; expected %lld and %lld",
+				 cases[k].ingress, cases[k].egress, (long long) e, (long long) d,
+				 (long long) cases[k].want_error, (long long) cases[k].want_delay);
+		}
+		link_free(&l);
+	}
+}
+
 /* Inject a frame into the slave at the current time, and check it is counted, not acted on. */
 static void inject(struct link *l, const void *buf, size_t len, enum port_counter want)
 {
@@ -593,6 +637,187 @@ static void test_hostile(void **state)
 	link_free(&l);
 }
 
+static void edit_interval_fast(struct msg *m, const struct link *l)
+{
+	m->hdr.logMessageInterval = -30;
+	m->hdr.sequenceId += 1;
+}
+
+static void edit_interval_slow(struct msg *m, const struct link *l)
+{
+	m->hdr.logMessageInterval = 23;
+	m->hdr.sequenceId += 1;
+}
+
+/* A Delay_Resp for the Delay_Req in flight, with a logMessageInterval of -30 or 23. */
+static void edit_delay_resp_pending(struct msg *m, const struct link *l)
+{
+	m->hdr.sequenceId = l->s[1].port->dreq.seq;
+	m->hdr.logMessageInterval = m->hdr.logMessageInterval == 0 ? -30 : 23;
+}
+
+/*
+ * Issue 17 finding 1: a logMessageInterval beyond [-10, 22] (0x7F aside) sets nothing. A
+ * Delay_Resp of -30 once divided by zero in port_random_interval() (SIGFPE); now it is counted
+ * as out_of_range, and the Delay_Req stays pending for the real answer.
+ */
+static void test_interval_out_of_range(void **state)
+{
+	uint8_t buf[FRAME_MAX];
+	struct port *sl;
+	struct link l;
+	int8_t dreq_interval;
+	size_t n;
+
+	link_init(&l, 5000.0, 10 * NS_PER_USEC, DELAY_MECHANISM_E2E);
+	link_run(&l, START + 40 * NS_PER_SEC);
+	sl = l.s[1].port;
+	assert_int_equal(port_get_state(sl), PORT_STATE_SLAVE);
+	link_run(&l, l.now + NS_PER_SEC / 2);
+	dreq_interval = port_port_ds(sl)->logMinDelayReqInterval;
+
+	n = forge(&l, MSG_SYNC, buf, edit_interval_fast);
+	inject(&l, buf, n, PORT_CNT_OUT_OF_RANGE);
+	n = forge(&l, MSG_SYNC, buf, edit_interval_slow);
+	inject(&l, buf, n, PORT_CNT_OUT_OF_RANGE);
+	n = forge(&l, MSG_ANNOUNCE, buf, edit_interval_fast);
+	inject(&l, buf, n, PORT_CNT_OUT_OF_RANGE);
+	n = forge(&l, MSG_ANNOUNCE, buf, edit_interval_slow);
+	inject(&l, buf, n, PORT_CNT_OUT_OF_RANGE);
+	/* As if a Delay_Req were in flight: the forged answers must leave it so. */
+	sl->dreq.pending = true;
+	sl->dreq.stale = false;
+	n = forge(&l, MSG_DELAY_RESP, buf, edit_delay_resp_pending);
+	inject(&l, buf, n, PORT_CNT_OUT_OF_RANGE);
+	assert_true(sl->dreq.pending);
+	buf[33] = 23; /* logMessageInterval is octet 33 of the header (13.3.1) */
+	inject(&l, buf, n, PORT_CNT_OUT_OF_RANGE);
+	assert_true(sl->dreq.pending);
+	assert_int_equal(port_port_ds(sl)->logMinDelayReqInterval, dreq_interval);
+	assert_int_equal(port_get_counter(sl, PORT_CNT_OUT_OF_RANGE), 6);
+
+	/* Whatever interval reaches it, port_random_interval() stays within [0, 2 * 2^log]. */
+	for (int li = INT8_MIN; li <= INT8_MAX; li++) {
+		ns_t v = port_random_interval(sl, (int8_t) li);
+
+		assert_true(v >= 0);
+		assert_true(v <= 2 * port_log_interval((int8_t) li) + 1);
+	}
+
+	link_run(&l, l.now + 10 * NS_PER_SEC);
+	assert_int_equal(port_get_state(sl), PORT_STATE_SLAVE);
+	assert_true(llabs(link_error(&l)) < 500);
+	link_free(&l);
+}
+
+/* The largest Timestamp that converts to ns_t (timestamp_to_ns). */
+#define TS_MAX_SECONDS ((uint64_t) (INT64_MAX / NS_PER_SEC) - 1)
+
+static void edit_next(struct msg *m, const struct link *l, int ahead)
+{
+	m->hdr.sequenceId = (uint16_t) (l->s[1].port->sync.last_seq + ahead);
+}
+
+static void edit_sync_corr_max(struct msg *m, const struct link *l)
+{
+	edit_next(m, l, 1);
+	m->hdr.correctionField = INT64_MAX; /* "too big to represent" */
+}
+
+static void edit_fup_next(struct msg *m, const struct link *l)
+{
+	m->hdr.sequenceId = l->s[1].port->sync.seq;
+}
+
+static void edit_sync_plain_next(struct msg *m, const struct link *l)
+{
+	edit_next(m, l, 1);
+	m->hdr.correctionField = 0;
+}
+
+static void edit_fup_t1_max(struct msg *m, const struct link *l)
+{
+	m->hdr.sequenceId = l->s[1].port->sync.seq;
+	m->body.follow_up.preciseOriginTimestamp.secondsField = TS_MAX_SECONDS;
+	m->body.follow_up.preciseOriginTimestamp.nanosecondsField = 999999999;
+	m->hdr.correctionField = -(INT64_C(1) << 62); /* -2^46 ns: still converts */
+}
+
+static void edit_one_step_extreme(struct msg *m, const struct link *l)
+{
+	edit_next(m, l, 1);
+	m->hdr.flagField &= (uint16_t) ~MSG_FLAG_TWO_STEP;
+	m->body.sync.originTimestamp.secondsField = TS_MAX_SECONDS;
+	m->hdr.correctionField = INT64_MIN;
+}
+
+static void edit_delay_resp_t4_max(struct msg *m, const struct link *l)
+{
+	m->hdr.sequenceId = l->s[1].port->dreq.seq;
+	m->body.delay_resp.receiveTimestamp.secondsField = TS_MAX_SECONDS;
+}
+
+static void edit_delay_resp_corr_max(struct msg *m, const struct link *l)
+{
+	m->hdr.sequenceId = l->s[1].port->dreq.seq;
+	m->hdr.correctionField = INT64_MAX;
+}
+
+/*
+ * Issue 17 finding 8: extreme but valid timestamps and corrections from the parent never
+ * overflow (this test runs under UBSan in the sanitizer build) and never become a sample: the
+ * measurement is dropped, counted as overflow, or, for a path delay beyond a second, as
+ * out_of_range. The offset reported stays what it was: never -7.4e18.
+ */
+static void test_extreme_times(void **state)
+{
+	uint8_t buf[FRAME_MAX];
+	struct port *sl;
+	struct link l;
+	ns_t offset, delay;
+	size_t n;
+
+	link_init(&l, 5000.0, 10 * NS_PER_USEC, DELAY_MECHANISM_E2E);
+	link_run(&l, START + 40 * NS_PER_SEC);
+	sl = l.s[1].port;
+	assert_int_equal(port_get_state(sl), PORT_STATE_SLAVE);
+	link_run(&l, l.now + NS_PER_SEC / 2);
+	offset = port_current_ds(sl)->offsetFromMaster;
+	delay = port_current_ds(sl)->meanDelay;
+
+	/* A Sync with correctionField INT64_MAX, then its Follow_Up: the sum does not fit. */
+	n = forge(&l, MSG_SYNC, buf, edit_sync_corr_max);
+	inject(&l, buf, n, PORT_CNT_RX_SYNC);
+	n = forge(&l, MSG_FOLLOW_UP, buf, edit_fup_next);
+	inject(&l, buf, n, PORT_CNT_OVERFLOW);
+	/* A Follow_Up with the largest preciseOriginTimestamp: t2 - t1 is about -7.4e18. */
+	n = forge(&l, MSG_SYNC, buf, edit_sync_plain_next);
+	inject(&l, buf, n, PORT_CNT_RX_SYNC);
+	n = forge(&l, MSG_FOLLOW_UP, buf, edit_fup_t1_max);
+	inject(&l, buf, n, PORT_CNT_OVERFLOW);
+	/* One-step, the largest originTimestamp and the most negative correctionField. */
+	n = forge(&l, MSG_SYNC, buf, edit_one_step_extreme);
+	inject(&l, buf, n, PORT_CNT_OVERFLOW);
+	assert_int_equal(port_current_ds(sl)->offsetFromMaster, offset);
+
+	/* Delay_Resp for the Delay_Req in flight: t4 at the end of time, then correction max. */
+	sl->dreq.pending = true;
+	sl->dreq.stale = false;
+	n = forge(&l, MSG_DELAY_RESP, buf, edit_delay_resp_t4_max);
+	inject(&l, buf, n, PORT_CNT_OUT_OF_RANGE);
+	sl->dreq.pending = true;
+	n = forge(&l, MSG_DELAY_RESP, buf, edit_delay_resp_corr_max);
+	inject(&l, buf, n, PORT_CNT_OVERFLOW);
+	assert_int_equal(port_current_ds(sl)->meanDelay, delay);
+	sl->dreq.pending = false;
+
+	link_run(&l, l.now + 10 * NS_PER_SEC);
+	assert_int_equal(port_get_state(sl), PORT_STATE_SLAVE);
+	assert_true(llabs(link_error(&l)) < 500);
+	assert_true(l.s[1].max_abs_offset < NS_PER_MSEC);
+	link_free(&l);
+}
+
 static void edit_pdelay_other(struct msg *m, const struct link *l)
 {
 	/* Pdelay_Resp and its Follow_Up keep requestingPortIdentity at the same place. */
@@ -668,7 +893,7 @@ static void test_time_properties(void **state)
 		struct bmca_dataset ds;
 		struct timePropertiesDS tp = { 0 };
 
-		assert_int_equal(port_get_erbest(l.s[1].port, l.now, &ds, &tp), 0);
+		assert_int_equal(port_get_erbest(l.s[1].port, l.now, &ds, &tp, NULL), 0);
 		assert_true(tp.leap61);
 		assert_true(tp.currentUtcOffsetValid);
 		assert_int_equal(tp.currentUtcOffset, 38);
@@ -724,10 +949,12 @@ static void supervise(struct side *s, ns_t now)
 	struct bmca_clock_decision dec;
 	struct bmca_clock_result res;
 
-	cp.has_erbest = port_get_erbest(s->port, now, &cp.erbest, &cp.erbest_tp) == 0;
+	struct port_path_trace path;
+
+	cp.has_erbest = port_get_erbest(s->port, now, &cp.erbest, &cp.erbest_tp, &path) == 0;
 	bmca_clock_decide(port_default_ds(s->port), &own_tp, &cp, 1, &dec, &res);
 	(void) port_apply_decision(s->port, dec.decision, res.cds.stepsRemoved, &res.pds, &res.tp,
-				   now);
+				   &path, now);
 }
 
 /* Side 1 supervised, the supervisor deciding every 10 ms (it hears of changes at once). */
@@ -1044,7 +1271,10 @@ int main(void)
 		cmocka_unit_test(test_converge_spikes),
 		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_hostile_p2p),
+		cmocka_unit_test(test_interval_out_of_range),
+		cmocka_unit_test(test_extreme_times),
 		cmocka_unit_test(test_delay_asymmetry),
+		cmocka_unit_test(test_ingress_egress_latency),
 		cmocka_unit_test(test_time_properties),
 		cmocka_unit_test(test_master_disappears),
 		cmocka_unit_test(test_sync_receipt_timeout),

@@ -266,6 +266,161 @@ static void test_first_step_threshold(void **state)
 	servo_free(s);
 }
 
+/*
+ * The step policy on a simulated clock, for each servo: locked to the true time, the master
+ * (a rogue grandmaster, a lying worker) suddenly claims a day of offset. After the first lock no
+ * step is taken (step_threshold 0, ptp4l), and beyond max_offset_jump the sample is refused
+ * outright: the servo holds over on its stable frequency, the clock neither steps nor slews
+ * (its true error stays where it was), and it locks again when sane offsets return.
+ */
+static void policy_rogue_after_lock(enum servo_type type)
+{
+	struct clock_sim_config sc = { .start = 1000 * NS_PER_SEC, .freq_error_ppb = 40000 };
+	const ns_t rogue = INT64_C(86326) * NS_PER_SEC;
+	struct servo_config cfg;
+	struct clock *c = NULL;
+	struct servo *s = NULL;
+	double freq = 0, held;
+	ns_t local, err_before;
+	int jumps = 0;
+
+	servo_config_default(&cfg, false);
+	cfg.type = type;
+	cfg.max_offset_jump = NS_PER_SEC;
+	assert_int_equal(clock_sim_new(&sc, &c), 0);
+	assert_int_equal(servo_new(&cfg, 0, &s), 0);
+	servo_set_interval(s, 1.0);
+	assert_int_equal(clock_step(c, 3 * NS_PER_MSEC), 0);
+	for (int i = 0; i < 120; i++) {
+		enum servo_state st;
+
+		assert_int_equal(clock_sim_advance(c, NS_PER_SEC), 0);
+		assert_int_equal(clock_get_time(c, &local), 0);
+		st = servo_sample(s, clock_sim_error(c), local, &freq);
+		if (st == SERVO_JUMP) {
+			jumps++;
+			assert_int_equal(clock_step(c, -clock_sim_error(c)), 0);
+		}
+		assert_int_equal(clock_adj_freq(c, freq), 0);
+	}
+	assert_int_equal(jumps, 1); /* the first step, 3 ms > first_step_threshold */
+	assert_int_equal(s->state, SERVO_LOCKED);
+	assert_true(llabs(clock_sim_error(c)) < 1000);
+	held = s->ops->stable_freq(s);
+	err_before = clock_sim_error(c);
+
+	/* the rogue: 30 samples a day off */
+	for (int i = 0; i < 30; i++) {
+		assert_int_equal(clock_sim_advance(c, NS_PER_SEC), 0);
+		assert_int_equal(clock_get_time(c, &local), 0);
+		assert_int_equal(servo_sample(s, clock_sim_error(c) + rogue, local, &freq),
+				 SERVO_HOLDOVER);
+		assert_true(fabs(freq - held) < 1e-6);
+		assert_int_equal(clock_adj_freq(c, freq), 0);
+	}
+	assert_int_equal(s->refused, 30);
+	assert_true(s->refused_offset > rogue - NS_PER_MSEC);
+	assert_false(servo_stable(s));
+	/* holdover on the learnt frequency: the clock moved by far less than a millisecond */
+	assert_true(llabs(clock_sim_error(c) - err_before) < 100000);
+
+	/* the real master again: locks without a step */
+	for (int i = 0; i < 10; i++) {
+		enum servo_state st;
+
+		assert_int_equal(clock_sim_advance(c, NS_PER_SEC), 0);
+		assert_int_equal(clock_get_time(c, &local), 0);
+		st = servo_sample(s, clock_sim_error(c), local, &freq);
+		assert_int_not_equal(st, SERVO_JUMP);
+		assert_int_equal(clock_adj_freq(c, freq), 0);
+	}
+	assert_int_equal(s->state, SERVO_LOCKED);
+	servo_free(s);
+	clock_free(c);
+}
+
+static void test_policy_rogue_after_lock(void **state)
+{
+	policy_rogue_after_lock(SERVO_TYPE_PI);
+	policy_rogue_after_lock(SERVO_TYPE_LINREG);
+}
+
+/*
+ * A servo made for a clock that locked before (the system-clock servo rebuilt on a new parent):
+ * no first step, and the sanity bound holds from its first sample. Without first_step_taken
+ * the same offset is stepped (what a new grandmaster got before: a new first step).
+ */
+static void test_policy_first_step_taken(void **state)
+{
+	enum servo_type types[] = { SERVO_TYPE_PI, SERVO_TYPE_LINREG };
+
+	for (size_t k = 0; k < ARRAY_SIZE(types); k++) {
+		struct servo_config cfg;
+		struct servo *s;
+		ns_t t = 0;
+		double f;
+		int jumps = 0;
+
+		servo_config_default(&cfg, false);
+		cfg.type = types[k];
+		cfg.max_offset_jump = NS_PER_SEC;
+		/* 0.5 s: within the bound, beyond first_step_threshold */
+		cfg.first_step_taken = true;
+		assert_int_equal(servo_new(&cfg, 0, &s), 0);
+		servo_set_interval(s, 1.0);
+		for (int i = 0; i < 20; i++) {
+			jumps += feed(s, NS_PER_SEC / 2, 1, &t, &f) == SERVO_JUMP;
+		}
+		assert_int_equal(jumps, 0);
+		/* a day: refused from the first sample on */
+		assert_int_equal(feed(s, INT64_C(86326) * NS_PER_SEC, 1, &t, &f), SERVO_HOLDOVER);
+		assert_int_equal(s->refused, 1);
+		servo_free(s);
+
+		cfg.first_step_taken = false;
+		assert_int_equal(servo_new(&cfg, 0, &s), 0);
+		servo_set_interval(s, 1.0);
+		for (int i = 0; i < 20; i++) {
+			jumps += feed(s, NS_PER_SEC / 2, 1, &t, &f) == SERVO_JUMP;
+		}
+		assert_int_equal(jumps, 1);
+		servo_free(s);
+	}
+}
+
+/* step_threshold within the bound still steps after lock; beyond the bound nothing does. */
+static void test_policy_step_within_bound(void **state)
+{
+	struct servo_config cfg;
+	struct servo *s;
+	ns_t t = 0;
+	double f;
+	int jumps = 0;
+
+	servo_config_default(&cfg, false);
+	cfg.step_threshold = NS_PER_MSEC;
+	cfg.max_offset_jump = NS_PER_SEC;
+	s = new_pi(&cfg);
+	assert_int_equal(feed(s, 100, 3, &t, &f), SERVO_LOCKED);
+	for (int i = 0; i < 5; i++) {
+		jumps += feed(s, 10 * NS_PER_MSEC, 1, &t, &f) == SERVO_JUMP;
+	}
+	assert_int_equal(jumps, 1);
+	assert_int_equal(feed(s, 100, 3, &t, &f), SERVO_LOCKED);
+	for (int i = 0; i < 5; i++) {
+		assert_int_equal(feed(s, 2 * NS_PER_SEC, 1, &t, &f), SERVO_HOLDOVER);
+	}
+	assert_int_equal(s->refused, 5);
+	/* 0 turns the bound off: the PI is back to ptp4l's rules */
+	servo_free(s);
+	cfg.max_offset_jump = 0;
+	s = new_pi(&cfg);
+	assert_int_equal(feed(s, 100, 3, &t, &f), SERVO_LOCKED);
+	assert_int_not_equal(feed(s, 2 * NS_PER_SEC, 1, &t, &f), SERVO_HOLDOVER);
+	assert_int_equal(s->refused, 0);
+	servo_free(s);
+}
+
 static void test_step_threshold(void **state)
 {
 	struct servo_config cfg;
@@ -545,6 +700,9 @@ int main(void)
 		cmocka_unit_test(test_lock_detection),
 		cmocka_unit_test(test_pi_fast_start),
 		cmocka_unit_test(test_step_threshold),
+		cmocka_unit_test(test_policy_rogue_after_lock),
+		cmocka_unit_test(test_policy_first_step_taken),
+		cmocka_unit_test(test_policy_step_within_bound),
 		cmocka_unit_test(test_max_frequency_clamp),
 		cmocka_unit_test(test_fixed_constants),
 		cmocka_unit_test(test_holdover),

@@ -143,6 +143,59 @@ static void test_servo_locks(void **state)
 	rig_free(&r);
 }
 
+/*
+ * Finding 2 of issue 17: the system clock, locked, is handed a new grandmaster a day off. The
+ * sysclock the follower rebuilds for it (first_step_taken: this clock locked before) never takes
+ * a first step, and with max_offset_jump the day is refused: HOLDOVER, the kernel clock
+ * neither stepped nor slewed, and after holdover_timeout without a sane sample, STA_UNSYNC.
+ */
+static void test_policy_new_grandmaster(void **state)
+{
+	struct sysclock_config cfg;
+	struct rig r;
+	ns_t err;
+
+	rig_init(&r, 1700000000 * NS_PER_SEC, NS_PER_SEC / 2, 50000, true);
+	rig_run(&r, 30);
+	assert_int_equal(r.last, SYSCLOCK_LOCKED);
+	assert_int_equal(r.sc->steps, 1);
+	assert_true(r.sc->locked_once);
+
+	/* the parent changed: a new sysclock, as the follower builds it */
+	sysclock_free(r.sc);
+	sysclock_config_default(&cfg);
+	cfg.servo.max_offset_jump = NS_PER_SEC;
+	cfg.servo.first_step_taken = true;
+	assert_int_equal(sysclock_new(&sysclock_sim_ops, r.sim, &cfg, &r.sc), 0);
+	r.tai_minus_true += INT64_C(86326) * NS_PER_SEC;
+	err = sysclock_sim_real(r.sim) - sysclock_sim_true(r.sim);
+	rig_run(&r, 20);
+	assert_int_equal(r.last, SYSCLOCK_HOLDOVER);
+	assert_int_equal(r.sc->steps, 0);
+	assert_int_equal(r.sc->servo->refused, 20);
+	/* 20 s on the learnt frequency: well within a millisecond of where it was */
+	assert_within(sysclock_sim_real(r.sim) - sysclock_sim_true(r.sim) - err, 100000);
+	assert_within(kernel(&r).freq + 50 * 65536, 65536);
+	assert_false(r.sc->state == SYSCLOCK_LOCKED);
+	/* refused samples are no samples: holdover runs out, the kernel is told */
+	for (int i = 0; i < 61; i++) {
+		sysclock_sim_advance(r.sim, NS_PER_SEC);
+		rig_sample(&r);
+		sysclock_check(r.sc);
+	}
+	assert_int_equal(r.sc->state, SYSCLOCK_UNSYNC);
+	assert_true(kernel(&r).status & STA_UNSYNC);
+	assert_int_equal(r.sc->steps, 0);
+
+	/* without first_step_taken and without the bound, the old behaviour: a step by a day */
+	sysclock_free(r.sc);
+	sysclock_config_default(&cfg);
+	assert_int_equal(sysclock_new(&sysclock_sim_ops, r.sim, &cfg, &r.sc), 0);
+	rig_run(&r, 3);
+	assert_int_equal(r.sc->steps, 1);
+	rig_free(&r);
+}
+
 /* The invariant, over a spread of starts: converges within the sync threshold, one step at most. */
 static void test_servo_converges_from_any_start(void **state)
 {
@@ -432,6 +485,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sim_kernel),
 		cmocka_unit_test(test_servo_locks),
+		cmocka_unit_test(test_policy_new_grandmaster),
 		cmocka_unit_test(test_servo_converges_from_any_start),
 		cmocka_unit_test(test_utc_offset),
 		cmocka_unit_test(test_leap_insert),

@@ -219,6 +219,53 @@ static void test_follow_up_info_type(void **state)
 	assert_int_equal(tlv_follow_up_info_parse(&t, &fu), 0);
 }
 
+/* IEEE C37.238: the bytes linuxptp sends (2017: gmID, reserved, total, 2 pad octets), both ways. */
+static void test_c37_238(void **state)
+{
+	uint8_t want[32], buf[64];
+	int n = hex_decode("000300121c129d000002"
+			   "1234"
+			   "00000000"
+			   "000003e8"
+			   "0000",
+			   want, sizeof(want));
+	struct tlv_c37_238 c = { .subtype = TLV_C37_238_2017,
+				 .grandmasterID = 0x1234,
+				 .totalTimeInaccuracy = 1000 },
+			   back;
+	struct tlv_builder b;
+	struct tlv_iter it;
+	struct tlv t;
+
+	assert_int_equal(n, 22);
+	tlv_builder_init(&b, buf, sizeof(buf));
+	assert_int_equal(tlv_builder_add_c37_238(&b, &c), 0);
+	assert_int_equal(tlv_builder_len(&b), 22);
+	assert_memory_equal(buf, want, 22);
+	tlv_iter_init(&it, buf, 22);
+	assert_int_equal(tlv_next(&it, &t), 1);
+	assert_int_equal(tlv_c37_238_parse(&t, &back), 0);
+	assert_int_equal(back.subtype, TLV_C37_238_2017);
+	assert_int_equal(back.grandmasterID, 0x1234);
+	assert_int_equal(back.totalTimeInaccuracy, 1000);
+	/* 2011: the two inaccuracies where 2017 has reserved and total */
+	c = (struct tlv_c37_238){ .subtype = TLV_C37_238_2011,
+				  .grandmasterTimeInaccuracy = 0xffffffff,
+				  .networkTimeInaccuracy = 50 };
+	tlv_builder_init(&b, buf, sizeof(buf));
+	assert_int_equal(tlv_builder_add_c37_238(&b, &c), 0);
+	tlv_iter_init(&it, buf, tlv_builder_len(&b));
+	assert_int_equal(tlv_next(&it, &t), 1);
+	assert_int_equal(tlv_c37_238_parse(&t, &back), 0);
+	assert_int_equal(back.grandmasterTimeInaccuracy, 0xffffffff);
+	assert_int_equal(back.networkTimeInaccuracy, 50);
+	/* another length, another subtype, another organization */
+	t.lengthField = 20;
+	assert_int_equal(tlv_c37_238_parse(&t, &back), -EBADMSG);
+	c.subtype = 3;
+	assert_int_equal(tlv_builder_add_c37_238(&b, &c), -EINVAL);
+}
+
 static int parse_any(const struct tlv *t)
 {
 	struct tlv_management_error_status es;
@@ -335,6 +382,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip_every_tlv),
+		cmocka_unit_test(test_c37_238),
 		cmocka_unit_test(test_foreach_and_names),
 		cmocka_unit_test(test_iterator_overruns),
 		cmocka_unit_test(test_typed_length_checks),

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The worker's sandbox as the supervisor builds it between fork and exec (docs/security.md, "The
+ * worker sandbox"): its own uid and gid, no capability in any set (bounding and ambient
+ * included), no_new_privs, a fixed environment, and only the fds it is given.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+/* The user workers run as (units/sysusers-phcd.conf); nobody (65534) when it does not exist. */
+#define WORKER_USER "phcd-worker"
+#define WORKER_FALLBACK_ID 65534
+
+struct worker_identity {
+	bool switch_ids; /* false: the worker keeps the supervisor's uid and gid */
+	uid_t uid;
+	gid_t gid;
+};
+
+/*
+ * Decide once, at start, whom workers run as: WORKER_USER when it exists and phcd may change
+ * uids (root, or CAP_SETUID and CAP_SETGID); as root without that user, 65534 with a warning;
+ * without the right to change uids, the supervisor's own (a notice says so).
+ */
+void worker_identity_resolve(struct worker_identity *ret);
+
+/*
+ * In the child after fork, before exec: only async-signal-safe calls. Supplementary groups
+ * cleared, the identity taken (when switch_ids), the bounding set emptied (where CAP_SETPCAP
+ * allows), the ambient, inheritable, permitted and effective sets emptied, no_new_privs set.
+ * Returns 0 or -errno; the caller then does not exec.
+ */
+int worker_sandbox_enter(const struct worker_identity *id);

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The offset spike gate in front of a servo (ptp/outlier.h). Pure. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "ptp/outlier.h"
+
+/*
+ * Software timestamps on a busy host spike by tens of microseconds now and then. One such offset
+ * fed to the servo costs a minute of settling. So predict the offset from the last two samples
+ * and keep one that lands far off the line from the servo, a few in a row at most: a real change
+ * gets through after that.
+ *
+ * The limit follows the measured noise of the path: 8 times the average residual, which learns
+ * from every sample judged, each counting at most half the limit. So when more than about one
+ * sample in four lands beyond half the limit (broad packet delay variation) the limit grows
+ * within a few samples, while rarer spikes, passed or not, cannot lift it for long (counting a
+ * rejected one as the whole limit, spikes in one Sync of seven would have lifted it for good). It
+ * once learnt from passed samples only: under 0..100 us of jitter it stayed at its 10 us floor, and
+ * with the start-over after three rejections it passed one sample in five. The servo, for its part,
+ * scales its gains with the time since its last sample (servo-pi.c), so a sample after rejected
+ * ones does not count several times.
+ */
+#define OUTLIER_FLOOR (10 * NS_PER_USEC)
+#define OUTLIER_FACTOR 8.0
+#define OUTLIER_LEARN 0.1
+#define OUTLIER_MAX_RUN 3
+/*
+ * Its first judgements draw the line through the first two samples, which no gate judged, and
+ * extrapolate their noise (the prediction error is about 2.5 times one sample's noise) before
+ * the gate knows that noise: until it has judged this many it allows this much more. With the
+ * floor alone, on a loaded host a port's gate kept the three offsets after the first step from
+ * the servo in half the runs (4 s more to synchronized).
+ */
+#define OUTLIER_WARMUP 3
+#define OUTLIER_WARMUP_WIDEN 3.0
+
+enum outlier_verdict outlier_gate_judge(struct outlier_gate *f, ns_t t, ns_t offset)
+{
+	double pred, res, limit;
+
+	if (f->n == 2 && t > f->t[1] && f->t[1] > f->t[0]) {
+		pred = (double) f->o[1] + (double) (f->o[1] - f->o[0]) * (double) (t - f->t[1]) /
+						  (double) (f->t[1] - f->t[0]);
+		res = fabs((double) offset - pred);
+		limit = fmax((double) OUTLIER_FLOOR, OUTLIER_FACTOR * f->jitter);
+		if (f->judged < OUTLIER_WARMUP) {
+			f->judged++;
+			limit *= OUTLIER_WARMUP_WIDEN;
+		}
+		if (res > limit && !f->rejected) {
+			f->run_jitter = f->jitter;
+		}
+		f->jitter += OUTLIER_LEARN * (fmin(res, limit / 2) - f->jitter);
+		if (res > limit) {
+			if (f->rejected < OUTLIER_MAX_RUN) {
+				f->rt[0] = f->rt[1];
+				f->ro[0] = f->ro[1];
+				f->rt[1] = t;
+				f->ro[1] = offset;
+				f->rejected++;
+				return OUTLIER_REJECT;
+			}
+			/*
+			 * It persists. If the rejected samples lie on a line of their own (the
+			 * trend changed, or the line was drawn through a spike), they were no
+			 * noise: forget what they taught the limit, and go on from that line.
+			 */
+			if (f->rt[1] > f->rt[0] && t > f->rt[1]) {
+				pred = (double) f->ro[1] + (double) (f->ro[1] - f->ro[0]) *
+								   (double) (t - f->rt[1]) /
+								   (double) (f->rt[1] - f->rt[0]);
+				if (fabs((double) offset - pred) <=
+				    fmax((double) OUTLIER_FLOOR, OUTLIER_FACTOR * f->run_jitter)) {
+					f->jitter = f->run_jitter;
+				}
+			}
+			f->n = 1;
+			f->t[0] = f->rt[1];
+			f->o[0] = f->ro[1];
+		}
+	}
+	f->rejected = 0;
+	if (f->n == 2) {
+		f->t[0] = f->t[1];
+		f->o[0] = f->o[1];
+		f->n = 1;
+	}
+	f->t[f->n] = t;
+	f->o[f->n] = offset;
+	f->n++;
+	/*
+	 * Until it holds two samples the gate cannot judge: the very first one only primes it (a
+	 * port passes it to the servo all the same: keeping it cost a second to synchronized; the
+	 * second passes unjudged anyway). After a run of rejections it holds two again.
+	 */
+	return f->n < 2 ? OUTLIER_PRIME : OUTLIER_PASS;
+}
+
+/*
+ * The servo's answer bends the offset's trend from this sample on (the clock runs faster by
+ * dppb, the offset grows by as much), so bend the gate's line with it: starting the gate over
+ * instead would keep the next offset from the servo after every large frequency change. A step
+ * leaves nothing of the line.
+ */
+void outlier_gate_follow(struct outlier_gate *f, enum servo_state st, double dppb)
+{
+	if (st == SERVO_JUMP) {
+		f->n = 0;
+	} else if (f->n == 2) {
+		f->o[0] -= (ns_t) llround(dppb * (double) (f->t[1] - f->t[0]) / 1e9);
+	}
+}
+
+/*
+ * A step by -offset moves the line (offsets and local times) by as much: the first sample after
+ * it is judged as any other.
+ */
+void outlier_gate_step(struct outlier_gate *f, ns_t offset, double dppb)
+{
+	if (f->n == 2) {
+		f->o[0] -= (ns_t) llround(dppb * (double) (f->t[1] - f->t[0]) / 1e9);
+	}
+	f->rejected = 0;
+	for (unsigned i = 0; i < f->n; i++) {
+		/* Offsets from the wire can be extreme: a line that does not fit is forgotten. */
+		if (__builtin_sub_overflow(f->o[i], offset, &f->o[i]) ||
+		    __builtin_sub_overflow(f->t[i], offset, &f->t[i])) {
+			f->n = 0;
+			return;
+		}
+	}
+}
+
+void outlier_gate_reset(struct outlier_gate *g)
+{
+	g->n = 0;
+	g->rejected = 0;
+	g->judged = 0;
+}

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * libFuzzer harness: frames from the wire into the port engine with the 802.1AS and automotive
+ * behaviours on (Follow_Up information TLV, path trace, asCapable, Signaling interval requests,
+ * operational intervals), as a master and as a slave. Input: frames, each a 2-byte big-endian
+ * length and that many bytes; every frame gets an RX timestamp and a tick. Nothing may crash,
+ * read out of bounds or leave a log interval outside -7..7.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptp/clock.h"
+#include "ptp/port.h"
+#include "tests/doubles/clock-sim.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define START (1000 * NS_PER_SEC)
+
+static int fuzz_send(void *userdata, const void *buf, size_t len, bool pdelay, bool event,
+		     ns_t *ret_tx_ts)
+{
+	struct clock *c = userdata;
+
+	if (event) {
+		return clock_get_time(c, ret_tx_ts);
+	}
+	return (int) len;
+}
+
+static const struct port_ops ops = { .send = fuzz_send };
+
+static void run(const uint8_t *data, size_t size, bool slave)
+{
+	struct clock_sim_config cc = { .start = START, .seed = 1 };
+	struct port_config pc;
+	struct clock *clk = NULL;
+	struct port *p = NULL;
+	ns_t now = START;
+	size_t pos = 0;
+
+	if (clock_sim_new(&cc, &clk) < 0) {
+		abort();
+	}
+	port_config_default(&pc);
+	pc.clockIdentity.id[0] = 0x02;
+	pc.clockIdentity.id[7] = 0x01;
+	pc.port.follow_up_info = true;
+	pc.port.path_trace_enabled = true;
+	pc.port.transportSpecific = 1;
+	pc.port.delay_mechanism = DELAY_MECHANISM_P2P;
+	pc.port.neighborPropDelayThresh = 100000;
+	if (slave) {
+		/* a designated slave that takes any Sync and switches intervals once stable */
+		pc.port.BMCA = OPTIONS_BMCA_NOOP;
+		pc.instance.slaveOnly = true;
+		pc.port.ignore_source_id = true;
+		pc.port.asCapable = OPTIONS_AS_CAPABLE_TRUE;
+		pc.port.msg_interval_request = true;
+		pc.port.operLogPdelayReqInterval = 2;
+	}
+	if (port_new(&pc, clk, &ops, clk, &p) < 0 || port_start(p, now) < 0) {
+		abort();
+	}
+	while (pos + 2 <= size) {
+		size_t n = ((size_t) data[pos] << 8) | data[pos + 1];
+		ns_t rx;
+
+		pos += 2;
+		if (n > size - pos) {
+			n = size - pos;
+		}
+		now += 10 * NS_PER_MSEC;
+		(void) clock_get_time(clk, &rx);
+		(void) port_receive(p, data + pos, n, rx, now);
+		(void) port_tick(p, now);
+		pos += n;
+		if (port_port_ds(p)->logSyncInterval < -7 || port_port_ds(p)->logSyncInterval > 7 ||
+		    port_port_ds(p)->logMinPdelayReqInterval < -7 ||
+		    port_port_ds(p)->logMinPdelayReqInterval > 7) {
+			fprintf(stderr, "fuzz-port: a log interval outside -7..7\n");
+			abort();
+		}
+	}
+	port_free(p);
+	clock_free(clk);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	run(data, size, false);
+	run(data, size, true);
+	return 0;
+}

@@ -1,0 +1,156 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Attack finding 4/13 (issue 17): a worker is sandboxed by the supervisor before exec. phcd runs
+# as root (under capsh --drop=cap_sys_time); the worker binary is a wrapper that reports what it
+# got at exec, then becomes phcd-port. Proves: what the exec'd binary gets (a substituted binary
+# too) is its own uid and gid (not 0), no capability in any set, no_new_privs, a fixed
+# environment, stdin/stdout on /dev/null and no fd but the IPC socket; the running worker's
+# /proc/PID/status says the same, with the seccomp filter on (Seccomp 2); and under that filter
+# bind(), socket(), ptrace(), kill() of another process and open() for writing fail
+# (tool-sandbox-probe loads the worker's own filter).
+set -euo pipefail
+: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
+. "$SRC/tests/lib/net-helpers.sh"
+
+PHCD=$BUILD/daemon/phcd
+PORT=$BUILD/worker/phcd-port
+tmp=$(mktemp -d /tmp/phcd-a04.XXXXXX)
+# The wrapper runs as the workers' user: it must reach it.
+chmod 755 "$tmp"
+S=pha4-s$$ P=pha4-p$$
+trap 'net_cleanup; rm -rf "$tmp"' EXIT
+netns_pair "$S" "$P" s1 p1
+
+cat >"$tmp/phcd.conf" <<CONF
+[global]
+time_stamping = software
+logAnnounceInterval = -2
+announceReceiptTimeout = 3
+logSyncInterval = -3
+
+[instance lab]
+interfaces = s1
+clock_backend = free_running
+CONF
+# What the binary phcd execs finds: one line on stderr (phcd's log), then the real worker.
+cat >"$tmp/port-wrapper" <<WRAP
+#!/bin/sh
+echo "WRAPPER uid=\$(id -u) gid=\$(id -g) groups=\$(id -G)" \$(grep -E '^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs):' /proc/self/status | tr -d '\t ') "env=\$(env | tr '\n' ' ')" "fds=\$(for f in /proc/\$\$/fd/*; do printf '%s=%s ' "\${f##*/}" "\$(readlink "\$f")"; done)" "stdin=\$(readlink /proc/\$\$/fd/0)" "stdout=\$(readlink /proc/\$\$/fd/1)" >&2
+exec $PORT "\$@"
+WRAP
+chmod 755 "$tmp/port-wrapper"
+
+STATUS=$tmp/status
+# A variable of ours that must not reach the worker.
+SECRET_TOKEN=leak ip netns exec "$S" capsh --drop=cap_sys_time -- -c "exec $PHCD -f $tmp/phcd.conf \
+	--port-binary $tmp/port-wrapper --status-file $STATUS --uds '' --uds-ro ''" \
+	>"$tmp/phcd.log" 2>&1 &
+PHCD_PID=$!
+BG_PIDS+=($PHCD_PID)
+
+field() { # KIND NAME KEY: a value from the status file ("" when absent)
+	awk -v k="$1" -v n="$2" -v f="$3" \
+		'$1 == k && $2 == n { for (i = 3; i < NF; i++) if ($i == f) print $(i + 1) }' \
+		"$STATUS" 2>/dev/null || true
+}
+wait_for "$tmp/phcd.log" '^WRAPPER ' 10
+deadline=$((SECONDS + 10))
+pid=
+while :; do
+	pid=$(field port s1 pid)
+	state=$(field port s1 state)
+	[[ "$pid" =~ ^[1-9][0-9]*$ ]] && [[ "$state" =~ ^(LISTENING|MASTER|PRE_MASTER)$ ]] &&
+		[ "$(readlink /proc/"$pid"/exe 2>/dev/null)" = "$(realpath "$PORT")" ] && break
+	[ "$SECONDS" -lt "$deadline" ] ||
+		fail "expected a running phcd-port for s1, got pid '$pid' state '$state': $(tail -n 20 "$tmp/phcd.log")"
+	sleep 0.05
+done
+
+# 1. What the exec'd binary got, before any code of phcd-port ran.
+line=$(grep -m1 '^WRAPPER ' "$tmp/phcd.log")
+echo "exec'd binary: $line"
+wuid=$(sed -E 's/.* uid=([0-9]+) .*/\1/' <<<"$line")
+wgid=$(sed -E 's/.* gid=([0-9]+) .*/\1/' <<<"$line")
+exp_uid=$(id -u phcd-worker 2>/dev/null || echo 65534)
+[ "$wuid" = "$exp_uid" ] && [ "$wuid" != 0 ] && [ "$wgid" != 0 ] ||
+	fail "exec'd binary: expected uid $exp_uid (phcd-worker or nobody) and a gid not 0, got uid $wuid gid $wgid"
+grep -q "groups=$wgid " <<<"$line" || fail "exec'd binary: expected no supplementary group, got: $line"
+for c in CapInh CapPrm CapEff CapBnd CapAmb; do
+	grep -q "$c:0000000000000000" <<<"$line" || fail "exec'd binary: expected $c 0, got: $line"
+done
+grep -q "NoNewPrivs:1" <<<"$line" || fail "exec'd binary: expected NoNewPrivs 1, got: $line"
+env=$(sed -E 's/.*env=([^"]*) fds=.*/\1/' <<<"$line")
+[[ "$env" != *SECRET_TOKEN* && "$env" != *PATH=*:* && "$env" == *GLIBC_TUNABLES=* ]] ||
+	fail "exec'd binary: expected GLIBC_TUNABLES and nothing of phcd's environment, got: $env"
+fds=$(sed -E 's/.*fds=(.*) stdin=.*/\1/' <<<"$line")
+# Besides 0-3, only what the shell opened itself: its script and a command substitution's pipe.
+for fd in $fds; do
+	case "$fd" in
+	0=/dev/null | 1=/dev/null | 2="$tmp/phcd.log" | 3=socket:*) ;;
+	*="$tmp/port-wrapper" | *=pipe:*) ;;
+	*) fail "exec'd binary: expected fds 0-3 only, got $fd (all: $fds)" ;;
+	esac
+done
+grep -q 'stdin=/dev/null stdout=/dev/null' <<<"$line" ||
+	fail "exec'd binary: expected stdin and stdout on /dev/null, got: $line"
+echo "ok: the exec'd binary: uid $wuid gid $wgid, every capability set 0, NoNewPrivs 1, env '$env', fds $fds"
+
+# 2. The running worker.
+st=/proc/$pid/status
+get() { awk -v k="$1:" '$1 == k { print $2 }' "$st"; }
+uids=$(awk '$1 == "Uid:" { print $2, $3, $4, $5 }' "$st")
+[ "$uids" = "$exp_uid $exp_uid $exp_uid $exp_uid" ] || fail "worker $pid: expected Uid $exp_uid x4, got $uids"
+for c in CapInh CapPrm CapEff CapBnd CapAmb; do
+	[ "$(get $c)" = 0000000000000000 ] || fail "worker $pid: expected $c 0, got $(get $c)"
+done
+[ "$(get NoNewPrivs)" = 1 ] || fail "worker $pid: expected NoNewPrivs 1, got $(get NoNewPrivs)"
+[ "$(get Seccomp)" = 2 ] || fail "worker $pid: expected Seccomp 2 (a filter), got $(get Seccomp)"
+# Nothing of the supervisor's open files: no regular file, no directory, no netlink socket.
+for f in /proc/"$pid"/fd/*; do
+	t=$(readlink "$f")
+	case "$t" in
+	socket:* | anon_inode:* | /dev/null | pipe:* | /memfd:* | /dev/pts/*) ;;
+	"$tmp/phcd.log") ;; # stderr: the log channel phcd gave it
+	*) fail "worker $pid: unexpected fd $f -> $t" ;;
+	esac
+done
+echo "ok: worker $pid: Uid $uids, CapInh/Prm/Eff/Bnd/Amb 0, NoNewPrivs 1, Seccomp 2, fds: $(ls /proc/"$pid"/fd | tr '\n' ' ')"
+
+# 3. The worker's filter (worker/sandbox.c, loaded by the probe as the worker loads it), as the
+#    workers' user with no_new_privs: the file it tries to write is writable by that user, so
+#    only the filter can refuse.
+mkdir -m 0777 "$tmp/ctl"
+victim=$tmp/ctl/victim
+echo original >"$victim"
+chmod 0666 "$victim"
+setpriv --reuid="$exp_uid" --regid="$exp_uid" --clear-groups test -w "$victim" ||
+	fail "control: uid $exp_uid should be able to write $victim without the filter"
+setpriv --reuid="$exp_uid" --regid="$exp_uid" --clear-groups --no-new-privs \
+	"$BUILD/tests/integration/tool-sandbox-probe" "$victim" >"$tmp/probe.out" 2>"$tmp/probe.err" ||
+	fail "tool-sandbox-probe failed: $(cat "$tmp/probe.err")"
+sanitized=$(meson introspect --buildoptions "$BUILD" 2>/dev/null |
+	jq -r '.[] | select(.name == "b_sanitize") | .value' 2>/dev/null || echo none)
+expect() { # PROBE REGEX
+	local got
+	got=$(awk -v p="$1" '$1 == p { $1 = ""; print substr($0, 2) }' "$tmp/probe.out")
+	[[ "$got" =~ ^($2)$ ]] || fail "probe $1: expected '$2', got '$got' (all: $(tr '\n' ';' <"$tmp/probe.out"))"
+}
+expect bind 'refused EPERM'
+expect socket 'refused EPERM'
+expect setsockopt 'refused EPERM'
+expect kill-parent 'refused EPERM'
+expect mmap-exec 'refused EPERM'
+expect open-rdonly allowed
+expect kill-self allowed
+if [ "$sanitized" = none ] || [ -z "$sanitized" ]; then
+	expect ptrace 'refused EPERM'
+	expect open-wronly 'refused EPERM'
+	expect open-creat 'refused EPERM'
+	expect chdir-unlisted 'killed SYS'
+	grep -q 'seccomp: system call 80 is not on the worker.s allow-list' "$tmp/probe.err" ||
+		fail "expected the SIGSYS line naming system call 80 (chdir), got: $(cat "$tmp/probe.err")"
+else
+	echo "SKIP: ptrace, open for writing and unlisted calls pass in a sanitizer build ($sanitized)"
+fi
+[ "$(cat "$victim")" = original ] || fail "the probe changed $victim: $(cat "$victim")"
+echo "ok: under the worker's filter: $(tr '\n' ';' <"$tmp/probe.out")"

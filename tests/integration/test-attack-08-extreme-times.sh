@@ -1,0 +1,123 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Attack, issue 17 finding 8: a host on the segment sends, as phcd's parent, each Sync before the
+# real one with a Follow_Up whose values are extreme but valid: preciseOriginTimestamp
+# 9223372035.999999999 s (the last second ns_t holds), then a correctionField of
+# 0x7FFFFFFFFFFFFFFF ("too big"). Before: signed overflow (UBSan stopped there) and D-Bus
+# OffsetFromMaster -7.4e18. Expected now: every such measurement dropped and counted
+# (ignored_overflow on D-Bus), the instance's offset never beyond a second while it lasts, the
+# same worker throughout, and SLAVE again with a sane offset after it. ptp4l 3.1.1 is the master.
+set -euo pipefail
+: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
+. "$SRC/tests/lib/net-helpers.sh"
+. "$SRC/tests/lib/ptp-helpers.sh"
+. "$SRC/tests/lib/dbus-helpers.sh"
+
+PHCD=$BUILD/daemon/phcd
+FORGE=$BUILD/tests/integration/tool-forge
+tmp=$(mktemp -d /tmp/phcd-atk08.XXXXXX)
+L=pa8l$$ M=pa8m$$ X=pa8x$$ V=pa8v$$
+trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
+dbus_start "$tmp/bus"
+# One LAN: ptp4l in M, the attacker in X (it hears ptp4l's Syncs; ptp4l ignores frames with its
+# own portIdentity), phcd in V.
+lan_bridge "$L"
+lan_station "$L" "$M" m0
+lan_station "$L" "$X" x0
+lan_station "$L" "$V" v1
+{
+	phcd_fast_global
+	cat <<CONF
+
+[instance attack]
+interfaces = v1
+clock_backend = virtual
+CONF
+} >"$tmp/phcd.conf"
+STATUS=$tmp/status
+ip netns exec "$V" capsh --drop=cap_sys_time -- -c \
+	"exec $PHCD -f $tmp/phcd.conf --status-file $STATUS" >"$tmp/phcd.log" 2>&1 &
+PHCD_PID=$!
+BG_PIDS+=($PHCD_PID)
+wait_bus_name org.phcd1 10
+ptp4l_gm "$M" m0 "$tmp/gm.uds" "$tmp/gm.log"
+
+field() { status_field "$STATUS" "$@"; }
+deadline=$((SECONDS + 30))
+until [ "$(field port v1 state)" = SLAVE ]; do
+	[ "$SECONDS" -lt "$deadline" ] || fail "v1 not SLAVE within 30 s: $(cat "$STATUS")"
+	sleep 0.05
+done
+pds=$(ip netns exec "$M" pmc -u -b 0 -s "$tmp/gm.uds" -i "$tmp/pmc" 'GET PORT_DATA_SET')
+gm=$(awk '$1 == "portIdentity" { print $2 }' <<<"$pds")
+[ -n "$gm" ] || fail "pmc gave no portIdentity for the grandmaster: $pds"
+gm=${gm//./}
+parent=${gm%-*}:${gm#*-}
+worker=$(field port v1 pid)
+restarts=$(field port v1 restarts)
+echo "ok: phcd's v1 (worker $worker) SLAVE of ptp4l $parent"
+
+counter() {
+	busctl --system get-property org.phcd1 /org/phcd1/port/v1 org.phcd1.Port Counters \
+		--json=short | python3 -c "import json, sys; print(json.load(sys.stdin)['data'].get('$1', 0))"
+}
+bus_offset() {
+	busctl --system get-property org.phcd1 /org/phcd1/instance/attack org.phcd1.Instance \
+		OffsetFromMaster | awk '{ print $2 }'
+}
+# watch_offsets PID OUT: the instance's offset (status file and D-Bus) every 0.2 s while PID
+# runs, then 2 s more.
+watch_offsets() {
+	local end
+	while kill -0 "$1" 2>/dev/null; do
+		echo "$(field instance attack offset) $(bus_offset)" >>"$2"
+		sleep 0.2
+	done
+	end=$((SECONDS + 2))
+	while [ "$SECONDS" -lt "$end" ]; do
+		echo "$(field instance attack offset) $(bus_offset)" >>"$2"
+		sleep 0.2
+	done
+}
+# attack NAME ARGS...: 40 forged pairs (5 s at 8 Sync/s), offsets watched meanwhile.
+attack() {
+	local name=$1 before after
+	shift
+	before=$(counter ignored_overflow)
+	ip netns exec "$X" "$FORGE" sync x0 --parent "$parent" --count 40 --timeout 30 "$@" \
+		>"$tmp/forge-$name.log" 2>&1 &
+	local pid=$!
+	BG_PIDS+=($pid)
+	: >"$tmp/offsets-$name"
+	watch_offsets "$pid" "$tmp/offsets-$name"
+	wait "$pid" || fail "$name: the forger did not send 40 pairs: $(tail -n 3 "$tmp/forge-$name.log")"
+	kill -0 "$PHCD_PID" 2>/dev/null || fail "phcd died: $(tail -n 20 "$tmp/phcd.log")"
+	[ "$(field port v1 pid)" = "$worker" ] ||
+		fail "$name: expected worker $worker to survive, got '$(field port v1 pid)': $(grep -i 'signal\|exit' "$tmp/phcd.log" | tail -n 3)"
+	[ "$(field port v1 restarts)" = "$restarts" ] || fail "$name: v1 restarted"
+	awk -v n="$name" '{ for (i = 1; i <= 2; i++) { a = $i < 0 ? -$i : $i
+			if ($i != "" && a > 1e9) { print n ": absurd offset " $i " ns (status, D-Bus): " $0; bad = 1 } } }
+		END { exit bad }' "$tmp/offsets-$name" ||
+		fail "$name: expected the offset within 1 s throughout the attack (status file, D-Bus OffsetFromMaster)"
+	local deadline=$((SECONDS + 5))
+	until after=$(counter ignored_overflow) && [ $((after - before)) -ge 30 ]; do
+		[ "$SECONDS" -lt "$deadline" ] ||
+			fail "$name: expected ignored_overflow to grow by >= 30 for 40 forged pairs, got $((after - before))"
+		sleep 0.2
+	done
+	echo "ok: $name: 40 forged pairs, ignored_overflow +$((after - before)), offset within 1 s ($(wc -l <"$tmp/offsets-$name") readings, largest |x| $(awk '{ for (i = 1; i <= 2; i++) { a = $i < 0 ? -$i : $i; if (a > m) m = a } } END { printf "%d", m }' "$tmp/offsets-$name") ns), same worker"
+}
+
+attack t1-max --t1 9223372035.999999999
+attack correction-max --t1 1764000000 --fup-correction 0x7FFFFFFFFFFFFFFF
+
+# After the attack: SLAVE, and the offset measured from the real Syncs again (virtual clock, no
+# step of 7.4e18 taken).
+deadline=$((SECONDS + 20))
+until [ "$(field port v1 state)" = SLAVE ] && o=$(field instance attack offset) &&
+	[ -n "$o" ] && [ "${o#-}" -lt 1000000 ]; do
+	[ "$SECONDS" -lt "$deadline" ] ||
+		fail "expected v1 SLAVE with |offset| < 1 ms within 20 s after the attack, got $(field port v1 state) $(field instance attack offset)"
+	sleep 0.2
+done
+echo "ok: after the attack v1 is SLAVE, offset $(field instance attack offset) ns"

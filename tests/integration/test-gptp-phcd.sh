@@ -1,0 +1,154 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# 802.1AS with the whole daemon: phcd (supervisor and worker, `profile = gPTP`, software
+# timestamps, a virtual clock) against ptp4l running linuxptp's own gPTP.cfg, unchanged but for
+# neighborPropDelayThresh (800 ns there; veth's software path delay is 1-2 us). Both roles:
+#   - D-Bus: Instance.Profile "gPTP", Port.AsCapable;
+#   - phcd slave of ptp4l: its port SLAVE, its offsets near zero, both sides asCapable (phcd's
+#     Port.AsCapable on D-Bus, ptp4l's PORT_DATA_SET_NP), ptp4l's Announce holding a path trace;
+#   - phcd grandmaster of ptp4l: ptp4l's offsets near zero, both asCapable, and phcd's Announce
+#     and Follow_Up on the wire (captured by dumpcap in ptp4l's namespace) carrying the path trace [phcd]
+#     and the Follow_Up information TLV;
+#   - then a neighborPropDelayThresh that veth cannot meet (100 ns) on phcd's side: phcd's port
+#     goes not asCapable (D-Bus false), and no Sync nor Announce of phcd's is on the wire.
+# Against Debian's ptp4l 3.1.1 and linuxptp 4.2, each with its own gPTP.cfg.
+set -euo pipefail
+: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
+. "$SRC/tests/lib/net-helpers.sh"
+. "$SRC/tests/lib/dbus-helpers.sh"
+. "$SRC/tests/lib/ptp-helpers.sh"
+. "$SRC/tests/lib/port-helpers.sh"
+
+PHCD=$BUILD/daemon/phcd
+PCAP=$SRC/tests/integration/ptp-pcap.py
+tmp=$(mktemp -d)
+chmod 755 "$tmp"
+trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
+dbus_start "$tmp/bus"
+
+gptp_cfg() { # DIR: this linuxptp's gPTP.cfg, with a threshold veth can meet
+	local cfg=${1:+$1/configs/gPTP.cfg}
+	cfg=${cfg:-/usr/share/doc/linuxptp/configs/gPTP.cfg}
+	[ -f "$cfg" ] || fail "no gPTP.cfg at $cfg"
+	sed 's/^neighborPropDelayThresh.*/neighborPropDelayThresh\t100000/' "$cfg"
+}
+
+# capture NS IF SECONDS FILE: the PTP frames on IF for SECONDS, as a classic pcap file.
+capture() {
+	ip netns exec "$1" dumpcap -q -i "$2" -f 'ether proto 0x88f7' -P -a "duration:$3" \
+		-w "$4" >"$4.log" 2>&1 || fail "dumpcap on $2: $(cat "$4.log")"
+}
+
+# as_capable IF: phcd's Port.AsCapable of IF on D-Bus ("true"/"false", "" when unknown).
+as_capable() {
+	busctl --system get-property org.phcd1 "/org/phcd1/port/$1" org.phcd1.Port AsCapable \
+		2>/dev/null | awk '{ print $2 }'
+}
+
+wait_as_capable() { # IF VALUE SECONDS
+	local deadline=$((SECONDS + $3)) v
+	until v=$(as_capable "$1") && [ "$v" = "$2" ]; do
+		[ "$SECONDS" -lt "$deadline" ] ||
+			fail "phcd's $1: expected Port.AsCapable $2 within $3 s, got '$v'; phcd: $(tail -n 15 "$log-phcd")"
+		sleep 0.2
+	done
+}
+
+# ptp4l_as_capable NS IF: 1 when ptp4l's PORT_DATA_SET_NP says asCapable 1.
+ptp4l_as_capable() {
+	ip netns exec "$1" "$(ptp4l_bin pmc)" -u -b 0 -t 1 -s "$tmp/uds-$2-$$" -i "$tmp/pmc-$2" \
+		'GET PORT_DATA_SET_NP' 2>/dev/null | grep -Eq 'asCapable +1'
+}
+
+run() { # VERSION ROLE(slave|master)
+	local v=${1//./}${2:0:1} A B ia ib from stats ptp4l_pid phcd_pid deadline cap id prof
+	A=pgfa$$$v B=pgfb$$$v ia=gf${v}a ib=gf${v}b log=$tmp/$v
+	gptp_cfg "$PTP4L_DIR" >"$log.cfg"
+	{
+		echo '[global]'
+		echo 'logging_level = 7'
+		echo "[instance gp]"
+		echo "interfaces = $ib"
+		echo 'profile = gPTP'
+		echo 'time_stamping = software'
+		echo 'clock_backend = virtual'
+		echo 'neighborPropDelayThresh = 100000'
+		echo 'pi_proportional_const = 0.7'
+		echo 'pi_integral_const = 0.3'
+		# gPTP.cfg's priority1 is 248: the grandmaster side takes a better one.
+		if [ "$2" = master ]; then echo 'priority1 = 100'; else echo 'priority1 = 250'; fi
+	} >"$log.phcd.conf"
+	netns_pair "$A" "$B" "$ia" "$ib"
+	ptp4l_start "$A" "$ia" "$log-ptp4l" -f "$log.cfg" --summary_interval -3
+	ptp4l_pid=$LAST_PID
+	ip netns exec "$B" capsh --drop=cap_sys_time -- -c "exec $PHCD -f $log.phcd.conf \
+		--status-file $log.status --uds '' --uds-ro ''" >"$log-phcd" 2>&1 &
+	phcd_pid=$!
+	BG_PIDS+=("$phcd_pid")
+	wait_bus_name org.phcd1 10
+	wait_as_capable "$ib" true 30
+	echo "ok: phcd's port to ptp4l $1 is asCapable (D-Bus Port.AsCapable true)"
+	prof=$(busctl --system get-property org.phcd1 /org/phcd1/instance/gp org.phcd1.Instance \
+		Profile | awk '{ print $2 }')
+	[ "$prof" = '"gPTP"' ] || fail "D-Bus Instance.Profile: expected \"gPTP\", got $prof"
+	deadline=$((SECONDS + 30))
+	until ptp4l_as_capable "$A" "$ia"; do
+		[ "$SECONDS" -lt "$deadline" ] || fail "ptp4l $1: its port to phcd not asCapable"
+		sleep 0.5
+	done
+	echo "ok: ptp4l $1 counts its port to phcd asCapable"
+	if [ "$2" = slave ]; then
+		wait_for "$log-phcd" "$ib: .*-> SLAVE" 60
+		from=$(line_no "$log-phcd" "$ib: .*-> SLAVE")
+		wait_lines "$log-phcd" 'master offset .* s2 ' 10 40 "$from"
+		stats=$(offset_stats "$log-phcd" "$from" 10)
+		check_stats "phcd (profile gPTP) as slave of ptp4l $1 (gPTP.cfg)" "$stats" 5000 20000
+		[ "$(status_field "$log.status" port "$ib" state)" = SLAVE ] ||
+			fail "phcd's status file: port $ib not SLAVE"
+	else
+		id=$(status_field "$log.status" instance gp clock)
+		wait_for "$log-ptp4l" "selected best master clock $id" 30
+		wait_for "$log-ptp4l" 'to (UNCALIBRATED|SLAVE) on RS_SLAVE' 30
+		from=$(line_no "$log-ptp4l" 'on RS_SLAVE')
+		wait_lines "$log-ptp4l" 'master offset' 10 40 "$from"
+		stats=$(offset_stats "$log-ptp4l" "$from" 10)
+		check_stats "ptp4l $1 (gPTP.cfg) as slave of phcd (profile gPTP)" "$stats" 5000 20000
+		# What phcd puts on the wire, seen from ptp4l's side.
+		capture "$A" "$ia" 3 "$log.pcap"
+		"$PCAP" "$log.pcap" >"$log.frames"
+		local mac path
+		mac=$(ip -n "$B" -j link show "$ib" | jq -r '.[0].address')
+		path=$(awk -v m="$mac" '$1 == m && $2 == "ANNOUNCE" { print $12; exit }' "$log.frames")
+		[ "$path" = "${id//./}" ] ||
+			fail "phcd's Announce: expected the path trace [$id], got '$path'"
+		grep -Eq "^$mac FOLLOW_UP .* sdo 1 csro 0$" "$log.frames" ||
+			fail "phcd's Follow_Up: no Follow_Up information TLV (majorSdoId 1) captured"
+		echo "ok: phcd's Announce carries the path trace [$id], its Follow_Up the 802.1AS TLV"
+	fi
+
+	# A threshold veth cannot meet: phcd's port is not asCapable and sends no time.
+	sed -i 's/^neighborPropDelayThresh = .*/neighborPropDelayThresh = 100/' "$log.phcd.conf"
+	kill -HUP "$phcd_pid"
+	wait_as_capable "$ib" false 30
+	sleep 1
+	capture "$A" "$ia" 3 "$log.pcap2"
+	"$PCAP" "$log.pcap2" >"$log.frames2"
+	mac=$(ip -n "$B" -j link show "$ib" | jq -r '.[0].address')
+	if grep -Eq "^$mac (SYNC|FOLLOW_UP|ANNOUNCE) " "$log.frames2"; then
+		fail "phcd not asCapable, yet its Sync/Announce on the wire: $(grep -E "^$mac" "$log.frames2" | head -3)"
+	fi
+	grep -Eq "^$mac PDELAY_REQ " "$log.frames2" ||
+		fail "phcd not asCapable: expected it to keep measuring the link (Pdelay_Req)"
+	echo "ok: neighborPropDelayThresh 100 ns: phcd's port not asCapable, no Sync or Announce" \
+		"of phcd's on the wire in 3 s (Pdelay_Req only)"
+
+	kill "$phcd_pid" "$ptp4l_pid" 2>/dev/null || true
+	wait "$phcd_pid" "$ptp4l_pid" 2>/dev/null || true
+}
+
+reference_linuxptp
+for i in "${!REF_VERSIONS[@]}"; do
+	PTP4L_DIR=${REF_DIRS[$i]}
+	run "${REF_VERSIONS[$i]}" slave
+	run "${REF_VERSIONS[$i]}" master
+done
