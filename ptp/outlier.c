@@ -25,17 +25,29 @@
 #define OUTLIER_FACTOR 8.0
 #define OUTLIER_LEARN 0.1
 #define OUTLIER_MAX_RUN 3
+/*
+ * Its first judgements draw the line through the first two samples, which no gate judged, and
+ * extrapolate their noise (the prediction error is about 2.5 times one sample's noise) before
+ * the gate knows that noise: until it has judged this many it allows this much more. With the
+ * floor alone, on a loaded host a port's gate kept the three offsets after the first step from
+ * the servo in half the runs (4 s more to synchronized).
+ */
+#define OUTLIER_WARMUP 3
+#define OUTLIER_WARMUP_WIDEN 3.0
 
 enum outlier_verdict outlier_gate_judge(struct outlier_gate *f, ns_t t, ns_t offset)
 {
 	double pred, res, limit;
-	bool restart = false;
 
 	if (f->n == 2 && t > f->t[1] && f->t[1] > f->t[0]) {
 		pred = (double) f->o[1] + (double) (f->o[1] - f->o[0]) * (double) (t - f->t[1]) /
 						  (double) (f->t[1] - f->t[0]);
 		res = fabs((double) offset - pred);
 		limit = fmax((double) OUTLIER_FLOOR, OUTLIER_FACTOR * f->jitter);
+		if (f->judged < OUTLIER_WARMUP) {
+			f->judged++;
+			limit *= OUTLIER_WARMUP_WIDEN;
+		}
 		if (res > limit && !f->rejected) {
 			f->run_jitter = f->jitter;
 		}
@@ -66,7 +78,6 @@ enum outlier_verdict outlier_gate_judge(struct outlier_gate *f, ns_t t, ns_t off
 			f->n = 1;
 			f->t[0] = f->rt[1];
 			f->o[0] = f->ro[1];
-			restart = true;
 		}
 	}
 	f->rejected = 0;
@@ -78,8 +89,12 @@ enum outlier_verdict outlier_gate_judge(struct outlier_gate *f, ns_t t, ns_t off
 	f->t[f->n] = t;
 	f->o[f->n] = offset;
 	f->n++;
-	/* Until it holds two samples the gate cannot judge: the very first ones only prime it. */
-	return !restart && f->n < 2 ? OUTLIER_PRIME : OUTLIER_PASS;
+	/*
+	 * Until it holds two samples the gate cannot judge: the very first one only primes it (a
+	 * port passes it to the servo all the same: keeping it cost a second to synchronized; the
+	 * second passes unjudged anyway). After a run of rejections it holds two again.
+	 */
+	return f->n < 2 ? OUTLIER_PRIME : OUTLIER_PASS;
 }
 
 /*
@@ -97,8 +112,29 @@ void outlier_gate_follow(struct outlier_gate *f, enum servo_state st, double dpp
 	}
 }
 
+/*
+ * A step by -offset moves the line (offsets and local times) by as much: the first sample after
+ * it is judged as any other.
+ */
+void outlier_gate_step(struct outlier_gate *f, ns_t offset, double dppb)
+{
+	if (f->n == 2) {
+		f->o[0] -= (ns_t) llround(dppb * (double) (f->t[1] - f->t[0]) / 1e9);
+	}
+	f->rejected = 0;
+	for (unsigned i = 0; i < f->n; i++) {
+		/* Offsets from the wire can be extreme: a line that does not fit is forgotten. */
+		if (__builtin_sub_overflow(f->o[i], offset, &f->o[i]) ||
+		    __builtin_sub_overflow(f->t[i], offset, &f->t[i])) {
+			f->n = 0;
+			return;
+		}
+	}
+}
+
 void outlier_gate_reset(struct outlier_gate *g)
 {
 	g->n = 0;
 	g->rejected = 0;
+	g->judged = 0;
 }

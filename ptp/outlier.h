@@ -18,13 +18,18 @@ struct outlier_gate {
 	unsigned rejected; /* in a row */
 	ns_t rt[2], ro[2]; /* the last two of them */
 	double run_jitter; /* jitter before the run of rejections began */
+	unsigned judged;   /* samples judged since it started, up to OUTLIER_WARMUP */
 };
 
-/* Forget the line (after a step, a new master); keeps nothing learnt but the noise level. */
+/*
+ * Forget the line (after a new master, a reset of the timescale); keeps nothing learnt but the
+ * noise level.
+ */
 void outlier_gate_reset(struct outlier_gate *g);
 enum outlier_verdict {
 	OUTLIER_PASS = 0, /* to the servo */
-	OUTLIER_PRIME,	  /* the gate has no line yet (its first sample, or a new start): keep it */
+	OUTLIER_PRIME,	/* the gate has no line yet (its first sample): unjudged, the caller decides
+			 */
 	OUTLIER_REJECT, /* a spike off the recent trend (at most a few in a row): keep it, count it
 			 */
 };
@@ -36,3 +41,9 @@ enum outlier_verdict outlier_gate_judge(struct outlier_gate *g, ns_t t, ns_t off
  * leaves nothing of it.
  */
 void outlier_gate_follow(struct outlier_gate *g, enum servo_state st, double dppb);
+/*
+ * The servo's answer was a step by -offset of the clock whose times t are (a port's PHC): bend
+ * the line by dppb and move it onto the new timescale, so that the gate judges the first sample
+ * after the step as any other instead of starting over.
+ */
+void outlier_gate_step(struct outlier_gate *g, ns_t offset, double dppb);

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* End-to-end delay request-response (IEEE 1588-2019 11.3): Delay_Req out, Delay_Resp back. */
+#include <math.h>
+
 #include "ptp/port-internal.h"
 
 /* Slave: send a Delay_Req and remember its egress time t3. */
@@ -84,10 +86,12 @@ static int port_delay_resp_check(const struct port *p, const struct msg *m)
 	return 0;
 }
 
+static bool port_delay_compute(const struct port *p, ns_t m3, ns_t *mpd, enum port_counter *bad);
+
 int port_delay_resp_receive(struct port *p, const struct msg *m, ns_t now)
 {
-	struct delay_e2e d;
-	ns_t t4, mpd, dt;
+	enum port_counter c;
+	ns_t t4, mpd;
 	int r;
 
 	r = port_delay_resp_check(p, m);
@@ -109,34 +113,117 @@ int port_delay_resp_receive(struct port *p, const struct msg *m, ns_t now)
 	if (p->cfg.utc_timescale && p->tpds.ptpTimescale) {
 		t4 -= (ns_t) p->tpds.currentUtcOffset * NS_PER_SEC;
 	}
+	p->dreq.waiting = true;
+	p->dreq.w_t3 = p->dreq.t3;
+	p->dreq.w_t4 = t4;
+	p->dreq.w_correction = correction_to_ns(m->hdr.correctionField);
 	if (!p->sync.have_pair) {
 		return 0;
 	}
-	/* IEEE 1588-2019 11.3.2: the latest Sync measurement with this exchange. */
-	d.t1 = p->sync.t1;
-	d.t2 = p->sync.pair_t2;
-	d.sync_correction = p->sync.pair_correction;
-	d.t3 = p->dreq.t3;
-	d.t4 = t4;
-	d.delay_resp_correction = correction_to_ns(m->hdr.correctionField);
 	/*
-	 * The offset moved by (1 - r) * (t3 - t2) between the Sync and the Delay_Req while the
-	 * rates differ (r: master over local), which the formula would take for path delay: add it
-	 * back, as linuxptp's tsproc scales t3 - t2 by the rate ratio. |1 - r| < 0.001, so the term
-	 * is far smaller than t3 - t2. Times from the wire can be extreme: checked arithmetic, and
-	 * a delay that does not fit is no sample.
+	 * The answer waits for the Sync after t3, but one that does not fit even with the latest
+	 * Sync (the interpolation moves m by a rate difference over a Sync interval, far less than
+	 * a second) is counted and dropped now.
 	 */
-	if (delay_e2e_mean_path_delay(&d, &mpd) < 0 || __builtin_sub_overflow(d.t3, d.t2, &dt) ||
-	    !delay_ns_add(mpd, (ns_t) ((1.0 - p->sync.rate_ratio) * (double) dt / 2.0), &mpd)) {
-		port_count(p, PORT_CNT_OVERFLOW);
+	if (!port_delay_compute(p, p->sync.pair_m, &mpd, &c)) {
+		p->dreq.waiting = false;
+		port_count(p, c);
 		return 0;
 	}
-	if (mpd > PORT_PATH_DELAY_MAX || mpd < -PORT_PATH_DELAY_MAX) {
-		port_count(p, PORT_CNT_OUT_OF_RANGE);
+	return port_delay_sync_kept(p, p->sync.pair_t2, p->sync.pair_m, now);
+}
+
+/*
+ * The mean path delay from t2 - t1 - correction at t3 (m3) and the waiting Delay_Resp's t4 and
+ * correction. Times from the wire can be extreme: checked arithmetic, and a delay that does not
+ * fit is no sample (PORT_CNT_OVERFLOW); nor is one beyond any path (PORT_CNT_OUT_OF_RANGE).
+ */
+static bool port_delay_compute(const struct port *p, ns_t m3, ns_t *mpd, enum port_counter *bad)
+{
+	struct delay_e2e d = {
+		.t2 = p->dreq.w_t3,
+		.t3 = p->dreq.w_t3,
+		.t4 = p->dreq.w_t4,
+		.delay_resp_correction = p->dreq.w_correction,
+	};
+
+	if (__builtin_sub_overflow(d.t2, m3, &d.t1) || delay_e2e_mean_path_delay(&d, mpd) < 0) {
+		*bad = PORT_CNT_OVERFLOW;
+		return false;
+	}
+	if (*mpd > PORT_PATH_DELAY_MAX || *mpd < -PORT_PATH_DELAY_MAX) {
+		*bad = PORT_CNT_OUT_OF_RANGE;
+		return false;
+	}
+	return true;
+}
+
+/* One E2E delay sample from t2 - t1 - correction at t3 (m3) and the waiting Delay_Resp. */
+static int port_delay_sample(struct port *p, ns_t m3, ns_t now)
+{
+	enum port_counter c;
+	ns_t mpd;
+
+	p->dreq.waiting = false;
+	if (!port_delay_compute(p, m3, &mpd, &c)) {
+		port_count(p, c);
 		return 0;
+	}
+	/*
+	 * The first samples pair with Syncs that the outlier gate could not judge yet (it needs
+	 * two): each stands alone, so a Sync spike in them leaves the median filter with the next
+	 * one instead of sitting in it for its whole length.
+	 */
+	if (p->delay.e2e_samples <= PORT_DELAY_PROVISIONAL) {
+		p->delay.e2e_samples++;
+		delay_filter_reset(&p->delay.filter);
 	}
 	p->delay.value = delay_filter_sample(&p->delay.filter, mpd);
 	p->delay.valid = true;
 	p->cds.meanDelay = p->delay.value;
+	return port_sync_delay_known(p, now);
+}
+
+/*
+ * IEEE 1588-2019 11.3.2 pairs the Delay_Req with a Sync measurement, taking t2 - t1 for the
+ * master-to-slave time at t3 too. While the rates differ (before the servo's first estimate, or
+ * for good free-running) t2 - t1 grows by the difference: so take it at t3 itself, interpolated
+ * between the Syncs kept just before and just after t3 (no rate ratio needed, and a frequency
+ * change of the servo, made at a Sync, is in the line). The first Delay_Req (sent at the first
+ * Sync) pairs with that Sync alone when within PORT_DELAY_NEAR_SPAN of it.
+ */
+int port_delay_sync_kept(struct port *p, ns_t t2, ns_t m, ns_t now)
+{
+	struct port_sync_rx *s = &p->sync;
+	ns_t t3 = p->dreq.w_t3;
+
+	if (!p->dreq.waiting) {
+		return 0;
+	}
+	if (!p->delay.valid && llabs(t3 - t2) <= PORT_DELAY_NEAR_SPAN) {
+		return port_delay_sample(p, m, now);
+	}
+	if (t2 < t3) {
+		return 0; /* the Sync after t3 is still to come */
+	}
+	/*
+	 * Only between Syncs the outlier gate judged: a spike in one of the first ones (which it
+	 * cannot judge) would be a path delay error too.
+	 */
+	if (s->have_prev && s->prev_t2 <= t3 && s->prev_t2 < t2 && s->prev_judged &&
+	    s->pair_judged) {
+		double k = (double) (t3 - s->prev_t2) / (double) (t2 - s->prev_t2);
+		ns_t dm;
+
+		/* m3 lies between prev_m and m: only their difference can overflow. */
+		if (__builtin_sub_overflow(m, s->prev_m, &dm)) {
+			p->dreq.waiting = false;
+			port_count(p, PORT_CNT_OVERFLOW);
+			return 0;
+		}
+		return port_delay_sample(p, s->prev_m + (ns_t) llround(k * (double) dm), now);
+	}
+	/* No Sync kept before t3 (a reset between), or not judged: nothing to pair with. */
+	p->dreq.waiting = false;
 	return 0;
 }

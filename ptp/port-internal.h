@@ -13,11 +13,15 @@
 /* A rate ratio further from 1 than this is a measurement gone wrong (a step, a restart). */
 #define PORT_RATE_RATIO_MAX_DEVIATION 0.001
 /*
- * The Sync-to-Sync rate ratio is measured over at least this long: over one Sync interval
- * (1/8 s), software timestamps that jitter by microseconds make it wrong by tens of ppm. Below
- * a second, so that Syncs a second apart count on a clock that runs slow.
+ * An E2E delay pairs its Delay_Req with the Sync measurements before and after it, the master's
+ * time at t3 interpolated between them, so no rate ratio is needed (the servo's frequency
+ * changes happen at a Sync, and between two Syncs the clock runs at one rate). Only a Delay_Req
+ * this close after a Sync uses that Sync alone (the first, sent at the first Sync): the rates'
+ * difference over t3 - t2 (half of 100 ppm over 50 ms: 2.5 us) is software timestamp noise.
  */
-#define PORT_RATE_RATIO_BASELINE (NS_PER_SEC * 3 / 4)
+#define PORT_DELAY_NEAR_SPAN (50 * NS_PER_MSEC)
+/* The E2E delay samples that stand alone at the start (port_delay_sample). */
+#define PORT_DELAY_PROVISIONAL 1
 
 /*
  * A path delay sample beyond +-1 s is no path (light crosses the planet in 0.07 s): a forged
@@ -50,6 +54,12 @@ struct port_early_follow_up {
 	ns_t correction; /* its correctionField */
 };
 
+/* A Sync measurement: t1 (+ correction) on the master's timescale, t2 on ours. */
+#define PORT_SYNC_HELD_MAX 4
+struct port_sync_pair {
+	ns_t t1, t2, correction;
+};
+
 /* Slave side of Sync / Follow_Up (11.3, 11.4): the Sync waiting for its Follow_Up. */
 struct port_sync_rx {
 	bool have_last;	   /* last_seq is valid */
@@ -60,15 +70,19 @@ struct port_sync_rx {
 	ns_t correction; /* Sync correctionField */
 	bool have_pair;	 /* t1/t2 below hold a complete measurement (for the E2E delay) */
 	ns_t t1, pair_t2, pair_correction;
-	/*
-	 * The master's rate over ours (1.0 until known), from the measurement at the anchor to
-	 * one at least PORT_RATE_RATIO_BASELINE later, which then becomes the anchor.
-	 */
-	double rate_ratio;
-	bool have_anchor;
-	ns_t anchor_t1, anchor_t2; /* t1 + correction, t2 */
-	int8_t log_interval;	   /* the master's logSyncInterval, which the servo is tuned for */
+	ns_t pair_m;	  /* its pair_t2 - t1 - pair_correction (which fits: checked) */
+	bool pair_judged; /* the outlier gate judged (and passed) it */
+	bool have_prev;	  /* the one before it, t2 - t1 - correction at prev_t2 */
+	bool prev_judged;
+	ns_t prev_t2, prev_m;
+	int8_t log_interval; /* the master's logSyncInterval, which the servo is tuned for */
 	struct port_early_follow_up early[PORT_EARLY_FOLLOW_UP_MAX];
+	/*
+	 * Measurements made before the first path delay, oldest first: the servo gets them as
+	 * soon as the delay is known (a frequency estimate needs no delay, only two offsets).
+	 */
+	unsigned held_n;
+	struct port_sync_pair held[PORT_SYNC_HELD_MAX];
 	unsigned early_next; /* the slot the next early Follow_Up takes */
 };
 
@@ -78,6 +92,9 @@ struct port_delay_req {
 	bool stale; /* t3 predates a clock step: drop the answer quietly */
 	uint16_t seq;
 	ns_t t3;
+	/* An answer waiting for the Sync after t3, to pair with the two Syncs around it. */
+	bool waiting;
+	ns_t w_t3, w_t4, w_correction;
 };
 
 /* P2P requester: the Pdelay_Req in flight and what came back for it. */
@@ -115,6 +132,7 @@ struct port_as_capable {
 struct port_path_delay {
 	bool valid;
 	ns_t value;
+	unsigned e2e_samples; /* since the last reset, up to PORT_DELAY_PROVISIONAL + 1 */
 	struct delay_filter filter;
 };
 
@@ -206,6 +224,10 @@ int port_follow_up_receive(struct port *p, const struct msg *m, ns_t now);
 /* Feed one offset to the servo and the FSM (shared by E2E and P2P). */
 int port_sync_offset(struct port *p, ns_t t1, ns_t t2, ns_t correction, ns_t now);
 void port_sync_reset(struct port *p);
+/* The path delay was measured: give the servo the measurements held until it was. */
+int port_sync_delay_known(struct port *p, ns_t now);
+/* port-delay.c: a Sync measurement was kept (t2 and t2 - t1 - correction): a waiting delay? */
+int port_delay_sync_kept(struct port *p, ns_t t2, ns_t m, ns_t now);
 /* The syncReceiptTimeout timer expired: back to LISTENING, the servo in holdover. */
 int port_sync_timeout(struct port *p, ns_t now);
 

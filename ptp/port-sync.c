@@ -53,8 +53,9 @@ void port_sync_reset(struct port *p)
 	/* Keep last_seq: a replay must stay a replay across a reset. */
 	p->sync.pending = false;
 	p->sync.have_pair = false;
-	p->sync.have_anchor = false;
-	p->sync.rate_ratio = 1.0;
+	p->sync.have_prev = false;
+	p->dreq.waiting = false;
+	p->sync.held_n = 0;
 	outlier_gate_reset(&p->outlier);
 	/* Answers to requests in flight are legitimate: take them, but do not use them. */
 	p->dreq.stale = true;
@@ -249,20 +250,24 @@ int port_follow_up_receive(struct port *p, const struct msg *m, ns_t now)
 	return port_sync_offset(p, t1, p->sync.t2, corr, now);
 }
 
-#define PORT_DELAY_MIN_SAMPLES 3
-
 /* Step the clock (SERVO_JUMP) or set its frequency, reporting what the back end refuses. */
 static void port_clock_adjust(struct port *p, enum servo_state st, ns_t offset, double freq)
 {
 	int r;
 
 	if (st == SERVO_JUMP) {
+		struct outlier_gate gate = p->outlier;
+
 		r = clock_step(p->clock, -offset);
 		if (r < 0 && p->ops->clock_error) {
 			p->ops->clock_error(p->userdata, "step", r);
 		}
-		/* Every timestamp taken before the step is on the old timescale now. */
+		/*
+		 * Every timestamp taken before the step is on the old timescale now; the gate's
+		 * line was moved onto the new one (outlier_gate_step).
+		 */
 		port_sync_reset(p);
+		p->outlier = gate;
 	}
 	r = clock_adj_freq(p->clock, freq);
 	if (r < 0 && p->ops->clock_error) {
@@ -290,40 +295,39 @@ static enum fsm_event port_servo_event(const struct port *p, enum servo_state st
 	}
 }
 
-/*
- * The master's rate over ours, from the anchor measurement to one at least a baseline later
- * (which becomes the next anchor), so that timestamp jitter does not become path delay noise.
- */
-static void port_rate_ratio_update(struct port *p, ns_t t1c, ns_t t2)
-{
-	struct port_sync_rx *s = &p->sync;
-	ns_t d1;
-	double rr;
+static void port_sync_hold(struct port *p, ns_t t1, ns_t t2, ns_t correction);
 
-	if (s->have_anchor && t2 > s->anchor_t2) {
-		if (t2 - s->anchor_t2 < PORT_RATE_RATIO_BASELINE) {
-			return;
-		}
-		/* A master time that jumped beyond ns_t from the anchor is no rate: start over. */
-		if (!__builtin_sub_overflow(t1c, s->anchor_t1, &d1)) {
-			rr = (double) d1 / (double) (t2 - s->anchor_t2);
-			if (fabs(rr - 1.0) < PORT_RATE_RATIO_MAX_DEVIATION) {
-				s->rate_ratio = rr;
-			}
-		}
+/*
+ * The Sync measurement the next E2E delay computation pairs with (11.3.2): the latest one the
+ * gate passed, so that a Sync late by a spike does not make a path delay spike too (the median
+ * filter of a few samples at the start cannot outvote it).
+ */
+static void port_sync_pair_keep(struct port *p, ns_t t1, ns_t t2, ns_t correction, ns_t m,
+				bool judged)
+{
+	if (p->sync.have_pair && t2 < p->sync.pair_t2) {
+		return; /* an older one, given to the servo late */
 	}
-	s->have_anchor = true;
-	s->anchor_t1 = t1c;
-	s->anchor_t2 = t2;
+	if (p->sync.have_pair) {
+		p->sync.have_prev = true;
+		p->sync.prev_judged = p->sync.pair_judged;
+		p->sync.prev_t2 = p->sync.pair_t2;
+		p->sync.prev_m = p->sync.pair_m;
+	}
+	p->sync.have_pair = true;
+	p->sync.pair_judged = judged;
+	p->sync.t1 = t1;
+	p->sync.pair_t2 = t2;
+	p->sync.pair_correction = correction;
+	p->sync.pair_m = m;
 }
+static int port_sync_use(struct port *p, ns_t t1, ns_t t2, ns_t correction, ns_t now);
 
 int port_sync_offset(struct port *p, ns_t t1, ns_t t2, ns_t correction, ns_t now)
 {
-	struct port_sample s = { 0 };
-	int r;
 	unsigned n = p->cfg.port.syncReceiptTimeout;
-	enum outlier_verdict verdict;
-	ns_t t1c, offset = 0;
+	ns_t t1c, m, offset;
+	int r;
 
 	/*
 	 * A master on the PTP timescale (TAI) against our UTC stamps: take the UTC offset off its
@@ -336,10 +340,11 @@ int port_sync_offset(struct port *p, ns_t t1, ns_t t2, ns_t correction, ns_t now
 	/*
 	 * 11.6.2: correctedSyncCorrectionField = correctionField + delayAsymmetry. t1 and the
 	 * corrections come from the wire, extreme values included (issue 17, finding 8): checked
-	 * arithmetic, and a measurement that does not fit is dropped, counted as overflow.
+	 * arithmetic, and a measurement that does not fit is dropped, counted as overflow. m, the
+	 * master-to-slave time t2 - t1 - correction, is what the E2E delay pairs with.
 	 */
 	if (!delay_ns_add(correction, p->portds.delayAsymmetry, &correction) ||
-	    !delay_ns_add(t1, correction, &t1c) ||
+	    !delay_ns_add(t1, correction, &t1c) || !delay_ns_sub(t2, t1c, &m) ||
 	    (p->delay.valid &&
 	     delay_offset_from_master(t1, t2, correction, p->delay.value, &offset) < 0)) {
 		port_count(p, PORT_CNT_OVERFLOW);
@@ -355,24 +360,77 @@ int port_sync_offset(struct port *p, ns_t t1, ns_t t2, ns_t correction, ns_t now
 	}
 
 	/*
-	 * Master over local rate; the E2E delay needs it while the rates differ (before the servo
-	 * locks, or for good with a free-running clock).
+	 * 11.2 needs the path delay. Until it is measured, hold the measurement: the servo gets it
+	 * once the delay is known (its frequency estimate needs two offsets, not the delay), so the
+	 * wait for the first Delay_Resp costs no Sync interval. The first Delay_Req goes now: sent
+	 * before a Sync was measured, its answer could not be used.
 	 */
-	port_rate_ratio_update(p, t1c, t2);
-	p->sync.have_pair = true;
-	p->sync.t1 = t1;
-	p->sync.pair_t2 = t2;
-	p->sync.pair_correction = correction;
-	/*
-	 * 11.2 needs the path delay. Wait for a few measurements, so that the median filter can
-	 * already outvote a spike: the first offsets become the servo's frequency estimate (from
-	 * the first measurement on, a spike in it sent test-port's spike case 80 us astray).
-	 */
-	if (!p->delay.valid || p->delay.filter.count < PORT_DELAY_MIN_SAMPLES) {
+	if (!p->delay.valid) {
+		port_sync_pair_keep(p, t1, t2, correction, m, false);
+		port_sync_hold(p, t1, t2, correction);
+		r = port_delay_sync_kept(p, t2, m, now);
+		if (r < 0 || p->delay.valid) {
+			return r; /* the held ones went to the servo */
+		}
+		if (p->cfg.port.delay_mechanism == DELAY_MECHANISM_E2E && !p->dreq.pending &&
+		    p->timer[PORT_TIMER_DELAY_REQ_TX]) {
+			port_timer_set(
+				p, PORT_TIMER_DELAY_REQ_TX,
+				now + port_random_interval(p, p->portds.logMinDelayReqInterval));
+			return port_delay_req_send(p, now);
+		}
 		return 0;
 	}
+	return port_sync_use(p, t1, t2, correction, now);
+}
 
-	s.offset = offset;
+/* Hold a measurement until the path delay is known; the oldest gives way. */
+static void port_sync_hold(struct port *p, ns_t t1, ns_t t2, ns_t correction)
+{
+	struct port_sync_rx *s = &p->sync;
+
+	if (s->held_n == PORT_SYNC_HELD_MAX) {
+		memmove(&s->held[0], &s->held[1], sizeof(s->held[0]) * (PORT_SYNC_HELD_MAX - 1));
+		s->held_n--;
+	}
+	s->held[s->held_n++] = (struct port_sync_pair){ t1, t2, correction };
+}
+
+int port_sync_delay_known(struct port *p, ns_t now)
+{
+	struct port_sync_pair held[PORT_SYNC_HELD_MAX];
+	unsigned n = p->sync.held_n;
+	int r = 0;
+
+	if (!p->delay.valid || !n || !port_is_slave(p)) {
+		return 0;
+	}
+	memcpy(held, p->sync.held, sizeof(held[0]) * n);
+	p->sync.held_n = 0;
+	for (unsigned i = 0; i < n && r >= 0; i++) {
+		/* A step or a state change (both reset the sync state) ends what is old. */
+		if (!p->sync.have_pair || !port_is_slave(p)) {
+			break;
+		}
+		r = port_sync_use(p, held[i].t1, held[i].t2, held[i].correction, now);
+	}
+	return r;
+}
+
+/* One measurement with the path delay known: the offset, the gate, the servo, the FSM. */
+static int port_sync_use(struct port *p, ns_t t1, ns_t t2, ns_t correction, ns_t now)
+{
+	struct port_sample s = { 0 };
+	ns_t t1c, m;
+	bool judged;
+	int r;
+
+	/* Checked as it came (port_sync_offset), but held ones meet a path delay only now. */
+	if (!delay_ns_add(t1, correction, &t1c) || !delay_ns_sub(t2, t1c, &m) ||
+	    delay_offset_from_master(t1, t2, correction, p->delay.value, &s.offset) < 0) {
+		port_count(p, PORT_CNT_OVERFLOW);
+		return 0;
+	}
 	s.mean_path_delay = p->delay.value;
 	s.local_ts = t2;
 	p->cds.offsetFromMaster = s.offset;
@@ -381,10 +439,11 @@ int port_sync_offset(struct port *p, ns_t t1, ns_t t2, ns_t correction, ns_t now
 	 * D-Bus), as linuxptp logs every one, or the figures would hide exactly the spikes the
 	 * servo was spared. A sample kept from the servo reports the clock as it stands.
 	 */
-	if (p->servo && (verdict = outlier_gate_judge(&p->outlier, t2, s.offset)) != OUTLIER_PASS) {
-		if (verdict == OUTLIER_REJECT) {
-			port_count(p, PORT_CNT_OFFSET_OUTLIER);
-		}
+	/* the gate judges once it holds a line (else it passes the sample unjudged) */
+	judged = !p->servo || p->outlier.n == 2;
+	/* Its first sample (OUTLIER_PRIME) passes: keeping it cost a second to synchronized. */
+	if (p->servo && outlier_gate_judge(&p->outlier, t2, s.offset) == OUTLIER_REJECT) {
+		port_count(p, PORT_CNT_OFFSET_OUTLIER);
 		s.servo_state = p->servo_state;
 		s.freq_ppb = p->servo->freq_ppb;
 		if (p->ops->sample) {
@@ -392,14 +451,24 @@ int port_sync_offset(struct port *p, ns_t t1, ns_t t2, ns_t correction, ns_t now
 		}
 		return 0;
 	}
+	port_sync_pair_keep(p, t1, t2, correction, m, judged);
+	r = port_delay_sync_kept(p, t2, m, now);
+	if (r < 0) {
+		return r;
+	}
 	if (p->servo) {
 		double before = p->servo->freq_ppb;
 		uint64_t refused = p->servo->refused;
 
+		p->servo->noise_ns = p->outlier.jitter;
 		s.servo_state = servo_sample(p->servo, s.offset, t2, &s.freq_ppb);
 		s.refused = p->servo->refused != refused;
 		s.refused_total = p->servo->refused;
-		outlier_gate_follow(&p->outlier, s.servo_state, s.freq_ppb - before);
+		if (s.servo_state == SERVO_JUMP) {
+			outlier_gate_step(&p->outlier, s.offset, s.freq_ppb - before);
+		} else {
+			outlier_gate_follow(&p->outlier, s.servo_state, s.freq_ppb - before);
+		}
 		s.adjusted = true;
 		port_clock_adjust(p, s.servo_state, s.offset, s.freq_ppb);
 	} else {

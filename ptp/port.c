@@ -696,7 +696,6 @@ int port_new(const struct port_config *cfg, struct clock *clock, const struct po
 		return r;
 	}
 	p->pdreq.nrr = 1.0;
-	p->sync.rate_ratio = 1.0;
 	p->upstream_rate_ratio = 1.0;
 
 	if (cfg->adjust_clock) {

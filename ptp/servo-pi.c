@@ -20,6 +20,13 @@
 #define FREQ_EST_INTERVAL_MAX_S 1000.0
 /* The proportional gain per sample while the line replaces the integrator, at least. */
 #define PI_REFINE_KP 0.3
+/*
+ * Offsets noisier than this (the caller's noise_ns) scale the proportional gain down by as
+ * much: a proportional term passes each sample's noise into the clock (Kp 0.7 under 0..100 us
+ * of path delay variation made the servoed offsets 1.5 times the raw ones). Software timestamps
+ * on a quiet path stay below it, and keep the configured gain.
+ */
+#define PI_NOISE_REF_NS 10000.0
 
 struct servo_pi {
 	struct servo base;
@@ -33,7 +40,9 @@ struct servo_pi {
 	unsigned int count; /* samples in it; 0 = none yet */
 	bool estimated;	    /* the first estimate is made: the loop runs */
 	bool refining;	    /* ... and the line still replaces the integrator */
+	bool restart_line;  /* the next sample starts the refining line afresh */
 	ns_t local0, last_local;
+	ns_t start; /* the first sample's local time: the refining period counts from it */
 	ns_t offset0;
 	double f0, adjusted;
 	double sx, sy, sxx, sxy;
@@ -58,7 +67,7 @@ static void pi_est_start(struct servo_pi *pi, ns_t offset, ns_t local_ts)
 {
 	pi->count = 1;
 	pi->estimated = pi->refining = false;
-	pi->local0 = pi->last_local = local_ts;
+	pi->local0 = pi->last_local = pi->start = local_ts;
 	pi->offset0 = offset;
 	pi->f0 = pi->base.freq_ppb;
 	pi->adjusted = 0;
@@ -100,7 +109,7 @@ static double pi_est_add(struct servo_pi *pi, ns_t offset, ns_t local_ts)
 static enum servo_state pi_sample(struct servo *s, ns_t offset, ns_t local_ts, double *freq_ppb)
 {
 	struct servo_pi *pi = to_pi(s);
-	double max = s->cfg.max_freq_ppb, elapsed, ppb, ki_term, est, d, scale, full;
+	double max = s->cfg.max_freq_ppb, elapsed, ppb, ki_term, est, d, scale, full, kp_noise;
 	enum servo_state st = SERVO_LOCKED;
 
 	*freq_ppb = s->freq_ppb;
@@ -129,8 +138,26 @@ static enum servo_state pi_sample(struct servo *s, ns_t offset, ns_t local_ts, d
 	if (pi->interval_ns > 0 && d > pi->interval_ns * 1.5) {
 		scale = pi->interval_ns / d;
 	}
-	elapsed = (double) (local_ts - pi->local0) / NS_PER_SEC;
+	kp_noise = s->noise_ns > PI_NOISE_REF_NS ? PI_NOISE_REF_NS / s->noise_ns : 1.0;
+	elapsed = (double) (local_ts - pi->start) / NS_PER_SEC;
 	elapsed += elapsed * FREQ_EST_MARGIN;
+	if (pi->restart_line) {
+		/*
+		 * The first estimate came from the first samples, which no outlier gate could
+		 * judge (it needs two to draw a line): the line that refines it starts from here,
+		 * so that a spike among them does not stay in it (one 40 us spike left 0.9 ppm in a
+		 * 16 s line, which the software integrator then took minutes to unwind).
+		 */
+		pi->restart_line = false;
+		pi->count = 1;
+		pi->local0 = pi->last_local = local_ts;
+		pi->offset0 = offset;
+		pi->adjusted = 0;
+		pi->sx = pi->sy = pi->sxx = pi->sxy = 0;
+		ppb = clamp(pi->drift - scale * fmax(pi->kp, PI_REFINE_KP) * (double) offset, max);
+		*freq_ppb = ppb;
+		return st;
+	}
 	if (!pi->estimated || pi->refining) {
 		est = pi_est_add(pi, offset, local_ts);
 		if (!pi->estimated) {
@@ -138,6 +165,7 @@ static enum servo_state pi_sample(struct servo *s, ns_t offset, ns_t local_ts, d
 				return SERVO_UNLOCKED;
 			}
 			pi->estimated = pi->refining = true;
+			pi->restart_line = true;
 			pi->drift = est;
 			*freq_ppb = est;
 			if ((s->first_update && beyond(offset, s->cfg.first_step_threshold)) ||
@@ -146,6 +174,7 @@ static enum servo_state pi_sample(struct servo *s, ns_t offset, ns_t local_ts, d
 				pi->adjusted -= (double) offset;
 				pi->last_local -= offset;
 				pi->local0 -= offset;
+				pi->start -= offset;
 				return SERVO_JUMP;
 			}
 			return SERVO_LOCKED;
@@ -165,8 +194,8 @@ static enum servo_state pi_sample(struct servo *s, ns_t offset, ns_t local_ts, d
 		return st;
 	}
 	pi->last_local = local_ts;
-	ki_term = scale * pi->ki * (double) offset;
-	ppb = pi->drift - scale * pi->kp * (double) offset - ki_term;
+	ki_term = scale * kp_noise * kp_noise * pi->ki * (double) offset;
+	ppb = pi->drift - scale * kp_noise * pi->kp * (double) offset - ki_term;
 	if (ppb > max || ppb < -max) {
 		/* saturated: do not wind the integrator up */
 		ppb = clamp(ppb, max);

@@ -81,6 +81,11 @@ struct servo {
 	bool first_update;	   /* the first lock is still to come */
 	unsigned int in_threshold; /* LOCKED samples in a row within cfg.offset_threshold */
 	ns_t holdover_since; /* local time holdover began (its last sample's time + timeout) */
+	/*
+	 * The noise of the offsets as the caller measures it (the outlier gate's mean prediction
+	 * error), ns; 0 = unknown. The PI servo lowers its proportional gain when it is large.
+	 */
+	double noise_ns;
 	uint64_t refused;    /* samples refused by the sanity bound (cfg.max_offset_jump) */
 	ns_t refused_offset; /* the last one refused */
 };

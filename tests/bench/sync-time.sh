@@ -1,32 +1,43 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Time to synchronized from start at default intervals, software timestamps: phcd-port with the
-# PI servo and with linreg, started together against one ptp4l grandmaster, beside ptp4l.
+# PI servo and with linreg, and ptp4l as a real slave, started together against one grandmaster.
 #
-# The grandmaster is ptp4l --free_running 1 at its defaults (Announce every 2 s, Sync 1/s,
-# announceReceiptTimeout 3), started first and left running. Each run starts, at the same moment,
-# station A and B: `phcd-port --clock virtual -s -m` with clock_servo = pi and = linreg (swapping
-# stations from run to run), phcd's defaults otherwise; and station C: `ptp4l -s --free_running 1`.
-# For phcd the time is from the start to "UNCALIBRATED to SLAVE", which phcd-port takes when the
-# servo locks: under phcd that is the moment Synchronized turns true (servo_offset_threshold 0).
-# ptp4l here may not steer a clock (this machine's), and with --free_running its servo never
-# reaches s2: its time is to "to UNCALIBRATED" (master chosen), a lower bound of its time to s2,
-# and to its first offset. ptp4l's time to s2 on a clock of its own needs the VM tier.
+# The grandmaster is ptp4l --free_running 1 with Announce 1/s (logAnnounceInterval 0), Sync 1/s,
+# announceReceiptTimeout 3 (the issue's defaults; ptp4l's own default Announce is every 2 s),
+# started first and left running. Each run starts, at the same moment, on three stations:
+#   - `phcd-port --clock virtual -s -m` with clock_servo = pi, and with linreg (they swap
+#     stations from run to run), phcd's defaults otherwise;
+#   - `ptp4l -s` (its defaults: PI with the software constants) steering a virtual clock of its
+#     own through tests/bench/vclock-shim.so (LD_PRELOAD), never this machine's clock.
+# Every slave's clock starts OFFSET ns and FREQ ppb off (phcd-port's --virtual-offset and
+# --virtual-freq, the shim's VCLOCK_OFFSET_NS and VCLOCK_FREQ_ERROR_PPB), as a machine at boot.
+# Milestones from start (s), from each program's log:
+#   phcd-port: master chosen (LISTENING to UNCALIBRATED), first offset (s0), step (s1), SLAVE:
+#              phcd-port goes UNCALIBRATED -> SLAVE when its servo locks, the moment phcd's
+#              Synchronized turns true (servo_offset_threshold 0, the default)
+#   ptp4l:     first Announce heard (new foreign master), master chosen, first offset, s1, s2
+#              (its UNCALIBRATED to SLAVE)
+# Each line ends with the load average (1, 5, 15 min) after the run.
 #
-# usage: BUILD=build-dir tests/bench/sync-time.sh [RUNS [LIMIT]]  (root; 6 40: seconds a run
-#        waits at most). KEEP=dir keeps the logs. Not a pass/fail test, not in any meson suite.
-#        Results: docs/performance.md.
+# usage: BUILD=build-dir tests/bench/sync-time.sh [RUNS [LIMIT [OFFSET [FREQ]]]]
+#        (root; 6 60 300000 20000; LIMIT: seconds a run waits at most). KEEP=dir keeps the logs.
+#        Not a pass/fail test, not in any meson suite. Results: docs/performance.md.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 SRC=${SRC:-$(cd "$here/../.." && pwd)}
 BUILD=${BUILD:-$SRC/build}
 RUNS=${1:-6}
-LIMIT=${2:-40}
+LIMIT=${2:-60}
+OFFSET=${3:-300000}
+FREQ=${4:-20000}
 . "$SRC/tests/lib/net-helpers.sh"
 . "$SRC/tests/lib/ptp-helpers.sh"
 
 PORT=$BUILD/worker/phcd-port
+SHIM=$BUILD/tests/bench/vclock-shim.so
 [ -x "$PORT" ] || fail "no $PORT: build first (ninja -C $BUILD)"
+[ -f "$SHIM" ] || fail "no $SHIM: build first (ninja -C $BUILD)"
 command -v ptp4l >/dev/null || fail "ptp4l missing (linuxptp)"
 tmp=$(mktemp -d)
 L=phst-l$$ M=phst-m$$ A=phst-a$$ B=phst-b$$ C=phst-c$$
@@ -40,7 +51,8 @@ for servo in pi linreg; do
 	printf '[global]\ntime_stamping = software\nclock_servo = %s\n' "$servo" >"$tmp/$servo.conf"
 done
 ip netns exec "$M" capsh --drop=cap_sys_time -- -c "exec ptp4l -i m0 -2 -S -m \
-	--free_running 1 --priority1 100" >"$tmp/gm.log" 2>&1 &
+	--free_running 1 --priority1 100 --logAnnounceInterval 0 --logSyncInterval 0 \
+	--announceReceiptTimeout 3" >"$tmp/gm.log" 2>&1 &
 BG_PIDS+=($!)
 sleep 3
 
@@ -50,9 +62,11 @@ first_at() {
 		t = $1; sub(/^[^[]*\[/, "", t); sub(/\].*/, "", t); printf "%.2f\n", t - s; exit }' "$1"
 }
 
-echo "# sync-time: $RUNS runs, default intervals, software timestamps, $(uname -r)," \
-	"$(nproc) CPUs, $(ptp4l -v 2>&1 | head -n 1)"
-echo "# run station-of-pi pi-to-SLAVE linreg-to-SLAVE ptp4l-to-UNCALIBRATED ptp4l-first-offset (s)"
+echo "# sync-time: $RUNS runs, Announce 1/s, Sync 1/s, announceReceiptTimeout 3, software" \
+	"timestamps, slaves start ${OFFSET} ns and ${FREQ} ppb off, $(uname -r), $(nproc) CPUs," \
+	"ptp4l $(ptp4l -v 2>&1 | head -n 1)"
+echo "# run pi-station | pi: chosen s0 s1 SLAVE | linreg: chosen s0 s1 SLAVE |" \
+	"ptp4l: announce chosen s0 s1 s2 | load"
 for run in $(seq 1 "$RUNS"); do
 	if [ $((run % 2)) = 1 ]; then
 		pi_ns=$A pi_if=a1 lr_ns=$B lr_if=b1
@@ -63,17 +77,20 @@ for run in $(seq 1 "$RUNS"); do
 	log=$tmp/run$run
 	start=$(python3 -c 'import time; print("%.3f" % time.monotonic())')
 	ip netns exec "$pi_ns" capsh --drop=cap_sys_time -- -c "exec $PORT -i $pi_if \
-		-f $tmp/pi.conf -s --clock virtual -m" >"$log-pi.log" 2>&1 &
+		-f $tmp/pi.conf -s --clock virtual --virtual-offset $OFFSET --virtual-freq $FREQ \
+		-m --every-sample" >"$log-pi.log" 2>&1 &
 	BG_PIDS+=($!)
 	ip netns exec "$lr_ns" capsh --drop=cap_sys_time -- -c "exec $PORT -i $lr_if \
-		-f $tmp/linreg.conf -s --clock virtual -m" >"$log-linreg.log" 2>&1 &
+		-f $tmp/linreg.conf -s --clock virtual --virtual-offset $OFFSET --virtual-freq $FREQ \
+		-m --every-sample" >"$log-linreg.log" 2>&1 &
 	BG_PIDS+=($!)
-	ip netns exec "$C" capsh --drop=cap_sys_time -- -c "exec ptp4l -i c1 -2 -S -m -s \
-		--free_running 1" >"$log-ptp4l.log" 2>&1 &
+	ip netns exec "$C" capsh --drop=cap_sys_time -- -c "LD_PRELOAD=$SHIM \
+		VCLOCK_OFFSET_NS=$OFFSET VCLOCK_FREQ_ERROR_PPB=$FREQ exec ptp4l -i c1 -2 -S -m -s \
+		--logAnnounceInterval 0 --announceReceiptTimeout 3" >"$log-ptp4l.log" 2>&1 &
 	BG_PIDS+=($!)
 	for _ in $(seq 1 $((LIMIT * 10))); do
 		if grep -q "to SLAVE" "$log-pi.log" && grep -q "to SLAVE" "$log-linreg.log" &&
-			grep -q "master offset" "$log-ptp4l.log"; then
+			grep -q "to SLAVE" "$log-ptp4l.log"; then
 			break
 		fi
 		sleep 0.1
@@ -81,14 +98,24 @@ for run in $(seq 1 "$RUNS"); do
 	kill "${BG_PIDS[@]:n0}" 2>/dev/null || true
 	wait "${BG_PIDS[@]:n0}" 2>/dev/null || true
 	BG_PIDS=("${BG_PIDS[@]:0:n0}")
-	echo "$run $pi_if $(first_at "$log-pi.log" "to SLAVE" "$start") \
-$(first_at "$log-linreg.log" "to SLAVE" "$start") \
-$(first_at "$log-ptp4l.log" "to UNCALIBRATED" "$start") \
-$(first_at "$log-ptp4l.log" "master offset" "$start")" | tee -a "$tmp/runs"
+	marks=""
+	for s in pi linreg; do
+		for re in "LISTENING to UNCALIBRATED" "master offset" " s1 " "to SLAVE"; do
+			marks="$marks $(first_at "$log-$s.log" "$re" "$start" | grep . || echo -)"
+		done
+		marks="$marks |"
+	done
+	for re in "new foreign master" "LISTENING to UNCALIBRATED" "master offset" " s1 " \
+		"to SLAVE"; do
+		marks="$marks $(first_at "$log-ptp4l.log" "$re" "$start" | grep . || echo -)"
+	done
+	echo "$run $pi_if |$marks | $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$tmp/runs"
 	sleep 2
 done
-awk '{ for (i = 3; i <= 6; i++) if ($i != "") { s[i] += $i; ss[i] += $i * $i; n[i]++ } }
-	END { split("pi linreg ptp4l-UNCALIBRATED ptp4l-first-offset", name)
-		for (i = 3; i <= 6; i++) if (n[i]) { m = s[i] / n[i]; v = ss[i] / n[i] - m * m
-			printf "# %s: mean %.2f s, sd %.2f s, n %d\n", name[i - 2], m,
+# columns: 1 run, 2 station, 3 |, 4-7 pi, 8 |, 9-12 linreg, 13 |, 14-18 ptp4l
+awk '{ for (i = 4; i <= 18; i++) if ($i ~ /^[0-9.]+$/) { s[i] += $i; ss[i] += $i * $i; n[i]++ } }
+	END { split("pi-chosen pi-s0 pi-s1 pi-SLAVE - linreg-chosen linreg-s0 linreg-s1 " \
+		"linreg-SLAVE - ptp4l-announce ptp4l-chosen ptp4l-s0 ptp4l-s1 ptp4l-s2", name)
+		for (i = 4; i <= 18; i++) if (n[i]) { m = s[i] / n[i]; v = ss[i] / n[i] - m * m
+			printf "# %s: mean %.2f s, sd %.2f s, n %d\n", name[i - 3], m,
 				sqrt(v > 0 ? v : 0), n[i] } }' "$tmp/runs"

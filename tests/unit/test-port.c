@@ -285,6 +285,129 @@ static void test_rate_ratio_jitter(void **state)
 	link_free(&l);
 }
 
+/*
+ * Issue 19, time to synchronized: from UNCALIBRATED (master chosen) to SLAVE takes three Syncs
+ * at 1/s with the default (software) servo constants, for both servos, from a clock 300 us and
+ * 20 ppm off: the first Sync measured goes to the servo once the first path delay is known (the
+ * first Delay_Req goes at that Sync), the second gives the frequency estimate and the step, the
+ * first after the step (judged by the gate's line, moved by the step) locks. It took 6-8 s when
+ * the servo waited for three path delays, random 0-2 s apart, and the gate kept the first offset
+ * after the start and after the step. And the clock then holds the master's time.
+ */
+static void test_fast_start(void **state)
+{
+	for (int k = 0; k < 2; k++) {
+		enum servo_type type = k ? SERVO_TYPE_LINREG : SERVO_TYPE_PI;
+		ns_t uncal = 0, slave = 0;
+		struct link l;
+
+		link_init_servo(&l, 20000.0, 300 * NS_PER_USEC, DELAY_MECHANISM_E2E, false, 0,
+				type);
+		while (!slave && l.now < START + 60 * NS_PER_SEC) {
+			enum port_state st;
+
+			link_run(&l, l.now + NS_PER_SEC / 20);
+			st = port_get_state(l.s[1].port);
+			if (!uncal && st == PORT_STATE_UNCALIBRATED) {
+				uncal = l.now;
+			}
+			if (st == PORT_STATE_SLAVE) {
+				slave = l.now;
+			}
+		}
+		assert_true(uncal && slave);
+		print_message("%s: UNCALIBRATED to SLAVE in %.2f s\n",
+			      options_clock_servo_to_string(type),
+			      (double) (slave - uncal) / (double) NS_PER_SEC);
+		if (slave - uncal > 3 * NS_PER_SEC + NS_PER_SEC / 2) {
+			fail_msg("%s: SLAVE %.2f s after UNCALIBRATED, expected within 3.5 s (3 "
+				 "Syncs)",
+				 options_clock_servo_to_string(type),
+				 (double) (slave - uncal) / (double) NS_PER_SEC);
+		}
+		link_run(&l, l.now + 30 * NS_PER_SEC);
+		assert_int_equal(port_get_state(l.s[1].port), PORT_STATE_SLAVE);
+		if (llabs(link_error(&l)) > 2 * NS_PER_USEC) {
+			fail_msg("%s: error %lld ns 30 s after SLAVE, expected within 2 us",
+				 options_clock_servo_to_string(type), (long long) link_error(&l));
+		}
+		link_free(&l);
+	}
+}
+
+/*
+ * The same with software timestamps' noise (each Sync late by 0..15 us): the gate's first
+ * judgements extrapolate the noise of the two samples before them, beyond its 10 us floor now and
+ * then, and kept the three offsets after the step from the servo (6 s to SLAVE instead of 2-3).
+ */
+static void test_fast_start_noisy(void **state)
+{
+	int slow = 0;
+
+	for (uint64_t seed = 1; seed <= 12; seed++) {
+		ns_t uncal = 0, slave = 0;
+		struct link l;
+
+		link_init_servo(&l, 20000.0, 300 * NS_PER_USEC, DELAY_MECHANISM_E2E, false, 0,
+				seed % 2 ? SERVO_TYPE_PI : SERVO_TYPE_LINREG);
+		l.sync_jitter = 15 * NS_PER_USEC;
+		l.rng = seed;
+		while (!slave && l.now < START + 60 * NS_PER_SEC) {
+			enum port_state st;
+
+			link_run(&l, l.now + NS_PER_SEC / 20);
+			st = port_get_state(l.s[1].port);
+			if (!uncal && st == PORT_STATE_UNCALIBRATED) {
+				uncal = l.now;
+			}
+			if (st == PORT_STATE_SLAVE) {
+				slave = l.now;
+			}
+		}
+		assert_true(uncal && slave);
+		if (slave - uncal > 3 * NS_PER_SEC + NS_PER_SEC / 2) {
+			print_message("seed %llu: SLAVE %.2f s after UNCALIBRATED\n",
+				      (unsigned long long) seed,
+				      (double) (slave - uncal) / (double) NS_PER_SEC);
+			slow++;
+		}
+		link_free(&l);
+	}
+	if (slow) {
+		fail_msg("%d of 12 start-ups took over 3.5 s (3 Syncs) from UNCALIBRATED to SLAVE",
+			 slow);
+	}
+}
+
+/*
+ * A free-running slave of a master 100 ppm off, Sync 1/s: t2 - t1 grows by 100 us a second, so a
+ * Delay_Req half a second after its Sync would add 25 us to the path delay with the plain
+ * formula. Interpolated between the Syncs around t3 every raw sample stays on the link's delay.
+ */
+static void test_delay_rate_difference(void **state)
+{
+	struct link l;
+	ns_t worst = 0;
+
+	link_init_free(&l, 100000.0, 0, DELAY_MECHANISM_E2E, true, 0);
+	assert_int_equal(delay_filter_init(&l.s[1].port->delay.filter, DELAY_FILTER_MEDIAN, 1), 0);
+	link_run(&l, START + 20 * NS_PER_SEC);
+	assert_true(l.s[1].port->delay.valid);
+	for (int i = 0; i < 120; i++) {
+		ns_t e;
+
+		link_run(&l, l.now + NS_PER_SEC / 2);
+		e = llabs(l.s[1].port->delay.value - LINK_DELAY);
+		worst = e > worst ? e : worst;
+	}
+	if (worst > 200) {
+		fail_msg("path delay sample %lld ns off with the master 100 ppm off, expected <= "
+			 "200",
+			 (long long) worst);
+	}
+	link_free(&l);
+}
+
 static void test_seq_check(void **state)
 {
 	static const struct {
@@ -1161,6 +1284,9 @@ int main(void)
 		cmocka_unit_test(test_servo_reports_every_offset),
 		cmocka_unit_test(test_gate_follows_servo),
 		cmocka_unit_test(test_rate_ratio_jitter),
+		cmocka_unit_test(test_fast_start),
+		cmocka_unit_test(test_fast_start_noisy),
+		cmocka_unit_test(test_delay_rate_difference),
 		cmocka_unit_test(test_jitter_gate_and_servo),
 		cmocka_unit_test(test_holdover),
 		cmocka_unit_test(test_state_decision_slack),
