@@ -14,7 +14,7 @@ mkdir -p /run /tmp /var/run
 for m in dca i2c-algo-bit igb; do insmod /mods/$m.ko; done
 i=0
 while [ ! -e /dev/ptp1 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-for n in eth0 eth1; do ip link set $n up; done
+for n in /sys/class/net/eth*; do ip link set ${n##*/} up; done
 
 up() { cut -d' ' -f1 /proc/uptime; }
 say() { echo "VMTEST: $*"; }
