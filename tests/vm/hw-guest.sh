@@ -14,7 +14,7 @@ mkdir -p /run /tmp /var/run
 for m in dca i2c-algo-bit igb; do insmod /mods/$m.ko; done
 i=0
 while [ ! -e /dev/ptp1 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-for n in eth0 eth1; do ip link set $n up; done
+for n in /sys/class/net/eth*; do ip link set ${n##*/} up; done
 
 up() { cut -d' ' -f1 /proc/uptime; }
 say() { echo "VMTEST: $*"; }
@@ -225,6 +225,7 @@ if [ "$BACKEND" = phc ] && [ -e /dev/ptp2 ]; then
 	echo "VMTEST-C-PTP4L-TXTO $(cat /tmp/ptp4l-c.log /tmp/ptp4l-c-gm.log | grep -c 'timed out while polling')"
 	grep 'master offset' /tmp/c.log | tail -n 2 | sed 's/^/VMTEST: C: phcd: /'
 	grep 'master offset' /tmp/ptp4l-c.log | tail -n 2 | sed 's/^/VMTEST: C: ptp4l: /'
+	grep -v 'master offset' /tmp/ptp4l-c.log | tail -n 8 | sed 's/^/VMTEST: C: ptp4l tail: /'
 	series /tmp/c.log | sed 's/^/VMTEST-C-SERIES-PHCD /'
 	series /tmp/ptp4l-c.log | sed 's/^/VMTEST-C-SERIES-PTP4L /'
 fi
