@@ -359,6 +359,7 @@ static void f_config(struct codec *c, struct ipc_msg *m)
 	c_string(c, m->config.ifname, sizeof(m->config.ifname));
 	c_clock_identity(c, &m->config.clock_identity);
 	c_u16(c, &m->config.port_number);
+	c_bool(c, &m->config.clock_locked_before);
 	if (c->decode && !c->err &&
 	    (m->config.port_number == 0 || m->config.port_number == 0xffff)) {
 		c->err = -EBADMSG;

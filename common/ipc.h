@@ -51,8 +51,9 @@
  * 20: CONFIG carries gm_time_flags, ingressLatency, egressLatency, the power_profile.* keys and
  * socket_priority; SET_GM_SETTINGS and GM_SETTINGS_REQUEST.
  * 21: CONFIG carries the port's acceptable_masters table, STATUS the not_acceptable_master
- * counter. */
-#define IPC_VERSION 21
+ * counter.
+ * 22: CONFIG carries clock_locked_before. */
+#define IPC_VERSION 22
 #define IPC_HEADER_SIZE 8
 #define IPC_MAX_SIZE 1024 /* larger than every message; a longer datagram is refused */
 #define IPC_MAX_FDS 4
@@ -173,6 +174,12 @@ struct ipc_config {
 	uint16_t port_number; /* 1..0xFFFE (7.5.2.3) */
 	struct instance_options instance;
 	struct port_options port;
+	/*
+	 * A worker of this port had its servo LOCKED on the port's clock before (a restarted
+	 * worker): with a PHC, its servo takes no first step and bounds every offset from the
+	 * first.
+	 */
+	bool clock_locked_before;
 };
 
 /*

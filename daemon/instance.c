@@ -362,6 +362,9 @@ void instance_port_status(struct instance *i, struct mport *p, const struct ipc_
 		 s->servo_stable && worker_trust_slave(&p->trust, mono_usec()) &&
 		 !(i->options.servo.max_offset_jump > 0 &&
 		   fabs((double) s->offset_ns) > i->options.servo.max_offset_jump * NS_PER_SEC);
+	if (synced) {
+		p->clock_locked = true;
+	}
 	if (i->servo_state != s->servo_state || synced != i->synchronized) {
 		i->servo_state = s->servo_state;
 		i->synchronized = synced;

@@ -176,6 +176,7 @@ static void on_worker_message(struct worker *w, const struct ipc_msg *msg, void 
 		c.config.port_number = p->port_identity.portNumber;
 		c.config.instance = p->instance->options;
 		c.config.port = p->options;
+		c.config.clock_locked_before = p->clock_locked;
 		if (p->phc_rival) {
 			/* Someone else steers this PHC: this worker only measures. */
 			c.config.instance.clock_backend = OPTIONS_CLOCK_FREE_RUNNING;

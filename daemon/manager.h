@@ -232,6 +232,11 @@ struct mport {
 	bool removed; /* going away: no restart */
 	/* another program steers this port's PHC (ptp4l -i IF, phc2sys -c IF): measure only */
 	bool phc_rival;
+	/*
+	 * A worker of this port was Synchronized (trusted SLAVE, servo LOCKED): its restarted
+	 * successors take no first step on that clock (IPC CONFIG clock_locked_before).
+	 */
+	bool clock_locked;
 	char phc_rival_text[MANAGER_ERROR_TEXT_MAX];
 	sd_event_source *restart_timer;
 	struct backoff backoff; /* restarts in the rate limit's window; given_up: stays FAULTY */

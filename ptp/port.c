@@ -700,6 +700,7 @@ int port_new(const struct port_config *cfg, struct clock *clock, const struct po
 
 	if (cfg->adjust_clock) {
 		servo_config_from_options(&io->servo, cfg->utc_timescale, &sc);
+		sc.first_step_taken = cfg->clock_locked_before;
 		if (clock->max_freq_ppb > 0 && sc.max_freq_ppb > clock->max_freq_ppb) {
 			sc.max_freq_ppb = clock->max_freq_ppb;
 		}

@@ -164,6 +164,11 @@ struct port_config {
 	bool utc_timescale;
 	/* Adjust the clock (servo). false: measure only, as ptp4l --free_running 1. */
 	bool adjust_clock;
+	/*
+	 * The clock was locked before, by an earlier worker (servo_config.first_step_taken): no
+	 * first step, and the sanity bound (max_offset_jump) from the first sample.
+	 */
+	bool clock_locked_before;
 	/* The state decision comes from port_apply_decision() (a supervisor), not from the port. */
 	bool external_bmca;
 	uint64_t seed; /* of the Delay_Req interval randomisation (9.5.11.2) */

@@ -794,6 +794,8 @@ int port_ipc_run(const struct port_ipc_args *a)
 	pc.portNumber = cfg.port_number;
 	pc.utc_timescale = st.mode == TRANSPORT_TS_MODE_SOFTWARE;
 	pc.adjust_clock = steer.servo;
+	/* Only a PHC outlives its worker; a virtual clock starts afresh with each. */
+	pc.clock_locked_before = cfg.clock_locked_before && steer.target == STEER_PHC;
 	pc.external_bmca = true;
 	/* Software timestamps: the virtual clock's raw clock is CLOCK_REALTIME, one for all ports.
 	 */

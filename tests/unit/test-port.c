@@ -285,6 +285,47 @@ static void test_rate_ratio_jitter(void **state)
 	link_free(&l);
 }
 
+static void locked_before_tweak(int idx, struct port_config *pc)
+{
+	pc->clock_locked_before = idx == 1;
+}
+
+/*
+ * Issue 17: a worker restarted on a clock an earlier worker had locked (clock_locked_before,
+ * from the supervisor) takes no first step: a slave 10 ms off slews at most max_frequency
+ * instead, while the same slave without the flag steps within a few Syncs.
+ */
+static void test_locked_before_no_first_step(void **state)
+{
+	for (int k = 0; k < 2; k++) {
+		bool locked_before = k == 1;
+		struct link l;
+		ns_t err;
+
+		memset(&l, 0, sizeof(l));
+		l.now = START;
+		l.tweak = locked_before ? locked_before_tweak : NULL;
+		side_init(&l, 0, 100, 0.0, 0, DELAY_MECHANISM_E2E);
+		side_init(&l, 1, 200, 0.0, 10 * NS_PER_MSEC, DELAY_MECHANISM_E2E);
+		assert_int_equal(port_start(l.s[0].port, l.now), 0);
+		assert_int_equal(port_start(l.s[1].port, l.now), 0);
+		link_run(&l, l.now + 10 * NS_PER_SEC);
+		err = llabs(link_error(&l));
+		if (locked_before && err < 5 * NS_PER_MSEC) {
+			fail_msg("clock_locked_before: error %lld ns 10 s after start, expected no "
+				 "step "
+				 "(at least 5 ms left of 10 ms at <= 900 ppm of slew)",
+				 (long long) err);
+		}
+		if (!locked_before && err > 100 * NS_PER_USEC) {
+			fail_msg("first start: error %lld ns 10 s after start, expected the first "
+				 "step",
+				 (long long) err);
+		}
+		link_free(&l);
+	}
+}
+
 /*
  * Issue 19, time to synchronized: from UNCALIBRATED (master chosen) to SLAVE takes three Syncs
  * at 1/s with the default (software) servo constants, for both servos, from a clock 300 us and
@@ -1285,6 +1326,7 @@ int main(void)
 		cmocka_unit_test(test_gate_follows_servo),
 		cmocka_unit_test(test_rate_ratio_jitter),
 		cmocka_unit_test(test_fast_start),
+		cmocka_unit_test(test_locked_before_no_first_step),
 		cmocka_unit_test(test_fast_start_noisy),
 		cmocka_unit_test(test_delay_rate_difference),
 		cmocka_unit_test(test_jitter_gate_and_servo),
