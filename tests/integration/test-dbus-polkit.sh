@@ -11,43 +11,14 @@ set -euo pipefail
 . "$SRC/tests/lib/net-helpers.sh"
 . "$SRC/tests/lib/dbus-helpers.sh"
 
-POLKITD=/usr/lib/polkit-1/polkitd
-[ -x "$POLKITD" ] || fail "no $POLKITD (apt-get install polkitd)"
 FAKE=$BUILD/tests/integration/tool-bus-fake
 PHCCTL=$BUILD/phcctl/phcctl
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
 trap 'exec 5>&- 2>/dev/null || true; net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
 dbus_start "$tmp/bus"
-# polkitd's own bus policy (it owns org.freedesktop.PolicyKit1 as user polkitd).
-cp /usr/share/dbus-1/system.d/org.freedesktop.PolicyKit1.conf "$tmp/bus/system.d/"
-busctl --system call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus ReloadConfig
-
-mkdir -p "$tmp/actions" "$tmp/rules"
-cp /usr/share/polkit-1/actions/* "$tmp/actions/" 2>/dev/null || true
-cp "$SRC/units/org.phcd1.policy" "$tmp/actions/"
 # User sys is granted too, but only once the test opens a gate: polkit is slow to decide.
-mkdir -m 777 "$tmp/gate"
-cat >"$tmp/rules/50-phcd-test.rules" <<EOF2
-polkit.addRule(function(action, subject) {
-	if (action.id == "org.phcd1.manage" && subject.user == "nobody") {
-		return polkit.Result.YES;
-	}
-	if (action.id == "org.phcd1.manage" && subject.user == "sys") {
-		polkit.spawn(["/bin/sh", "-c", "echo deciding >>$tmp/gate/log; " +
-			"end=\$((\$(date +%s) + 8)); " +
-			"until [ -e $tmp/gate/open ] || [ \$(date +%s) -ge \$end ]; do sleep 0.02; done"]);
-		return polkit.Result.YES;
-	}
-});
-EOF2
-chmod -R a+rX "$tmp/actions" "$tmp/rules"
-# The bind mounts exist only in polkitd's private mount namespace, gone when it exits.
-unshare -m --propagation private sh -c "mount --bind $tmp/actions /usr/share/polkit-1/actions &&
-	mount --bind $tmp/rules /etc/polkit-1/rules.d && exec $POLKITD --no-debug" \
-	>"$tmp/polkit.log" 2>&1 &
-BG_PIDS+=($!)
-wait_bus_name org.freedesktop.PolicyKit1 10
+polkit_start "$tmp/bus" "$tmp" YES
 
 mkfifo "$tmp/in"
 "$FAKE" <"$tmp/in" >"$tmp/out" 2>&1 &
