@@ -11,8 +11,9 @@
 set -euo pipefail
 : "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
 . "$SRC/tests/lib/net-helpers.sh"
+. "$SRC/tests/lib/ptp-helpers.sh"
+. "$SRC/tests/lib/phcd-helpers.sh"
 
-PHCD=$BUILD/daemon/phcd
 PORT=$BUILD/worker/phcd-port
 tmp=$(mktemp -d /tmp/phcd-a04.XXXXXX)
 # The wrapper runs as the workers' user: it must reach it.
@@ -42,17 +43,10 @@ chmod 755 "$tmp/port-wrapper"
 
 STATUS=$tmp/status
 # A variable of ours that must not reach the worker.
-SECRET_TOKEN=leak ip netns exec "$S" capsh --drop=cap_sys_time -- -c "exec $PHCD -f $tmp/phcd.conf \
-	--port-binary $tmp/port-wrapper --status-file $STATUS --uds '' --uds-ro ''" \
-	>"$tmp/phcd.log" 2>&1 &
-PHCD_PID=$!
-BG_PIDS+=($PHCD_PID)
+phcd_start "$S" "$tmp/phcd.conf" "$tmp/phcd.log" SECRET_TOKEN=leak \
+	--port-binary "$tmp/port-wrapper" --status-file "$STATUS" --uds "" --uds-ro ""
 
-field() { # KIND NAME KEY: a value from the status file ("" when absent)
-	awk -v k="$1" -v n="$2" -v f="$3" \
-		'$1 == k && $2 == n { for (i = 3; i < NF; i++) if ($i == f) print $(i + 1) }' \
-		"$STATUS" 2>/dev/null || true
-}
+field() { status_field "$STATUS" "$@"; }
 wait_for "$tmp/phcd.log" '^WRAPPER ' 10
 deadline=$((SECONDS + 10))
 pid=

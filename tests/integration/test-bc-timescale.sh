@@ -10,8 +10,8 @@ set -euo pipefail
 . "$SRC/tests/lib/net-helpers.sh"
 . "$SRC/tests/lib/ptp-helpers.sh"
 . "$SRC/tests/lib/port-helpers.sh"
+. "$SRC/tests/lib/phcd-helpers.sh"
 
-PHCD=$BUILD/daemon/phcd
 PORT=$BUILD/worker/phcd-port
 tmp=$(mktemp -d /tmp/phcd-bcts.XXXXXX)
 S=phbt-s$$ G=phbt-g$$ D=phbt-d$$
@@ -49,24 +49,11 @@ clock_backend = virtual
 EOF
 } >"$tmp/phcd.conf"
 STATUS=$tmp/status
-ip netns exec "$S" capsh --drop=cap_sys_time -- -c "exec $PHCD -f $tmp/phcd.conf \
-	--port-binary $PORT --status-file $STATUS" >"$tmp/phcd.log" 2>&1 &
-BG_PIDS+=($!)
+phcd_start "$S" "$tmp/phcd.conf" "$tmp/phcd.log" --port-binary "$PORT" --status-file "$STATUS"
 
-wait_field() { # KIND NAME KEY VALUE SECONDS: poll the status file, or fail saying what came
-	local deadline=$((SECONDS + $5)) v
-	until v=$(status_field "$STATUS" "$1" "$2" "$3") && [ "$v" = "$4" ]; do
-		if [ "$SECONDS" -ge "$deadline" ]; then
-			tail -n 30 "$tmp/phcd.log" >&2 || true
-			fail "$1 $2: expected $3 '$4' within $5 s, got '$v'"
-		fi
-		sleep 0.05
-	done
-}
-
-wait_field port bt1 state SLAVE 20
-wait_field port bt2 state MASTER 10
-wait_field instance bc servo LOCKED 20
+wait_status port bt1 state SLAVE 20
+wait_status port bt2 state MASTER 10
+wait_status instance bc servo LOCKED 20
 # Offsets the downstream ptp4l prints from now on (--summary_interval as the sync interval: one
 # "master offset" line per sample instead of an unsigned rms summary).
 from=$(wc -l <"$tmp/down.log")
