@@ -31,9 +31,7 @@ lan_station "$B" "$S" s1
 lan_station "$B" "$P" p1
 # s2 faces a namespace with nothing but pmc: instance quiet (slave-only, domain 5) hears nobody.
 netns_add "$Q"
-ip link add s2 netns "$S" type veth peer name q2 netns "$Q"
-ip -n "$S" link set s2 up
-ip -n "$Q" link set q2 up
+veth_add "$S" s2 "$Q" q2
 
 # The capture runs from before phcd's first frame to the end.
 ip netns exec "$P" dumpcap -q -i p1 -f 'ether proto 0x88f7' -w "$tmp/cap.pcapng" \

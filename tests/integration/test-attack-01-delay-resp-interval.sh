@@ -23,9 +23,7 @@ dbus_start "$tmp/bus"
 # M (ptp4l) -- R (relay dropping Delay_Resp; the attacker sits here on r-v1) -- V (phcd)
 netns_pair "$M" "$R" m0 r-m0
 netns_add "$V"
-ip link add v1 netns "$V" type veth peer name r-v1 netns "$R" || fail "veth v1"
-ip -n "$V" link set v1 up
-ip -n "$R" link set r-v1 up
+veth_add "$V" v1 "$R" r-v1
 echo drop-delay-resp >"$tmp/relay-mode"
 ip netns exec "$R" python3 "$SRC/tests/lib/ptp-relay.py" r-m0 r-v1 "$tmp/relay-mode" \
 	>"$tmp/relay.log" 2>&1 &

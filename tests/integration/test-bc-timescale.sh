@@ -21,12 +21,8 @@ TOLERANCE=3000000 # |offset + GM_OFFSET| in ns: a few ms
 trap 'net_cleanup; rm -rf "$tmp"' EXIT
 
 for ns in $S $G $D; do netns_add "$ns"; done
-ip link add bt1 netns "$S" type veth peer name gt1 netns "$G" || fail "veth bt1/gt1"
-ip link add bt2 netns "$S" type veth peer name dt2 netns "$D" || fail "veth bt2/dt2"
-ip -n "$S" link set bt1 up
-ip -n "$S" link set bt2 up
-ip -n "$G" link set gt1 up
-ip -n "$D" link set dt2 up
+veth_add "$S" bt1 "$G" gt1
+veth_add "$S" bt2 "$D" dt2
 
 # Fast intervals, the same on every clock, so the chain settles in seconds.
 phcd_fast_global >"$tmp/gm.conf"

@@ -58,12 +58,8 @@ run() { # VERSION
 	id_=$dd log=$tmp/$v
 	gptp_cfg "$PTP4L_DIR" >"$log.cfg"
 	for ns in $U $P $D; do netns_add "$ns"; done
-	ip link add "$du" netns "$U" type veth peer name "$pu" netns "$P" || fail "veth $du/$pu"
-	ip link add "$pd" netns "$P" type veth peer name "$dd" netns "$D" || fail "veth $pd/$dd"
-	ip -n "$U" link set "$du" up
-	ip -n "$P" link set "$pu" up
-	ip -n "$P" link set "$pd" up
-	ip -n "$D" link set "$dd" up
+	veth_add "$U" "$du" "$P" "$pu"
+	veth_add "$P" "$pd" "$D" "$dd"
 	{
 		echo '[global]'
 		echo 'logging_level = 7'

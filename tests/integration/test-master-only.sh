@@ -20,9 +20,7 @@ trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
 dbus_start "$tmp/bus"
 netns_pair "$S" "$G" s1 g1
 netns_add "$B"
-ip link add s2 netns "$S" type veth peer name b2 netns "$B"
-ip -n "$S" link set s2 up
-ip -n "$B" link set b2 up
+veth_add "$S" s2 "$B" b2
 
 ptp4l_gm "$G" g1 "$tmp/gm.uds" "$tmp/gm.log"
 ip netns exec "$B" capsh --drop=cap_sys_time -- -c "exec ptp4l -i b2 -2 -S -m --free_running 1 \

@@ -21,9 +21,8 @@ netns_add "$S"
 netns_add "$P"
 netns_add "$Q"
 # s1 faces a ptp4l peer; s2 faces a namespace with nothing but pmc (its L2 requests).
-ip link add s1 netns "$S" type veth peer name p1 netns "$P"
-ip link add s2 netns "$S" type veth peer name q2 netns "$Q"
-for l in "$S s1" "$S s2" "$P p1" "$Q q2"; do ip -n ${l% *} link set ${l#* } up; done
+veth_add "$S" s1 "$P" p1
+veth_add "$S" s2 "$Q" q2
 
 FAST="--logAnnounceInterval -2 --announceReceiptTimeout 3 --logSyncInterval -3"
 ip netns exec "$P" capsh --drop=cap_sys_time -- -c "exec ptp4l -i p1 -2 -S -m --free_running 1 \

@@ -31,9 +31,7 @@ wait_for "$tmp/status" '^port a0 instance any .*state (LISTENING|MASTER)' 5
 ! grep -q '^port lo ' "$tmp/status" || fail "loopback must never become a port: $(cat "$tmp/status")"
 echo "ok: reload with include_software_interfaces = 1: $(grep '^port a0' "$tmp/status" | cut -d' ' -f1-8)"
 
-ip link add a2 netns "$S" type veth peer name a3 netns "$P" || fail "veth a2/a3"
-ip -n "$S" link set a2 up
-ip -n "$P" link set a3 up
+veth_add "$S" a2 "$P" a3
 wait_for "$tmp/status" '^port a2 instance any number 2 .*state (LISTENING|MASTER)' 5
 echo "ok: hotplugged a2 joined the auto instance as port 2"
 

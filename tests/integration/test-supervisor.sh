@@ -27,14 +27,9 @@ trap 'stop_phcd; net_cleanup; rm -rf "$tmp"' EXIT
 
 for ns in $S $P1 $P2 $P3; do netns_add "$ns"; done
 # s1 faces the grandmaster (domain 0), s2 a downstream slave (domain 0), s3 a slave in domain 24.
-mkveth() { # IF_IN_S PEER_NS PEER_IF
-	ip link add "$1" netns "$S" type veth peer name "$3" netns "$2" || fail "veth $1/$3"
-	ip -n "$S" link set "$1" up
-	ip -n "$2" link set "$3" up
-}
-mkveth s1 "$P1" p1
-mkveth s2 "$P2" p2
-mkveth s3 "$P3" p3
+veth_add "$S" s1 "$P1" p1
+veth_add "$S" s2 "$P2" p2
+veth_add "$S" s3 "$P3" p3
 
 # Fast intervals so every state is reached in seconds; fixed PI constants lock at once.
 PTP_FAST="--logAnnounceInterval -2 --announceReceiptTimeout 3 --logSyncInterval -3"
@@ -255,7 +250,7 @@ while grep -q '^port s3 ' "$STATUS"; do
 	sleep 0.05
 done
 ! kill -0 "$old" 2>/dev/null || fail "veth deleted: worker $old still running"
-mkveth s3 "$P3" p3
+veth_add "$S" s3 "$P3" p3
 wait_status port s3 state MASTER 5
 expect_same "$others" "veth delete/recreate" s1 s2
 echo "ok: veth deleted -> port and worker $old gone; recreated -> port back (worker $(field port s3 pid))"

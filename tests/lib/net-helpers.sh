@@ -31,13 +31,19 @@ netns_add() {
 	ip -n "$1" link set lo up
 }
 
+# veth_add NS_A IF_A NS_B IF_B: a veth pair between two existing namespaces, IF_A in NS_A and
+# IF_B in NS_B, both ends up.
+veth_add() {
+	ip link add "$2" netns "$1" type veth peer name "$4" netns "$3" || fail "veth $2/$4"
+	ip -n "$1" link set "$2" up
+	ip -n "$3" link set "$4" up
+}
+
 # netns_pair NS_A NS_B IF_A IF_B: two namespaces joined by a veth pair, both ends up.
 netns_pair() {
 	netns_add "$1"
 	netns_add "$2"
-	ip link add "$3" netns "$1" type veth peer name "$4" netns "$2" || fail "veth $3/$4"
-	ip -n "$1" link set "$3" up
-	ip -n "$2" link set "$4" up
+	veth_add "$1" "$3" "$2" "$4"
 }
 
 # wait_for FILE REGEX SECONDS [FROM]: poll FILE until a line (after line FROM, default 0)
