@@ -68,6 +68,36 @@ wait_bus_name() {
 	done
 }
 
+# bus_fake_ports LAYOUT PORTS PREFIX OUT ERR: make the tests/integration/tool-bus-fake that reads
+# fd 5 (its answers in OUT, its stderr in ERR) serve PORTS ports PREFIX1, PREFIX2, ..., each in an
+# instance of its own iK (LAYOUT instances) or all in instance bc (LAYOUT bc); return once it
+# has answered every command, or fail after 30 s saying what came.
+bus_fake_ports() {
+	local layout=$1 n=$2 prefix=$3 out=$4 err=$5 k want
+	local deadline=$((SECONDS + 30))
+	case $layout in
+	instances)
+		for k in $(seq "$n"); do
+			printf 'instance i%d\nport %s%d i%d\n' "$k" "$prefix" "$k" "$k"
+		done >&5
+		want=$((2 * n))
+		;;
+	bc)
+		echo "instance bc" >&5
+		for k in $(seq "$n"); do
+			echo "port $prefix$k bc"
+		done >&5
+		want=$((n + 1))
+		;;
+	*) fail "LAYOUT must be instances or bc, not $layout" ;;
+	esac
+	until [ "$(grep -c '^ok' "$out" || true)" -ge "$want" ]; do
+		[ "$SECONDS" -lt "$deadline" ] ||
+			fail "tool-bus-fake: expected $want ok answers within 30 s, got $(grep -c '^ok' "$out"): $(tail -n 3 "$out" "$err")"
+		sleep 0.1
+	done
+}
+
 # dbus_capture_reply PCAP REPLY CMD...: run CMD (one call) on the system bus under
 # `dbus-monitor --pcap` into PCAP, again until a message of 1000 bytes or more has been seen (at
 # most 100 times); REPLY gets the largest message captured, as it went over the bus (the reply a
