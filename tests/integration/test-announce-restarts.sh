@@ -34,16 +34,7 @@ netns_add "$Q"
 veth_add "$S" s2 "$Q" q2
 
 # The capture runs from before phcd's first frame to the end.
-ip netns exec "$P" dumpcap -q -i p1 -f 'ether proto 0x88f7' -w "$tmp/cap.pcapng" \
-	>"$tmp/tshark.log" 2>&1 &
-TSHARK_PID=$!
-BG_PIDS+=($TSHARK_PID)
-# The capture file gets its header once dumpcap captures.
-deadline=$((SECONDS + 60))
-until [ -s "$tmp/cap.pcapng" ]; do
-	[ "$SECONDS" -lt "$deadline" ] || fail "dumpcap did not start capturing: $(cat "$tmp/tshark.log")"
-	sleep 0.05
-done
+capture_start "$P" p1 "$tmp/cap.pcapng"
 
 ip netns exec "$P" capsh --drop=cap_sys_time -- -c "exec ptp4l -i p1 -2 -S -m --free_running 1 \
 	--priority1 250 $PTP4L_FAST --uds_address $tmp/peer.uds" >"$tmp/peer.log" 2>&1 &
@@ -168,8 +159,7 @@ wait_peer_parent 20
 sleep 2
 echo "ok: MASTER -> SLAVE of $better -> MASTER again once it left; the peer follows $clock"
 sleep 1
-kill "$TSHARK_PID"
-wait "$TSHARK_PID" 2>/dev/null || true
+capture_stop
 
 # Every Announce from phcd's clock names phcd as grandmaster, with its priority1 (128).
 tshark -r "$tmp/cap.pcapng" -Y 'ptp.v2.messagetype == 0xb' -T fields -E separator=' ' \

@@ -18,26 +18,13 @@ set -euo pipefail
 . "$SRC/tests/lib/dbus-helpers.sh"
 . "$SRC/tests/lib/ptp-helpers.sh"
 . "$SRC/tests/lib/port-helpers.sh"
+. "$SRC/tests/lib/phcd-helpers.sh"
 
-PHCD=$BUILD/daemon/phcd
 PCAP=$SRC/tests/integration/ptp-pcap.py
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
 trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
 dbus_start "$tmp/bus"
-
-gptp_cfg() { # DIR: this linuxptp's gPTP.cfg, with a threshold veth can meet
-	local cfg=${1:+$1/configs/gPTP.cfg}
-	cfg=${cfg:-/usr/share/doc/linuxptp/configs/gPTP.cfg}
-	[ -f "$cfg" ] || fail "no gPTP.cfg at $cfg"
-	sed 's/^neighborPropDelayThresh.*/neighborPropDelayThresh\t100000/' "$cfg"
-}
-
-# capture NS IF SECONDS FILE: the PTP frames on IF for SECONDS, as a classic pcap file.
-capture() {
-	ip netns exec "$1" dumpcap -q -i "$2" -f 'ether proto 0x88f7' -P -a "duration:$3" \
-		-w "$4" >"$4.log" 2>&1 || fail "dumpcap on $2: $(cat "$4.log")"
-}
 
 # as_capable IF: phcd's Port.AsCapable of IF on D-Bus ("true"/"false", "" when unknown).
 as_capable() {
@@ -81,10 +68,8 @@ run() { # VERSION ROLE(slave|master)
 	netns_pair "$A" "$B" "$ia" "$ib"
 	ptp4l_start "$A" "$ia" "$log-ptp4l" -f "$log.cfg" --summary_interval -3
 	ptp4l_pid=$LAST_PID
-	ip netns exec "$B" capsh --drop=cap_sys_time -- -c "exec $PHCD -f $log.phcd.conf \
-		--status-file $log.status --uds '' --uds-ro ''" >"$log-phcd" 2>&1 &
-	phcd_pid=$!
-	BG_PIDS+=("$phcd_pid")
+	phcd_start "$B" "$log.phcd.conf" "$log-phcd" --status-file "$log.status" --uds "" --uds-ro ""
+	phcd_pid=$PHCD_PID
 	wait_bus_name org.phcd1 10
 	wait_as_capable "$ib" true 30
 	echo "ok: phcd's port to ptp4l $1 is asCapable (D-Bus Port.AsCapable true)"
@@ -121,7 +106,7 @@ run() { # VERSION ROLE(slave|master)
 		# phcd-port (test-port-master-of-ptp4l) showed -0.3 us in the same hour.
 		check_stats "ptp4l $1 (gPTP.cfg) as slave of phcd (profile gPTP)" "$stats" 20000 20000
 		# What phcd puts on the wire, seen from ptp4l's side.
-		capture "$A" "$ia" 3 "$log.pcap"
+		capture_for "$A" "$ia" 3 "$log.pcap"
 		"$PCAP" "$log.pcap" >"$log.frames"
 		local mac path
 		mac=$(ip -n "$B" -j link show "$ib" | jq -r '.[0].address')
@@ -138,7 +123,7 @@ run() { # VERSION ROLE(slave|master)
 	kill -HUP "$phcd_pid"
 	wait_as_capable "$ib" false 30
 	sleep 1
-	capture "$A" "$ia" 3 "$log.pcap2"
+	capture_for "$A" "$ia" 3 "$log.pcap2"
 	"$PCAP" "$log.pcap2" >"$log.frames2"
 	mac=$(ip -n "$B" -j link show "$ib" | jq -r '.[0].address')
 	if grep -Eq "^$mac (SYNC|FOLLOW_UP|ANNOUNCE) " "$log.frames2"; then

@@ -59,15 +59,7 @@ echo "ok: instance bc follows $gm on s1; s2 (masterOnly) MASTER while $better (p
 
 # 10 s of the better clock's Announces on s2: nothing may move, and phcd's Announces on s2
 # (captured in the better clock's namespace) name the grandmaster of s1.
-ip netns exec "$B" dumpcap -q -i b2 -f 'ether proto 0x88f7' -w "$tmp/cap.pcapng" \
-	>"$tmp/dumpcap.log" 2>&1 &
-CAP_PID=$!
-BG_PIDS+=($CAP_PID)
-deadline=$((SECONDS + 60))
-until [ -s "$tmp/cap.pcapng" ]; do
-	[ "$SECONDS" -lt "$deadline" ] || fail "dumpcap did not start capturing: $(cat "$tmp/dumpcap.log")"
-	sleep 0.05
-done
+capture_start "$B" b2 "$tmp/cap.pcapng"
 end=$((SECONDS + 10))
 while [ "$SECONDS" -lt "$end" ]; do
 	g=$(prop $I Instance GrandmasterIdentity)
@@ -77,8 +69,7 @@ while [ "$SECONDS" -lt "$end" ]; do
 		fail "with $better heard on the masterOnly port: grandmaster $g, s1 $s1, s2 $s2; expected $gm, SLAVE, MASTER"
 	sleep 0.2
 done
-kill "$CAP_PID"
-wait "$CAP_PID" 2>/dev/null || true
+capture_stop
 clock=$(prop $I Instance ClockIdentity | tr -d '.')
 tshark -r "$tmp/cap.pcapng" -Y 'ptp.v2.messagetype == 0xb' -T fields -E separator=' ' \
 	-e ptp.v2.clockidentity -e ptp.v2.an.grandmasterclockidentity 2>/dev/null |
