@@ -14,8 +14,8 @@ set -euo pipefail
 . "$SRC/tests/lib/net-helpers.sh"
 . "$SRC/tests/lib/dbus-helpers.sh"
 . "$SRC/tests/lib/ptp-helpers.sh"
+. "$SRC/tests/lib/phcd-helpers.sh"
 
-PHCD=$BUILD/daemon/phcd
 PHCCTL=$BUILD/phcctl/phcctl
 RESTARTS=3
 tmp=$(mktemp -d)
@@ -55,9 +55,7 @@ clock_backend = free_running
 CONF
 } >"$tmp/phcd.conf"
 RW=$tmp/ptp
-ip netns exec "$S" capsh --drop=cap_sys_time -- -c "exec $PHCD -f $tmp/phcd.conf --uds $RW \
-	--uds-ro $tmp/ptp-ro" >"$tmp/phcd.log" 2>&1 &
-BG_PIDS+=($!)
+phcd_start "$S" "$tmp/phcd.conf" "$tmp/phcd.log" --uds "$RW" --uds-ro "$tmp/ptp-ro"
 wait_bus_name org.phcd1 10
 
 clock=$(busctl --system get-property org.phcd1 /org/phcd1/instance/lab org.phcd1.Instance \

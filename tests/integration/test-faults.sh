@@ -11,8 +11,8 @@ set -euo pipefail
 . "$SRC/tests/lib/net-helpers.sh"
 . "$SRC/tests/lib/dbus-helpers.sh"
 . "$SRC/tests/lib/ptp-helpers.sh"
+. "$SRC/tests/lib/phcd-helpers.sh"
 
-PHCD=$BUILD/daemon/phcd
 PORT=$BUILD/worker/phcd-port
 STORM=$BUILD/tests/integration/tool-frame-storm
 N=4
@@ -35,9 +35,7 @@ for i in $(seq 1 $N); do
 done
 
 STATUS=$tmp/status
-ip netns exec "$S" capsh --drop=cap_sys_time -- -c \
-	"exec $PHCD -f $tmp/phcd.conf --status-file $STATUS" >"$tmp/phcd.log" 2>&1 &
-PHCD_PID=$!
+phcd_start "$S" "$tmp/phcd.conf" "$tmp/phcd.log" --status-file "$STATUS"
 field() { status_field "$STATUS" "$@"; }
 alive() { kill -0 "$PHCD_PID" 2>/dev/null || fail "phcd exited: $(tail -n 20 "$tmp/phcd.log")"; }
 # workers: the live phcd-port processes whose parent is phcd.

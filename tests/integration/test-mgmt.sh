@@ -9,8 +9,8 @@ set -euo pipefail
 : "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
 . "$SRC/tests/lib/net-helpers.sh"
 . "$SRC/tests/lib/dbus-helpers.sh"
+. "$SRC/tests/lib/phcd-helpers.sh"
 
-PHCD=$BUILD/daemon/phcd
 RAW=$SRC/tests/integration/mgmt-raw.py
 tmp=$(mktemp -d /tmp/phcd-mgmt.XXXXXX)
 chmod 755 "$tmp"
@@ -42,10 +42,7 @@ clock_backend = free_running
 userDescription = phcd;mgmt-test
 CONF
 RW=$tmp/ptp RO=$tmp/ptp-ro
-ip netns exec "$S" capsh --drop=cap_sys_time -- -c "exec $PHCD -f $tmp/phcd.conf \
-	--uds $RW --uds-ro $RO" >"$tmp/phcd.log" 2>&1 &
-PHCD_PID=$!
-BG_PIDS+=($PHCD_PID)
+phcd_start "$S" "$tmp/phcd.conf" "$tmp/phcd.log" --uds "$RW" --uds-ro "$RO"
 wait_bus_name org.phcd1 10
 
 I=/org/phcd1/instance/lab
