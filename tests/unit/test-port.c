@@ -590,6 +590,19 @@ static size_t forge(struct link *l, enum msg_type type, uint8_t *buf,
 	return (size_t) n;
 }
 
+/*
+ * An E2E link whose slave (returned) is SLAVE, stopped between a Follow_Up and the next Sync:
+ * nothing is pending, so what the test injects next is judged alone.
+ */
+static struct port *link_slave_settled(struct link *l)
+{
+	link_init(l, 5000.0, 10 * NS_PER_USEC, DELAY_MECHANISM_E2E);
+	link_run(l, START + 40 * NS_PER_SEC);
+	assert_int_equal(port_get_state(l->s[1].port), PORT_STATE_SLAVE);
+	link_run(l, l->now + NS_PER_SEC / 2);
+	return l->s[1].port;
+}
+
 static void edit_seq_ahead(struct msg *m, const struct link *l)
 {
 	m->hdr.sequenceId += 100;
@@ -631,11 +644,7 @@ static void test_hostile(void **state)
 	struct link l;
 	size_t n;
 
-	link_init(&l, 5000.0, 10 * NS_PER_USEC, DELAY_MECHANISM_E2E);
-	link_run(&l, START + 40 * NS_PER_SEC);
-	assert_int_equal(port_get_state(l.s[1].port), PORT_STATE_SLAVE);
-	/* Stop between a Follow_Up and the next Sync: nothing is pending. */
-	link_run(&l, l.now + NS_PER_SEC / 2);
+	link_slave_settled(&l);
 
 	n = forge(&l, MSG_FOLLOW_UP, buf, edit_seq_ahead);
 	inject(&l, buf, n, PORT_CNT_FOLLOW_UP_WITHOUT_SYNC);
@@ -710,11 +719,7 @@ static void test_interval_out_of_range(void **state)
 	int8_t dreq_interval;
 	size_t n;
 
-	link_init(&l, 5000.0, 10 * NS_PER_USEC, DELAY_MECHANISM_E2E);
-	link_run(&l, START + 40 * NS_PER_SEC);
-	sl = l.s[1].port;
-	assert_int_equal(port_get_state(sl), PORT_STATE_SLAVE);
-	link_run(&l, l.now + NS_PER_SEC / 2);
+	sl = link_slave_settled(&l);
 	dreq_interval = port_port_ds(sl)->logMinDelayReqInterval;
 
 	n = forge(&l, MSG_SYNC, buf, edit_interval_fast);
@@ -818,11 +823,7 @@ static void test_extreme_times(void **state)
 	ns_t offset, delay;
 	size_t n;
 
-	link_init(&l, 5000.0, 10 * NS_PER_USEC, DELAY_MECHANISM_E2E);
-	link_run(&l, START + 40 * NS_PER_SEC);
-	sl = l.s[1].port;
-	assert_int_equal(port_get_state(sl), PORT_STATE_SLAVE);
-	link_run(&l, l.now + NS_PER_SEC / 2);
+	sl = link_slave_settled(&l);
 	offset = port_current_ds(sl)->offsetFromMaster;
 	delay = port_current_ds(sl)->meanDelay;
 
