@@ -38,9 +38,6 @@ static const int allowed[] = {
 	SCMP_SYS(ppoll),
 	SCMP_SYS(timerfd_settime),
 	SCMP_SYS(timerfd_gettime),
-	SCMP_SYS(sendmsg),
-	SCMP_SYS(sendto),
-	SCMP_SYS(sendmmsg),
 	SCMP_SYS(recvmsg),
 	SCMP_SYS(recvmmsg),
 	SCMP_SYS(recvfrom),
@@ -80,12 +77,18 @@ static const int allowed[] = {
 	SCMP_SYS(exit_group),
 };
 
-/* Refused with EPERM whatever their arguments: the network and other processes. */
+/*
+ * Refused with EPERM whatever their arguments: the network and other processes. sendmsg and
+ * sendmmsg carry a destination (msg_name) behind a pointer that seccomp cannot read: a
+ * sockaddr_ll there names any interface of the namespace. The worker sends with sendto()
+ * and no address instead (below), out of the interface its sockets are bound to.
+ */
 static const int refused[] = {
 	SCMP_SYS(socket),     SCMP_SYS(socketpair),  SCMP_SYS(bind),
 	SCMP_SYS(connect),    SCMP_SYS(listen),	     SCMP_SYS(accept),
 	SCMP_SYS(accept4),    SCMP_SYS(setsockopt),  SCMP_SYS(pidfd_send_signal),
-	SCMP_SYS(pidfd_open), SCMP_SYS(pidfd_getfd),
+	SCMP_SYS(pidfd_open), SCMP_SYS(pidfd_getfd), SCMP_SYS(sendmsg),
+	SCMP_SYS(sendmmsg),
 };
 
 /* Refused with EPERM, except in a sanitizer build (LeakSanitizer and its report files). */
@@ -185,6 +188,13 @@ static int add_rules(scmp_filter_ctx ctx)
 		if (r >= 0) {
 			r = rule1(ctx, eperm, calls[k], SCMP_A0(SCMP_CMP_NE, (uint64_t) self));
 		}
+	}
+	/* sendto() without a destination address only (dest_addr, the fifth argument, NULL). */
+	if (r >= 0) {
+		r = rule1(ctx, SCMP_ACT_ALLOW, SCMP_SYS(sendto), SCMP_A4(SCMP_CMP_EQ, 0));
+	}
+	if (r >= 0) {
+		r = rule1(ctx, eperm, SCMP_SYS(sendto), SCMP_A4(SCMP_CMP_NE, 0));
 	}
 	/* Files: read-only opens pass; any write flag is refused. */
 	if (r >= 0) {

@@ -85,24 +85,27 @@ static int open_transport(const char *ifname, const struct tool_opts *o, struct 
 		return r;
 	}
 	if (o->adopt) {
-		int fd;
+		int fds[TRANSPORT_L2_FDS], fd;
 
-		r = transport_l2_open_fd(&cfg, &fd, &st);
+		r = transport_l2_open_fd(&cfg, fds, &st);
+		fd = fds[TRANSPORT_L2_FD_EVENT];
 		if (r >= 0 && o->fake_hw) {
 			int f = SOF_TIMESTAMPING_RX_HARDWARE | SOF_TIMESTAMPING_RAW_HARDWARE |
-				SOF_TIMESTAMPING_OPT_ID | SOF_TIMESTAMPING_OPT_TSONLY;
+				SOF_TIMESTAMPING_OPT_ID | SOF_TIMESTAMPING_OPT_TSONLY |
+				SOF_TIMESTAMPING_TX_HARDWARE;
 
 			if (setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING, &f, sizeof(f)) < 0) {
 				r = -errno;
 			}
 		}
 		if (r >= 0) {
-			/* As a worker would: it knows nothing but the fd. */
+			/* As a worker would: it knows nothing but the fds. */
 			struct transport_config wcfg = { .tx_timeout = o->tx_timeout };
 
-			r = transport_adopt(t, fd, &wcfg);
+			r = transport_adopt(t, fd, fds[TRANSPORT_L2_FD_GENERAL], &wcfg);
 			if (r < 0) {
 				close(fd);
+				close(fds[TRANSPORT_L2_FD_GENERAL]);
 			}
 		}
 	} else {
