@@ -7,7 +7,10 @@
 # environment, stdin/stdout on /dev/null and no fd but the IPC socket; the running worker's
 # /proc/PID/status says the same, with the seccomp filter on (Seccomp 2); and under that filter
 # bind(), socket(), ptrace(), kill() of another process and open() for writing fail
-# (tool-sandbox-probe loads the worker's own filter).
+# (tool-sandbox-probe loads the worker's own filter). And from inside the real worker
+# (worker-escape-shim.so, LD_PRELOADed by the wrapper): it cannot send out of s2, an interface of
+# phcd's namespace that is no port (sendmsg/sendmmsg/sendto naming it refused, nothing captured on
+# its peer), rebind its sockets or make new ones; its sockets are bound to s1.
 set -euo pipefail
 : "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
 . "$SRC/tests/lib/net-helpers.sh"
