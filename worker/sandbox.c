@@ -139,11 +139,17 @@ static void on_sigsys(int sig, siginfo_t *si, void *ctx)
 	_exit(128 + SIGSYS);
 }
 
+/* What a call not on the list gets: SIGSYS, or in a sanitizer build everything allowed. */
+#define DEFAULT_ACTION (SANITIZED ? SCMP_ACT_ALLOW : SCMP_ACT_TRAP)
+
 static int add_all(scmp_filter_ctx ctx, uint32_t action, const int *nrs, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		/* A call this architecture lacks (libseccomp says so with a negative number). */
-		if (nrs[i] < 0) {
+		/*
+		 * A call this architecture lacks (libseccomp says so with a negative number), or a
+		 * rule that says what the default says (libseccomp refuses it with EACCES).
+		 */
+		if (nrs[i] < 0 || action == DEFAULT_ACTION) {
 			continue;
 		}
 		int r = seccomp_rule_add(ctx, action, nrs[i], 0);
@@ -155,10 +161,12 @@ static int add_all(scmp_filter_ctx ctx, uint32_t action, const int *nrs, size_t 
 	return 0;
 }
 
-/* One rule with one argument condition; a call this architecture lacks is skipped. */
+/* One rule with one argument condition; skipped as in add_all(). */
 static int rule1(scmp_filter_ctx ctx, uint32_t action, int nr, struct scmp_arg_cmp cmp)
 {
-	return nr < 0 ? 0 : seccomp_rule_add_array(ctx, action, nr, 1, &cmp);
+	return nr < 0 || action == DEFAULT_ACTION
+		       ? 0
+		       : seccomp_rule_add_array(ctx, action, nr, 1, &cmp);
 }
 
 static int add_rules(scmp_filter_ctx ctx)
@@ -242,7 +250,7 @@ int sandbox_load_seccomp(const char *ifname)
 	if (sigaction(SIGSYS, &sa, NULL) < 0) {
 		return -errno;
 	}
-	ctx = seccomp_init(SANITIZED ? SCMP_ACT_ALLOW : SCMP_ACT_TRAP);
+	ctx = seccomp_init(DEFAULT_ACTION);
 	if (!ctx) {
 		return -ENOMEM;
 	}
