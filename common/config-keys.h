@@ -53,3 +53,5 @@ void config_keys_expect(const struct config_key *k, char *buf, size_t size);
 bool config_keys_ifname_valid(const char *s, size_t n);
 /* 1 to OPTIONS_NAME_MAX - 1 letters, digits, '_' or '-'. */
 bool config_keys_instance_name_valid(const char *s);
+/* Length of the valid UTF-8 sequence at s (1..4) that sd-bus accepts, or 0 (config-file.c). */
+size_t config_utf8_len(const unsigned char *s);
