@@ -1154,6 +1154,45 @@ static void cross_check(struct loader *l)
 	}
 }
 
+/* Keys of a ptp4l_config layer low that phcd.conf's layer high sets too: high wins, say so. */
+static void note_layer(struct loader *l, const struct config_layer *low,
+		       const struct config_layer *high, const char *what)
+{
+	const struct config_key *k;
+
+	for (size_t i = 0; (k = config_keys_at(i)); i++) {
+		if (config_layer_is_set(low, i) && config_layer_is_set(high, i) &&
+		    low->set_at[i].file != high->set_at[i].file) {
+			fprintf(l->verdicts,
+				"%s:%" PRIu32 ": phcd key %s: overridden%s by %s:%" PRIu32
+				" (phcd.conf wins over ptp4l_config)\n",
+				file_name(l->c, low->set_at[i].file), low->set_at[i].line, k->name,
+				what, file_name(l->c, high->set_at[i].file), high->set_at[i].line);
+		}
+	}
+}
+
+static void note_overrides(struct loader *l)
+{
+	struct config *c = l->c;
+	char what[64];
+
+	note_layer(l, &c->ptp4l_global, &c->global, "");
+	for (size_t i = 0; i < c->n_instances; i++) {
+		snprintf(what, sizeof(what), " in instance %s", c->instances[i].options.name);
+		note_layer(l, &c->ptp4l_global, &c->instances[i].layer, what);
+		note_layer(l, &c->instances[i].ptp4l, &c->instances[i].layer, "");
+	}
+	for (size_t k = 0; k < c->n_ptp4l_sections; k++) {
+		const struct config_interface *itf = config_find_interface(
+			c, c->ptp4l_sections[k].ifname);
+
+		if (itf) {
+			note_layer(l, &c->ptp4l_sections[k].layer, &itf->layer, "");
+		}
+	}
+}
+
 static void resolve(struct config *c)
 {
 	config_keys_daemon_defaults(&c->daemon);
@@ -1283,6 +1322,7 @@ int config_load_report(const char *path, const char *dropin_dir, bool main_optio
 		}
 	}
 	resolve(c);
+	note_overrides(&l);
 	cross_check(&l);
 	r = l.n_errors > 0 ? -EINVAL : 0;
 out:

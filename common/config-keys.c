@@ -538,6 +538,11 @@ void *config_keys_field(struct config_layer *l, const struct config_key *k)
 	return (uint8_t *) scope_base(l, k->scope) + k->offset;
 }
 
+const struct config_key *config_keys_at(size_t i)
+{
+	return i < ARRAY_SIZE(keys) ? &keys[i] : NULL;
+}
+
 size_t config_keys_index(const struct config_key *k)
 {
 	return (size_t) (k - keys);

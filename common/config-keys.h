@@ -39,6 +39,8 @@ void config_keys_daemon_defaults(struct daemon_options *o);
 const char *config_keys_unsupported_reason(const struct config_key *k, const char *value);
 /* Exact name, or (for a "did you mean") ignoring case; NULL when there is none. */
 const struct config_key *config_keys_find(const char *name, bool ignore_case);
+/* The key at position i of the table, NULL past its end. */
+const struct config_key *config_keys_at(size_t i);
 /* Position of k in the table: its bit in config_layer.set. */
 size_t config_keys_index(const struct config_key *k);
 /* Where key k's value lives in layer l. */
