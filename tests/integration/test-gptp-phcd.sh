@@ -18,6 +18,7 @@ set -euo pipefail
 . "$SRC/tests/lib/dbus-helpers.sh"
 . "$SRC/tests/lib/ptp-helpers.sh"
 . "$SRC/tests/lib/port-helpers.sh"
+. "$SRC/tests/lib/gptp-helpers.sh"
 
 PHCD=$BUILD/daemon/phcd
 PCAP=$SRC/tests/integration/ptp-pcap.py
@@ -25,40 +26,6 @@ tmp=$(mktemp -d)
 chmod 755 "$tmp"
 trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
 dbus_start "$tmp/bus"
-
-gptp_cfg() { # DIR: this linuxptp's gPTP.cfg, with a threshold veth can meet
-	local cfg=${1:+$1/configs/gPTP.cfg}
-	cfg=${cfg:-/usr/share/doc/linuxptp/configs/gPTP.cfg}
-	[ -f "$cfg" ] || fail "no gPTP.cfg at $cfg"
-	sed 's/^neighborPropDelayThresh.*/neighborPropDelayThresh\t100000/' "$cfg"
-}
-
-# capture NS IF SECONDS FILE: the PTP frames on IF for SECONDS, as a classic pcap file.
-capture() {
-	ip netns exec "$1" dumpcap -q -i "$2" -f 'ether proto 0x88f7' -P -a "duration:$3" \
-		-w "$4" >"$4.log" 2>&1 || fail "dumpcap on $2: $(cat "$4.log")"
-}
-
-# as_capable IF: phcd's Port.AsCapable of IF on D-Bus ("true"/"false", "" when unknown).
-as_capable() {
-	busctl --system get-property org.phcd1 "/org/phcd1/port/$1" org.phcd1.Port AsCapable \
-		2>/dev/null | awk '{ print $2 }'
-}
-
-wait_as_capable() { # IF VALUE SECONDS
-	local deadline=$((SECONDS + $3)) v
-	until v=$(as_capable "$1") && [ "$v" = "$2" ]; do
-		[ "$SECONDS" -lt "$deadline" ] ||
-			fail "phcd's $1: expected Port.AsCapable $2 within $3 s, got '$v'; phcd: $(tail -n 15 "$log-phcd")"
-		sleep 0.2
-	done
-}
-
-# ptp4l_as_capable NS IF: 1 when ptp4l's PORT_DATA_SET_NP says asCapable 1.
-ptp4l_as_capable() {
-	ip netns exec "$1" "$(ptp4l_bin pmc)" -u -b 0 -t 1 -s "$tmp/uds-$2-$$" -i "$tmp/pmc-$2" \
-		'GET PORT_DATA_SET_NP' 2>/dev/null | grep -Eq 'asCapable +1'
-}
 
 run() { # VERSION ROLE(slave|master)
 	local v=${1//./}${2:0:1} A B ia ib from stats ptp4l_pid phcd_pid deadline cap id prof
@@ -91,11 +58,7 @@ run() { # VERSION ROLE(slave|master)
 	prof=$(busctl --system get-property org.phcd1 /org/phcd1/instance/gp org.phcd1.Instance \
 		Profile | awk '{ print $2 }')
 	[ "$prof" = '"gPTP"' ] || fail "D-Bus Instance.Profile: expected \"gPTP\", got $prof"
-	deadline=$((SECONDS + 30))
-	until ptp4l_as_capable "$A" "$ia"; do
-		[ "$SECONDS" -lt "$deadline" ] || fail "ptp4l $1: its port to phcd not asCapable"
-		sleep 0.5
-	done
+	wait_ptp4l_as_capable "$A" "$ia" 30 "ptp4l $1"
 	echo "ok: ptp4l $1 counts its port to phcd asCapable"
 	if [ "$2" = slave ]; then
 		wait_for "$log-phcd" "$ib: .*-> SLAVE" 60

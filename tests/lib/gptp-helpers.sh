@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Shell helpers for the 802.1AS tests of the whole daemon against ptp4l with gPTP.cfg. Source after
+# net-helpers.sh and port-helpers.sh; needs a $tmp directory, and $log (the test's log prefix: phcd
+# writes $log-phcd) for the messages of wait_as_capable.
+
+# gptp_cfg DIR: this linuxptp's gPTP.cfg (DIR: a build's directory, "" Debian's), with a
+# neighborPropDelayThresh that veth can meet (800 ns there; veth's software path delay is 1-2 us).
+gptp_cfg() {
+	local cfg=${1:+$1/configs/gPTP.cfg}
+	cfg=${cfg:-/usr/share/doc/linuxptp/configs/gPTP.cfg}
+	[ -f "$cfg" ] || fail "no gPTP.cfg at $cfg"
+	sed 's/^neighborPropDelayThresh.*/neighborPropDelayThresh\t100000/' "$cfg"
+}
+
+# capture NS IF SECONDS FILE: the PTP frames on IF for SECONDS, as a classic pcap file.
+capture() {
+	ip netns exec "$1" dumpcap -q -i "$2" -f 'ether proto 0x88f7' -P -a "duration:$3" \
+		-w "$4" >"$4.log" 2>&1 || fail "dumpcap on $2: $(cat "$4.log")"
+}
+
+# as_capable IF: phcd's Port.AsCapable of IF on D-Bus ("true"/"false", "" when unknown).
+as_capable() {
+	busctl --system get-property org.phcd1 "/org/phcd1/port/$1" org.phcd1.Port AsCapable \
+		2>/dev/null | awk '{ print $2 }'
+}
+
+wait_as_capable() { # IF VALUE SECONDS
+	local deadline=$((SECONDS + $3)) v
+	until v=$(as_capable "$1") && [ "$v" = "$2" ]; do
+		[ "$SECONDS" -lt "$deadline" ] ||
+			fail "phcd's $1: expected Port.AsCapable $2 within $3 s, got '$v'; phcd: $(tail -n 15 "$log-phcd")"
+		sleep 0.2
+	done
+}
+
+# ptp4l_as_capable NS IF: 1 when ptp4l's PORT_DATA_SET_NP says asCapable 1.
+ptp4l_as_capable() {
+	ip netns exec "$1" "$(ptp4l_bin pmc)" -u -b 0 -t 1 -s "$tmp/uds-$2-$$" -i "$tmp/pmc-$2" \
+		'GET PORT_DATA_SET_NP' 2>/dev/null | grep -Eq 'asCapable +1'
+}
+
+# wait_ptp4l_as_capable NS IF SECONDS WHAT
+wait_ptp4l_as_capable() {
+	local deadline=$((SECONDS + $3))
+	until ptp4l_as_capable "$1" "$2"; do
+		[ "$SECONDS" -lt "$deadline" ] || fail "$4: its port to phcd not asCapable within $3 s"
+		sleep 0.5
+	done
+}
