@@ -266,8 +266,9 @@ static const struct ptp4l_key ptp4l_keys[] = {
 	{ "egressLatency", MAP },
 	{ "ingressLatency", MAP },
 	{ "boundary_clock_jbod", SAME, NULL, "1", "0",
-	  "phcd does not refuse an instance whose ports have different PHCs (ptp4l does unless "
-	  "1): each port's worker steers its own clock" },
+	  "phcd does not refuse an instance whose ports have different PHCs (ptp4l does, unless "
+	  "1); as with ptp4l's 1, it does not synchronize those PHCs to each other (phc2sys "
+	  "may, docs/architecture.md)" },
 	{ "phc_index", SAME, NULL, "-1", NULL,
 	  "phcd uses the PHC the interface reports (ethtool), with no key for another" },
 	/* Clock description. */
