@@ -786,7 +786,7 @@ static int ptp4l_read(struct loader *l, const char *path, struct config_pos at,
 		.section = SIZE_MAX,
 		.first_section = l->c->n_ptp4l_sections,
 	};
-	char buf[PTP4L_LINE_MAX + 2];
+	char buf[PTP4L_LINE_MAX + 1]; /* a longer line is an error */
 	uint64_t bytes = 0;
 	struct config_pos pos = { 0 };
 	FILE *f = NULL;
