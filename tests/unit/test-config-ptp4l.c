@@ -159,45 +159,52 @@ static void test_parse_line(void **state)
 	assert_int_equal(ptp4l_parse_line(buf, &l), PTP4L_LINE_KEY);
 }
 
+struct map_case {
+	const char *name, *value;
+	enum ptp4l_verdict verdict;
+	const char *key;       /* the phcd key set, NULL: none */
+	const char *value_set; /* NULL: value */
+};
+
+static const struct map_case map_cases[] = {
+	{ "transportSpecific", "0x1", PTP4L_HONOURED, "transportSpecific" },
+	{ "clientOnly", "1", PTP4L_HONOURED, "slaveOnly" },
+	{ "serverOnly", "1", PTP4L_HONOURED, "masterOnly" },
+	{ "free_running", "1", PTP4L_HONOURED, "clock_backend", "free_running" },
+	{ "free_running", "0", PTP4L_HONOURED },
+	{ "free_running", "2", PTP4L_REFUSED },
+	/* Values compare as numbers when both are, else as names ignoring case. */
+	{ "pi_proportional_scale", "0.0", PTP4L_HONOURED },
+	{ "pi_proportional_scale", "0.5", PTP4L_REFUSED },
+	{ "clock_type", "bc", PTP4L_HONOURED },
+	{ "clock_type", "E2E_TC", PTP4L_REFUSED },
+	{ "freq_est_interval", "1", PTP4L_IGNORED },
+	{ "freq_est_interval", "3", PTP4L_REFUSED },
+	{ "use_syslog", "0", PTP4L_IGNORED },
+	{ "boundary_clock_jbod", "1", PTP4L_HONOURED },
+	{ "boundary_clock_jbod", "0", PTP4L_IGNORED },
+};
+
 static void test_map(void **state)
 {
 	struct ptp4l_map m;
 
 	(void) state;
-	assert_int_equal(ptp4l_map_key("transportSpecific", "0x1", &m), 0);
-	assert_int_equal(m.verdict, PTP4L_HONOURED);
-	assert_string_equal(m.key->name, "transportSpecific");
-	assert_string_equal(m.value, "0x1");
-	assert_int_equal(ptp4l_map_key("clientOnly", "1", &m), 0);
-	assert_string_equal(m.key->name, "slaveOnly");
-	assert_int_equal(ptp4l_map_key("serverOnly", "1", &m), 0);
-	assert_string_equal(m.key->name, "masterOnly");
-	assert_int_equal(ptp4l_map_key("free_running", "1", &m), 0);
-	assert_string_equal(m.key->name, "clock_backend");
-	assert_string_equal(m.value, "free_running");
-	assert_int_equal(ptp4l_map_key("free_running", "0", &m), 0);
-	assert_int_equal(m.verdict, PTP4L_HONOURED);
-	assert_null(m.key);
-	assert_int_equal(ptp4l_map_key("free_running", "2", &m), 0);
-	assert_int_equal(m.verdict, PTP4L_REFUSED);
-	/* Values compare as numbers when both are. */
-	assert_int_equal(ptp4l_map_key("pi_proportional_scale", "0.0", &m), 0);
-	assert_int_equal(m.verdict, PTP4L_HONOURED);
-	assert_int_equal(ptp4l_map_key("pi_proportional_scale", "0.5", &m), 0);
-	assert_int_equal(m.verdict, PTP4L_REFUSED);
-	assert_non_null(m.reason);
-	assert_int_equal(ptp4l_map_key("clock_type", "bc", &m), 0);
-	assert_int_equal(m.verdict, PTP4L_HONOURED);
-	assert_int_equal(ptp4l_map_key("clock_type", "E2E_TC", &m), 0);
-	assert_int_equal(m.verdict, PTP4L_REFUSED);
-	assert_int_equal(ptp4l_map_key("freq_est_interval", "1", &m), 0);
-	assert_int_equal(m.verdict, PTP4L_IGNORED);
-	assert_int_equal(ptp4l_map_key("freq_est_interval", "3", &m), 0);
-	assert_int_equal(m.verdict, PTP4L_REFUSED);
-	assert_int_equal(ptp4l_map_key("use_syslog", "0", &m), 0);
-	assert_int_equal(m.verdict, PTP4L_IGNORED);
-	assert_int_equal(ptp4l_map_key("boundary_clock_jbod", "1", &m), 0);
-	assert_int_equal(m.verdict, PTP4L_HONOURED);
+	for (size_t i = 0; i < sizeof(map_cases) / sizeof(map_cases[0]); i++) {
+		const struct map_case *c = &map_cases[i];
+
+		assert_int_equal(ptp4l_map_key(c->name, c->value, &m), 0);
+		if (m.verdict != c->verdict || (m.key == NULL) != (c->key == NULL) ||
+		    (c->key && (strcmp(m.key->name, c->key) != 0 ||
+				strcmp(m.value, c->value_set ? c->value_set : c->value) != 0))) {
+			fail_msg("%s %s: expected %s%s%s, got %s%s%s", c->name, c->value,
+				 ptp4l_verdict_to_string(c->verdict), c->key ? " as " : "",
+				 c->key ? c->key : "", ptp4l_verdict_to_string(m.verdict),
+				 m.key ? " as " : "", m.key ? m.key->name : "");
+		}
+		/* Every verdict but a phcd key's says why. */
+		assert_true(m.key || m.reason);
+	}
 	assert_int_equal(ptp4l_map_key("no_such_key", "1", &m), -ENOENT);
 	assert_non_null(ptp4l_special_section("unicast_master_table"));
 	assert_null(ptp4l_special_section("eth0"));
