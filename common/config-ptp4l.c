@@ -9,7 +9,7 @@
 
 static bool is_blank(char c)
 {
-	return c == ' ' || c == '\t' || c == '\r';
+	return c == ' ' || c == '\t';
 }
 
 enum ptp4l_line_kind ptp4l_parse_line(char *line, struct ptp4l_line *ret)
@@ -18,9 +18,14 @@ enum ptp4l_line_kind ptp4l_parse_line(char *line, struct ptp4l_line *ret)
 	size_t n;
 
 	memset(ret, 0, sizeof(*ret));
+	/* A CRLF file's CR; one anywhere else is a control character. */
+	n = strlen(line);
+	if (n > 0 && line[n - 1] == '\r') {
+		line[n - 1] = '\0';
+	}
 	for (const unsigned char *u = (const unsigned char *) line; *u; u += n) {
 		n = config_utf8_len(u);
-		if (n == 0 || (n == 1 && *u < 0x20 && *u != '\t' && *u != '\r') || *u == 0x7F) {
+		if (n == 0 || (n == 1 && *u < 0x20 && *u != '\t') || *u == 0x7F) {
 			ret->error =
 				"bytes that are not UTF-8 text (or control characters), expected "
 				"a text line";

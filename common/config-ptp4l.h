@@ -31,9 +31,9 @@ struct ptp4l_line {
 
 /*
  * Split one line (NUL-terminated, its newline removed) in place: `#` starts a comment anywhere,
- * blanks (spaces, tabs, a CR) around the line are dropped, `[name]` opens a section, otherwise
- * the first word is the key and the rest of the line its value. Bytes that are not UTF-8 or are
- * control characters are an error. Returns the kind, also in ret->kind.
+ * blanks (spaces, tabs) around the line and a CR at its end are dropped, `[name]` opens a section,
+ * otherwise the first word is the key and the rest of the line its value. Bytes that are not UTF-8
+ * or are control characters are an error. Returns the kind, also in ret->kind.
  */
 enum ptp4l_line_kind ptp4l_parse_line(char *line, struct ptp4l_line *ret);
 

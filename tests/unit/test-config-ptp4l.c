@@ -153,6 +153,8 @@ static void test_parse_line(void **state)
 	strcpy(buf, "userDescription caf\xe9");
 	assert_int_equal(ptp4l_parse_line(buf, &l), PTP4L_LINE_ERROR);
 	assert_non_null(strstr(l.error, "UTF-8"));
+	strcpy(buf, "fr\r\robnicate 1");
+	assert_int_equal(ptp4l_parse_line(buf, &l), PTP4L_LINE_ERROR);
 	strcpy(buf, "userDescription \x1b[31m");
 	assert_int_equal(ptp4l_parse_line(buf, &l), PTP4L_LINE_ERROR);
 	strcpy(buf, "userDescription caf\xc3\xa9");
