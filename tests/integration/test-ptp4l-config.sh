@@ -128,10 +128,8 @@ run() { # VERSION ROLE(slave|master)
 	netns_pair "$A" "$B" "$ia" "$ib"
 	ptp4l_start "$A" "$ia" "$log-ptp4l" -f "$log.cfg" --summary_interval -3
 	ptp4l_pid=$LAST_PID
-	ip netns exec "$B" capsh --drop=cap_sys_time -- -c "exec $PHCD -f $log.phcd.conf \
-		--status-file $log.status --uds '' --uds-ro ''" >"$log-phcd" 2>&1 &
-	phcd_pid=$!
-	BG_PIDS+=("$phcd_pid")
+	gptp_phcd_start "$B" "$log.phcd.conf"
+	phcd_pid=$LAST_PID
 	wait_bus_name org.phcd1 10
 	expect_prop /org/phcd1/instance/gp Instance Priority2 248
 	expect_prop /org/phcd1/port/"$ib" Port DelayMechanism '"P2P"'
@@ -143,23 +141,10 @@ run() { # VERSION ROLE(slave|master)
 	wait_ptp4l_as_capable "$A" "$ia" 30 "ptp4l $1"
 	echo "ok: phcd from gPTP.cfg ($1's): D-Bus shows its keys, both sides asCapable"
 	if [ "$2" = slave ]; then
-		wait_for "$log-phcd" "$ib: .*-> SLAVE" 60
-		from=$(line_no "$log-phcd" "$ib: .*-> SLAVE")
-		# The first 10 offsets after SLAVE (1.25 s at 8 Sync/s) are the servo settling.
-		wait_lines "$log-phcd" 'master offset .* s2 ' 20 40 "$from"
-		from=$((from + $(tail -n +$((from + 1)) "$log-phcd" | grep -n 'master offset .* s2 ' |
-			sed -n 10p | cut -d: -f1)))
-		stats=$(offset_stats "$log-phcd" "$from" 10)
-		check_stats "phcd (ptp4l_config gPTP.cfg) as slave of ptp4l $1" "$stats" 5000 20000
+		gptp_phcd_slave_offsets "$ib" "phcd (ptp4l_config gPTP.cfg) as slave of ptp4l $1"
 	else
 		id=$(status_field "$log.status" instance gp clock)
-		wait_for "$log-ptp4l" "selected best master clock $id" 30
-		wait_for "$log-ptp4l" 'to (UNCALIBRATED|SLAVE) on RS_SLAVE' 30
-		from=$(line_no "$log-ptp4l" 'on RS_SLAVE')
-		wait_lines "$log-ptp4l" 'master offset' 10 40 "$from"
-		stats=$(offset_stats "$log-ptp4l" "$from" 10)
-		# As test-gptp-phcd: ptp4l measuring phcd showed means of up to 14.7 us on this host.
-		check_stats "ptp4l $1 (gPTP.cfg) as slave of phcd (ptp4l_config gPTP.cfg)" "$stats" 20000 20000
+		gptp_ptp4l_slave_offsets "$id" "ptp4l $1 (gPTP.cfg) as slave of phcd (ptp4l_config gPTP.cfg)"
 		capture "$A" "$ia" 3 "$log.pcap"
 		"$PCAP" "$log.pcap" >"$log.frames"
 		mac=$(ip -n "$B" -j link show "$ib" | jq -r '.[0].address')

@@ -47,3 +47,42 @@ wait_ptp4l_as_capable() {
 		sleep 0.5
 	done
 }
+
+# gptp_phcd_start NS CONF: phcd -f CONF in NS without CAP_SYS_TIME, its status in $log.status, its
+# log in $log-phcd, no management sockets; pid in $LAST_PID.
+gptp_phcd_start() {
+	ip netns exec "$1" capsh --drop=cap_sys_time -- -c "exec $PHCD -f $2 \
+		--status-file $log.status --uds '' --uds-ro ''" >"$log-phcd" 2>&1 &
+	LAST_PID=$!
+	BG_PIDS+=("$LAST_PID")
+}
+
+# gptp_phcd_slave_offsets IF WHAT: phcd's port IF goes SLAVE, and 10 of its offsets after the servo
+# settled are near zero (mean within 5 us, rms within 20 us).
+gptp_phcd_slave_offsets() {
+	local from stats
+	wait_for "$log-phcd" "$1: .*-> SLAVE" 60
+	from=$(line_no "$log-phcd" "$1: .*-> SLAVE")
+	# The first 10 offsets after SLAVE (1.25 s at 8 Sync/s) are the servo settling.
+	wait_lines "$log-phcd" 'master offset .* s2 ' 20 40 "$from"
+	from=$((from + $(tail -n +$((from + 1)) "$log-phcd" | grep -n 'master offset .* s2 ' |
+		sed -n 10p | cut -d: -f1)))
+	stats=$(offset_stats "$log-phcd" "$from" 10)
+	check_stats "$2" "$stats" 5000 20000
+}
+
+# gptp_ptp4l_slave_offsets CLOCK_ID WHAT: ptp4l ($log-ptp4l) selects CLOCK_ID and its offsets are
+# near zero (mean and rms within 20 us).
+gptp_ptp4l_slave_offsets() {
+	local from stats
+	wait_for "$log-ptp4l" "selected best master clock $1" 30
+	wait_for "$log-ptp4l" 'to (UNCALIBRATED|SLAVE) on RS_SLAVE' 30
+	from=$(line_no "$log-ptp4l" 'on RS_SLAVE')
+	wait_lines "$log-ptp4l" 'master offset' 10 40 "$from"
+	stats=$(offset_stats "$log-ptp4l" "$from" 10)
+	# ptp4l measuring phcd showed a mean of +1 to +2.5 us on this loaded host (load 14 on 2
+	# cores; phcd as the slave: a few hundred ns), 5.1 us once with two tests at a time and
+	# 14.7 us once: 20 us. Not explained yet: plain 1588 P2P with ptp4l as the slave of
+	# phcd-port (test-port-master-of-ptp4l) showed -0.3 us in the same hour.
+	check_stats "$2" "$stats" 20000 20000
+}
