@@ -116,49 +116,59 @@ static void assert_every_line_positioned(const struct fixture *f, const char *er
 	}
 }
 
+struct line_case {
+	const char *line;
+	enum ptp4l_line_kind kind;
+	const char *a, *b; /* SECTION: the name; KEY: key and value; ERROR: part of the message */
+};
+
+static const struct line_case line_cases[] = {
+	{ "  \t # a comment", PTP4L_LINE_BLANK },
+	{ "", PTP4L_LINE_BLANK },
+	{ "[global]\r", PTP4L_LINE_SECTION, "global" },
+	{ "  [eth0]  # port", PTP4L_LINE_SECTION, "eth0" },
+	{ "logSyncInterval\t\t-3   # fast", PTP4L_LINE_KEY, "logSyncInterval", "-3" },
+	{ "productDescription ;; two words \r", PTP4L_LINE_KEY, "productDescription",
+	  ";; two words" },
+	{ "userDescription caf\xc3\xa9", PTP4L_LINE_KEY, "userDescription", "caf\xc3\xa9" },
+	{ "priority1", PTP4L_LINE_ERROR, "without a value" },
+	{ "priority1   # no value", PTP4L_LINE_ERROR, "without a value" },
+	{ "[eth0", PTP4L_LINE_ERROR, "malformed section header" },
+	{ "[]", PTP4L_LINE_ERROR, "malformed section header" },
+	{ "[eth 0]", PTP4L_LINE_ERROR, "blanks or brackets" },
+	{ "userDescription caf\xe9", PTP4L_LINE_ERROR, "UTF-8" },
+	{ "fr\r\robnicate 1", PTP4L_LINE_ERROR, "control characters" },
+	{ "userDescription \x1b[31m", PTP4L_LINE_ERROR, "control characters" },
+};
+
 static void test_parse_line(void **state)
 {
-	struct ptp4l_line l;
-	char buf[128];
-
 	(void) state;
-	strcpy(buf, "  \t # a comment");
-	assert_int_equal(ptp4l_parse_line(buf, &l), PTP4L_LINE_BLANK);
-	strcpy(buf, "");
-	assert_int_equal(ptp4l_parse_line(buf, &l), PTP4L_LINE_BLANK);
-	strcpy(buf, "[global]\r");
-	assert_int_equal(ptp4l_parse_line(buf, &l), PTP4L_LINE_SECTION);
-	assert_string_equal(l.section, "global");
-	strcpy(buf, "  [eth0]  # port");
-	assert_int_equal(ptp4l_parse_line(buf, &l), PTP4L_LINE_SECTION);
-	assert_string_equal(l.section, "eth0");
-	strcpy(buf, "logSyncInterval\t\t-3   # fast");
-	assert_int_equal(ptp4l_parse_line(buf, &l), PTP4L_LINE_KEY);
-	assert_string_equal(l.key, "logSyncInterval");
-	assert_string_equal(l.value, "-3");
-	strcpy(buf, "productDescription ;; two words ");
-	assert_int_equal(ptp4l_parse_line(buf, &l), PTP4L_LINE_KEY);
-	assert_string_equal(l.value, ";; two words");
-	strcpy(buf, "priority1");
-	assert_int_equal(ptp4l_parse_line(buf, &l), PTP4L_LINE_ERROR);
-	assert_non_null(strstr(l.error, "without a value"));
-	strcpy(buf, "priority1   # no value");
-	assert_int_equal(ptp4l_parse_line(buf, &l), PTP4L_LINE_ERROR);
-	strcpy(buf, "[eth0");
-	assert_int_equal(ptp4l_parse_line(buf, &l), PTP4L_LINE_ERROR);
-	strcpy(buf, "[]");
-	assert_int_equal(ptp4l_parse_line(buf, &l), PTP4L_LINE_ERROR);
-	strcpy(buf, "[eth 0]");
-	assert_int_equal(ptp4l_parse_line(buf, &l), PTP4L_LINE_ERROR);
-	strcpy(buf, "userDescription caf\xe9");
-	assert_int_equal(ptp4l_parse_line(buf, &l), PTP4L_LINE_ERROR);
-	assert_non_null(strstr(l.error, "UTF-8"));
-	strcpy(buf, "fr\r\robnicate 1");
-	assert_int_equal(ptp4l_parse_line(buf, &l), PTP4L_LINE_ERROR);
-	strcpy(buf, "userDescription \x1b[31m");
-	assert_int_equal(ptp4l_parse_line(buf, &l), PTP4L_LINE_ERROR);
-	strcpy(buf, "userDescription caf\xc3\xa9");
-	assert_int_equal(ptp4l_parse_line(buf, &l), PTP4L_LINE_KEY);
+	for (size_t i = 0; i < sizeof(line_cases) / sizeof(line_cases[0]); i++) {
+		const struct line_case *c = &line_cases[i];
+		struct ptp4l_line l;
+		char buf[128];
+		bool ok;
+
+		snprintf(buf, sizeof(buf), "%s", c->line);
+		ok = ptp4l_parse_line(buf, &l) == c->kind && l.kind == c->kind;
+		if (ok && c->kind == PTP4L_LINE_SECTION) {
+			ok = strcmp(l.section, c->a) == 0;
+		} else if (ok && c->kind == PTP4L_LINE_KEY) {
+			ok = strcmp(l.key, c->a) == 0 && strcmp(l.value, c->b) == 0;
+		} else if (ok && c->kind == PTP4L_LINE_ERROR) {
+			ok = strstr(l.error, c->a) != NULL;
+		}
+		if (!ok) {
+			fail_msg("\"%s\": expected kind %d (%s %s), got %d (%s %s)", c->line,
+				 c->kind, c->a ? c->a : "", c->b ? c->b : "", l.kind,
+				 l.section ? l.section
+				 : l.key   ? l.key
+				 : l.error ? l.error
+					   : "",
+				 l.value ? l.value : "");
+		}
+	}
 }
 
 struct map_case {
