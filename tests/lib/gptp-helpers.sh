@@ -58,7 +58,7 @@ gptp_phcd_start() {
 }
 
 # gptp_phcd_slave_offsets IF WHAT: phcd's port IF goes SLAVE, and 10 of its offsets after the servo
-# settled are near zero (mean within 5 us, rms within 20 us).
+# settled are near zero (median within 5 us; mean path delay within 20 us).
 gptp_phcd_slave_offsets() {
 	local from stats
 	wait_for "$log-phcd" "$1: .*-> SLAVE" 60
@@ -72,7 +72,7 @@ gptp_phcd_slave_offsets() {
 }
 
 # gptp_ptp4l_slave_offsets CLOCK_ID WHAT: ptp4l ($log-ptp4l) selects CLOCK_ID and its offsets are
-# near zero (mean and rms within 20 us).
+# near zero (median within 10 us; mean path delay within 20 us).
 gptp_ptp4l_slave_offsets() {
 	local from stats
 	wait_for "$log-ptp4l" "selected best master clock $1" 30
@@ -80,9 +80,7 @@ gptp_ptp4l_slave_offsets() {
 	from=$(line_no "$log-ptp4l" 'on RS_SLAVE')
 	wait_lines "$log-ptp4l" 'master offset' 10 40 "$from"
 	stats=$(offset_stats "$log-ptp4l" "$from" 10)
-	# ptp4l measuring phcd showed a mean of +1 to +2.5 us on this loaded host (load 14 on 2
-	# cores; phcd as the slave: a few hundred ns), 5.1 us once with two tests at a time and
-	# 14.7 us once: 20 us. Not explained yet: plain 1588 P2P with ptp4l as the slave of
-	# phcd-port (test-port-master-of-ptp4l) showed -0.3 us in the same hour.
-	check_stats "$2" "$stats" 20000 20000
+	# Sync at 8/s over veth: a positive bias of 1-2 us at a ptp4l master as at phcd (see
+	# test-gptp.sh); 10 us on the median.
+	check_stats "$2" "$stats" 10000 20000
 }
