@@ -466,6 +466,30 @@ static void test_where_allowed(void **state)
 	result_free(&res);
 }
 
+/* A reload reads the linuxptp file again: a changed key is a changed instance or port. */
+static void test_reload_diff(void **state)
+{
+	struct fixture *f = *state;
+	struct result a, b, c;
+
+	a = load(f, "[instance x]\nptp4l_config = ptp4l.cfg\ninterfaces = eth0\n",
+		 "[global]\npriority1 10\nlogSyncInterval -3\n");
+	b = load(f, "[instance x]\nptp4l_config = ptp4l.cfg\ninterfaces = eth0\n",
+		 "[global]\npriority1 20\nlogSyncInterval -3\n");
+	c = load(f, "[instance x]\nptp4l_config = ptp4l.cfg\ninterfaces = eth0\n",
+		 "[global]\npriority1 20\nlogSyncInterval -4\n");
+	assert_int_equal(a.r, 0);
+	assert_int_equal(b.r, 0);
+	assert_int_equal(c.r, 0);
+	assert_int_equal(config_diff_instance(a.c, b.c, "x"), CONFIG_CHANGED);
+	assert_true(config_instance_priorities_only(a.c, b.c, "x"));
+	assert_int_equal(config_diff_port(a.c, b.c, "x", "eth0"), CONFIG_UNCHANGED);
+	assert_int_equal(config_diff_port(b.c, c.c, "x", "eth0"), CONFIG_CHANGED);
+	result_free(&a);
+	result_free(&b);
+	result_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -478,6 +502,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_long_and_huge, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_duplicate_key, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_where_allowed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reload_diff, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
