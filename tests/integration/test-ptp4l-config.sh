@@ -7,11 +7,13 @@
 #     a reason), and some verdicts by name: gPTP.cfg's transportSpecific 0x1 honoured,
 #     default.cfg's network_transport UDPv4 refused at its line (the file is refused), 4.2's
 #     clientOnly/serverOnly as slaveOnly/masterOnly;
+#   - phcd started with 4.2's default.cfg (network_transport L2) logs each ignored key with
+#     file:line;
 #   - phcd (supervisor and worker, software timestamps, a virtual clock) with `ptp4l_config =
 #     gPTP.cfg` and nothing of 802.1AS in phcd.conf but a neighborPropDelayThresh veth can meet
 #     (phcd.conf overrides the file, which --check-config says): D-Bus shows the file's keys
 #     (Priority2 248, DelayMechanism P2P, LogSyncInterval -3, SyncReceiptTimeout 3, the file in
-#     ConfigFiles), both sides are asCapable (802.1AS rules, majorSdoId 1), and it runs the
+#     ConfigFiles), logs no key as not honoured, both sides are asCapable (802.1AS rules, majorSdoId 1), and it runs the
 #     profile with ptp4l gPTP.cfg: as slave of ptp4l 3.1.1 (offsets near zero), as grandmaster
 #     of ptp4l 4.2 (ptp4l's offsets near zero, phcd's Follow_Up carrying the 802.1AS TLV).
 set -euo pipefail
@@ -139,6 +141,8 @@ run() { # VERSION ROLE(slave|master)
 		fail "D-Bus Manager.ConfigFiles: expected $tmp/$1-gPTP.cfg in $(dbus_prop /org/phcd1 Manager ConfigFiles)"
 	wait_as_capable "$ib" true 30
 	wait_ptp4l_as_capable "$A" "$ia" 30 "ptp4l $1"
+	! grep -q "not honoured" "$log-phcd" ||
+		fail "phcd from gPTP.cfg: expected every key honoured, got $(grep -m1 'not honoured' "$log-phcd")"
 	echo "ok: phcd from gPTP.cfg ($1's): D-Bus shows its keys, both sides asCapable"
 	if [ "$2" = slave ]; then
 		gptp_phcd_slave_offsets "$ib" "phcd (ptp4l_config gPTP.cfg) as slave of ptp4l $1"
@@ -155,6 +159,21 @@ run() { # VERSION ROLE(slave|master)
 	kill "$phcd_pid" "$ptp4l_pid" 2>/dev/null || true
 	wait "$phcd_pid" "$ptp4l_pid" 2>/dev/null || true
 }
+
+# The daemon logs each ignored key of its linuxptp file, with file:line, when it starts: 4.2's
+# default.cfg with network_transport L2 (its one refused line), in a namespace without ports.
+log=$tmp/warn
+sed 's/^network_transport.*/network_transport\tL2/' "$tmp/4.2-default.cfg" >"$tmp/default-l2.cfg"
+printf '[global]\nptp4l_config = %s\n' "$tmp/default-l2.cfg" >"$log.phcd.conf"
+netns_add "p4cw$$"
+gptp_phcd_start "p4cw$$" "$log.phcd.conf"
+n=$(at_line "$tmp/default-l2.cfg" '^freq_est_interval')
+wait_for "$log-phcd" "$tmp/default-l2.cfg:$n: freq_est_interval 1: not honoured \(warning, the key is ignored\): " 10
+grep -q "default-l2.cfg:[0-9]*: .*honoured (as" "$log-phcd" &&
+	fail "phcd logged an honoured key as a warning: $(grep -m1 'honoured (as' "$log-phcd")"
+echo "ok: phcd logs default.cfg's ignored keys at start ($(grep -c 'not honoured (warning' "$log-phcd") lines, freq_est_interval at line $n)"
+kill "$LAST_PID"
+wait "$LAST_PID" 2>/dev/null || true
 
 # Short: one role against each version.
 PTP4L_DIR=${REF_DIRS[0]}
