@@ -4,8 +4,8 @@
  * describes: undo the servo's own adjustments from the measured offsets, so that what is left is
  * the offset the clock would have free-running, a straight line in time; fit that line by least
  * squares over the last 2, 4, ..., 1024 samples; use the window that has predicted the next sample
- * best, with a sample far off the line clipped to a bound that follows the noise (lr_clip); set the
- * frequency to the line's slope, plus a term that takes the fitted offset away.
+ * best, with a sample far off the line clipped to a bound that follows the noise (servo_clip); set
+ * the frequency to the line's slope, plus a term that takes the fitted offset away.
  */
 #include <errno.h>
 #include <math.h>
@@ -29,12 +29,6 @@
 #define LR_ERR_SMOOTH (1.0 / 32.0)
 /* A larger window wins unless a smaller one predicts clearly (by this factor) better. */
 #define LR_ERR_MARGIN 1.25
-/* Clipping (lr_clip): the bound in noise levels, and how the level learns. */
-#define LR_CLIP 2.5
-#define LR_SCALE_PLAIN 8
-#define LR_SCALE_LEARN (1.0 / 32.0)
-#define LR_SCALE_CAP 1.5
-#define LR_CLIP_RUN_MAX 16
 /* Re-base x once it is this far from its origin, to keep the doubles' precision. */
 #define LR_REBASE_NS 1e12
 
@@ -62,9 +56,7 @@ struct servo_linreg {
 	bool have_last;	    /* last_local is set */
 	double interval_ns; /* the nominal sample interval */
 	struct lr_fit fit[LR_SIZES];
-	double scale;	      /* robust mean |prediction error| of the best fit, ns */
-	unsigned int scale_n; /* residuals it has learnt from, up to LR_SCALE_PLAIN */
-	int clip_run;	      /* clipped in a row, signed by the side */
+	struct servo_clip clip; /* of the new points against the best fit's prediction */
 };
 
 static struct servo_linreg *to_lr(struct servo *s)
@@ -84,9 +76,7 @@ static void lr_forget(struct servo_linreg *lr)
 	lr->x = 0;
 	lr->adjusted = 0;
 	lr->have_last = false;
-	lr->scale_n = 0;
-	lr->scale = 0;
-	lr->clip_run = 0;
+	lr->clip = (struct servo_clip){ 0 };
 	for (unsigned int i = 0; i < LR_SIZES; i++) {
 		lr->fit[i] = (struct lr_fit){ 0 };
 	}
@@ -190,42 +180,6 @@ static const struct lr_fit *lr_best(const struct servo_linreg *lr, unsigned int 
 	return best;
 }
 
-/*
- * A least-squares line gives a sample off by hundreds of microseconds (a host's scheduling delay
- * on one message, one-sided) its full weight, and a fifth of such samples put a bias of tens of
- * microseconds into the fitted offset. So a point that lands further than LR_CLIP times the robust
- * noise level from the line's prediction is moved onto that bound: it still counts, as a Huber
- * fit counts it, but at most that much. The noise level learns from every residual, each counting
- * at most LR_SCALE_CAP times the level (so spikes cannot lift it for long, broad noise does). A
- * long run clipped on one side is no noise but a change: it goes in unclipped, and the level
- * starts over from it.
- */
-static void lr_clip(struct servo_linreg *lr, struct lr_point *p, double pred)
-{
-	double r = p->z - pred, a = fabs(r), limit = LR_CLIP * lr->scale;
-
-	if (lr->scale_n < LR_SCALE_PLAIN) {
-		lr->scale = (lr->scale * lr->scale_n + a) / (lr->scale_n + 1);
-		lr->scale_n++;
-		return;
-	}
-	lr->scale += LR_SCALE_LEARN * (fmin(a, LR_SCALE_CAP * lr->scale) - lr->scale);
-	if (!(a > limit)) {
-		lr->clip_run = 0;
-		return;
-	}
-	if ((r > 0) != (lr->clip_run > 0)) {
-		lr->clip_run = 0;
-	}
-	lr->clip_run += r > 0 ? 1 : -1;
-	if (abs(lr->clip_run) > LR_CLIP_RUN_MAX) {
-		lr->clip_run = 0;
-		lr->scale = a;
-		return;
-	}
-	p->z = pred + (r > 0 ? limit : -limit);
-}
-
 static bool beyond(double offset, ns_t threshold)
 {
 	return threshold > 0 && fabs(offset) > (double) threshold;
@@ -252,7 +206,10 @@ static enum servo_state lr_sample(struct servo *s, ns_t offset, ns_t local_ts, d
 	p->x = lr->x;
 	p->z = (double) offset - lr->adjusted;
 	if (f) {
-		lr_clip(lr, p, f->intercept + f->slope * (p->x - f->x));
+		/* a point far off the line counts only so far (servo_clip) */
+		double pred = f->intercept + f->slope * (p->x - f->x);
+
+		p->z = pred + servo_clip(&lr->clip, p->z - pred);
 	}
 	if (lr->n < LR_POINTS) {
 		lr->n++;

@@ -27,12 +27,6 @@
  * on a quiet path stay below it, and keep the configured gain.
  */
 #define PI_NOISE_REF_NS 10000.0
-/* pi_clip: the bound in noise levels, and how the level learns. */
-#define PI_CLIP 2.5
-#define PI_SCALE_PLAIN 8
-#define PI_SCALE_LEARN (1.0 / 32.0)
-#define PI_SCALE_CAP 1.5
-#define PI_CLIP_RUN_MAX 16
 
 struct servo_pi {
 	struct servo base;
@@ -52,9 +46,8 @@ struct servo_pi {
 	ns_t offset0;
 	double f0, adjusted;
 	double sx, sy, sxx, sxy;
-	double scale;	      /* robust mean |offset| once estimated, ns (pi_clip) */
-	unsigned int scale_n; /* offsets it learnt from, up to PI_SCALE_PLAIN */
-	int clip_run;	      /* clipped in a row, signed by the side */
+	/* once the loop runs, the offset's expectation is zero: clip it (servo_clip) */
+	struct servo_clip clip;
 };
 
 static struct servo_pi *to_pi(struct servo *s)
@@ -72,40 +65,6 @@ static bool beyond(ns_t offset, ns_t threshold)
 	return threshold > 0 && llabs(offset) > threshold;
 }
 
-/*
- * Once the loop runs, the offset's expectation is zero and its spread the path's noise: an offset
- * further out than PI_CLIP times the robust noise level (a message one host delayed by hundreds
- * of microseconds, one-sided) counts only up to that bound, in the line as in the gains, or a
- * fifth of such samples bias the clock by their mean. The level learns from every offset, each
- * counting at most PI_SCALE_CAP times the level; a long run clipped on one side is a real change:
- * it goes in whole and the level starts over from it.
- */
-static ns_t pi_clip(struct servo_pi *pi, ns_t offset)
-{
-	double a = fabs((double) offset), limit = PI_CLIP * pi->scale;
-
-	if (pi->scale_n < PI_SCALE_PLAIN) {
-		pi->scale = (pi->scale * pi->scale_n + a) / (pi->scale_n + 1);
-		pi->scale_n++;
-		return offset;
-	}
-	pi->scale += PI_SCALE_LEARN * (fmin(a, PI_SCALE_CAP * pi->scale) - pi->scale);
-	if (!(a > limit)) {
-		pi->clip_run = 0;
-		return offset;
-	}
-	if ((offset > 0) != (pi->clip_run > 0)) {
-		pi->clip_run = 0;
-	}
-	pi->clip_run += offset > 0 ? 1 : -1;
-	if (abs(pi->clip_run) > PI_CLIP_RUN_MAX) {
-		pi->clip_run = 0;
-		pi->scale = a;
-		return offset;
-	}
-	return (ns_t) llround(offset > 0 ? limit : -limit);
-}
-
 static void pi_est_start(struct servo_pi *pi, ns_t offset, ns_t local_ts)
 {
 	pi->count = 1;
@@ -115,8 +74,7 @@ static void pi_est_start(struct servo_pi *pi, ns_t offset, ns_t local_ts)
 	pi->f0 = pi->base.freq_ppb;
 	pi->adjusted = 0;
 	pi->sx = pi->sy = pi->sxx = pi->sxy = 0;
-	pi->scale_n = 0;
-	pi->clip_run = 0;
+	pi->clip = (struct servo_clip){ 0 };
 }
 
 /* Add a sample to the line; its slope as the adjustment that cancels the drift, ppb. */
@@ -184,7 +142,7 @@ static enum servo_state pi_sample(struct servo *s, ns_t offset, ns_t local_ts, d
 		scale = pi->interval_ns / d;
 	}
 	if (pi->estimated) {
-		offset = pi_clip(pi, offset);
+		offset = (ns_t) llround(servo_clip(&pi->clip, (double) offset));
 	}
 	kp_noise = s->noise_ns > PI_NOISE_REF_NS ? PI_NOISE_REF_NS / s->noise_ns : 1.0;
 	elapsed = (double) (local_ts - pi->start) / NS_PER_SEC;
