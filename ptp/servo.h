@@ -53,6 +53,25 @@ struct servo_config {
 struct servo;
 
 /*
+ * Clipping a servo's residuals (an offset, or its distance from a fitted line) to a bound that
+ * follows the noise: servo_clip(). Zero-initialised is a fresh one.
+ */
+struct servo_clip {
+	double scale;	/* robust mean |residual|, ns */
+	unsigned int n; /* residuals learnt from, up to a few: then an exponential average */
+	int run;	/* clipped in a row, signed by the side */
+};
+/*
+ * A residual further out than 2.5 times the robust noise level (a message one host delayed by
+ * hundreds of microseconds, one-sided) counts only up to that bound, as a Huber fit counts it: a
+ * fifth of such samples counted whole bias a servo by their mean. The level learns from every
+ * residual, each counting at most 1.5 times the level (spikes cannot lift it for long, broad noise
+ * does). A long run clipped on one side is a change, not noise: it goes in whole and the level
+ * starts over from it. Returns the residual to use.
+ */
+double servo_clip(struct servo_clip *c, double r);
+
+/*
  * One static const table per implementation. Sign convention: *freq_ppb is the adjustment to
  * apply to the clock as it is (a clock ahead of its master, offset > 0, gets a negative one), and
  * on SERVO_JUMP the caller steps the clock by -offset_ns. local_ts is the local receipt time of
