@@ -115,11 +115,9 @@ run() { # VERSION ROLE(slave|master)
 		from=$(line_no "$log-ptp4l" 'on RS_SLAVE')
 		wait_lines "$log-ptp4l" 'master offset' 10 40 "$from"
 		stats=$(offset_stats "$log-ptp4l" "$from" 10)
-		# ptp4l measuring phcd showed a mean of +1 to +2.5 us on this loaded host (load 14 on 2
-		# cores; phcd as the slave: a few hundred ns), 5.1 us once with two tests at a time and
-		# 14.7 us once: 20 us. Not explained yet: plain 1588 P2P with ptp4l as the slave of
-		# phcd-port (test-port-master-of-ptp4l) showed -0.3 us in the same hour.
-		check_stats "ptp4l $1 (gPTP.cfg) as slave of phcd (profile gPTP)" "$stats" 20000 20000
+		# Sync at 8/s over veth: a positive bias of 1-2 us at a ptp4l master as at phcd (see
+		# test-gptp.sh); 10 us on the median.
+		check_stats "ptp4l $1 (gPTP.cfg) as slave of phcd (profile gPTP)" "$stats" 10000 20000
 		# What phcd puts on the wire, seen from ptp4l's side.
 		capture "$A" "$ia" 3 "$log.pcap"
 		"$PCAP" "$log.pcap" >"$log.frames"
