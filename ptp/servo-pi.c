@@ -245,6 +245,21 @@ static double pi_stable_freq(const struct servo *s)
 	return container_of(s, struct servo_pi, base)->drift;
 }
 
+/*
+ * Past the first estimate and its refinement, hold the integrator: the proportional term was for
+ * one interval. While the line is refined its bookkeeping takes the last adjustment as held
+ * since the last sample: keep that.
+ */
+static double pi_skip(struct servo *s)
+{
+	struct servo_pi *pi = to_pi(s);
+
+	if (pi->count == 0 || !pi->estimated || pi->refining || pi->restart_line) {
+		return s->freq_ppb;
+	}
+	return clamp(pi->drift, s->cfg.max_freq_ppb);
+}
+
 static void pi_free(struct servo *s)
 {
 	free(to_pi(s));
@@ -256,6 +271,7 @@ static const struct servo_ops servo_pi_ops = {
 	.reset = pi_reset,
 	.set_interval = pi_set_interval,
 	.stable_freq = pi_stable_freq,
+	.skip = pi_skip,
 	.free = pi_free,
 };
 
