@@ -15,7 +15,7 @@
 #     appear on the bus) and its exit is the moment the instance's Synchronized turned true;
 #   - ptp4l -s (PI, its software defaults) on tests/bench/vclock-shim.so, its clock as far off,
 #     to its s2 (UNCALIBRATED to SLAVE).
-# Seconds from start: phcd's wait-sync exit (its exit code too) and the worker's "to SLAVE" in
+# Seconds from start: phcd's wait-sync exit (its exit code too) and its port's "-> SLAVE" in
 # phcd's log; ptp4l's s2. Each line ends with the load average (1, 5, 15 min) after the run.
 #
 # usage: BUILD=build-dir tests/bench/sync-time-dbus.sh [RUNS [LIMIT [OFFSET [FREQ]]]]
@@ -147,7 +147,7 @@ for run in $(seq 1 "$RUNS"); do
 		else
 			marks="$marks - -"
 		fi
-		marks="$marks $(grep -a 'to SLAVE' "$log-$s.log" | head -n 1 | first_at /dev/stdin . "$start" |
+		marks="$marks $(grep -a -e '-> SLAVE' "$log-$s.log" | head -n 1 | first_at /dev/stdin . "$start" |
 			grep . || echo -) |"
 	done
 	marks="$marks $(first_at "$log-ptp4l.log" "to SLAVE" "$start" | grep . || echo -)"
