@@ -159,7 +159,8 @@ done
 awk '{ for (i = 4; i <= 12; i++) if ($i ~ /^[0-9.]+$/) { s[i] += $i; ss[i] += $i * $i; n[i]++ } }
 	END { split("pi-wait-sync pi-rc pi-SLAVE - linreg-wait-sync linreg-rc linreg-SLAVE - " \
 		"ptp4l-s2", name)
-		for (i = 4; i <= 12; i++) if (n[i] && name[i - 3] !~ /rc|-/) { m = s[i] / n[i]
+		for (i = 4; i <= 12; i++) if (n[i] && name[i - 3] != "-" && name[i - 3] !~ /-rc$/) {
+			m = s[i] / n[i]
 			v = ss[i] / n[i] - m * m
 			printf "# %s: mean %.2f s, sd %.2f s, n %d\n", name[i - 3], m,
 				sqrt(v > 0 ? v : 0), n[i] } }' "$tmp/runs"
