@@ -123,6 +123,25 @@ void outlier_gate_follow(struct outlier_gate *f, enum servo_state st, double dpp
 	}
 }
 
+void outlier_gate_bend(struct outlier_gate *f, ns_t t, double dppb)
+{
+	double pred;
+
+	if (f->n != 2 || !(t > f->t[1] && f->t[1] > f->t[0]) || dppb == 0) {
+		return;
+	}
+	pred = (double) f->o[1] +
+	       (double) (f->o[1] - f->o[0]) * (double) (t - f->t[1]) / (double) (f->t[1] - f->t[0]);
+	if (!(fabs(pred) < 9e18)) {
+		return;
+	}
+	f->t[0] = f->t[1];
+	f->o[0] = f->o[1];
+	f->t[1] = t;
+	f->o[1] = (ns_t) llround(pred);
+	outlier_gate_follow(f, SERVO_LOCKED, dppb);
+}
+
 /*
  * A step by -offset moves the line (offsets and local times) by as much: the first sample after
  * it is judged as any other.

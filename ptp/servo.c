@@ -173,6 +173,19 @@ void servo_reset(struct servo *s)
 	s->ops->reset(s);
 }
 
+double servo_skip(struct servo *s)
+{
+	double f;
+
+	if (s->state == SERVO_LOCKED && s->ops->skip) {
+		f = s->ops->skip(s);
+		if (isfinite(f)) {
+			s->freq_ppb = f;
+		}
+	}
+	return s->freq_ppb;
+}
+
 void servo_set_interval(struct servo *s, double interval_s)
 {
 	s->ops->set_interval(s, interval_s);

@@ -87,6 +87,12 @@ struct servo_ops {
 	void (*set_interval)(struct servo *s, double interval_s);
 	/* The adjustment that holds the clock's frequency, without any phase correction. */
 	double (*stable_freq)(const struct servo *s);
+	/*
+	 * Optional: a sample was kept from the servo (the caller's outlier gate). Return the
+	 * adjustment to hold until the next sample: the last one's phase correction was meant for
+	 * one interval. NULL: keep the last adjustment.
+	 */
+	double (*skip)(struct servo *s);
 	void (*free)(struct servo *s);
 };
 
@@ -134,6 +140,14 @@ bool servo_stable(const struct servo *s);
  */
 enum servo_state servo_sample(struct servo *s, ns_t offset_ns, ns_t local_ts, double *freq_ppb);
 void servo_reset(struct servo *s);
+/*
+ * A sample measured and kept from the servo (an outlier): the adjustment to apply until the next
+ * one, recorded as the servo's last (s->freq_ppb). A locked PI servo drops its proportional
+ * term: that term removes the last offset's share of one sample interval, and held over the
+ * samples kept from it, it acted several times over (a 52 us spike that passed, then three
+ * samples kept, left a PHC 66 ppm off for half a second). Otherwise the last adjustment stays.
+ */
+double servo_skip(struct servo *s);
 void servo_set_interval(struct servo *s, double interval_s);
 /*
  * Holdover reporting: with samples stopped for cfg.holdover_timeout after a LOCKED state, the

@@ -18,47 +18,14 @@ set -euo pipefail
 . "$SRC/tests/lib/dbus-helpers.sh"
 . "$SRC/tests/lib/ptp-helpers.sh"
 . "$SRC/tests/lib/port-helpers.sh"
+. "$SRC/tests/lib/phcd-helpers.sh"
+. "$SRC/tests/lib/gptp-helpers.sh"
 
-PHCD=$BUILD/daemon/phcd
 PCAP=$SRC/tests/integration/ptp-pcap.py
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
 trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
 dbus_start "$tmp/bus"
-
-gptp_cfg() { # DIR: this linuxptp's gPTP.cfg, with a threshold veth can meet
-	local cfg=${1:+$1/configs/gPTP.cfg}
-	cfg=${cfg:-/usr/share/doc/linuxptp/configs/gPTP.cfg}
-	[ -f "$cfg" ] || fail "no gPTP.cfg at $cfg"
-	sed 's/^neighborPropDelayThresh.*/neighborPropDelayThresh\t100000/' "$cfg"
-}
-
-# capture NS IF SECONDS FILE: the PTP frames on IF for SECONDS, as a classic pcap file.
-capture() {
-	ip netns exec "$1" dumpcap -q -i "$2" -f 'ether proto 0x88f7' -P -a "duration:$3" \
-		-w "$4" >"$4.log" 2>&1 || fail "dumpcap on $2: $(cat "$4.log")"
-}
-
-# as_capable IF: phcd's Port.AsCapable of IF on D-Bus ("true"/"false", "" when unknown).
-as_capable() {
-	busctl --system get-property org.phcd1 "/org/phcd1/port/$1" org.phcd1.Port AsCapable \
-		2>/dev/null | awk '{ print $2 }'
-}
-
-wait_as_capable() { # IF VALUE SECONDS
-	local deadline=$((SECONDS + $3)) v
-	until v=$(as_capable "$1") && [ "$v" = "$2" ]; do
-		[ "$SECONDS" -lt "$deadline" ] ||
-			fail "phcd's $1: expected Port.AsCapable $2 within $3 s, got '$v'; phcd: $(tail -n 15 "$log-phcd")"
-		sleep 0.2
-	done
-}
-
-# ptp4l_as_capable NS IF: 1 when ptp4l's PORT_DATA_SET_NP says asCapable 1.
-ptp4l_as_capable() {
-	ip netns exec "$1" "$(ptp4l_bin pmc)" -u -b 0 -t 1 -s "$tmp/uds-$2-$$" -i "$tmp/pmc-$2" \
-		'GET PORT_DATA_SET_NP' 2>/dev/null | grep -Eq 'asCapable +1'
-}
 
 run() { # VERSION ROLE(slave|master)
 	local v=${1//./}${2:0:1} A B ia ib from stats ptp4l_pid phcd_pid deadline cap id prof
@@ -81,47 +48,25 @@ run() { # VERSION ROLE(slave|master)
 	netns_pair "$A" "$B" "$ia" "$ib"
 	ptp4l_start "$A" "$ia" "$log-ptp4l" -f "$log.cfg" --summary_interval -3
 	ptp4l_pid=$LAST_PID
-	ip netns exec "$B" capsh --drop=cap_sys_time -- -c "exec $PHCD -f $log.phcd.conf \
-		--status-file $log.status --uds '' --uds-ro ''" >"$log-phcd" 2>&1 &
-	phcd_pid=$!
-	BG_PIDS+=("$phcd_pid")
+	phcd_start "$B" "$log.phcd.conf" "$log-phcd" --status-file "$log.status" --uds "" --uds-ro ""
+	phcd_pid=$PHCD_PID
 	wait_bus_name org.phcd1 10
 	wait_as_capable "$ib" true 30
 	echo "ok: phcd's port to ptp4l $1 is asCapable (D-Bus Port.AsCapable true)"
 	prof=$(busctl --system get-property org.phcd1 /org/phcd1/instance/gp org.phcd1.Instance \
 		Profile | awk '{ print $2 }')
 	[ "$prof" = '"gPTP"' ] || fail "D-Bus Instance.Profile: expected \"gPTP\", got $prof"
-	deadline=$((SECONDS + 30))
-	until ptp4l_as_capable "$A" "$ia"; do
-		[ "$SECONDS" -lt "$deadline" ] || fail "ptp4l $1: its port to phcd not asCapable"
-		sleep 0.5
-	done
+	wait_ptp4l_as_capable "$A" "$ia" 30 "ptp4l $1"
 	echo "ok: ptp4l $1 counts its port to phcd asCapable"
 	if [ "$2" = slave ]; then
-		wait_for "$log-phcd" "$ib: .*-> SLAVE" 60
-		from=$(line_no "$log-phcd" "$ib: .*-> SLAVE")
-		# The first 10 offsets after SLAVE (1.25 s at 8 Sync/s) are the servo settling.
-		wait_lines "$log-phcd" 'master offset .* s2 ' 20 40 "$from"
-		from=$((from + $(tail -n +$((from + 1)) "$log-phcd" | grep -n 'master offset .* s2 ' |
-			sed -n 10p | cut -d: -f1)))
-		stats=$(offset_stats "$log-phcd" "$from" 10)
-		check_stats "phcd (profile gPTP) as slave of ptp4l $1 (gPTP.cfg)" "$stats" 5000 20000
+		gptp_phcd_slave_offsets "$ib" "phcd (profile gPTP) as slave of ptp4l $1 (gPTP.cfg)"
 		[ "$(status_field "$log.status" port "$ib" state)" = SLAVE ] ||
 			fail "phcd's status file: port $ib not SLAVE"
 	else
 		id=$(status_field "$log.status" instance gp clock)
-		wait_for "$log-ptp4l" "selected best master clock $id" 30
-		wait_for "$log-ptp4l" 'to (UNCALIBRATED|SLAVE) on RS_SLAVE' 30
-		from=$(line_no "$log-ptp4l" 'on RS_SLAVE')
-		wait_lines "$log-ptp4l" 'master offset' 10 40 "$from"
-		stats=$(offset_stats "$log-ptp4l" "$from" 10)
-		# ptp4l measuring phcd showed a mean of +1 to +2.5 us on this loaded host (load 14 on 2
-		# cores; phcd as the slave: a few hundred ns), 5.1 us once with two tests at a time and
-		# 14.7 us once: 20 us. Not explained yet: plain 1588 P2P with ptp4l as the slave of
-		# phcd-port (test-port-master-of-ptp4l) showed -0.3 us in the same hour.
-		check_stats "ptp4l $1 (gPTP.cfg) as slave of phcd (profile gPTP)" "$stats" 20000 20000
+		gptp_ptp4l_slave_offsets "$id" "ptp4l $1 (gPTP.cfg) as slave of phcd (profile gPTP)"
 		# What phcd puts on the wire, seen from ptp4l's side.
-		capture "$A" "$ia" 3 "$log.pcap"
+		capture_for "$A" "$ia" 3 "$log.pcap"
 		"$PCAP" "$log.pcap" >"$log.frames"
 		local mac path
 		mac=$(ip -n "$B" -j link show "$ib" | jq -r '.[0].address')
@@ -138,7 +83,7 @@ run() { # VERSION ROLE(slave|master)
 	kill -HUP "$phcd_pid"
 	wait_as_capable "$ib" false 30
 	sleep 1
-	capture "$A" "$ia" 3 "$log.pcap2"
+	capture_for "$A" "$ia" 3 "$log.pcap2"
 	"$PCAP" "$log.pcap2" >"$log.frames2"
 	mac=$(ip -n "$B" -j link show "$ib" | jq -r '.[0].address')
 	if grep -Eq "^$mac (SYNC|FOLLOW_UP|ANNOUNCE) " "$log.frames2"; then

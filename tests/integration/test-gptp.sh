@@ -15,15 +15,6 @@ set -euo pipefail
 tmp=$(mktemp -d)
 trap 'net_cleanup; rm -rf "$tmp"' EXIT
 
-# gPTP_cfg DIR: the gPTP.cfg this linuxptp version ships, with a threshold veth can meet.
-gptp_cfg() {
-	local cfg=${1:+$1/configs/gPTP.cfg}
-	cfg=${cfg:-/usr/share/doc/linuxptp/configs/gPTP.cfg}
-	[ -f "$cfg" ] || fail "no gPTP.cfg at $cfg"
-	grep -q '^neighborPropDelayThresh' "$cfg" || fail "$cfg has no neighborPropDelayThresh"
-	sed 's/^neighborPropDelayThresh.*/neighborPropDelayThresh\t100000/' "$cfg"
-}
-
 run() { # PTP4L_VERSION ROLE(master|slave)
 	local v=${1//./}${2:0:1} A B ia ib log from id stats pds
 	A=pgpa$$$v B=pgpb$$$v ia=gp${v}a ib=gp${v}b log=$tmp/$v
@@ -48,9 +39,11 @@ run() { # PTP4L_VERSION ROLE(master|slave)
 		from=$(line_no "$log-ptp4l" 'on RS_SLAVE')
 		wait_lines "$log-ptp4l" 'master offset' 10 40 "$from"
 		stats=$(offset_stats "$log-ptp4l" "$from" 10)
-		# As in test-gptp-phcd: ptp4l measuring phcd over 802.1AS shows a mean bias of a few us
-		# (10.3 us once in a full parallel run), not explained yet: 20 us.
-		check_stats "ptp4l $1 (gPTP.cfg) as slave of phcd-port (gPTP keys)" "$stats" 20000 20000
+		# Sync at 8/s over veth shows a positive bias at any master: side by side, interleaved
+		# (load 6-13), plain P2P, ptp4l 3.1.1 slave, the median offset was +1.0 to +1.2 us
+		# behind a ptp4l master and -0.2 to +2.2 us behind phcd-port (4 runs each); at Sync 1/s
+		# both are within 0.6 us of zero. 10 us on the median.
+		check_stats "ptp4l $1 (gPTP.cfg) as slave of phcd-port (gPTP keys)" "$stats" 10000 20000
 		# -t 1: the UDS port of a gPTP.cfg ptp4l wants transportSpecific 1 too.
 		pds=$(ip netns exec "$A" "$(ptp4l_bin pmc)" -u -b 0 -t 1 -s "$tmp/uds-$ia-$$" \
 			-i "$log.pmc" 'GET PORT_DATA_SET_NP')

@@ -23,6 +23,16 @@ reference_linuxptp() {
 	REF_DIRS=("" "$d")
 }
 
+# gptp_cfg DIR: the gPTP.cfg the linuxptp build in DIR ships (Debian's when DIR is empty), with
+# a neighborPropDelayThresh that veth's software path delay (1-2 us) can meet.
+gptp_cfg() {
+	local cfg=${1:+$1/configs/gPTP.cfg}
+	cfg=${cfg:-/usr/share/doc/linuxptp/configs/gPTP.cfg}
+	[ -f "$cfg" ] || fail "no gPTP.cfg at $cfg"
+	grep -q '^neighborPropDelayThresh' "$cfg" || fail "$cfg has no neighborPropDelayThresh"
+	sed 's/^neighborPropDelayThresh.*/neighborPropDelayThresh\t100000/' "$cfg"
+}
+
 # ptp4l_start NS IF LOG [ptp4l options...]: ptp4l that can never touch a clock; pid in $LAST_PID.
 ptp4l_start() {
 	local ns=$1 ifname=$2 log=$3
@@ -74,28 +84,36 @@ wait_lines() {
 	done
 }
 
-# offset_stats FILE FROM COUNT: "mean_offset rms_offset mean_delay n" over the first COUNT
-# "master offset" lines after line FROM (ptp4l and phcd-port print the same format).
+# offset_stats FILE FROM COUNT: "mean_offset rms_offset mean_delay n median_offset" over the first
+# COUNT "master offset" lines after line FROM (ptp4l and phcd-port print the same format).
 offset_stats() {
 	tail -n +$(($2 + 1)) "$1" | grep -E 'master offset +-?[0-9]+ s[0-9]' | head -n "$3" |
 		awk '{ for (i = 1; i < NF; i++) {
 				if ($i == "offset") o = $(i + 1)
 				if ($i == "delay") d = $(i + 1)
 			}
-			n++; so += o; so2 += o * o; sd += d }
-		END { if (n) printf "%.0f %.0f %.0f %d\n", so / n, sqrt(so2 / n), sd / n, n
-			else print "0 0 0 0" }'
+			v[n++] = o + 0; so += o; so2 += o * o; sd += d }
+		END { if (!n) { print "0 0 0 0 0"; exit }
+			for (i = 1; i < n; i++)
+				for (j = i; j > 0 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+			m = n % 2 ? v[(n - 1) / 2] : (v[n / 2 - 1] + v[n / 2]) / 2
+			printf "%.0f %.0f %.0f %d %.0f\n", so / n, sqrt(so2 / n), sd / n, n, m }'
 }
 
-# check_stats LABEL "mean rms delay n" MAX_ABS_MEAN MAX_DELAY: fail unless plausible for veth.
+# check_stats LABEL "mean rms delay n median" MAX_ABS_MEDIAN MAX_DELAY: fail unless plausible for
+# veth. The bias is judged on the median offset: software timestamps on a loaded machine see a
+# preemption spike of tens of us now and then, at either end, with ptp4l as master as much as with
+# phcd (tests/integration/test-port-master-of-ptp4l.sh's history); one spike in eight samples
+# moves the mean by several us but the median by little.
 check_stats() {
-	local label=$1 mean rms delay n
-	read -r mean rms delay n <<<"$2"
+	local label=$1 mean rms delay n median
+	read -r mean rms delay n median <<<"$2"
 	[ "$n" -gt 0 ] || fail "$label: no offset samples"
-	[ "${mean#-}" -le "$3" ] || fail "$label: |mean offset| ${mean#-} ns, expected <= $3 ns"
+	[ "${median#-}" -le "$3" ] ||
+		fail "$label: |median offset| ${median#-} ns (mean $mean, rms $rms over $n), expected <= $3 ns"
 	[ "$delay" -gt 0 ] && [ "$delay" -le "$4" ] ||
 		fail "$label: mean path delay $delay ns, expected in (0, $4] ns"
-	echo "ok: $label: $n samples, mean offset $mean ns, rms $rms ns, mean path delay $delay ns"
+	echo "ok: $label: $n samples, median offset $median ns, mean $mean ns, rms $rms ns, mean path delay $delay ns"
 }
 
 # phcd_port_id LOG: the clock identity phcd-port printed at start ("port ID-1 on IF").

@@ -2,6 +2,7 @@
 /* Config loading: every kind of error names file:line, drop-in order, resolution, diffs. */
 #include <stdarg.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <cmocka.h>
 
 #include "common/config-file.h"
+#include "common/config-keys.h"
 
 struct fixture {
 	char dir[64];
@@ -889,23 +891,94 @@ static void test_diff(void **state)
 }
 
 /* docs/phcd.conf.example is the sample users copy: it must load. */
-static void test_example_config(void **state)
+/* The path of a file of the source tree: $SRC, or found from this executable's place. */
+static void source_path(const char *rel, char *path, size_t size)
 {
-	char path[8192], exe[4096];
+	char exe[4096];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	const char *src = getenv("SRC");
 
-	(void) state;
 	assert_true(n > 0);
 	exe[n] = '\0';
 	if (src) {
-		snprintf(path, sizeof(path), "%s/docs/phcd.conf.example", src);
+		snprintf(path, size, "%s/%s", src, rel);
 	} else {
 		/* __FILE__ is relative to the build root, two levels above this executable. */
 		*strrchr(exe, '/') = '\0';
-		snprintf(path, sizeof(path), "%s/../../%.*s/../../docs/phcd.conf.example", exe,
-			 (int) (strrchr(__FILE__, '/') - __FILE__), __FILE__);
+		snprintf(path, size, "%s/../../%.*s/../../%s", exe,
+			 (int) (strrchr(__FILE__, '/') - __FILE__), __FILE__, rel);
 	}
+}
+
+/*
+ * docs/phcd.conf.5.md and the key table agree: every key phcd reads has a row "| `key` | default |"
+ * with the table's default ("(empty)" or "(none)" for an empty one), and every row of a "keys"
+ * section names a key phcd reads (nothing documented that the parser would refuse, nothing read
+ * undocumented).
+ */
+static void test_keys_documented(void **state)
+{
+	char path[8192], *dump = NULL, *line = NULL, *save = NULL;
+	size_t dump_size = 0, line_size = 0;
+	FILE *d = open_memstream(&dump, &dump_size), *doc;
+	bool in_keys = false;
+	int rows = 0;
+
+	(void) state;
+	source_path("docs/phcd.conf.5.md", path, sizeof(path));
+	doc = fopen(path, "r");
+	assert_non_null(doc);
+	config_dump_keys(d);
+	fclose(d);
+	for (char *k = strtok_r(dump, "\n", &save); k; k = strtok_r(NULL, "\n", &save)) {
+		char *def = strchr(strchr(k, '\t') + 1, '\t') + 1, want[512];
+		bool found = false;
+
+		*strchr(k, '\t') = '\0';
+		*strchr(def, '\t') = '\0';
+		bool empty = strcmp(def, "(empty)") == 0;
+		char none[512];
+
+		snprintf(want, sizeof(want), "| `%s` | %s |", k, def);
+		snprintf(none, sizeof(none), "| `%s` | (none) |", k);
+		rewind(doc);
+		while (getline(&line, &line_size, doc) > 0) {
+			found = found || strncmp(line, want, strlen(want)) == 0 ||
+				(empty && strncmp(line, none, strlen(none)) == 0);
+		}
+		if (!found) {
+			print_error("docs/phcd.conf.5.md has no row starting %s\n", want);
+		}
+		assert_true(found);
+	}
+	rewind(doc);
+	while (getline(&line, &line_size, doc) > 0) {
+		char name[256];
+
+		if (strncmp(line, "## ", 3) == 0) {
+			in_keys = strstr(line, " keys") != NULL;
+		} else if (in_keys && sscanf(line, "| `%255[^`]` |", name) == 1) {
+			if (!config_keys_find(name, false)) {
+				print_error("docs/phcd.conf.5.md documents '%s', which phcd does "
+					    "not read\n",
+					    name);
+			}
+			assert_non_null(config_keys_find(name, false));
+			rows++;
+		}
+	}
+	assert_true(rows > 50);
+	free(line);
+	free(dump);
+	fclose(doc);
+}
+
+static void test_example_config(void **state)
+{
+	char path[8192];
+
+	(void) state;
+	source_path("docs/phcd.conf.example", path, sizeof(path));
 	FILE *out = tmpfile();
 	char buf[4096] = { 0 };
 	int r;
@@ -943,6 +1016,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_profile_g8275_1, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_table_defaults_match_options, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_diff, setup, teardown),
+		cmocka_unit_test(test_keys_documented),
 		cmocka_unit_test(test_example_config),
 	};
 

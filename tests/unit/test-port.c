@@ -182,6 +182,49 @@ static void test_gate_follows_servo(void **state)
 	link_free(&l);
 }
 
+/*
+ * Hardware timestamps in a QEMU (TCG) guest: Syncs 8/s late by 0..8 us, and every 13th by 45 us
+ * more, about what the closed-loop tier's serial log shows. Such spikes pass the gate now and
+ * then (its limit follows the noise), the servo answers one with kp x 45 us, some 60 ppm, and the
+ * gate then keeps the next samples, which lie far off the line drawn through the spike, from the
+ * servo. While samples are kept the slave's clock must run on the servo's frequency estimate,
+ * not on the last answer with its phase correction: held over the three samples kept that one
+ * left the PHC some 60 ppm off for half a second (VMTEST-A-SERIES: 52 us passed, freq +48 ppm
+ * -> -17.7 ppm, three samples kept, the offset -38 us). Here: true error RMS 11.7 us held, 8.4 us
+ * with the estimate.
+ */
+static void test_kept_samples_hold_frequency(void **state)
+{
+	struct link l;
+	unsigned kept = 0, n = 0;
+	double sum2 = 0, rms;
+
+	link_init_free(&l, 50000.0, NS_PER_MSEC, DELAY_MECHANISM_E2E, false, -3);
+	l.sync_jitter = 8 * NS_PER_USEC;
+	l.spike_every = 13;
+	l.spike = 45 * NS_PER_USEC;
+	link_run(&l, START + 30 * NS_PER_SEC);
+	assert_int_equal(port_get_state(l.s[1].port), PORT_STATE_SLAVE);
+	for (int i = 0; i < 60 * 8; i++) {
+		unsigned before = l.s[1].samples;
+		ns_t e;
+
+		link_run(&l, l.now + NS_PER_SEC / 8);
+		e = link_error(&l);
+		sum2 += (double) e * (double) e;
+		n++;
+		kept += l.s[1].samples != before && !l.s[1].last.adjusted;
+	}
+	rms = sqrt(sum2 / n);
+	/* The case is the one meant: samples kept from the servo. */
+	assert_true(kept > 0);
+	if (rms > 10000.0) {
+		fail_msg("true error RMS %.0f ns over 60 s (%u samples kept), expected below 10 us",
+			 rms, kept);
+	}
+	link_free(&l);
+}
+
 static int cmp_ns(const void *a, const void *b)
 {
 	ns_t x = *(const ns_t *) a, y = *(const ns_t *) b;
@@ -596,6 +639,19 @@ static size_t forge(struct link *l, enum msg_type type, uint8_t *buf,
 	return (size_t) n;
 }
 
+/*
+ * An E2E link whose slave (returned) is SLAVE, stopped between a Follow_Up and the next Sync:
+ * nothing is pending, so what the test injects next is judged alone.
+ */
+static struct port *link_slave_settled(struct link *l)
+{
+	link_init(l, 5000.0, 10 * NS_PER_USEC, DELAY_MECHANISM_E2E);
+	link_run(l, START + 40 * NS_PER_SEC);
+	assert_int_equal(port_get_state(l->s[1].port), PORT_STATE_SLAVE);
+	link_run(l, l->now + NS_PER_SEC / 2);
+	return l->s[1].port;
+}
+
 static void edit_seq_ahead(struct msg *m, const struct link *l)
 {
 	m->hdr.sequenceId += 100;
@@ -637,11 +693,7 @@ static void test_hostile(void **state)
 	struct link l;
 	size_t n;
 
-	link_init(&l, 5000.0, 10 * NS_PER_USEC, DELAY_MECHANISM_E2E);
-	link_run(&l, START + 40 * NS_PER_SEC);
-	assert_int_equal(port_get_state(l.s[1].port), PORT_STATE_SLAVE);
-	/* Stop between a Follow_Up and the next Sync: nothing is pending. */
-	link_run(&l, l.now + NS_PER_SEC / 2);
+	link_slave_settled(&l);
 
 	n = forge(&l, MSG_FOLLOW_UP, buf, edit_seq_ahead);
 	inject(&l, buf, n, PORT_CNT_FOLLOW_UP_WITHOUT_SYNC);
@@ -716,11 +768,7 @@ static void test_interval_out_of_range(void **state)
 	int8_t dreq_interval;
 	size_t n;
 
-	link_init(&l, 5000.0, 10 * NS_PER_USEC, DELAY_MECHANISM_E2E);
-	link_run(&l, START + 40 * NS_PER_SEC);
-	sl = l.s[1].port;
-	assert_int_equal(port_get_state(sl), PORT_STATE_SLAVE);
-	link_run(&l, l.now + NS_PER_SEC / 2);
+	sl = link_slave_settled(&l);
 	dreq_interval = port_port_ds(sl)->logMinDelayReqInterval;
 
 	n = forge(&l, MSG_SYNC, buf, edit_interval_fast);
@@ -824,11 +872,7 @@ static void test_extreme_times(void **state)
 	ns_t offset, delay;
 	size_t n;
 
-	link_init(&l, 5000.0, 10 * NS_PER_USEC, DELAY_MECHANISM_E2E);
-	link_run(&l, START + 40 * NS_PER_SEC);
-	sl = l.s[1].port;
-	assert_int_equal(port_get_state(sl), PORT_STATE_SLAVE);
-	link_run(&l, l.now + NS_PER_SEC / 2);
+	sl = link_slave_settled(&l);
 	offset = port_current_ds(sl)->offsetFromMaster;
 	delay = port_current_ds(sl)->meanDelay;
 
@@ -1330,6 +1374,7 @@ int main(void)
 		cmocka_unit_test(test_free_running_reports_spikes),
 		cmocka_unit_test(test_servo_reports_every_offset),
 		cmocka_unit_test(test_gate_follows_servo),
+		cmocka_unit_test(test_kept_samples_hold_frequency),
 		cmocka_unit_test(test_rate_ratio_jitter),
 		cmocka_unit_test(test_fast_start),
 		cmocka_unit_test(test_locked_before_no_first_step),
