@@ -96,10 +96,7 @@ run() { # VERSION ROLE(slave|master)
 	else
 		id=$(status_field "$log.status" instance gp clock)
 		wait_for "$log-ptp4l" "selected best master clock $id" 30
-		wait_for "$log-ptp4l" 'to (UNCALIBRATED|SLAVE) on RS_SLAVE' 30
-		from=$(line_no "$log-ptp4l" 'on RS_SLAVE')
-		wait_lines "$log-ptp4l" 'master offset' 10 40 "$from"
-		stats=$(offset_stats "$log-ptp4l" "$from" 10)
+		stats=$(ptp4l_slave_stats "$log-ptp4l" 10 40)
 		# Sync at 8/s over veth: a positive bias of 1-2 us at a ptp4l master as at phcd (see
 		# test-gptp.sh); 10 us on the median.
 		check_stats "ptp4l $1 (gPTP.cfg) as slave of phcd (profile gPTP)" "$stats" 10000 20000
