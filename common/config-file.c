@@ -15,6 +15,7 @@
 
 #include "common/config-keys.h"
 #include "common/config-file.h"
+#include "common/config-ptp4l.h"
 
 enum section_kind {
 	SECTION_NONE,
@@ -34,17 +35,24 @@ struct loader {
 	char buf[INI_MAX_LINE + 2];
 	enum section_kind section;
 	uint32_t section_line; /* of the current section's header */
-	size_t index; /* of the current instance or interface; arrays may move, so no pointer */
+	size_t index;	  /* of the current instance or interface; arrays may move, so no pointer */
+	const char *path; /* of the current file, as given */
 	FILE *err;
 	char *err_text;
 	size_t err_size;
+	FILE *verdicts; /* one line per key of a ptp4l_config file */
+	char *verdicts_text;
+	size_t verdicts_size;
+	FILE *warn; /* the verdicts that are warnings */
+	char *warn_text;
+	size_t warn_size;
 	unsigned int n_errors;
 	uint32_t last_error_line;
 	int oom;
 };
 
 /* Length of the valid UTF-8 sequence at s (1..4) that sd-bus accepts, or 0. */
-static size_t utf8_len(const unsigned char *s)
+size_t config_utf8_len(const unsigned char *s)
 {
 	size_t n = *s < 0x80		 ? 1
 		   : (*s & 0xE0) == 0xC0 ? 2
@@ -81,7 +89,7 @@ char *config_escape_name(const char *name)
 		return NULL;
 	}
 	for (size_t n; *in; in += n) {
-		n = utf8_len(in);
+		n = config_utf8_len(in);
 		if (n == 0 || (n == 1 && (*in < 0x20 || *in == 0x7F || *in == '\\'))) {
 			o += sprintf(o, "\\x%02x", *in);
 			n = 1;
@@ -298,6 +306,8 @@ static bool scope_allows(enum key_scope s, enum section_kind sec)
 	}
 }
 
+static void ptp4l_config(struct loader *l, const char *value);
+
 /*
  * The one inih handler: look the key up in the table, check where it is, parse it in place.
  * Errors are collected by the loader, so it always returns 1 and inih's own return value is left
@@ -320,6 +330,10 @@ static int handler(void *user, const char *section, const char *name, const char
 		       "key \"%s\" outside of any section, expected a [global], [instance NAME] or "
 		       "[interface IFNAME] header before it",
 		       name);
+		return 1;
+	}
+	if (strcmp(name, "ptp4l_config") == 0) {
+		ptp4l_config(l, value);
 		return 1;
 	}
 	k = config_keys_find(name, false);
@@ -513,22 +527,33 @@ static const char *file_type_error(int r)
 	}
 }
 
-static int load_file(struct loader *l, const char *path, bool optional)
+/* Add path to c->files, its index in *ret. */
+static int add_file(struct config *c, const char *path, uint32_t *ret)
 {
-	char **files;
-	int r;
+	char **files = reallocarray(c->files, c->n_files + 1, sizeof(char *));
 
-	files = reallocarray(l->c->files, l->c->n_files + 1, sizeof(char *));
 	if (!files) {
 		return -ENOMEM;
 	}
-	l->c->files = files;
+	c->files = files;
 	/* Shown on D-Bus and in messages, which must be UTF-8: any other byte escaped. */
-	files[l->c->n_files] = config_escape_name(path);
-	if (!files[l->c->n_files]) {
+	files[c->n_files] = config_escape_name(path);
+	if (!files[c->n_files]) {
 		return -ENOMEM;
 	}
-	l->file = (uint32_t) l->c->n_files++;
+	*ret = (uint32_t) c->n_files++;
+	return 0;
+}
+
+static int load_file(struct loader *l, const char *path, bool optional)
+{
+	int r;
+
+	r = add_file(l->c, path, &l->file);
+	if (r < 0) {
+		return r;
+	}
+	l->path = path;
 	l->line = 0;
 	l->bytes = 0;
 	/* Every file starts outside any section: a drop-in's keys never land in the last file's. */
@@ -555,6 +580,320 @@ static int load_file(struct loader *l, const char *path, bool optional)
 		report(l, here(l), "syntax error, expected [section], key = value or a comment");
 	}
 	return 0;
+}
+
+/* ---- ptp4l_config: a linuxptp file as a layer under the section that names it ---- */
+
+/* One verdict line; a warning also goes to warnings, a refusal to the errors. */
+_printf_(5, 6) static void verdict(struct loader *l, struct config_pos pos, const char *line,
+				   enum ptp4l_verdict v, const char *fmt, ...)
+{
+	static const char *const head[] = {
+		[PTP4L_HONOURED] = "honoured",
+		[PTP4L_IGNORED] = "not honoured (warning, the key is ignored)",
+		[PTP4L_REFUSED] = "not honoured (error, the configuration is refused)",
+	};
+	char text[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	fprintf(l->verdicts, "%s:%" PRIu32 ": %s: %s%s%s\n", file_name(l->c, pos.file), pos.line,
+		line, head[v], v == PTP4L_HONOURED ? " " : ": ", text);
+	if (v == PTP4L_IGNORED) {
+		fprintf(l->warn, "%s:%" PRIu32 ": %s: %s: %s\n", file_name(l->c, pos.file),
+			pos.line, line, head[v], text);
+	} else if (v == PTP4L_REFUSED) {
+		report(l, pos, "%s: not honoured: %s", line, text);
+	}
+}
+
+/* State of one ptp4l file: where its keys go. */
+struct ptp4l_file {
+	struct config_layer *global; /* the file's [global] */
+	size_t owner;		     /* instance index, SIZE_MAX: [global]'s file */
+	size_t section;		     /* current [IFNAME] in c->ptp4l_sections, SIZE_MAX: [global] */
+	bool in_section;	     /* a header was seen */
+	size_t first_section;	     /* this file's first entry in c->ptp4l_sections */
+};
+
+static struct config_layer *ptp4l_layer(struct loader *l, const struct ptp4l_file *pf)
+{
+	return pf->section == SIZE_MAX ? pf->global : &l->c->ptp4l_sections[pf->section].layer;
+}
+
+/* [IFNAME]: that port's keys, and (as ptp4l) the port itself: the file's interfaces. */
+static void ptp4l_open_section(struct loader *l, struct ptp4l_file *pf, struct config_pos pos,
+			       const char *name)
+{
+	const struct config_key *itf = config_keys_find("interfaces", false);
+	struct config_ptp4l_section *n;
+	const char *why = ptp4l_special_section(name);
+	size_t idx = config_keys_index(itf);
+	int r;
+
+	pf->in_section = true;
+	pf->section = SIZE_MAX;
+	if (strcmp(name, "global") == 0) {
+		return;
+	}
+	pf->section = SIZE_MAX - 1; /* keys of a refused section are not read */
+	if (why) {
+		report(l, pos, "[%s] is not honoured: %s", name, why);
+		return;
+	}
+	if (!config_keys_ifname_valid(name, strlen(name))) {
+		report(l, pos,
+		       "invalid section [%s], expected [global] or [IFNAME] with an interface name "
+		       "of 1 to 15 characters",
+		       name);
+		return;
+	}
+	for (size_t i = pf->first_section; i < l->c->n_ptp4l_sections; i++) {
+		if (strcmp(l->c->ptp4l_sections[i].ifname, name) == 0) {
+			report(l, pos, "duplicate [%s] in one file (first at %s:%" PRIu32 ")", name,
+			       file_name(l->c, l->c->ptp4l_sections[i].layer.section.file),
+			       l->c->ptp4l_sections[i].layer.section.line);
+			return;
+		}
+	}
+	n = reallocarray(l->c->ptp4l_sections, l->c->n_ptp4l_sections + 1, sizeof(*n));
+	if (!n) {
+		l->oom = 1;
+		return;
+	}
+	l->c->ptp4l_sections = n;
+	n = &n[l->c->n_ptp4l_sections];
+	memset(n, 0, sizeof(*n));
+	layer_init(&n->layer, pos);
+	snprintf(n->ifname, sizeof(n->ifname), "%s", name);
+	n->instance = pf->owner;
+	pf->section = l->c->n_ptp4l_sections++;
+	if (config_layer_is_set(pf->global, idx)) {
+		r = itf->append(itf, name, config_keys_field(pf->global, itf));
+	} else {
+		r = itf->parse(itf, name, config_keys_field(pf->global, itf));
+	}
+	if (r < 0) {
+		report(l, pos, "[%s]: more than %d interfaces, expected at most %d", name,
+		       OPTIONS_INTERFACES_MAX, OPTIONS_INTERFACES_MAX);
+		return;
+	}
+	config_layer_mark_set(pf->global, idx);
+	pf->global->set_at[idx] = pos;
+	verdict(l, pos, name, PTP4L_HONOURED,
+		"(a port, as in ptp4l: phcd key interfaces, unless phcd.conf sets it; the "
+		"section's keys are its port keys)");
+}
+
+static void ptp4l_key(struct loader *l, struct ptp4l_file *pf, struct config_pos pos,
+		      const char *key, const char *value)
+{
+	struct config_layer *layer = ptp4l_layer(l, pf);
+	struct ptp4l_map m;
+	char line[PTP4L_LINE_MAX + 2], expect[256];
+	size_t idx;
+	int r;
+
+	snprintf(line, sizeof(line), "%s %s", key, value);
+	if (ptp4l_map_key(key, value, &m) < 0) {
+		verdict(l, pos, line, PTP4L_REFUSED,
+			"unknown key \"%s\", expected a key of linuxptp's ptp4l listed in "
+			"phcd.conf(5)",
+			key);
+		return;
+	}
+	if (!m.key) {
+		verdict(l, pos, line, m.verdict,
+			m.verdict == PTP4L_HONOURED ? "(phcd's behaviour: %s)" : "%s", m.reason);
+		return;
+	}
+	if (pf->section != SIZE_MAX && m.key->scope != SCOPE_PORT) {
+		verdict(l, pos, line, PTP4L_REFUSED,
+			"%s is not a port key, expected it in [global] (as ptp4l does)", key);
+		return;
+	}
+	if (m.key->scope == SCOPE_DAEMON && pf->owner != SIZE_MAX) {
+		verdict(l, pos, line, PTP4L_IGNORED,
+			"%s is a daemon key, which only the ptp4l_config of [global] sets", key);
+		return;
+	}
+	idx = config_keys_index(m.key);
+	r = m.key->parse(m.key, m.value, config_keys_field(layer, m.key));
+	if (r < 0) {
+		config_keys_expect(m.key, expect, sizeof(expect));
+		if (m.reason) {
+			verdict(l, pos, line, m.cosmetic ? PTP4L_IGNORED : PTP4L_REFUSED,
+				"%s (phcd key %s takes %s)", m.reason, m.key->name, expect);
+		} else {
+			verdict(l, pos, line, m.cosmetic ? PTP4L_IGNORED : PTP4L_REFUSED,
+				"%s for phcd key %s, expected %s",
+				r == -ERANGE ? "out of range" : "not a valid value", m.key->name,
+				expect);
+		}
+		return;
+	}
+	if (config_layer_is_set(layer, idx) && layer->set_at[idx].file == pos.file) {
+		verdict(l, pos, line, PTP4L_HONOURED,
+			"(as phcd key %s = %s; line %" PRIu32
+			"'s value is overridden, as in ptp4l)",
+			m.key->name, m.value, layer->set_at[idx].line);
+	} else {
+		verdict(l, pos, line, PTP4L_HONOURED, "(as phcd key %s = %s)", m.key->name,
+			m.value);
+	}
+	config_layer_mark_set(layer, idx);
+	layer->set_at[idx] = pos;
+}
+
+/* One line of a ptp4l file: at most PTP4L_LINE_MAX characters; 0 at the end, <0 too long. */
+static int ptp4l_read_line(FILE *f, char *buf, size_t size, uint64_t *bytes, bool *nul)
+{
+	size_t n = 0;
+	bool overlong = false;
+	int ch = EOF;
+
+	*nul = false;
+	while ((ch = getc_unlocked(f)) != EOF) {
+		if (++*bytes > CONFIG_FILE_MAX) {
+			return -EFBIG;
+		}
+		if (ch == '\n') {
+			break;
+		}
+		*nul |= ch == '\0';
+		if (n + 1 < size) {
+			buf[n++] = (char) ch;
+		} else {
+			overlong = true;
+		}
+	}
+	buf[n] = '\0';
+	if (n == 0 && ch == EOF) {
+		return 0;
+	}
+	return overlong ? -E2BIG : 1;
+}
+
+/* Read the linuxptp file path into global (and [IFNAME] sections owned by owner). */
+static int ptp4l_read(struct loader *l, const char *path, struct config_pos at,
+		      struct config_layer *global, size_t owner)
+{
+	struct ptp4l_file pf = {
+		.global = global,
+		.owner = owner,
+		.section = SIZE_MAX,
+		.first_section = l->c->n_ptp4l_sections,
+	};
+	char buf[PTP4L_LINE_MAX + 1]; /* a longer line is an error */
+	uint64_t bytes = 0;
+	struct config_pos pos = { 0 };
+	FILE *f = NULL;
+	bool nul;
+	int r;
+
+	r = add_file(l->c, path, &pos.file);
+	if (r < 0) {
+		return r;
+	}
+	if (at.line == 0) {
+		at = pos;
+	}
+	r = open_regular(path, &f);
+	if (r < 0) {
+		report(l, at, "ptp4l_config %s: cannot open: %s, expected a readable regular file",
+		       l->c->files[pos.file], file_type_error(r));
+		return 0;
+	}
+	while ((r = ptp4l_read_line(f, buf, sizeof(buf), &bytes, &nul)) != 0 && !l->oom) {
+		struct ptp4l_line pl;
+
+		pos.line++;
+		if (r == -EFBIG) {
+			report(l, pos,
+			       "file is larger than %d bytes, expected a ptp4l configuration "
+			       "(the rest is not read)",
+			       CONFIG_FILE_MAX);
+			break;
+		}
+		if (r < 0 || nul) {
+			report(l, pos,
+			       "line is too long or contains a NUL byte, expected at most %d "
+			       "characters of text",
+			       PTP4L_LINE_MAX);
+			continue;
+		}
+		switch (ptp4l_parse_line(buf, &pl)) {
+		case PTP4L_LINE_BLANK:
+			break;
+		case PTP4L_LINE_ERROR:
+			report(l, pos, "%s", pl.error);
+			break;
+		case PTP4L_LINE_SECTION:
+			ptp4l_open_section(l, &pf, pos, pl.section);
+			break;
+		case PTP4L_LINE_KEY:
+			if (!pf.in_section) {
+				report(l, pos,
+				       "key \"%s\" outside of any section, expected [global] or "
+				       "[IFNAME] before it (as ptp4l)",
+				       pl.key);
+			} else if (pf.section != SIZE_MAX - 1) {
+				ptp4l_key(l, &pf, pos, pl.key, pl.value);
+			}
+			break;
+		}
+	}
+	fclose(f);
+	return l->oom ? -ENOMEM : 0;
+}
+
+/* `ptp4l_config = PATH` in [global] or [instance NAME]: once per section, relative to the file. */
+static void ptp4l_config(struct loader *l, const char *value)
+{
+	_cleanup_free_ char *path = NULL;
+	struct config_layer *target;
+	const char *slash;
+	size_t owner;
+
+	if (l->section == SECTION_GLOBAL) {
+		target = &l->c->ptp4l_global;
+		owner = SIZE_MAX;
+	} else if (l->section == SECTION_INSTANCE) {
+		target = &l->c->instances[l->index].ptp4l;
+		owner = l->index;
+	} else {
+		report(l, here(l),
+		       "key \"ptp4l_config\" is not valid in this section, expected it in [global] "
+		       "or [instance NAME]");
+		return;
+	}
+	if (target->section.line) {
+		report(l, here(l),
+		       "a second ptp4l_config for this section, expected one (first at %s:%" PRIu32
+		       ")",
+		       file_name(l->c, target->section.file), target->section.line);
+		return;
+	}
+	if (!*value) {
+		report(l, here(l), "ptp4l_config without a path, expected a linuxptp file");
+		return;
+	}
+	slash = strrchr(l->path, '/');
+	if (value[0] == '/' || !slash) {
+		path = strdup(value);
+	} else if (asprintf(&path, "%.*s/%s", (int) (slash - l->path), l->path, value) < 0) {
+		path = NULL;
+	}
+	if (!path) {
+		l->oom = 1;
+		return;
+	}
+	layer_init(target, here(l));
+	if (ptp4l_read(l, path, here(l), target, owner) < 0) {
+		l->oom = 1;
+	}
 }
 
 static int dropin_filter(const struct dirent *d)
@@ -815,9 +1154,49 @@ static void cross_check(struct loader *l)
 	}
 }
 
+/* Keys of a ptp4l_config layer low that phcd.conf's layer high sets too: high wins, say so. */
+static void note_layer(struct loader *l, const struct config_layer *low,
+		       const struct config_layer *high, const char *what)
+{
+	const struct config_key *k;
+
+	for (size_t i = 0; (k = config_keys_at(i)); i++) {
+		if (config_layer_is_set(low, i) && config_layer_is_set(high, i) &&
+		    low->set_at[i].file != high->set_at[i].file) {
+			fprintf(l->verdicts,
+				"%s:%" PRIu32 ": phcd key %s: overridden%s by %s:%" PRIu32
+				" (phcd.conf wins over ptp4l_config)\n",
+				file_name(l->c, low->set_at[i].file), low->set_at[i].line, k->name,
+				what, file_name(l->c, high->set_at[i].file), high->set_at[i].line);
+		}
+	}
+}
+
+static void note_overrides(struct loader *l)
+{
+	struct config *c = l->c;
+	char what[64];
+
+	note_layer(l, &c->ptp4l_global, &c->global, "");
+	for (size_t i = 0; i < c->n_instances; i++) {
+		snprintf(what, sizeof(what), " in instance %s", c->instances[i].options.name);
+		note_layer(l, &c->ptp4l_global, &c->instances[i].layer, what);
+		note_layer(l, &c->instances[i].ptp4l, &c->instances[i].layer, "");
+	}
+	for (size_t k = 0; k < c->n_ptp4l_sections; k++) {
+		const struct config_interface *itf = config_find_interface(
+			c, c->ptp4l_sections[k].ifname);
+
+		if (itf) {
+			note_layer(l, &c->ptp4l_sections[k].layer, &itf->layer, "");
+		}
+	}
+}
+
 static void resolve(struct config *c)
 {
 	config_keys_daemon_defaults(&c->daemon);
+	config_keys_apply(&c->ptp4l_global, SCOPE_DAEMON, &c->daemon);
 	config_keys_apply(&c->global, SCOPE_DAEMON, &c->daemon);
 	for (size_t i = 0; i < c->n_instances; i++) {
 		struct config_instance *in = &c->instances[i];
@@ -826,19 +1205,26 @@ static void resolve(struct config *c)
 		enum options_profile profile;
 
 		memcpy(name, in->options.name, sizeof(name));
-		/* First only to learn the instance's profile, whose defaults the keys override. */
+		/*
+		 * Each ptp4l_config file's [global] just under the section that names it. First
+		 * only to learn the instance's profile, whose defaults the keys override.
+		 */
+		const struct config_layer *layers[] = { &c->ptp4l_global, &c->global, &in->ptp4l,
+							&in->layer };
+
 		options_instance_defaults(&in->options);
-		config_keys_apply(&c->global, SCOPE_INSTANCE, &in->options);
-		config_keys_apply(&in->layer, SCOPE_INSTANCE, &in->options);
+		for (size_t k = 0; k < ARRAY_SIZE(layers); k++) {
+			config_keys_apply(layers[k], SCOPE_INSTANCE, &in->options);
+		}
 		profile = in->options.profile;
 		options_instance_defaults(&in->options);
 		options_port_defaults(&in->port);
 		options_profile_defaults(profile, &in->options, &in->port);
 		memcpy(in->options.name, name, sizeof(name));
-		config_keys_apply(&c->global, SCOPE_INSTANCE, &in->options);
-		config_keys_apply(&in->layer, SCOPE_INSTANCE, &in->options);
-		config_keys_apply(&c->global, SCOPE_PORT, &in->port);
-		config_keys_apply(&in->layer, SCOPE_PORT, &in->port);
+		for (size_t k = 0; k < ARRAY_SIZE(layers); k++) {
+			config_keys_apply(layers[k], SCOPE_INSTANCE, &in->options);
+			config_keys_apply(layers[k], SCOPE_PORT, &in->port);
+		}
 	}
 }
 
@@ -853,6 +1239,8 @@ struct config *config_free(struct config *c)
 	free(c->files);
 	free(c->instances);
 	free(c->interfaces);
+	free(c->ptp4l_sections);
+	free(c->warnings);
 	free(c);
 	return NULL;
 }
@@ -860,13 +1248,55 @@ struct config *config_free(struct config *c)
 int config_load(const char *path, const char *dropin_dir, bool main_optional, struct config **ret,
 		char **errors)
 {
-	_cleanup_(config_freep) struct config *c = NULL;
+	return config_load_report(path, dropin_dir, main_optional, NULL, ret, errors, NULL);
+}
+
+/* The text of a memstream, or NULL when it is empty. */
+static char *take_text(FILE *f, char **text, size_t *size)
+{
+	fclose(f);
+	if (*size == 0) {
+		free(*text);
+		*text = NULL;
+	}
+	return TAKE_PTR(*text);
+}
+
+static int load_all(struct loader *l, const char *path, const char *dropin_dir, bool main_optional,
+		    const char *ptp4l_path)
+{
 	_cleanup_free_ char *dir = NULL;
+	int r;
+
+	if (ptp4l_path) {
+		l->section = SECTION_GLOBAL;
+		return ptp4l_read(l, ptp4l_path, (struct config_pos){ 0 }, &l->c->ptp4l_global,
+				  SIZE_MAX);
+	}
+	if (!dropin_dir) {
+		if (asprintf(&dir, "%s.d", path) < 0) {
+			dir = NULL;
+			return -ENOMEM;
+		}
+		dropin_dir = dir;
+	}
+	r = load_file(l, path, main_optional);
+	return r < 0 ? r : load_dropins(l, dropin_dir);
+}
+
+int config_load_report(const char *path, const char *dropin_dir, bool main_optional,
+		       const char *ptp4l_path, struct config **ret, char **errors, char **report)
+{
+	_cleanup_(config_freep) struct config *c = NULL;
+	_cleanup_free_ char *verdicts = NULL;
 	struct loader l = { 0 };
 	int r;
 
 	if (errors) {
 		*errors = NULL;
+	}
+	if (report) {
+		*report = NULL;
 	}
 	c = calloc(1, sizeof(*c));
 	if (!c) {
@@ -875,21 +1305,13 @@ int config_load(const char *path, const char *dropin_dir, bool main_optional, st
 	l.c = c;
 	l.last_error_line = UINT32_MAX;
 	l.err = open_memstream(&l.err_text, &l.err_size);
-	if (!l.err) {
-		return -ENOMEM;
+	l.verdicts = open_memstream(&l.verdicts_text, &l.verdicts_size);
+	l.warn = open_memstream(&l.warn_text, &l.warn_size);
+	if (!l.err || !l.verdicts || !l.warn) {
+		r = -ENOMEM;
+		goto out;
 	}
-	if (!dropin_dir) {
-		if (asprintf(&dir, "%s.d", path) < 0) {
-			dir = NULL;
-			r = -ENOMEM;
-			goto out;
-		}
-		dropin_dir = dir;
-	}
-	r = load_file(&l, path, main_optional);
-	if (r == 0) {
-		r = load_dropins(&l, dropin_dir);
-	}
+	r = load_all(&l, path, dropin_dir, main_optional, ptp4l_path);
 	if (r < 0) {
 		goto out;
 	}
@@ -900,18 +1322,35 @@ int config_load(const char *path, const char *dropin_dir, bool main_optional, st
 		}
 	}
 	resolve(c);
+	note_overrides(&l);
 	cross_check(&l);
 	r = l.n_errors > 0 ? -EINVAL : 0;
 out:
-	if (l.n_errors > CONFIG_ERRORS_MAX) {
+	if (l.err && l.n_errors > CONFIG_ERRORS_MAX) {
 		fprintf(l.err, "... and %u more errors (only the first %d are shown)\n",
 			l.n_errors - CONFIG_ERRORS_MAX, CONFIG_ERRORS_MAX);
 	}
-	fclose(l.err);
-	if (errors && l.err_size > 0) {
-		*errors = TAKE_PTR(l.err_text);
+	if (l.warn) {
+		c->warnings = take_text(l.warn, &l.warn_text, &l.warn_size);
+	}
+	if (l.verdicts) {
+		verdicts = take_text(l.verdicts, &l.verdicts_text, &l.verdicts_size);
+	}
+	if (l.err) {
+		char *e = take_text(l.err, &l.err_text, &l.err_size);
+
+		if (errors) {
+			*errors = e;
+		} else {
+			free(e);
+		}
 	}
 	free(l.err_text);
+	free(l.verdicts_text);
+	free(l.warn_text);
+	if (report) {
+		*report = TAKE_PTR(verdicts);
+	}
 	if (r == 0) {
 		*ret = TAKE_PTR(c);
 	}
@@ -928,26 +1367,31 @@ int config_check_dir(const char *path, const char *dropin_dir, FILE *out)
 	return config_check_full(path, dropin_dir, false, out);
 }
 
-int config_check_full(const char *path, const char *dropin_dir, bool main_optional, FILE *out)
+static int check(const char *path, const char *dropin_dir, bool main_optional,
+		 const char *ptp4l_path, FILE *out)
 {
 	_cleanup_(config_freep) struct config *c = NULL;
-	_cleanup_free_ char *errors = NULL;
+	_cleanup_free_ char *errors = NULL, *report = NULL;
+	const char *shown = ptp4l_path ? ptp4l_path : path;
 	int r;
 
-	r = config_load(path, dropin_dir, main_optional, &c, &errors);
+	r = config_load_report(path, dropin_dir, main_optional, ptp4l_path, &c, &errors, &report);
+	if (report) {
+		fputs(report, out);
+	}
 	if (errors) {
 		fputs(errors, out);
 	}
 	if (r < 0) {
 		if (r != -EINVAL) {
-			fprintf(out, "%s: cannot load: %s\n", path, strerror(-r));
+			fprintf(out, "%s: cannot load: %s\n", shown, strerror(-r));
 		}
 		return r;
 	}
-	if (main_optional && access(path, F_OK) < 0 && errno == ENOENT) {
+	if (!ptp4l_path && main_optional && access(path, F_OK) < 0 && errno == ENOENT) {
 		fprintf(out, "%s: not present, the built-in defaults apply\n", path);
 	}
-	fprintf(out, "%s: OK, %zu file(s), %zu instance(s)\n", path, c->n_files, c->n_instances);
+	fprintf(out, "%s: OK, %zu file(s), %zu instance(s)\n", shown, c->n_files, c->n_instances);
 	for (size_t i = 0; i < c->n_instances; i++) {
 		const struct instance_options *o = &c->instances[i].options;
 
@@ -965,6 +1409,16 @@ int config_check_full(const char *path, const char *dropin_dir, bool main_option
 		}
 	}
 	return 0;
+}
+
+int config_check_full(const char *path, const char *dropin_dir, bool main_optional, FILE *out)
+{
+	return check(path, dropin_dir, main_optional, NULL, out);
+}
+
+int config_check_ptp4l(const char *ptp4l_path, FILE *out)
+{
+	return check(NULL, NULL, false, ptp4l_path, out);
 }
 
 const struct config_instance *config_find_instance(const struct config *c, const char *name)
@@ -1007,6 +1461,18 @@ int config_port_options(const struct config *c, const char *instance, const char
 		return -ENOENT;
 	}
 	*ret = in->port;
+	/* ptp4l's [IFNAME] of [global]'s file, then of the instance's, then [interface IFNAME]. */
+	for (int pass = 0; pass < 2; pass++) {
+		size_t owner = pass == 0 ? SIZE_MAX : (size_t) (in - c->instances);
+
+		for (size_t k = 0; k < c->n_ptp4l_sections; k++) {
+			const struct config_ptp4l_section *s = &c->ptp4l_sections[k];
+
+			if (s->instance == owner && strcmp(s->ifname, ifname) == 0) {
+				config_keys_apply(&s->layer, SCOPE_PORT, ret);
+			}
+		}
+	}
 	if (itf) {
 		config_keys_apply(&itf->layer, SCOPE_PORT, ret);
 	}

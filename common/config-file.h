@@ -68,10 +68,23 @@ struct config_instance {
 	struct instance_options options; /* resolved: defaults <- global <- instance */
 	struct port_options port;	 /* resolved port defaults of this instance's ports */
 	struct config_layer layer;
+	/* The [global] section of its ptp4l_config file, under layer; section.line 0: none. */
+	struct config_layer ptp4l;
 };
 
 struct config_interface {
 	char ifname[IFNAMSIZ];
+	struct config_layer layer;
+};
+
+/*
+ * An [IFNAME] section of a ptp4l_config file: port keys of IFNAME's port, under phcd.conf's
+ * [interface IFNAME], for the ports of one instance (that of the file's [instance NAME]) or of any
+ * (the file of [global]).
+ */
+struct config_ptp4l_section {
+	char ifname[IFNAMSIZ];
+	size_t instance; /* index into config.instances, or SIZE_MAX: [global]'s file */
 	struct config_layer layer;
 };
 
@@ -83,6 +96,14 @@ struct config {
 	size_t n_instances;
 	struct config_interface *interfaces;
 	size_t n_interfaces;
+	/* The [global] section of [global]'s ptp4l_config file, under global; section.line 0: none.
+	 */
+	struct config_layer ptp4l_global;
+	struct config_ptp4l_section *ptp4l_sections;
+	size_t n_ptp4l_sections;
+	/* Keys of ptp4l_config files that are ignored, one "file:line: ..." line each; NULL: none.
+	 */
+	char *warnings;
 	char **files; /* every file read, in order (main file, then drop-ins), escaped */
 	size_t n_files;
 };
@@ -101,6 +122,15 @@ struct config {
  */
 int config_load(const char *path, const char *dropin_dir, bool main_optional, struct config **ret,
 		char **errors);
+/*
+ * config_load(), and in *report (NULL: none; malloc'ed) one line per key of every ptp4l_config
+ * file read: "file:line: key value: " and "honoured (as phcd key X = V)", "honoured (phcd's
+ * behaviour: ...)" or "not honoured (warning, the key is ignored): why" / "not honoured (error,
+ * the configuration is refused): why". With ptp4l_path, path and dropin_dir are not read: the
+ * configuration is that one linuxptp file, as [global]'s ptp4l_config.
+ */
+int config_load_report(const char *path, const char *dropin_dir, bool main_optional,
+		       const char *ptp4l_path, struct config **ret, char **errors, char **report);
 struct config *config_free(struct config *c);
 /*
  * A file name as shown (config.files, messages, D-Bus): valid UTF-8, each byte that is not part
@@ -116,6 +146,8 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(struct config *, config_free);
  * as config_load(): the daemon's default path may be missing.
  */
 int config_check_full(const char *path, const char *dropin_dir, bool main_optional, FILE *out);
+/* `phcd --check-config --ptp4l-config FILE`: a bare linuxptp file, with the per-key report. */
+int config_check_ptp4l(const char *ptp4l_path, FILE *out);
 int config_check_dir(const char *path, const char *dropin_dir, FILE *out);
 /* The same with path + ".d". */
 int config_check(const char *path, FILE *out);

@@ -311,6 +311,16 @@ static int parse_profile(const struct config_key *k, const char *value, void *ds
 	return 0;
 }
 
+/*
+ * ptp4l_config is read by the loader itself (config-file.c: it reads the file into layers of its
+ * own), before the table is consulted; its row is here so that it is listed and documented with
+ * the others. It stores nothing (size 0).
+ */
+static int parse_ptp4l_config(const struct config_key *k, const char *value, void *dst)
+{
+	return -EINVAL;
+}
+
 #define member_size(type, m) sizeof(((type *) 0)->m)
 #define KEY(scope, type, name, field, parser, min, max, def, expect)                            \
 	{                                                                                       \
@@ -382,6 +392,8 @@ static const struct config_key keys[] = {
 	I(profile, parse_profile, 0, 0, "default",
 	  "default, default-p2p, gPTP, automotive-master, automotive-slave, G.8275.1 or "
 	  "power-2017"),
+	{ SCOPE_INSTANCE, "ptp4l_config", parse_ptp4l_config, 0, 0, 0, 0, "",
+	  "the path of a linuxptp file (phcd.conf(5), linuxptp files)" },
 	I(gmCapable, parse_bool, 0, 1, "1", NULL),
 	I(dataset_comparison, parse_comparison, 0, 0, "ieee1588", "ieee1588 or G.8275.x"),
 	I_AS("G.8275.defaultDS.localPriority", localPriority, parse_int, 1, 255, "128", NULL),
@@ -536,6 +548,11 @@ const struct config_key *config_keys_find(const char *name, bool ignore_case)
 void *config_keys_field(struct config_layer *l, const struct config_key *k)
 {
 	return (uint8_t *) scope_base(l, k->scope) + k->offset;
+}
+
+const struct config_key *config_keys_at(size_t i)
+{
+	return i < ARRAY_SIZE(keys) ? &keys[i] : NULL;
 }
 
 size_t config_keys_index(const struct config_key *k)

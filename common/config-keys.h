@@ -39,6 +39,8 @@ void config_keys_daemon_defaults(struct daemon_options *o);
 const char *config_keys_unsupported_reason(const struct config_key *k, const char *value);
 /* Exact name, or (for a "did you mean") ignoring case; NULL when there is none. */
 const struct config_key *config_keys_find(const char *name, bool ignore_case);
+/* The key at position i of the table, NULL past its end. */
+const struct config_key *config_keys_at(size_t i);
 /* Position of k in the table: its bit in config_layer.set. */
 size_t config_keys_index(const struct config_key *k);
 /* Where key k's value lives in layer l. */
@@ -53,3 +55,5 @@ void config_keys_expect(const struct config_key *k, char *buf, size_t size);
 bool config_keys_ifname_valid(const char *s, size_t n);
 /* 1 to OPTIONS_NAME_MAX - 1 letters, digits, '_' or '-'. */
 bool config_keys_instance_name_valid(const char *s);
+/* Length of the valid UTF-8 sequence at s (1..4) that sd-bus accepts, or 0 (config-file.c). */
+size_t config_utf8_len(const unsigned char *s);

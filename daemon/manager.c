@@ -251,8 +251,14 @@ void manager_remove_instance(struct manager *m, struct instance *i)
 int manager_load_config(struct manager *m, struct config **ret, char **errors)
 {
 	const char *path = m->config_path ? m->config_path : CONFIG_DEFAULT_PATH;
+	int r;
 
-	return config_load(path, m->config_dir, !m->config_path, ret, errors);
+	r = config_load(path, m->config_dir, !m->config_path, ret, errors);
+	/* Keys of a ptp4l_config file that are ignored: each named, with its file:line. */
+	if (r >= 0 && (*ret)->warnings) {
+		log_lines(LOG_WARNING, (*ret)->warnings);
+	}
+	return r;
 }
 
 static char *default_port_binary(void)

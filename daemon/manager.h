@@ -271,6 +271,7 @@ struct manager_settings {
 	bool status_stdout;	  /* one line per port state change on stdout */
 	const char *mgmt_path;	  /* management socket (pmc -u -s); NULL: /run/phcd/ptp, "": none */
 	const char *mgmt_ro_path; /* its read-only twin; NULL: /run/phcd/ptp-ro, "": none */
+	const char *ptp4l_config; /* --check-config of this bare linuxptp file instead */
 };
 
 /*

@@ -24,6 +24,8 @@ static void help(FILE *f)
 	      "  -f --config FILE      configuration file (default " CONFIG_DEFAULT_PATH ")\n"
 	      "     --config-dir DIR   drop-in directory (default FILE.d)\n"
 	      "     --check-config     check the configuration, print what is wrong, exit\n"
+	      "     --ptp4l-config FILE  with --check-config: check this linuxptp (ptp4l -f) file\n"
+	      "                        alone, printing what phcd does with each key\n"
 	      "     --port-binary PATH phcd-port to run (default: next to phcd, "
 	      "else " PHCD_PORT_PATH ")\n"
 	      "     --status-file PATH rewrite PATH with every instance and port on each change\n"
@@ -47,6 +49,7 @@ int main(int argc, char **argv)
 		ARG_STATUS_STDOUT,
 		ARG_UDS,
 		ARG_UDS_RO,
+		ARG_PTP4L_CONFIG,
 	};
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
@@ -61,6 +64,7 @@ int main(int argc, char **argv)
 		{ "status-stdout", no_argument, NULL, ARG_STATUS_STDOUT },
 		{ "uds", required_argument, NULL, ARG_UDS },
 		{ "uds-ro", required_argument, NULL, ARG_UDS_RO },
+		{ "ptp4l-config", required_argument, NULL, ARG_PTP4L_CONFIG },
 		{},
 	};
 	struct manager_settings settings = { 0 };
@@ -107,12 +111,17 @@ int main(int argc, char **argv)
 		case ARG_UDS_RO:
 			settings.mgmt_ro_path = optarg;
 			break;
+		case ARG_PTP4L_CONFIG:
+			settings.ptp4l_config = optarg;
+			break;
 		default:
 			help(stderr);
 			return 2;
 		}
 	}
-	if (optind < argc || (json && !list)) {
+	/* A bare ptp4l file is only checked: phcd runs from a phcd.conf (ptp4l_config = FILE). */
+	if (optind < argc || (json && !list) ||
+	    (settings.ptp4l_config && (!check || settings.config_path || settings.config_dir))) {
 		help(stderr);
 		return 2;
 	}

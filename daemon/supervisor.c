@@ -17,6 +17,9 @@ int supervisor_check_config(const struct manager_settings *s)
 {
 	const char *path = s->config_path ? s->config_path : CONFIG_DEFAULT_PATH;
 
+	if (s->ptp4l_config) {
+		return config_check_ptp4l(s->ptp4l_config, stdout);
+	}
 	/* As the daemon: the default file may be missing (built-in defaults), a named one not. */
 	return config_check_full(path, s->config_dir, !s->config_path, stdout);
 }

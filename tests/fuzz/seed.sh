@@ -49,6 +49,23 @@ sig = bytes(sig) + tlv
 frames.append(sig)
 open(f'{corpus}/port/signaling-interval-request', 'wb').write(len(sig).to_bytes(2, 'big') + sig)
 open(f'{corpus}/port/all', 'wb').write(b''.join(len(f).to_bytes(2, 'big') + f for f in frames))
+# corpus/ptp4l/: linuxptp-style files for fuzz-ptp4l (written here, in ptp4l's syntax): an 802.1AS
+# set, a port section, each kind of verdict, and a few errors.
+seeds = {
+    'gptp': '#\n# 802.1AS\n#\n[global]\ngmCapable\t\t1\npriority1\t\t248\n'
+            'logSyncInterval\t\t-3\ntransportSpecific\t0x1\nfollow_up_info\t\t1\n'
+            'ptp_dst_mac\t\t01:80:C2:00:00:0E\nnetwork_transport\tL2\ndelay_mechanism\t\tP2P\n',
+    'ports': '[global]\nclientOnly 1\nfree_running 1\n[eth0]\nlogSyncInterval -5  # fast\n'
+             '[eth1]\ndelay_mechanism E2E\n',
+    'verdicts': '[global]\nuse_syslog 1\nfreq_est_interval 1\nclock_type BC\n'
+                'pi_proportional_scale 0.0\nboundary_clock_jbod 0\nsummary_interval -3\n'
+                'productDescription ;;\n',
+    'errors': 'priority1 3\n[global]\nnetwork_transport UDPv4\npriority1\nfrobnicate 1\n'
+              '[unicast_master_table]\ntable_id 1\n[eth0\n[eth0]\npriority1 3\n[eth0]\n',
+}
+os.makedirs(f'{corpus}/ptp4l', exist_ok=True)
+for name, text in seeds.items():
+    open(f'{corpus}/ptp4l/{name}', 'w').write(text)
 PY
 [ $# -ge 1 ] || exit 0
 

@@ -19,33 +19,13 @@ set -euo pipefail
 . "$SRC/tests/lib/ptp-helpers.sh"
 . "$SRC/tests/lib/port-helpers.sh"
 . "$SRC/tests/lib/phcd-helpers.sh"
+. "$SRC/tests/lib/gptp-helpers.sh"
 
 PCAP=$SRC/tests/integration/ptp-pcap.py
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
 trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
 dbus_start "$tmp/bus"
-
-# as_capable IF: phcd's Port.AsCapable of IF on D-Bus ("true"/"false", "" when unknown).
-as_capable() {
-	busctl --system get-property org.phcd1 "/org/phcd1/port/$1" org.phcd1.Port AsCapable \
-		2>/dev/null | awk '{ print $2 }'
-}
-
-wait_as_capable() { # IF VALUE SECONDS
-	local deadline=$((SECONDS + $3)) v
-	until v=$(as_capable "$1") && [ "$v" = "$2" ]; do
-		[ "$SECONDS" -lt "$deadline" ] ||
-			fail "phcd's $1: expected Port.AsCapable $2 within $3 s, got '$v'; phcd: $(tail -n 15 "$log-phcd")"
-		sleep 0.2
-	done
-}
-
-# ptp4l_as_capable NS IF: 1 when ptp4l's PORT_DATA_SET_NP says asCapable 1.
-ptp4l_as_capable() {
-	ip netns exec "$1" "$(ptp4l_bin pmc)" -u -b 0 -t 1 -s "$tmp/uds-$2-$$" -i "$tmp/pmc-$2" \
-		'GET PORT_DATA_SET_NP' 2>/dev/null | grep -Eq 'asCapable +1'
-}
 
 run() { # VERSION ROLE(slave|master)
 	local v=${1//./}${2:0:1} A B ia ib from stats ptp4l_pid phcd_pid deadline cap id prof
@@ -76,30 +56,15 @@ run() { # VERSION ROLE(slave|master)
 	prof=$(busctl --system get-property org.phcd1 /org/phcd1/instance/gp org.phcd1.Instance \
 		Profile | awk '{ print $2 }')
 	[ "$prof" = '"gPTP"' ] || fail "D-Bus Instance.Profile: expected \"gPTP\", got $prof"
-	deadline=$((SECONDS + 30))
-	until ptp4l_as_capable "$A" "$ia"; do
-		[ "$SECONDS" -lt "$deadline" ] || fail "ptp4l $1: its port to phcd not asCapable"
-		sleep 0.5
-	done
+	wait_ptp4l_as_capable "$A" "$ia" 30 "ptp4l $1"
 	echo "ok: ptp4l $1 counts its port to phcd asCapable"
 	if [ "$2" = slave ]; then
-		wait_for "$log-phcd" "$ib: .*-> SLAVE" 60
-		from=$(line_no "$log-phcd" "$ib: .*-> SLAVE")
-		# The first 10 offsets after SLAVE (1.25 s at 8 Sync/s) are the servo settling.
-		wait_lines "$log-phcd" 'master offset .* s2 ' 20 40 "$from"
-		from=$((from + $(tail -n +$((from + 1)) "$log-phcd" | grep -n 'master offset .* s2 ' |
-			sed -n 10p | cut -d: -f1)))
-		stats=$(offset_stats "$log-phcd" "$from" 10)
-		check_stats "phcd (profile gPTP) as slave of ptp4l $1 (gPTP.cfg)" "$stats" 5000 20000
+		gptp_phcd_slave_offsets "$ib" "phcd (profile gPTP) as slave of ptp4l $1 (gPTP.cfg)"
 		[ "$(status_field "$log.status" port "$ib" state)" = SLAVE ] ||
 			fail "phcd's status file: port $ib not SLAVE"
 	else
 		id=$(status_field "$log.status" instance gp clock)
-		wait_for "$log-ptp4l" "selected best master clock $id" 30
-		stats=$(ptp4l_slave_stats "$log-ptp4l" 10 40)
-		# Sync at 8/s over veth: a positive bias of 1-2 us at a ptp4l master as at phcd (see
-		# test-gptp.sh); 10 us on the median.
-		check_stats "ptp4l $1 (gPTP.cfg) as slave of phcd (profile gPTP)" "$stats" 10000 20000
+		gptp_ptp4l_slave_offsets "$id" "ptp4l $1 (gPTP.cfg) as slave of phcd (profile gPTP)"
 		# What phcd puts on the wire, seen from ptp4l's side.
 		capture_for "$A" "$ia" 3 "$log.pcap"
 		"$PCAP" "$log.pcap" >"$log.frames"
