@@ -957,18 +957,28 @@ static size_t key_index(const char *name)
 }
 
 /* Where an instance's key was set: its own line, else [global]'s, else its section header. */
+/* The layer that set an instance's key last in resolution order (a ptp4l_config's too), or NULL. */
+static const struct config_layer *key_layer(const struct config *c,
+					    const struct config_instance *in, size_t i)
+{
+	const struct config_layer *order[] = { &in->layer, &in->ptp4l, &c->global,
+					       &c->ptp4l_global };
+
+	for (size_t k = 0; k < ARRAY_SIZE(order); k++) {
+		if (config_layer_is_set(order[k], i)) {
+			return order[k];
+		}
+	}
+	return NULL;
+}
+
 static struct config_pos key_pos(const struct config *c, const struct config_instance *in,
 				 const char *name)
 {
 	size_t i = key_index(name);
+	const struct config_layer *l = key_layer(c, in, i);
 
-	if (config_layer_is_set(&in->layer, i)) {
-		return in->layer.set_at[i];
-	}
-	if (config_layer_is_set(&c->global, i)) {
-		return c->global.set_at[i];
-	}
-	return in->layer.section;
+	return l ? l->set_at[i] : in->layer.section;
 }
 
 static bool layer_any_set(const struct config_layer *l)
@@ -1015,8 +1025,7 @@ static void check_port_combination(struct loader *l, const struct config_instanc
 		       "but time_stamping is hardware%s%s; expected time_stamping = software or "
 		       "auto",
 		       in->options.name,
-		       config_layer_is_set(&in->layer, ts) || config_layer_is_set(&c->global, ts) ||
-				       (itf && config_layer_is_set(&itf->layer, ts))
+		       key_layer(c, in, ts) || (itf && config_layer_is_set(&itf->layer, ts))
 			       ? ""
 			       : " (the default)",
 		       where);
@@ -1073,6 +1082,22 @@ static void check_combinations(struct loader *l)
 			continue;
 		}
 		check_port_combination(l, owner, itf, &p);
+	}
+	/* A ptp4l_config's [IFNAME] (unless phcd.conf's [interface IFNAME] was checked above). */
+	for (size_t k = 0; k < c->n_ptp4l_sections; k++) {
+		const struct config_ptp4l_section *s = &c->ptp4l_sections[k];
+		const struct config_instance *owner = s->instance == SIZE_MAX
+							      ? config_instance_for_interface(
+									c, s->ifname, true)
+							      : &c->instances[s->instance];
+		struct config_interface itf = { .layer = s->layer };
+		struct port_options p;
+
+		memcpy(itf.ifname, s->ifname, sizeof(itf.ifname));
+		if (owner && !config_find_interface(c, s->ifname) &&
+		    config_port_options(c, owner->options.name, s->ifname, &p) == 0) {
+			check_port_combination(l, owner, &itf, &p);
+		}
 	}
 }
 

@@ -353,6 +353,8 @@ static const struct error_case error_cases[] = {
 	{ "duplicate port section", "[global]\n[eth0]\n[eth0]\n", 3, "duplicate [eth0]" },
 	{ "bad interface name", "[global]\n[a/b]\n", 2, "invalid section [a/b]" },
 	{ "not UTF-8", "[global]\nuserDescription \xff\xfe\n", 2, "bytes that are not UTF-8" },
+	{ "a combination, at the linuxptp line", "[global]\n#\nBMCA noop\n", 3,
+	  "instance default: BMCA noop with neither masterOnly nor slaveOnly" },
 	{ "NUL byte", "[global]\nuserDescription a\0b\n", 2,
 	  "line is too long or contains a NUL byte" },
 };
@@ -466,6 +468,23 @@ static void test_where_allowed(void **state)
 	result_free(&res);
 }
 
+/* A combination that cannot work, in a linuxptp [IFNAME] section: named at its line. */
+static void test_port_combination(void **state)
+{
+	struct fixture *f = *state;
+	struct result res;
+
+	res = load(f,
+		   "[global]\nclock_backend = system\ntime_stamping = software\n"
+		   "ptp4l_config = ptp4l.cfg\n",
+		   "[global]\n[eth0]\ntime_stamping hardware\n");
+	assert_int_equal(res.r, -EINVAL);
+	assert_line(res.errors, f->ptp4l, 3,
+		    "instance default has clock_backend = system, which takes software "
+		    "timestamps, but time_stamping is hardware (interface eth0)");
+	result_free(&res);
+}
+
 /* A reload reads the linuxptp file again: a changed key is a changed instance or port. */
 static void test_reload_diff(void **state)
 {
@@ -503,6 +522,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_duplicate_key, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_where_allowed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reload_diff, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_port_combination, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
