@@ -797,10 +797,12 @@ static int ptp4l_read(struct loader *l, const char *path, struct config_pos at,
 	if (r < 0) {
 		return r;
 	}
-	if (at.line == 0) {
-		at = pos;
-	}
 	r = open_regular(path, &f);
+	if (r < 0 && at.line == 0) { /* phcd --ptp4l-config FILE: as a phcd.conf that cannot be */
+		report(l, pos, "cannot open: %s, expected a readable regular file",
+		       file_type_error(r));
+		return 0;
+	}
 	if (r < 0) {
 		report(l, at, "ptp4l_config %s: cannot open: %s, expected a readable regular file",
 		       l->c->files[pos.file], file_type_error(r));
