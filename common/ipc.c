@@ -658,7 +658,12 @@ int ipc_send(int sock, const struct ipc_msg *m, const int *fds, size_t n_fds)
 		cm->cmsg_len = CMSG_LEN(sizeof(int) * n_fds);
 		memcpy(CMSG_DATA(cm), fds, sizeof(int) * n_fds);
 	}
-	n = sendmsg(sock, &mh, MSG_NOSIGNAL);
+	/*
+	 * Without fds, no msghdr: a worker's seccomp filter refuses sendmsg() (its address cannot
+	 * be checked there) and lets sendto() through only without one (worker/sandbox.c).
+	 */
+	n = n_fds > 0 ? sendmsg(sock, &mh, MSG_NOSIGNAL)
+		      : sendto(sock, buf, len, MSG_NOSIGNAL, NULL, 0);
 	if (n < 0) {
 		return -errno;
 	}

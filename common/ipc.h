@@ -52,8 +52,10 @@
  * socket_priority; SET_GM_SETTINGS and GM_SETTINGS_REQUEST.
  * 21: CONFIG carries the port's acceptable_masters table, STATUS the not_acceptable_master
  * counter.
- * 22: CONFIG carries clock_locked_before. */
-#define IPC_VERSION 22
+ * 22: CONFIG carries clock_locked_before.
+ * 23: CONFIG comes with two packet sockets, the event socket then the general one
+ * (transport.h), before the status page. */
+#define IPC_VERSION 23
 #define IPC_HEADER_SIZE 8
 #define IPC_MAX_SIZE 1024 /* larger than every message; a longer datagram is refused */
 #define IPC_MAX_FDS 4
@@ -164,9 +166,10 @@ struct ipc_clock_state {
 
 /*
  * The port's identity and effective options (interface selection of the instance does not
- * travel). It comes with the port's fds over SCM_RIGHTS: the AF_PACKET socket first, then the
- * status page (a sealed memfd, status-page.h), then the PHC (read-write) when the instance's clock
- * back end uses it; a worker refuses to run without the first two.
+ * travel). It comes with the port's fds over SCM_RIGHTS: the AF_PACKET event socket
+ * (ETH_P_1588) first, then the general socket (protocol 0), then the status page (a sealed
+ * memfd, status-page.h), then the PHC (read-write) when the instance's clock back end uses it; a
+ * worker refuses to run without the first three.
  */
 struct ipc_config {
 	char ifname[IFNAMSIZ];

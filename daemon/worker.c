@@ -39,6 +39,7 @@ struct worker {
 	int ipc_fd;
 	/* The port's fds, held until they go out with CONFIG (then closed here). */
 	int sock_fd;
+	int gen_fd; /* the general socket (transport.h, TRANSPORT_L2_FD_GENERAL) */
 	int phc_fd;
 	int page_fd;
 	/* Its status page, read-only here (status-page.h), and the count last read from it. */
@@ -77,6 +78,7 @@ static void worker_release(struct worker *w)
 	close_fd(&w->ipc_fd);
 	close_fd(&w->pidfd);
 	close_fd(&w->sock_fd);
+	close_fd(&w->gen_fd);
 	close_fd(&w->phc_fd);
 	close_fd(&w->page_fd);
 	w->page = status_page_unmap(w->page);
@@ -268,7 +270,9 @@ int worker_spawn(sd_event *event, const struct worker_config *cfg, const struct 
 		.peer_delay = cfg->peer_delay,
 	};
 	struct transport_ts_status st;
-	_cleanup_close_ int sock = -1, phc = -1, ours = -1, theirs = -1, pidfd = -1, page_fd = -1;
+	_cleanup_close_ int sock = -1, gen = -1, phc = -1, ours = -1, theirs = -1, pidfd = -1,
+			    page_fd = -1;
+	int socks[TRANSPORT_L2_FDS];
 	_cleanup_free_ struct worker *w = NULL;
 	struct worker_env env;
 	int sv[2], r;
@@ -277,10 +281,12 @@ int worker_spawn(sd_event *event, const struct worker_config *cfg, const struct 
 	memcpy(tc.ptp_dst_mac, cfg->ptp_dst_mac, sizeof(tc.ptp_dst_mac));
 	memcpy(tc.p2p_dst_mac, cfg->p2p_dst_mac, sizeof(tc.p2p_dst_mac));
 	tc.socket_priority = cfg->socket_priority;
-	r = transport_l2_open_fd(&tc, &sock, &st);
+	r = transport_l2_open_fd(&tc, socks, &st);
 	if (r < 0) {
 		return r;
 	}
+	sock = socks[TRANSPORT_L2_FD_EVENT];
+	gen = socks[TRANSPORT_L2_FD_GENERAL];
 	if (steer_wants_phc(cfg->clock_backend, st.mode == TRANSPORT_TS_MODE_HARDWARE) &&
 	    st.phc_index >= 0) {
 		phc = open_phc(st.phc_index);
@@ -332,6 +338,7 @@ int worker_spawn(sd_event *event, const struct worker_config *cfg, const struct 
 	w->pidfd = TAKE_FD(pidfd);
 	w->ipc_fd = TAKE_FD(ours);
 	w->sock_fd = TAKE_FD(sock);
+	w->gen_fd = TAKE_FD(gen);
 	w->phc_fd = TAKE_FD(phc);
 	w->page_fd = TAKE_FD(page_fd);
 	r = sd_event_add_io(event, &w->pidfd_src, w->pidfd, EPOLLIN, on_pidfd, w);
@@ -363,21 +370,22 @@ int worker_send(struct worker *w, const struct ipc_msg *m)
 
 int worker_send_config(struct worker *w, const struct ipc_msg *m)
 {
-	int fds[3] = { w->sock_fd, w->page_fd, w->phc_fd };
+	int fds[] = { w->sock_fd, w->gen_fd, w->page_fd, w->phc_fd };
 	int r;
 
 	if (w->ipc_fd < 0) {
 		return -ENOTCONN;
 	}
-	if (m->type != IPC_CONFIG || w->sock_fd < 0 || w->page_fd < 0) {
+	if (m->type != IPC_CONFIG || w->sock_fd < 0 || w->gen_fd < 0 || w->page_fd < 0) {
 		return -EINVAL;
 	}
-	r = ipc_send(w->ipc_fd, m, fds, w->phc_fd >= 0 ? 3 : 2);
+	r = ipc_send(w->ipc_fd, m, fds, w->phc_fd >= 0 ? 4 : 3);
 	if (r < 0) {
 		return r;
 	}
 	/* The worker holds them now: the supervisor keeps no copy. */
 	close_fd(&w->sock_fd);
+	close_fd(&w->gen_fd);
 	close_fd(&w->phc_fd);
 	close_fd(&w->page_fd);
 	return 0;

@@ -59,17 +59,18 @@ struct worker_info {
 };
 
 /*
- * Open the port's ETH_P_1588 socket (timestamping configured) and, if wanted, its PHC, make the
- * IPC socketpair and fork+exec the binary with only its end of it (fd 3). The socket and PHC stay
- * here until worker_send_config(). Returns -errno when a resource cannot be acquired; the worker
+ * Open the port's two packet sockets (transport_l2_open_fd(): the ETH_P_1588 event socket with
+ * timestamping configured, the general socket) and, if wanted, its PHC, make the IPC socketpair
+ * and fork+exec the binary with only its end of it (fd 3). The sockets and PHC stay here until
+ * worker_send_config(). Returns -errno when a resource cannot be acquired; the worker
  * then does not exist.
  */
 int worker_spawn(sd_event *event, const struct worker_config *cfg, const struct worker_ops *ops,
 		 void *userdata, struct worker **ret, struct worker_info *info);
 int worker_send(struct worker *w, const struct ipc_msg *m);
 /*
- * Send CONFIG with the port's socket, its status page (status-page.h) and its PHC if any over
- * SCM_RIGHTS, in that order, then close them here; once.
+ * Send CONFIG with the port's event and general sockets, its status page (status-page.h) and its
+ * PHC if any over SCM_RIGHTS, in that order, then close them here; once.
  */
 int worker_send_config(struct worker *w, const struct ipc_msg *m);
 /*

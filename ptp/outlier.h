@@ -42,6 +42,12 @@ enum outlier_verdict outlier_gate_judge(struct outlier_gate *g, ns_t t, ns_t off
  */
 void outlier_gate_follow(struct outlier_gate *g, enum servo_state st, double dppb);
 /*
+ * The clock's frequency changed by dppb at time t, later than the last sample passed, without a
+ * sample passing (servo_skip() after a rejection): the line goes on from its own prediction for
+ * t, bent by dppb from there. Nothing without a line, or for t not after its last sample.
+ */
+void outlier_gate_bend(struct outlier_gate *g, ns_t t, double dppb);
+/*
  * The servo's answer was a step by -offset of the clock whose times t are (a port's PHC): bend
  * the line by dppb and move it onto the new timescale, so that the gate judges the first sample
  * after the step as any other instead of starting over.

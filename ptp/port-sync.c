@@ -443,9 +443,16 @@ static int port_sync_use(struct port *p, ns_t t1, ns_t t2, ns_t correction, ns_t
 	judged = !p->servo || p->outlier.n == 2;
 	/* Its first sample (OUTLIER_PRIME) passes: keeping it cost a second to synchronized. */
 	if (p->servo && outlier_gate_judge(&p->outlier, t2, s.offset) == OUTLIER_REJECT) {
+		double before = p->servo->freq_ppb;
+
 		port_count(p, PORT_CNT_OFFSET_OUTLIER);
 		s.servo_state = p->servo_state;
-		s.freq_ppb = p->servo->freq_ppb;
+		/* The last sample's phase correction has had its interval: hold the frequency. */
+		s.freq_ppb = servo_skip(p->servo);
+		if (s.freq_ppb != before) {
+			outlier_gate_bend(&p->outlier, t2, s.freq_ppb - before);
+			port_clock_adjust(p, SERVO_LOCKED, 0, s.freq_ppb);
+		}
 		if (p->ops->sample) {
 			p->ops->sample(p->userdata, &s);
 		}

@@ -3,8 +3,9 @@
  * A linear-regression clock servo behind servo_ops, after the approach linuxptp's linreg servo
  * describes: undo the servo's own adjustments from the measured offsets, so that what is left is
  * the offset the clock would have free-running, a straight line in time; fit that line by least
- * squares over the last 2, 4, ..., 64 samples; use the window that has predicted the next sample
- * best; set the frequency to the line's slope, plus a term that takes the fitted offset away.
+ * squares over the last 2, 4, ..., 1024 samples; use the window that has predicted the next sample
+ * best, with a sample far off the line clipped to a bound that follows the noise (servo_clip); set
+ * the frequency to the line's slope, plus a term that takes the fitted offset away.
  */
 #include <errno.h>
 #include <math.h>
@@ -14,14 +15,20 @@
 #include "ptp/util.h"
 
 #define LR_MIN_ORDER 1 /* the smallest window, 2 samples: a first estimate as soon as possible */
-#define LR_MAX_ORDER 6 /* the largest, 64 samples */
+/*
+ * The largest, 1024 samples. The offset a fit predicts is off by about twice the noise over the
+ * root of the points it holds: with 64 (8 s at Sync 8/s) 20 us of packet delay variation left 5
+ * us in the clock and its slope 1 ppm off (what holdover keeps), more than the PI servo lets
+ * through. Longer windows only win while they predict as well as the shorter ones (lr_best).
+ */
+#define LR_MAX_ORDER 10
 #define LR_SIZES (LR_MAX_ORDER - LR_MIN_ORDER + 1)
 #define LR_POINTS (1u << LR_MAX_ORDER)
 /* The prediction error: a plain mean of the first updates, then an exponential average. */
 #define LR_ERR_PLAIN_UPDATES 8
 #define LR_ERR_SMOOTH (1.0 / 32.0)
 /* A larger window wins unless a smaller one predicts clearly (by this factor) better. */
-#define LR_ERR_MARGIN 1.05
+#define LR_ERR_MARGIN 1.25
 /* Re-base x once it is this far from its origin, to keep the doubles' precision. */
 #define LR_REBASE_NS 1e12
 
@@ -49,6 +56,7 @@ struct servo_linreg {
 	bool have_last;	    /* last_local is set */
 	double interval_ns; /* the nominal sample interval */
 	struct lr_fit fit[LR_SIZES];
+	struct servo_clip clip; /* of the new points against the best fit's prediction */
 };
 
 static struct servo_linreg *to_lr(struct servo *s)
@@ -68,6 +76,7 @@ static void lr_forget(struct servo_linreg *lr)
 	lr->x = 0;
 	lr->adjusted = 0;
 	lr->have_last = false;
+	lr->clip = (struct servo_clip){ 0 };
 	for (unsigned int i = 0; i < LR_SIZES; i++) {
 		lr->fit[i] = (struct lr_fit){ 0 };
 	}
@@ -191,10 +200,17 @@ static enum servo_state lr_sample(struct servo *s, ns_t offset, ns_t local_ts, d
 		lr_forget(lr);
 		lr_advance(lr, local_ts);
 	}
+	f = lr_best(lr, &size);
 	lr->newest = (lr->newest + 1) % LR_POINTS;
 	p = &lr->pts[lr->newest];
 	p->x = lr->x;
 	p->z = (double) offset - lr->adjusted;
+	if (f) {
+		/* a point far off the line counts only so far (servo_clip) */
+		double pred = f->intercept + f->slope * (p->x - f->x);
+
+		p->z = pred + servo_clip(&lr->clip, p->z - pred);
+	}
 	if (lr->n < LR_POINTS) {
 		lr->n++;
 	}

@@ -46,6 +46,8 @@ struct servo_pi {
 	ns_t offset0;
 	double f0, adjusted;
 	double sx, sy, sxx, sxy;
+	/* once the loop runs, the offset's expectation is zero: clip it (servo_clip) */
+	struct servo_clip clip;
 };
 
 static struct servo_pi *to_pi(struct servo *s)
@@ -72,6 +74,7 @@ static void pi_est_start(struct servo_pi *pi, ns_t offset, ns_t local_ts)
 	pi->f0 = pi->base.freq_ppb;
 	pi->adjusted = 0;
 	pi->sx = pi->sy = pi->sxx = pi->sxy = 0;
+	pi->clip = (struct servo_clip){ 0 };
 }
 
 /* Add a sample to the line; its slope as the adjustment that cancels the drift, ppb. */
@@ -137,6 +140,9 @@ static enum servo_state pi_sample(struct servo *s, ns_t offset, ns_t local_ts, d
 	d = (double) (local_ts - pi->last_local);
 	if (pi->interval_ns > 0 && d > pi->interval_ns * 1.5) {
 		scale = pi->interval_ns / d;
+	}
+	if (pi->estimated) {
+		offset = (ns_t) llround(servo_clip(&pi->clip, (double) offset));
 	}
 	kp_noise = s->noise_ns > PI_NOISE_REF_NS ? PI_NOISE_REF_NS / s->noise_ns : 1.0;
 	elapsed = (double) (local_ts - pi->start) / NS_PER_SEC;
@@ -239,6 +245,21 @@ static double pi_stable_freq(const struct servo *s)
 	return container_of(s, struct servo_pi, base)->drift;
 }
 
+/*
+ * Past the first estimate and its refinement, hold the integrator: the proportional term was for
+ * one interval. While the line is refined its bookkeeping takes the last adjustment as held
+ * since the last sample: keep that.
+ */
+static double pi_skip(struct servo *s)
+{
+	struct servo_pi *pi = to_pi(s);
+
+	if (pi->count == 0 || !pi->estimated || pi->refining || pi->restart_line) {
+		return s->freq_ppb;
+	}
+	return clamp(pi->drift, s->cfg.max_freq_ppb);
+}
+
 static void pi_free(struct servo *s)
 {
 	free(to_pi(s));
@@ -250,6 +271,7 @@ static const struct servo_ops servo_pi_ops = {
 	.reset = pi_reset,
 	.set_interval = pi_set_interval,
 	.stable_freq = pi_stable_freq,
+	.skip = pi_skip,
 	.free = pi_free,
 };
 

@@ -27,6 +27,38 @@
  */
 #define FREQ_EST_MIN_SWTS_NS NS_PER_SEC
 
+#define CLIP_BOUND 2.5
+#define CLIP_PLAIN 8
+#define CLIP_LEARN (1.0 / 32.0)
+#define CLIP_CAP 1.5
+#define CLIP_RUN_MAX 16
+
+double servo_clip(struct servo_clip *c, double r)
+{
+	double a = fabs(r), limit = CLIP_BOUND * c->scale;
+
+	if (c->n < CLIP_PLAIN) {
+		c->scale = (c->scale * c->n + a) / (c->n + 1);
+		c->n++;
+		return r;
+	}
+	c->scale += CLIP_LEARN * (fmin(a, CLIP_CAP * c->scale) - c->scale);
+	if (!(a > limit)) {
+		c->run = 0;
+		return r;
+	}
+	if ((r > 0) != (c->run > 0)) {
+		c->run = 0;
+	}
+	c->run += r > 0 ? 1 : -1;
+	if (abs(c->run) > CLIP_RUN_MAX) {
+		c->run = 0;
+		c->scale = a;
+		return r;
+	}
+	return r > 0 ? limit : -limit;
+}
+
 void servo_config_default(struct servo_config *cfg, bool sw_ts)
 {
 	*cfg = (struct servo_config){
@@ -139,6 +171,19 @@ void servo_reset(struct servo *s)
 	s->state = SERVO_UNLOCKED;
 	s->in_threshold = 0;
 	s->ops->reset(s);
+}
+
+double servo_skip(struct servo *s)
+{
+	double f;
+
+	if (s->state == SERVO_LOCKED && s->ops->skip) {
+		f = s->ops->skip(s);
+		if (isfinite(f)) {
+			s->freq_ppb = f;
+		}
+	}
+	return s->freq_ppb;
 }
 
 void servo_set_interval(struct servo *s, double interval_s)

@@ -53,6 +53,25 @@ struct servo_config {
 struct servo;
 
 /*
+ * Clipping a servo's residuals (an offset, or its distance from a fitted line) to a bound that
+ * follows the noise: servo_clip(). Zero-initialised is a fresh one.
+ */
+struct servo_clip {
+	double scale;	/* robust mean |residual|, ns */
+	unsigned int n; /* residuals learnt from, up to a few: then an exponential average */
+	int run;	/* clipped in a row, signed by the side */
+};
+/*
+ * A residual further out than 2.5 times the robust noise level (a message one host delayed by
+ * hundreds of microseconds, one-sided) counts only up to that bound, as a Huber fit counts it: a
+ * fifth of such samples counted whole bias a servo by their mean. The level learns from every
+ * residual, each counting at most 1.5 times the level (spikes cannot lift it for long, broad noise
+ * does). A long run clipped on one side is a change, not noise: it goes in whole and the level
+ * starts over from it. Returns the residual to use.
+ */
+double servo_clip(struct servo_clip *c, double r);
+
+/*
  * One static const table per implementation. Sign convention: *freq_ppb is the adjustment to
  * apply to the clock as it is (a clock ahead of its master, offset > 0, gets a negative one), and
  * on SERVO_JUMP the caller steps the clock by -offset_ns. local_ts is the local receipt time of
@@ -68,6 +87,12 @@ struct servo_ops {
 	void (*set_interval)(struct servo *s, double interval_s);
 	/* The adjustment that holds the clock's frequency, without any phase correction. */
 	double (*stable_freq)(const struct servo *s);
+	/*
+	 * Optional: a sample was kept from the servo (the caller's outlier gate). Return the
+	 * adjustment to hold until the next sample: the last one's phase correction was meant for
+	 * one interval. NULL: keep the last adjustment.
+	 */
+	double (*skip)(struct servo *s);
 	void (*free)(struct servo *s);
 };
 
@@ -115,6 +140,14 @@ bool servo_stable(const struct servo *s);
  */
 enum servo_state servo_sample(struct servo *s, ns_t offset_ns, ns_t local_ts, double *freq_ppb);
 void servo_reset(struct servo *s);
+/*
+ * A sample measured and kept from the servo (an outlier): the adjustment to apply until the next
+ * one, recorded as the servo's last (s->freq_ppb). A locked PI servo drops its proportional
+ * term: that term removes the last offset's share of one sample interval, and held over the
+ * samples kept from it, it acted several times over (a 52 us spike that passed, then three
+ * samples kept, left a PHC 66 ppm off for half a second). Otherwise the last adjustment stays.
+ */
+double servo_skip(struct servo *s);
 void servo_set_interval(struct servo *s, double interval_s);
 /*
  * Holdover reporting: with samples stopped for cfg.holdover_timeout after a LOCKED state, the

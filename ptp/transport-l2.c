@@ -1,5 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* PTP over IEEE 802.3 (IEEE 1588-2019 Annex E): an AF_PACKET socket bound to ETH_P_1588 only. */
+/*
+ * PTP over IEEE 802.3 (IEEE 1588-2019 Annex E): two AF_PACKET sockets bound to the port's
+ * interface. The event socket (ETH_P_1588) receives every PTP frame and sends event messages,
+ * each TX timestamped; the general socket (protocol 0: it receives nothing) sends general
+ * messages, never timestamped. Every send names no address: the kernel sends out of the
+ * interface the socket is bound to, so a sandbox that refuses any address (sendto's dest_addr
+ * must be NULL, sendmsg refused: worker/sandbox.c) confines a worker to its own port.
+ */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <linux/if_ether.h>
@@ -30,20 +37,21 @@ static const uint8_t mac_ptp_default[TRANSPORT_MAC_LEN] = { 0x01, 0x1b, 0x19, 0x
 static const uint8_t mac_ptp_pdelay[TRANSPORT_MAC_LEN] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x0e };
 
 /*
- * Reception and reporting are socket-wide; TX recording is asked per event message through a
- * cmsg (see l2_send), so general messages leave nothing on the error queue and OPT_ID counts
- * event messages only.
+ * The event socket's flags, all socket-wide: reception, reporting and TX recording (a send
+ * without an address carries no cmsg to ask for it per message). Only event messages go out
+ * through it, so OPT_ID counts event messages and general ones leave nothing on its error queue.
  */
 #define TS_FLAGS_SW                                                                           \
 	(SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE | SOF_TIMESTAMPING_OPT_ID | \
-	 SOF_TIMESTAMPING_OPT_TSONLY)
+	 SOF_TIMESTAMPING_OPT_TSONLY | SOF_TIMESTAMPING_TX_SOFTWARE)
 #define TS_FLAGS_HW                                                                               \
 	(SOF_TIMESTAMPING_RX_HARDWARE | SOF_TIMESTAMPING_RAW_HARDWARE | SOF_TIMESTAMPING_OPT_ID | \
-	 SOF_TIMESTAMPING_OPT_TSONLY)
+	 SOF_TIMESTAMPING_OPT_TSONLY | SOF_TIMESTAMPING_TX_HARDWARE)
 
 struct transport_l2 {
 	struct transport base;
-	int fd;
+	int fd;	 /* the event socket: receives, sends event messages (TX timestamped) */
+	int gfd; /* the general socket: sends general messages, receives nothing */
 	int ifindex;
 	uint8_t mac[TRANSPORT_MAC_LEN];
 	uint8_t ptp_dst_mac[TRANSPORT_MAC_LEN]; /* TRANSPORT_DEST_DEFAULT */
@@ -140,30 +148,20 @@ static void configure_timestamping(int fd, const char *ifname, enum transport_ts
 	st->mode = TRANSPORT_TS_MODE_HARDWARE;
 }
 
-int transport_l2_open_fd(const struct transport_config *cfg, int *ret_fd,
-			 struct transport_ts_status *ret_status)
+/* A packet socket bound to ifindex with this protocol (0: one that receives nothing). */
+static int open_bound(int ifindex, uint16_t protocol, int socket_priority)
 {
 	struct sockaddr_ll sll = {
 		.sll_family = AF_PACKET,
-		.sll_protocol = htons(ETH_P_1588),
-		.sll_ifindex = cfg->ifindex,
+		.sll_protocol = htons(protocol),
+		.sll_ifindex = ifindex,
 	};
-	struct transport_ts_status st = { 0 };
-	const uint8_t *ptp_mac, *p2p_mac;
-	char ifname[IF_NAMESIZE];
 	_cleanup_close_ int fd = -1;
-	int r;
 
-	if (cfg->ifindex <= 0) {
-		return -EINVAL;
-	}
-	if (!if_indextoname(cfg->ifindex, ifname)) {
-		return -errno;
-	}
 	/*
 	 * Protocol 0 until bind: a socket created with a protocol would receive that protocol
 	 * from every interface until it is bound. Never ETH_P_ALL: bound to ETH_P_1588 the
-	 * kernel hands us PTP frames only and no transmitted frames.
+	 * kernel hands us PTP frames only and no transmitted frames; bound to 0, none at all.
 	 */
 	fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
@@ -173,10 +171,39 @@ int transport_l2_open_fd(const struct transport_config *cfg, int *ret_fd,
 		return -errno;
 	}
 	/* ptp4l's socket_priority: a VLAN device's egress-qos-map makes it the 802.1Q PCP. */
-	if (cfg->socket_priority > 0 &&
-	    setsockopt(fd, SOL_SOCKET, SO_PRIORITY, &cfg->socket_priority,
-		       sizeof(cfg->socket_priority)) < 0) {
+	if (socket_priority > 0 && setsockopt(fd, SOL_SOCKET, SO_PRIORITY, &socket_priority,
+					      sizeof(socket_priority)) < 0) {
 		return -errno;
+	}
+	return TAKE_FD(fd);
+}
+
+int transport_l2_open_general_fd(const struct transport_config *cfg)
+{
+	if (cfg->ifindex <= 0) {
+		return -EINVAL;
+	}
+	return open_bound(cfg->ifindex, 0, cfg->socket_priority);
+}
+
+int transport_l2_open_fd(const struct transport_config *cfg, int ret_fds[TRANSPORT_L2_FDS],
+			 struct transport_ts_status *ret_status)
+{
+	struct transport_ts_status st = { 0 };
+	const uint8_t *ptp_mac, *p2p_mac;
+	char ifname[IF_NAMESIZE];
+	_cleanup_close_ int fd = -1, gfd = -1;
+	int r;
+
+	if (cfg->ifindex <= 0) {
+		return -EINVAL;
+	}
+	if (!if_indextoname(cfg->ifindex, ifname)) {
+		return -errno;
+	}
+	fd = open_bound(cfg->ifindex, ETH_P_1588, cfg->socket_priority);
+	if (fd < 0) {
+		return fd;
 	}
 	/* The groups this port needs, no other: E2E hears ptp_dst_mac only. */
 	ptp_mac = dst_mac(cfg->ptp_dst_mac, mac_ptp_default);
@@ -196,7 +223,12 @@ int transport_l2_open_fd(const struct transport_config *cfg, int *ret_fd,
 	if (r < 0) {
 		return r;
 	}
-	*ret_fd = TAKE_FD(fd);
+	gfd = transport_l2_open_general_fd(cfg);
+	if (gfd < 0) {
+		return gfd;
+	}
+	ret_fds[TRANSPORT_L2_FD_EVENT] = TAKE_FD(fd);
+	ret_fds[TRANSPORT_L2_FD_GENERAL] = TAKE_FD(gfd);
 	if (ret_status) {
 		*ret_status = st;
 	}
@@ -221,25 +253,69 @@ static void drain_errqueue(int fd)
 	}
 }
 
-static int l2_adopt(struct transport *t, int fd, const struct transport_config *cfg)
+/* A SOCK_RAW packet socket bound to an interface with this protocol: its ifindex, or -errno. */
+static int bound_ifindex(int fd, uint16_t protocol)
 {
-	struct transport_l2 *l2 = to_l2(t);
 	struct sockaddr_ll sll = { 0 };
 	socklen_t len = sizeof(sll);
+	int type = 0;
+
+	if (getsockname(fd, (struct sockaddr *) &sll, &len) < 0) {
+		return -errno;
+	}
+	len = sizeof(type);
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) < 0) {
+		return -errno;
+	}
+	if (sll.sll_family != AF_PACKET || type != SOCK_RAW ||
+	    sll.sll_protocol != htons(protocol) || sll.sll_ifindex <= 0) {
+		return -EPROTOTYPE;
+	}
+	return sll.sll_ifindex;
+}
+
+static int l2_adopt(struct transport *t, int fd, int general_fd, const struct transport_config *cfg)
+{
+	struct transport_l2 *l2 = to_l2(t);
+	struct transport_config own = { 0 };
+	_cleanup_close_ int gfd = -1;
 	char ifname[IF_NAMESIZE];
-	int flags = 0, r;
+	int ifindex, flags = 0, r;
+	socklen_t len;
 
 	if (l2->fd >= 0) {
 		return -EBUSY;
 	}
-	if (getsockname(fd, (struct sockaddr *) &sll, &len) < 0) {
-		return -errno;
+	ifindex = bound_ifindex(fd, ETH_P_1588);
+	if (ifindex < 0) {
+		return ifindex;
 	}
-	if (sll.sll_family != AF_PACKET || sll.sll_protocol != htons(ETH_P_1588) ||
-	    sll.sll_ifindex <= 0 || (cfg && cfg->ifindex > 0 && cfg->ifindex != sll.sll_ifindex)) {
+	if (cfg && cfg->ifindex > 0 && cfg->ifindex != ifindex) {
 		return -EPROTOTYPE;
 	}
-	if (!if_indextoname(sll.sll_ifindex, ifname)) {
+	if (general_fd < 0) {
+		/* By hand (phcd-port --socket-fd): a general socket of our own, CAP_NET_RAW. */
+		own.ifindex = ifindex;
+		own.socket_priority = cfg ? cfg->socket_priority : 0;
+		gfd = transport_l2_open_general_fd(&own);
+		if (gfd < 0) {
+			return gfd;
+		}
+	} else {
+		r = bound_ifindex(general_fd, 0);
+		if (r < 0) {
+			return r;
+		}
+		if (r != ifindex) {
+			return -EPROTOTYPE;
+		}
+	}
+	/* Nothing the general socket sends is timestamped (nothing on its error queue). */
+	r = set_ts_flags(gfd >= 0 ? gfd : general_fd, 0);
+	if (r < 0) {
+		return r;
+	}
+	if (!if_indextoname(ifindex, ifname)) {
 		return -errno;
 	}
 	len = sizeof(flags);
@@ -269,7 +345,8 @@ static int l2_adopt(struct transport *t, int fd, const struct transport_config *
 		return r;
 	}
 	l2->fd = fd;
-	l2->ifindex = sll.sll_ifindex;
+	l2->gfd = gfd >= 0 ? TAKE_FD(gfd) : general_fd;
+	l2->ifindex = ifindex;
 	l2->tx_key = 0;
 	l2->tx_timeout = cfg && cfg->tx_timeout > 0 ? cfg->tx_timeout
 						    : TRANSPORT_TX_TIMEOUT_DEFAULT;
@@ -284,21 +361,21 @@ static int l2_open(struct transport *t, const struct transport_config *cfg)
 {
 	struct transport_l2 *l2 = to_l2(t);
 	struct transport_ts_status st;
-	_cleanup_close_ int fd = -1;
-	int r;
+	int fds[TRANSPORT_L2_FDS], r;
 
 	if (l2->fd >= 0) {
 		return -EBUSY;
 	}
-	r = transport_l2_open_fd(cfg, &fd, &st);
+	r = transport_l2_open_fd(cfg, fds, &st);
 	if (r < 0) {
 		return r;
 	}
-	r = l2_adopt(t, fd, cfg);
+	r = l2_adopt(t, fds[TRANSPORT_L2_FD_EVENT], fds[TRANSPORT_L2_FD_GENERAL], cfg);
 	if (r < 0) {
+		close(fds[TRANSPORT_L2_FD_EVENT]);
+		close(fds[TRANSPORT_L2_FD_GENERAL]);
 		return r;
 	}
-	TAKE_FD(fd);
 	/* Keep what only the opener knows: why hardware was refused. */
 	l2->status.hw_error = st.hw_error;
 	return 0;
@@ -311,6 +388,10 @@ static void l2_close(struct transport *t)
 	if (l2->fd >= 0) {
 		close(l2->fd);
 		l2->fd = -1;
+	}
+	if (l2->gfd >= 0) {
+		close(l2->gfd);
+		l2->gfd = -1;
 	}
 }
 
@@ -367,21 +448,20 @@ static int wait_tx_ts(struct transport_l2 *l2, uint32_t key, ns_t *ret)
 	}
 }
 
+/*
+ * No address and no cmsg: each socket sends out of the interface it is bound to (the only one a
+ * sandboxed worker may reach), event messages through the event socket whose every send is TX
+ * timestamped, general ones through the general socket.
+ */
 static int l2_send(struct transport *t, const void *buf, size_t len,
 		   const struct transport_dest *dest, bool event, ns_t *ret_tx_ts)
 {
 	struct transport_l2 *l2 = to_l2(t);
 	uint8_t frame[L2_FRAME_MAX];
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} ctrl;
-	struct iovec iov = { frame, L2_HDR_LEN + len };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
 	const uint8_t *dst = l2->ptp_dst_mac;
 	ssize_t n;
 
-	if (l2->fd < 0) {
+	if (l2->fd < 0 || l2->gfd < 0) {
 		return -EBADF;
 	}
 	if (len > sizeof(frame) - L2_HDR_LEN) {
@@ -398,22 +478,7 @@ static int l2_send(struct transport *t, const void *buf, size_t len,
 	frame[13] = ETH_P_1588 & 0xff;
 	memcpy(frame + L2_HDR_LEN, buf, len);
 
-	if (event) {
-		int tx = l2->status.mode == TRANSPORT_TS_MODE_HARDWARE
-				 ? SOF_TIMESTAMPING_TX_HARDWARE
-				 : SOF_TIMESTAMPING_TX_SOFTWARE;
-		struct cmsghdr *c;
-
-		memset(&ctrl, 0, sizeof(ctrl));
-		msg.msg_control = ctrl.buf;
-		msg.msg_controllen = sizeof(ctrl.buf);
-		c = CMSG_FIRSTHDR(&msg);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SO_TIMESTAMPING;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &tx, sizeof(tx));
-	}
-	n = sendmsg(l2->fd, &msg, 0);
+	n = sendto(event ? l2->fd : l2->gfd, frame, L2_HDR_LEN + len, 0, NULL, 0);
 	if (n < 0) {
 		return -errno;
 	}
@@ -625,6 +690,7 @@ int transport_l2_new(struct transport **ret)
 	}
 	l2->base.ops = &l2_ops;
 	l2->fd = -1;
+	l2->gfd = -1;
 	l2->status.phc_index = -1;
 	*ret = &l2->base;
 	return 0;

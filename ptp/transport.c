@@ -10,9 +10,9 @@ int transport_open(struct transport *t, const struct transport_config *cfg)
 	return t->ops->open(t, cfg);
 }
 
-int transport_adopt(struct transport *t, int fd, const struct transport_config *cfg)
+int transport_adopt(struct transport *t, int fd, int general_fd, const struct transport_config *cfg)
 {
-	return t->ops->adopt(t, fd, cfg);
+	return t->ops->adopt(t, fd, general_fd, cfg);
 }
 
 struct transport *transport_free(struct transport *t)

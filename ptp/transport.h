@@ -103,10 +103,13 @@ struct transport_ops {
 	/* Open a socket of our own on cfg->ifindex. */
 	int (*open)(struct transport *t, const struct transport_config *cfg);
 	/*
-	 * Take over a socket opened (and configured) by the supervisor; ownership of fd passes
-	 * on success only. cfg->ifindex may be 0: the socket knows its interface.
+	 * Take over the sockets opened (and configured) by the supervisor
+	 * (transport_l2_open_fd()): fd receives and sends event messages, general_fd sends
+	 * general ones; general_fd -1 opens one of our own (CAP_NET_RAW). Ownership of both
+	 * passes on success only. cfg->ifindex may be 0: the sockets know their interface.
 	 */
-	int (*adopt)(struct transport *t, int fd, const struct transport_config *cfg);
+	int (*adopt)(struct transport *t, int fd, int general_fd,
+		     const struct transport_config *cfg);
 	void (*close)(struct transport *t);
 	void (*free)(struct transport *t);
 	/*
@@ -145,16 +148,28 @@ static inline bool transport_is_event(const void *buf, size_t len)
 /* A new, unopened L2 transport (AF_PACKET, ETH_P_1588). */
 int transport_l2_new(struct transport **ret);
 
+/* The sockets of an L2 port, in the order the supervisor passes them (ipc.h, CONFIG). */
+enum {
+	TRANSPORT_L2_FD_EVENT,	 /* ETH_P_1588: receives all PTP, sends event messages */
+	TRANSPORT_L2_FD_GENERAL, /* protocol 0: receives nothing, sends general messages */
+	TRANSPORT_L2_FDS,
+};
+
 /*
- * Open an ETH_P_1588 socket on ifindex with timestamping and multicast membership configured,
- * for the supervisor to hand to a worker (which adopts it). *ret_status says how timestamping
- * came out. The fd is returned in *ret_fd; the function returns 0 or -errno.
+ * Open the port's two sockets on cfg->ifindex, for the supervisor to hand to a worker (which
+ * adopts them): the event socket bound to ETH_P_1588 with timestamping (hardware set up with
+ * SIOCSHWTSTAMP when chosen; TX timestamps socket-wide) and multicast membership configured, the
+ * general socket bound with protocol 0. Both get cfg->socket_priority. *ret_status says how
+ * timestamping came out. Returns 0 or -errno.
  */
-int transport_l2_open_fd(const struct transport_config *cfg, int *ret_fd,
+int transport_l2_open_fd(const struct transport_config *cfg, int ret_fds[TRANSPORT_L2_FDS],
 			 struct transport_ts_status *ret_status);
+/* Only the general socket (for a by-hand adopter given the event socket alone): fd or -errno. */
+int transport_l2_open_general_fd(const struct transport_config *cfg);
 
 int transport_open(struct transport *t, const struct transport_config *cfg);
-int transport_adopt(struct transport *t, int fd, const struct transport_config *cfg);
+int transport_adopt(struct transport *t, int fd, int general_fd,
+		    const struct transport_config *cfg);
 struct transport *transport_free(struct transport *t);
 int transport_send(struct transport *t, const void *buf, size_t len,
 		   const struct transport_dest *dest, bool event, ns_t *ret_tx_ts);

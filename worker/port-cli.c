@@ -324,7 +324,7 @@ int port_cli_run(const struct port_cli_args *a)
 	}
 	r = transport_l2_new(&c.loop.transport);
 	if (r >= 0) {
-		r = a->socket_fd >= 0 ? transport_adopt(c.loop.transport, a->socket_fd, &tc)
+		r = a->socket_fd >= 0 ? transport_adopt(c.loop.transport, a->socket_fd, -1, &tc)
 				      : transport_open(c.loop.transport, &tc);
 	}
 	report(&c, "cannot open the PTP socket", r);

@@ -567,14 +567,15 @@ static void on_ipc(struct evloop *e, int fd, uint32_t revents, void *userdata)
 }
 
 /*
- * CONFIG and the fds that come with it: the port's socket, its status page, then its PHC when
- * timestamps are hardware (steer_wants_phc()). A CONFIG without the first two, or with a PHC for
- * the system back end (which never reads one), is refused.
+ * CONFIG and the fds that come with it: the port's event and general sockets, its status page,
+ * then its PHC when timestamps are hardware (steer_wants_phc()). A CONFIG without the first
+ * three, or with a PHC for the system back end (which never reads one), is refused.
  */
-static int recv_config(int ipc, struct ipc_config *ret, int *ret_sock, int *ret_page, int *ret_phc)
+static int recv_config(int ipc, struct ipc_config *ret, int ret_socks[TRANSPORT_L2_FDS],
+		       int *ret_page, int *ret_phc)
 {
 	struct pollfd pfd = { .fd = ipc, .events = POLLIN };
-	int fds[3] = { -1, -1, -1 };
+	int fds[4] = { -1, -1, -1, -1 };
 	struct ipc_msg m;
 	size_t n = 0;
 	int r;
@@ -587,17 +588,18 @@ static int recv_config(int ipc, struct ipc_config *ret, int *ret_sock, int *ret_
 	if (r < 0) {
 		return r;
 	}
-	if (m.type != IPC_CONFIG || n < 2 ||
-	    (n == 3 && m.config.instance.clock_backend == OPTIONS_CLOCK_SYSTEM)) {
+	if (m.type != IPC_CONFIG || n < 3 ||
+	    (n == 4 && m.config.instance.clock_backend == OPTIONS_CLOCK_SYSTEM)) {
 		for (size_t k = 0; k < n; k++) {
 			close(fds[k]);
 		}
 		return m.type != IPC_CONFIG ? -EPROTO : -EBADF;
 	}
 	*ret = m.config;
-	*ret_sock = fds[0];
-	*ret_page = fds[1];
-	*ret_phc = fds[2];
+	ret_socks[TRANSPORT_L2_FD_EVENT] = fds[0];
+	ret_socks[TRANSPORT_L2_FD_GENERAL] = fds[1];
+	*ret_page = fds[2];
+	*ret_phc = fds[3];
 	return 0;
 }
 
@@ -721,7 +723,7 @@ int port_ipc_run(const struct port_ipc_args *a)
 	struct transport_ts_status st;
 	struct steer_decision steer;
 	struct transport_config tc = { 0 };
-	int sock = -1, page = -1, r;
+	int socks[TRANSPORT_L2_FDS] = { -1, -1 }, page = -1, r;
 
 	r = drop_privileges();
 	if (r < 0) {
@@ -738,7 +740,7 @@ int port_ipc_run(const struct port_ipc_args *a)
 	hello.hello.pid = getpid();
 	r = ipc_send(a->ipc_fd, &hello, NULL, 0);
 	if (r >= 0) {
-		r = recv_config(a->ipc_fd, &cfg, &sock, &page, &w.phc_fd);
+		r = recv_config(a->ipc_fd, &cfg, socks, &page, &w.phc_fd);
 	}
 	if (r >= 0) {
 		r = status_page_map(page, true, &w.page);
@@ -760,10 +762,12 @@ int port_ipc_run(const struct port_ipc_args *a)
 		r = transport_l2_new(&w.loop.transport);
 	}
 	if (r >= 0) {
-		r = transport_adopt(w.loop.transport, sock, &tc);
+		r = transport_adopt(w.loop.transport, socks[TRANSPORT_L2_FD_EVENT],
+				    socks[TRANSPORT_L2_FD_GENERAL], &tc);
 	}
 	if (r >= 0) {
-		sock = -1; /* the transport owns it now */
+		/* The transport owns them now. */
+		socks[TRANSPORT_L2_FD_EVENT] = socks[TRANSPORT_L2_FD_GENERAL] = -1;
 	}
 	if (r >= 0) {
 		r = transport_get_ts_status(w.loop.transport, &st);
@@ -832,8 +836,10 @@ int port_ipc_run(const struct port_ipc_args *a)
 	r = r > 0 ? -EPIPE : r;
 out:
 	port_loop_done(&w.loop);
-	if (sock >= 0) {
-		close(sock);
+	for (size_t k = 0; k < ARRAY_SIZE(socks); k++) {
+		if (socks[k] >= 0) {
+			close(socks[k]);
+		}
 	}
 	if (w.phc_fd >= 0) {
 		close(w.phc_fd);

@@ -38,9 +38,6 @@ static const int allowed[] = {
 	SCMP_SYS(ppoll),
 	SCMP_SYS(timerfd_settime),
 	SCMP_SYS(timerfd_gettime),
-	SCMP_SYS(sendmsg),
-	SCMP_SYS(sendto),
-	SCMP_SYS(sendmmsg),
 	SCMP_SYS(recvmsg),
 	SCMP_SYS(recvmmsg),
 	SCMP_SYS(recvfrom),
@@ -80,12 +77,18 @@ static const int allowed[] = {
 	SCMP_SYS(exit_group),
 };
 
-/* Refused with EPERM whatever their arguments: the network and other processes. */
+/*
+ * Refused with EPERM whatever their arguments: the network and other processes. sendmsg and
+ * sendmmsg carry a destination (msg_name) behind a pointer that seccomp cannot read: a
+ * sockaddr_ll there names any interface of the namespace. The worker sends with sendto()
+ * and no address instead (below), out of the interface its sockets are bound to.
+ */
 static const int refused[] = {
 	SCMP_SYS(socket),     SCMP_SYS(socketpair),  SCMP_SYS(bind),
 	SCMP_SYS(connect),    SCMP_SYS(listen),	     SCMP_SYS(accept),
 	SCMP_SYS(accept4),    SCMP_SYS(setsockopt),  SCMP_SYS(pidfd_send_signal),
-	SCMP_SYS(pidfd_open), SCMP_SYS(pidfd_getfd),
+	SCMP_SYS(pidfd_open), SCMP_SYS(pidfd_getfd), SCMP_SYS(sendmsg),
+	SCMP_SYS(sendmmsg),
 };
 
 /* Refused with EPERM, except in a sanitizer build (LeakSanitizer and its report files). */
@@ -136,11 +139,17 @@ static void on_sigsys(int sig, siginfo_t *si, void *ctx)
 	_exit(128 + SIGSYS);
 }
 
+/* What a call not on the list gets: SIGSYS, or in a sanitizer build everything allowed. */
+#define DEFAULT_ACTION (SANITIZED ? SCMP_ACT_ALLOW : SCMP_ACT_TRAP)
+
 static int add_all(scmp_filter_ctx ctx, uint32_t action, const int *nrs, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		/* A call this architecture lacks (libseccomp says so with a negative number). */
-		if (nrs[i] < 0) {
+		/*
+		 * A call this architecture lacks (libseccomp says so with a negative number), or a
+		 * rule that says what the default says (libseccomp refuses it with EACCES).
+		 */
+		if (nrs[i] < 0 || action == DEFAULT_ACTION) {
 			continue;
 		}
 		int r = seccomp_rule_add(ctx, action, nrs[i], 0);
@@ -152,10 +161,12 @@ static int add_all(scmp_filter_ctx ctx, uint32_t action, const int *nrs, size_t 
 	return 0;
 }
 
-/* One rule with one argument condition; a call this architecture lacks is skipped. */
+/* One rule with one argument condition; skipped as in add_all(). */
 static int rule1(scmp_filter_ctx ctx, uint32_t action, int nr, struct scmp_arg_cmp cmp)
 {
-	return nr < 0 ? 0 : seccomp_rule_add_array(ctx, action, nr, 1, &cmp);
+	return nr < 0 || action == DEFAULT_ACTION
+		       ? 0
+		       : seccomp_rule_add_array(ctx, action, nr, 1, &cmp);
 }
 
 static int add_rules(scmp_filter_ctx ctx)
@@ -185,6 +196,13 @@ static int add_rules(scmp_filter_ctx ctx)
 		if (r >= 0) {
 			r = rule1(ctx, eperm, calls[k], SCMP_A0(SCMP_CMP_NE, (uint64_t) self));
 		}
+	}
+	/* sendto() without a destination address only (dest_addr, the fifth argument, NULL). */
+	if (r >= 0) {
+		r = rule1(ctx, SCMP_ACT_ALLOW, SCMP_SYS(sendto), SCMP_A4(SCMP_CMP_EQ, 0));
+	}
+	if (r >= 0) {
+		r = rule1(ctx, eperm, SCMP_SYS(sendto), SCMP_A4(SCMP_CMP_NE, 0));
 	}
 	/* Files: read-only opens pass; any write flag is refused. */
 	if (r >= 0) {
@@ -232,7 +250,7 @@ int sandbox_load_seccomp(const char *ifname)
 	if (sigaction(SIGSYS, &sa, NULL) < 0) {
 		return -errno;
 	}
-	ctx = seccomp_init(SANITIZED ? SCMP_ACT_ALLOW : SCMP_ACT_TRAP);
+	ctx = seccomp_init(DEFAULT_ACTION);
 	if (!ctx) {
 		return -ENOMEM;
 	}

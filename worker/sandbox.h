@@ -4,10 +4,12 @@
  * once its port is set up and before its loop: what the loop needs (its fds, its clocks, its
  * memory), nothing else.
  *
- * - bind, connect, listen, accept, socket, socketpair, setsockopt (the packet socket stays as
- *   the supervisor made it), ptrace, process_vm_*, kill/tgkill/tkill/pidfd_send_signal of any
- *   process but itself, open/openat/creat for writing, and mmap/mprotect with PROT_EXEC: fail
- *   with EPERM.
+ * - bind, connect, listen, accept, socket, socketpair, setsockopt (the packet sockets stay as
+ *   the supervisor made them), sendmsg and sendmmsg (their destination address cannot be
+ *   checked), sendto with a destination address (without one, a packet socket sends out of the
+ *   interface it is bound to: the port's own), ptrace, process_vm_*, kill, tgkill, tkill and
+ *   pidfd_send_signal of any process but itself, open/openat/creat for writing, and
+ *   mmap/mprotect with PROT_EXEC: fail with EPERM.
  * - Any other system call not on the list, and ioctl requests other than the few read-only
  *   ones a port makes: SIGSYS; the handler writes the call's number on
  *   stderr (the log) and the worker dies of SIGSYS, which the supervisor reports and restarts.

@@ -35,28 +35,7 @@ mkfifo "$tmp/in"
 pids+=($!)
 exec 5>"$tmp/in"
 wait_bus_name org.phcd1 10
-case $LAYOUT in
-instances)
-	for k in $(seq "$PORTS"); do
-		echo "instance i$k" >&5
-		echo "port s$k i$k" >&5
-	done
-	want=$((2 * PORTS))
-	;;
-bc)
-	echo "instance bc" >&5
-	for k in $(seq "$PORTS"); do
-		echo "port s$k bc" >&5
-	done
-	want=$((PORTS + 1))
-	;;
-*) fail "LAYOUT must be instances or bc, not $LAYOUT" ;;
-esac
-for _ in $(seq 300); do
-	[ "$(grep -c '^ok' "$tmp/out" || true)" -ge "$want" ] && break
-	sleep 0.1
-done
-[ "$(grep -c '^ok' "$tmp/out" || true)" -ge "$want" ] || fail "tool-bus-fake: $(tail -n 3 "$tmp/err")"
+bus_fake_ports "$LAYOUT" "$PORTS" s "$tmp/out" "$tmp/err"
 # The reply as dbus-monitor --pcap sees it: the largest message captured.
 dbus_capture_reply "$tmp/cap.pcap" "$tmp/reply" \
 	"$TOOL" -n 1 -w 0 -o GetManagedObjects /org/phcd1/port/s1

@@ -35,35 +35,11 @@ valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.%p" \
 	"$BUILD/tests/integration/tool-bus-fake" <"$tmp/in" >"$tmp/out" 2>"$tmp/err" &
 vg=$!
 exec 5>"$tmp/in"
-# until N: wait up to 30 s for N "ok" lines of the stand-in.
-until_ok() {
-	for _ in $(seq 300); do
-		[ "$(grep -c '^ok' "$tmp/out" || true)" -ge "$1" ] && return 0
-		sleep 0.1
-	done
-	fail "tool-bus-fake: $(tail -n 3 "$tmp/out" "$tmp/err")"
-}
 for _ in $(seq 300); do
 	grep -q '^ready$' "$tmp/out" && break
 	sleep 0.1
 done
-case $LAYOUT in
-instances)
-	for k in $(seq "$PORTS"); do
-		echo "instance i$k" >&5
-		echo "port eth$k i$k" >&5
-	done
-	until_ok $((2 * PORTS))
-	;;
-bc)
-	echo "instance bc" >&5
-	for k in $(seq "$PORTS"); do
-		echo "port eth$k bc" >&5
-	done
-	until_ok $((PORTS + 1))
-	;;
-*) fail "LAYOUT must be instances or bc, not $LAYOUT" ;;
-esac
+bus_fake_ports "$LAYOUT" "$PORTS" eth "$tmp/out" "$tmp/err"
 LAT=("$BUILD/tests/bench/tool-dbus-latency" -o GetManagedObjects)
 "${LAT[@]}" -n 5 -w 5 /org/phcd1/port/eth1 >/dev/null
 callgrind_control -z "$vg" >/dev/null 2>&1

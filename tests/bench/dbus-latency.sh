@@ -77,9 +77,7 @@ setup() {
 		printf 'clock_backend = virtual\n'
 	} >"$tmp/$name.conf"
 	for i in $(seq 2 "$n"); do
-		ip link add "s$i" netns "$s" type veth peer name "g$i" netns "$g" || fail "veth s$i"
-		ip -n "$s" link set "s$i" up
-		ip -n "$g" link set "g$i" up
+		veth_add "$s" "s$i" "$g" "g$i"
 		# shellcheck disable=SC2086
 		ptp4l_gm "$g" "g$i" "$tmp/$name-gm$i.uds" "$tmp/$name-gm$i.log" ${GM_ARGS:-}
 		[ "$name" = bc ] ||

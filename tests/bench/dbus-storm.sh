@@ -86,11 +86,7 @@ netns_pair "$S" "$G" s1 g1
 } >"$tmp/phcd.conf"
 paths=()
 for i in $(seq 1 "$PORTS"); do
-	if [ "$i" -gt 1 ]; then
-		ip link add "s$i" netns "$S" type veth peer name "g$i" netns "$G" || fail "veth s$i"
-		ip -n "$S" link set "s$i" up
-		ip -n "$G" link set "g$i" up
-	fi
+	[ "$i" = 1 ] || veth_add "$S" "s$i" "$G" "g$i"
 	ptp4l_gm "$G" "g$i" "$tmp/gm$i.uds" "$tmp/gm$i.log" --logSyncInterval "$SYNC"
 	printf '\n[instance x%d]\ninterfaces = s%d\nclock_backend = virtual\n' "$i" "$i" >>"$tmp/phcd.conf"
 	paths+=("/org/phcd1/port/s$i")

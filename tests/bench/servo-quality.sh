@@ -33,6 +33,9 @@
 # reported (with the load average after the run); ptp4l's likewise; at the end, pooled, and the
 # median |x| of each series (the raw offsets' median is a free-running phcd-port's, station D).
 #
+# BASE=path/to/phcd-port (another build, e.g. main's before a change) adds station E running it
+# with clock_servo = pi in the same runs: series base-true and base-offset, for "no regression".
+#
 # usage: BUILD=build-dir tests/bench/servo-quality.sh [SECONDS [RUNS [WARMUP [PROFILES]]]]
 #        (root; 60 2 30 "none uniform normal bursty"). KEEP=dir keeps the logs. Not a pass/fail
 #        test, not in any meson suite. Results: docs/performance.md.
@@ -55,7 +58,11 @@ RELAY=$BUILD/tests/bench/tool-jitter-relay
 command -v ptp4l >/dev/null || fail "ptp4l missing (linuxptp)"
 command -v tc >/dev/null || fail "tc missing (iproute2)"
 tmp=$(mktemp -d)
-L=phsv-l$$ M=phsv-m$$ R=phsv-r$$ A=phsv-a$$ B=phsv-b$$ C=phsv-c$$ D=phsv-d$$
+L=phsv-l$$ M=phsv-m$$ R=phsv-r$$ A=phsv-a$$ B=phsv-b$$ C=phsv-c$$ D=phsv-d$$ E=phsv-e$$
+BASE=${BASE:-}
+[ -z "$BASE" ] || [ -x "$BASE" ] || fail "BASE=$BASE is no executable"
+servos="pi linreg"
+[ -n "$BASE" ] && servos="pi linreg base"
 trap 'net_cleanup; [ -n "${KEEP:-}" ] && cp -r "$tmp" "$KEEP"; rm -rf "$tmp"' EXIT
 lan_bridge "$L"
 netns_add "$M"
@@ -67,6 +74,7 @@ lan_station "$L" "$A" a1
 lan_station "$L" "$B" b1
 lan_station "$L" "$C" c1
 lan_station "$L" "$D" d1
+[ -n "$BASE" ] && lan_station "$L" "$E" e1
 for servo in pi linreg; do
 	cat >"$tmp/$servo.conf" <<CONF
 [global]
@@ -113,9 +121,9 @@ jitter() {
 	BG_PIDS+=($RELAY_PID)
 }
 
-# phcd NS IF SERVO LOG: phcd-port on a virtual clock, every sample with its true error.
+# phcd NS IF SERVO LOG [BINARY]: phcd-port on a virtual clock, every sample with its true error.
 phcd() {
-	ip netns exec "$1" capsh --drop=cap_sys_time -- -c "exec $PORT -i $2 -f $tmp/$3.conf -s \
+	ip netns exec "$1" capsh --drop=cap_sys_time -- -c "exec ${5:-$PORT} -i $2 -f $tmp/$3.conf -s \
 		--clock virtual -m --every-sample --true-error" >"$4" 2>&1 &
 	BG_PIDS+=($!)
 }
@@ -169,6 +177,7 @@ for run in $(seq 1 "$RUNS"); do
 		log=$tmp/$profile-$run
 		phcd "$pi_ns" "$pi_if" pi "$log-pi.log"
 		phcd "$lr_ns" "$lr_if" linreg "$log-linreg.log"
+		[ -n "$BASE" ] && phcd "$E" e1 pi "$log-base.log" "$BASE"
 		# D: free-running, the raw offsets the servos are compared with
 		ip netns exec "$D" capsh --drop=cap_sys_time -- -c "exec $PORT -i d1 \
 			-f $tmp/pi.conf -s --clock free -m --every-sample" >"$log-raw.log" 2>&1 &
@@ -191,7 +200,7 @@ for run in $(seq 1 "$RUNS"); do
 		load=$(cut -d' ' -f1-3 /proc/loadavg)
 		from=$(awk -v s="$start" -v w="$WARMUP" 'BEGIN { printf "%.3f", s + w }')
 		to=$(awk -v f="$from" -v d="$SECS" 'BEGIN { printf "%.3f", f + d }')
-		for servo in pi linreg; do
+		for servo in $servos; do
 			for f in true offset; do
 				phcd_samples "$log-$servo.log" "$from" "$to" $f |
 					tee -a "$tmp/all-$profile-$servo-$f" | stats "$servo-$f" |
@@ -212,7 +221,8 @@ done
 [ "$JITTER" = relay ] && sed 's/^/# /' "$tmp/relay.log"
 echo "# pooled over the runs: profile series n mean rms p50|x| p99|x| max|x|"
 for profile in $PROFILES; do
-	for s in pi-true linreg-true ptp4l-true pi-offset linreg-offset ptp4l-offset raw-offset; do
+	for s in pi-true linreg-true base-true ptp4l-true pi-offset linreg-offset base-offset \
+		ptp4l-offset raw-offset; do
 		[ -f "$tmp/all-$profile-$s" ] || continue
 		stats "$s" <"$tmp/all-$profile-$s" | sed "s/^/$profile /"
 	done

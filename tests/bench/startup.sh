@@ -34,9 +34,7 @@ dbus_start "$tmp/bus"
 netns_add "$S"
 netns_add "$P"
 for i in $(seq 1 "$N"); do
-	ip link add "s$i" netns "$S" type veth peer name "p$i" netns "$P" || fail "veth s$i"
-	ip -n "$S" link set "s$i" up
-	ip -n "$P" link set "p$i" up
+	veth_add "$S" "s$i" "$P" "p$i"
 	ptp4l_gm "$P" "p$i" "$tmp/gm$i.uds" "$tmp/gm$i.log"
 done
 phcd_fast_global >"$tmp/phcd.conf"

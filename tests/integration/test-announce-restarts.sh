@@ -14,8 +14,8 @@ set -euo pipefail
 . "$SRC/tests/lib/net-helpers.sh"
 . "$SRC/tests/lib/dbus-helpers.sh"
 . "$SRC/tests/lib/ptp-helpers.sh"
+. "$SRC/tests/lib/phcd-helpers.sh"
 
-PHCD=$BUILD/daemon/phcd
 PHCCTL=$BUILD/phcctl/phcctl
 RESTARTS=3
 tmp=$(mktemp -d)
@@ -31,21 +31,10 @@ lan_station "$B" "$S" s1
 lan_station "$B" "$P" p1
 # s2 faces a namespace with nothing but pmc: instance quiet (slave-only, domain 5) hears nobody.
 netns_add "$Q"
-ip link add s2 netns "$S" type veth peer name q2 netns "$Q"
-ip -n "$S" link set s2 up
-ip -n "$Q" link set q2 up
+veth_add "$S" s2 "$Q" q2
 
 # The capture runs from before phcd's first frame to the end.
-ip netns exec "$P" dumpcap -q -i p1 -f 'ether proto 0x88f7' -w "$tmp/cap.pcapng" \
-	>"$tmp/tshark.log" 2>&1 &
-TSHARK_PID=$!
-BG_PIDS+=($TSHARK_PID)
-# The capture file gets its header once dumpcap captures.
-deadline=$((SECONDS + 60))
-until [ -s "$tmp/cap.pcapng" ]; do
-	[ "$SECONDS" -lt "$deadline" ] || fail "dumpcap did not start capturing: $(cat "$tmp/tshark.log")"
-	sleep 0.05
-done
+capture_start "$P" p1 "$tmp/cap.pcapng"
 
 ip netns exec "$P" capsh --drop=cap_sys_time -- -c "exec ptp4l -i p1 -2 -S -m --free_running 1 \
 	--priority1 250 $PTP4L_FAST --uds_address $tmp/peer.uds" >"$tmp/peer.log" 2>&1 &
@@ -66,9 +55,7 @@ clock_backend = free_running
 CONF
 } >"$tmp/phcd.conf"
 RW=$tmp/ptp
-ip netns exec "$S" capsh --drop=cap_sys_time -- -c "exec $PHCD -f $tmp/phcd.conf --uds $RW \
-	--uds-ro $tmp/ptp-ro" >"$tmp/phcd.log" 2>&1 &
-BG_PIDS+=($!)
+phcd_start "$S" "$tmp/phcd.conf" "$tmp/phcd.log" --uds "$RW" --uds-ro "$tmp/ptp-ro"
 wait_bus_name org.phcd1 10
 
 clock=$(busctl --system get-property org.phcd1 /org/phcd1/instance/lab org.phcd1.Instance \
@@ -170,8 +157,7 @@ wait_peer_parent 20
 sleep 2
 echo "ok: MASTER -> SLAVE of $better -> MASTER again once it left; the peer follows $clock"
 sleep 1
-kill "$TSHARK_PID"
-wait "$TSHARK_PID" 2>/dev/null || true
+capture_stop
 
 # Every Announce from phcd's clock names phcd as grandmaster, with its priority1 (128).
 tshark -r "$tmp/cap.pcapng" -Y 'ptp.v2.messagetype == 0xb' -T fields -E separator=' ' \

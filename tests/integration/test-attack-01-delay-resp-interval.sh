@@ -13,8 +13,8 @@ set -euo pipefail
 . "$SRC/tests/lib/net-helpers.sh"
 . "$SRC/tests/lib/ptp-helpers.sh"
 . "$SRC/tests/lib/dbus-helpers.sh"
+. "$SRC/tests/lib/phcd-helpers.sh"
 
-PHCD=$BUILD/daemon/phcd
 FORGE=$BUILD/tests/integration/tool-forge
 tmp=$(mktemp -d /tmp/phcd-atk01.XXXXXX)
 M=pa1m$$ R=pa1r$$ V=pa1v$$
@@ -23,53 +23,28 @@ dbus_start "$tmp/bus"
 # M (ptp4l) -- R (relay dropping Delay_Resp; the attacker sits here on r-v1) -- V (phcd)
 netns_pair "$M" "$R" m0 r-m0
 netns_add "$V"
-ip link add v1 netns "$V" type veth peer name r-v1 netns "$R" || fail "veth v1"
-ip -n "$V" link set v1 up
-ip -n "$R" link set r-v1 up
+veth_add "$V" v1 "$R" r-v1
 echo drop-delay-resp >"$tmp/relay-mode"
 ip netns exec "$R" python3 "$SRC/tests/lib/ptp-relay.py" r-m0 r-v1 "$tmp/relay-mode" \
 	>"$tmp/relay.log" 2>&1 &
 BG_PIDS+=($!)
 
-{
-	phcd_fast_global
-	cat <<CONF
-logMinDelayReqInterval = -2
-
-[instance attack]
-interfaces = v1
-clock_backend = virtual
-CONF
-} >"$tmp/phcd.conf"
+phcd_virtual_conf attack v1 'logMinDelayReqInterval = -2' >"$tmp/phcd.conf"
 STATUS=$tmp/status
-ip netns exec "$V" capsh --drop=cap_sys_time -- -c \
-	"exec $PHCD -f $tmp/phcd.conf --status-file $STATUS" >"$tmp/phcd.log" 2>&1 &
-PHCD_PID=$!
-BG_PIDS+=($PHCD_PID)
+phcd_start "$V" "$tmp/phcd.conf" "$tmp/phcd.log" --status-file "$STATUS"
 wait_bus_name org.phcd1 10
 ptp4l_gm "$M" m0 "$tmp/gm.uds" "$tmp/gm.log"
 
 field() { status_field "$STATUS" "$@"; }
 # Without a Delay_Resp there is no path delay: the port follows ptp4l, UNCALIBRATED, and sends
 # Delay_Req (9.5.11.2).
-deadline=$((SECONDS + 20))
-until [ "$(field port v1 state)" = UNCALIBRATED ]; do
-	[ "$SECONDS" -lt "$deadline" ] || fail "v1 not UNCALIBRATED within 20 s: $(cat "$STATUS")"
-	sleep 0.05
-done
-pds=$(ip netns exec "$M" pmc -u -b 0 -s "$tmp/gm.uds" -i "$tmp/pmc" 'GET PORT_DATA_SET')
-gm=$(awk '$1 == "portIdentity" { print $2 }' <<<"$pds")
-[ -n "$gm" ] || fail "pmc gave no portIdentity for the grandmaster: $pds"
-gm=${gm//./}
-parent=${gm%-*}:${gm#*-}
+wait_status port v1 state UNCALIBRATED 20
+parent=$(gm_port_identity "$M" "$tmp/gm.uds")
 worker=$(field port v1 pid)
 restarts=$(field port v1 restarts)
 echo "ok: phcd's v1 (worker $worker) follows ptp4l $parent, UNCALIBRATED"
 
-counter() {
-	busctl --system get-property org.phcd1 /org/phcd1/port/v1 org.phcd1.Port Counters \
-		--json=short | python3 -c "import json, sys; print(json.load(sys.stdin)['data'].get('$1', 0))"
-}
+counter() { port_counter v1 "$1"; }
 
 # The Delay_Req rate before the attack, for comparison.
 a=$(counter tx_delay_req)

@@ -18,6 +18,7 @@ set -euo pipefail
 . "$SRC/tests/lib/net-helpers.sh"
 . "$SRC/tests/lib/dbus-helpers.sh"
 . "$SRC/tests/lib/ptp-helpers.sh"
+. "$SRC/tests/lib/phcd-helpers.sh"
 
 PHCD=${PHCD:-$BUILD/daemon/phcd}
 PORT=${PORT:-$BUILD/worker/phcd-port}
@@ -68,12 +69,9 @@ ${2-}
 EOF2
 	} >"$tmp/$1.conf"
 	: >"$tmp/$1.shim"
-	ip netns exec "$S" capsh --drop=cap_sys_time -- -c \
-	"PHCD_CLOCK_SHIM_LOG=$tmp/$1.shim \
-		LD_PRELOAD=$SHIM ASAN_OPTIONS=verify_asan_link_order=0 exec $PHCD -f $tmp/$1.conf \
-		--port-binary $PORT --status-file $tmp/$1.status" >"$tmp/$1.log" 2>&1 &
-	PHCD_PID=$!
-	BG_PIDS+=($PHCD_PID)
+	phcd_start "$S" "$tmp/$1.conf" "$tmp/$1.log" PHCD_CLOCK_SHIM_LOG="$tmp/$1.shim" \
+		LD_PRELOAD="$SHIM" ASAN_OPTIONS=verify_asan_link_order=0 \
+		--port-binary "$PORT" --status-file "$tmp/$1.status"
 }
 
 start_rogue() {

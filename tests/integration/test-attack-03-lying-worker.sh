@@ -15,6 +15,7 @@ set -euo pipefail
 . "$SRC/tests/lib/net-helpers.sh"
 . "$SRC/tests/lib/dbus-helpers.sh"
 . "$SRC/tests/lib/ptp-helpers.sh"
+. "$SRC/tests/lib/phcd-helpers.sh"
 
 PHCD=${PHCD:-$BUILD/daemon/phcd}
 LIAR=${LIAR:-$BUILD/tests/integration/tool-lying-worker}
@@ -39,12 +40,9 @@ interfaces = s1
 clock_backend = system
 EOF2
 : >"$tmp/shim.log"
-ip netns exec "$S" capsh --drop=cap_sys_time -- -c \
-	"PHCD_CLOCK_SHIM_LOG=$tmp/shim.log \
-	LD_PRELOAD=$SHIM ASAN_OPTIONS=verify_asan_link_order=0 \
-	exec $PHCD -f $tmp/phcd.conf --port-binary $LIAR --status-file $tmp/status" \
-	>"$tmp/phcd.log" 2>&1 &
-BG_PIDS+=($!)
+phcd_start "$S" "$tmp/phcd.conf" "$tmp/phcd.log" PHCD_CLOCK_SHIM_LOG="$tmp/shim.log" \
+	LD_PRELOAD="$SHIM" ASAN_OPTIONS=verify_asan_link_order=0 \
+	--port-binary "$LIAR" --status-file "$tmp/status"
 wait_bus_name org.phcd1 10
 
 # Watch D-Bus for 10 s while the liar is restarted again and again: never Synchronized.

@@ -7,12 +7,16 @@
 # environment, stdin/stdout on /dev/null and no fd but the IPC socket; the running worker's
 # /proc/PID/status says the same, with the seccomp filter on (Seccomp 2); and under that filter
 # bind(), socket(), ptrace(), kill() of another process and open() for writing fail
-# (tool-sandbox-probe loads the worker's own filter).
+# (tool-sandbox-probe loads the worker's own filter). And from inside the real worker
+# (worker-escape-shim.so, LD_PRELOADed by the wrapper): it cannot send out of s2, an interface of
+# phcd's namespace that is no port (sendmsg/sendmmsg/sendto naming it refused, nothing captured on
+# its peer), rebind its sockets or make new ones; its sockets are bound to s1.
 set -euo pipefail
 : "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
 . "$SRC/tests/lib/net-helpers.sh"
+. "$SRC/tests/lib/ptp-helpers.sh"
+. "$SRC/tests/lib/phcd-helpers.sh"
 
-PHCD=$BUILD/daemon/phcd
 PORT=$BUILD/worker/phcd-port
 tmp=$(mktemp -d /tmp/phcd-a04.XXXXXX)
 # The wrapper runs as the workers' user: it must reach it.
@@ -20,6 +24,23 @@ chmod 755 "$tmp"
 S=pha4-s$$ P=pha4-p$$
 trap 'net_cleanup; rm -rf "$tmp"' EXIT
 netns_pair "$S" "$P" s1 p1
+# A second interface of phcd's namespace that is no port of its: a worker must not reach it.
+ip link add s2 netns "$S" type veth peer name q2 netns "$P" || fail "veth s2/q2"
+ip -n "$S" link set s2 up
+ip -n "$P" link set q2 up
+S2_INDEX=$(ip netns exec "$S" cat /sys/class/net/s2/ifindex)
+S1_INDEX=$(ip netns exec "$S" cat /sys/class/net/s1/ifindex)
+SHIM=$BUILD/tests/integration/worker-escape-shim.so
+[ -r "$SHIM" ] || fail "no $SHIM"
+# Everything q2 receives: a frame the worker sent out of s2 would be here.
+ip netns exec "$P" dumpcap -q -i q2 -w "$tmp/q2.pcapng" >"$tmp/q2.log" 2>&1 &
+CAP_PID=$!
+BG_PIDS+=($CAP_PID)
+deadline=$((SECONDS + 30))
+until [ -s "$tmp/q2.pcapng" ]; do
+	[ "$SECONDS" -lt "$deadline" ] || fail "dumpcap did not start: $(cat "$tmp/q2.log")"
+	sleep 0.05
+done
 
 cat >"$tmp/phcd.conf" <<CONF
 [global]
@@ -36,23 +57,19 @@ CONF
 cat >"$tmp/port-wrapper" <<WRAP
 #!/bin/sh
 echo "WRAPPER uid=\$(id -u) gid=\$(id -g) groups=\$(id -G)" \$(grep -E '^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs):' /proc/self/status | tr -d '\t ') "env=\$(env | tr '\n' ' ')" "fds=\$(for f in /proc/\$\$/fd/*; do printf '%s=%s ' "\${f##*/}" "\$(readlink "\$f")"; done)" "stdin=\$(readlink /proc/\$\$/fd/0)" "stdout=\$(readlink /proc/\$\$/fd/1)" >&2
+# The escape shim (worker-escape-shim.c) plays a compromised worker from inside this one.
+export LD_PRELOAD=$SHIM PHCD_ESCAPE_IFINDEX=$S2_INDEX
+export ASAN_OPTIONS="\${ASAN_OPTIONS:+\$ASAN_OPTIONS:}verify_asan_link_order=0"
 exec $PORT "\$@"
 WRAP
 chmod 755 "$tmp/port-wrapper"
 
 STATUS=$tmp/status
 # A variable of ours that must not reach the worker.
-SECRET_TOKEN=leak ip netns exec "$S" capsh --drop=cap_sys_time -- -c "exec $PHCD -f $tmp/phcd.conf \
-	--port-binary $tmp/port-wrapper --status-file $STATUS --uds '' --uds-ro ''" \
-	>"$tmp/phcd.log" 2>&1 &
-PHCD_PID=$!
-BG_PIDS+=($PHCD_PID)
+phcd_start "$S" "$tmp/phcd.conf" "$tmp/phcd.log" SECRET_TOKEN=leak \
+	--port-binary "$tmp/port-wrapper" --status-file "$STATUS" --uds "" --uds-ro ""
 
-field() { # KIND NAME KEY: a value from the status file ("" when absent)
-	awk -v k="$1" -v n="$2" -v f="$3" \
-		'$1 == k && $2 == n { for (i = 3; i < NF; i++) if ($i == f) print $(i + 1) }' \
-		"$STATUS" 2>/dev/null || true
-}
+field() { status_field "$STATUS" "$@"; }
 wait_for "$tmp/phcd.log" '^WRAPPER ' 10
 deadline=$((SECONDS + 10))
 pid=
@@ -149,8 +166,46 @@ if [ "$sanitized" = none ] || [ -z "$sanitized" ]; then
 	expect chdir-unlisted 'killed SYS'
 	grep -q 'seccomp: system call 80 is not on the worker.s allow-list' "$tmp/probe.err" ||
 		fail "expected the SIGSYS line naming system call 80 (chdir), got: $(cat "$tmp/probe.err")"
+	[ "$(cat "$victim")" = original ] || fail "the probe changed $victim: $(cat "$victim")"
 else
 	echo "SKIP: ptrace, open for writing and unlisted calls pass in a sanitizer build ($sanitized)"
 fi
-[ "$(cat "$victim")" = original ] || fail "the probe changed $victim: $(cat "$victim")"
 echo "ok: under the worker's filter: $(tr '\n' ';' <"$tmp/probe.out")"
+
+# 4. A compromised worker inside the real one (the escape shim, once its filter is on): it may
+#    send only through its own port's sockets, with no address; nothing goes out of s2, and no
+#    socket can be made or rebound.
+wait_for "$tmp/phcd.log" '^ESCAPE done' 20
+grep '^ESCAPE ' "$tmp/phcd.log" >"$tmp/escape.out"
+echo "inside the worker: $(tr '\n' ';' <"$tmp/escape.out")"
+grep -q '^ESCAPE packet-fd ' "$tmp/escape.out" || fail "the shim found no packet socket in the worker"
+while read -r _ _ fd _ ifindex _ proto; do
+	[ "$ifindex" = "$S1_INDEX" ] ||
+		fail "worker packet fd $fd: expected bound to s1 (ifindex $S1_INDEX), got ifindex $ifindex"
+	[[ "$proto" =~ ^0x(88f7|0000)$ ]] ||
+		fail "worker packet fd $fd: expected protocol 0x88f7 (or 0, no reception), got $proto"
+done < <(grep '^ESCAPE packet-fd ' "$tmp/escape.out")
+escape_expect() { # NAME REGEX: every line of NAME matches
+	local lines
+	lines=$(awk -v n="$1" '$2 == n' "$tmp/escape.out")
+	[ -n "$lines" ] || fail "escape: no line for $1"
+	while read -r line; do
+		[[ "$line" =~ ^ESCAPE\ $1(\ fd\ [0-9]+)?\ ($2)$ ]] ||
+			fail "escape $1: expected '$2', got '$line'"
+	done <<<"$lines"
+}
+escape_expect sendmsg-other-if 'refused EPERM'
+escape_expect sendmmsg-other-if 'refused EPERM'
+escape_expect sendto-other-if 'refused EPERM'
+escape_expect bind-other-if 'refused EPERM'
+escape_expect socket-packet 'refused EPERM'
+escape_expect socket-inet 'refused EPERM'
+escape_expect send-own-if allowed
+# The port still works through the same sockets: Announces keep coming on p1 after the attempt.
+wait_for "$STATUS" '^port s1 .* state (MASTER|PRE_MASTER|LISTENING)' 5
+kill "$CAP_PID" 2>/dev/null || true
+wait "$CAP_PID" 2>/dev/null || true
+leaked=$(tshark -r "$tmp/q2.pcapng" -Y 'eth.type == 0x88b5 || eth.src == 02:00:00:e5:ca:be' \
+	-T fields -e frame.number 2>/dev/null | wc -l)
+[ "$leaked" = 0 ] || fail "expected no frame of the worker out of s2, $leaked captured on q2"
+echo "ok: a compromised worker cannot send out of another interface (0 frames on q2) nor make or rebind a socket"

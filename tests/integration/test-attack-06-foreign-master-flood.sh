@@ -13,8 +13,8 @@ set -euo pipefail
 . "$SRC/tests/lib/net-helpers.sh"
 . "$SRC/tests/lib/ptp-helpers.sh"
 . "$SRC/tests/lib/dbus-helpers.sh"
+. "$SRC/tests/lib/phcd-helpers.sh"
 
-PHCD=$BUILD/daemon/phcd
 FORGE=$BUILD/tests/integration/tool-forge
 tmp=$(mktemp -d /tmp/phcd-atk06.XXXXXX)
 L=pa6l$$ M=pa6m$$ X=pa6x$$ V=pa6v$$
@@ -25,38 +25,15 @@ lan_bridge "$L"
 lan_station "$L" "$M" m0 isolated
 lan_station "$L" "$X" x0 isolated
 lan_station "$L" "$V" v1
-{
-	phcd_fast_global
-	cat <<CONF
-
-[instance attack]
-interfaces = v1
-clock_backend = virtual
-CONF
-} >"$tmp/phcd.conf"
+phcd_virtual_conf attack v1 >"$tmp/phcd.conf"
 STATUS=$tmp/status
-ip netns exec "$V" capsh --drop=cap_sys_time -- -c \
-	"exec $PHCD -f $tmp/phcd.conf --status-file $STATUS" >"$tmp/phcd.log" 2>&1 &
-PHCD_PID=$!
-BG_PIDS+=($PHCD_PID)
+phcd_start "$V" "$tmp/phcd.conf" "$tmp/phcd.log" --status-file "$STATUS"
 wait_bus_name org.phcd1 10
 ptp4l_gm "$M" m0 "$tmp/gm.uds" "$tmp/gm.log"
 
 field() { status_field "$STATUS" "$@"; }
-counter() {
-	busctl --system get-property org.phcd1 /org/phcd1/port/v1 org.phcd1.Port Counters \
-		--json=short | python3 -c "import json, sys; print(json.load(sys.stdin)['data'].get('$1', 0))"
-}
-# wait_state STATE SECONDS WHAT
-wait_state() {
-	local deadline=$((SECONDS + $2))
-	until [ "$(field port v1 state)" = "$1" ]; do
-		[ "$SECONDS" -lt "$deadline" ] ||
-			fail "$3: expected v1 $1 within $2 s, got $(field port v1 state) ($(grep -c . "$tmp/phcd.log") log lines; last: $(tail -n 2 "$tmp/phcd.log"))"
-		sleep 0.05
-	done
-}
-wait_state SLAVE 30 "before the attack"
+counter() { port_counter v1 "$1"; }
+wait_status port v1 state SLAVE 30 "" "before the attack"
 worker=$(field port v1 pid)
 echo "ok: phcd's v1 (worker $worker) SLAVE of ptp4l"
 
@@ -73,15 +50,12 @@ echo "ok: under the flood v1 stays SLAVE"
 before=$(counter ignored_announce_rejected)
 busctl --system call org.phcd1 /org/phcd1/port/v1 org.phcd1.Port Restart >/dev/null ||
 	fail "D-Bus Port.Restart of v1 failed"
-deadline=$((SECONDS + 10))
-until w=$(field port v1 pid) && [ -n "$w" ] && [ "$w" != 0 ] && [ "$w" != "$worker" ]; do
-	[ "$SECONDS" -lt "$deadline" ] || fail "no new worker for v1 within 10 s after Restart"
-	sleep 0.05
-done
+wait_status port v1 pid '[1-9][0-9]*' 10 "$worker" "a new worker after Restart"
+w=$(field port v1 pid)
 t0=$SECONDS
 echo "worker restarted ($worker -> $w) with the flood going on"
 # The crowd fills the empty table first; the real grandmaster must still get in and win.
-wait_state SLAVE 15 "after a worker restart during the flood of 16 worse grandmasters"
+wait_status port v1 state SLAVE 15 "" "after a worker restart during the flood of 16 worse grandmasters"
 echo "ok: v1 SLAVE of ptp4l again $((SECONDS - t0)) s after the restart, the flood still going"
 kill -0 "$FLOOD" 2>/dev/null || fail "the flood stopped early: $(cat "$tmp/flood.log")"
 deadline=$((SECONDS + 5))

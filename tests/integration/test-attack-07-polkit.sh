@@ -13,7 +13,6 @@ set -euo pipefail
 . "$SRC/tests/lib/net-helpers.sh"
 . "$SRC/tests/lib/dbus-helpers.sh"
 
-FAKE=$BUILD/tests/integration/tool-bus-fake
 PHCCTL=$BUILD/phcctl/phcctl
 FLOOD=$SRC/tests/integration/dbus-flood.py
 tmp=$(mktemp -d /tmp/phcd-a07.XXXXXX)
@@ -23,14 +22,9 @@ dbus_start "$tmp/bus"
 # User sys is refused, but only once the test opens a gate: polkit is slow to decide.
 polkit_start "$tmp/bus" "$tmp" NO
 
-mkfifo "$tmp/in"
-"$FAKE" <"$tmp/in" >"$tmp/out" 2>&1 &
-BG_PIDS+=($!)
-exec 5>"$tmp/in"
-wait_for "$tmp/out" '^ready$' 5
-echo "instance default" >&5
-echo "port veth0 default" >&5
-wait_for "$tmp/out" '^ok port$' 5
+bus_fake_start "$tmp"
+fake instance default
+fake port veth0 default
 as() { # USER CMD...
 	local u=$1
 	shift

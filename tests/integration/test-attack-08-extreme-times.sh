@@ -12,8 +12,8 @@ set -euo pipefail
 . "$SRC/tests/lib/net-helpers.sh"
 . "$SRC/tests/lib/ptp-helpers.sh"
 . "$SRC/tests/lib/dbus-helpers.sh"
+. "$SRC/tests/lib/phcd-helpers.sh"
 
-PHCD=$BUILD/daemon/phcd
 FORGE=$BUILD/tests/integration/tool-forge
 tmp=$(mktemp -d /tmp/phcd-atk08.XXXXXX)
 L=pa8l$$ M=pa8m$$ X=pa8x$$ V=pa8v$$
@@ -25,42 +25,20 @@ lan_bridge "$L"
 lan_station "$L" "$M" m0
 lan_station "$L" "$X" x0
 lan_station "$L" "$V" v1
-{
-	phcd_fast_global
-	cat <<CONF
-
-[instance attack]
-interfaces = v1
-clock_backend = virtual
-CONF
-} >"$tmp/phcd.conf"
+phcd_virtual_conf attack v1 >"$tmp/phcd.conf"
 STATUS=$tmp/status
-ip netns exec "$V" capsh --drop=cap_sys_time -- -c \
-	"exec $PHCD -f $tmp/phcd.conf --status-file $STATUS" >"$tmp/phcd.log" 2>&1 &
-PHCD_PID=$!
-BG_PIDS+=($PHCD_PID)
+phcd_start "$V" "$tmp/phcd.conf" "$tmp/phcd.log" --status-file "$STATUS"
 wait_bus_name org.phcd1 10
 ptp4l_gm "$M" m0 "$tmp/gm.uds" "$tmp/gm.log"
 
 field() { status_field "$STATUS" "$@"; }
-deadline=$((SECONDS + 30))
-until [ "$(field port v1 state)" = SLAVE ]; do
-	[ "$SECONDS" -lt "$deadline" ] || fail "v1 not SLAVE within 30 s: $(cat "$STATUS")"
-	sleep 0.05
-done
-pds=$(ip netns exec "$M" pmc -u -b 0 -s "$tmp/gm.uds" -i "$tmp/pmc" 'GET PORT_DATA_SET')
-gm=$(awk '$1 == "portIdentity" { print $2 }' <<<"$pds")
-[ -n "$gm" ] || fail "pmc gave no portIdentity for the grandmaster: $pds"
-gm=${gm//./}
-parent=${gm%-*}:${gm#*-}
+wait_status port v1 state SLAVE 30
+parent=$(gm_port_identity "$M" "$tmp/gm.uds")
 worker=$(field port v1 pid)
 restarts=$(field port v1 restarts)
 echo "ok: phcd's v1 (worker $worker) SLAVE of ptp4l $parent"
 
-counter() {
-	busctl --system get-property org.phcd1 /org/phcd1/port/v1 org.phcd1.Port Counters \
-		--json=short | python3 -c "import json, sys; print(json.load(sys.stdin)['data'].get('$1', 0))"
-}
+counter() { port_counter v1 "$1"; }
 bus_offset() {
 	busctl --system get-property org.phcd1 /org/phcd1/instance/attack org.phcd1.Instance \
 		OffsetFromMaster | awk '{ print $2 }'

@@ -13,8 +13,8 @@ set -euo pipefail
 : "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
 . "$SRC/tests/lib/net-helpers.sh"
 . "$SRC/tests/lib/dbus-helpers.sh"
+. "$SRC/tests/lib/phcd-helpers.sh"
 
-PHCD=$BUILD/daemon/phcd
 FORGE=$BUILD/tests/integration/tool-forge
 tmp=$(mktemp -d /tmp/phcd-atk09.XXXXXX)
 S=pa9s$$ Q=pa9q$$
@@ -31,17 +31,11 @@ interfaces = s1
 clock_backend = free_running
 userDescription = phcd;attack-09
 CONF
-ip netns exec "$S" capsh --drop=cap_sys_time -- -c \
-	"exec $PHCD -f $tmp/phcd.conf --uds $tmp/ptp --uds-ro $tmp/ptp-ro" >"$tmp/phcd.log" 2>&1 &
-PHCD_PID=$!
-BG_PIDS+=($PHCD_PID)
+phcd_start "$S" "$tmp/phcd.conf" "$tmp/phcd.log" --uds "$tmp/ptp" --uds-ro "$tmp/ptp-ro"
 wait_bus_name org.phcd1 10
 
 prop() { busctl --system get-property org.phcd1 "$1" "org.phcd1.$2" "$3" | cut -d' ' -f2-; }
-counter() {
-	busctl --system get-property org.phcd1 /org/phcd1/port/s1 org.phcd1.Port Counters \
-		--json=short | python3 -c "import json, sys; print(json.load(sys.stdin)['data'].get('$1', 0))"
-}
+counter() { port_counter s1 "$1"; }
 # wait_counter NAME MIN SECONDS: until the port's counter NAME reaches MIN (STATUS once a second).
 wait_counter() {
 	local deadline=$((SECONDS + $3)) v

@@ -7,8 +7,9 @@
 set -euo pipefail
 : "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
 . "$SRC/tests/lib/net-helpers.sh"
+. "$SRC/tests/lib/ptp-helpers.sh"
+. "$SRC/tests/lib/phcd-helpers.sh"
 
-PHCD=$BUILD/daemon/phcd
 PORT=$BUILD/worker/phcd-port
 tmp=$(mktemp -d /tmp/phcd-a10.XXXXXX)
 S=pha10-s$$ P=pha10-p$$
@@ -29,15 +30,9 @@ chmod 0600 "$secret"
 STATUS=$tmp/run/status
 # What an attacker who can write the status file's directory plants.
 ln -s "$secret" "$STATUS.tmp"
-ip netns exec "$S" capsh --drop=cap_sys_time -- -c "exec $PHCD -f $tmp/phcd.conf \
-	--port-binary $PORT --status-file $STATUS --uds '' --uds-ro ''" >"$tmp/phcd.log" 2>&1 &
-BG_PIDS+=($!)
-deadline=$((SECONDS + 15))
-until grep -qE '^port s1 .* state (LISTENING|MASTER)' "$STATUS" 2>/dev/null; do
-	[ "$SECONDS" -lt "$deadline" ] ||
-		fail "expected port s1 LISTENING or MASTER in $STATUS within 15 s, got: $(cat "$STATUS" 2>&1); log: $(tail -n 20 "$tmp/phcd.log")"
-	sleep 0.05
-done
+phcd_start "$S" "$tmp/phcd.conf" "$tmp/phcd.log" --port-binary "$PORT" --status-file "$STATUS" \
+	--uds "" --uds-ro ""
+wait_status port s1 state 'LISTENING|MASTER' 15
 # Several rewrites (each state change is one): none may have gone through the link.
 sleep 1
 [ "$(cat "$secret")" = "root's secret" ] ||

@@ -9,8 +9,8 @@ set -euo pipefail
 : "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
 . "$SRC/tests/lib/net-helpers.sh"
 . "$SRC/tests/lib/dbus-helpers.sh"
+. "$SRC/tests/lib/phcd-helpers.sh"
 
-PHCD=$BUILD/daemon/phcd
 PHCCTL=$BUILD/phcctl/phcctl
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
@@ -25,9 +25,7 @@ printf '[instance lab]\ninterfaces = auto\npriority1 = 100\n' >"$conf"
 # A symlinked drop-in to a regular file is normal in /etc: it is read.
 printf '[instance lab]\npriority2 = 42\n' >"$tmp/real.conf"
 ln -s "$tmp/real.conf" "$dropins/05-link.conf"
-ip netns exec "$NS" capsh --drop=cap_sys_time -- -c "exec $PHCD -f $conf" >"$tmp/phcd.log" 2>&1 &
-PHCD_PID=$!
-BG_PIDS+=($PHCD_PID)
+phcd_start "$NS" "$conf" "$tmp/phcd.log"
 wait_bus_name org.phcd1 10
 got=$(busctl --system get-property org.phcd1 /org/phcd1/instance/lab org.phcd1.Instance Priority2)
 [ "$got" = "y 42" ] || fail "symlinked drop-in to a regular file: expected Priority2 42, got $got"

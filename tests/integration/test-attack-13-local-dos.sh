@@ -11,8 +11,8 @@ set -euo pipefail
 : "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
 . "$SRC/tests/lib/net-helpers.sh"
 . "$SRC/tests/lib/dbus-helpers.sh"
+. "$SRC/tests/lib/phcd-helpers.sh"
 
-PHCD=$BUILD/daemon/phcd
 PORT=$BUILD/worker/phcd-port
 FLOOD=$SRC/tests/integration/local-flood.py
 tmp=$(mktemp -d /tmp/phcd-a13.XXXXXX)
@@ -33,10 +33,7 @@ interfaces = s1
 clock_backend = free_running
 CONF
 RW=$tmp/ptp RO=$tmp/ptp-ro
-ip netns exec "$S" capsh --drop=cap_sys_time -- -c "exec $PHCD -f $tmp/phcd.conf \
-	--port-binary $PORT --uds $RW --uds-ro $RO" >"$tmp/phcd.log" 2>&1 &
-PHCD_PID=$!
-BG_PIDS+=($PHCD_PID)
+phcd_start "$S" "$tmp/phcd.conf" "$tmp/phcd.log" --port-binary "$PORT" --uds "$RW" --uds-ro "$RO"
 wait_bus_name org.phcd1 10
 as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 cpu_ticks() { awk '{ print $14 + $15 }' /proc/"$PHCD_PID"/stat; }

@@ -30,23 +30,6 @@ cfg() { # DIR NAME
 	echo "$f"
 }
 
-# capture_start NS IF FILE: dumpcap of the PTP frames on IF from now on (CAP_PID);
-# capture_stop: end it, the file complete.
-capture_start() {
-	ip netns exec "$1" dumpcap -q -i "$2" -f 'ether proto 0x88f7' -P -w "$3" >"$3.log" 2>&1 &
-	CAP_PID=$!
-	BG_PIDS+=("$CAP_PID")
-	local deadline=$((SECONDS + 10))
-	until grep -q "Capturing on" "$3.log" 2>/dev/null || [ -s "$3" ]; do
-		[ "$SECONDS" -lt "$deadline" ] || fail "dumpcap on $2 did not start: $(cat "$3.log")"
-		sleep 0.05
-	done
-}
-capture_stop() {
-	kill -INT "$CAP_PID" 2>/dev/null || true
-	wait "$CAP_PID" 2>/dev/null || true
-}
-
 no_announce() { # FRAMES LABEL
 	if grep -q ' ANNOUNCE ' "$1"; then
 		fail "$2: Announce on the wire: $(grep ' ANNOUNCE ' "$1" | head -n 2)"
@@ -60,7 +43,7 @@ run() { # VERSION ROLE (slave: phcd the designated slave; master: phcd the desig
 	pm=$(ip -n "$A" -j link show "$ia" | jq -r '.[0].address')
 	pp=$(ip -n "$B" -j link show "$ib" | jq -r '.[0].address')
 	# From the first frame on: no Announce may ever appear.
-	capture_start "$B" "$ib" "$log.pcap"
+	capture_start "$B" "$ib" "$log.pcap" -P
 	if [ "$2" = slave ]; then
 		printf '[global]\nprofile = automotive-slave\ntime_stamping = software\n' >"$tmp/phcd-port.conf"
 		printf 'servo_offset_threshold = 5000\npi_proportional_const = 0.7\n' >>"$tmp/phcd-port.conf"

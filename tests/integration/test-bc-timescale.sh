@@ -10,8 +10,8 @@ set -euo pipefail
 . "$SRC/tests/lib/net-helpers.sh"
 . "$SRC/tests/lib/ptp-helpers.sh"
 . "$SRC/tests/lib/port-helpers.sh"
+. "$SRC/tests/lib/phcd-helpers.sh"
 
-PHCD=$BUILD/daemon/phcd
 PORT=$BUILD/worker/phcd-port
 tmp=$(mktemp -d /tmp/phcd-bcts.XXXXXX)
 S=phbt-s$$ G=phbt-g$$ D=phbt-d$$
@@ -21,12 +21,8 @@ TOLERANCE=3000000 # |offset + GM_OFFSET| in ns: a few ms
 trap 'net_cleanup; rm -rf "$tmp"' EXIT
 
 for ns in $S $G $D; do netns_add "$ns"; done
-ip link add bt1 netns "$S" type veth peer name gt1 netns "$G" || fail "veth bt1/gt1"
-ip link add bt2 netns "$S" type veth peer name dt2 netns "$D" || fail "veth bt2/dt2"
-ip -n "$S" link set bt1 up
-ip -n "$S" link set bt2 up
-ip -n "$G" link set gt1 up
-ip -n "$D" link set dt2 up
+veth_add "$S" bt1 "$G" gt1
+veth_add "$S" bt2 "$D" dt2
 
 # Fast intervals, the same on every clock, so the chain settles in seconds.
 phcd_fast_global >"$tmp/gm.conf"
@@ -49,24 +45,11 @@ clock_backend = virtual
 EOF
 } >"$tmp/phcd.conf"
 STATUS=$tmp/status
-ip netns exec "$S" capsh --drop=cap_sys_time -- -c "exec $PHCD -f $tmp/phcd.conf \
-	--port-binary $PORT --status-file $STATUS" >"$tmp/phcd.log" 2>&1 &
-BG_PIDS+=($!)
+phcd_start "$S" "$tmp/phcd.conf" "$tmp/phcd.log" --port-binary "$PORT" --status-file "$STATUS"
 
-wait_field() { # KIND NAME KEY VALUE SECONDS: poll the status file, or fail saying what came
-	local deadline=$((SECONDS + $5)) v
-	until v=$(status_field "$STATUS" "$1" "$2" "$3") && [ "$v" = "$4" ]; do
-		if [ "$SECONDS" -ge "$deadline" ]; then
-			tail -n 30 "$tmp/phcd.log" >&2 || true
-			fail "$1 $2: expected $3 '$4' within $5 s, got '$v'"
-		fi
-		sleep 0.05
-	done
-}
-
-wait_field port bt1 state SLAVE 20
-wait_field port bt2 state MASTER 10
-wait_field instance bc servo LOCKED 20
+wait_status port bt1 state SLAVE 20
+wait_status port bt2 state MASTER 10
+wait_status instance bc servo LOCKED 20
 # Offsets the downstream ptp4l prints from now on (--summary_interval as the sync interval: one
 # "master offset" line per sample instead of an unsigned rms summary).
 from=$(wc -l <"$tmp/down.log")

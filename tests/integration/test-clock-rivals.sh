@@ -21,11 +21,7 @@ S=phcr-s$$ P=phcr-p$$
 # kernel ends the rest of the namespace with it.
 trap 'rm -f "$tmp/ns.run"; net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
 dbus_start "$tmp/bus"
-netns_add "$S"
-netns_add "$P"
-ip link add s1 netns "$S" type veth peer name p1 netns "$P"
-ip -n "$S" link set s1 up
-ip -n "$P" link set p1 up
+netns_pair "$S" "$P" s1 p1
 {
 	phcd_fast_global
 	cat <<CONF

@@ -12,8 +12,8 @@ set -euo pipefail
 . "$SRC/tests/lib/net-helpers.sh"
 . "$SRC/tests/lib/dbus-helpers.sh"
 . "$SRC/tests/lib/ptp-helpers.sh"
+. "$SRC/tests/lib/phcd-helpers.sh"
 
-PHCD=$BUILD/daemon/phcd
 tmp=$(mktemp -d /tmp/phcd-cockpit.XXXXXX)
 chmod 755 "$tmp"
 S=phck-s$$ G=phck-g$$
@@ -26,9 +26,7 @@ ptp4l_gm "$G" g1 "$tmp/gm.uds" "$tmp/gm.log"
 	phcd_fast_global
 	printf '\n[instance lab]\ninterfaces = s1\nclock_backend = virtual\n'
 } >"$tmp/phcd.conf"
-ip netns exec "$S" capsh --drop=cap_sys_time -- -c "exec $PHCD -f $tmp/phcd.conf" \
-	>"$tmp/phcd.log" 2>&1 &
-BG_PIDS+=($!)
+phcd_start "$S" "$tmp/phcd.conf" "$tmp/phcd.log"
 wait_bus_name org.phcd1 10
 
 # The page from the source tree, as meson installs it (DATADIR/cockpit/phcd), found by the

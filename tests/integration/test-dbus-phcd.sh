@@ -21,9 +21,8 @@ dbus_start "$tmp/bus"
 netns_add "$S"
 netns_add "$G"
 netns_add "$Q"
-ip link add s1 netns "$S" type veth peer name g1 netns "$G"
-ip link add s2 netns "$S" type veth peer name q1 netns "$Q"
-for l in "$S s1" "$S s2" "$G g1" "$Q q1"; do ip -n ${l% *} link set ${l#* } up; done
+veth_add "$S" s1 "$G" g1
+veth_add "$S" s2 "$Q" q1
 
 ptp4l_gm "$G" g1 "$tmp/gm.uds" "$tmp/gm.log"
 {

@@ -11,7 +11,6 @@ set -euo pipefail
 . "$SRC/tests/lib/net-helpers.sh"
 . "$SRC/tests/lib/dbus-helpers.sh"
 
-FAKE=$BUILD/tests/integration/tool-bus-fake
 PHCCTL=$BUILD/phcctl/phcctl
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
@@ -20,15 +19,9 @@ dbus_start "$tmp/bus"
 # User sys is granted too, but only once the test opens a gate: polkit is slow to decide.
 polkit_start "$tmp/bus" "$tmp" YES
 
-mkfifo "$tmp/in"
-"$FAKE" <"$tmp/in" >"$tmp/out" 2>&1 &
-fake_pid=$!
-BG_PIDS+=($fake_pid)
-exec 5>"$tmp/in"
-wait_for "$tmp/out" '^ready$' 5
-echo "instance default" >&5
-echo "port veth0 default" >&5
-wait_for "$tmp/out" '^ok port$' 5
+bus_fake_start "$tmp"
+fake instance default
+fake port veth0 default
 
 as() { # USER CMD...
 	local u=$1
@@ -96,6 +89,6 @@ echo "ok: port removed during the polkit check: caller got UnknownObject at once
 # Every answered query was taken by its handler: none left, and a clean exit (LeakSanitizer
 # fails it when the stand-in is built with ASan).
 exec 5>&-
-wait_pid "$fake_pid" 5 || fail "the stand-in exited with $?: $(tail -n 20 "$tmp/out")"
+wait_pid "$FAKE_PID" 5 || fail "the stand-in exited with $?: $(tail -n 20 "$tmp/out")"
 echo "ok: the stand-in exits cleanly"
 echo PASS

@@ -19,23 +19,7 @@ dbus_start "$tmp/bus"
 NOBODY=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
 B=(busctl --system)
 
-mkfifo "$tmp/in"
-"$FAKE" <"$tmp/in" >"$tmp/out" 2>&1 &
-BG_PIDS+=($!)
-exec 5>"$tmp/in"
-wait_for "$tmp/out" '^ready$' 5
-wait_bus_name org.phcd1 5
-
-# fake CMD...: send one command to the stand-in and wait for its "ok".
-fake() {
-	local from
-	from=$(wc -l <"$tmp/out")
-	echo "$*" >&5
-	wait_for "$tmp/out" "^(ok $1|error: .*)\$" 5 "$from"
-	if tail -n +$((from + 1)) "$tmp/out" | grep -q '^error:'; then
-		fail "stand-in refused '$*': $(tail -n 1 "$tmp/out")"
-	fi
-}
+bus_fake_start "$tmp"
 
 fake instance default
 fake instance "dom-24"

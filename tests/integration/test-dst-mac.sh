@@ -35,22 +35,6 @@ expect_groups() {
 	echo "ok: $4: $2 joined exactly $3"
 }
 
-# capture_start NS IF FILE: dumpcap of PTP frames on IF, returns once it writes.
-capture_start() {
-	ip netns exec "$1" dumpcap -q -i "$2" -f 'ether proto 0x88f7' -w "$3" >"$3.log" 2>&1 &
-	CAP_PID=$!
-	BG_PIDS+=($CAP_PID)
-	local deadline=$((SECONDS + 30))
-	until [ -s "$3" ]; do
-		[ "$SECONDS" -lt "$deadline" ] || fail "dumpcap did not start: $(cat "$3.log")"
-		sleep 0.05
-	done
-}
-
-capture_stop() {
-	kill "$CAP_PID" 2>/dev/null || true
-	wait "$CAP_PID" 2>/dev/null || true
-}
 
 # sent_by FILE MAC: "messageType destination" of each frame MAC sent, counted.
 sent_by() {

@@ -11,8 +11,8 @@ set -euo pipefail
 . "$SRC/tests/lib/net-helpers.sh"
 . "$SRC/tests/lib/dbus-helpers.sh"
 . "$SRC/tests/lib/ptp-helpers.sh"
+. "$SRC/tests/lib/phcd-helpers.sh"
 
-PHCD=$BUILD/daemon/phcd
 PORT=$BUILD/worker/phcd-port
 STORM=$BUILD/tests/integration/tool-frame-storm
 N=4
@@ -24,15 +24,10 @@ trap '[ -z "$PHCD_PID" ] || kill "$PHCD_PID" 2>/dev/null || true; net_cleanup; d
 dbus_start "$tmp/bus"
 netns_add "$S"
 netns_add "$G"
-mkveth() { # I: s$I in S, g$I in G
-	ip link add "s$1" netns "$S" type veth peer name "g$1" netns "$G" || fail "veth s$1"
-	ip -n "$S" link set "s$1" up
-	ip -n "$G" link set "g$1" up
-}
 phcd_fast_global >"$tmp/phcd.conf"
 printf 'restart_backoff_initial_ms = 100\n' >>"$tmp/phcd.conf"
 for i in $(seq 1 $N); do
-	mkveth "$i"
+	veth_add "$S" "s$i" "$G" "g$i"
 	# A flapping link can make ptp4l miss a TX timestamp and go FAULTY: reset at once, not
 	# after its default 16 s, so that the grandmaster is back before the deadlines below.
 	ptp4l_gm "$G" "g$i" "$tmp/gm$i.uds" "$tmp/gm$i.log" --fault_reset_interval ASAP
@@ -40,9 +35,7 @@ for i in $(seq 1 $N); do
 done
 
 STATUS=$tmp/status
-ip netns exec "$S" capsh --drop=cap_sys_time -- -c \
-	"exec $PHCD -f $tmp/phcd.conf --status-file $STATUS" >"$tmp/phcd.log" 2>&1 &
-PHCD_PID=$!
+phcd_start "$S" "$tmp/phcd.conf" "$tmp/phcd.log" --status-file "$STATUS"
 field() { status_field "$STATUS" "$@"; }
 alive() { kill -0 "$PHCD_PID" 2>/dev/null || fail "phcd exited: $(tail -n 20 "$tmp/phcd.log")"; }
 # workers: the live phcd-port processes whose parent is phcd.
@@ -119,7 +112,7 @@ while grep -q '^port s4 ' "$STATUS" || kill -0 "$old" 2>/dev/null; do
 	[ "$SECONDS" -lt "$deadline" ] || fail "s4 deleted: expected its port and worker $old gone within 5 s"
 	sleep 0.05
 done
-mkveth 4
+veth_add "$S" s4 "$G" g4
 all_back "s4 deleted and recreated" 15
 echo "ok: s4 deleted (port and worker $old gone) and recreated: SLAVE again"
 

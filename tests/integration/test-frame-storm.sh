@@ -17,8 +17,8 @@ set -euo pipefail
 . "$SRC/tests/lib/net-helpers.sh"
 . "$SRC/tests/lib/ptp-helpers.sh"
 . "$SRC/tests/lib/dbus-helpers.sh"
+. "$SRC/tests/lib/phcd-helpers.sh"
 
-PHCD=$BUILD/daemon/phcd
 PORT=$BUILD/worker/phcd-port
 STORM=$BUILD/tests/integration/tool-frame-storm
 FRAMES=${PHCD_STORM_FRAMES:-100000}
@@ -37,15 +37,9 @@ lan_station "$L" "$X" x0 isolated
 lan_station "$L" "$A" a1
 lan_station "$L" "$B" b1
 
-phcd_fast_global >"$tmp/port.conf"
 # phcd-port by hand takes [global] alone; phcd adds an instance.
-cp "$tmp/port.conf" "$tmp/phcd.conf"
-cat >>"$tmp/phcd.conf" <<CONF
-
-[instance storm]
-interfaces = b1
-clock_backend = virtual
-CONF
+phcd_fast_global >"$tmp/port.conf"
+phcd_virtual_conf storm b1 >"$tmp/phcd.conf"
 
 # The counting sockets first, then phcd-port and phcd: every frame a port's socket can see, the
 # counting socket on its interface sees too. The grandmaster starts only once all are open, and
@@ -65,20 +59,13 @@ PORT_PID=$!
 BG_PIDS+=($PORT_PID)
 wait_for "$tmp/port.log" 'INITIALIZING to LISTENING' 5
 STATUS=$tmp/status
-ip netns exec "$B" capsh --drop=cap_sys_time -- -c \
-	"exec $PHCD -f $tmp/phcd.conf --status-file $STATUS" >"$tmp/phcd.log" 2>&1 &
-PHCD_PID=$!
-BG_PIDS+=($PHCD_PID)
+phcd_start "$B" "$tmp/phcd.conf" "$tmp/phcd.log" --status-file "$STATUS"
 wait_bus_name org.phcd1 10
 ptp4l_gm "$M" m0 "$tmp/gm.uds" "$tmp/gm.log"
 
 field() { status_field "$STATUS" "$@"; }
 wait_for "$tmp/port.log" 'to SLAVE' 20
-deadline=$((SECONDS + 20))
-until [ "$(field port b1 state)" = SLAVE ]; do
-	[ "$SECONDS" -lt "$deadline" ] || fail "phcd: b1 not SLAVE within 20 s: $(cat "$STATUS")"
-	sleep 0.05
-done
+wait_status port b1 state SLAVE 20 "" phcd
 # Let both servos lock and settle (three locked summaries) before the quiet baseline.
 deadline=$((SECONDS + 20))
 until [ "$(grep -c 'master offset .* s2 ' "$tmp/port.log")" -ge 3 ]; do
@@ -90,11 +77,7 @@ restarts=$(field port b1 restarts)
 echo "ok: phcd-port (a1) and phcd (b1, worker $worker) SLAVE of ptp4l"
 
 # Identities: the grandmaster's port (forged Follow_Up/Delay_Resp) and each target's own.
-pds=$(ip netns exec "$M" pmc -u -b 0 -s "$tmp/gm.uds" -i "$tmp/pmc" 'GET PORT_DATA_SET')
-gm=$(awk '$1 == "portIdentity" { print $2 }' <<<"$pds")
-[ -n "$gm" ] || fail "pmc gave no portIdentity for the grandmaster: $pds"
-gm=${gm//./}
-parent=${gm%-*}:${gm#*-}
+parent=$(gm_port_identity "$M" "$tmp/gm.uds")
 
 # offsets FROM_LINE: phcd-port's per-second offsets logged after line FROM_LINE.
 offsets() { tail -n +$(($1 + 1)) "$tmp/port.log" | awk '/master offset/ { print $4 }'; }

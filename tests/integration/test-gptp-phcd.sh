@@ -18,9 +18,9 @@ set -euo pipefail
 . "$SRC/tests/lib/dbus-helpers.sh"
 . "$SRC/tests/lib/ptp-helpers.sh"
 . "$SRC/tests/lib/port-helpers.sh"
+. "$SRC/tests/lib/phcd-helpers.sh"
 . "$SRC/tests/lib/gptp-helpers.sh"
 
-PHCD=$BUILD/daemon/phcd
 PCAP=$SRC/tests/integration/ptp-pcap.py
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
@@ -48,8 +48,8 @@ run() { # VERSION ROLE(slave|master)
 	netns_pair "$A" "$B" "$ia" "$ib"
 	ptp4l_start "$A" "$ia" "$log-ptp4l" -f "$log.cfg" --summary_interval -3
 	ptp4l_pid=$LAST_PID
-	gptp_phcd_start "$B" "$log.phcd.conf"
-	phcd_pid=$LAST_PID
+	phcd_start "$B" "$log.phcd.conf" "$log-phcd" --status-file "$log.status" --uds "" --uds-ro ""
+	phcd_pid=$PHCD_PID
 	wait_bus_name org.phcd1 10
 	wait_as_capable "$ib" true 30
 	echo "ok: phcd's port to ptp4l $1 is asCapable (D-Bus Port.AsCapable true)"
@@ -66,7 +66,7 @@ run() { # VERSION ROLE(slave|master)
 		id=$(status_field "$log.status" instance gp clock)
 		gptp_ptp4l_slave_offsets "$id" "ptp4l $1 (gPTP.cfg) as slave of phcd (profile gPTP)"
 		# What phcd puts on the wire, seen from ptp4l's side.
-		capture "$A" "$ia" 3 "$log.pcap"
+		capture_for "$A" "$ia" 3 "$log.pcap"
 		"$PCAP" "$log.pcap" >"$log.frames"
 		local mac path
 		mac=$(ip -n "$B" -j link show "$ib" | jq -r '.[0].address')
@@ -83,7 +83,7 @@ run() { # VERSION ROLE(slave|master)
 	kill -HUP "$phcd_pid"
 	wait_as_capable "$ib" false 30
 	sleep 1
-	capture "$A" "$ia" 3 "$log.pcap2"
+	capture_for "$A" "$ia" 3 "$log.pcap2"
 	"$PCAP" "$log.pcap2" >"$log.frames2"
 	mac=$(ip -n "$B" -j link show "$ib" | jq -r '.[0].address')
 	if grep -Eq "^$mac (SYNC|FOLLOW_UP|ANNOUNCE) " "$log.frames2"; then

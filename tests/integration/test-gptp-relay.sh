@@ -18,33 +18,12 @@ set -euo pipefail
 . "$SRC/tests/lib/net-helpers.sh"
 . "$SRC/tests/lib/ptp-helpers.sh"
 . "$SRC/tests/lib/port-helpers.sh"
+. "$SRC/tests/lib/phcd-helpers.sh"
 
-PHCD=$BUILD/daemon/phcd
 PCAP=$SRC/tests/integration/ptp-pcap.py
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
 trap 'net_cleanup; rm -rf "$tmp"' EXIT
-
-gptp_cfg() { # DIR
-	local cfg=${1:+$1/configs/gPTP.cfg}
-	cfg=${cfg:-/usr/share/doc/linuxptp/configs/gPTP.cfg}
-	[ -f "$cfg" ] || fail "no gPTP.cfg at $cfg"
-	sed 's/^neighborPropDelayThresh.*/neighborPropDelayThresh\t100000/' "$cfg"
-}
-
-capture() { # NS IF SECONDS FILE
-	ip netns exec "$1" dumpcap -q -i "$2" -f 'ether proto 0x88f7' -P -a "duration:$3" \
-		-w "$4" >"$4.log" 2>&1 || fail "dumpcap on $2: $(cat "$4.log")"
-}
-
-wait_status() { # FILE KIND NAME KEY VALUE SECONDS
-	local deadline=$((SECONDS + $6)) v
-	until v=$(status_field "$1" "$2" "$3" "$4") && [ "$v" = "$5" ]; do
-		[ "$SECONDS" -lt "$deadline" ] ||
-			fail "phcd: expected $2 $3 $4 '$5' within $6 s, got '$v'; $(tail -n 15 "$log-phcd")"
-		sleep 0.1
-	done
-}
 
 pmc_down() { # COMMAND: pmc on the downstream ptp4l's UDS (-t 1: gPTP.cfg's transportSpecific)
 	ip netns exec "$D" "$(ptp4l_bin pmc)" -u -b 0 -t 1 -s "$tmp/uds-$id_-$$" -i "$tmp/pmc-$v" \
@@ -58,12 +37,8 @@ run() { # VERSION
 	id_=$dd log=$tmp/$v
 	gptp_cfg "$PTP4L_DIR" >"$log.cfg"
 	for ns in $U $P $D; do netns_add "$ns"; done
-	ip link add "$du" netns "$U" type veth peer name "$pu" netns "$P" || fail "veth $du/$pu"
-	ip link add "$pd" netns "$P" type veth peer name "$dd" netns "$D" || fail "veth $pd/$dd"
-	ip -n "$U" link set "$du" up
-	ip -n "$P" link set "$pu" up
-	ip -n "$P" link set "$pd" up
-	ip -n "$D" link set "$dd" up
+	veth_add "$U" "$du" "$P" "$pu"
+	veth_add "$P" "$pd" "$D" "$dd"
 	{
 		echo '[global]'
 		echo 'logging_level = 7'
@@ -82,15 +57,14 @@ run() { # VERSION
 	pids+=("$LAST_PID")
 	ptp4l_start "$D" "$dd" "$log-down" -f "$log.cfg" --summary_interval -3
 	pids+=("$LAST_PID")
-	ip netns exec "$P" capsh --drop=cap_sys_time -- -c "exec $PHCD -f $log.phcd.conf \
-		--status-file $log.status --uds '' --uds-ro ''" >"$log-phcd" 2>&1 &
-	pids+=($!)
-	BG_PIDS+=($!)
+	STATUS=$log.status
+	phcd_start "$P" "$log.phcd.conf" "$log-phcd" --status-file "$STATUS" --uds "" --uds-ro ""
+	pids+=("$PHCD_PID")
 
-	wait_status "$log.status" port "$pu" state SLAVE 40
-	wait_status "$log.status" port "$pd" state MASTER 20
-	wait_status "$log.status" port "$pu" ascapable 1 5
-	wait_status "$log.status" port "$pd" ascapable 1 5
+	wait_status port "$pu" state SLAVE 40
+	wait_status port "$pd" state MASTER 20
+	wait_status port "$pu" ascapable 1 5
+	wait_status port "$pd" ascapable 1 5
 	phcd=$(status_field "$log.status" instance relay clock)
 	gm=$(status_field "$log.status" instance relay gm)
 	[ "$gm" != "$phcd" ] || fail "phcd is its own grandmaster, expected the upstream ptp4l"
@@ -109,7 +83,7 @@ run() { # VERSION
 		fail "downstream ptp4l $1: PARENT_DATA_SET does not name grandmaster $gm"
 	echo "ok: downstream ptp4l $1: stepsRemoved 2 (pmc), grandmaster $gm"
 
-	capture "$D" "$dd" 4 "$log.pcap"
+	capture_for "$D" "$dd" 4 "$log.pcap"
 	"$PCAP" "$log.pcap" >"$log.frames"
 	mac=$(ip -n "$P" -j link show "$pd" | jq -r '.[0].address')
 	read -r steps path < <(awk -v m="$mac" '$1 == m && $2 == "ANNOUNCE" { print $10, $12; exit }' \

@@ -15,15 +15,6 @@ set -euo pipefail
 tmp=$(mktemp -d)
 trap 'net_cleanup; rm -rf "$tmp"' EXIT
 
-# gPTP_cfg DIR: the gPTP.cfg this linuxptp version ships, with a threshold veth can meet.
-gptp_cfg() {
-	local cfg=${1:+$1/configs/gPTP.cfg}
-	cfg=${cfg:-/usr/share/doc/linuxptp/configs/gPTP.cfg}
-	[ -f "$cfg" ] || fail "no gPTP.cfg at $cfg"
-	grep -q '^neighborPropDelayThresh' "$cfg" || fail "$cfg has no neighborPropDelayThresh"
-	sed 's/^neighborPropDelayThresh.*/neighborPropDelayThresh\t100000/' "$cfg"
-}
-
 run() { # PTP4L_VERSION ROLE(master|slave)
 	local v=${1//./}${2:0:1} A B ia ib log from id stats pds
 	A=pgpa$$$v B=pgpb$$$v ia=gp${v}a ib=gp${v}b log=$tmp/$v

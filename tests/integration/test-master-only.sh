@@ -10,8 +10,8 @@ set -euo pipefail
 . "$SRC/tests/lib/net-helpers.sh"
 . "$SRC/tests/lib/dbus-helpers.sh"
 . "$SRC/tests/lib/ptp-helpers.sh"
+. "$SRC/tests/lib/phcd-helpers.sh"
 
-PHCD=$BUILD/daemon/phcd
 PHCCTL=$BUILD/phcctl/phcctl
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
@@ -20,9 +20,7 @@ trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
 dbus_start "$tmp/bus"
 netns_pair "$S" "$G" s1 g1
 netns_add "$B"
-ip link add s2 netns "$S" type veth peer name b2 netns "$B"
-ip -n "$S" link set s2 up
-ip -n "$B" link set b2 up
+veth_add "$S" s2 "$B" b2
 
 ptp4l_gm "$G" g1 "$tmp/gm.uds" "$tmp/gm.log"
 ip netns exec "$B" capsh --drop=cap_sys_time -- -c "exec ptp4l -i b2 -2 -S -m --free_running 1 \
@@ -40,9 +38,7 @@ clock_backend = virtual
 ${ROLE_KEY:-masterOnly} = 1
 CONF
 } >"$tmp/phcd.conf"
-ip netns exec "$S" capsh --drop=cap_sys_time -- -c "exec $PHCD -f $tmp/phcd.conf" \
-	>"$tmp/phcd.log" 2>&1 &
-BG_PIDS+=($!)
+phcd_start "$S" "$tmp/phcd.conf" "$tmp/phcd.log"
 wait_bus_name org.phcd1 10
 
 gm=$(eui64 g1 "$G" | sed 's/^\(......\)\(....\)\(......\)$/\1.\2.\3/')
@@ -61,15 +57,7 @@ echo "ok: instance bc follows $gm on s1; s2 (masterOnly) MASTER while $better (p
 
 # 10 s of the better clock's Announces on s2: nothing may move, and phcd's Announces on s2
 # (captured in the better clock's namespace) name the grandmaster of s1.
-ip netns exec "$B" dumpcap -q -i b2 -f 'ether proto 0x88f7' -w "$tmp/cap.pcapng" \
-	>"$tmp/dumpcap.log" 2>&1 &
-CAP_PID=$!
-BG_PIDS+=($CAP_PID)
-deadline=$((SECONDS + 60))
-until [ -s "$tmp/cap.pcapng" ]; do
-	[ "$SECONDS" -lt "$deadline" ] || fail "dumpcap did not start capturing: $(cat "$tmp/dumpcap.log")"
-	sleep 0.05
-done
+capture_start "$B" b2 "$tmp/cap.pcapng"
 end=$((SECONDS + 10))
 while [ "$SECONDS" -lt "$end" ]; do
 	g=$(prop $I Instance GrandmasterIdentity)
@@ -79,8 +67,7 @@ while [ "$SECONDS" -lt "$end" ]; do
 		fail "with $better heard on the masterOnly port: grandmaster $g, s1 $s1, s2 $s2; expected $gm, SLAVE, MASTER"
 	sleep 0.2
 done
-kill "$CAP_PID"
-wait "$CAP_PID" 2>/dev/null || true
+capture_stop
 clock=$(prop $I Instance ClockIdentity | tr -d '.')
 tshark -r "$tmp/cap.pcapng" -Y 'ptp.v2.messagetype == 0xb' -T fields -E separator=' ' \
 	-e ptp.v2.clockidentity -e ptp.v2.an.grandmasterclockidentity 2>/dev/null |

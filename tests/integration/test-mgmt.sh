@@ -9,8 +9,8 @@ set -euo pipefail
 : "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
 . "$SRC/tests/lib/net-helpers.sh"
 . "$SRC/tests/lib/dbus-helpers.sh"
+. "$SRC/tests/lib/phcd-helpers.sh"
 
-PHCD=$BUILD/daemon/phcd
 RAW=$SRC/tests/integration/mgmt-raw.py
 tmp=$(mktemp -d /tmp/phcd-mgmt.XXXXXX)
 chmod 755 "$tmp"
@@ -21,9 +21,8 @@ netns_add "$S"
 netns_add "$P"
 netns_add "$Q"
 # s1 faces a ptp4l peer; s2 faces a namespace with nothing but pmc (its L2 requests).
-ip link add s1 netns "$S" type veth peer name p1 netns "$P"
-ip link add s2 netns "$S" type veth peer name q2 netns "$Q"
-for l in "$S s1" "$S s2" "$P p1" "$Q q2"; do ip -n ${l% *} link set ${l#* } up; done
+veth_add "$S" s1 "$P" p1
+veth_add "$S" s2 "$Q" q2
 
 FAST="--logAnnounceInterval -2 --announceReceiptTimeout 3 --logSyncInterval -3"
 ip netns exec "$P" capsh --drop=cap_sys_time -- -c "exec ptp4l -i p1 -2 -S -m --free_running 1 \
@@ -43,10 +42,7 @@ clock_backend = free_running
 userDescription = phcd;mgmt-test
 CONF
 RW=$tmp/ptp RO=$tmp/ptp-ro
-ip netns exec "$S" capsh --drop=cap_sys_time -- -c "exec $PHCD -f $tmp/phcd.conf \
-	--uds $RW --uds-ro $RO" >"$tmp/phcd.log" 2>&1 &
-PHCD_PID=$!
-BG_PIDS+=($PHCD_PID)
+phcd_start "$S" "$tmp/phcd.conf" "$tmp/phcd.log" --uds "$RW" --uds-ro "$RO"
 wait_bus_name org.phcd1 10
 
 I=/org/phcd1/instance/lab

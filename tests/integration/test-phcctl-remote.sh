@@ -9,7 +9,6 @@ set -euo pipefail
 . "$SRC/tests/lib/net-helpers.sh"
 . "$SRC/tests/lib/dbus-helpers.sh"
 
-FAKE=$BUILD/tests/integration/tool-bus-fake
 PHCCTL=$BUILD/phcctl/phcctl
 SSHD=/usr/sbin/sshd
 [ -x "$SSHD" ] || { echo "SKIP: no $SSHD (openssh-server, scripts/deps.sh)"; exit 77; }
@@ -37,18 +36,7 @@ ip -n "$cli" addr add 10.77.18.2/24 dev "vc$$"
 # The server's bus, with the stand-in of phcd on it.
 dbus_start "$tmp/bus"
 bus=$DBUS_SYSTEM_BUS_ADDRESS
-mkfifo "$tmp/in"
-"$FAKE" <"$tmp/in" >"$tmp/out" 2>&1 &
-BG_PIDS+=($!)
-exec 5>"$tmp/in"
-wait_for "$tmp/out" '^ready$' 30
-wait_bus_name org.phcd1 10
-fake() {
-	local from
-	from=$(wc -l <"$tmp/out")
-	echo "$*" >&5
-	wait_for "$tmp/out" "^(ok $1|error: .*)\$" 10 "$from"
-}
+bus_fake_start "$tmp"
 fake instance remote
 fake port veth0 remote
 fake state veth0 MASTER

@@ -9,7 +9,6 @@ set -euo pipefail
 . "$SRC/tests/lib/net-helpers.sh"
 . "$SRC/tests/lib/dbus-helpers.sh"
 
-FAKE=$BUILD/tests/integration/tool-bus-fake
 PHCCTL=$BUILD/phcctl/phcctl
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
@@ -41,19 +40,7 @@ DBUS_SYSTEM_BUS_ADDRESS=unix:path=$tmp/nonexistent expect 6 '^phcctl: cannot con
 expect 6 "^phcctl: cannot connect to the system bus of nosuch-$$: " -M "nosuch-$$" status
 echo "ok: phcd absent: status, ports, port, instance, reload, disable (and --json) exit 6 saying so; no bus: exit 6"
 
-mkfifo "$tmp/in"
-"$FAKE" <"$tmp/in" >"$tmp/out" 2>&1 &
-FAKE_PID=$!
-BG_PIDS+=($FAKE_PID)
-exec 5>"$tmp/in"
-wait_for "$tmp/out" '^ready$' 30
-wait_bus_name org.phcd1 10
-fake() {
-	local from
-	from=$(wc -l <"$tmp/out")
-	echo "$*" >&5
-	wait_for "$tmp/out" "^(ok $1|error: .*)\$" 10 "$from"
-}
+bus_fake_start "$tmp"
 
 # --- no instances at all
 expect 0 '^No instances\.$' status
@@ -121,8 +108,8 @@ fake port eth9 early
 fake state eth9 MASTER
 fake grandmaster early 1
 expect 0 '^early: grandmaster of domain' wait-sync --instance early --timeout 5
+# Its port eth9 goes with it (the stand-in answered "rm-port eth9" after it with an error).
 fake rm-instance early
-fake rm-port eth9
 echo "ok: wait-sync: an instance waiting for a configured interface is not ready, --json names it"
 fake rm-instance gm
 fake port veth0 lonely

@@ -7,21 +7,15 @@
 set -euo pipefail
 : "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
 . "$SRC/tests/lib/net-helpers.sh"
+. "$SRC/tests/lib/ptp-helpers.sh"
 . "$SRC/tests/lib/port-helpers.sh"
 
 tmp=$(mktemp -d)
 trap 'net_cleanup; rm -rf "$tmp"' EXIT
 BR=ppbr$$
-netns_add "$BR"
-ip -n "$BR" link add br0 type bridge
-ip -n "$BR" link set br0 up
+lan_bridge "$BR"
 for n in 1 2 3; do
-	netns_add "ppb$n$$"
-	ip link add "pb$n" netns "ppb$n$$" type veth peer name "pbr$n" netns "$BR" ||
-		fail "veth pb$n"
-	ip -n "$BR" link set "pbr$n" master br0
-	ip -n "$BR" link set "pbr$n" up
-	ip -n "ppb$n$$" link set "pb$n" up
+	lan_station "$BR" "ppb$n$$" "pb$n"
 done
 
 ptp4l_start "ppb1$$" pb1 "$tmp/ptp4l" --priority1 100

@@ -5,8 +5,8 @@
 # runs without) and the profile's peer delay, both in domain 0 (ptp4l takes 0..127, not
 # C37.238-2017's 254). ptp4l (3.1.1 and 4.2) accepts phcd's Announces (it selects phcd as its master: its
 # parent data set names phcd's clock), and a capture shows every Announce from phcd carrying the
-# IEEE C37.238-2017 TLV with phcd's values. socket_priority: the socket transport_l2_open_fd()
-# opens has SO_PRIORITY 4 (read back by tool-transport). This kernel has no 8021q (no VLAN
+# IEEE C37.238-2017 TLV with phcd's values. socket_priority: both sockets transport_l2_open_fd()
+# opens (event and general) have SO_PRIORITY 4 (read back by tool-transport). This kernel has no 8021q (no VLAN
 # device, so no egress-qos-map) and no classful qdisc: the 802.1Q priority on the wire is not
 # observed here.
 set -euo pipefail
@@ -82,8 +82,11 @@ run() { # VERSION_INDEX
 netns_pair pppsa$$ pppsb$$ ppsa ppsb
 out=$(ip netns exec pppsb$$ "$BUILD/tests/integration/tool-transport" --adopt --socket-priority 4 \
 	send ppsb 1)
-grep -q 'so_priority=4' <<<"$out" || fail "socket_priority 4: expected SO_PRIORITY 4 on the socket, got: $out"
-echo "ok: socket_priority 4: the socket has SO_PRIORITY 4"
+for kind in event general; do
+	grep -q "$kind so_priority=4" <<<"$out" ||
+		fail "socket_priority 4: expected SO_PRIORITY 4 on the $kind socket, got: $out"
+done
+echo "ok: socket_priority 4: the event and the general socket have SO_PRIORITY 4"
 
 reference_linuxptp
 for i in "${!REF_VERSIONS[@]}"; do

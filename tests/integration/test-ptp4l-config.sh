@@ -22,6 +22,7 @@ set -euo pipefail
 . "$SRC/tests/lib/dbus-helpers.sh"
 . "$SRC/tests/lib/ptp-helpers.sh"
 . "$SRC/tests/lib/port-helpers.sh"
+. "$SRC/tests/lib/phcd-helpers.sh"
 . "$SRC/tests/lib/gptp-helpers.sh"
 
 PHCD=$BUILD/daemon/phcd
@@ -154,7 +155,7 @@ run() { # VERSION ROLE(slave|master)
 	else
 		id=$(status_field "$log.status" instance gp clock)
 		gptp_ptp4l_slave_offsets "$id" "ptp4l $1 (gPTP.cfg) as slave of phcd (ptp4l_config gPTP.cfg)"
-		capture "$A" "$ia" 3 "$log.pcap"
+		capture_for "$A" "$ia" 3 "$log.pcap"
 		"$PCAP" "$log.pcap" >"$log.frames"
 		mac=$(ip -n "$B" -j link show "$ib" | jq -r '.[0].address')
 		grep -Eq "^$mac FOLLOW_UP .* sdo 1 csro 0$" "$log.frames" ||

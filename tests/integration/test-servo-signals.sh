@@ -8,8 +8,8 @@ set -euo pipefail
 . "$SRC/tests/lib/net-helpers.sh"
 . "$SRC/tests/lib/dbus-helpers.sh"
 . "$SRC/tests/lib/ptp-helpers.sh"
+. "$SRC/tests/lib/phcd-helpers.sh"
 
-PHCD=$BUILD/daemon/phcd
 PHCCTL=$BUILD/phcctl/phcctl
 WINDOW=${WINDOW:-30}
 tmp=$(mktemp -d)
@@ -33,9 +33,7 @@ CONF
 "$PHCCTL" monitor --json >"$tmp/mon" 2>"$tmp/mon.err" &
 BG_PIDS+=($!)
 wait_for "$tmp/mon.err" '^Monitoring' 5
-ip netns exec "$S" capsh --drop=cap_sys_time -- -c "exec $PHCD -f $tmp/phcd.conf" \
-	>"$tmp/phcd.log" 2>&1 &
-BG_PIDS+=($!)
+phcd_start "$S" "$tmp/phcd.conf" "$tmp/phcd.log"
 wait_bus_name org.phcd1 10
 
 # Synchronized, not wait-sync: wait-sync counts an instance that has no port yet as ready.

@@ -5,8 +5,8 @@
 set -euo pipefail
 : "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
 . "$SRC/tests/lib/net-helpers.sh"
+. "$SRC/tests/lib/phcd-helpers.sh"
 
-PHCD=$BUILD/daemon/phcd
 tmp=$(mktemp -d /tmp/phcd-auto.XXXXXX)
 S=phau-s$$ P=phau-p$$
 PHCD_PID=
@@ -17,9 +17,7 @@ netns_pair "$S" "$P" a0 a1
 printf '%s\n' '[global]' 'time_stamping = software' 'logAnnounceInterval = -2' \
 	'announceReceiptTimeout = 3' '' '[instance any]' 'interfaces = auto' \
 	'clock_backend = virtual' >"$tmp/phcd.conf"
-ip netns exec "$S" capsh --drop=cap_sys_time -- -c "exec $PHCD -f $tmp/phcd.conf \
-	--status-file $tmp/status" >"$tmp/phcd.log" 2>&1 &
-PHCD_PID=$!
+phcd_start "$S" "$tmp/phcd.conf" "$tmp/phcd.log" --status-file "$tmp/status"
 wait_for "$tmp/phcd.log" 'running: 1 instance\(s\), 0 port\(s\)' 5
 ! grep -q '^port ' "$tmp/status" ||
 	fail "auto without software interfaces: expected no port, got: $(cat "$tmp/status")"
@@ -31,9 +29,7 @@ wait_for "$tmp/status" '^port a0 instance any .*state (LISTENING|MASTER)' 5
 ! grep -q '^port lo ' "$tmp/status" || fail "loopback must never become a port: $(cat "$tmp/status")"
 echo "ok: reload with include_software_interfaces = 1: $(grep '^port a0' "$tmp/status" | cut -d' ' -f1-8)"
 
-ip link add a2 netns "$S" type veth peer name a3 netns "$P" || fail "veth a2/a3"
-ip -n "$S" link set a2 up
-ip -n "$P" link set a3 up
+veth_add "$S" a2 "$P" a3
 wait_for "$tmp/status" '^port a2 instance any number 2 .*state (LISTENING|MASTER)' 5
 echo "ok: hotplugged a2 joined the auto instance as port 2"
 

@@ -6,8 +6,9 @@
 set -euo pipefail
 : "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
 . "$SRC/tests/lib/net-helpers.sh"
+. "$SRC/tests/lib/ptp-helpers.sh"
+. "$SRC/tests/lib/phcd-helpers.sh"
 
-PHCD=$BUILD/daemon/phcd
 PORT=$BUILD/worker/phcd-port
 tmp=$(mktemp -d /tmp/phcd-sup.XXXXXX)
 # Workers run as their own user: the wrapper below must be reachable by it, and the flags it
@@ -26,14 +27,9 @@ trap 'stop_phcd; net_cleanup; rm -rf "$tmp"' EXIT
 
 for ns in $S $P1 $P2 $P3; do netns_add "$ns"; done
 # s1 faces the grandmaster (domain 0), s2 a downstream slave (domain 0), s3 a slave in domain 24.
-mkveth() { # IF_IN_S PEER_NS PEER_IF
-	ip link add "$1" netns "$S" type veth peer name "$3" netns "$2" || fail "veth $1/$3"
-	ip -n "$S" link set "$1" up
-	ip -n "$2" link set "$3" up
-}
-mkveth s1 "$P1" p1
-mkveth s2 "$P2" p2
-mkveth s3 "$P3" p3
+veth_add "$S" s1 "$P1" p1
+veth_add "$S" s2 "$P2" p2
+veth_add "$S" s3 "$P3" p3
 
 # Fast intervals so every state is reached in seconds; fixed PI constants lock at once.
 PTP_FAST="--logAnnounceInterval -2 --announceReceiptTimeout 3 --logSyncInterval -3"
@@ -101,40 +97,17 @@ BG_PIDS+=($!)
 wait_for "$tmp/notify.log" '^listening$' 30
 
 STATUS=$tmp/status
-NOTIFY_SOCKET=$tmp/notify ip netns exec "$S" capsh --drop=cap_sys_time -- -c "exec $PHCD -f $tmp/phcd.conf \
-	--port-binary $tmp/port-wrapper --status-file $STATUS" >"$tmp/phcd.log" 2>&1 &
-PHCD_PID=$!
+phcd_start "$S" "$tmp/phcd.conf" "$tmp/phcd.log" NOTIFY_SOCKET="$tmp/notify" \
+	--port-binary "$tmp/port-wrapper" --status-file "$STATUS"
 
-# field KIND NAME KEY: a value from the status file ("" when absent).
-field() {
-	awk -v k="$1" -v n="$2" -v f="$3" \
-		'$1 == k && $2 == n { for (i = 3; i < NF; i++) if ($i == f) print $(i + 1) }' \
-		"$STATUS" 2>/dev/null || true
-}
-# wait_field KIND NAME KEY VALUE SECONDS [NOT]: poll until the value matches (a regex) and is
-# not NOT, or fail.
-wait_field() {
-	local deadline=$((SECONDS + $5)) v
-	while :; do
-		v=$(field "$1" "$2" "$3")
-		[[ "$v" =~ ^($4)$ ]] && [ "$v" != "${6-}" ] && return 0
-		if [ "$SECONDS" -ge "$deadline" ]; then
-			echo "--- status:" >&2
-			cat "$STATUS" >&2 || true
-			echo "--- phcd log:" >&2
-			tail -n 30 "$tmp/phcd.log" >&2 || true
-			fail "$1 $2: expected $3 '$4'${6:+ (not $6)} within $5 s, got '$v'"
-		fi
-		sleep 0.05
-	done
-}
+field() { status_field "$STATUS" "$@"; }
 alive() { kill -0 "$PHCD_PID" 2>/dev/null || fail "phcd exited: $(tail -n 20 "$tmp/phcd.log")"; }
 
 # 1. Every port reaches its state: a boundary clock (s1 SLAVE of the grandmaster, s2 MASTER
 #    of the downstream ptp4l) and a second instance in domain 24 (s3 MASTER).
-wait_field port s1 state SLAVE 20
-wait_field port s2 state MASTER 10
-wait_field port s3 state MASTER 10
+wait_status port s1 state SLAVE 20
+wait_status port s2 state MASTER 10
+wait_status port s3 state MASTER 10
 echo "ok: two instances, three ports: s1 SLAVE, s2 MASTER (instance bc), s3 MASTER (instance lab)"
 # logging_level 7: the SLAVE port's worker logs every servo sample, as ptp4l -m does.
 wait_for "$tmp/phcd.log" '^<7>phcd-port\[[0-9]+\.[0-9]{3}\]: s1: master offset +-?[0-9]+ s[0-3] freq +[-+][0-9]+ path delay +-?[0-9]+$' 5
@@ -189,9 +162,9 @@ old=$(field port s3 pid)
 restarts=$(field port s3 restarts)
 kill -9 "$old"
 t0=$SECONDS
-wait_field port s3 pid "[1-9][0-9]*" 2 "$old"
+wait_status port s3 pid "[1-9][0-9]*" 2 "$old"
 new=$(field port s3 pid)
-wait_field port s3 state MASTER 3
+wait_status port s3 state MASTER 3
 [ "$(field port s3 restarts)" = $((restarts + 1)) ] ||
 	fail "kill -9: expected restarts $((restarts + 1)), got $(field port s3 restarts)"
 expect_same "$others" "kill -9" s1 s2
@@ -202,7 +175,7 @@ touch "$tmp/ctl/garbage"
 old=$(field port s3 pid)
 kill -9 "$old"
 wait_for "$STATUS" '^port s3 .* error "worker sent a malformed message"' 5
-wait_field port s3 state MASTER 5
+wait_status port s3 state MASTER 5
 [ ! -e "$tmp/ctl/garbage" ] || fail "garbage: the wrapper never ran"
 alive
 expect_same "$others" "garbage" s1 s2
@@ -214,7 +187,7 @@ echo "ok: garbage on the IPC socket: worker dropped (malformed message), restart
 all=$(snapshot s1 s2 s3)
 sed -i 's/^priority1 = 200$/priority1 = 190/' "$tmp/phcd.conf"
 kill -HUP "$PHCD_PID"
-wait_field instance lab priority1 190 5
+wait_status instance lab priority1 190 5
 deadline=$((SECONDS + 5))
 while :; do
 	out=$(ip netns exec "$P3" pmc -2 -i p3 -b 0 -d 24 'GET DEFAULT_DATA_SET' 'GET PARENT_DATA_SET' || true)
@@ -231,15 +204,15 @@ echo "ok: SIGHUP with lab's priority1 190: s3's worker $(field port s3 pid) answ
 pids=$(for ifn in s1 s2 s3; do field port $ifn pid; done)
 sed -i 's/^\[instance bc\]$/&\npriority1 = 50/' "$tmp/phcd.conf"
 kill -HUP "$PHCD_PID"
-wait_field instance bc priority1 50 5
-wait_field port s1 state MASTER 10
-wait_field port s2 state MASTER 5
+wait_status instance bc priority1 50 5
+wait_status port s1 state MASTER 10
+wait_status port s2 state MASTER 5
 [ "$(field instance bc gm)" = "$(field instance bc clock)" ] ||
 	fail "bc priority1 50: expected bc its own grandmaster ($(field instance bc clock)), got $(field instance bc gm)"
 sed -i '/^priority1 = 50$/d' "$tmp/phcd.conf"
 kill -HUP "$PHCD_PID"
-wait_field instance bc priority1 128 5
-wait_field port s1 state SLAVE 20
+wait_status instance bc priority1 128 5
+wait_status port s1 state SLAVE 20
 [ "$(for ifn in s1 s2 s3; do field port $ifn pid; done)" = "$pids" ] ||
 	fail "bc priority1 50 and back: expected the workers $(echo $pids), got $(for ifn in s1 s2 s3; do field port $ifn pid; done)"
 echo "ok: SIGHUP with bc's priority1 50: s1 SLAVE -> MASTER, back to 128: SLAVE again, workers $(echo $pids) kept"
@@ -261,10 +234,10 @@ echo "ok: invalid reload refused ($(basename "$tmp")/phcd.conf:$lines), every wo
 # 8. Link down takes the port to FAULTY, link up brings it back.
 others=$(snapshot s1 s2)
 ip -n "$S" link set s3 down
-wait_field port s3 state FAULTY 3
-wait_field port s3 pid 0 3
+wait_status port s3 state FAULTY 3
+wait_status port s3 pid 0 3
 ip -n "$S" link set s3 up
-wait_field port s3 state MASTER 5
+wait_status port s3 state MASTER 5
 expect_same "$others" "link down/up" s1 s2
 echo "ok: link down -> FAULTY (no worker), link up -> MASTER (worker $(field port s3 pid))"
 
@@ -277,8 +250,8 @@ while grep -q '^port s3 ' "$STATUS"; do
 	sleep 0.05
 done
 ! kill -0 "$old" 2>/dev/null || fail "veth deleted: worker $old still running"
-mkveth s3 "$P3" p3
-wait_field port s3 state MASTER 5
+veth_add "$S" s3 "$P3" p3
+wait_status port s3 state MASTER 5
 expect_same "$others" "veth delete/recreate" s1 s2
 echo "ok: veth deleted -> port and worker $old gone; recreated -> port back (worker $(field port s3 pid))"
 
@@ -286,14 +259,14 @@ echo "ok: veth deleted -> port and worker $old gone; recreated -> port back (wor
 touch "$tmp/ctl/crash"
 t0=$SECONDS
 kill -9 "$(field port s3 pid)"
-wait_field port s3 restarts "[0-9]+" 1
+wait_status port s3 restarts "[0-9]+" 1
 wait_for "$STATUS" '^port s3 .*state FAULTY pid 0 restarts [0-9]+ .*giving up' 10
 echo "ok: crash loop: FAULTY after $((SECONDS - t0)) s: $(grep -o 'error ".*"' "$STATUS" | grep giving)"
 rm -f "$tmp/ctl/crash"
 ip -n "$S" link set s3 down
-wait_field port s3 state FAULTY 3
+wait_status port s3 state FAULTY 3
 ip -n "$S" link set s3 up
-wait_field port s3 state MASTER 5
+wait_status port s3 state MASTER 5
 echo "ok: link down/up after the crash loop: s3 MASTER again (worker $(field port s3 pid))"
 
 # 11. SIGTERM stops everything and leaves nothing behind.

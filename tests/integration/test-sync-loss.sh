@@ -30,9 +30,7 @@ run() { # PTP4L_VERSION
 	drop_sync off
 	netns_pair "$A" "$R" "$ia" "r$ia"
 	netns_add "$B"
-	ip link add "$ib" netns "$B" type veth peer name "r$ib" netns "$R" || fail "veth $ib"
-	ip -n "$B" link set "$ib" up
-	ip -n "$R" link set "r$ib" up
+	veth_add "$B" "$ib" "$R" "r$ib"
 	ip netns exec "$R" python3 "$SRC/tests/lib/ptp-relay.py" "r$ia" "r$ib" "$tmp/relay-mode" \
 		>"$log-relay" 2>&1 &
 	BG_PIDS+=($!)

@@ -6,8 +6,8 @@
 set -euo pipefail
 : "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
 . "$SRC/tests/lib/net-helpers.sh"
+. "$SRC/tests/lib/phcd-helpers.sh"
 
-PHCD=$BUILD/daemon/phcd
 tmp=$(mktemp -d /tmp/phcd-sysclk.XXXXXX)
 S=phsc-s$$ M=phsc-m$$
 PHCD_PID=
@@ -45,9 +45,7 @@ interfaces = s1
 clock_backend = system
 slaveOnly = 1
 EOF
-ip netns exec "$S" capsh --drop=cap_sys_time -- -c "exec $PHCD -f $tmp/phcd.conf \
-	--status-file $tmp/status" >"$tmp/phcd.log" 2>&1 &
-PHCD_PID=$!
+phcd_start "$S" "$tmp/phcd.conf" "$tmp/phcd.log" --status-file "$tmp/status"
 
 wait_for "$tmp/phcd.log" 's1: .*-> SLAVE' 60
 echo "ok: s1 SLAVE of the ptp4l master"

@@ -70,8 +70,11 @@ ip netns exec "$B" "$T" sink pvb >"$tmp/sink" &
 sinkpid=$!
 BG_PIDS+=("$sinkpid")
 wait_for "$tmp/sink" '^sink ready$' 5
-protos=$(ip netns exec "$B" awk 'NR > 1 { print $4 }' /proc/net/packet | sort -u | tr '\n' ' ')
-[ "$protos" = "88f7 " ] || fail "expected only protocol 88f7 in B's /proc/net/packet, got '$protos'"
+# The general socket (sends only) is bound with protocol 0 and not running (R 0): it hooks nothing.
+protos=$(ip netns exec "$B" awk 'NR > 1 { print $4 ($4 == "0000" ? "/R" $6 : "") }' /proc/net/packet |
+	sort -u | tr '\n' ' ')
+[ "$protos" = "0000/R0 88f7 " ] ||
+	fail "expected protocol 88f7 and a non-running protocol 0 socket in B's /proc/net/packet, got '$protos'"
 grep -q "0003" <(ip netns exec "$B" awk 'NR > 1 { print $4 }' /proc/net/packet) &&
 	fail "an ETH_P_ALL (0003) socket in B"
 ip -n "$A" addr add 169.254.77.1/24 dev pva
@@ -97,7 +100,7 @@ udp=$(grep -Eo '[0-9]+/[0-9]+ \(' "$tmp/iperf-c" | tail -n 1 | tr -d ' (' || tru
 echo "ok: PTP socket: 10 PTP frames delivered; of the foreign traffic only the 200 VLAN-2 PTP" \
 	"frames reached the socket, and the transport dropped them (iperf3 UDP lost/total: $udp;" \
 	"4 x 200 raw frames of other ethertypes, some to the PTP multicast addresses)"
-echo "ok: /proc/net/packet in B shows protocol 88f7 only"
+echo "ok: /proc/net/packet in B shows protocol 88f7 only (and the general socket, protocol 0, not running)"
 
 # 4. Hardware requested on veth: SIOCSHWTSTAMP refused, software fallback, reason given once.
 ip netns exec "$A" "$T" --ts hardware send pva 5 >"$tmp/hw" 2>&1 || fail "send with --ts hardware"

@@ -11,19 +11,15 @@ set -euo pipefail
 . "$SRC/tests/lib/net-helpers.sh"
 . "$SRC/tests/lib/dbus-helpers.sh"
 . "$SRC/tests/lib/ptp-helpers.sh"
+. "$SRC/tests/lib/phcd-helpers.sh"
 
-PHCD=$BUILD/daemon/phcd
 PHCCTL=$BUILD/phcctl/phcctl
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
 S=phws-s$$ P=phws-p$$
 trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
 dbus_start "$tmp/bus"
-netns_add "$S"
-netns_add "$P"
-ip link add s1 netns "$S" type veth peer name p1 netns "$P"
-ip -n "$S" link set s1 up
-ip -n "$P" link set p1 up
+netns_pair "$S" "$P" s1 p1
 {
 	phcd_fast_global # announce receipt timeout 3 x 2^-2 s = 0.75 s
 	cat <<CONF
@@ -37,9 +33,7 @@ domainNumber = 7
 interfaces = auto
 CONF
 } >"$tmp/phcd.conf"
-ip netns exec "$S" capsh --drop=cap_sys_time -- -c "exec $PHCD -f $tmp/phcd.conf" \
-	>"$tmp/phcd.log" 2>&1 &
-BG_PIDS+=($!)
+phcd_start "$S" "$tmp/phcd.conf" "$tmp/phcd.log"
 wait_bus_name org.phcd1 10
 t0=${EPOCHREALTIME//[.,]/}
 rc=0
@@ -84,9 +78,7 @@ jq -e '.data == [["interface-missing", "interface s2 is named in the instance'"'
 echo "ok: interface s2 not present: wait-sync exit 5, $(jq -c '.Instances[] | select(.Name == "late") | {MissingInterfaces, Reason}' "$tmp/ws.json")"
 "$PHCCTL" wait-sync --timeout 30 --json >"$tmp/ws.json" 2>"$tmp/ws.err" &
 ws=$!
-ip link add s2 netns "$S" type veth peer name p2 netns "$P"
-ip -n "$P" link set p2 up
-ip -n "$S" link set s2 up
+veth_add "$P" p2 "$S" s2
 rc=0
 wait "$ws" || rc=$?
 [ "$rc" = 0 ] || fail "wait-sync after s2 appeared: exit $rc: $(cat "$tmp/ws.err") $(cat "$tmp/ws.json")"

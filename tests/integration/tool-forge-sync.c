@@ -23,66 +23,46 @@
 #include <unistd.h>
 
 #include "ptp/msg.h"
+#include "tool-raw.h"
 
-static int send_msg(int fd, int ifindex, struct msg *m)
+static int send_msg(const struct raw_sock *s, struct msg *m)
 {
-	static const uint8_t ptp_mac[6] = { 0x01, 0x1B, 0x19, 0x00, 0x00, 0x00 };
-	struct sockaddr_ll to = { .sll_family = AF_PACKET,
-				  .sll_protocol = htons(ETH_P_1588),
-				  .sll_ifindex = ifindex,
-				  .sll_halen = 6 };
-	uint8_t frame[14 + 256];
-	ssize_t len = msg_build(m, frame + 14, sizeof(frame) - 14);
+	static const uint8_t src[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x05 };
+	uint8_t frame[RAW_HDR_LEN + 256];
+	ssize_t len = msg_build(m, frame + RAW_HDR_LEN, sizeof(frame) - RAW_HDR_LEN);
 
 	if (len < 0) {
 		return (int) len;
 	}
-	memcpy(frame, ptp_mac, 6);
-	memcpy(frame + 6, "\x02\x00\x00\x00\x00\x05", 6);
-	frame[12] = ETH_P_1588 >> 8;
-	frame[13] = ETH_P_1588 & 0xFF;
-	memcpy(to.sll_addr, ptp_mac, 6);
-	return sendto(fd, frame, 14 + (size_t) len, 0, (struct sockaddr *) &to, sizeof(to)) < 0
-		       ? -errno
-		       : 0;
+	return raw_send(s, frame, (size_t) len, raw_ptp_mac, src);
 }
 
 int main(int argc, char **argv)
 {
 	struct PortIdentity parent = { 0 };
-	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_1588) };
 	double rate, seconds;
 	int64_t offset;
 	uint64_t sent = 0;
 	uint16_t seq = 20000;
-	int fd, ifindex;
+	struct raw_sock s;
 
 	if (argc != 7 || strlen(argv[2]) != 16) {
 		fprintf(stderr,
 			"usage: tool-forge-sync IFNAME PARENT PORT RATE SECONDS OFFSET_NS\n");
 		return 2;
 	}
-	for (int i = 0; i < 8; i++) {
-		unsigned v;
-
-		if (sscanf(argv[2] + 2 * i, "%2x", &v) != 1) {
-			return 2;
-		}
-		parent.clockIdentity.id[i] = (uint8_t) v;
+	if (raw_parse_clock_id(argv[2], &parent.clockIdentity) < 0) {
+		return 2;
 	}
 	parent.portNumber = (uint16_t) atoi(argv[3]);
 	rate = atof(argv[4]);
 	seconds = atof(argv[5]);
 	offset = strtoll(argv[6], NULL, 10);
-	ifindex = (int) if_nametoindex(argv[1]);
-	fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, htons(ETH_P_1588));
-	if (!ifindex || fd < 0 || !(rate > 0)) {
-		fprintf(stderr, "tool-forge-sync: %s: %s\n", argv[1], strerror(errno));
-		return 1;
+	if (!(rate > 0)) {
+		fprintf(stderr, "tool-forge-sync: RATE must be positive, not %s\n", argv[4]);
+		return 2;
 	}
-	sll.sll_ifindex = ifindex;
-	if (bind(fd, (struct sockaddr *) &sll, sizeof(sll)) < 0) {
-		perror("tool-forge-sync: bind");
+	if (raw_open("tool-forge-sync", argv[1], &s) < 0) {
 		return 1;
 	}
 	for (double t = 0; t < seconds; t += 1.0 / rate) {
@@ -97,7 +77,7 @@ int main(int argc, char **argv)
 		clock_gettime(CLOCK_REALTIME, &now);
 		t1 = (int64_t) now.tv_sec * 1000000000 + now.tv_nsec +
 		     (sent % 2 ? -offset : offset);
-		if (send_msg(fd, ifindex, &m) < 0) {
+		if (send_msg(&s, &m) < 0) {
 			perror("tool-forge-sync: send");
 			return 1;
 		}
@@ -109,7 +89,7 @@ int main(int argc, char **argv)
 								       0xFFFFFFFFFFFFULL;
 		m.body.follow_up.preciseOriginTimestamp.nanosecondsField = (uint32_t) (t1 %
 										       1000000000);
-		if (send_msg(fd, ifindex, &m) < 0) {
+		if (send_msg(&s, &m) < 0) {
 			perror("tool-forge-sync: send");
 			return 1;
 		}

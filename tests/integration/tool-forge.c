@@ -19,6 +19,7 @@
 
 #include "ptp/msg.h"
 #include "ptp/tlv.h"
+#include "tool-raw.h"
 
 static const char usage[] =
 	"usage: tool-forge delay-resp IFNAME --parent ID:PORT --interval N[,N...] --count K\n"
@@ -52,8 +53,6 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-static const uint8_t ptp_mac[6] = { 0x01, 0x1B, 0x19, 0x00, 0x00, 0x00 };
-
 static int64_t clock_ns(clockid_t c)
 {
 	struct timespec ts;
@@ -62,102 +61,32 @@ static int64_t clock_ns(clockid_t c)
 	return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static int parse_id(const char *s, struct ClockIdentity *ret)
+/* Send one PTP message from the interface's MAC to the PTP multicast address. */
+static int sock_send(struct raw_sock *s, const struct msg *m)
 {
-	if (strlen(s) < 16) {
-		return -EINVAL;
-	}
-	for (int i = 0; i < 8; i++) {
-		unsigned v;
-
-		if (sscanf(s + 2 * i, "%2x", &v) != 1) {
-			return -EINVAL;
-		}
-		ret->id[i] = (uint8_t) v;
-	}
-	return 0;
-}
-
-static int parse_port_id(const char *s, struct PortIdentity *ret)
-{
-	const char *colon = strchr(s, ':');
-
-	if (!colon || parse_id(s, &ret->clockIdentity) < 0) {
-		return -EINVAL;
-	}
-	ret->portNumber = (uint16_t) strtoul(colon + 1, NULL, 0);
-	return 0;
-}
-
-struct sock {
-	int fd;
-	int ifindex;
-	uint8_t mac[6];
-};
-
-static int sock_open(const char *ifname, struct sock *ret)
-{
-	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_1588) };
-	socklen_t len = sizeof(sll);
-
-	ret->ifindex = (int) if_nametoindex(ifname);
-	if (!ret->ifindex) {
-		fprintf(stderr, "tool-forge: %s: no such interface\n", ifname);
-		return -ENODEV;
-	}
-	ret->fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, htons(ETH_P_1588));
-	if (ret->fd < 0) {
-		perror("tool-forge: socket");
-		return -errno;
-	}
-	sll.sll_ifindex = ret->ifindex;
-	if (bind(ret->fd, (struct sockaddr *) &sll, sizeof(sll)) < 0 ||
-	    getsockname(ret->fd, (struct sockaddr *) &sll, &len) < 0) {
-		perror("tool-forge: bind");
-		close(ret->fd);
-		return -errno;
-	}
-	memcpy(ret->mac, sll.sll_addr, 6);
-	return 0;
-}
-
-/* Send one PTP message from src_mac (NULL: the interface's) to the PTP multicast address. */
-static int sock_send(struct sock *s, const struct msg *m, const uint8_t *src_mac)
-{
-	struct sockaddr_ll to = { .sll_family = AF_PACKET,
-				  .sll_protocol = htons(ETH_P_1588),
-				  .sll_ifindex = s->ifindex,
-				  .sll_halen = 6 };
-	uint8_t frame[14 + 512];
-	ssize_t n = msg_build(m, frame + 14, sizeof(frame) - 14);
+	uint8_t frame[RAW_HDR_LEN + 512];
+	ssize_t n = msg_build(m, frame + RAW_HDR_LEN, sizeof(frame) - RAW_HDR_LEN);
+	int r;
 
 	if (n < 0) {
 		fprintf(stderr, "tool-forge: msg_build: %s\n", strerror((int) -n));
 		return (int) n;
 	}
-	memcpy(frame, ptp_mac, 6);
-	memcpy(frame + 6, src_mac ? src_mac : s->mac, 6);
-	frame[12] = ETH_P_1588 >> 8;
-	frame[13] = ETH_P_1588 & 0xFF;
-	memcpy(to.sll_addr, ptp_mac, 6);
-	for (;;) {
-		if (sendto(s->fd, frame, 14 + (size_t) n, 0, (struct sockaddr *) &to, sizeof(to)) >=
-		    0) {
-			return 0;
-		}
-		if (errno != ENOBUFS && errno != EAGAIN) {
-			perror("tool-forge: sendto");
-			return -errno;
+	while ((r = raw_send(s, frame, (size_t) n, raw_ptp_mac, s->mac)) < 0) {
+		if (r != -ENOBUFS && r != -EAGAIN) {
+			fprintf(stderr, "tool-forge: sendto: %s\n", strerror(-r));
+			return r;
 		}
 		usleep(100);
 	}
+	return 0;
 }
 
 /*
  * The next PTP message on the socket within timeout_ms, parsed; *outgoing says whether it left
  * this interface (a relay's or our own) rather than arrived. 0 on timeout, 1 for a message.
  */
-static int sock_recv(struct sock *s, int timeout_ms, struct msg *m, uint8_t *buf, size_t size,
+static int sock_recv(struct raw_sock *s, int timeout_ms, struct msg *m, uint8_t *buf, size_t size,
 		     bool *outgoing, uint8_t src_mac[6])
 {
 	struct pollfd pfd = { .fd = s->fd, .events = POLLIN };
@@ -202,9 +131,9 @@ static int do_delay_resp(const char *ifname, const struct opts *o)
 	uint64_t forged = 0;
 	int64_t deadline = clock_ns(CLOCK_MONOTONIC) + (int64_t) (o->timeout * 1e9);
 	uint8_t buf[2048];
-	struct sock s;
+	struct raw_sock s;
 
-	if (!o->have_parent || !o->n_intervals || sock_open(ifname, &s) < 0) {
+	if (!o->have_parent || !o->n_intervals || raw_open("tool-forge", ifname, &s) < 0) {
 		return 2;
 	}
 	printf("listening\n");
@@ -226,7 +155,7 @@ static int do_delay_resp(const char *ifname, const struct opts *o)
 		int64_t now = clock_ns(CLOCK_REALTIME);
 		r.body.delay_resp.receiveTimestamp.secondsField = (uint64_t) (now / 1000000000);
 		r.body.delay_resp.receiveTimestamp.nanosecondsField = (uint32_t) (now % 1000000000);
-		if (sock_send(&s, &r, NULL) < 0) {
+		if (sock_send(&s, &r) < 0) {
 			return 1;
 		}
 		forged++;
@@ -245,9 +174,9 @@ static int do_announce(const char *ifname, const struct opts *o)
 	int64_t start = clock_ns(CLOCK_MONOTONIC), period = (int64_t) (1e9 / o->rate);
 	uint64_t sent = 0;
 	uint16_t seq = 0;
-	struct sock s;
+	struct raw_sock s;
 
-	if (!o->have_base || !o->ids || sock_open(ifname, &s) < 0) {
+	if (!o->have_base || !o->ids || raw_open("tool-forge", ifname, &s) < 0) {
 		return 2;
 	}
 	for (int64_t next = start; !stop; next += period, seq++) {
@@ -280,7 +209,7 @@ static int do_announce(const char *ifname, const struct opts *o)
 			m.body.announce.grandmasterPriority2 = 128;
 			m.body.announce.grandmasterIdentity = src.clockIdentity;
 			m.body.announce.timeSource = 0xA0;
-			if (sock_send(&s, &m, NULL) < 0) {
+			if (sock_send(&s, &m) < 0) {
 				return 1;
 			}
 			sent++;
@@ -297,9 +226,9 @@ static int do_sync(const char *ifname, const struct opts *o)
 	int64_t deadline = clock_ns(CLOCK_MONOTONIC) + (int64_t) (o->timeout * 1e9);
 	uint64_t forged = 0;
 	uint8_t buf[2048];
-	struct sock s;
+	struct raw_sock s;
 
-	if (!o->have_parent || sock_open(ifname, &s) < 0) {
+	if (!o->have_parent || raw_open("tool-forge", ifname, &s) < 0) {
 		return 2;
 	}
 	printf("listening\n");
@@ -320,7 +249,7 @@ static int do_sync(const char *ifname, const struct opts *o)
 		m.hdr.flagField = MSG_FLAG_TWO_STEP;
 		m.hdr.logMessageInterval = sy.hdr.logMessageInterval;
 		m.hdr.correctionField = o->correction;
-		if (sock_send(&s, &m, NULL) < 0) {
+		if (sock_send(&s, &m) < 0) {
 			return 1;
 		}
 		memset(&m, 0, sizeof(m));
@@ -330,7 +259,7 @@ static int do_sync(const char *ifname, const struct opts *o)
 		m.hdr.correctionField = o->fup_correction;
 		m.body.follow_up.preciseOriginTimestamp.secondsField = o->t1_sec;
 		m.body.follow_up.preciseOriginTimestamp.nanosecondsField = o->t1_ns;
-		if (sock_send(&s, &m, NULL) < 0) {
+		if (sock_send(&s, &m) < 0) {
 			return 1;
 		}
 		forged++;
@@ -375,20 +304,15 @@ static ssize_t build_mgmt(uint8_t *buf, size_t size, const struct PortIdentity *
 
 static int do_mgmt(const char *ifname, const struct opts *o)
 {
-	struct sockaddr_ll to = { .sll_family = AF_PACKET,
-				  .sll_protocol = htons(ETH_P_1588),
-				  .sll_halen = 6 };
 	int64_t start = clock_ns(CLOCK_MONOTONIC), end = start + (int64_t) (o->listen * 1e9);
 	uint64_t sent = 0, answers = 0;
-	uint8_t mac[6], frame[14 + 512], buf[2048];
+	uint8_t mac[6], frame[RAW_HDR_LEN + 512], buf[2048];
 	struct PortIdentity src = { .portNumber = 1 };
-	struct sock s;
+	struct raw_sock s;
 
-	if (sock_open(ifname, &s) < 0) {
+	if (raw_open("tool-forge", ifname, &s) < 0) {
 		return 2;
 	}
-	to.sll_ifindex = s.ifindex;
-	memcpy(to.sll_addr, ptp_mac, 6);
 	if (o->have_src_mac) {
 		memcpy(mac, o->src_mac, 6);
 	} else {
@@ -410,20 +334,17 @@ static int do_mgmt(const char *ifname, const struct opts *o)
 
 		if (sent < o->count &&
 		    (o->rate <= 0 || now >= start + (int64_t) ((double) sent * 1e9 / o->rate))) {
-			ssize_t n = build_mgmt(frame + 14, sizeof(frame) - 14, &src,
-					       (uint16_t) sent, o->set_priority1);
+			ssize_t n = build_mgmt(frame + RAW_HDR_LEN, sizeof(frame) - RAW_HDR_LEN,
+					       &src, (uint16_t) sent, o->set_priority1);
+			int r;
 
 			if (n < 0) {
 				return 1;
 			}
-			memcpy(frame, ptp_mac, 6);
-			memcpy(frame + 6, mac, 6);
-			frame[12] = ETH_P_1588 >> 8;
-			frame[13] = ETH_P_1588 & 0xFF;
-			if (sendto(s.fd, frame, 14 + (size_t) n, 0, (struct sockaddr *) &to,
-				   sizeof(to)) < 0) {
-				if (errno != ENOBUFS && errno != EAGAIN) {
-					perror("tool-forge: sendto");
+			r = raw_send(&s, frame, (size_t) n, raw_ptp_mac, mac);
+			if (r < 0) {
+				if (r != -ENOBUFS && r != -EAGAIN) {
+					fprintf(stderr, "tool-forge: sendto: %s\n", strerror(-r));
 					return 1;
 				}
 			} else {
@@ -478,7 +399,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			return -EINVAL;
 		}
 		if (!strcmp(k, "--parent")) {
-			if (parse_port_id(v, &o->parent) < 0) {
+			if (raw_parse_port_id(v, &o->parent) < 0) {
 				return -EINVAL;
 			}
 			o->have_parent = true;
@@ -507,7 +428,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		} else if (!strcmp(k, "--listen")) {
 			o->listen = atof(v);
 		} else if (!strcmp(k, "--base")) {
-			if (parse_id(v, &o->base) < 0) {
+			if (raw_parse_clock_id(v, &o->base) < 0) {
 				return -EINVAL;
 			}
 			o->have_base = true;
@@ -555,7 +476,7 @@ int main(int argc, char **argv)
 	}
 	/* Default base identity for announce: a locally administered one. */
 	if (!o.have_base) {
-		parse_id("02aaaafffe000000", &o.base);
+		raw_parse_clock_id("02aaaafffe000000", &o.base);
 		o.have_base = true;
 	}
 	if (!strcmp(argv[1], "delay-resp")) {

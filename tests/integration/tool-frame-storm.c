@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "ptp/msg.h"
+#include "tool-raw.h"
 
 static const char usage[] =
 	"usage: tool-frame-storm send IFNAME COUNT RATE SEED [--parent ID:PORT] [--self ID]\n"
@@ -75,19 +76,6 @@ static void rnd_fill(uint8_t *p, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		p[i] = (uint8_t) rnd();
 	}
-}
-
-static int parse_id(const char *s, struct ClockIdentity *ret)
-{
-	for (int i = 0; i < 8; i++) {
-		unsigned v;
-
-		if (sscanf(s + 2 * i, "%2x", &v) != 1) {
-			return -EINVAL;
-		}
-		ret->id[i] = (uint8_t) v;
-	}
-	return 0;
 }
 
 struct storm {
@@ -225,30 +213,6 @@ static size_t build(struct storm *st, enum kind k, uint8_t *buf, size_t size, bo
 	return n < 0 ? 0 : (size_t) n;
 }
 
-static int open_socket(const char *ifname, int *ret_ifindex)
-{
-	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_1588) };
-	int fd, ifindex = (int) if_nametoindex(ifname);
-
-	if (!ifindex) {
-		fprintf(stderr, "tool-frame-storm: %s: no such interface\n", ifname);
-		return -ENODEV;
-	}
-	fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, htons(ETH_P_1588));
-	if (fd < 0) {
-		perror("tool-frame-storm: socket");
-		return -errno;
-	}
-	sll.sll_ifindex = ifindex;
-	if (bind(fd, (struct sockaddr *) &sll, sizeof(sll)) < 0) {
-		perror("tool-frame-storm: bind");
-		close(fd);
-		return -errno;
-	}
-	*ret_ifindex = ifindex;
-	return fd;
-}
-
 static int64_t mono_ns(void)
 {
 	struct timespec ts;
@@ -259,14 +223,12 @@ static int64_t mono_ns(void)
 
 static int do_send(const char *ifname, uint64_t count, uint64_t rate, struct storm *st)
 {
-	static const uint8_t ptp_mac[6] = { 0x01, 0x1B, 0x19, 0x00, 0x00, 0x00 };
-	static const uint8_t pdelay_mac[6] = { 0x01, 0x80, 0xC2, 0x00, 0x00, 0x0E };
 	uint64_t sent[_K_MAX] = { 0 }, total = 0;
 	int64_t start = mono_ns();
-	uint8_t frame[14 + 512];
-	int ifindex, fd = open_socket(ifname, &ifindex);
+	uint8_t frame[RAW_HDR_LEN + 512];
+	struct raw_sock s;
 
-	if (fd < 0) {
+	if (raw_open("tool-frame-storm", ifname, &s) < 0) {
 		return 1;
 	}
 	uint64_t skip = 0;
@@ -278,27 +240,22 @@ static int do_send(const char *ifname, uint64_t count, uint64_t rate, struct sto
 		}
 		enum kind k = (enum kind)((total + skip) % _K_MAX);
 		bool pdelay;
-		size_t len = build(st, k, frame + 14, sizeof(frame) - 14, &pdelay);
-		struct sockaddr_ll to = { .sll_family = AF_PACKET,
-					  .sll_protocol = htons(ETH_P_1588),
-					  .sll_ifindex = ifindex,
-					  .sll_halen = 6 };
+		size_t len = build(st, k, frame + RAW_HDR_LEN, sizeof(frame) - RAW_HDR_LEN,
+				   &pdelay);
+		uint8_t src[6];
+		int r;
 
-		/* SOCK_RAW: we write the Ethernet header; the source MAC is a random unicast one.
-		 */
-		memcpy(frame, pdelay ? pdelay_mac : ptp_mac, 6);
-		rnd_fill(frame + 6, 6);
-		frame[6] = (uint8_t) ((frame[6] & 0xFE) | 0x02);
-		frame[12] = ETH_P_1588 >> 8;
-		frame[13] = ETH_P_1588 & 0xFF;
-		memcpy(to.sll_addr, frame, 6);
-		if (sendto(fd, frame, 14 + len, 0, (struct sockaddr *) &to, sizeof(to)) < 0) {
-			if (errno == ENOBUFS || errno == EAGAIN) {
-				usleep(100);
-				continue;
-			}
-			perror("tool-frame-storm: sendto");
-			close(fd);
+		/* The source MAC is a random unicast one. */
+		rnd_fill(src, sizeof(src));
+		src[0] = (uint8_t) ((src[0] & 0xFE) | 0x02);
+		r = raw_send(&s, frame, len, pdelay ? raw_pdelay_mac : raw_ptp_mac, src);
+		if (r == -ENOBUFS || r == -EAGAIN) {
+			usleep(100);
+			continue;
+		}
+		if (r < 0) {
+			fprintf(stderr, "tool-frame-storm: sendto: %s\n", strerror(-r));
+			close(s.fd);
 			return 1;
 		}
 		sent[k]++;
@@ -316,7 +273,7 @@ static int do_send(const char *ifname, uint64_t count, uint64_t rate, struct sto
 			}
 		}
 	}
-	close(fd);
+	close(s.fd);
 	printf("sent=%" PRIu64 " seconds=%.3f", total, (double) (mono_ns() - start) / 1e9);
 	for (int k = 0; k < _K_MAX; k++) {
 		printf(" %s=%" PRIu64, kind_names[k], sent[k]);
@@ -330,13 +287,15 @@ static int do_count(const char *ifname)
 {
 	uint64_t count = 0;
 	uint8_t frame[2048];
-	int one = 1 << 24, ifindex, fd = open_socket(ifname, &ifindex);
+	int one = 1 << 24, fd;
 	struct tpacket_stats stats;
 	socklen_t slen = sizeof(stats);
+	struct raw_sock s;
 
-	if (fd < 0) {
+	if (raw_open("tool-frame-storm", ifname, &s) < 0) {
 		return 1;
 	}
+	fd = s.fd;
 	/* Big enough that the counter never drops what the port under test receives. */
 	(void) setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &one, sizeof(one));
 	printf("counting\n");
@@ -386,14 +345,11 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	for (int i = 6; i + 1 < argc; i += 2) {
-		char *colon;
-
-		if (!strcmp(argv[i], "--parent") && (colon = strchr(argv[i + 1], ':')) &&
-		    parse_id(argv[i + 1], &st.parent.clockIdentity) == 0) {
-			st.parent.portNumber = (uint16_t) atoi(colon + 1);
+		if (!strcmp(argv[i], "--parent") &&
+		    raw_parse_port_id(argv[i + 1], &st.parent) == 0) {
 			st.have_parent = true;
 		} else if (!strcmp(argv[i], "--self") && st.n_self < 4 &&
-			   parse_id(argv[i + 1], &st.self[st.n_self]) == 0) {
+			   raw_parse_clock_id(argv[i + 1], &st.self[st.n_self]) == 0) {
 			st.n_self++;
 		} else if (!strcmp(argv[i], "--kinds")) {
 			st.kinds = (unsigned) strtoul(argv[i + 1], NULL, 0) & ((1U << _K_MAX) - 1);

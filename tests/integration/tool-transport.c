@@ -85,24 +85,27 @@ static int open_transport(const char *ifname, const struct tool_opts *o, struct 
 		return r;
 	}
 	if (o->adopt) {
-		int fd;
+		int fds[TRANSPORT_L2_FDS], fd;
 
-		r = transport_l2_open_fd(&cfg, &fd, &st);
+		r = transport_l2_open_fd(&cfg, fds, &st);
+		fd = fds[TRANSPORT_L2_FD_EVENT];
 		if (r >= 0 && o->fake_hw) {
 			int f = SOF_TIMESTAMPING_RX_HARDWARE | SOF_TIMESTAMPING_RAW_HARDWARE |
-				SOF_TIMESTAMPING_OPT_ID | SOF_TIMESTAMPING_OPT_TSONLY;
+				SOF_TIMESTAMPING_OPT_ID | SOF_TIMESTAMPING_OPT_TSONLY |
+				SOF_TIMESTAMPING_TX_HARDWARE;
 
 			if (setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING, &f, sizeof(f)) < 0) {
 				r = -errno;
 			}
 		}
 		if (r >= 0) {
-			/* As a worker would: it knows nothing but the fd. */
+			/* As a worker would: it knows nothing but the fds. */
 			struct transport_config wcfg = { .tx_timeout = o->tx_timeout };
 
-			r = transport_adopt(t, fd, &wcfg);
+			r = transport_adopt(t, fd, fds[TRANSPORT_L2_FD_GENERAL], &wcfg);
 			if (r < 0) {
 				close(fd);
+				close(fds[TRANSPORT_L2_FD_GENERAL]);
 			}
 		}
 	} else {
@@ -124,11 +127,22 @@ static int open_transport(const char *ifname, const struct tool_opts *o, struct 
 	printf("%s: open timestamping=%s phc=%d adopt=%d\n", ifname,
 	       transport_ts_mode_to_string(st.mode), st.phc_index, o->adopt);
 	if (o->socket_priority > 0) {
-		int prio = -1;
-		socklen_t len = sizeof(prio);
+		/* Every packet socket of ours: the event socket (0x88f7) and the general one (0).
+		 */
+		for (int fd = 0; fd < 64; fd++) {
+			struct sockaddr_ll sll = { 0 };
+			socklen_t len = sizeof(sll);
+			int prio = -1;
 
-		(void) getsockopt(transport_fd(t), SOL_SOCKET, SO_PRIORITY, &prio, &len);
-		printf("%s: so_priority=%d\n", ifname, prio);
+			if (getsockname(fd, (struct sockaddr *) &sll, &len) < 0 ||
+			    sll.sll_family != AF_PACKET) {
+				continue;
+			}
+			len = sizeof(prio);
+			(void) getsockopt(fd, SOL_SOCKET, SO_PRIORITY, &prio, &len);
+			printf("%s: %s so_priority=%d\n", ifname,
+			       fd == transport_fd(t) ? "event" : "general", prio);
+		}
 	}
 	fflush(stdout);
 	*ret = TAKE_PTR(t);

@@ -68,6 +68,63 @@ wait_bus_name() {
 	done
 }
 
+# bus_fake_start DIR: tests/integration/tool-bus-fake (phcd's dbus/ code over a scripted
+# stand-in of the supervisor) on the bus of dbus_start, reading its commands from fd 5 (the FIFO
+# DIR/in), its output in DIR/out; returns once it serves org.phcd1, or fails. Its PID is in
+# FAKE_PID and BG_PIDS; the caller's EXIT trap closes fd 5.
+bus_fake_start() {
+	mkfifo "$1/in"
+	FAKE_OUT=$1/out
+	"$BUILD/tests/integration/tool-bus-fake" <"$1/in" >"$FAKE_OUT" 2>&1 &
+	FAKE_PID=$!
+	BG_PIDS+=("$FAKE_PID")
+	exec 5>"$1/in"
+	wait_for "$FAKE_OUT" '^ready$' 30
+	wait_bus_name org.phcd1 10
+}
+
+# fake CMD [ARG...]: one command to the tool-bus-fake of bus_fake_start; waits (10 s at most)
+# for its "ok CMD", or fails, also when it answers an error.
+fake() {
+	local from
+	from=$(wc -l <"$FAKE_OUT")
+	echo "$*" >&5
+	wait_for "$FAKE_OUT" "^(ok $1|error: .*)\$" 10 "$from"
+	if tail -n +$((from + 1)) "$FAKE_OUT" | grep -q '^error:'; then
+		fail "tool-bus-fake refused '$*': $(tail -n 1 "$FAKE_OUT")"
+	fi
+}
+
+# bus_fake_ports LAYOUT PORTS PREFIX OUT ERR: make the tests/integration/tool-bus-fake that reads
+# fd 5 (its answers in OUT, its stderr in ERR) serve PORTS ports PREFIX1, PREFIX2, ..., each in an
+# instance of its own iK (LAYOUT instances) or all in instance bc (LAYOUT bc); return once it
+# has answered every command, or fail after 30 s saying what came.
+bus_fake_ports() {
+	local layout=$1 n=$2 prefix=$3 out=$4 err=$5 k want
+	local deadline=$((SECONDS + 30))
+	case $layout in
+	instances)
+		for k in $(seq "$n"); do
+			printf 'instance i%d\nport %s%d i%d\n' "$k" "$prefix" "$k" "$k"
+		done >&5
+		want=$((2 * n))
+		;;
+	bc)
+		echo "instance bc" >&5
+		for k in $(seq "$n"); do
+			echo "port $prefix$k bc"
+		done >&5
+		want=$((n + 1))
+		;;
+	*) fail "LAYOUT must be instances or bc, not $layout" ;;
+	esac
+	until [ "$(grep -c '^ok' "$out" || true)" -ge "$want" ]; do
+		[ "$SECONDS" -lt "$deadline" ] ||
+			fail "tool-bus-fake: expected $want ok answers within 30 s, got $(grep -c '^ok' "$out"): $(tail -n 3 "$out" "$err")"
+		sleep 0.1
+	done
+}
+
 # dbus_capture_reply PCAP REPLY CMD...: run CMD (one call) on the system bus under
 # `dbus-monitor --pcap` into PCAP, again until a message of 1000 bytes or more has been seen (at
 # most 100 times); REPLY gets the largest message captured, as it went over the bus (the reply a

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Shell helpers for the 802.1AS tests of the whole daemon against ptp4l with gPTP.cfg. Source after
-# net-helpers.sh and port-helpers.sh; needs a $tmp directory, and $log (the test's log prefix: phcd
-# writes $log-phcd) for the messages of wait_as_capable.
+# net-helpers.sh, port-helpers.sh and phcd-helpers.sh; needs a $tmp directory, and $log (the
+# test's log prefix: phcd writes $log-phcd) for the messages of wait_as_capable.
 
 # gptp_cfg DIR: this linuxptp's gPTP.cfg (DIR: a build's directory, "" Debian's), with a
 # neighborPropDelayThresh that veth can meet (800 ns there; veth's software path delay is 1-2 us).
@@ -10,12 +10,6 @@ gptp_cfg() {
 	cfg=${cfg:-/usr/share/doc/linuxptp/configs/gPTP.cfg}
 	[ -f "$cfg" ] || fail "no gPTP.cfg at $cfg"
 	sed 's/^neighborPropDelayThresh.*/neighborPropDelayThresh\t100000/' "$cfg"
-}
-
-# capture NS IF SECONDS FILE: the PTP frames on IF for SECONDS, as a classic pcap file.
-capture() {
-	ip netns exec "$1" dumpcap -q -i "$2" -f 'ether proto 0x88f7' -P -a "duration:$3" \
-		-w "$4" >"$4.log" 2>&1 || fail "dumpcap on $2: $(cat "$4.log")"
 }
 
 # as_capable IF: phcd's Port.AsCapable of IF on D-Bus ("true"/"false", "" when unknown).
@@ -48,13 +42,12 @@ wait_ptp4l_as_capable() {
 	done
 }
 
-# gptp_phcd_start NS CONF: phcd -f CONF in NS without CAP_SYS_TIME, its status in $log.status, its
-# log in $log-phcd, no management sockets; pid in $LAST_PID.
+# gptp_phcd_start NS CONF: phcd -f CONF in NS without CAP_SYS_TIME (phcd_start of
+# phcd-helpers.sh), its status in $log.status, its log in $log-phcd, no management sockets; pid
+# in $LAST_PID.
 gptp_phcd_start() {
-	ip netns exec "$1" capsh --drop=cap_sys_time -- -c "exec $PHCD -f $2 \
-		--status-file $log.status --uds '' --uds-ro ''" >"$log-phcd" 2>&1 &
-	LAST_PID=$!
-	BG_PIDS+=("$LAST_PID")
+	phcd_start "$1" "$2" "$log-phcd" --status-file "$log.status" --uds "" --uds-ro ""
+	LAST_PID=$PHCD_PID
 }
 
 # gptp_phcd_slave_offsets IF WHAT: phcd's port IF goes SLAVE, and 10 of its offsets after the servo

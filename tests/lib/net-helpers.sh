@@ -31,13 +31,19 @@ netns_add() {
 	ip -n "$1" link set lo up
 }
 
+# veth_add NS_A IF_A NS_B IF_B: a veth pair between two existing namespaces, IF_A in NS_A and
+# IF_B in NS_B, both ends up.
+veth_add() {
+	ip link add "$2" netns "$1" type veth peer name "$4" netns "$3" || fail "veth $2/$4"
+	ip -n "$1" link set "$2" up
+	ip -n "$3" link set "$4" up
+}
+
 # netns_pair NS_A NS_B IF_A IF_B: two namespaces joined by a veth pair, both ends up.
 netns_pair() {
 	netns_add "$1"
 	netns_add "$2"
-	ip link add "$3" netns "$1" type veth peer name "$4" netns "$2" || fail "veth $3/$4"
-	ip -n "$1" link set "$3" up
-	ip -n "$2" link set "$4" up
+	veth_add "$1" "$3" "$2" "$4"
 }
 
 # wait_for FILE REGEX SECONDS [FROM]: poll FILE until a line (after line FROM, default 0)
@@ -66,6 +72,35 @@ wait_pid() {
 		sleep 0.02
 	done
 	wait "$pid"
+}
+
+# capture_start NS IF FILE [dumpcap options...]: dumpcap of the PTP frames (EtherType 0x88F7) on
+# IF into FILE from now on, in the background (CAP_PID, in BG_PIDS too); returns once it captures
+# (the file has its header), or fails after 60 s with its log, FILE.log.
+capture_start() {
+	local ns=$1 ifn=$2 file=$3 deadline=$((SECONDS + 60))
+	shift 3
+	ip netns exec "$ns" dumpcap -q -i "$ifn" -f 'ether proto 0x88f7' "$@" -w "$file" \
+		>"$file.log" 2>&1 &
+	CAP_PID=$!
+	BG_PIDS+=("$CAP_PID")
+	until [ -s "$file" ]; do
+		[ "$SECONDS" -lt "$deadline" ] ||
+			fail "dumpcap on $ifn did not start capturing within 60 s: $(cat "$file.log")"
+		sleep 0.05
+	done
+}
+
+# capture_stop: end the capture_start capture, its file complete.
+capture_stop() {
+	kill -INT "$CAP_PID" 2>/dev/null || true
+	wait "$CAP_PID" 2>/dev/null || true
+}
+
+# capture_for NS IF SECONDS FILE: the PTP frames on IF for SECONDS, as a classic pcap file.
+capture_for() {
+	ip netns exec "$1" dumpcap -q -i "$2" -f 'ether proto 0x88f7' -P -a "duration:$3" \
+		-w "$4" >"$4.log" 2>&1 || fail "dumpcap on $2: $(cat "$4.log")"
 }
 
 # iperf3_server NS ADDR LOG [iperf3 options...]: start a server in NS, return once it listens.

@@ -23,6 +23,16 @@ reference_linuxptp() {
 	REF_DIRS=("" "$d")
 }
 
+# gptp_cfg DIR: the gPTP.cfg the linuxptp build in DIR ships (Debian's when DIR is empty), with
+# a neighborPropDelayThresh that veth's software path delay (1-2 us) can meet.
+gptp_cfg() {
+	local cfg=${1:+$1/configs/gPTP.cfg}
+	cfg=${cfg:-/usr/share/doc/linuxptp/configs/gPTP.cfg}
+	[ -f "$cfg" ] || fail "no gPTP.cfg at $cfg"
+	grep -q '^neighborPropDelayThresh' "$cfg" || fail "$cfg has no neighborPropDelayThresh"
+	sed 's/^neighborPropDelayThresh.*/neighborPropDelayThresh\t100000/' "$cfg"
+}
+
 # ptp4l_start NS IF LOG [ptp4l options...]: ptp4l that can never touch a clock; pid in $LAST_PID.
 ptp4l_start() {
 	local ns=$1 ifname=$2 log=$3

@@ -182,6 +182,49 @@ static void test_gate_follows_servo(void **state)
 	link_free(&l);
 }
 
+/*
+ * Hardware timestamps in a QEMU (TCG) guest: Syncs 8/s late by 0..8 us, and every 13th by 45 us
+ * more, about what the closed-loop tier's serial log shows. Such spikes pass the gate now and
+ * then (its limit follows the noise), the servo answers one with kp x 45 us, some 60 ppm, and the
+ * gate then keeps the next samples, which lie far off the line drawn through the spike, from the
+ * servo. While samples are kept the slave's clock must run on the servo's frequency estimate,
+ * not on the last answer with its phase correction: held over the three samples kept that one
+ * left the PHC some 60 ppm off for half a second (VMTEST-A-SERIES: 52 us passed, freq +48 ppm
+ * -> -17.7 ppm, three samples kept, the offset -38 us). Here: true error RMS 11.7 us held, 8.4 us
+ * with the estimate.
+ */
+static void test_kept_samples_hold_frequency(void **state)
+{
+	struct link l;
+	unsigned kept = 0, n = 0;
+	double sum2 = 0, rms;
+
+	link_init_free(&l, 50000.0, NS_PER_MSEC, DELAY_MECHANISM_E2E, false, -3);
+	l.sync_jitter = 8 * NS_PER_USEC;
+	l.spike_every = 13;
+	l.spike = 45 * NS_PER_USEC;
+	link_run(&l, START + 30 * NS_PER_SEC);
+	assert_int_equal(port_get_state(l.s[1].port), PORT_STATE_SLAVE);
+	for (int i = 0; i < 60 * 8; i++) {
+		unsigned before = l.s[1].samples;
+		ns_t e;
+
+		link_run(&l, l.now + NS_PER_SEC / 8);
+		e = link_error(&l);
+		sum2 += (double) e * (double) e;
+		n++;
+		kept += l.s[1].samples != before && !l.s[1].last.adjusted;
+	}
+	rms = sqrt(sum2 / n);
+	/* The case is the one meant: samples kept from the servo. */
+	assert_true(kept > 0);
+	if (rms > 10000.0) {
+		fail_msg("true error RMS %.0f ns over 60 s (%u samples kept), expected below 10 us",
+			 rms, kept);
+	}
+	link_free(&l);
+}
+
 static int cmp_ns(const void *a, const void *b)
 {
 	ns_t x = *(const ns_t *) a, y = *(const ns_t *) b;
@@ -326,6 +369,25 @@ static void test_locked_before_no_first_step(void **state)
 	}
 }
 
+/* Run the link until the slave is SLAVE (60 s at most): when it went UNCALIBRATED, and SLAVE. */
+static void run_to_slave(struct link *l, ns_t *uncal, ns_t *slave)
+{
+	*uncal = *slave = 0;
+	while (!*slave && l->now < START + 60 * NS_PER_SEC) {
+		enum port_state st;
+
+		link_run(l, l->now + NS_PER_SEC / 20);
+		st = port_get_state(l->s[1].port);
+		if (!*uncal && st == PORT_STATE_UNCALIBRATED) {
+			*uncal = l->now;
+		}
+		if (st == PORT_STATE_SLAVE) {
+			*slave = l->now;
+		}
+	}
+	assert_true(*uncal && *slave);
+}
+
 /*
  * Issue 19, time to synchronized: from UNCALIBRATED (master chosen) to SLAVE takes three Syncs
  * at 1/s with the default (software) servo constants, for both servos, from a clock 300 us and
@@ -344,19 +406,7 @@ static void test_fast_start(void **state)
 
 		link_init_servo(&l, 20000.0, 300 * NS_PER_USEC, DELAY_MECHANISM_E2E, false, 0,
 				type);
-		while (!slave && l.now < START + 60 * NS_PER_SEC) {
-			enum port_state st;
-
-			link_run(&l, l.now + NS_PER_SEC / 20);
-			st = port_get_state(l.s[1].port);
-			if (!uncal && st == PORT_STATE_UNCALIBRATED) {
-				uncal = l.now;
-			}
-			if (st == PORT_STATE_SLAVE) {
-				slave = l.now;
-			}
-		}
-		assert_true(uncal && slave);
+		run_to_slave(&l, &uncal, &slave);
 		print_message("%s: UNCALIBRATED to SLAVE in %.2f s\n",
 			      options_clock_servo_to_string(type),
 			      (double) (slave - uncal) / (double) NS_PER_SEC);
@@ -380,42 +430,41 @@ static void test_fast_start(void **state)
  * The same with software timestamps' noise (each Sync late by 0..15 us): the gate's first
  * judgements extrapolate the noise of the two samples before them, beyond its 10 us floor now and
  * then, and kept the three offsets after the step from the servo (6 s to SLAVE instead of 2-3).
+ * And with a loaded host's 0..100 us: the first frequency estimate is then tens of ppm off, the
+ * samples after the step leave the gate's line by as much, and 9 of 24 start-ups took 5 s
+ * while the gate's warm-up allowed three rejections in a row (two now: at most 4 s).
  */
 static void test_fast_start_noisy(void **state)
 {
+	/* the bound: 3 Syncs from UNCALIBRATED (2 with one more at 100 us) */
+	static const int jitter_us[] = { 15, 100 };
+	static const ns_t bound[] = { 3 * NS_PER_SEC + NS_PER_SEC / 2,
+				      4 * NS_PER_SEC + NS_PER_SEC / 2 };
 	int slow = 0;
 
-	for (uint64_t seed = 1; seed <= 12; seed++) {
-		ns_t uncal = 0, slave = 0;
-		struct link l;
+	for (size_t j = 0; j < ARRAY_SIZE(jitter_us); j++) {
+		for (uint64_t seed = 1; seed <= 12; seed++) {
+			ns_t uncal = 0, slave = 0;
+			struct link l;
 
-		link_init_servo(&l, 20000.0, 300 * NS_PER_USEC, DELAY_MECHANISM_E2E, false, 0,
-				seed % 2 ? SERVO_TYPE_PI : SERVO_TYPE_LINREG);
-		l.sync_jitter = 15 * NS_PER_USEC;
-		l.rng = seed;
-		while (!slave && l.now < START + 60 * NS_PER_SEC) {
-			enum port_state st;
-
-			link_run(&l, l.now + NS_PER_SEC / 20);
-			st = port_get_state(l.s[1].port);
-			if (!uncal && st == PORT_STATE_UNCALIBRATED) {
-				uncal = l.now;
+			link_init_servo(&l, 20000.0, 300 * NS_PER_USEC, DELAY_MECHANISM_E2E, false,
+					0, seed % 2 ? SERVO_TYPE_PI : SERVO_TYPE_LINREG);
+			l.sync_jitter = jitter_us[j] * NS_PER_USEC;
+			l.rng = seed;
+			run_to_slave(&l, &uncal, &slave);
+			if (slave - uncal > bound[j]) {
+				print_message("jitter %d us, seed %llu: SLAVE %.2f s after "
+					      "UNCALIBRATED\n",
+					      jitter_us[j], (unsigned long long) seed,
+					      (double) (slave - uncal) / (double) NS_PER_SEC);
+				slow++;
 			}
-			if (st == PORT_STATE_SLAVE) {
-				slave = l.now;
-			}
+			link_free(&l);
 		}
-		assert_true(uncal && slave);
-		if (slave - uncal > 3 * NS_PER_SEC + NS_PER_SEC / 2) {
-			print_message("seed %llu: SLAVE %.2f s after UNCALIBRATED\n",
-				      (unsigned long long) seed,
-				      (double) (slave - uncal) / (double) NS_PER_SEC);
-			slow++;
-		}
-		link_free(&l);
 	}
 	if (slow) {
-		fail_msg("%d of 12 start-ups took over 3.5 s (3 Syncs) from UNCALIBRATED to SLAVE",
+		fail_msg("%d of 24 start-ups took over 3.5 s (3 Syncs; 4.5 s at 100 us) from "
+			 "UNCALIBRATED to SLAVE",
 			 slow);
 	}
 }
@@ -590,6 +639,19 @@ static size_t forge(struct link *l, enum msg_type type, uint8_t *buf,
 	return (size_t) n;
 }
 
+/*
+ * An E2E link whose slave (returned) is SLAVE, stopped between a Follow_Up and the next Sync:
+ * nothing is pending, so what the test injects next is judged alone.
+ */
+static struct port *link_slave_settled(struct link *l)
+{
+	link_init(l, 5000.0, 10 * NS_PER_USEC, DELAY_MECHANISM_E2E);
+	link_run(l, START + 40 * NS_PER_SEC);
+	assert_int_equal(port_get_state(l->s[1].port), PORT_STATE_SLAVE);
+	link_run(l, l->now + NS_PER_SEC / 2);
+	return l->s[1].port;
+}
+
 static void edit_seq_ahead(struct msg *m, const struct link *l)
 {
 	m->hdr.sequenceId += 100;
@@ -631,11 +693,7 @@ static void test_hostile(void **state)
 	struct link l;
 	size_t n;
 
-	link_init(&l, 5000.0, 10 * NS_PER_USEC, DELAY_MECHANISM_E2E);
-	link_run(&l, START + 40 * NS_PER_SEC);
-	assert_int_equal(port_get_state(l.s[1].port), PORT_STATE_SLAVE);
-	/* Stop between a Follow_Up and the next Sync: nothing is pending. */
-	link_run(&l, l.now + NS_PER_SEC / 2);
+	link_slave_settled(&l);
 
 	n = forge(&l, MSG_FOLLOW_UP, buf, edit_seq_ahead);
 	inject(&l, buf, n, PORT_CNT_FOLLOW_UP_WITHOUT_SYNC);
@@ -710,11 +768,7 @@ static void test_interval_out_of_range(void **state)
 	int8_t dreq_interval;
 	size_t n;
 
-	link_init(&l, 5000.0, 10 * NS_PER_USEC, DELAY_MECHANISM_E2E);
-	link_run(&l, START + 40 * NS_PER_SEC);
-	sl = l.s[1].port;
-	assert_int_equal(port_get_state(sl), PORT_STATE_SLAVE);
-	link_run(&l, l.now + NS_PER_SEC / 2);
+	sl = link_slave_settled(&l);
 	dreq_interval = port_port_ds(sl)->logMinDelayReqInterval;
 
 	n = forge(&l, MSG_SYNC, buf, edit_interval_fast);
@@ -818,11 +872,7 @@ static void test_extreme_times(void **state)
 	ns_t offset, delay;
 	size_t n;
 
-	link_init(&l, 5000.0, 10 * NS_PER_USEC, DELAY_MECHANISM_E2E);
-	link_run(&l, START + 40 * NS_PER_SEC);
-	sl = l.s[1].port;
-	assert_int_equal(port_get_state(sl), PORT_STATE_SLAVE);
-	link_run(&l, l.now + NS_PER_SEC / 2);
+	sl = link_slave_settled(&l);
 	offset = port_current_ds(sl)->offsetFromMaster;
 	delay = port_current_ds(sl)->meanDelay;
 
@@ -1324,6 +1374,7 @@ int main(void)
 		cmocka_unit_test(test_free_running_reports_spikes),
 		cmocka_unit_test(test_servo_reports_every_offset),
 		cmocka_unit_test(test_gate_follows_servo),
+		cmocka_unit_test(test_kept_samples_hold_frequency),
 		cmocka_unit_test(test_rate_ratio_jitter),
 		cmocka_unit_test(test_fast_start),
 		cmocka_unit_test(test_locked_before_no_first_step),

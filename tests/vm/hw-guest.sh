@@ -17,6 +17,8 @@ while [ ! -e /dev/ptp1 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 for n in /sys/class/net/eth*; do ip link set ${n##*/} up; done
 
 up() { cut -d' ' -f1 /proc/uptime; }
+# want X: scenario X is to run (ONLY, from PHCD_VM_ONLY: a subset for diagnosis; default all).
+want() { case "${ONLY:-ABC}" in *$1*) return 0 ;; esac; return 1; }
 say() { echo "VMTEST: $*"; }
 # wait_for FILE REGEX SECONDS
 wait_for() {
@@ -36,6 +38,11 @@ wait_prop() {
 		[ "$(cut -d. -f1 /proc/uptime)" -lt $end ] || return 1
 		sleep 0.5
 	done
+}
+# series_full FILE: "t offset state freq delay" of every sample logged (phcd-port[t]: ... or
+# ptp4l[t]: master offset ...), for diagnosis on the host.
+series_full() {
+	sed -n 's/^[^[]*\[\([0-9.]*\)\]:.*master offset *\(-\?[0-9]*\) s\([0-9]\) freq *\([-+0-9]*\) path delay *\(-\?[0-9]*\).*/\1 \2 \3 \4 \5/p' "$1"
 }
 counters() { prop $1 Counters | sed 's/^a{st} [0-9]* //; s/" \([0-9]*\)/=\1/g; s/"//g'; }
 
@@ -96,6 +103,7 @@ quirks() { # LOG IF=TYPE...
 		: >$log
 	fi
 }
+if want A; then
 quirks /tmp/quirks-a.log eth0=0 eth1=1
 $B/ptp4l -i eth1 $PTP4L_OPTS --masterOnly 1 --uds_address /run/ptp4l-a >/tmp/ptp4l-a.log 2>&1 &
 echo $! >/tmp/ptp4l.pid
@@ -113,6 +121,7 @@ if wait_prop eth0 State 's "SLAVE"' $SLAVE_WAIT_S; then
 		awk '{for (i = 1; i < NF; i++) if ($i == "freq") print $(i + 1) + 0}' | sort -n |
 		awk '{ v[NR] = $1 } END { if (NR) printf "VMTEST-A-FREQ %d %d\n", v[int((NR + 1) / 2)], NR }'
 	grep 'master offset' /tmp/a.log | tail -n 3 | sed 's/^/VMTEST: A: phcd: /'
+	series_full /tmp/a.log | sed 's/^/VMTEST-A-SERIES /'
 	# clock_backend phc: the slave's PHC itself now runs at the master's rate.
 	if [ "$BACKEND" = phc ]; then
 		echo "VMTEST-A-RESIDUAL $($B/tool-vm-igb rate /dev/ptp1 /dev/ptp0 5)"
@@ -139,8 +148,10 @@ sed -n 's/^QUIRKS /VMTEST-A-QUIRKS-/p' /tmp/quirks-a.log
 grep -v '^QUIRKS' /tmp/quirks-a.log | sed 's/^/VMTEST: A: /'
 grep -E 'worker|FAULTY|error|refused' /tmp/a.log | head -n 10 | sed 's/^/VMTEST: A: phcd log: /'
 grep -Ei 'fault|timeout|without' /tmp/ptp4l-a.log | head -n 5 | sed 's/^/VMTEST: A: ptp4l log: /'
+fi
 
 # --- B: phcd master on eth0, ptp4l (hardware timestamps, free-running) slave on eth1 ---
+if want B; then
 quirks /tmp/quirks-b.log eth0=1 eth1=0
 conf b eth0 "priority1 = 1"
 start_phcd b
@@ -168,6 +179,7 @@ grep -v '^QUIRKS' /tmp/quirks-b.log | sed 's/^/VMTEST: B: /'
 grep -E 'master offset|rms ' /tmp/ptp4l-b.log | tail -n 3 | sed 's/^/VMTEST: B: ptp4l: /'
 grep -Ei 'fault|timeout|without' /tmp/ptp4l-b.log | head -n 5 | sed 's/^/VMTEST: B: ptp4l log: /'
 grep -v 'without timestamp' /tmp/ptp4l-b.log | tail -n 8 | sed 's/^/VMTEST: B: ptp4l tail: /'
+fi
 # --- C (closed loop): phcd (eth0, PHC 0) and ptp4l (eth2, PHC 2), each steering its own PHC,
 # side by side as slaves of one ptp4l grandmaster (eth1, PHC 1 still 50 ppm fast), all on one
 # hub. Both slave PHCs start alike: frequency 0 and 1 ms off.
@@ -197,7 +209,13 @@ side_stats() {
 		awk '{ v[NR] = $1 } END { i = int(NR * 0.99 + 0.5); if (i < 1) i = 1; print v[i] }')
 	echo "$lock $n $(cat /tmp/ms) $p99"
 }
-if [ "$BACKEND" = phc ] && [ -e /dev/ptp2 ]; then
+if [ "$BACKEND" = phc ] && [ -e /dev/ptp2 ] && want C; then
+	# The seats: phcd on eth0, ptp4l on eth2, or swapped (C_SWAP=1). eth0 is the worse seat
+	# here, whoever sits in it (docs/performance.md): compare both ways.
+	CP=eth0
+	CQ=eth2
+	[ "${C_SWAP:-0}" = 1 ] && CP=eth2 CQ=eth0
+	say "C: phcd on $CP, ptp4l on $CQ"
 	for n in 0 2; do
 		$B/phc_ctl /dev/ptp$n freq 0 >/dev/null
 		$B/phc_ctl /dev/ptp$n adj 0.001 >/dev/null
@@ -205,19 +223,19 @@ if [ "$BACKEND" = phc ] && [ -e /dev/ptp2 ]; then
 	$B/ptp4l -i eth1 $PTP4L_OPTS --masterOnly 1 --uds_address /run/ptp4l-c-gm >/tmp/ptp4l-c-gm.log 2>&1 &
 	echo $! >/tmp/ptp4l.pid
 	SYSCLOCK=
-	conf c eth0 "slaveOnly = 1"
+	conf c $CP "slaveOnly = 1"
 	start=$(up)
 	start_phcd c
 	# ptp4l steering PHC 2 (not free-running: the guest's PHC, nothing of the host's), one line
 	# a sample as phcd logs them.
-	$B/ptp4l -i eth2 -2 -H -m -s --tx_timestamp_timeout $TX_TIMEOUT_MS --logAnnounceInterval -2 \
+	$B/ptp4l -i $CQ -2 -H -m -s --tx_timestamp_timeout $TX_TIMEOUT_MS --logAnnounceInterval -2 \
 		--announceReceiptTimeout 3 --logSyncInterval -3 --logMinDelayReqInterval -3 \
 		--summary_interval -3 --uds_address /run/ptp4l-c >/tmp/ptp4l-c.log 2>&1 &
 	echo $! >/tmp/ptp4l-c.pid
 	say "C: phcd and ptp4l started at ${start}s, running ${SIDE_S}s"
 	sleep $SIDE_S
-	echo "VMTEST-C-COUNTERS $(counters eth0)"
-	echo "VMTEST-C-ERROR $(prop eth0 LastError)"
+	echo "VMTEST-C-COUNTERS $(counters $CP)"
+	echo "VMTEST-C-ERROR $(prop $CP LastError)"
 	stop_all
 	echo "VMTEST-C-PHCD $(side_stats /tmp/c.log $start)"
 	echo "VMTEST-C-PTP4L $(side_stats /tmp/ptp4l-c.log $start)"
@@ -226,8 +244,8 @@ if [ "$BACKEND" = phc ] && [ -e /dev/ptp2 ]; then
 	grep 'master offset' /tmp/c.log | tail -n 2 | sed 's/^/VMTEST: C: phcd: /'
 	grep 'master offset' /tmp/ptp4l-c.log | tail -n 2 | sed 's/^/VMTEST: C: ptp4l: /'
 	grep -v 'master offset' /tmp/ptp4l-c.log | tail -n 8 | sed 's/^/VMTEST: C: ptp4l tail: /'
-	series /tmp/c.log | sed 's/^/VMTEST-C-SERIES-PHCD /'
-	series /tmp/ptp4l-c.log | sed 's/^/VMTEST-C-SERIES-PTP4L /'
+	series_full /tmp/c.log | sed 's/^/VMTEST-C-SERIES-PHCD /'
+	series_full /tmp/ptp4l-c.log | sed 's/^/VMTEST-C-SERIES-PTP4L /'
 fi
 echo "VMTEST-DONE at $(up)s"
 poweroff -f

@@ -65,6 +65,8 @@ LOCK_NS=${PHCD_VM_LOCK_NS:-1000}
 MEAN_SAMPLES=${PHCD_VM_MEAN_SAMPLES:-120}
 MASTER_S=${PHCD_VM_MASTER_S:-20}
 TX_TIMEOUT_MS=${PHCD_VM_TX_TIMEOUT_MS:-400}
+ONLY=${PHCD_VM_ONLY:-ABC}
+C_SWAP=${PHCD_VM_C_SWAP:-0}
 QUIRKS=$((1 - CLOSED))
 BACKEND=$([ "$CLOSED" = 1 ] && echo phc || echo virtual)
 EOF
@@ -191,15 +193,17 @@ echo "ok: B: ptp4l -H slave of phcd MASTER: $n measurements; its frequency estim
 	"phcd's PHC $pfreq ppb (imposed $rate), mean path delay $pdelay ns (QEMU's own)"
 # C (closed loop): phcd and ptp4l, each steering its own PHC, slaves of one grandmaster.
 if [ "$CLOSED" = 1 ]; then
+	cp=eth0 cq=eth2
+	[ "${PHCD_VM_C_SWAP:-0}" = 1 ] && cp=eth2 cq=eth0
 	read -r pl pn pmean prms pp99 <<<"$(v C-PHCD)"
 	read -r ql qn qmean qrms qp99 <<<"$(v C-PTP4L)"
 	[ -n "${pl:-}" ] && [ "$pl" != never ] ||
 		fail "C: phcd (clock_backend phc) never held $LOCK_NS ns for 5 s (${pn:-0} samples)"
 	[ -n "${ql:-}" ] && [ "$ql" != never ] ||
-		fail "C: ptp4l (steering PHC 2) never held $LOCK_NS ns for 5 s (${qn:-0} samples)"
+		fail "C: ptp4l (steering the PHC of $cq) never held $LOCK_NS ns for 5 s (${qn:-0} samples)"
 	[ "$(v C-ERROR)" = 's ""' ] || fail "C: phcd's LastError: expected none, got $(v C-ERROR)"
-	nic_stamped C eth0 phcd "$(counter ignored_no_timestamp "$(v C-COUNTERS)")"
-	nic_stamped C eth1+eth2 ptp4l "$(v C-PTP4L-NOTS)"
+	nic_stamped C $cp phcd "$(counter ignored_no_timestamp "$(v C-COUNTERS)")"
+	nic_stamped C eth1+$cq ptp4l "$(v C-PTP4L-NOTS)"
 	ptp4l_tx C "$(v C-PTP4L-TXTO)"
 	echo "ok: C: side by side, one grandmaster (PHC 1 at +50 ppm), both slave PHCs from 1 ms off:"
 	echo "    time to locked (40 samples within $LOCK_NS ns): phcd $pl s, ptp4l $ql s"
