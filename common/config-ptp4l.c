@@ -336,6 +336,9 @@ int ptp4l_map_key(const char *name, const char *value, struct ptp4l_map *ret)
 		ret->key = config_keys_find(k->phcd ? k->phcd : k->name, false);
 		ret->cosmetic = k->kind == COSMETIC;
 		ret->verdict = ret->key ? PTP4L_HONOURED : PTP4L_REFUSED;
+		if (!ret->key) { /* test-config-ptp4l holds every row to a phcd key */
+			ret->reason = "phcd has no key of that name";
+		}
 		break;
 	case FREE_RUNNING:
 		/* ptp4l's boolean: 1 measures only, which phcd's clock_backend free_running is. */
