@@ -252,6 +252,18 @@ static void test_table_and_docs(void **state)
 		if (!strstr(strstr(docs, "## linuxptp files"), want)) {
 			fail_msg("ptp4l key %s is not in phcd.conf(5)'s linuxptp files", name);
 		}
+		/* A key without a phcd key: its row, with the table's reason word for word. */
+		if (strcmp(kind, "same") == 0) {
+			const char *reason = strrchr(line, '\t') + 1;
+			char row[1024];
+
+			snprintf(row, sizeof(row), "| `%s` | ", name);
+			if (!strstr(docs, row) || !strstr(strstr(docs, row), reason) ||
+			    strchr(strstr(docs, row), '\n') < strstr(strstr(docs, row), reason)) {
+				fail_msg("phcd.conf(5) has no row %s... with the reason \"%s\"",
+					 row, reason);
+			}
+		}
 	}
 	free(dump);
 	free(docs);
