@@ -43,7 +43,8 @@ struct loader {
 	FILE *verdicts; /* one line per key of a ptp4l_config file */
 	char *verdicts_text;
 	size_t verdicts_size;
-	FILE *warn; /* the verdicts that are warnings */
+	FILE *warn; /* the verdicts that are warnings, the first CONFIG_ERRORS_MAX of them */
+	unsigned int n_warnings;
 	char *warn_text;
 	size_t warn_size;
 	unsigned int n_errors;
@@ -601,7 +602,7 @@ _printf_(5, 6) static void verdict(struct loader *l, struct config_pos pos, cons
 	va_end(ap);
 	fprintf(l->verdicts, "%s:%" PRIu32 ": %s: %s%s%s\n", file_name(l->c, pos.file), pos.line,
 		line, head[v], v == PTP4L_HONOURED ? " " : ": ", text);
-	if (v == PTP4L_IGNORED) {
+	if (v == PTP4L_IGNORED && ++l->n_warnings <= CONFIG_ERRORS_MAX) {
 		fprintf(l->warn, "%s:%" PRIu32 ": %s: %s: %s\n", file_name(l->c, pos.file),
 			pos.line, line, head[v], text);
 	} else if (v == PTP4L_REFUSED) {
@@ -1358,6 +1359,11 @@ out:
 			l.n_errors - CONFIG_ERRORS_MAX, CONFIG_ERRORS_MAX);
 	}
 	if (l.warn) {
+		if (l.n_warnings > CONFIG_ERRORS_MAX) {
+			fprintf(l.warn,
+				"... and %u more ignored keys (only the first %d are shown)\n",
+				l.n_warnings - CONFIG_ERRORS_MAX, CONFIG_ERRORS_MAX);
+		}
 		c->warnings = take_text(l.warn, &l.warn_text, &l.warn_size);
 	}
 	if (l.verdicts) {

@@ -441,6 +441,31 @@ static void test_long_and_huge(void **state)
 	result_free(&res);
 }
 
+/* The warnings the daemon logs are bounded as errors are; the report lists every line. */
+static void test_warnings_bounded(void **state)
+{
+	struct fixture *f = *state;
+	struct result res;
+	char *text = malloc(64 * 20 + 16), *p = text;
+	size_t lines = 0;
+
+	assert_non_null(text);
+	p += sprintf(p, "[global]\n");
+	for (int i = 0; i < 60; i++) {
+		p += sprintf(p, "verbose %d\n", i % 2);
+	}
+	res = load(f, NULL, text);
+	assert_int_equal(res.r, 0);
+	for (const char *q = res.c->warnings; (q = strchr(q, '\n')); q++) {
+		lines++;
+	}
+	assert_int_equal(lines, CONFIG_ERRORS_MAX + 1);
+	assert_non_null(strstr(res.c->warnings, "... and 10 more ignored keys"));
+	assert_line(res.report, f->ptp4l, 61, "verbose 1: not honoured (warning");
+	result_free(&res);
+	free(text);
+}
+
 static void test_duplicate_key(void **state)
 {
 	struct fixture *f = *state;
@@ -532,6 +557,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_long_and_huge, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_duplicate_key, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_warnings_bounded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_where_allowed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reload_diff, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_port_combination, setup, teardown),
