@@ -600,8 +600,10 @@ _printf_(5, 6) static void verdict(struct loader *l, struct config_pos pos, cons
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	fprintf(l->verdicts, "%s:%" PRIu32 ": %s: %s%s%s\n", file_name(l->c, pos.file), pos.line,
-		line, head[v], v == PTP4L_HONOURED ? " " : ": ", text);
+	if (l->verdicts) { /* only when a report was asked for: the daemon keeps none */
+		fprintf(l->verdicts, "%s:%" PRIu32 ": %s: %s%s%s\n", file_name(l->c, pos.file),
+			pos.line, line, head[v], v == PTP4L_HONOURED ? " " : ": ", text);
+	}
 	if (v == PTP4L_IGNORED && ++l->n_warnings <= CONFIG_ERRORS_MAX) {
 		fprintf(l->warn, "%s:%" PRIu32 ": %s: %s: %s\n", file_name(l->c, pos.file),
 			pos.line, line, head[v], text);
@@ -1188,7 +1190,7 @@ static void note_layer(struct loader *l, const struct config_layer *low,
 {
 	const struct config_key *k;
 
-	for (size_t i = 0; (k = config_keys_at(i)); i++) {
+	for (size_t i = 0; l->verdicts && (k = config_keys_at(i)); i++) {
 		if (config_layer_is_set(low, i) && config_layer_is_set(high, i) &&
 		    low->set_at[i].file != high->set_at[i].file) {
 			fprintf(l->verdicts,
@@ -1333,9 +1335,9 @@ int config_load_report(const char *path, const char *dropin_dir, bool main_optio
 	l.c = c;
 	l.last_error_line = UINT32_MAX;
 	l.err = open_memstream(&l.err_text, &l.err_size);
-	l.verdicts = open_memstream(&l.verdicts_text, &l.verdicts_size);
+	l.verdicts = report ? open_memstream(&l.verdicts_text, &l.verdicts_size) : NULL;
 	l.warn = open_memstream(&l.warn_text, &l.warn_size);
-	if (!l.err || !l.verdicts || !l.warn) {
+	if (!l.err || (report && !l.verdicts) || !l.warn) {
 		r = -ENOMEM;
 		goto out;
 	}
