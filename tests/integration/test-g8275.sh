@@ -73,8 +73,14 @@ run() { # MODE: G.8275.x or ieee1588
 			--free_running 1 --dataset_comparison $mode $*" >"$log" 2>&1 &
 		BG_PIDS+=($!)
 	}
-	ptp "$A" "$tmp/$v-a.log" "$CFG" -i a1 -i a2 --priority1 10 --uds_address "$tmp/$v-a.uds"
-	ptp "$B" "$tmp/$v-b.log" "$CFG" -i b1 -i b2 --priority1 200 --uds_address "$tmp/$v-b.uds"
+	# The grandmasters' ports are masterOnly, as a T-GM's are: without it the result depended on
+	# who spoke first. Under G.8275.x a clockClass-248 B ranks below A by identity alone, so when
+	# T (or phcd) followed A for a moment at start and announced it on t2 (s2), B became T's
+	# slave, stopped announcing itself, and everyone stayed with A (seen in CI under load).
+	ptp "$A" "$tmp/$v-a.log" "$CFG" -i a1 -i a2 --priority1 10 --masterOnly 1 \
+		--uds_address "$tmp/$v-a.uds"
+	ptp "$B" "$tmp/$v-b.log" "$CFG" -i b1 -i b2 --priority1 200 --masterOnly 1 \
+		--uds_address "$tmp/$v-b.uds"
 	{ cat "$CFG"; printf '\n[t1]\n[t2]\nG.8275.portDS.localPriority 100\n'; } >"$tmp/$v-t.cfg"
 	ptp "$T" "$tmp/$v-t.log" "$tmp/$v-t.cfg" --uds_address "$tmp/$v-t.uds"
 
