@@ -45,14 +45,14 @@ struct phc_follower {
 	struct servo *servo; /* NULL until the first source */
 	struct outlier_gate gate;
 	enum phc_follower_state state;
-	bool locked_once;	  /* locked or stepped once: a rebuilt servo takes no first step */
-	unsigned int in_bound;	  /* samples in a row within the lock bound */
-	ns_t offset;		  /* last measured, target minus source */
-	ns_t error;		  /* its uncertainty: the read windows */
-	double freq_ppb;	  /* the adjustment applied last */
-	ns_t last_ts;		  /* the target's time at the last sample */
+	bool locked_once;      /* locked or stepped once: a rebuilt servo takes no first step */
+	unsigned int in_bound; /* samples in a row within the lock bound */
+	ns_t offset;	       /* last measured, target minus source */
+	ns_t error;	       /* its uncertainty: the read windows */
+	double freq_ppb;       /* the adjustment applied last */
+	ns_t last_ts;	       /* the target's time at the last sample */
 	uint64_t samples, steps, gated;
-	int error_code;		  /* -errno of the last failure (FAULTY), 0 for none */
+	int error_code; /* -errno of the last failure (FAULTY), 0 for none */
 };
 
 struct phc_follow_config {
@@ -65,7 +65,7 @@ struct phc_follow {
 	const struct phc_follow_ops *ops;
 	void *userdata;
 	struct phc_follow_config cfg;
-	int source; /* the SLAVE port's PHC, -1: none (holdover) */
+	int source;	  /* the SLAVE port's PHC, -1: none (holdover) */
 	bool locked_once; /* a follower locked or stepped: the instance has its timescale */
 	struct phc_follower *f;
 	size_t n;

@@ -17,8 +17,8 @@
 
 #define NPHC 3
 #define START_NS (INT64_C(1700000000) * NS_PER_SEC)
-#define READ_NS 3000	/* each sysoff reading takes this long */
-#define WINDOW_NS 1000	/* and brackets the PHC read within this window */
+#define READ_NS 3000   /* each sysoff reading takes this long */
+#define WINDOW_NS 1000 /* and brackets the PHC read within this window */
 #define INTERVAL_NS (NS_PER_SEC / 8)
 
 struct rig {
@@ -108,9 +108,9 @@ static void rig_init(struct rig *r, const double *freq_ppb, const ns_t *offset,
 			assert_int_equal(clock_step(r->phc[k], offset[k]), 0);
 		}
 	}
-	assert_int_equal(clock_sim_new(&(struct clock_sim_config){ .start = START_NS, .seed = 99 },
-				       &r->sys),
-			 0);
+	assert_int_equal(
+		clock_sim_new(&(struct clock_sim_config){ .start = START_NS, .seed = 99 }, &r->sys),
+		0);
 	if (!cfg) {
 		phc_follow_config_default(&def);
 		def.interval_s = (double) INTERVAL_NS / NS_PER_SEC;
@@ -376,9 +376,9 @@ static void test_faulty(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_converge_slew),	cmocka_unit_test(test_converge_step),
-		cmocka_unit_test(test_no_step_policy),	cmocka_unit_test(test_role_change),
-		cmocka_unit_test(test_holdover),	cmocka_unit_test(test_max_offset_jump),
+		cmocka_unit_test(test_converge_slew),  cmocka_unit_test(test_converge_step),
+		cmocka_unit_test(test_no_step_policy), cmocka_unit_test(test_role_change),
+		cmocka_unit_test(test_holdover),       cmocka_unit_test(test_max_offset_jump),
 		cmocka_unit_test(test_faulty),
 	};
 
