@@ -147,11 +147,19 @@ static bool port_on_phc(const struct mport *p)
 	       !p->phc_rival && !p->phc_fault;
 }
 
-/* The source: the PHC of the port the supervisor made SLAVE (or UNCALIBRATED), or -1. */
+/*
+ * The source: the PHC of the port the supervisor made SLAVE (or UNCALIBRATED), once its servo
+ * is locked; -1 before (the followers hold). The SLAVE port's own first step (a PHC 1 ms off
+ * its master) is then behind: followers that had locked onto the PHC before it would see a jump
+ * they may not step for (first_step_taken), and slew it for minutes.
+ */
 static int source_phc(const struct instance *i)
 {
 	struct mport *p;
 
+	if (i->servo_state != SERVO_LOCKED) {
+		return -1;
+	}
 	MANAGER_FOREACH_PORT(p, i->manager, k)
 	{
 		if (p->instance == i && port_on_phc(p) && p->worker &&
