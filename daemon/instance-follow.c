@@ -289,11 +289,17 @@ static void report(struct instance_follow *f)
 			changed = true;
 		}
 		if (j < f->n_logged && f->logged_state[j] != fl->state) {
-			log_full(LOG_INFO, "instance %s: /dev/ptp%d %s /dev/ptp%d (%s)", i->name,
-				 fl->phc_index,
-				 fl->state == PHC_FOLLOWER_HOLDOVER ? "holds over, last followed"
-								    : "follows",
-				 f->pf->source, phc_follower_state_to_string(fl->state));
+			if (f->pf->source < 0) {
+				log_full(LOG_INFO,
+					 "instance %s: /dev/ptp%d holds its frequency (no locked "
+					 "SLAVE port to follow)",
+					 i->name, fl->phc_index);
+			} else {
+				log_full(LOG_INFO,
+					 "instance %s: /dev/ptp%d follows /dev/ptp%d (%s)", i->name,
+					 fl->phc_index, f->pf->source,
+					 phc_follower_state_to_string(fl->state));
+			}
 			f->logged_state[j] = fl->state;
 			changed = true;
 		}
@@ -343,7 +349,11 @@ static int follow_new(struct instance *i)
 					       CLOCK_MONOTONIC, interval_usec(f->log_interval), 0,
 					       on_tick, f);
 	}
+	if (r >= 0) {
+		r = sd_event_source_set_enabled(f->timer, SD_EVENT_ON);
+	}
 	if (r < 0) {
+		sd_event_source_disable_unref(f->timer);
 		phc_follow_free(f->pf);
 		free(f);
 		return r;

@@ -62,7 +62,8 @@ priority1 = 200
 EOF
 $B/phcd -f /bc.conf --port-binary $B/phcd-port --uds '' --uds-ro '' >/tmp/bc.log 2>&1 &
 # The downstream slave steers its own PHC 3 (the guest's: nothing of the host's).
-$B/ptp4l -i eth3 $OPTS -s --uds_address /run/ptp4l-s >/tmp/ptp4l-s.log 2>&1 &
+# --summary_interval -3: one "master offset" line a sample.
+$B/ptp4l -i eth3 $OPTS -s --summary_interval -3 --uds_address /run/ptp4l-s >/tmp/ptp4l-s.log 2>&1 &
 start=$(up)
 if wait_prop eth1 State 's "SLAVE"' $SLAVE_WAIT_S; then
 	say "phcd eth1 SLAVE at $(up)s (started ${start}s); running ${BC_S}s"
