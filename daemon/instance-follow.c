@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -412,6 +413,17 @@ static int on_tick(sd_event_source *es, uint64_t usec, void *userdata)
 	}
 	f->busy = true;
 	(void) phc_follow_tick(f->pf);
+	for (size_t k = 0; f->pf->source >= 0 && k < f->pf->n; k++) {
+		const struct phc_follower *fl = &f->pf->f[k];
+
+		/* one line a sample, as a port logs its offsets */
+		log_full(LOG_DEBUG,
+			 "instance %s: /dev/ptp%d offset from /dev/ptp%d %+" PRId64
+			 " ns error %" PRId64 " freq %+.0f %s",
+			 i->name, fl->phc_index, f->pf->source, (int64_t) fl->offset,
+			 (int64_t) fl->error, fl->freq_ppb,
+			 phc_follower_state_to_string(fl->state));
+	}
 	report(f);
 	f->busy = false;
 	return 0;

@@ -38,6 +38,7 @@ static void follower_drop_servo(struct phc_follower *f)
 	f->servo = servo_free(f->servo);
 	outlier_gate_reset(&f->gate);
 	f->in_bound = 0;
+	f->out_bound = 0;
 }
 
 static void follower_close(struct phc_follow *pf, struct phc_follower *f)
@@ -325,10 +326,15 @@ static int follower_tick(struct phc_follow *pf, struct phc_follower *f)
 	outlier_gate_follow(&f->gate, st, freq - before);
 	if (st == SERVO_LOCKED && llabs(offset) <= PHC_FOLLOW_LOCK_NS + error) {
 		f->in_bound += f->in_bound < PHC_FOLLOW_LOCK_SAMPLES;
+		f->out_bound = 0;
 	} else if (st != SERVO_JUMP) {
 		f->in_bound = 0;
+		f->out_bound += f->out_bound < PHC_FOLLOW_LOCK_SAMPLES;
 	}
-	if (f->in_bound >= PHC_FOLLOW_LOCK_SAMPLES) {
+	/* locked: as many in a row within the bound; unlocked again only by as many beyond it */
+	if (f->in_bound >= PHC_FOLLOW_LOCK_SAMPLES ||
+	    (f->state == PHC_FOLLOWER_LOCKED && st == SERVO_LOCKED &&
+	     f->out_bound < PHC_FOLLOW_LOCK_SAMPLES)) {
 		f->state = PHC_FOLLOWER_LOCKED;
 		f->locked_once = true;
 		pf->locked_once = true;

@@ -29,7 +29,8 @@ struct phc_follow_ops {
 enum phc_follower_state {
 	PHC_FOLLOWER_UNLOCKED = 0, /* no sample yet (or rebuilt) */
 	PHC_FOLLOWER_LOCKING,	   /* samples arrive, not yet within the lock bound */
-	PHC_FOLLOWER_LOCKED,	   /* PHC_FOLLOW_LOCK_SAMPLES in a row within the bound */
+	PHC_FOLLOWER_LOCKED,	   /* PHC_FOLLOW_LOCK_SAMPLES in a row within the bound, and
+				      not as many beyond it since */
 	PHC_FOLLOWER_HOLDOVER,	   /* no source (no SLAVE port): the last frequency is kept */
 	PHC_FOLLOWER_FAULTY,	   /* the PHC cannot be opened or adjusted: error says why */
 };
@@ -45,12 +46,13 @@ struct phc_follower {
 	struct servo *servo; /* NULL until the first source */
 	struct outlier_gate gate;
 	enum phc_follower_state state;
-	bool locked_once;      /* locked or stepped once: a rebuilt servo takes no first step */
-	unsigned int in_bound; /* samples in a row within the lock bound */
-	ns_t offset;	       /* last measured, target minus source */
-	ns_t error;	       /* its uncertainty: the read windows */
-	double freq_ppb;       /* the adjustment applied last */
-	ns_t last_ts;	       /* the target's time at the last sample */
+	bool locked_once;	/* locked or stepped once: a rebuilt servo takes no first step */
+	unsigned int out_bound; /* samples in a row beyond it */
+	unsigned int in_bound;	/* samples in a row within the lock bound */
+	ns_t offset;		/* last measured, target minus source */
+	ns_t error;		/* its uncertainty: the read windows */
+	double freq_ppb;	/* the adjustment applied last */
+	ns_t last_ts;		/* the target's time at the last sample */
 	uint64_t samples, steps, gated;
 	int error_code; /* -errno of the last failure (FAULTY), 0 for none */
 };
