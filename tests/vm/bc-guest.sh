@@ -87,7 +87,7 @@ mean=$(awk '{ s += $1 } END { printf "%d", NR ? s / NR : 0 }' /tmp/half)
 awk '{ print $1 < 0 ? -$1 : $1 }' /tmp/half | sort -n >/tmp/abs
 n=$(wc -l </tmp/abs)
 pct() { awk -v q=$1 '{ v[NR] = $1 } END { i = int(NR * q + 0.5); if (i < 1) i = 1; print NR ? v[i] : 0 }' /tmp/abs; }
-echo "VMTEST-SLAVE-STATS $n $mean $(pct 0.5) $(pct 0.99) $(tail -n 1 /tmp/abs)""
+echo "VMTEST-SLAVE-STATS $n $mean $(pct 0.5) $(pct 0.99) $(tail -n 1 /tmp/abs)"
 grep 'master offset' /tmp/ptp4l-s.log | tail -n 3 | sed 's/^/VMTEST: ptp4l slave: /'
 grep -E 'follow|FAULTY|error|refused|step' /tmp/bc.log | grep -v 'offset from' | head -n 20 |
 	sed 's/^/VMTEST: phcd log: /'
