@@ -324,7 +324,7 @@ static int follower_tick(struct phc_follow *pf, struct phc_follower *f)
 	}
 	f->freq_ppb = freq;
 	outlier_gate_follow(&f->gate, st, freq - before);
-	if (st == SERVO_LOCKED && llabs(offset) <= PHC_FOLLOW_LOCK_NS + error) {
+	if (st == SERVO_LOCKED && llabs(offset) <= PHC_FOLLOW_LOCK_NS + 2 * error) {
 		f->in_bound += f->in_bound < PHC_FOLLOW_LOCK_SAMPLES;
 		f->out_bound = 0;
 	} else if (st != SERVO_JUMP) {

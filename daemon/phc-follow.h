@@ -35,7 +35,11 @@ enum phc_follower_state {
 	PHC_FOLLOWER_FAULTY,	   /* the PHC cannot be opened or adjusted: error says why */
 };
 
-/* Locked: this many samples in a row with |offset| <= PHC_FOLLOW_LOCK_NS + the sample error. */
+/*
+ * Locked: this many samples in a row with |offset| <= PHC_FOLLOW_LOCK_NS + twice the sample error
+ * (the read windows bound where each reading sits, not how the clocks under them move; twice
+ * that held 99% of samples under QEMU's TCG, where a reading wanders by about its window).
+ */
 #define PHC_FOLLOW_LOCK_SAMPLES 4
 #define PHC_FOLLOW_LOCK_NS 1000
 
