@@ -134,7 +134,9 @@ static enum servo_state pi_sample(struct servo *s, ns_t offset, ns_t local_ts, d
 	 * The gains are per sample interval: the last adjustment has acted for the time since the
 	 * last sample, so after a gap (samples lost or kept from the servo) this offset holds that
 	 * many intervals of it. Scale the gains down by as much, or the correction lands several
-	 * times over (with Kp 0.7 one sample in five made the loop unstable).
+	 * times over (with Kp 0.7 one sample in five made the loop unstable). A port that keeps
+	 * samples from the servo drops the proportional part meanwhile (servo_skip()), so only the
+	 * integrator's share has acted that long: the scaling is then on the safe side.
 	 */
 	scale = 1.0;
 	d = (double) (local_ts - pi->last_local);

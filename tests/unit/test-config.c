@@ -912,8 +912,9 @@ static void source_path(const char *rel, char *path, size_t size)
 
 /*
  * docs/phcd.conf.5.md and the key table agree: every key phcd reads has a row "| `key` | default |"
- * with the table's default ("(empty)" or "(none)" for an empty one), and every row of a "keys" section names
- * a key phcd reads (nothing documented that the parser would refuse, nothing read undocumented).
+ * with the table's default ("(empty)" or "(none)" for an empty one), and every row of a "keys"
+ * section names a key phcd reads (nothing documented that the parser would refuse, nothing read
+ * undocumented).
  */
 static void test_keys_documented(void **state)
 {
@@ -958,7 +959,8 @@ static void test_keys_documented(void **state)
 			in_keys = strstr(line, " keys") != NULL;
 		} else if (in_keys && sscanf(line, "| `%255[^`]` |", name) == 1) {
 			if (!config_keys_find(name, false)) {
-				print_error("docs/phcd.conf.5.md documents '%s', which phcd does not read\n",
+				print_error("docs/phcd.conf.5.md documents '%s', which phcd does "
+					    "not read\n",
 					    name);
 			}
 			assert_non_null(config_keys_find(name, false));
