@@ -275,6 +275,7 @@ static int parse_mac(const struct config_key *k, const char *value, void *dst)
 	return options_mac_from_string(value, dst);
 }
 
+DEFINE_ENUM_PARSER(parse_phc_follow, enum options_phc_follow, options_phc_follow_from_string)
 DEFINE_ENUM_PARSER(parse_mgmt_network, enum options_mgmt_network, options_mgmt_network_from_string)
 
 /*
@@ -385,6 +386,7 @@ static const struct config_key keys[] = {
 	  "interfaces lines of one section if they do not fit on one)",
 	  append_interfaces },
 	I(include_software_interfaces, parse_bool, 0, 1, "0", NULL),
+	I(phc_follow, parse_phc_follow, 0, 0, "auto", "auto or off"),
 	I(management_network, parse_mgmt_network, 0, 0, "read-only",
 	  "off, read-only or read-write"),
 	I_AS("management_network_set", management_network, parse_mgmt_network_set, 0, 1, "0",

@@ -273,8 +273,8 @@ static const struct ptp4l_key ptp4l_keys[] = {
 	{ "ingressLatency", MAP },
 	{ "boundary_clock_jbod", SAME, NULL, "1", "0",
 	  "phcd does not refuse an instance whose ports have different PHCs (ptp4l does, unless "
-	  "1); as with ptp4l's 1, it does not synchronize those PHCs to each other (phc2sys "
-	  "may, docs/architecture.md)" },
+	  "1), and with phc_follow auto (its default) it keeps those PHCs in step with the SLAVE "
+	  "port's itself, what ptp4l's 1 leaves to phc2sys -a" },
 	{ "phc_index", SAME, NULL, "-1", NULL,
 	  "phcd uses the PHC the interface reports (ethtool), with no key for another" },
 	/* Clock description. */

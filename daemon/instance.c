@@ -29,6 +29,9 @@ int instance_new(struct manager *m, const struct config_instance *ci, struct ins
 
 struct instance *instance_free(struct instance *i)
 {
+	if (i) {
+		instance_follow_free(i);
+	}
 	free(i);
 	return NULL;
 }
@@ -296,6 +299,7 @@ void instance_run_bmca(struct instance *i)
 		worker_trust_recommended(&p->trust, rs->decision, mono_usec());
 	}
 	instance_check_holdover(i);
+	instance_follow_update(i);
 }
 
 /*
@@ -365,6 +369,9 @@ void instance_port_status(struct instance *i, struct mport *p, const struct ipc_
 	if (synced) {
 		p->clock_locked = true;
 	}
+	/* a boundary clock across NICs: only once its other PHCs follow this one */
+	instance_follow_update(i);
+	synced = synced && instance_follow_locked(i);
 	if (i->servo_state != s->servo_state || synced != i->synchronized) {
 		i->servo_state = s->servo_state;
 		i->synchronized = synced;

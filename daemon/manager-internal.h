@@ -100,5 +100,13 @@ void instance_clock_state(struct instance *i, struct mport *p, const struct ipc_
 void instance_push_priorities(struct instance *i);
 /* The instance's health (health.c), and whether it is the grandmaster of its domain. */
 void instance_compute_health(const struct instance *i, struct health_report *ret, bool *ret_gm);
+/*
+ * instance-follow.c: with phc_follow = auto and ports on several PHCs, the other PHCs follow the
+ * SLAVE port's. update: after a change of ports, roles or options (cheap when nothing changed).
+ */
+void instance_follow_update(struct instance *i);
+void instance_follow_free(struct instance *i);
+/* Every follower locked (true without any): the instance may be Synchronized. */
+bool instance_follow_locked(const struct instance *i);
 /* The lowest portNumber no port of the instance uses (7.5.2.3: 1-based). */
 uint16_t instance_free_port_number(const struct instance *i);

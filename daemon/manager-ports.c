@@ -327,7 +327,7 @@ static void on_worker_exited(struct worker *w, int error, const char *reason, vo
 	}
 	if (!p->enabled) {
 		mport_set_state(p, PORT_STATE_DISABLED);
-	} else if (!p->link_up) {
+	} else if (!p->link_up || p->phc_fault) {
 		mport_set_state(p, PORT_STATE_FAULTY);
 	} else if (expected) {
 		/* Stopped on purpose to be replaced (reload, restart). */
@@ -399,7 +399,7 @@ void mport_start_worker(struct mport *p)
 	memcpy(wc.p2p_dst_mac, p->options.p2p_dst_mac, sizeof(wc.p2p_dst_mac));
 	wc.socket_priority = p->options.socket_priority;
 	if (p->worker || !p->enabled || !p->link_up || p->backoff.given_up || m->stopping ||
-	    p->removed || p->restart_timer) {
+	    p->removed || p->restart_timer || p->phc_fault) {
 		return;
 	}
 	if (wc.clock_backend == OPTIONS_CLOCK_PHC) {
@@ -614,6 +614,7 @@ void manager_on_link(struct link_monitor *lm, enum link_event ev, const struct l
 	if (p->link_up) {
 		/* A link that comes back deserves a fresh start, rate limit included. */
 		backoff_reset(&p->backoff);
+		p->phc_fault = false;
 		mport_start_worker(p);
 	} else {
 		mport_set_error(p, -ENETDOWN, "link down");
@@ -634,6 +635,7 @@ int mport_enable(struct mport *p)
 	}
 	p->enabled = true;
 	backoff_reset(&p->backoff);
+	p->phc_fault = false;
 	manager_port_changed(p, MPORT_CHANGED_STATE);
 	if (!p->link_up) {
 		mport_set_state(p, PORT_STATE_FAULTY);
@@ -665,6 +667,7 @@ int mport_restart(struct mport *p)
 		return -ENETDOWN;
 	}
 	backoff_reset(&p->backoff);
+	p->phc_fault = false;
 	if (p->worker) {
 		mport_stop_worker(p);
 	} else {

@@ -53,6 +53,7 @@ enum instance_change {
 	INSTANCE_CHANGED_PORTS = 1u << 5,	    /* a port joined or left */
 	INSTANCE_CHANGED_STATS = 1u << 6,	    /* offset statistics: a summary window closed */
 	INSTANCE_CHANGED_HEALTH = 1u << 7,	    /* health, its reasons, is_grandmaster */
+	INSTANCE_CHANGED_FOLLOWERS = 1u << 8,	    /* its PHC followers (instance_followers()) */
 };
 
 /* What changed in a port (mask bits of manager_ops.port_changed). */
@@ -176,7 +177,25 @@ struct instance {
 	ns_t sample_mono_seen;		 /* the SLAVE port's sample_mono last taken */
 	ns_t stats_end_seen;		 /* its stats.end_mono last taken */
 	bool was_synchronized;		 /* since the last port became SLAVE */
+	struct instance_follow *follow;	 /* daemon/instance-follow.c: NULL while unused */
 };
+
+/*
+ * One PHC of the instance kept in step with its SLAVE port's PHC (a boundary clock across NICs,
+ * phc_follow): what D-Bus shows of it.
+ */
+struct instance_follower_info {
+	int phc_index;
+	int source_phc_index; /* -1: no SLAVE port (holdover) */
+	const char *state;    /* unlocked, locking, locked, holdover, faulty */
+	ns_t offset_ns;	      /* last measured, this PHC minus the source */
+	ns_t error_ns;	      /* its uncertainty (the read windows) */
+	double freq_ppb;      /* the adjustment applied */
+	uint64_t steps;
+	int error; /* -errno while faulty */
+};
+/* The instance's followers (0 without any); fills up to max. */
+size_t instance_followers(const struct instance *i, struct instance_follower_info *ret, size_t max);
 
 /* One interface in one instance, served by one phcd-port worker. */
 struct mport {
@@ -237,6 +256,8 @@ struct mport {
 	 * successors take no first step on that clock (IPC CONFIG clock_locked_before).
 	 */
 	bool clock_locked;
+	/* its PHC could not be steered to follow the instance's SLAVE port: FAULTY, no worker */
+	bool phc_fault;
 	char phc_rival_text[MANAGER_ERROR_TEXT_MAX];
 	sd_event_source *restart_timer;
 	struct backoff backoff; /* restarts in the rate limit's window; given_up: stays FAULTY */

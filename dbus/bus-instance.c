@@ -184,6 +184,29 @@ static int get_missing_interfaces(sd_bus *bus, const char *path, const char *int
 	return r < 0 ? r : sd_bus_message_close_container(reply);
 }
 
+/*
+ * PhcFollowers a(iisxxdti): per PHC kept in step with the SLAVE port's (phc_follow), its index,
+ * the source's (-1: holdover), state, offset and its uncertainty (ns), frequency (ppb), steps and
+ * the -errno that made it faulty (0).
+ */
+static int get_phc_followers(sd_bus *bus, const char *path, const char *interface,
+			     const char *property, sd_bus_message *reply, void *userdata,
+			     sd_bus_error *error)
+{
+	struct instance_follower_info fl[16];
+	size_t n = instance_followers(userdata, fl, ARRAY_SIZE(fl));
+	int r;
+
+	r = sd_bus_message_open_container(reply, 'a', "(iisxxdti)");
+	for (size_t k = 0; r >= 0 && k < n; k++) {
+		r = sd_bus_message_append(reply, "(iisxxdti)", fl[k].phc_index,
+					  fl[k].source_phc_index, fl[k].state,
+					  (int64_t) fl[k].offset_ns, (int64_t) fl[k].error_ns,
+					  fl[k].freq_ppb, fl[k].steps, fl[k].error);
+	}
+	return r < 0 ? r : sd_bus_message_close_container(reply);
+}
+
 /* SetPriority1(y) and SetPriority2(y): one handler, the member says which. */
 static int method_set_priority(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
@@ -334,6 +357,7 @@ static const sd_bus_vtable instance_vtable[] = {
 			EMITS),
 	SD_BUS_PROPERTY("Ports", "ao", get_ports, 0, EMITS),
 	SD_BUS_PROPERTY("MissingInterfaces", "as", get_missing_interfaces, 0, EMITS),
+	SD_BUS_PROPERTY("PhcFollowers", "a(iisxxdti)", get_phc_followers, 0, EMITS),
 	SD_BUS_METHOD_WITH_ARGS("SetPriority1", SD_BUS_ARGS("y", priority1), SD_BUS_NO_RESULT,
 				method_set_priority, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("SetPriority2", SD_BUS_ARGS("y", priority2), SD_BUS_NO_RESULT,
@@ -374,6 +398,7 @@ static const struct bus_prop_group instance_groups[] = {
 				 "TimeTraceable", "FrequencyTraceable", "PtpTimescale",
 				 "TimeSource", NULL } },
 	{ INSTANCE_CHANGED_PORTS, (const char *const[]){ "Ports", "MissingInterfaces", NULL } },
+	{ INSTANCE_CHANGED_FOLLOWERS, (const char *const[]){ "PhcFollowers", NULL } },
 	{},
 };
 

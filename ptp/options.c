@@ -47,6 +47,7 @@ void options_instance_defaults(struct instance_options *o)
 	o->virtual_clock.initial_freq_ppb = 0;
 	o->interfaces.auto_select = true;
 	o->management_network = OPTIONS_MGMT_NETWORK_READ_ONLY;
+	o->phc_follow = OPTIONS_PHC_FOLLOW_AUTO;
 	o->include_software_interfaces = false;
 	o->gmCapable = true;
 	o->dataset_comparison = BMCA_COMPARISON_IEEE1588;
@@ -245,6 +246,10 @@ static const struct name_value mgmt_network_names[] = {
 	{ "read-only", OPTIONS_MGMT_NETWORK_READ_ONLY },
 	{ "read-write", OPTIONS_MGMT_NETWORK_READ_WRITE },
 };
+static const struct name_value phc_follow_names[] = {
+	{ "auto", OPTIONS_PHC_FOLLOW_AUTO },
+	{ "off", OPTIONS_PHC_FOLLOW_OFF },
+};
 static const struct name_value power_profile_names[] = {
 	{ "none", OPTIONS_POWER_PROFILE_NONE },
 	{ "2011", OPTIONS_POWER_PROFILE_2011 },
@@ -394,6 +399,7 @@ DEFINE_NAMES(options_power_profile, enum options_power_profile, power_profile_na
 DEFINE_NAMES(options_timestamping, enum options_timestamping, timestamping_names)
 DEFINE_NAMES(options_clock_backend, enum options_clock_backend, backend_names)
 DEFINE_NAMES(options_mgmt_network, enum options_mgmt_network, mgmt_network_names)
+DEFINE_NAMES(options_phc_follow, enum options_phc_follow, phc_follow_names)
 
 bool options_acceptable_master(const struct acceptable_masters *t, const struct ClockIdentity *c)
 {

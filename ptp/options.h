@@ -44,6 +44,13 @@ enum options_clock_backend {
 	OPTIONS_CLOCK_FREE_RUNNING, /* measure only, like ptp4l --free_running 1 */
 };
 
+/* phc_follow: the instance's other PHCs follow its SLAVE port's PHC (a boundary clock across NICs).
+ */
+enum options_phc_follow {
+	OPTIONS_PHC_FOLLOW_AUTO = 0, /* when its ports with clock_backend phc span several PHCs */
+	OPTIONS_PHC_FOLLOW_OFF,
+};
+
 /*
  * Management over the network (IEEE 1588-2019 15.3.3, pmc -2): off (nothing answered), read-only
  * (GET answered, SET refused: the default) or read-write. The values are the IPC byte (read-only
@@ -156,6 +163,7 @@ struct instance_options {
 	struct interface_selection interfaces;
 	bool include_software_interfaces; /* with auto: also interfaces with software stamps only */
 	enum options_mgmt_network management_network; /* management over the network (15.3.3) */
+	enum options_phc_follow phc_follow;	      /* daemon/phc-follow.c: supervisor only */
 	enum options_profile profile;
 	/* 802.1AS 8.6.2.1 gmCapable: false, the clock never becomes grandmaster (ptp4l's key) */
 	bool gmCapable;
@@ -309,3 +317,5 @@ int options_clock_backend_from_string(const char *s, enum options_clock_backend 
 /* "off", "read-only", "read-write" */
 const char *options_mgmt_network_to_string(enum options_mgmt_network m);
 int options_mgmt_network_from_string(const char *s, enum options_mgmt_network *ret);
+const char *options_phc_follow_to_string(enum options_phc_follow f);
+int options_phc_follow_from_string(const char *s, enum options_phc_follow *ret);

@@ -165,6 +165,15 @@ int instance_set_gm_settings(struct instance *i, const struct gm_settings *s)
 	return 0;
 }
 
+/* The fake instances span one PHC each: no followers. */
+size_t instance_followers(const struct instance *i, struct instance_follower_info *ret, size_t max)
+{
+	(void) i;
+	(void) ret;
+	(void) max;
+	return 0;
+}
+
 static void port_set_state(struct mport *p, enum port_state st, unsigned int extra)
 {
 	p->state = st;

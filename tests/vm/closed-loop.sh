@@ -12,4 +12,6 @@ qemu=$("$top/tests/vm/qemu-fixed.sh" "$work/qemu-fixed") || {
 	echo "closed-loop tier: NOT RUN: tests/vm/qemu-fixed.sh could not build QEMU" >&2
 	exit 1
 }
-PHCD_VM_QEMU=$qemu PHCD_VM_CLOSED_LOOP=1 exec "$top/tests/vm/hw.sh" "$work"
+PHCD_VM_QEMU=$qemu PHCD_VM_CLOSED_LOOP=1 "$top/tests/vm/hw.sh" "$work"
+# The boundary clock across NICs, each with its own PHC (tests/vm/bc.sh: 4 igb on two hubs).
+exec "$top/tests/vm/bc.sh" "$work"

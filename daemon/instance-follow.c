@@ -1,0 +1,457 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * A boundary clock across NICs in the supervisor: each instance whose ports (clock_backend phc,
+ * hardware timestamps) sit on several PHCs keeps the PHCs of its other NICs in step with the PHC
+ * of its SLAVE port (daemon/phc-follow.c), at that port's Sync rate. phc_follow = off: never.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "daemon/manager-internal.h"
+#include "daemon/phc-follow.h"
+#include "daemon/worker-trust.h"
+
+#define FOLLOW_MAX_PHCS 16
+/* The Sync rate, clamped: faster costs the supervisor CPU for nothing, slower drifts. */
+#define FOLLOW_MIN_LOG_INTERVAL (-4)
+#define FOLLOW_MAX_LOG_INTERVAL 0
+
+/* A read-only fd per PHC for the PTP_SYS_OFFSET* ioctls. */
+struct follow_reader {
+	int phc_index;
+	int fd;
+	enum sysoff_method method;
+};
+
+struct instance_follow {
+	struct instance *i;
+	struct phc_follow *pf;
+	struct servo_options policy; /* the instance's servo options pf was made with */
+	sd_event_source *timer;
+	int log_interval;
+	struct follow_reader rd[FOLLOW_MAX_PHCS];
+	size_t n_rd;
+	bool busy; /* inside an update: no recursion through port state changes */
+	/* what was logged last per follower, so each change is logged once */
+	int logged_phc[FOLLOW_MAX_PHCS];
+	enum phc_follower_state logged_state[FOLLOW_MAX_PHCS];
+	size_t n_logged;
+};
+
+static uint64_t mono_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
+}
+
+static struct follow_reader *reader(struct instance_follow *f, int phc_index)
+{
+	char path[32];
+	struct follow_reader *rd;
+	int r;
+
+	for (size_t k = 0; k < f->n_rd; k++) {
+		if (f->rd[k].phc_index == phc_index) {
+			return &f->rd[k];
+		}
+	}
+	if (f->n_rd >= ARRAY_SIZE(f->rd)) {
+		return NULL;
+	}
+	rd = &f->rd[f->n_rd];
+	snprintf(path, sizeof(path), "/dev/ptp%d", phc_index);
+	rd->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (rd->fd < 0) {
+		return NULL;
+	}
+	r = sysoff_probe(rd->fd, &rd->method);
+	if (r < 0) {
+		close(rd->fd);
+		return NULL;
+	}
+	rd->phc_index = phc_index;
+	f->n_rd++;
+	return rd;
+}
+
+static void readers_close(struct instance_follow *f)
+{
+	for (size_t k = 0; k < f->n_rd; k++) {
+		close(f->rd[k].fd);
+	}
+	f->n_rd = 0;
+}
+
+static int linux_measure(void *userdata, int phc_index, struct sysoff_pair *ret)
+{
+	struct follow_reader *rd = reader(userdata, phc_index);
+
+	if (!rd) {
+		return -errno ? -errno : -ENODEV;
+	}
+	return sysoff_measure(rd->fd, rd->method, SYSOFF_DEFAULT_SAMPLES, ret);
+}
+
+/* Read-write, and adjusted once to what it has: a PHC we may not steer fails here, at once. */
+static int linux_open(void *userdata, int phc_index, struct clock **ret)
+{
+	char path[32];
+	double freq = 0;
+	int fd, r;
+
+	(void) userdata;
+	snprintf(path, sizeof(path), "/dev/ptp%d", phc_index);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		return -errno;
+	}
+	r = clock_phc_new(fd, ret);
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	r = clock_get_freq(*ret, &freq);
+	if (r >= 0) {
+		r = clock_adj_freq(*ret, freq);
+	}
+	if (r < 0) {
+		*ret = clock_free(*ret);
+	}
+	return r;
+}
+
+static void linux_close(void *userdata, struct clock *c)
+{
+	(void) userdata;
+	clock_free(c);
+}
+
+static const struct phc_follow_ops linux_ops = {
+	.measure = linux_measure,
+	.open = linux_open,
+	.close = linux_close,
+};
+
+/* A port whose PHC the instance's followers may read or steer. */
+static bool port_on_phc(const struct mport *p)
+{
+	return p->instance->clock_backend == OPTIONS_CLOCK_PHC && p->phc_index >= 0 &&
+	       p->timestamping == TRANSPORT_TS_MODE_HARDWARE && p->enabled && !p->removed &&
+	       !p->phc_rival && !p->phc_fault;
+}
+
+/*
+ * The source: the PHC of the port the supervisor made SLAVE (or UNCALIBRATED), once its servo
+ * is locked; -1 before (the followers hold). The SLAVE port's own first step (a PHC 1 ms off
+ * its master) is then behind: followers that had locked onto the PHC before it would see a jump
+ * they may not step for (first_step_taken), and slew it for minutes.
+ */
+static int source_phc(const struct instance *i)
+{
+	struct mport *p;
+
+	if (i->servo_state != SERVO_LOCKED) {
+		return -1;
+	}
+	MANAGER_FOREACH_PORT(p, i->manager, k)
+	{
+		if (p->instance == i && port_on_phc(p) && p->worker &&
+		    (p->state == PORT_STATE_SLAVE || p->state == PORT_STATE_UNCALIBRATED) &&
+		    worker_trust_slave(&p->trust, mono_usec())) {
+			return p->phc_index;
+		}
+	}
+	return -1;
+}
+
+/* The distinct PHCs of the instance's ports (up to max). */
+static size_t instance_phcs(const struct instance *i, int *ret, size_t max)
+{
+	struct mport *p;
+	size_t n = 0;
+
+	MANAGER_FOREACH_PORT(p, i->manager, k)
+	{
+		bool seen = false;
+
+		if (p->instance != i || !port_on_phc(p)) {
+			continue;
+		}
+		for (size_t j = 0; j < n; j++) {
+			seen |= ret[j] == p->phc_index;
+		}
+		if (!seen && n < max) {
+			ret[n++] = p->phc_index;
+		}
+	}
+	return n;
+}
+
+static struct mport *port_of_phc(const struct instance *i, int phc_index)
+{
+	struct mport *p;
+
+	MANAGER_FOREACH_PORT(p, i->manager, k)
+	{
+		if (p->instance == i && port_on_phc(p) && p->phc_index == phc_index &&
+		    (p->state == PORT_STATE_SLAVE || p->state == PORT_STATE_UNCALIBRATED)) {
+			return p;
+		}
+	}
+	return NULL;
+}
+
+static int source_log_interval(const struct instance *i, int source)
+{
+	struct mport *p = source >= 0 ? port_of_phc(i, source) : NULL;
+	int l = p ? p->options.logSyncInterval : FOLLOW_MAX_LOG_INTERVAL;
+
+	if (l < FOLLOW_MIN_LOG_INTERVAL) {
+		l = FOLLOW_MIN_LOG_INTERVAL;
+	}
+	return l > FOLLOW_MAX_LOG_INTERVAL ? FOLLOW_MAX_LOG_INTERVAL : l;
+}
+
+static uint64_t interval_usec(int log_interval)
+{
+	return (uint64_t) llround(ldexp(1.0, log_interval) * USEC_PER_SEC);
+}
+
+void instance_follow_free(struct instance *i)
+{
+	struct instance_follow *f = i->follow;
+
+	if (!f) {
+		return;
+	}
+	sd_event_source_disable_unref(f->timer);
+	phc_follow_free(f->pf);
+	readers_close(f);
+	free(f);
+	i->follow = NULL;
+}
+
+static void follow_free(struct instance *i)
+{
+	if (i->follow) {
+		instance_follow_free(i);
+		manager_instance_changed(i, INSTANCE_CHANGED_FOLLOWERS);
+	}
+}
+
+/*
+ * The PHC of these ports cannot be steered: they go FAULTY with the reason, without a worker,
+ * until they restart (link, reload, phcctl restart). The follower goes with them.
+ */
+static void fault_ports(struct instance *i, int phc_index, int error)
+{
+	struct mport *p;
+
+	MANAGER_FOREACH_PORT(p, i->manager, k)
+	{
+		if (p->instance != i || p->phc_index != phc_index || p->phc_fault || p->removed) {
+			continue;
+		}
+		p->phc_fault = true;
+		mport_set_error(
+			p, error,
+			"cannot steer /dev/ptp%d to follow the SLAVE port's PHC (phc_follow): "
+			"%s",
+			phc_index, strerror(-error));
+		log_port_full(p->ifname, LOG_ERR, "%s", p->last_error_text);
+		mport_stop_worker(p);
+		mport_set_state(p, PORT_STATE_FAULTY);
+	}
+}
+
+static void report(struct instance_follow *f)
+{
+	struct instance *i = f->i;
+	bool changed = false;
+
+	for (size_t k = 0; k < f->pf->n; k++) {
+		const struct phc_follower *fl = &f->pf->f[k];
+		size_t j;
+
+		for (j = 0; j < f->n_logged && f->logged_phc[j] != fl->phc_index; j++) {
+		}
+		if (j == f->n_logged && j < ARRAY_SIZE(f->logged_phc)) {
+			f->logged_phc[j] = fl->phc_index;
+			f->logged_state[j] = PHC_FOLLOWER_UNLOCKED;
+			f->n_logged++;
+			changed = true;
+		}
+		if (j < f->n_logged && f->logged_state[j] != fl->state) {
+			if (f->pf->source < 0) {
+				log_full(LOG_INFO,
+					 "instance %s: /dev/ptp%d holds its frequency (no locked "
+					 "SLAVE port to follow)",
+					 i->name, fl->phc_index);
+			} else {
+				log_full(LOG_INFO,
+					 "instance %s: /dev/ptp%d follows /dev/ptp%d (%s)", i->name,
+					 fl->phc_index, f->pf->source,
+					 phc_follower_state_to_string(fl->state));
+			}
+			f->logged_state[j] = fl->state;
+			changed = true;
+		}
+		if (fl->state == PHC_FOLLOWER_FAULTY) {
+			fault_ports(i, fl->phc_index, fl->error_code ? fl->error_code : -EIO);
+		}
+	}
+	/* offsets and frequencies change at every sample: D-Bus reads them when asked */
+	if (changed) {
+		manager_instance_changed(i, INSTANCE_CHANGED_FOLLOWERS);
+	}
+}
+
+static bool wanted(const struct instance *i, size_t n_phcs)
+{
+	return i->options.phc_follow == OPTIONS_PHC_FOLLOW_AUTO &&
+	       i->clock_backend == OPTIONS_CLOCK_PHC && n_phcs >= 2 && !i->manager->stopping;
+}
+
+static int on_tick(sd_event_source *es, uint64_t usec, void *userdata);
+
+static int follow_new(struct instance *i)
+{
+	const struct servo_options *o = &i->options.servo;
+	struct phc_follow_config cfg;
+	struct instance_follow *f = calloc(1, sizeof(*f));
+	int r;
+
+	if (!f) {
+		return -ENOMEM;
+	}
+	f->i = i;
+	f->policy = *o;
+	f->log_interval = FOLLOW_MAX_LOG_INTERVAL;
+	phc_follow_config_default(&cfg);
+	/* the instance's step policy, hardware PI constants (the PHCs' reads are hardware's) */
+	cfg.servo.first_step_threshold = (ns_t) llround(o->first_step_threshold * NS_PER_SEC);
+	cfg.servo.step_threshold = (ns_t) llround(o->step_threshold * NS_PER_SEC);
+	cfg.servo.max_offset_jump = (ns_t) llround(o->max_offset_jump * NS_PER_SEC);
+	if (o->max_frequency > 0 && o->max_frequency < cfg.servo.max_freq_ppb) {
+		cfg.servo.max_freq_ppb = o->max_frequency;
+	}
+	cfg.interval_s = ldexp(1.0, f->log_interval);
+	r = phc_follow_new(&linux_ops, f, &cfg, &f->pf);
+	if (r >= 0) {
+		r = sd_event_add_time_relative(manager_get_event(i->manager), &f->timer,
+					       CLOCK_MONOTONIC, interval_usec(f->log_interval), 0,
+					       on_tick, f);
+	}
+	if (r >= 0) {
+		r = sd_event_source_set_enabled(f->timer, SD_EVENT_ON);
+	}
+	if (r < 0) {
+		sd_event_source_disable_unref(f->timer);
+		phc_follow_free(f->pf);
+		free(f);
+		return r;
+	}
+	i->follow = f;
+	log_full(LOG_INFO,
+		 "instance %s spans several PHCs: the other NICs' PHCs follow the SLAVE port's "
+		 "(phc_follow)",
+		 i->name);
+	return 0;
+}
+
+void instance_follow_update(struct instance *i)
+{
+	int phcs[FOLLOW_MAX_PHCS];
+	size_t n = instance_phcs(i, phcs, ARRAY_SIZE(phcs));
+	struct instance_follow *f = i->follow;
+	int source, l;
+
+	if (f && f->busy) {
+		return;
+	}
+	if (f && (!wanted(i, n) || memcmp(&f->policy, &i->options.servo, sizeof(f->policy)))) {
+		follow_free(i);
+		f = NULL;
+	}
+	if (!wanted(i, n)) {
+		return;
+	}
+	if (!f && follow_new(i) < 0) {
+		return;
+	}
+	f = i->follow;
+	f->busy = true;
+	source = source_phc(i);
+	(void) phc_follow_set(f->pf, source, phcs, n);
+	l = source_log_interval(i, source);
+	if (l != f->log_interval) {
+		f->log_interval = l;
+		phc_follow_set_interval(f->pf, ldexp(1.0, l));
+	}
+	report(f);
+	f->busy = false;
+}
+
+static int on_tick(sd_event_source *es, uint64_t usec, void *userdata)
+{
+	struct instance_follow *f = userdata;
+	struct instance *i = f->i;
+
+	sd_event_source_set_time(es, usec + interval_usec(f->log_interval));
+	instance_follow_update(i);
+	f = i->follow;
+	if (!f) {
+		return 0;
+	}
+	f->busy = true;
+	(void) phc_follow_tick(f->pf);
+	for (size_t k = 0; f->pf->source >= 0 && k < f->pf->n; k++) {
+		const struct phc_follower *fl = &f->pf->f[k];
+
+		/* one line a sample, as a port logs its offsets */
+		log_full(LOG_DEBUG,
+			 "instance %s: /dev/ptp%d offset from /dev/ptp%d %+" PRId64
+			 " ns error %" PRId64 " freq %+.0f %s",
+			 i->name, fl->phc_index, f->pf->source, (int64_t) fl->offset,
+			 (int64_t) fl->error, fl->freq_ppb,
+			 phc_follower_state_to_string(fl->state));
+	}
+	report(f);
+	f->busy = false;
+	return 0;
+}
+
+bool instance_follow_locked(const struct instance *i)
+{
+	return !i->follow || phc_follow_locked(i->follow->pf);
+}
+
+size_t instance_followers(const struct instance *i, struct instance_follower_info *ret, size_t max)
+{
+	const struct phc_follow *pf = i->follow ? i->follow->pf : NULL;
+	size_t n = 0;
+
+	for (size_t k = 0; pf && k < pf->n && n < max; k++) {
+		const struct phc_follower *fl = &pf->f[k];
+
+		ret[n++] = (struct instance_follower_info){
+			.phc_index = fl->phc_index,
+			.source_phc_index = pf->source,
+			.state = phc_follower_state_to_string(fl->state),
+			.offset_ns = fl->offset,
+			.error_ns = fl->error,
+			.freq_ppb = fl->freq_ppb,
+			.steps = fl->steps,
+			.error = fl->error_code,
+		};
+	}
+	return n;
+}
