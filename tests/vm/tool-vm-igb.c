@@ -19,6 +19,12 @@
  * And: tool-vm-igb rate /dev/ptpA /dev/ptpB SECONDS prints A's rate against B in ppb (all
  * emulated PHCs tick from one QEMU clock: this is the error imposed on A, quantized by the 82576
  * to steps of 2^-23).
+ *
+ * And: tool-vm-igb track /dev/ptpS /dev/ptpG SECONDS reads S - G once a second for SECONDS and
+ * prints "track SECONDS RATE_PPB D0 D1 MIN MAX N MEANABS": S's rate against G from the first and
+ * last reads ((D1 - D0) over G's elapsed time), the first and last S - G and its extremes, ns. With
+ * S a steered PHC and G its grandmaster's in the same guest this is the clock itself, not a servo's
+ * log: what the closed-loop tier judges.
  */
 #include <errno.h>
 #include <arpa/inet.h>
@@ -251,6 +257,40 @@ static int cmd_rate(const char *pa, const char *pb, int seconds)
 	return 0;
 }
 
+static int cmd_track(const char *ps, const char *pg, int seconds)
+{
+	int fs = open(ps, O_RDONLY), fg = open(pg, O_RDONLY);
+	int64_t s0 = 0, g0 = 0, s1 = 0, g1 = 0, d, dmin = INT64_MAX, dmax = INT64_MIN;
+	int n = 0;
+	double sum_abs = 0;
+
+	if (fs < 0 || fg < 0 || seconds <= 0) {
+		fprintf(stderr, "tool-vm-igb: track: cannot open %s or %s\n", ps, pg);
+		return 1;
+	}
+	for (int i = 0; i <= seconds; i++) {
+		if (i > 0) {
+			sleep(1);
+		}
+		read_pair(FD_TO_CLOCKID(fs), FD_TO_CLOCKID(fg), &s1, &g1);
+		if (i == 0) {
+			s0 = s1;
+			g0 = g1;
+		}
+		d = s1 - g1;
+		dmin = d < dmin ? d : dmin;
+		dmax = d > dmax ? d : dmax;
+		sum_abs += (double) (d < 0 ? -d : d);
+		n++;
+	}
+	printf("track %d %.1f %lld %lld %lld %lld %d %.0f\n", seconds,
+	       (double) ((s1 - g1) - (s0 - g0)) / (double) (g1 - g0) * 1e9, (long long) (s0 - g0),
+	       (long long) (s1 - g1), (long long) dmin, (long long) dmax, n, sum_abs / n);
+	close(fs);
+	close(fg);
+	return 0;
+}
+
 static int cmd_quirks(int argc, char **argv)
 {
 	struct nic nics[MAX_NICS] = { 0 };
@@ -306,7 +346,11 @@ int main(int argc, char **argv)
 	if (argc == 5 && !strcmp(argv[1], "rate")) {
 		return cmd_rate(argv[2], argv[3], atoi(argv[4]));
 	}
+	if (argc == 5 && !strcmp(argv[1], "track")) {
+		return cmd_track(argv[2], argv[3], atoi(argv[4]));
+	}
 	fprintf(stderr, "usage: tool-vm-igb quirks IFNAME=TYPE...\n"
-			"       tool-vm-igb rate /dev/ptpA /dev/ptpB SECONDS\n");
+			"       tool-vm-igb rate /dev/ptpA /dev/ptpB SECONDS\n"
+			"       tool-vm-igb track /dev/ptpS /dev/ptpG SECONDS\n");
 	return 2;
 }
