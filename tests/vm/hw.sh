@@ -30,8 +30,8 @@ if [ "$CLOSED" = 1 ]; then
 	FREQ_TOL_PPB=${PHCD_VM_FREQ_TOL_PPB:-500}
 	MAX_UNSTAMPED_PCT=0
 	SYS_BOUND_NS=${PHCD_VM_SYS_BOUND_NS:-100000}
-	# C: phcd's median and p99 |offset| at most C_FACTOR times ptp4l's on the same seat (or
-	# than C_FLOOR_NS, below which TCG's noise decides); "locked": 40 samples within LOCK_NS.
+	# C: phcd's PHC's median and p99 |PHC - grandmaster's PHC| at most C_FACTOR times ptp4l's
+	# on the same seat (or C_FLOOR_NS); "locked": 40 samples within LOCK_NS.
 	C_FACTOR=${PHCD_VM_C_FACTOR:-3}
 	C_FLOOR_NS=${PHCD_VM_C_FLOOR_NS:-2000}
 	tier="closed-loop tier"
@@ -165,13 +165,14 @@ if [ "$CLOSED" = 0 ]; then
 else
 	# The verdict from the clocks: PHC 0 (steered by phcd) against PHC 1 (the grandmaster's,
 	# +50 ppm imposed), both read in the guest at the start and end of WINDOW_S.
-	read -r _ tsecs trate td0 td1 tmin tmax tn tabs <<<"$(v A-TRACK)"
+	read -r _ tsecs trate td0 td1 tmin tmax tn tabs tamed tap99 tslope <<<"$(v A-TRACK)"
 	awk -v r="${trate:-x}" -v t="$FREQ_TOL_PPB" 'BEGIN { exit !(r == r + 0 && r <= t && -r <= t) }' ||
 		fail "A: expected phcd's PHC 0 at the rate of the grandmaster's PHC 1 (+$rate ppb imposed)" \
 			"within $FREQ_TOL_PPB ppb over the window, got '$(v A-TRACK)'"
 	echo "ok: A: phcd's PHC 0 runs at the grandmaster's rate (PHC 1, +$rate ppb imposed):" \
 		"PHC 0 - PHC 1 read in the guest over ${tsecs} s: rate $trate ppb (tolerance" \
-		"$FREQ_TOL_PPB), from $td0 to $td1 ns, within [$tmin, $tmax] ns, mean |.| $tabs ns"
+		"$FREQ_TOL_PPB; least squares $tslope ppb), from $td0 to $td1 ns, within [$tmin, $tmax] ns," \
+		"|PHC 0 - PHC 1| median $tamed, p99 $tap99, mean $tabs ns ($tn reads)"
 	echo "    (information: phcd's logged frequency, median of its last $nfreq samples, $freq ppb;" \
 		"biased upward by QEMU's one-sided noise for any PI servo)"
 	read -r worst nreads <<<"$(v A-SYSWORST)"
@@ -205,12 +206,16 @@ awk -v r="$rate" -v f="$pfreq" -v d="$pdelay" -v t="$FREQ_TOL_PPB" \
 echo "ok: B: ptp4l -H slave of phcd MASTER: $n measurements; its frequency estimate against" \
 	"phcd's PHC $pfreq ppb (imposed $rate), mean path delay $pdelay ns (QEMU's own)"
 # C (closed loop): phcd and ptp4l, each steering its own PHC, slaves of one grandmaster, in both
-# seats. Verdict per seat: phcd's median and p99 |offset| (its own log, over the window) at most
-# C_FACTOR times ptp4l's on that seat (or C_FLOOR_NS); every event message stamped. Time to
-# locked (40 samples in a row within LOCK_NS) and each PHC read against the grandmaster's are
-# reported, not judged.
+# seats. The verdict is from the clocks: per seat, each slave's PHC is read against the
+# grandmaster's PHC in the guest over the window (8/s); phcd's median and p99 |PHC - GM PHC| at
+# most C_FACTOR times ptp4l's on the same seat (or C_FLOOR_NS, below which reading two PHCs under
+# TCG decides). Each daemon's own logged offsets
+# (they carry the seat's delivery noise, not only the clock's error), the time to locked (40
+# samples in a row within LOCK_NS) and the PHC's rate against the grandmaster's are reported.
+# Messages without a timestamp are reported, not judged, here: an 82576 latches one RX timestamp
+# at a time, and on a shared hub each slave's NIC also takes the other slave's multicast
+# Delay_Req, so a Sync that follows it closely goes unstamped (real NICs do the same).
 if [ "$CLOSED" = 1 ]; then
-	[ "$(v C-GM-NOTS)" = 0 ] || fail "C: the grandmaster ptp4l got $(v C-GM-NOTS) messages without a timestamp"
 	ptp4l_tx C "$(v C-GM-TXTO)"
 	echo "ok: C: side by side, one grandmaster (PHC 1 at +50 ppm), both slave PHCs from 1 ms off" \
 		"each time; locked = 40 samples in a row within $LOCK_NS ns; offsets over the window"
@@ -220,30 +225,34 @@ if [ "$CLOSED" = 1 ]; then
 		[ -n "${cq:-}" ] || fail "C$seat: the guest did not run it"
 		read -r pl pmed pp99 pn pmean prms <<<"$(v C$seat-PHCD)"
 		read -r ql qmed qp99 qn qmean qrms <<<"$(v C$seat-PTP4L)"
-		read -r _ _ prate _ _ pmin pmax _ pabs <<<"$(v C$seat-PHCD-TRACK)"
-		read -r _ _ qrate _ _ qmin qmax _ qabs <<<"$(v C$seat-PTP4L-TRACK)"
+		read -r _ _ prate _ _ pmin pmax pk pabs pamed pap99 pslope <<<"$(v C$seat-PHCD-TRACK)"
+		read -r _ _ qrate _ _ qmin qmax qk qabs qamed qap99 qslope <<<"$(v C$seat-PTP4L-TRACK)"
 		[ "$(v C$seat-ERROR)" = 's ""' ] || fail "C$seat: phcd's LastError: expected none, got $(v C$seat-ERROR)"
-		nic_stamped C$seat $cp phcd "$(counter ignored_no_timestamp "$(v C$seat-COUNTERS)")"
-		nic_stamped C$seat $cq ptp4l "$(v C$seat-PTP4L-NOTS)"
 		ptp4l_tx C$seat "$(v C$seat-PTP4L-TXTO)"
-		[ "${pn:-0}" -gt 0 ] && [ "${qn:-0}" -gt 0 ] ||
-			fail "C$seat: no samples in the window (phcd ${pn:-0}, ptp4l ${qn:-0})"
+		[ "${pk:-0}" -gt 0 ] && [ "${qk:-0}" -gt 0 ] && [ -n "${qap99:-}" ] ||
+			fail "C$seat: no PHC reads ('$(v C$seat-PHCD-TRACK)', '$(v C$seat-PTP4L-TRACK)')"
 		echo "C$seat: phcd on $cp, ptp4l on $cq (guest load $(v C$seat-LOAD)):"
+		echo "    |PHC - grandmaster's PHC| read in the guest over the window ($pk, $qk reads), ns:" \
+			"median / p99 / mean: phcd $pamed / $pap99 / $pabs, ptp4l $qamed / $qap99 / $qabs;" \
+			"range phcd [$pmin, $pmax], ptp4l [$qmin, $qmax]"
+		echo "    PHC rate against the grandmaster's (end points / least squares), ppb: phcd" \
+			"$prate / $pslope, ptp4l $qrate / $qslope"
 		[ "$pl" != never ] || echo "    phcd NEVER LOCKED ($LOCK_NS ns for 40 samples)"
 		[ "$ql" != never ] || echo "    ptp4l NEVER LOCKED ($LOCK_NS ns for 40 samples)"
 		echo "    time to locked: phcd $pl s, ptp4l $ql s"
-		echo "    |offset| median / p99, ns: phcd $pmed / $pp99, ptp4l $qmed / $qp99;" \
+		echo "    logged |offset| median / p99, ns: phcd $pmed / $pp99, ptp4l $qmed / $qp99;" \
 			"mean, RMS: phcd $pmean, $prms, ptp4l $qmean, $qrms ($pn, $qn samples)"
-		echo "    PHC - grandmaster's PHC, read in the guest: phcd rate $prate ppb, [$pmin, $pmax] ns," \
-			"mean |.| $pabs ns; ptp4l rate $qrate ppb, [$qmin, $qmax] ns, mean |.| $qabs ns"
-		if awk -v a="$pmed" -v b="$qmed" -v c="$pp99" -v d="$qp99" -v k="$C_FACTOR" -v f="$C_FLOOR_NS" \
+		echo "    without a timestamp: phcd $(counter ignored_no_timestamp "$(v C$seat-COUNTERS)")," \
+			"ptp4l $(v C$seat-PTP4L-NOTS)"
+		if awk -v a="$pamed" -v b="$qamed" -v c="$pap99" -v d="$qap99" -v k="$C_FACTOR" -v f="$C_FLOOR_NS" \
 			'BEGIN { exit !(a <= k * (b > f ? b : f) && c <= k * (d > f ? d : f)) }'; then
-			echo "ok: C$seat: phcd's median and p99 |offset| within ${C_FACTOR}x ptp4l's on $cp"
+			echo "ok: C$seat: phcd's PHC on $cp: median and p99 |PHC - GM| within ${C_FACTOR}x ptp4l's"
 		else
-			echo "C$seat: phcd's median $pmed / p99 $pp99 ns exceed ${C_FACTOR}x ptp4l's $qmed / $qp99 ns"
+			echo "C$seat: phcd's PHC median $pamed / p99 $pap99 ns exceed ${C_FACTOR}x ptp4l's $qamed / $qap99 ns"
 			cfail="$cfail C$seat"
 		fi
 	done
-	[ -z "$cfail" ] || fail "C:$cfail: phcd's |offset| more than ${C_FACTOR}x ptp4l's on the same seat"
+	echo "C: the grandmaster ptp4l got $(v C-GM-NOTS) messages without a timestamp (two slaves' Delay_Req)"
+	[ -z "$cfail" ] || fail "C:$cfail: phcd's PHC more than ${C_FACTOR}x ptp4l's off the grandmaster's on the same seat"
 fi
 echo "$tier: PASS"
