@@ -43,7 +43,8 @@ struct loader {
 	FILE *verdicts; /* one line per key of a ptp4l_config file */
 	char *verdicts_text;
 	size_t verdicts_size;
-	FILE *warn; /* the verdicts that are warnings */
+	FILE *warn; /* the verdicts that are warnings, the first CONFIG_ERRORS_MAX of them */
+	unsigned int n_warnings;
 	char *warn_text;
 	size_t warn_size;
 	unsigned int n_errors;
@@ -599,9 +600,11 @@ _printf_(5, 6) static void verdict(struct loader *l, struct config_pos pos, cons
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	fprintf(l->verdicts, "%s:%" PRIu32 ": %s: %s%s%s\n", file_name(l->c, pos.file), pos.line,
-		line, head[v], v == PTP4L_HONOURED ? " " : ": ", text);
-	if (v == PTP4L_IGNORED) {
+	if (l->verdicts) { /* only when a report was asked for: the daemon keeps none */
+		fprintf(l->verdicts, "%s:%" PRIu32 ": %s: %s%s%s\n", file_name(l->c, pos.file),
+			pos.line, line, head[v], v == PTP4L_HONOURED ? " " : ": ", text);
+	}
+	if (v == PTP4L_IGNORED && ++l->n_warnings <= CONFIG_ERRORS_MAX) {
 		fprintf(l->warn, "%s:%" PRIu32 ": %s: %s: %s\n", file_name(l->c, pos.file),
 			pos.line, line, head[v], text);
 	} else if (v == PTP4L_REFUSED) {
@@ -797,10 +800,12 @@ static int ptp4l_read(struct loader *l, const char *path, struct config_pos at,
 	if (r < 0) {
 		return r;
 	}
-	if (at.line == 0) {
-		at = pos;
-	}
 	r = open_regular(path, &f);
+	if (r < 0 && at.line == 0) { /* phcd --ptp4l-config FILE: as a phcd.conf that cannot be */
+		report(l, pos, "cannot open: %s, expected a readable regular file",
+		       file_type_error(r));
+		return 0;
+	}
 	if (r < 0) {
 		report(l, at, "ptp4l_config %s: cannot open: %s, expected a readable regular file",
 		       l->c->files[pos.file], file_type_error(r));
@@ -957,18 +962,28 @@ static size_t key_index(const char *name)
 }
 
 /* Where an instance's key was set: its own line, else [global]'s, else its section header. */
+/* The layer that set an instance's key last in resolution order (a ptp4l_config's too), or NULL. */
+static const struct config_layer *key_layer(const struct config *c,
+					    const struct config_instance *in, size_t i)
+{
+	const struct config_layer *order[] = { &in->layer, &in->ptp4l, &c->global,
+					       &c->ptp4l_global };
+
+	for (size_t k = 0; k < ARRAY_SIZE(order); k++) {
+		if (config_layer_is_set(order[k], i)) {
+			return order[k];
+		}
+	}
+	return NULL;
+}
+
 static struct config_pos key_pos(const struct config *c, const struct config_instance *in,
 				 const char *name)
 {
 	size_t i = key_index(name);
+	const struct config_layer *l = key_layer(c, in, i);
 
-	if (config_layer_is_set(&in->layer, i)) {
-		return in->layer.set_at[i];
-	}
-	if (config_layer_is_set(&c->global, i)) {
-		return c->global.set_at[i];
-	}
-	return in->layer.section;
+	return l ? l->set_at[i] : in->layer.section;
 }
 
 static bool layer_any_set(const struct config_layer *l)
@@ -1015,8 +1030,7 @@ static void check_port_combination(struct loader *l, const struct config_instanc
 		       "but time_stamping is hardware%s%s; expected time_stamping = software or "
 		       "auto",
 		       in->options.name,
-		       config_layer_is_set(&in->layer, ts) || config_layer_is_set(&c->global, ts) ||
-				       (itf && config_layer_is_set(&itf->layer, ts))
+		       key_layer(c, in, ts) || (itf && config_layer_is_set(&itf->layer, ts))
 			       ? ""
 			       : " (the default)",
 		       where);
@@ -1073,6 +1087,22 @@ static void check_combinations(struct loader *l)
 			continue;
 		}
 		check_port_combination(l, owner, itf, &p);
+	}
+	/* A ptp4l_config's [IFNAME] (unless phcd.conf's [interface IFNAME] was checked above). */
+	for (size_t k = 0; k < c->n_ptp4l_sections; k++) {
+		const struct config_ptp4l_section *s = &c->ptp4l_sections[k];
+		const struct config_instance *owner = s->instance == SIZE_MAX
+							      ? config_instance_for_interface(
+									c, s->ifname, true)
+							      : &c->instances[s->instance];
+		struct config_interface itf = { .layer = s->layer };
+		struct port_options p;
+
+		memcpy(itf.ifname, s->ifname, sizeof(itf.ifname));
+		if (owner && !config_find_interface(c, s->ifname) &&
+		    config_port_options(c, owner->options.name, s->ifname, &p) == 0) {
+			check_port_combination(l, owner, &itf, &p);
+		}
 	}
 }
 
@@ -1160,7 +1190,7 @@ static void note_layer(struct loader *l, const struct config_layer *low,
 {
 	const struct config_key *k;
 
-	for (size_t i = 0; (k = config_keys_at(i)); i++) {
+	for (size_t i = 0; l->verdicts && (k = config_keys_at(i)); i++) {
 		if (config_layer_is_set(low, i) && config_layer_is_set(high, i) &&
 		    low->set_at[i].file != high->set_at[i].file) {
 			fprintf(l->verdicts,
@@ -1305,9 +1335,9 @@ int config_load_report(const char *path, const char *dropin_dir, bool main_optio
 	l.c = c;
 	l.last_error_line = UINT32_MAX;
 	l.err = open_memstream(&l.err_text, &l.err_size);
-	l.verdicts = open_memstream(&l.verdicts_text, &l.verdicts_size);
+	l.verdicts = report ? open_memstream(&l.verdicts_text, &l.verdicts_size) : NULL;
 	l.warn = open_memstream(&l.warn_text, &l.warn_size);
-	if (!l.err || !l.verdicts || !l.warn) {
+	if (!l.err || (report && !l.verdicts) || !l.warn) {
 		r = -ENOMEM;
 		goto out;
 	}
@@ -1331,6 +1361,11 @@ out:
 			l.n_errors - CONFIG_ERRORS_MAX, CONFIG_ERRORS_MAX);
 	}
 	if (l.warn) {
+		if (l.n_warnings > CONFIG_ERRORS_MAX) {
+			fprintf(l.warn,
+				"... and %u more ignored keys (only the first %d are shown)\n",
+				l.n_warnings - CONFIG_ERRORS_MAX, CONFIG_ERRORS_MAX);
+		}
 		c->warnings = take_text(l.warn, &l.warn_text, &l.warn_size);
 	}
 	if (l.verdicts) {

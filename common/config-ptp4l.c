@@ -263,7 +263,8 @@ static const struct ptp4l_key ptp4l_keys[] = {
 	{ "time_stamping", MAP, NULL, NULL, NULL,
 	  "phcd timestamps two-step, in hardware or software (no legacy, onestep or p2p1step)" },
 	{ "tsproc_mode", SAME, NULL, "filter", NULL,
-	  "phcd filters the path delay and takes each offset raw, as ptp4l's filter mode" },
+	  "phcd filters the path delay and gives the servo each offset unfiltered (past its "
+	  "outlier gate), as ptp4l's filter mode does" },
 	{ "delay_filter", SAME, NULL, "moving_median", NULL,
 	  "phcd filters the path delay with a moving median, with no key for another filter" },
 	{ "delay_filter_length", SAME, NULL, "10", NULL,
@@ -336,6 +337,9 @@ int ptp4l_map_key(const char *name, const char *value, struct ptp4l_map *ret)
 		ret->key = config_keys_find(k->phcd ? k->phcd : k->name, false);
 		ret->cosmetic = k->kind == COSMETIC;
 		ret->verdict = ret->key ? PTP4L_HONOURED : PTP4L_REFUSED;
+		if (!ret->key) { /* test-config-ptp4l holds every row to a phcd key */
+			ret->reason = "phcd has no key of that name";
+		}
 		break;
 	case FREE_RUNNING:
 		/* ptp4l's boolean: 1 measures only, which phcd's clock_backend free_running is. */

@@ -15,7 +15,7 @@
 #     appear on the bus) and its exit is the moment the instance's Synchronized turned true;
 #   - ptp4l -s (PI, its software defaults) on tests/bench/vclock-shim.so, its clock as far off,
 #     to its s2 (UNCALIBRATED to SLAVE).
-# Seconds from start: phcd's wait-sync exit (its exit code too) and the worker's "to SLAVE" in
+# Seconds from start: phcd's wait-sync exit (its exit code too) and its port's "-> SLAVE" in
 # phcd's log; ptp4l's s2. Each line ends with the load average (1, 5, 15 min) after the run.
 #
 # usage: BUILD=build-dir tests/bench/sync-time-dbus.sh [RUNS [LIMIT [OFFSET [FREQ]]]]
@@ -147,7 +147,7 @@ for run in $(seq 1 "$RUNS"); do
 		else
 			marks="$marks - -"
 		fi
-		marks="$marks $(grep -a 'to SLAVE' "$log-$s.log" | head -n 1 | first_at /dev/stdin . "$start" |
+		marks="$marks $(grep -a -e '-> SLAVE' "$log-$s.log" | head -n 1 | first_at /dev/stdin . "$start" |
 			grep . || echo -) |"
 	done
 	marks="$marks $(first_at "$log-ptp4l.log" "to SLAVE" "$start" | grep . || echo -)"
@@ -159,7 +159,8 @@ done
 awk '{ for (i = 4; i <= 12; i++) if ($i ~ /^[0-9.]+$/) { s[i] += $i; ss[i] += $i * $i; n[i]++ } }
 	END { split("pi-wait-sync pi-rc pi-SLAVE - linreg-wait-sync linreg-rc linreg-SLAVE - " \
 		"ptp4l-s2", name)
-		for (i = 4; i <= 12; i++) if (n[i] && name[i - 3] !~ /rc|-/) { m = s[i] / n[i]
+		for (i = 4; i <= 12; i++) if (n[i] && name[i - 3] != "-" && name[i - 3] !~ /-rc$/) {
+			m = s[i] / n[i]
 			v = ss[i] / n[i] - m * m
 			printf "# %s: mean %.2f s, sd %.2f s, n %d\n", name[i - 3], m,
 				sqrt(v > 0 ? v : 0), n[i] } }' "$tmp/runs"

@@ -2,7 +2,8 @@
 /*
  * libFuzzer: any bytes as a linuxptp file (phcd --check-config --ptp4l-config) load or are
  * refused, never crash or leak; the report and the errors are text whose every line names the
- * file and a line of it; a key refused in the report refuses the configuration.
+ * file and a line of it. (Whether a refused key refuses the configuration is not checked here:
+ * a value may hold any text, the verdict's words too; test-config-ptp4l checks it.)
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -63,9 +64,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	r = config_load_report(NULL, NULL, false, path, &c, &errors, &report);
 	if ((r == 0) != (errors == NULL) || (r == 0) != (c != NULL) || (r < 0 && r != -EINVAL)) {
-		abort();
-	}
-	if (report && strstr(report, "(error, the configuration is refused)") && r == 0) {
 		abort();
 	}
 	check_lines(report, path, lines);

@@ -20,8 +20,8 @@ logs=$(mktemp -d /tmp/phcd-asan.XXXXXX)
 # Workers run unprivileged: they must be able to write their reports here too.
 chmod 1777 "$logs"
 rc=0
-ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:log_path=$logs/asan" \
-	UBSAN_OPTIONS="print_stacktrace=1:log_path=$logs/ubsan" \
+ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:log_exe_name=1:log_path=$logs/asan" \
+	UBSAN_OPTIONS="print_stacktrace=1:log_exe_name=1:log_path=$logs/ubsan" \
 	meson test -C "$build" --suite integration --num-processes 1 --print-errorlogs "$@" || rc=$?
 reports=$(find "$logs" -type f | sort)
 if [ -n "$reports" ]; then

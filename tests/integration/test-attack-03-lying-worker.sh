@@ -39,9 +39,7 @@ restart_limit_interval_sec = 60
 interfaces = s1
 clock_backend = system
 EOF2
-: >"$tmp/shim.log"
-phcd_start "$S" "$tmp/phcd.conf" "$tmp/phcd.log" PHCD_CLOCK_SHIM_LOG="$tmp/shim.log" \
-	LD_PRELOAD="$SHIM" ASAN_OPTIONS=verify_asan_link_order=0 \
+phcd_start_shimmed "$S" "$tmp/phcd.conf" "$tmp/phcd.log" "$tmp/shim.log" \
 	--port-binary "$LIAR" --status-file "$tmp/status"
 wait_bus_name org.phcd1 10
 

@@ -25,11 +25,6 @@ polkit_start "$tmp/bus" "$tmp" NO
 bus_fake_start "$tmp"
 fake instance default
 fake port veth0 default
-as() { # USER CMD...
-	local u=$1
-	shift
-	setpriv --reuid="$u" --regid="$(id -g "$u")" --clear-groups "$@"
-}
 
 # 1. The flood: 200 Disable calls from user sys on one connection, answered within 2 s or not.
 as sys /usr/bin/python3 "$FLOOD" /org/phcd1/port/veth0 org.phcd1.Port Disable 200 2 >"$tmp/flood1" &

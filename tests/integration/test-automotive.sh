@@ -52,10 +52,7 @@ run() { # VERSION ROLE (slave: phcd the designated slave; master: phcd the desig
 		pids+=("$LAST_PID")
 		phcd_port_start "$B" "$ib" "$log-phcd" --clock virtual
 		pids+=("$LAST_PID")
-		wait_for "$log-phcd" 'UNCALIBRATED to SLAVE on MASTER_CLOCK_SELECTED' 60
-		from=$(line_no "$log-phcd" 'UNCALIBRATED to SLAVE')
-		wait_lines "$log-phcd" 'master offset .* s2 ' 6 30 "$from"
-		stats=$(offset_stats "$log-phcd" "$from" 6)
+		stats=$(port_slave_stats "$log-phcd" 6 30)
 		check_stats "phcd-port (automotive-slave) designated slave of ptp4l $1 (automotive-master.cfg)" \
 			"$stats" 5000 20000
 		wait_for "$log-phcd" 'Sync interval now 2\^0 s' 60

@@ -22,10 +22,7 @@ dbus_start "$tmp/bus"
 netns_pair "$S" "$G" s1 g1
 
 ptp4l_gm "$G" g1 "$tmp/gm.uds" "$tmp/gm.log"
-{
-	phcd_fast_global
-	printf '\n[instance lab]\ninterfaces = s1\nclock_backend = virtual\n'
-} >"$tmp/phcd.conf"
+phcd_virtual_conf lab s1 >"$tmp/phcd.conf"
 phcd_start "$S" "$tmp/phcd.conf" "$tmp/phcd.log"
 wait_bus_name org.phcd1 10
 

@@ -22,12 +22,6 @@ polkit_start "$tmp/bus" "$tmp" YES
 bus_fake_start "$tmp"
 fake instance default
 fake port veth0 default
-
-as() { # USER CMD...
-	local u=$1
-	shift
-	setpriv --reuid="$u" --regid="$(id -g "$u")" --clear-groups "$@"
-}
 as nobody "$PHCCTL" set-priority1 default 7 || fail "nobody, granted by the polkit rule: set-priority1 failed"
 as nobody "$PHCCTL" disable veth0 || fail "nobody, granted by the polkit rule: disable failed"
 wait_for "$tmp/out" '^call set-priority1 default 7$' 2

@@ -10,8 +10,8 @@ set -euo pipefail
 . "$SRC/tests/lib/net-helpers.sh"
 . "$SRC/tests/lib/dbus-helpers.sh"
 . "$SRC/tests/lib/ptp-helpers.sh"
+. "$SRC/tests/lib/phcd-helpers.sh"
 
-PHCD=$BUILD/daemon/phcd
 EXPORTER=$BUILD/exporter/phcd-exporter
 tmp=$(mktemp -d /tmp/phcd-exporter.XXXXXX)
 chmod 755 "$tmp"
@@ -24,17 +24,7 @@ dbus_start "$tmp/bus"
 netns_pair "$S" "$G" s1 g1
 
 ptp4l_gm "$G" g1 "$tmp/gm.uds" "$tmp/gm.log"
-{
-	phcd_fast_global
-	printf '\n[instance lab]\ninterfaces = s1\nclock_backend = virtual\n'
-} >"$tmp/phcd.conf"
-PHCD_PID=
-phcd_start() {
-	ip netns exec "$S" capsh --drop=cap_sys_time -- -c "exec $PHCD -f $tmp/phcd.conf" \
-		>>"$tmp/phcd.log" 2>&1 &
-	PHCD_PID=$!
-	BG_PIDS+=($PHCD_PID)
-}
+phcd_virtual_conf lab s1 >"$tmp/phcd.conf"
 # In the slave's namespace as an unprivileged user. A plain command, not a function: a function
 # started with & runs in a subshell, and $! would then not be the process to stop.
 AS_NOBODY=(ip netns exec "$S" setpriv --reuid=nobody --regid=nogroup --clear-groups)
@@ -67,7 +57,7 @@ metric() {
 	awk -v k="$1" '$1 == k { print $2 }' "$2"
 }
 
-phcd_start
+phcd_start "$S" "$tmp/phcd.conf" "$tmp/phcd.log"
 wait_bus_name org.phcd1 10
 # The exporter, unprivileged, before the port is SLAVE: it must follow phcd's signals from there.
 "${AS_NOBODY[@]}" "$EXPORTER" --listen "$EXPORTER_ADDR" --counter-interval 1 >"$tmp/exporter.log" 2>&1 &
@@ -212,7 +202,7 @@ echo "ok: phcd stopped: the next scrape had phcd_up 0 alone; Prometheus' first p
 	"scraped $late s after phcd left the bus (scrape interval ${SCRAPE_S} s), no offset series left"
 
 # phcd comes back: the exporter reads it again (NameOwnerChanged), no restart of its own.
-phcd_start
+phcd_start "$S" "$tmp/phcd.conf" "$tmp/phcd-2.log"
 wait_prom "$SLAVE" '$v == "1"' 30
 wait_prom 'phcd_up' '$v == "1"' 5
 echo "ok: phcd back: phcd_up 1 and s1 SLAVE again through the same exporter"

@@ -56,6 +56,11 @@ at_line() { # FILE REGEX: the line number of REGEX in FILE
 	grep -En -m1 -- "$2" "$1" | cut -d: -f1
 }
 
+# --ptp4l-config checks only: phcd runs from a phcd.conf (ptp4l_config), never from a bare file.
+rc=0
+"$PHCD" --ptp4l-config /usr/share/doc/linuxptp/configs/gPTP.cfg >/dev/null 2>&1 || rc=$?
+[ "$rc" = 2 ] || fail "phcd --ptp4l-config without --check-config: expected exit 2 (usage), got $rc"
+
 reference_linuxptp
 for i in "${!REF_VERSIONS[@]}"; do
 	dir=${REF_DIRS[$i]:+${REF_DIRS[$i]}/configs}

@@ -20,15 +20,7 @@ dbus_start "$tmp/bus"
 netns_pair "$S" "$G" s1 g1
 
 ptp4l_gm "$G" g1 "$tmp/gm.uds" "$tmp/gm.log"
-{
-	phcd_fast_global
-	cat <<CONF
-
-[instance lab]
-interfaces = s1
-clock_backend = virtual
-CONF
-} >"$tmp/phcd.conf"
+phcd_virtual_conf lab s1 >"$tmp/phcd.conf"
 # The monitor runs before phcd: it sees every ServoState from the first.
 "$PHCCTL" monitor --json >"$tmp/mon" 2>"$tmp/mon.err" &
 BG_PIDS+=($!)

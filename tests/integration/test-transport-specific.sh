@@ -16,18 +16,16 @@ printf '[global]\nlogAnnounceInterval = 0\nannounceReceiptTimeout = 3\ntransport
 	>"$tmp/phcd-port.conf"
 
 run() { # PTP4L_VERSION PTP4L_TRANSPORT_SPECIFIC
-	local v=${1//./}$2 A B ia ib log from pid
+	local v=${1//./}$2 A B ia ib log pid stats
 	A=ptsa$$$v B=ptsb$$$v ia=ts${v}a ib=ts${v}b log=$tmp/$v
 	netns_pair "$A" "$B" "$ia" "$ib"
 	ptp4l_start "$A" "$ia" "$log-ptp4l" --priority1 100 --transportSpecific "$2"
 	phcd_port_start "$B" "$ib" "$log-phcd" --clock virtual
 	pid=$LAST_PID
 	if [ "$2" = 1 ]; then
-		wait_for "$log-phcd" 'UNCALIBRATED to SLAVE on MASTER_CLOCK_SELECTED' 60
-		from=$(line_no "$log-phcd" 'UNCALIBRATED to SLAVE')
-		wait_lines "$log-phcd" 'master offset .* s2 ' 5 30 "$from"
+		stats=$(port_slave_stats "$log-phcd" 5 30)
 		check_stats "phcd-port (transportSpecific 1) as slave of ptp4l $1 (transportSpecific 1)" \
-			"$(offset_stats "$log-phcd" "$from" 5)" 5000 20000
+			"$stats" 5000 20000
 	else
 		# ptp4l announces for 8 s: phcd-port must hear none of it and become MASTER alone.
 		sleep 8

@@ -150,6 +150,13 @@ sys.exit(len(big) < 1000)' "$pcap" "$reply" && break
 	wait "$mon" 2>/dev/null || true
 }
 
+# as USER CMD...: CMD as USER (and USER's group), no other groups: a client polkit judges.
+as() {
+	local u=$1
+	shift
+	setpriv --reuid="$u" --regid="$(id -g "$u")" --clear-groups "$@"
+}
+
 # polkit_start BUS DIR SYS_RESULT: polkitd on the private bus of dbus_start BUS, with phcd's action
 # and a rule that grants org.phcd1.manage to user nobody at once, and answers user sys with
 # SYS_RESULT (YES or NO) only once DIR/gate/open exists (8 s at most): polkit slow to decide.

@@ -3,14 +3,7 @@
 # net-helpers.sh, port-helpers.sh and phcd-helpers.sh; needs a $tmp directory, and $log (the
 # test's log prefix: phcd writes $log-phcd) for the messages of wait_as_capable.
 
-# gptp_cfg DIR: this linuxptp's gPTP.cfg (DIR: a build's directory, "" Debian's), with a
-# neighborPropDelayThresh that veth can meet (800 ns there; veth's software path delay is 1-2 us).
-gptp_cfg() {
-	local cfg=${1:+$1/configs/gPTP.cfg}
-	cfg=${cfg:-/usr/share/doc/linuxptp/configs/gPTP.cfg}
-	[ -f "$cfg" ] || fail "no gPTP.cfg at $cfg"
-	sed 's/^neighborPropDelayThresh.*/neighborPropDelayThresh\t100000/' "$cfg"
-}
+# (gptp_cfg, this linuxptp's gPTP.cfg with a threshold veth can meet, is in port-helpers.sh.)
 
 # as_capable IF: phcd's Port.AsCapable of IF on D-Bus ("true"/"false", "" when unknown).
 as_capable() {
@@ -67,12 +60,9 @@ gptp_phcd_slave_offsets() {
 # gptp_ptp4l_slave_offsets CLOCK_ID WHAT: ptp4l ($log-ptp4l) selects CLOCK_ID and its offsets are
 # near zero (median within 10 us; mean path delay within 20 us).
 gptp_ptp4l_slave_offsets() {
-	local from stats
+	local stats
 	wait_for "$log-ptp4l" "selected best master clock $1" 30
-	wait_for "$log-ptp4l" 'to (UNCALIBRATED|SLAVE) on RS_SLAVE' 30
-	from=$(line_no "$log-ptp4l" 'on RS_SLAVE')
-	wait_lines "$log-ptp4l" 'master offset' 10 40 "$from"
-	stats=$(offset_stats "$log-ptp4l" "$from" 10)
+	stats=$(ptp4l_slave_stats "$log-ptp4l" 10 40)
 	# Sync at 8/s over veth: a positive bias of 1-2 us at a ptp4l master as at phcd (see
 	# test-gptp.sh); 10 us on the median.
 	check_stats "$2" "$stats" 10000 20000

@@ -34,6 +34,18 @@ phcd_start() {
 	BG_PIDS+=("$PHCD_PID")
 }
 
+# phcd_start_shimmed NS CONF LOG SHIM_LOG [phcd options...]: phcd_start under the clock shim
+# ($SHIM if set, else the build's tests/doubles/libphcd-clock-shim.so), which logs every clock
+# write into SHIM_LOG (emptied first) and performs none.
+phcd_start_shimmed() {
+	local ns=$1 conf=$2 log=$3 shim_log=$4
+	shift 4
+	: >"$shim_log"
+	phcd_start "$ns" "$conf" "$log" PHCD_CLOCK_SHIM_LOG="$shim_log" \
+		LD_PRELOAD="${SHIM:-$BUILD/tests/doubles/libphcd-clock-shim.so}" \
+		ASAN_OPTIONS=verify_asan_link_order=0 "$@"
+}
+
 # wait_status KIND NAME KEY VALUE SECONDS [NOT [WHAT]]: poll phcd's status file ($STATUS) until
 # KEY of KIND NAME matches VALUE (an extended regex, the whole value) and is not NOT, or fail
 # saying what came (WHAT first, when given), with the status file and the end of $PHCD_LOG.
@@ -68,4 +80,26 @@ gm_port_identity() {
 	[ -n "$gm" ] || fail "pmc gave no portIdentity for the grandmaster: $pds"
 	gm=${gm//./}
 	echo "${gm%-*}:${gm#*-}"
+}
+
+# shim_no_step SHIM_LOG FROM WHEN: the clock shim (tests/doubles/clock-shim.c, which logs every
+# clock write and performs none) logged no step (step_ns, clock_settime, settimeofday) after line
+# FROM of SHIM_LOG, or fail saying what it logged; WHEN ("after lock") says when in the message.
+shim_no_step() {
+	if tail -n +$(($2 + 1)) "$1" | grep -E 'step_ns|clock_settime|settimeofday' >"$1.steps"; then
+		fail "expected no step $3, the shim logged: $(head -n 3 "$1.steps")"
+	fi
+}
+
+# shim_steady SHIM_LOG FROM MAX_PPB WHEN: shim_no_step, and frequency writes after line FROM, at
+# least one, each within +-MAX_PPB; or fail saying what the shim logged.
+shim_steady() {
+	local after worst
+	shim_no_step "$1" "$2" "$4"
+	after=$(tail -n +$(($2 + 1)) "$1")
+	worst=$(grep -oE 'freq_ppb=-?[0-9.]+' <<<"$after" | cut -d= -f2 | tr -d - | sort -g | tail -n1)
+	[ -n "$worst" ] || fail "expected the system clock's frequency written $4, none was"
+	awk -v w="$worst" -v m="$3" 'BEGIN { exit !(w <= m) }' ||
+		fail "expected |frequency| <= $3 ppb $4, the shim logged $worst"
+	echo "ok: $4 no step and |frequency| <= $worst ppb ($(wc -l <<<"$after") writes)"
 }

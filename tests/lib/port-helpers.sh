@@ -100,6 +100,27 @@ offset_stats() {
 			printf "%.0f %.0f %.0f %d %.0f\n", so / n, sqrt(so2 / n), sd / n, n, m }'
 }
 
+# ptp4l_slave_stats LOG N SECONDS: once the ptp4l logging to LOG goes UNCALIBRATED or SLAVE on
+# RS_SLAVE (a free-running ptp4l never claims SLAVE), the offset_stats of its next N "master
+# offset" lines; each wait SECONDS at most, or fail.
+ptp4l_slave_stats() {
+	local from
+	wait_for "$1" 'to (UNCALIBRATED|SLAVE) on RS_SLAVE' "$3"
+	from=$(line_no "$1" 'on RS_SLAVE')
+	wait_lines "$1" 'master offset' "$2" "$3" "$from"
+	offset_stats "$1" "$from" "$2"
+}
+
+# port_slave_stats LOG N SECONDS: once the phcd-port logging to LOG goes from UNCALIBRATED to
+# SLAVE (60 s at most), the offset_stats of its next N locked (s2) samples (SECONDS at most).
+port_slave_stats() {
+	local from
+	wait_for "$1" 'UNCALIBRATED to SLAVE on MASTER_CLOCK_SELECTED' 60
+	from=$(line_no "$1" 'UNCALIBRATED to SLAVE')
+	wait_lines "$1" 'master offset .* s2 ' "$2" "$3" "$from"
+	offset_stats "$1" "$from" "$2"
+}
+
 # check_stats LABEL "mean rms delay n median" MAX_ABS_MEDIAN MAX_DELAY: fail unless plausible for
 # veth. The bias is judged on the median offset: software timestamps on a loaded machine see a
 # preemption spike of tens of us now and then, at either end, with ptp4l as master as much as with

@@ -252,6 +252,18 @@ static void test_table_and_docs(void **state)
 		if (!strstr(strstr(docs, "## linuxptp files"), want)) {
 			fail_msg("ptp4l key %s is not in phcd.conf(5)'s linuxptp files", name);
 		}
+		/* A key without a phcd key: its row, with the table's reason word for word. */
+		if (strcmp(kind, "same") == 0) {
+			const char *reason = strrchr(line, '\t') + 1;
+			char row[1024];
+
+			snprintf(row, sizeof(row), "| `%s` | ", name);
+			if (!strstr(docs, row) || !strstr(strstr(docs, row), reason) ||
+			    strchr(strstr(docs, row), '\n') < strstr(strstr(docs, row), reason)) {
+				fail_msg("phcd.conf(5) has no row %s... with the reason \"%s\"",
+					 row, reason);
+			}
+		}
 	}
 	free(dump);
 	free(docs);
@@ -353,6 +365,8 @@ static const struct error_case error_cases[] = {
 	{ "duplicate port section", "[global]\n[eth0]\n[eth0]\n", 3, "duplicate [eth0]" },
 	{ "bad interface name", "[global]\n[a/b]\n", 2, "invalid section [a/b]" },
 	{ "not UTF-8", "[global]\nuserDescription \xff\xfe\n", 2, "bytes that are not UTF-8" },
+	{ "a combination, at the linuxptp line", "[global]\n#\nBMCA noop\n", 3,
+	  "instance default: BMCA noop with neither masterOnly nor slaveOnly" },
 	{ "NUL byte", "[global]\nuserDescription a\0b\n", 2,
 	  "line is too long or contains a NUL byte" },
 };
@@ -427,6 +441,31 @@ static void test_long_and_huge(void **state)
 	result_free(&res);
 }
 
+/* The warnings the daemon logs are bounded as errors are; the report lists every line. */
+static void test_warnings_bounded(void **state)
+{
+	struct fixture *f = *state;
+	struct result res;
+	char *text = malloc(64 * 20 + 16), *p = text;
+	size_t lines = 0;
+
+	assert_non_null(text);
+	p += sprintf(p, "[global]\n");
+	for (int i = 0; i < 60; i++) {
+		p += sprintf(p, "verbose %d\n", i % 2);
+	}
+	res = load(f, NULL, text);
+	assert_int_equal(res.r, 0);
+	for (const char *q = res.c->warnings; (q = strchr(q, '\n')); q++) {
+		lines++;
+	}
+	assert_int_equal(lines, CONFIG_ERRORS_MAX + 1);
+	assert_non_null(strstr(res.c->warnings, "... and 10 more ignored keys"));
+	assert_line(res.report, f->ptp4l, 61, "verbose 1: not honoured (warning");
+	result_free(&res);
+	free(text);
+}
+
 static void test_duplicate_key(void **state)
 {
 	struct fixture *f = *state;
@@ -466,6 +505,23 @@ static void test_where_allowed(void **state)
 	result_free(&res);
 }
 
+/* A combination that cannot work, in a linuxptp [IFNAME] section: named at its line. */
+static void test_port_combination(void **state)
+{
+	struct fixture *f = *state;
+	struct result res;
+
+	res = load(f,
+		   "[global]\nclock_backend = system\ntime_stamping = software\n"
+		   "ptp4l_config = ptp4l.cfg\n",
+		   "[global]\n[eth0]\ntime_stamping hardware\n");
+	assert_int_equal(res.r, -EINVAL);
+	assert_line(res.errors, f->ptp4l, 3,
+		    "instance default has clock_backend = system, which takes software "
+		    "timestamps, but time_stamping is hardware (interface eth0)");
+	result_free(&res);
+}
+
 /* A reload reads the linuxptp file again: a changed key is a changed instance or port. */
 static void test_reload_diff(void **state)
 {
@@ -501,8 +557,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_long_and_huge, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_duplicate_key, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_warnings_bounded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_where_allowed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reload_diff, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_port_combination, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

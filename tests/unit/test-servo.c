@@ -773,11 +773,11 @@ static void run_jitter(struct jitter_run *j)
  * linreg under packet delay variation, through the gate as a port runs it, 200 s at Sync 8/s from
  * 50 us and 20 ppm off, the last 60 s measured, five seeds: true error RMS and the holdover
  * frequency's error (its stable frequency against the one that holds the clock). Before its
- * windows grew to 1024 samples and it clipped far samples (64 at most, none clipped) it let
- * through 5.0 us of 20 us normal noise (PI 1.1 us) and held 968 ppb off; with a fifth of the
- * samples late by 300 us on average (exponential, one-sided, as a loaded host delays them) 64 us
- * (PI 108 us), and with those spikes alone 110 us (PI 17 us). The PI servo clips too now (its
- * offsets against its robust noise level): 32 us and 0.5 us there.
+ * windows grew to 1024 samples and it clipped far samples (64 at most, none clipped; bdbf860) it
+ * let through 4.8 us of 20 us normal noise (PI 1.6 us) and held 740 ppb off; with a fifth of the
+ * samples late by 300 us on average (exponential, one-sided, as a loaded host delays them) 60 us
+ * (PI 108 us), and with those spikes alone 42 us (PI 17 us). The PI servo clips too now (its
+ * offsets against its robust noise level): 30 us and 0.45 us there.
  */
 static void test_linreg_jitter(void **state)
 {
