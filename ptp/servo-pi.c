@@ -24,7 +24,10 @@
  * Offsets noisier than this (the caller's noise_ns) scale the proportional gain down by as
  * much: a proportional term passes each sample's noise into the clock (Kp 0.7 under 0..100 us
  * of path delay variation made the servoed offsets 1.5 times the raw ones). Software timestamps
- * on a quiet path stay below it, and keep the configured gain.
+ * on a quiet path stay below it, and keep the configured gain. Only with cfg.noise_scaled_gain
+ * (software timestamps): with hardware timestamps and one-sided noise (QEMU's igb) the lowered
+ * gains only slowed recovery from a disturbance and raised the error (test-port's
+ * test_hw_recovery_one_sided_noise).
  */
 #define PI_NOISE_REF_NS 10000.0
 
@@ -146,7 +149,9 @@ static enum servo_state pi_sample(struct servo *s, ns_t offset, ns_t local_ts, d
 	if (pi->estimated) {
 		offset = (ns_t) llround(servo_clip(&pi->clip, (double) offset));
 	}
-	kp_noise = s->noise_ns > PI_NOISE_REF_NS ? PI_NOISE_REF_NS / s->noise_ns : 1.0;
+	kp_noise = s->cfg.noise_scaled_gain && s->noise_ns > PI_NOISE_REF_NS
+			   ? PI_NOISE_REF_NS / s->noise_ns
+			   : 1.0;
 	elapsed = (double) (local_ts - pi->start) / NS_PER_SEC;
 	elapsed += elapsed * FREQ_EST_MARGIN;
 	if (pi->restart_line) {

@@ -72,6 +72,7 @@ void servo_config_default(struct servo_config *cfg, bool sw_ts)
 		.step_threshold = 0,
 		.max_freq_ppb = MAX_FREQ_PPB,
 		.freq_est_min = sw_ts ? FREQ_EST_MIN_SWTS_NS : 0,
+		.noise_scaled_gain = sw_ts,
 		.holdover_timeout = 0,
 		.offset_threshold = 0,
 		.num_offset_values = 10,

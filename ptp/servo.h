@@ -40,6 +40,11 @@ struct servo_config {
 	 * this long; from the timestamping mode's noise (software 1 s, hardware the next sample).
 	 */
 	ns_t freq_est_min;
+	/*
+	 * PI: lower the gains while the caller's noise_ns is large (software timestamps, whose
+	 * noise is broad); hardware timestamps keep the configured gains.
+	 */
+	bool noise_scaled_gain;
 	ns_t holdover_timeout; /* LOCKED without samples this long reports HOLDOVER; 0 = never */
 	/*
 	 * Lock detection (ptp4l's servo_offset_threshold, servo_num_offset_values): the servo is

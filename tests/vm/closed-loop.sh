@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Opt-in closed-loop tier (PHCD_TEST_VM_QEMUFIX=1): the hardware tier's guest on a QEMU with the
 # igb PTP bugs fixed (tests/vm/qemu-fixed.sh, built once and cached), no workaround in the guest,
-# clock_backend phc: the slave's PHC itself must learn the +50 ppm imposed on the master's PHC
-# within 0.5 ppm, and no event message may miss its hardware timestamp.
+# clock_backend phc: the slave's PHC, read against the master's in the guest, must run at the
+# master's rate (+50 ppm imposed) within 0.5 ppm, no event message of A or B may miss its hardware
+# timestamp, and in C phcd's PHC must stay as close to the grandmaster's as ptp4l's on each seat.
 # Usage: tests/vm/closed-loop.sh [WORKDIR] (default build-vm/).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)

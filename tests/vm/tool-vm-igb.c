@@ -19,6 +19,13 @@
  * And: tool-vm-igb rate /dev/ptpA /dev/ptpB SECONDS prints A's rate against B in ppb (all
  * emulated PHCs tick from one QEMU clock: this is the error imposed on A, quantized by the 82576
  * to steps of 2^-23).
+ *
+ * And: tool-vm-igb track /dev/ptpS /dev/ptpG SECONDS reads S - G 8 times a second for SECONDS
+ * and prints "track SECONDS RATE_PPB D0 D1 MIN MAX N MEANABS MEDABS P99ABS SLOPE_PPB": S's rate
+ * against G from the first and last reads ((D1 - D0) over G's elapsed time), the first and last
+ * S - G, its extremes, the mean, median and p99 of |S - G| (ns), and S - G's least-squares slope.
+ * With S a steered PHC and G its grandmaster's in the same guest this is the clock itself, not a
+ * servo's log: what the closed-loop tier judges.
  */
 #include <errno.h>
 #include <arpa/inet.h>
@@ -251,6 +258,62 @@ static int cmd_rate(const char *pa, const char *pb, int seconds)
 	return 0;
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+#define TRACK_HZ 8
+static int cmd_track(const char *ps, const char *pg, int seconds)
+{
+	int fs = open(ps, O_RDONLY), fg = open(pg, O_RDONLY);
+	int64_t s0 = 0, g0 = 0, s1 = 0, g1 = 0, d, dmin = INT64_MAX, dmax = INT64_MIN, *abs_d;
+	int n = 0, count = seconds * TRACK_HZ + 1;
+	double sum_abs = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, x, slope;
+
+	if (fs < 0 || fg < 0 || seconds <= 0) {
+		fprintf(stderr, "tool-vm-igb: track: cannot open %s or %s\n", ps, pg);
+		return 1;
+	}
+	abs_d = calloc((size_t) count, sizeof(*abs_d));
+	if (!abs_d) {
+		return 1;
+	}
+	for (int i = 0; i < count; i++) {
+		if (i > 0) {
+			usleep(1000000 / TRACK_HZ);
+		}
+		read_pair(FD_TO_CLOCKID(fs), FD_TO_CLOCKID(fg), &s1, &g1);
+		if (i == 0) {
+			s0 = s1;
+			g0 = g1;
+		}
+		d = s1 - g1;
+		dmin = d < dmin ? d : dmin;
+		dmax = d > dmax ? d : dmax;
+		abs_d[n] = d < 0 ? -d : d;
+		sum_abs += (double) abs_d[n];
+		x = (double) (g1 - g0) / 1e9;
+		sx += x;
+		sy += (double) d;
+		sxx += x * x;
+		sxy += x * (double) d;
+		n++;
+	}
+	qsort(abs_d, (size_t) n, sizeof(*abs_d), cmp_i64);
+	slope = (sxy - sx * sy / n) / (sxx - sx * sx / n);
+	printf("track %d %.1f %lld %lld %lld %lld %d %.0f %lld %lld %.1f\n", seconds,
+	       (double) ((s1 - g1) - (s0 - g0)) / (double) (g1 - g0) * 1e9, (long long) (s0 - g0),
+	       (long long) (s1 - g1), (long long) dmin, (long long) dmax, n, sum_abs / n,
+	       (long long) abs_d[(n - 1) / 2], (long long) abs_d[(n * 99 + 50) / 100 - 1], slope);
+	free(abs_d);
+	close(fs);
+	close(fg);
+	return 0;
+}
+
 static int cmd_quirks(int argc, char **argv)
 {
 	struct nic nics[MAX_NICS] = { 0 };
@@ -306,7 +369,11 @@ int main(int argc, char **argv)
 	if (argc == 5 && !strcmp(argv[1], "rate")) {
 		return cmd_rate(argv[2], argv[3], atoi(argv[4]));
 	}
+	if (argc == 5 && !strcmp(argv[1], "track")) {
+		return cmd_track(argv[2], argv[3], atoi(argv[4]));
+	}
 	fprintf(stderr, "usage: tool-vm-igb quirks IFNAME=TYPE...\n"
-			"       tool-vm-igb rate /dev/ptpA /dev/ptpB SECONDS\n");
+			"       tool-vm-igb rate /dev/ptpA /dev/ptpB SECONDS\n"
+			"       tool-vm-igb track /dev/ptpS /dev/ptpG SECONDS\n");
 	return 2;
 }
