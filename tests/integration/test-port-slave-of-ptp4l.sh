@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # phcd-port follows ptp4l (a better priority1) over veth, E2E and P2P: it selects ptp4l, reaches
-# SLAVE on a virtual clock, and its offsets and path delay are plausible for veth. Against Debian's
-# ptp4l 3.1.1 and linuxptp 4.2.
+# SLAVE on a virtual clock, and once settled its offsets and path delay are plausible for veth.
+# Against Debian's ptp4l 3.1.1 and linuxptp 4.2.
 set -euo pipefail
 : "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
 . "$SRC/tests/lib/net-helpers.sh"
@@ -25,6 +25,9 @@ run() { # E2E|P2P E|P PTP4L_VERSION
 	wait_for "$log-phcd" "selected best master clock $gm" 15
 	wait_for "$log-phcd" 'UNCALIBRATED to SLAVE on MASTER_CLOCK_SELECTED' 60
 	from=$(line_no "$log-phcd" 'UNCALIBRATED to SLAVE')
+	# Judged after 8 locked samples: a loaded machine (two tests at a time in CI) can leave the
+	# servo a few seconds of settling after its step (seen: median 15 us over the first 15).
+	from=$(nth_line "$log-phcd" 'master offset .* s2 ' 8 30 "$from")
 	wait_lines "$log-phcd" 'master offset .* s2 ' 15 30 "$from"
 	grep -q 'clock virtual' "$log-phcd" || fail "$mech: expected the virtual clock"
 	stats=$(offset_stats "$log-phcd" "$from" 15)

@@ -68,6 +68,14 @@ line_no() {
 	echo "${n:-0}"
 }
 
+# nth_line FILE REGEX K SECONDS [FROM]: the line number of the K-th line after line FROM that
+# matches REGEX, once there (SECONDS at most, or fail). Judging a servo from there leaves out its
+# settling: the first samples after a step say how it converges, not how well it holds.
+nth_line() {
+	wait_lines "$1" "$2" "$3" "$4" "${5:-0}"
+	echo $((${5:-0} + $(tail -n +$((${5:-0} + 1)) "$1" | grep -En -m "$3" -- "$2" | tail -n 1 | cut -d: -f1)))
+}
+
 # wait_lines FILE REGEX COUNT SECONDS [FROM]: wait for COUNT lines after line FROM to match.
 wait_lines() {
 	local file=$1 re=$2 count=$3 secs=$4 from=${5:-0} have
