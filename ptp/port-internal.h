@@ -60,6 +60,23 @@ struct port_sync_pair {
 	ns_t t1, t2, correction;
 };
 
+/*
+ * The latest Sync (with its Follow_Up) heard from a foreign master while the port was not a
+ * slave. A supervised port goes UNCALIBRATED a few ms after the Announce that qualified its
+ * master (the supervisor's round trip); the Sync sent with that Announce came in between. When
+ * the decision names its sender as parent and it is at most half a Sync interval old, it is
+ * measured then, as if it had come just after: one Sync interval less to synchronized.
+ */
+struct port_sync_heard {
+	bool valid;   /* t1, t2 and correction hold a measurement */
+	bool pending; /* a two-step Sync: t2 held, its Follow_Up awaited */
+	struct PortIdentity source;
+	uint16_t seq;
+	int8_t log_interval; /* its logMessageInterval, checked */
+	ns_t t1, t2, correction;
+	ns_t at; /* when it came (the port's monotonic now) */
+};
+
 /* Slave side of Sync / Follow_Up (11.3, 11.4): the Sync waiting for its Follow_Up. */
 struct port_sync_rx {
 	bool have_last;	   /* last_seq is valid */
@@ -180,6 +197,7 @@ struct port {
 	bool oper_intervals;		    /* switched to operLogSyncInterval/PdelayReqInterval */
 
 	struct port_sync_rx sync;
+	struct port_sync_heard heard;
 	struct outlier_gate outlier;
 	struct port_delay_req dreq;
 	struct port_pdelay_req pdreq;
@@ -226,6 +244,8 @@ int port_sync_offset(struct port *p, ns_t t1, ns_t t2, ns_t correction, ns_t now
 void port_sync_reset(struct port *p);
 /* The path delay was measured: give the servo the measurements held until it was. */
 int port_sync_delay_known(struct port *p, ns_t now);
+/* A new parent just decided: measure the Sync heard from it before, if fresh (port_sync_heard). */
+int port_sync_heard_replay(struct port *p, ns_t now);
 /* port-delay.c: a Sync measurement was kept (t2 and t2 - t1 - correction): a waiting delay? */
 int port_delay_sync_kept(struct port *p, ns_t t2, ns_t m, ns_t now);
 /* The syncReceiptTimeout timer expired: back to LISTENING, the servo in holdover. */

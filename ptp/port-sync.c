@@ -159,6 +159,82 @@ static int port_sync_accept(struct port *p, const struct msg *m)
 	return 0;
 }
 
+/* The servo's constants follow the Sync interval the master really uses (9.5.9.2). */
+static void port_sync_interval_follow(struct port *p, int8_t log_interval)
+{
+	if (p->servo && log_interval != p->sync.log_interval &&
+	    log_interval != MSG_LOG_INTERVAL_NONE) {
+		p->sync.log_interval = log_interval;
+		servo_set_interval(p->servo, (double) port_log_interval(p->sync.log_interval) /
+						     (double) NS_PER_SEC);
+	}
+}
+
+/* Not a slave (yet): the latest Sync heard, for port_sync_heard_replay (port_sync_heard). */
+static void port_sync_hear(struct port *p, const struct msg *m, ns_t rx, ns_t corr, ns_t now)
+{
+	struct port_sync_heard *h = &p->heard;
+
+	h->valid = false;
+	h->pending = false;
+	if (p->portds.portState == PORT_STATE_INITIALIZING ||
+	    p->portds.portState == PORT_STATE_FAULTY ||
+	    p->portds.portState == PORT_STATE_DISABLED ||
+	    (m->hdr.logMessageInterval != MSG_LOG_INTERVAL_NONE &&
+	     !ds_log_interval_wire_valid(m->hdr.logMessageInterval))) {
+		return;
+	}
+	h->source = m->hdr.sourcePortIdentity;
+	h->seq = m->hdr.sequenceId;
+	h->log_interval = m->hdr.logMessageInterval;
+	h->t2 = rx;
+	h->correction = corr;
+	h->at = now;
+	if (msg_flag(&m->hdr, MSG_FLAG_TWO_STEP) || p->cfg.port.assume_two_step) {
+		h->pending = true;
+		return;
+	}
+	h->valid = port_timestamp_ns(p, &m->body.sync.originTimestamp, &h->t1);
+}
+
+/* Its Follow_Up completes a two-step Sync heard (11.3.2 b: the correctionFields add up). */
+static void port_follow_up_hear(struct port *p, const struct msg *m)
+{
+	struct port_sync_heard *h = &p->heard;
+
+	if (!h->pending || h->seq != m->hdr.sequenceId ||
+	    !port_identity_equal(&h->source, &m->hdr.sourcePortIdentity)) {
+		return;
+	}
+	h->pending = false;
+	h->valid = port_timestamp_ns(p, &m->body.follow_up.preciseOriginTimestamp, &h->t1) &&
+		   delay_ns_add(h->correction, correction_to_ns(m->hdr.correctionField),
+				&h->correction);
+}
+
+int port_sync_heard_replay(struct port *p, ns_t now)
+{
+	struct port_sync_heard h = p->heard;
+	int8_t li;
+	ns_t age;
+
+	p->heard.valid = false;
+	p->heard.pending = false;
+	if (!h.valid || !port_is_slave(p) || p->sync.have_last ||
+	    !port_identity_equal(&h.source, &p->pds.parentPortIdentity)) {
+		return 0;
+	}
+	li = h.log_interval != MSG_LOG_INTERVAL_NONE ? h.log_interval : p->portds.logSyncInterval;
+	age = now - h.at;
+	if (age < 0 || age > port_log_interval(li) / 2) {
+		return 0; /* the next Sync is as near: no older measurement for the servo */
+	}
+	p->sync.have_last = true;
+	p->sync.last_seq = h.seq;
+	port_sync_interval_follow(p, h.log_interval);
+	return port_sync_offset(p, h.t1, h.t2, h.correction, now);
+}
+
 int port_sync_receive(struct port *p, const struct msg *m, ns_t rx, ns_t now)
 {
 	uint16_t seq = m->hdr.sequenceId;
@@ -176,17 +252,14 @@ int port_sync_receive(struct port *p, const struct msg *m, ns_t rx, ns_t now)
 	}
 	if (r) {
 		port_count(p, r);
+		if (r == PORT_CNT_WRONG_STATE) {
+			port_sync_hear(p, m, rx, corr, now);
+		}
 		return 0;
 	}
 	p->sync.have_last = true;
 	p->sync.last_seq = seq;
-	if (p->servo && m->hdr.logMessageInterval != p->sync.log_interval &&
-	    m->hdr.logMessageInterval != MSG_LOG_INTERVAL_NONE) {
-		/* The PI constants scale with the interval the master really uses (9.5.9.2). */
-		p->sync.log_interval = m->hdr.logMessageInterval;
-		servo_set_interval(p->servo, (double) port_log_interval(p->sync.log_interval) /
-						     (double) NS_PER_SEC);
-	}
+	port_sync_interval_follow(p, m->hdr.logMessageInterval);
 	/* assume_two_step: a Sync without the flag (802.1AS-2011) still has a Follow_Up. */
 	if (msg_flag(&m->hdr, MSG_FLAG_TWO_STEP) || p->cfg.port.assume_two_step) {
 		struct port_early_follow_up e;
@@ -223,6 +296,9 @@ int port_follow_up_receive(struct port *p, const struct msg *m, ns_t now)
 	r = port_sync_accept(p, m);
 	if (r) {
 		port_count(p, r);
+		if (r == PORT_CNT_WRONG_STATE) {
+			port_follow_up_hear(p, m);
+		}
 		return 0;
 	}
 	if (!p->sync.pending || seq != p->sync.seq) {

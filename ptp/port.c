@@ -274,6 +274,7 @@ static void port_enter_state(struct port *p, enum port_state from, enum port_sta
 		bmca_announce_timer_stop(&p->announce_timer);
 		bmca_foreign_clear(&p->foreign);
 		port_sync_reset(p);
+		memset(&p->heard, 0, sizeof(p->heard));
 		p->asc.lost = 0;
 		p->asc.multiple = 0;
 		p->asc.nrr_valid = false;
@@ -439,6 +440,9 @@ static int port_decide(struct port *p, enum bmca_decision d, uint16_t stepsRemov
 	}
 	r = port_dispatch(p, bmca_decision_to_event(d), d == BMCA_DECISION_S1 && parent_changed,
 			  now);
+	if (r >= 0 && d == BMCA_DECISION_S1) {
+		r = port_sync_heard_replay(p, now);
+	}
 	/* A MASTER that held its Announces for want of a parent data set sends one at once. */
 	if (!was_valid && p->portds.portState == PORT_STATE_MASTER) {
 		port_timer_set(p, PORT_TIMER_ANNOUNCE_TX, now);

@@ -1180,6 +1180,88 @@ static void test_supervised_no_announce_before_decision(void **state)
 }
 
 /*
+ * Side 1 supervised but not yet decided for: run until it holds a qualified Erbest and has just
+ * heard a whole two-step Sync from it (Sync and Follow_Up, counted wrong_state: not a slave).
+ */
+static void run_until_sync_heard(struct link *l)
+{
+	struct timePropertiesDS tp;
+	struct bmca_dataset e;
+
+	for (int i = 0; i < 20000; i++) {
+		uint64_t before = port_get_counter(l->s[1].port, PORT_CNT_WRONG_STATE);
+
+		link_run(l, l->now + NS_PER_MSEC);
+		if (port_get_erbest(l->s[1].port, l->now, &e, &tp, NULL) == 0 &&
+		    port_get_counter(l->s[1].port, PORT_CNT_WRONG_STATE) >= before + 2) {
+			return;
+		}
+	}
+	fail_msg("no Erbest and Sync heard within 20 s");
+}
+
+/*
+ * The supervisor decides a few ms after the Announce that qualified the master; the Sync sent
+ * with it came in between. That Sync is measured once the decision names its sender as parent
+ * (before: the first sample waited for the next Sync, one interval later), with the offset it
+ * had; a Sync more than half an interval old is not (the next one is as near).
+ */
+static void sync_heard(ns_t wait, bool expect_sample)
+{
+	struct link l;
+	ns_t offset = 2 * NS_PER_MSEC;
+
+	memset(&l, 0, sizeof(l));
+	l.now = START;
+	l.external[1] = true;
+	side_init(&l, 0, 100, 0.0, 0, DELAY_MECHANISM_E2E);
+	side_init(&l, 1, 200, 0.0, offset, DELAY_MECHANISM_E2E);
+	assert_int_equal(port_start(l.s[0].port, l.now), 0);
+	assert_int_equal(port_start(l.s[1].port, l.now), 0);
+	run_until_sync_heard(&l);
+	link_run(&l, l.now + wait);
+	supervise(&l.s[1], l.now);
+	assert_int_equal(port_get_state(l.s[1].port), PORT_STATE_UNCALIBRATED);
+	/* The Delay_Req goes at once; its answer brings the path delay, and the sample. */
+	link_run(&l, l.now + 20 * NS_PER_MSEC);
+	if (!expect_sample) {
+		if (l.s[1].samples) {
+			fail_msg("a sample 20 ms after the decision from a Sync heard %lld ms "
+				 "before "
+				 "it, expected none (older than half the interval)",
+				 (long long) (wait / NS_PER_MSEC));
+		}
+		link_free(&l);
+		return;
+	}
+	if (l.s[1].samples != 1) {
+		fail_msg("%u samples 20 ms after the decision, expected 1: the Sync heard %lld ms "
+			 "before it",
+			 l.s[1].samples, (long long) (wait / NS_PER_MSEC));
+	}
+	if (llabs(llabs(l.s[1].last.offset) - offset) > NS_PER_USEC) {
+		fail_msg("offset %lld ns from the Sync heard, expected %lld ns within 1 us",
+			 (long long) l.s[1].last.offset, (long long) offset);
+	}
+	assert_true(llabs(l.s[1].last.mean_path_delay - LINK_DELAY) < 200);
+	/* The next Sync is taken as the next: no sequence complaint, on to SLAVE. */
+	link_run(&l, l.now + 5 * NS_PER_SEC);
+	assert_int_equal(port_get_state(l.s[1].port), PORT_STATE_SLAVE);
+	assert_int_equal(port_get_counter(l.s[1].port, PORT_CNT_DUPLICATE_SEQUENCE), 0);
+	link_free(&l);
+}
+
+static void test_supervised_sync_heard_measured(void **state)
+{
+	sync_heard(5 * NS_PER_MSEC, true);
+}
+
+static void test_supervised_sync_heard_stale(void **state)
+{
+	sync_heard(600 * NS_PER_MSEC, false);
+}
+
+/*
  * syncReceiptTimeout 3: with Sync lost and Announce still coming, the slave leaves SLAVE for
  * LISTENING within 3 Sync intervals (plus the one in flight), its servo in holdover; it does not
  * get back to SLAVE without Sync, and does once Sync comes back.
@@ -1457,6 +1539,8 @@ int main(void)
 		cmocka_unit_test(test_state_decision_slack),
 		cmocka_unit_test(test_supervised_no_announce_before_decision),
 		cmocka_unit_test(test_supervised_master_slave_master),
+		cmocka_unit_test(test_supervised_sync_heard_measured),
+		cmocka_unit_test(test_supervised_sync_heard_stale),
 	};
 
 	if (getenv("TEST_PORT_FILTER")) {
