@@ -7,7 +7,7 @@
 
 /*
  * Software timestamps on a busy host spike by tens of microseconds now and then. One such offset
- * fed to the servo costs a minute of settling. So predict the offset from the last two samples
+ * fed to the servo costs a minute of settling. So predict the offset from the last few samples
  * and keep one that lands far off the line from the servo, a few in a row at most: a real change
  * gets through after that.
  *
@@ -43,14 +43,64 @@
  */
 #define OUTLIER_WARMUP_MAX_RUN 2
 
+/*
+ * The prediction for t: the least-squares line through the samples held (two: the line through
+ * them). It was the line through the last two alone, whose prediction a step ahead carries about
+ * 2.2 times one sample's noise, and all of it when the last sample was a spike just under the
+ * limit: the gate then kept the next true offsets from the servo (three in a row) while the
+ * servo's answer to the spike ran the clock off. Through four, a step ahead: about 1.2 times, and
+ * a spike among them moves it by a fraction (test-port test_spike_after_start).
+ */
+static bool outlier_predict(const struct outlier_gate *f, ns_t t, double *ret)
+{
+	double sx = 0, sy = 0, sxx = 0, sxy = 0, n = f->n, d, slope;
+	ns_t last;
+
+	if (f->n < 2) {
+		return false;
+	}
+	last = f->t[f->n - 1];
+	if (!(t > last) || !(last > f->t[0])) {
+		return false;
+	}
+	for (unsigned i = 0; i < f->n; i++) {
+		double x = (double) (f->t[i] - last), y = (double) f->o[i];
+
+		sx += x;
+		sy += y;
+		sxx += x * x;
+		sxy += x * y;
+	}
+	d = n * sxx - sx * sx;
+	if (!(d > 0)) {
+		return false;
+	}
+	slope = (n * sxy - sx * sy) / d;
+	*ret = (sy - slope * sx) / n + slope * (double) (t - last);
+	return fabs(*ret) < 9e18;
+}
+
+/* Add a sample to the line; the oldest gives way. */
+static void outlier_append(struct outlier_gate *f, ns_t t, ns_t offset)
+{
+	if (f->n == OUTLIER_LINE) {
+		for (unsigned i = 1; i < OUTLIER_LINE; i++) {
+			f->t[i - 1] = f->t[i];
+			f->o[i - 1] = f->o[i];
+		}
+		f->n--;
+	}
+	f->t[f->n] = t;
+	f->o[f->n] = offset;
+	f->n++;
+}
+
 enum outlier_verdict outlier_gate_judge(struct outlier_gate *f, ns_t t, ns_t offset)
 {
 	double pred, res, limit;
 	unsigned max_run;
 
-	if (f->n == 2 && t > f->t[1] && f->t[1] > f->t[0]) {
-		pred = (double) f->o[1] + (double) (f->o[1] - f->o[0]) * (double) (t - f->t[1]) /
-						  (double) (f->t[1] - f->t[0]);
+	if (outlier_predict(f, t, &pred)) {
 		res = fabs((double) offset - pred);
 		limit = fmax((double) OUTLIER_FLOOR, OUTLIER_FACTOR * f->jitter);
 		max_run = OUTLIER_MAX_RUN;
@@ -86,26 +136,39 @@ enum outlier_verdict outlier_gate_judge(struct outlier_gate *f, ns_t t, ns_t off
 					f->jitter = f->run_jitter;
 				}
 			}
-			f->n = 1;
-			f->t[0] = f->rt[1];
-			f->o[0] = f->ro[1];
+			/* the line goes on from the rejected ones (the last two) */
+			f->n = 0;
+			if (f->rt[1] > f->rt[0]) {
+				outlier_append(f, f->rt[0], f->ro[0]);
+			}
+			outlier_append(f, f->rt[1], f->ro[1]);
 		}
 	}
 	f->rejected = 0;
-	if (f->n == 2) {
-		f->t[0] = f->t[1];
-		f->o[0] = f->o[1];
-		f->n = 1;
-	}
-	f->t[f->n] = t;
-	f->o[f->n] = offset;
-	f->n++;
+	outlier_append(f, t, offset);
 	/*
 	 * Until it holds two samples the gate cannot judge: the very first one only primes it (a
 	 * port passes it to the servo all the same: keeping it cost a second to synchronized; the
 	 * second passes unjudged anyway). After a run of rejections it holds two again.
 	 */
 	return f->n < 2 ? OUTLIER_PRIME : OUTLIER_PASS;
+}
+
+/*
+ * The line pivots on its last sample: each earlier one as if the new rate had held since. Offsets
+ * from the wire can be extreme: a line that does not fit is forgotten.
+ */
+static void outlier_pivot(struct outlier_gate *f, double dppb)
+{
+	for (unsigned i = 0; f->n >= 2 && i + 1 < f->n; i++) {
+		double d = dppb * (double) (f->t[f->n - 1] - f->t[i]) / 1e9;
+
+		if (!(fabs(d) < 1e18) ||
+		    __builtin_sub_overflow(f->o[i], (ns_t) llround(d), &f->o[i])) {
+			f->n = 0;
+			return;
+		}
+	}
 }
 
 /*
@@ -118,8 +181,8 @@ void outlier_gate_follow(struct outlier_gate *f, enum servo_state st, double dpp
 {
 	if (st == SERVO_JUMP) {
 		f->n = 0;
-	} else if (f->n == 2) {
-		f->o[0] -= (ns_t) llround(dppb * (double) (f->t[1] - f->t[0]) / 1e9);
+	} else {
+		outlier_pivot(f, dppb);
 	}
 }
 
@@ -127,19 +190,11 @@ void outlier_gate_bend(struct outlier_gate *f, ns_t t, double dppb)
 {
 	double pred;
 
-	if (f->n != 2 || !(t > f->t[1] && f->t[1] > f->t[0]) || dppb == 0) {
+	if (dppb == 0 || !outlier_predict(f, t, &pred)) {
 		return;
 	}
-	pred = (double) f->o[1] +
-	       (double) (f->o[1] - f->o[0]) * (double) (t - f->t[1]) / (double) (f->t[1] - f->t[0]);
-	if (!(fabs(pred) < 9e18)) {
-		return;
-	}
-	f->t[0] = f->t[1];
-	f->o[0] = f->o[1];
-	f->t[1] = t;
-	f->o[1] = (ns_t) llround(pred);
-	outlier_gate_follow(f, SERVO_LOCKED, dppb);
+	outlier_append(f, t, (ns_t) llround(pred));
+	outlier_pivot(f, dppb);
 }
 
 /*
@@ -148,9 +203,7 @@ void outlier_gate_bend(struct outlier_gate *f, ns_t t, double dppb)
  */
 void outlier_gate_step(struct outlier_gate *f, ns_t offset, double dppb)
 {
-	if (f->n == 2) {
-		f->o[0] -= (ns_t) llround(dppb * (double) (f->t[1] - f->t[0]) / 1e9);
-	}
+	outlier_pivot(f, dppb);
 	f->rejected = 0;
 	for (unsigned i = 0; i < f->n; i++) {
 		/* Offsets from the wire can be extreme: a line that does not fit is forgotten. */

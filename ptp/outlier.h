@@ -10,10 +10,13 @@
 #include "ptp/servo.h"
 #include "ptp/types.h"
 
-/* The last two samples it passed, what it learnt of the noise, the run of rejections. */
+/* The line's samples: the last ones passed (ptp/outlier.c says why four). */
+#define OUTLIER_LINE 4
+
+/* The last samples it passed, what it learnt of the noise, the run of rejections. */
 struct outlier_gate {
-	unsigned n; /* samples held: 0, 1, 2 */
-	ns_t t[2], o[2];
+	unsigned n; /* samples held: 0 .. OUTLIER_LINE, oldest first */
+	ns_t t[OUTLIER_LINE], o[OUTLIER_LINE];
 	double jitter;	   /* moving average of |offset - prediction| */
 	unsigned rejected; /* in a row */
 	ns_t rt[2], ro[2]; /* the last two of them */

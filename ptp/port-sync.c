@@ -516,7 +516,7 @@ static int port_sync_use(struct port *p, ns_t t1, ns_t t2, ns_t correction, ns_t
 	 * servo was spared. A sample kept from the servo reports the clock as it stands.
 	 */
 	/* the gate judges once it holds a line (else it passes the sample unjudged) */
-	judged = !p->servo || p->outlier.n == 2;
+	judged = !p->servo || p->outlier.n >= 2;
 	/* Its first sample (OUTLIER_PRIME) passes: keeping it cost a second to synchronized. */
 	if (p->servo && outlier_gate_judge(&p->outlier, t2, s.offset) == OUTLIER_REJECT) {
 		double before = p->servo->freq_ppb;
