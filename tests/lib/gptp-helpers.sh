@@ -50,9 +50,8 @@ gptp_phcd_slave_offsets() {
 	wait_for "$log-phcd" "$1: .*-> SLAVE" 60
 	from=$(line_no "$log-phcd" "$1: .*-> SLAVE")
 	# The first 10 offsets after SLAVE (1.25 s at 8 Sync/s) are the servo settling.
-	wait_lines "$log-phcd" 'master offset .* s2 ' 20 40 "$from"
-	from=$((from + $(tail -n +$((from + 1)) "$log-phcd" | grep -n 'master offset .* s2 ' |
-		sed -n 10p | cut -d: -f1)))
+	from=$(nth_line "$log-phcd" 'master offset .* s2 ' 10 40 "$from")
+	wait_lines "$log-phcd" 'master offset .* s2 ' 10 40 "$from"
 	stats=$(offset_stats "$log-phcd" "$from" 10)
 	check_stats "$2" "$stats" 5000 20000
 }
