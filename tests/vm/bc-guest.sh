@@ -2,22 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The boundary-clock scenario's guest side (tests/vm/bc.sh builds the initramfs and judges the
 # output): eth0..eth3, four igb NICs with their own PHCs (ptp0..ptp3), eth0+eth1 on hub 0,
-# eth2+eth3 on hub 1. Lines for the host start with VMTEST.
-/bin/busybox --install -s /bin
-export PATH=/opt/bin:/bin
+# eth2+eth3 on hub 1. Lines for the host start with VMTEST (tests/vm/guest-lib.sh).
+. /guest-lib.sh
+guest_boot 3
 . /bc.env
-B=/opt/bin
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev
-mkdir -p /run /tmp /var/run
-for m in dca i2c-algo-bit igb; do insmod /mods/$m.ko; done
-i=0
-while [ ! -e /dev/ptp3 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-for n in /sys/class/net/eth*; do ip link set ${n##*/} up; done
 
-up() { cut -d' ' -f1 /proc/uptime; }
-say() { echo "VMTEST: $*"; }
 prop() { # PORT PROPERTY
 	$B/busctl --system get-property org.phcd1 /org/phcd1/port/$1 org.phcd1.Port $2 2>&1
 }
@@ -32,9 +21,7 @@ wait_prop() { # PORT PROPERTY VALUE SECONDS
 	done
 }
 
-mkdir -p /run/dbus
-$B/dbus-daemon --config-file=/dbus/system.conf --fork --nopidfile
-export DBUS_SYSTEM_BUS_ADDRESS=unix:path=/run/dbus/system_bus_socket
+guest_dbus
 
 # The errors to remove: the grandmaster's PHC 50 ppm fast, every other PHC 1 ms off.
 $B/phc_ctl /dev/ptp0 freq 50000 >/dev/null

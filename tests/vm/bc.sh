@@ -30,10 +30,8 @@ fail() {
 	exit 1
 }
 
-[ "$(id -u)" -eq 0 ] || not_run "needs root (apt-get for QEMU 10 from bookworm-backports)"
-qemu=$("$top/tests/vm/qemu-fixed.sh" "$work/qemu-fixed") || not_run "no fixed QEMU"
-"$top/tests/vm/setup.sh" "$work" >/dev/null || not_run "tests/vm/setup.sh could not provide a kernel"
 . "$top/tests/vm/lib.sh"
+qemu=$(vm_fixed_qemu "$work") || exit 1
 
 vm_build "$work" daemon/phcd worker/phcd-port tests/vm/tool-vm-igb
 ird=$work/initramfs-bc

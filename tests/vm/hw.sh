@@ -211,10 +211,10 @@ awk -v r="$rate" -v f="$pfreq" -v d="$pdelay" -v t="$FREQ_TOL_PPB" \
 	'BEGIN { e = f - r; if (e < 0) e = -e; exit !(e <= t && d > 0 && d < 1000000) }' ||
 	fail "B: ptp4l's estimate against phcd's PHC: expected its median freq within" \
 		"$FREQ_TOL_PPB ppb of $rate and 0 < median path delay < 1 ms, got freq $pfreq delay" \
-		"$pdelay over ${nmed:-0} summaries"
+		"$pdelay over ${nmed:-0} estimates"
 echo "ok: B: ptp4l -H slave of phcd MASTER: $n measurements; its frequency estimate against" \
 	"phcd's PHC $pfreq ppb (imposed $rate), path delay $pdelay ns (QEMU's own), medians over" \
-	"$nmed summaries"
+	"$nmed estimates"
 # C (closed loop): phcd and ptp4l, each steering its own PHC, slaves of one grandmaster, in both
 # seats (C0: phcd on eth0, ptp4l on eth2; C1 swapped). The verdict is from the clocks: each
 # slave's PHC is read against the grandmaster's PHC in the guest over the window (8/s); per NIC,

@@ -1,6 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Shared by the VM tiers (tests/vm/*.sh): build the guest's binaries, pack an initramfs, boot it.
 
+# vm_fixed_qemu WORKDIR: root, the QEMU with the igb PTP fixes (tests/vm/qemu-fixed.sh, built once
+# and cached) and the guest kernel (tests/vm/setup.sh); prints that QEMU's path, or calls the
+# caller's not_run. Use as qemu=$(vm_fixed_qemu DIR) || exit 1.
+vm_fixed_qemu() {
+	[ "$(id -u)" -eq 0 ] || not_run "needs root (apt-get for QEMU 10 from bookworm-backports)"
+	"$top/tests/vm/qemu-fixed.sh" "$1/qemu-fixed" || not_run "no fixed QEMU"
+	"$top/tests/vm/setup.sh" "$1" >/dev/null || not_run "tests/vm/setup.sh could not provide a kernel"
+}
+
 # vm_build WORKDIR TARGET...: our own build in WORKDIR/build (plain, no sanitizers).
 vm_build() {
 	local work=$1
@@ -14,7 +23,7 @@ vm_build() {
 }
 
 # vm_initramfs WORKDIR DIR BINARY...: busybox, igb and its dependencies, the binaries in /opt/bin
-# with their libraries. The caller adds /init.
+# with their libraries, tests/vm/guest-lib.sh as /guest-lib.sh. The caller adds /init.
 vm_initramfs() {
 	local work=$1 ird=$2 kdir f m b lib
 	shift 2
@@ -37,6 +46,7 @@ vm_initramfs() {
 			cp -L "$lib" "$ird$lib"
 		done
 	done
+	cp "$top/tests/vm/guest-lib.sh" "$ird/guest-lib.sh"
 	echo 'root:x:0:0:root:/:/bin/sh' >"$ird/etc/passwd"
 	echo 'root:x:0:' >"$ird/etc/group"
 	echo 0123456789abcdef0123456789abcdef >"$ird/etc/machine-id"
