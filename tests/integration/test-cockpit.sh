@@ -32,11 +32,13 @@ mkdir -p "$tmp/share/cockpit" "$tmp/home-nobody" "$tmp/home-root"
 cp -r "$SRC/cockpit" "$tmp/share/cockpit/phcd"
 chown nobody "$tmp/home-nobody"
 # cockpit_ws PORT USER: cockpit-ws with a local session (its bridge runs as USER, on the private
-# bus) on the namespace's loopback.
+# bus) on the namespace's loopback. No session bus: without an address the bridge autolaunched
+# one (dbus-launch) per run, and both outlived the test.
 cockpit_ws() {
 	ip netns exec "$S" setpriv --reuid="$2" --regid="$(id -g "$2")" --clear-groups \
 		env HOME="$tmp/home-$2" XDG_DATA_DIRS="$tmp/share:/usr/share" \
 		DBUS_SYSTEM_BUS_ADDRESS="$DBUS_SYSTEM_BUS_ADDRESS" \
+		DBUS_SESSION_BUS_ADDRESS="unix:path=$tmp/no-session-bus" \
 		/usr/lib/cockpit/cockpit-ws --local-session=cockpit-bridge --address 127.0.0.1 \
 		--port "$1" >"$tmp/ws-$2.log" 2>&1 &
 	BG_PIDS+=($!)
