@@ -160,7 +160,7 @@ enum outlier_verdict outlier_gate_judge(struct outlier_gate *f, ns_t t, ns_t off
  */
 static void outlier_pivot(struct outlier_gate *f, double dppb)
 {
-	for (unsigned i = 0; f->n >= 2 && i + 1 < f->n; i++) {
+	for (unsigned i = 0; i + 1 < f->n; i++) {
 		double d = dppb * (double) (f->t[f->n - 1] - f->t[i]) / 1e9;
 
 		if (!(fabs(d) < 1e18) ||

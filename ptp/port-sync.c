@@ -159,6 +159,13 @@ static int port_sync_accept(struct port *p, const struct msg *m)
 	return 0;
 }
 
+/* A Sync's logMessageInterval the servo may follow: in range, or none given. */
+static bool port_sync_interval_ok(const struct msg *m)
+{
+	return m->hdr.logMessageInterval == MSG_LOG_INTERVAL_NONE ||
+	       ds_log_interval_wire_valid(m->hdr.logMessageInterval);
+}
+
 /* The servo's constants follow the Sync interval the master really uses (9.5.9.2). */
 static void port_sync_interval_follow(struct port *p, int8_t log_interval)
 {
@@ -170,18 +177,17 @@ static void port_sync_interval_follow(struct port *p, int8_t log_interval)
 	}
 }
 
-/* Not a slave (yet): the latest Sync heard, for port_sync_heard_replay (port_sync_heard). */
+/*
+ * Not a slave (yet), in an active state (port_receive drops the rest): the latest Sync heard, for
+ * port_sync_heard_replay (port_sync_heard).
+ */
 static void port_sync_hear(struct port *p, const struct msg *m, ns_t rx, ns_t corr, ns_t now)
 {
 	struct port_sync_heard *h = &p->heard;
 
 	h->valid = false;
 	h->pending = false;
-	if (p->portds.portState == PORT_STATE_INITIALIZING ||
-	    p->portds.portState == PORT_STATE_FAULTY ||
-	    p->portds.portState == PORT_STATE_DISABLED ||
-	    (m->hdr.logMessageInterval != MSG_LOG_INTERVAL_NONE &&
-	     !ds_log_interval_wire_valid(m->hdr.logMessageInterval))) {
+	if (!port_sync_interval_ok(m)) {
 		return;
 	}
 	h->source = m->hdr.sourcePortIdentity;
@@ -246,8 +252,7 @@ int port_sync_receive(struct port *p, const struct msg *m, ns_t rx, ns_t now)
 		r = port_seq_check(p->sync.have_last, p->sync.last_seq, seq);
 	}
 	/* The servo's constants follow this interval (below): only one in range may set them. */
-	if (!r && m->hdr.logMessageInterval != MSG_LOG_INTERVAL_NONE &&
-	    !ds_log_interval_wire_valid(m->hdr.logMessageInterval)) {
+	if (!r && !port_sync_interval_ok(m)) {
 		r = PORT_CNT_OUT_OF_RANGE;
 	}
 	if (r) {
