@@ -14,7 +14,8 @@
 #include "ptp/servo.h"
 #include "ptp/util.h"
 
-#define LR_MIN_ORDER 1 /* the smallest window, 2 samples: a first estimate as soon as possible */
+/* the smallest window, 2 samples: a first estimate as soon as freq_est_min allows */
+#define LR_MIN_ORDER 1
 /*
  * The largest, 1024 samples. The offset a fit predicts is off by about twice the noise over the
  * root of the points it holds: with 64 (8 s at Sync 8/s) 20 us of packet delay variation left 5
@@ -29,6 +30,8 @@
 #define LR_ERR_SMOOTH (1.0 / 32.0)
 /* A larger window wins unless a smaller one predicts clearly (by this factor) better. */
 #define LR_ERR_MARGIN 1.25
+/* The first estimate's span may fall this much short of freq_est_min (the samples' jitter). */
+#define LR_SPAN_MARGIN 0.001
 /* Re-base x once it is this far from its origin, to keep the doubles' precision. */
 #define LR_REBASE_NS 1e12
 
@@ -55,6 +58,8 @@ struct servo_linreg {
 	ns_t last_local;    /* the last sample's local_ts (on the stepped timescale) */
 	bool have_last;	    /* last_local is set */
 	double interval_ns; /* the nominal sample interval */
+	double first_x;	    /* the first sample's x: the first estimate waits for freq_est_min */
+	unsigned int order; /* the window used last: the next is at least half as large */
 	struct lr_fit fit[LR_SIZES];
 	struct servo_clip clip; /* of the new points against the best fit's prediction */
 };
@@ -76,6 +81,8 @@ static void lr_forget(struct servo_linreg *lr)
 	lr->x = 0;
 	lr->adjusted = 0;
 	lr->have_last = false;
+	lr->first_x = 0;
+	lr->order = 0;
 	lr->clip = (struct servo_clip){ 0 };
 	for (unsigned int i = 0; i < LR_SIZES; i++) {
 		lr->fit[i] = (struct lr_fit){ 0 };
@@ -108,6 +115,7 @@ static bool lr_advance(struct servo_linreg *lr, ns_t local_ts)
 		for (unsigned int i = 0; i < LR_SIZES; i++) {
 			lr->fit[i].x -= lr->x;
 		}
+		lr->first_x -= lr->x;
 		lr->x = 0;
 	}
 	return true;
@@ -160,12 +168,19 @@ static void lr_regress(struct servo_linreg *lr)
 	}
 }
 
-/* The largest window, unless a smaller one has been predicting clearly better. */
-static const struct lr_fit *lr_best(const struct servo_linreg *lr, unsigned int *size)
+/*
+ * The largest window, unless a smaller one has been predicting clearly better; with `floor`, no
+ * smaller than the window at that index. A run of delayed messages that the clip holds at its
+ * bound is predicted best by the smallest windows, which follow it: a window of 4 once took a
+ * slope of 281 ppm from such a run (test-servo test_linreg_jitter, spikes). So the window used
+ * halves at most once a sample (lr_sample), which a real change of frequency outlasts.
+ */
+static const struct lr_fit *lr_best(const struct servo_linreg *lr, unsigned int floor,
+				    unsigned int *size, unsigned int *order)
 {
 	const struct lr_fit *best = NULL;
 
-	for (int k = LR_SIZES - 1; k >= 0; k--) {
+	for (int k = LR_SIZES - 1; k >= (int) floor; k--) {
 		const struct lr_fit *f = &lr->fit[k];
 
 		if (!f->valid || (1u << (k + LR_MIN_ORDER)) > lr->n) {
@@ -175,6 +190,9 @@ static const struct lr_fit *lr_best(const struct servo_linreg *lr, unsigned int 
 			      f->err * LR_ERR_MARGIN < best->err)) {
 			best = f;
 			*size = 1u << (k + LR_MIN_ORDER);
+			if (order) {
+				*order = (unsigned int) k;
+			}
 		}
 	}
 	return best;
@@ -200,7 +218,7 @@ static enum servo_state lr_sample(struct servo *s, ns_t offset, ns_t local_ts, d
 		lr_forget(lr);
 		lr_advance(lr, local_ts);
 	}
-	f = lr_best(lr, &size);
+	f = lr_best(lr, lr->order, &size, NULL);
 	lr->newest = (lr->newest + 1) % LR_POINTS;
 	p = &lr->pts[lr->newest];
 	p->x = lr->x;
@@ -215,7 +233,18 @@ static enum servo_state lr_sample(struct servo *s, ns_t offset, ns_t local_ts, d
 		lr->n++;
 	}
 	lr_regress(lr);
-	f = lr_best(lr, &size);
+	/*
+	 * The first estimate once the samples span freq_est_min (a second with software
+	 * timestamps, as the PI servo waits): two software-timestamped samples 125 ms apart, one
+	 * of them a message delayed by 400 us, made a slope of 3180 ppm.
+	 */
+	if ((lr->x - lr->first_x) * (1 + LR_SPAN_MARGIN) < (double) s->cfg.freq_est_min) {
+		return SERVO_UNLOCKED;
+	}
+	f = lr_best(lr, lr->order > 0 ? lr->order - 1 : 0, &size, &lr->order);
+	if (!f) {
+		f = lr_best(lr, 0, &size, &lr->order);
+	}
 	if (!f) {
 		return SERVO_UNLOCKED;
 	}
@@ -255,7 +284,7 @@ static double lr_stable_freq(const struct servo *s)
 {
 	const struct servo_linreg *lr = container_of(s, struct servo_linreg, base);
 	unsigned int size = 0;
-	const struct lr_fit *f = lr_best(lr, &size);
+	const struct lr_fit *f = lr_best(lr, lr->order, &size, NULL);
 
 	return f ? clamp(-f->slope * 1e9, s->cfg.max_freq_ppb) : s->freq_ppb;
 }

@@ -65,14 +65,15 @@ struct servo_clip {
 	double scale;	/* robust mean |residual|, ns */
 	unsigned int n; /* residuals learnt from, up to a few: then an exponential average */
 	int run;	/* clipped in a row, signed by the side */
+	double run_min; /* the smallest |residual| of that run */
 };
 /*
  * A residual further out than 2.5 times the robust noise level (a message one host delayed by
  * hundreds of microseconds, one-sided) counts only up to that bound, as a Huber fit counts it: a
  * fifth of such samples counted whole bias a servo by their mean. The level learns from every
  * residual, each counting at most 1.5 times the level (spikes cannot lift it for long, broad noise
- * does). A long run clipped on one side is a change, not noise: it goes in whole and the level
- * starts over from it. Returns the residual to use.
+ * does). A long run clipped on one side is a change, not noise: it goes in as large as the
+ * smallest residual of the run, and the level starts over from that. Returns the residual to use.
  */
 double servo_clip(struct servo_clip *c, double r);
 

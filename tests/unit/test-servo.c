@@ -135,13 +135,14 @@ static const struct convergence convergence_cases[] = {
 };
 
 /*
- * linreg: the same clocks and noise and bounds, and locked right after the step (its first
- * estimate needs two samples, the second one steps). The software case runs 60 s: a fit needs no
- * long settling.
+ * linreg: the same clocks and noise and bounds, and locked right after the step: its first
+ * estimate needs two samples with hardware timestamps (the second one steps), with software ones
+ * samples that span freq_est_min, 1 s (the ninth at Sync 8/s; the second at 1/s), as the PI
+ * waits. The software case runs 60 s: a fit needs no long settling.
  */
 static const struct convergence linreg_cases[] = {
 	{ "linreg hardware", SERVO_TYPE_LINREG, false, 20, 8 * 60, 8 * 30, 2, 100, 30 },
-	{ "linreg software", SERVO_TYPE_LINREG, true, 300, 8 * 60, 8 * 30, 2, 1000, 150 },
+	{ "linreg software", SERVO_TYPE_LINREG, true, 300, 8 * 60, 8 * 30, 9, 1000, 150 },
 };
 
 static void check_convergence(const struct convergence *c, double error_ppb, uint64_t seed,
@@ -698,12 +699,23 @@ static void test_config_and_names(void **state)
  */
 struct jitter_run {
 	enum servo_type type;
+	double kp,
+		ki; /* > 0: PI constants set by hand, used as ptp4l uses them (no noise scaling) */
 	double noise_ns, spike_p, spike_ns;
 	double freq_error_ppb;
 	int samples, tail;
 	uint64_t seed;
 	double tail_rms; /* true error */
 	double tail_mean;
+	/*
+	 * The bound: the RMS error, over the same tail, of the least-squares line through every
+	 * measured offset since the start, evaluated at the newest one (open loop, fed the same
+	 * noise). With Gaussian noise on a clock of constant frequency this is the minimum-variance
+	 * unbiased estimate of the clock's offset from those samples (it reaches the Cramer-Rao
+	 * bound, 2 sd / sqrt(n) at the end of n evenly spaced samples): no servo, which must set
+	 * the clock from the samples before, does better on average.
+	 */
+	double bound_rms;
 	double hold_freq_err_ppb; /* servo's stable frequency minus the one that holds the clock */
 };
 
@@ -726,10 +738,16 @@ static void run_jitter(struct jitter_run *j)
 	struct clock *c = NULL;
 	struct servo *s = NULL;
 	uint64_t rng = j->seed * 7919 + 1;
-	double sum = 0, sum2 = 0, freq = 0;
+	double sum = 0, sum2 = 0, freq = 0, b2 = 0;
+	double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
 
 	servo_config_default(&cfg, true);
 	cfg.type = j->type;
+	cfg.kp = j->kp;
+	cfg.ki = j->ki;
+	if (j->kp > 0) {
+		cfg.noise_scaled_gain = false;
+	}
 	assert_int_equal(clock_sim_new(&sc, &c), 0);
 	assert_int_equal(servo_new(&cfg, 0, &s), 0);
 	servo_set_interval(s, 0.125);
@@ -745,6 +763,12 @@ static void run_jitter(struct jitter_run *j)
 			noise += -j->spike_ns * log(lcg_uniform(&rng));
 		}
 		meas = clock_sim_error(c) + llround(noise);
+		/* the bound's line: its error is its fit of the noise alone (x in seconds) */
+		n += 1;
+		sx += i / 8.0;
+		sy += noise;
+		sxx += (i / 8.0) * (i / 8.0);
+		sxy += (i / 8.0) * noise;
 		if (outlier_gate_judge(&g, local, meas) != OUTLIER_REJECT) {
 			s->noise_ns = g.jitter;
 			st = servo_sample(s, meas, local, &freq);
@@ -757,12 +781,17 @@ static void run_jitter(struct jitter_run *j)
 			assert_int_equal(clock_adj_freq(c, freq), 0);
 		}
 		if (i >= j->samples - j->tail) {
+			double d = sxx - sx * sx / n, slope = (sxy - sx * sy / n) / d;
+			double fit = sy / n + slope * (i / 8.0 - sx / n);
+
 			e = clock_sim_error(c);
 			sum += (double) e;
 			sum2 += (double) e * (double) e;
+			b2 += fit * fit;
 		}
 	}
 	j->tail_rms = sqrt(sum2 / j->tail);
+	j->bound_rms = sqrt(b2 / j->tail);
 	j->tail_mean = sum / j->tail;
 	j->hold_freq_err_ppb = s->ops->stable_freq(s) + j->freq_error_ppb;
 	servo_free(s);
@@ -778,28 +807,51 @@ static void run_jitter(struct jitter_run *j)
  * samples late by 300 us on average (exponential, one-sided, as a loaded host delays them) 60 us
  * (PI 108 us), and with those spikes alone 42 us (PI 17 us). The PI servo clips too now (its
  * offsets against its robust noise level): 30 us and 0.45 us there.
+ *
+ * Forty seeds since the linreg excursions below: five had hidden them. A run of five one-sided
+ * spikes made the clip take the largest of them as the new noise level, a window of 4 then took a
+ * slope of 281 ppm from the spikes it let in, and a first estimate from two samples 125 ms apart,
+ * one of them 400 us late, set 3180 ppm: 10-30 us RMS in 8 of 40 seeds with spikes alone (7.7 us
+ * over all, PI 0.73 us), 5.8 us in one seed of Gaussian noise. Now the clip takes the smallest of
+ * such a run, the window halves at most once a sample, and the first estimate waits for
+ * freq_est_min as the PI's does (servo.c, servo-linreg.c).
+ *
+ * Issue 19's target, linreg at most half of PI's true error: against the PI with the constants
+ * the issue names (Kp 0.7, Ki 0.3 set by hand, as ptp4l runs them: without phcd's scaling of the
+ * gains by the noise) under every profile,
+ * and against phcd's default PI where spikes come with the noise; not under Gaussian noise alone:
+ * there the default PI (software constants, gains scaled down by the noise it measures) is within
+ * 1.5 times the bound no servo can beat (jitter_run.bound_rms), so half of it lies below that
+ * bound. Each servo's error is held against the bound (one below it would mean a wrong bound).
  */
+/* seeds per servo and profile */
+#define SEEDS 40
 static void test_linreg_jitter(void **state)
 {
 	static const struct {
 		const char *name;
 		double noise, p, spike;
 		double max_rms, max_hold_ppb, pi_max_rms;
+		bool gaussian;
 	} prof[] = {
-		{ "normal 20 us", 20000, 0, 0, 2500, 100, 2500 },
-		{ "normal 20 us + spikes", 20000, 0.2, 300000, 20000, 100, 50000 },
-		{ "spikes", 1000, 0.2, 300000, 2000, 20, 2000 },
+		{ "normal 20 us", 20000, 0, 0, 2500, 100, 2500, true },
+		{ "normal 20 us + spikes", 20000, 0.2, 300000, 20000, 100, 50000, false },
+		{ "spikes", 1000, 0.2, 300000, 2000, 20, 2000, false },
 	};
+	/* PI with its defaults, linreg, PI with Kp 0.7 and Ki 0.3 set by hand */
+	static const char *const names[] = { "PI", "linreg", "PI 0.7/0.3" };
 
 	for (size_t k = 0; k < ARRAY_SIZE(prof); k++) {
-		double rms[2], hold[2];
+		double rms[3], hold[3], bound = 0;
 
-		for (int t = 0; t < 2; t++) {
-			double r = 0, hf = 0;
+		for (int t = 0; t < 3; t++) {
+			double r = 0, hf = 0, b = 0;
 
-			for (uint64_t seed = 1; seed <= 5; seed++) {
-				struct jitter_run j = { .type = t ? SERVO_TYPE_LINREG
-								  : SERVO_TYPE_PI,
+			for (uint64_t seed = 1; seed <= SEEDS; seed++) {
+				struct jitter_run j = { .type = t == 1 ? SERVO_TYPE_LINREG
+								       : SERVO_TYPE_PI,
+							.kp = t == 2 ? 0.7 : 0,
+							.ki = t == 2 ? 0.3 : 0,
 							.noise_ns = prof[k].noise,
 							.spike_p = prof[k].p,
 							.spike_ns = prof[k].spike,
@@ -811,18 +863,41 @@ static void test_linreg_jitter(void **state)
 				run_jitter(&j);
 				r += j.tail_rms * j.tail_rms;
 				hf += j.hold_freq_err_ppb * j.hold_freq_err_ppb;
+				b += j.bound_rms * j.bound_rms;
 			}
-			rms[t] = sqrt(r / 5);
-			hold[t] = sqrt(hf / 5);
+			rms[t] = sqrt(r / SEEDS);
+			hold[t] = sqrt(hf / SEEDS);
+			bound = sqrt(b / SEEDS); /* the same noise for every servo */
 		}
-		print_message("%s: true error RMS PI %.0f ns, linreg %.0f ns (at most %.0f); "
-			      "holdover frequency error RMS PI %.1f ppb, linreg %.1f ppb (at most "
-			      "%.0f)\n",
-			      prof[k].name, rms[0], rms[1], prof[k].max_rms, hold[0], hold[1],
-			      prof[k].max_hold_ppb);
+		print_message(
+			"%s: true error RMS %s %.0f ns, %s %.0f ns (at most %.0f), %s %.0f ns; "
+			"holdover frequency error RMS PI %.1f ppb, linreg %.1f ppb (at most "
+			"%.0f)",
+			prof[k].name, names[0], rms[0], names[1], rms[1], prof[k].max_rms, names[2],
+			rms[2], hold[0], hold[1], prof[k].max_hold_ppb);
+		if (prof[k].gaussian) {
+			print_message("; the bound %.0f ns", bound);
+		}
+		print_message("\n");
 		assert_true(rms[1] < prof[k].max_rms);
 		assert_true(hold[1] < prof[k].max_hold_ppb);
 		assert_true(rms[0] < prof[k].pi_max_rms);
+		/* issue 19: linreg at most half of the PI with the issue's constants */
+		assert_true(rms[1] <= rms[2] / 2);
+		/* ... and below the default PI's; at most half of it with noise and spikes */
+		assert_true(rms[1] < rms[0]);
+		if (prof[k].noise > 10000 && prof[k].p > 0) {
+			assert_true(rms[1] <= rms[0] / 2);
+		}
+		if (!prof[k].gaussian) {
+			continue;
+		}
+		/* no servo below the bound; linreg near it; half the default PI's below it */
+		for (int t = 0; t < 3; t++) {
+			assert_true(rms[t] >= bound * 0.95);
+		}
+		assert_true(rms[1] <= bound * 1.3);
+		assert_true(rms[0] / 2 < bound);
 	}
 }
 
