@@ -12,7 +12,8 @@
 # its own through tests/bench/vclock-shim.so (LD_PRELOAD; never this machine's clock): its
 # reported offsets (TIME_STATUS_NP polled, as sync-quality.sh does) and its true error (the
 # shim's log at each frequency change). FREE_PTP4L=1 runs it --free_running 1 instead (reported
-# offsets only: measurement noise).
+# offsets only: measurement noise). PTP4L_PI="KP KI" gives it those PI constants by hand
+# (--pi_proportional_const, --pi_integral_const; e.g. "0.7 0.3", the constants issue 19 names).
 # Packet delay variation between the grandmaster and the bridge, so every slave sees the same:
 # with tc netem on the grandmaster's veth where the kernel has sch_netem (master to slaves only;
 # Delay_Req goes plain), else (or with JITTER=relay) by tests/bench/tool-jitter-relay, an
@@ -159,6 +160,13 @@ stats() {
 }
 
 ptp4l_mode="steering a virtual clock (vclock-shim)"
+ptp4l_pi=
+if [ -n "${PTP4L_PI:-}" ]; then
+	read -r kp ki <<<"$PTP4L_PI"
+	[ -n "$ki" ] || fail "PTP4L_PI='$PTP4L_PI': want \"KP KI\""
+	ptp4l_pi="--pi_proportional_const $kp --pi_integral_const $ki"
+	ptp4l_mode="$ptp4l_mode, Kp $kp Ki $ki"
+fi
 [ -n "${FREE_PTP4L:-}" ] && ptp4l_mode="--free_running 1"
 echo "# servo-quality: profiles '$PROFILES', $RUNS runs of ${SECS}s after ${WARMUP}s each," \
 	"$(uname -r), $(nproc) CPUs, ptp4l $(ptp4l -v 2>&1 | head -n 1) $ptp4l_mode"
@@ -184,11 +192,11 @@ for run in $(seq 1 "$RUNS"); do
 		BG_PIDS+=($!)
 		if [ -n "${FREE_PTP4L:-}" ]; then
 			ip netns exec "$C" capsh --drop=cap_sys_time -- -c "exec ptp4l -i c1 -2 -S \
-				-m -s --free_running 1 $PTP4L_FAST --uds_address $tmp/c1.uds" \
+				-m -s --free_running 1 $PTP4L_FAST $ptp4l_pi --uds_address $tmp/c1.uds" \
 				>"$log-ptp4l.log" 2>&1 &
 		else
 			ip netns exec "$C" capsh --drop=cap_sys_time -- -c "LD_PRELOAD=$SHIM \
-				VCLOCK_LOG=$log-ptp4l.true exec ptp4l -i c1 -2 -S -m -s $PTP4L_FAST \
+				VCLOCK_LOG=$log-ptp4l.true exec ptp4l -i c1 -2 -S -m -s $PTP4L_FAST $ptp4l_pi \
 				--uds_address $tmp/c1.uds" >"$log-ptp4l.log" 2>&1 &
 		fi
 		BG_PIDS+=($!)

@@ -816,13 +816,15 @@ static void run_jitter(struct jitter_run *j)
  * such a run, the window halves at most once a sample, and the first estimate waits for
  * freq_est_min as the PI's does (servo.c, servo-linreg.c).
  *
- * Issue 19's target, linreg at most half of PI's true error: against the PI with the constants
- * the issue names (Kp 0.7, Ki 0.3 set by hand, as ptp4l runs them: without phcd's scaling of the
- * gains by the noise) under every profile,
- * and against phcd's default PI where spikes come with the noise; not under Gaussian noise alone:
- * there the default PI (software constants, gains scaled down by the noise it measures) is within
- * 1.5 times the bound no servo can beat (jitter_run.bound_rms), so half of it lies below that
- * bound. Each servo's error is held against the bound (one below it would mean a wrong bound).
+ * Issue 19's target, linreg at most half of PI's true error: met against the PI with the
+ * constants the issue names (Kp 0.7, Ki 0.3 set by hand, as ptp4l runs them: without phcd's
+ * scaling of the gains by the noise) under every profile. Against phcd's default PI (software
+ * constants, gains scaled down by the noise it measures) not: under Gaussian noise alone that PI
+ * is within 1.5 times the bound no servo can beat (jitter_run.bound_rms), so half of it lies
+ * below that bound; with spikes the two are within 1.5 times of each other (PI's integral gain
+ * scaled by the noise, not its square, brought it from 19.3 to 7.1 us with noise and spikes,
+ * below linreg's 8.1). Each servo's error is held against the bound (one below it would mean a
+ * wrong bound).
  */
 /* seeds per servo and profile */
 #define SEEDS 40
@@ -835,8 +837,8 @@ static void test_linreg_jitter(void **state)
 		bool gaussian;
 	} prof[] = {
 		{ "normal 20 us", 20000, 0, 0, 2500, 100, 2500, true },
-		{ "normal 20 us + spikes", 20000, 0.2, 300000, 20000, 100, 50000, false },
-		{ "spikes", 1000, 0.2, 300000, 2000, 20, 2000, false },
+		{ "normal 20 us + spikes", 20000, 0.2, 300000, 20000, 100, 12000, false },
+		{ "spikes", 1000, 0.2, 300000, 2000, 20, 1000, false },
 	};
 	/* PI with its defaults, linreg, PI with Kp 0.7 and Ki 0.3 set by hand */
 	static const char *const names[] = { "PI", "linreg", "PI 0.7/0.3" };
@@ -884,15 +886,14 @@ static void test_linreg_jitter(void **state)
 		assert_true(rms[0] < prof[k].pi_max_rms);
 		/* issue 19: linreg at most half of the PI with the issue's constants */
 		assert_true(rms[1] <= rms[2] / 2);
-		/* ... and below the default PI's; at most half of it with noise and spikes */
-		assert_true(rms[1] < rms[0]);
-		if (prof[k].noise > 10000 && prof[k].p > 0) {
-			assert_true(rms[1] <= rms[0] / 2);
-		}
+		/* ... and within 1.5 times the default PI's */
+		assert_true(rms[1] <= rms[0] * 1.5);
 		if (!prof[k].gaussian) {
 			continue;
 		}
-		/* no servo below the bound; linreg near it; half the default PI's below it */
+		/* below it, no servo below the bound, linreg near it, half the default PI's below
+		 * it */
+		assert_true(rms[1] < rms[0]);
 		for (int t = 0; t < 3; t++) {
 			assert_true(rms[t] >= bound * 0.95);
 		}
