@@ -64,7 +64,7 @@ BASE=${BASE:-}
 [ -z "$BASE" ] || [ -x "$BASE" ] || fail "BASE=$BASE is no executable"
 servos="pi linreg"
 [ -n "$BASE" ] && servos="pi linreg base"
-trap 'net_cleanup; [ -n "${KEEP:-}" ] && cp -r "$tmp" "$KEEP"; rm -rf "$tmp"' EXIT
+trap 'net_cleanup; [ -n "${KEEP:-}" ] && mkdir -p "$(dirname "$KEEP")" && cp -r "$tmp" "$KEEP"; rm -rf "$tmp"' EXIT
 lan_bridge "$L"
 netns_add "$M"
 lan_station "$L" "$R" r1
