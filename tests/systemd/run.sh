@@ -131,9 +131,11 @@ printf '[Service]\nWatchdogSec=3s\n' >"$root/etc/systemd/system/phcd.service.d/t
 systemd-nspawn -D "$root" --boot --register=no --keep-unit --private-network \
 	--console=read-only -M "$machine" >"$log" 2>&1 &
 NSPAWN_PID=$!
+# The container's init: nspawn's child named systemd. Its first child can be the short-lived
+# outer child that sets the container up (entering that one's namespaces failed a run).
 leader=
 for _ in $(seq 200); do
-	leader=$(pgrep -P "$NSPAWN_PID" | head -n 1 || true)
+	leader=$(pgrep -P "$NSPAWN_PID" -x systemd | head -n 1 || true)
 	[ -n "$leader" ] && break
 	sleep 0.05
 done
