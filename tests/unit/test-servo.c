@@ -692,6 +692,46 @@ static void test_config_and_names(void **state)
 }
 
 /*
+ * servo_clip(): a residual beyond 2.5 times the learnt level counts as the bound; more than four
+ * in a row on one side are a change, as large as the smallest of them (spikes of 100..300 us
+ * around a level of 1 us once made the last of them the new level, whole).
+ */
+static void test_clip_run(void **state)
+{
+	static const double spikes[] = { 100, 40, 7, 90, 300 };
+	struct servo_clip c = { 0 };
+	double r;
+
+	for (int i = 0; i < 8; i++) {
+		assert_true(servo_clip(&c, i % 2 ? 1.0 : -1.0) == (i % 2 ? 1.0 : -1.0));
+	}
+	assert_true(fabs(c.scale - 1.0) < 1e-9);
+	for (size_t i = 0; i < ARRAY_SIZE(spikes); i++) {
+		r = servo_clip(&c, spikes[i]);
+		if (i + 1 < ARRAY_SIZE(spikes)) {
+			/* clipped to 2.5 times the level (which each spike lifts by at most 1.5x)
+			 */
+			assert_true(r > 2.4 && r < 2.5 * 1.1);
+		}
+	}
+	print_message("five spikes 100, 40, 7, 90, 300: the fifth counts %.1f, the level %.1f\n", r,
+		      c.scale);
+	assert_true(r == 7.0);
+	assert_true(c.scale == 7.0);
+	/* a run broken by one within the bound starts over; a negative run is its own */
+	for (int i = 0; i < 4; i++) {
+		assert_true(servo_clip(&c, -50.0) < 0);
+	}
+	assert_true(servo_clip(&c, 1.0) == 1.0);
+	for (int i = 0; i < 4; i++) {
+		assert_true(servo_clip(&c, -50.0) > -50.0);
+	}
+	/* a real offset: five alike go in as they are */
+	assert_true(servo_clip(&c, -50.0) == -50.0);
+	assert_true(c.scale == 50.0);
+}
+
+/*
  * Packet delay variation through the chain a port runs (ptp/port-sync.c): the outlier gate, then
  * the servo, with the gate's noise estimate handed over. Each measured offset is the clock's true
  * error plus Gaussian noise of noise_ns and, with probability spike_p, a one-sided spike of
@@ -921,6 +961,7 @@ int main(void)
 		cmocka_unit_test(test_holdover),
 		cmocka_unit_test(test_time_backwards),
 		cmocka_unit_test(test_config_and_names),
+		cmocka_unit_test(test_clip_run),
 		cmocka_unit_test(test_linreg_jitter),
 	};
 
