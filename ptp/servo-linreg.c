@@ -176,7 +176,7 @@ static void lr_regress(struct servo_linreg *lr)
  * halves at most once a sample (lr_sample), which a real change of frequency outlasts.
  */
 static const struct lr_fit *lr_best(const struct servo_linreg *lr, unsigned int floor,
-				    unsigned int *size, unsigned int *order)
+				    unsigned int *order)
 {
 	const struct lr_fit *best = NULL;
 
@@ -189,7 +189,6 @@ static const struct lr_fit *lr_best(const struct servo_linreg *lr, unsigned int 
 		if (!best || (f->err_updates > 0 && best->err_updates > 0 &&
 			      f->err * LR_ERR_MARGIN < best->err)) {
 			best = f;
-			*size = 1u << (k + LR_MIN_ORDER);
 			if (order) {
 				*order = (unsigned int) k;
 			}
@@ -209,7 +208,7 @@ static enum servo_state lr_sample(struct servo *s, ns_t offset, ns_t local_ts, d
 	const struct lr_fit *f;
 	enum servo_state st = SERVO_LOCKED;
 	double fitted, ppb, corr_time;
-	unsigned int size = 0;
+	unsigned int size;
 	struct lr_point *p;
 
 	*freq_ppb = s->freq_ppb;
@@ -218,7 +217,7 @@ static enum servo_state lr_sample(struct servo *s, ns_t offset, ns_t local_ts, d
 		lr_forget(lr);
 		lr_advance(lr, local_ts);
 	}
-	f = lr_best(lr, lr->order, &size, NULL);
+	f = lr_best(lr, lr->order, NULL);
 	lr->newest = (lr->newest + 1) % LR_POINTS;
 	p = &lr->pts[lr->newest];
 	p->x = lr->x;
@@ -241,10 +240,11 @@ static enum servo_state lr_sample(struct servo *s, ns_t offset, ns_t local_ts, d
 	if ((lr->x - lr->first_x) * (1 + LR_SPAN_MARGIN) < (double) s->cfg.freq_est_min) {
 		return SERVO_UNLOCKED;
 	}
-	f = lr_best(lr, lr->order > 0 ? lr->order - 1 : 0, &size, &lr->order);
-	if (!f) {
-		f = lr_best(lr, 0, &size, &lr->order);
-	}
+	/*
+	 * The window used last stays valid and held (lr->n only grows until lr_forget, which
+	 * starts the order over): no fallback below the floor is needed.
+	 */
+	f = lr_best(lr, lr->order > 0 ? lr->order - 1 : 0, &lr->order);
 	if (!f) {
 		return SERVO_UNLOCKED;
 	}
@@ -262,6 +262,7 @@ static enum servo_state lr_sample(struct servo *s, ns_t offset, ns_t local_ts, d
 	 * Cancel the free-running drift (the slope) and take the fitted offset away over the next
 	 * interval, or over a few with the long windows, whose slope is good enough to go gently.
 	 */
+	size = 1u << (lr->order + LR_MIN_ORDER);
 	corr_time = lr->interval_ns * (size > 16 ? size / 16 : 1);
 	ppb = -f->slope * 1e9 - fitted / corr_time * 1e9;
 	*freq_ppb = clamp(ppb, s->cfg.max_freq_ppb);
@@ -283,8 +284,7 @@ static void lr_set_interval(struct servo *s, double interval_s)
 static double lr_stable_freq(const struct servo *s)
 {
 	const struct servo_linreg *lr = container_of(s, struct servo_linreg, base);
-	unsigned int size = 0;
-	const struct lr_fit *f = lr_best(lr, lr->order, &size, NULL);
+	const struct lr_fit *f = lr_best(lr, lr->order, NULL);
 
 	return f ? clamp(-f->slope * 1e9, s->cfg.max_freq_ppb) : s->freq_ppb;
 }
