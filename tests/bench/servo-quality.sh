@@ -64,7 +64,7 @@ BASE=${BASE:-}
 [ -z "$BASE" ] || [ -x "$BASE" ] || fail "BASE=$BASE is no executable"
 servos="pi linreg"
 [ -n "$BASE" ] && servos="pi linreg base"
-trap 'net_cleanup; [ -n "${KEEP:-}" ] && mkdir -p "$(dirname "$KEEP")" && cp -r "$tmp" "$KEEP"; rm -rf "$tmp"' EXIT
+trap 'net_cleanup; bench_keep "$tmp"; rm -rf "$tmp"' EXIT
 lan_bridge "$L"
 netns_add "$M"
 lan_station "$L" "$R" r1
@@ -160,6 +160,7 @@ stats() {
 }
 
 ptp4l_mode="steering a virtual clock (vclock-shim)"
+[ -n "${FREE_PTP4L:-}" ] && ptp4l_mode="--free_running 1"
 ptp4l_pi=
 if [ -n "${PTP4L_PI:-}" ]; then
 	read -r kp ki <<<"$PTP4L_PI"
@@ -167,7 +168,6 @@ if [ -n "${PTP4L_PI:-}" ]; then
 	ptp4l_pi="--pi_proportional_const $kp --pi_integral_const $ki"
 	ptp4l_mode="$ptp4l_mode, Kp $kp Ki $ki"
 fi
-[ -n "${FREE_PTP4L:-}" ] && ptp4l_mode="--free_running 1"
 echo "# servo-quality: profiles '$PROFILES', $RUNS runs of ${SECS}s after ${WARMUP}s each," \
 	"$(uname -r), $(nproc) CPUs, ptp4l $(ptp4l -v 2>&1 | head -n 1) $ptp4l_mode"
 echo "# packet delay variation by: $JITTER"

@@ -37,7 +37,7 @@ PORT=$BUILD/worker/phcd-port
 command -v ptp4l >/dev/null || fail "ptp4l missing (linuxptp)"
 tmp=$(mktemp -d)
 L=phsq-l$$ M=phsq-m$$ A=phsq-a$$ B=phsq-b$$
-trap 'net_cleanup; [ -n "${KEEP:-}" ] && mkdir -p "$(dirname "$KEEP")" && cp -r "$tmp" "$KEEP"; rm -rf "$tmp"' EXIT
+trap 'net_cleanup; bench_keep "$tmp"; rm -rf "$tmp"' EXIT
 lan_bridge "$L"
 lan_station "$L" "$M" m0
 lan_station "$L" "$A" a1

@@ -42,7 +42,7 @@ command -v ptp4l >/dev/null || fail "ptp4l missing (linuxptp)"
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
 L=phsd-l$$ M=phsd-m$$ A=phsd-a$$ B=phsd-b$$ C=phsd-c$$
-trap 'net_cleanup; dbus_cleanup; [ -n "${KEEP:-}" ] && mkdir -p "$(dirname "$KEEP")" && cp -r "$tmp" "$KEEP"; rm -rf "$tmp"' EXIT
+trap 'net_cleanup; dbus_cleanup; bench_keep "$tmp"; rm -rf "$tmp"' EXIT
 lan_bridge "$L"
 lan_station "$L" "$M" m0
 lan_station "$L" "$A" a1

@@ -41,7 +41,7 @@ SHIM=$BUILD/tests/bench/vclock-shim.so
 command -v ptp4l >/dev/null || fail "ptp4l missing (linuxptp)"
 tmp=$(mktemp -d)
 L=phst-l$$ M=phst-m$$ A=phst-a$$ B=phst-b$$ C=phst-c$$
-trap 'net_cleanup; [ -n "${KEEP:-}" ] && mkdir -p "$(dirname "$KEEP")" && cp -r "$tmp" "$KEEP"; rm -rf "$tmp"' EXIT
+trap 'net_cleanup; bench_keep "$tmp"; rm -rf "$tmp"' EXIT
 lan_bridge "$L"
 lan_station "$L" "$M" m0
 lan_station "$L" "$A" a1

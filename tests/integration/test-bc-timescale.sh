@@ -59,7 +59,7 @@ from=$(wc -l <"$tmp/down.log")
 wait_lines "$tmp/down.log" 'master offset +-?[0-9]+ s[0-9]' 5 30 "$from"
 offsets=$(tail -n +$((from + 1)) "$tmp/down.log" | grep -E 'master offset +-?[0-9]+ s[0-9]' |
 	head -n 5 | awk '{ for (i = 1; i < NF; i++) if ($i == "offset") print $(i + 1) }')
-median=$(tr ' ' '\n' <<<"$offsets" | sort -n | sed -n 3p)
+median=$(sort -n <<<"$offsets" | sed -n 3p)
 d=$((median + GM_OFFSET))
 [ "${d#-}" -le "$TOLERANCE" ] ||
 	fail "downstream ptp4l: expected the median of its offsets within $TOLERANCE ns of" \

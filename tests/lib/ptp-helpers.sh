@@ -6,6 +6,12 @@
 # Message rates that reach every state in seconds; fixed PI constants lock at once.
 PTP4L_FAST="--logAnnounceInterval -2 --announceReceiptTimeout 3 --logSyncInterval -3"
 
+# bench_keep DIR: with KEEP=dir set, the benchmarks' logs (DIR) are copied there, its parent made
+# if missing (a missing parent once made a finished run exit 1 from its EXIT trap).
+bench_keep() {
+	[ -z "${KEEP:-}" ] || { mkdir -p "$(dirname "$KEEP")" && cp -r "$1" "$KEEP"; }
+}
+
 # phcd_fast_global: the [global] section of a phcd.conf with those rates (phcd-port by hand
 # reads it alone; phcd wants an [instance] after it).
 phcd_fast_global() {
