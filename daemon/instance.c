@@ -50,6 +50,13 @@ void instance_apply_options(struct instance *i, const struct instance_options *o
 	snprintf(i->profile, sizeof(i->profile), "%s", options_profile_to_string(o->profile));
 }
 
+void instance_default_ds(const struct instance *i, struct defaultDS *ret)
+{
+	/* The supervisor's own answers (port 0 of the clock) carry majorSdoId 0. */
+	options_default_ds(&i->options, &i->clock_identity, (uint16_t) instance_port_count(i), 0,
+			   ret);
+}
+
 size_t instance_port_count(const struct instance *i)
 {
 	size_t n = 0;
@@ -225,18 +232,7 @@ void instance_run_bmca(struct instance *i)
 	struct mport *ports[OPTIONS_INTERFACES_MAX];
 	struct bmca_clock_result res;
 	struct timePropertiesDS own_tp;
-	struct defaultDS dds = {
-		.clockIdentity = i->clock_identity,
-		.clockQuality = i->clock_quality,
-		/* 802.1AS-2020 8.6.2.1: 255 when not grandmaster-capable, as each worker has it. */
-		.priority1 = i->options.gmCapable ? i->priority1 : 255,
-		.priority2 = i->priority2,
-		.domainNumber = i->domain,
-		.slaveOnly = i->options.slaveOnly,
-		.localPriority = i->options.localPriority,
-		.maxStepsRemoved = i->options.maxStepsRemoved,
-		.comparison = i->options.dataset_comparison,
-	};
+	struct defaultDS dds;
 	size_t n = 0;
 	struct mport *p;
 
@@ -262,6 +258,7 @@ void instance_run_bmca(struct instance *i)
 			n++;
 		}
 	}
+	instance_default_ds(i, &dds);
 	instance_own_time_properties(i, ports, n, &own_tp);
 	bmca_clock_decide(&dds, &own_tp, cp, n, dec, &res);
 	instance_set_parent(i, &res.pds, &res.tp, res.cds.stepsRemoved);

@@ -368,6 +368,8 @@ int instance_set_priority2(struct instance *i, uint8_t priority2);
 int instance_set_gm_settings(struct instance *i, const struct gm_settings *s);
 /* The settings in effect, ptpTimescale as its ports' timestamping makes it. */
 void instance_gm_settings(const struct instance *i, struct gm_settings *ret);
+/* The clock's defaultDS (options_default_ds()): what its BMCA uses and management answers. */
+void instance_default_ds(const struct instance *i, struct defaultDS *ret);
 /* Is the port's worker waiting to be restarted (backoff running)? */
 bool mport_restarting(const struct mport *p);
 /* Number of ports of the instance, and the n-th of them. */

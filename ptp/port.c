@@ -526,15 +526,24 @@ bool port_has_parent_data_sets(const struct port *p)
 	return p->parent_valid;
 }
 
+/* defaultDS from the port's copy of the instance options, after each change to them. */
+static void port_default_ds_update(struct port *p)
+{
+	options_default_ds(&p->cfg.instance, &p->cfg.clockIdentity, 1, p->cfg.port.transportSpecific,
+			   &p->dds);
+}
+
 int port_set_priorities(struct port *p, uint8_t priority1, uint8_t priority2, ns_t now)
 {
 	bool grandmaster = clock_identity_equal(&p->pds.grandmasterIdentity, &p->dds.clockIdentity);
 
-	p->cfg.instance.priority1 = p->dds.priority1 = priority1;
-	p->cfg.instance.priority2 = p->dds.priority2 = priority2;
+	p->cfg.instance.priority1 = priority1;
+	p->cfg.instance.priority2 = priority2;
+	/* With its rules (gmCapable 0 keeps priority1 255): not the value as given. */
+	port_default_ds_update(p);
 	if (grandmaster) {
-		p->pds.grandmasterPriority1 = priority1;
-		p->pds.grandmasterPriority2 = priority2;
+		p->pds.grandmasterPriority1 = p->dds.priority1;
+		p->pds.grandmasterPriority2 = p->dds.priority2;
 	}
 	if (p->portds.portState == PORT_STATE_MASTER) {
 		port_timer_set(p, PORT_TIMER_ANNOUNCE_TX, now);
@@ -573,6 +582,11 @@ const struct port_options *port_get_options(const struct port *p)
 	return &p->cfg.port;
 }
 
+const struct instance_options *port_get_instance_options(const struct port *p)
+{
+	return &p->cfg.instance;
+}
+
 void port_gm_settings(const struct port *p, struct gm_settings *ret)
 {
 	options_gm_settings(&p->cfg.instance, ret);
@@ -585,10 +599,7 @@ int port_set_gm_settings(struct port *p, const struct gm_settings *s, ns_t now)
 	bool grandmaster = clock_identity_equal(&p->pds.grandmasterIdentity, &p->dds.clockIdentity);
 
 	options_set_gm_settings(&p->cfg.instance, s);
-	/* 9.2.2.2: a slave-only clock stays class 255 whatever it is told. */
-	if (!p->dds.slaveOnly) {
-		p->dds.clockQuality = s->clockQuality;
-	}
+	port_default_ds_update(p);
 	if (grandmaster) {
 		p->pds.grandmasterClockQuality = p->dds.clockQuality;
 		port_own_time_properties(p, &p->tpds);
@@ -645,23 +656,8 @@ int port_new(const struct port_config *cfg, struct clock *clock, const struct po
 		p->rng = 1;
 	}
 
-	/* IEEE 1588-2019 8.2.1 */
-	p->dds.clockIdentity = cfg->clockIdentity;
-	p->dds.numberPorts = 1;
-	p->dds.clockQuality.clockClass = io->slaveOnly ? CLOCK_CLASS_SLAVE_ONLY : io->clockClass;
-	p->dds.clockQuality.clockAccuracy = io->clockAccuracy;
-	p->dds.clockQuality.offsetScaledLogVariance = io->offsetScaledLogVariance;
-	/* 802.1AS-2020 8.6.2.1: 255 for a time-aware system that is not grandmaster-capable. */
-	p->dds.priority1 = io->gmCapable ? io->priority1 : 255;
-	p->dds.priority2 = io->priority2;
-	p->dds.domainNumber = io->domainNumber;
-	p->dds.slaveOnly = io->slaveOnly;
-	p->dds.twoStepFlag = true;
-	/* majorSdoId from the port's transportSpecific (as ptp4l), minorSdoId 0. */
-	p->dds.sdoId = (uint16_t) ((po->transportSpecific & 0x0f) << 8);
-	p->dds.localPriority = io->localPriority;
-	p->dds.maxStepsRemoved = io->maxStepsRemoved;
-	p->dds.comparison = io->dataset_comparison;
+	/* IEEE 1588-2019 8.2.1: a worker's clock has this one port. */
+	port_default_ds_update(p);
 
 	/* IEEE 1588-2019 8.2.15 */
 	p->portds.portIdentity.clockIdentity = cfg->clockIdentity;
