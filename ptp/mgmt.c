@@ -815,7 +815,8 @@ static int mgmt_handle(const struct mgmt_clock *c, const struct msg *m,
 			count(&x, MGMT_CNT_WRONG_LENGTH);
 			return mgmt_fail(&x, e, TLV_MGMT_ERR_WRONG_LENGTH);
 		}
-		/* Without the options the clock's defaultDS came from, no SET can say its effect. */
+		/* Without the options the clock's defaultDS came from, no SET can say its effect.
+		 */
 		if (!req->set_allowed || !c->options) {
 			count(&x, MGMT_CNT_SET_REFUSED);
 			return mgmt_fail(&x, e, TLV_MGMT_ERR_NOT_SUPPORTED);

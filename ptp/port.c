@@ -529,8 +529,8 @@ bool port_has_parent_data_sets(const struct port *p)
 /* defaultDS from the port's copy of the instance options, after each change to them. */
 static void port_default_ds_update(struct port *p)
 {
-	options_default_ds(&p->cfg.instance, &p->cfg.clockIdentity, 1, p->cfg.port.transportSpecific,
-			   &p->dds);
+	options_default_ds(&p->cfg.instance, &p->cfg.clockIdentity, 1,
+			   p->cfg.port.transportSpecific, &p->dds);
 }
 
 int port_set_priorities(struct port *p, uint8_t priority1, uint8_t priority2, ns_t now)
