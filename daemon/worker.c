@@ -259,14 +259,9 @@ static int open_phc(int phc_index)
 int worker_spawn(sd_event *event, const struct worker_config *cfg, const struct worker_ops *ops,
 		 void *userdata, struct worker **ret, struct worker_info *info)
 {
-	static const enum transport_ts_request ts_req[] = {
-		[STEER_TS_HARDWARE] = TRANSPORT_TS_HARDWARE,
-		[STEER_TS_SOFTWARE] = TRANSPORT_TS_SOFTWARE,
-		[STEER_TS_AUTO] = TRANSPORT_TS_AUTO,
-	};
 	struct transport_config tc = {
 		.ifindex = cfg->ifindex,
-		.ts_request = ts_req[steer_ts_request(cfg->clock_backend, cfg->time_stamping)],
+		.ts_request = steer_ts_request(cfg->clock_backend, cfg->time_stamping),
 		.peer_delay = cfg->peer_delay,
 	};
 	struct transport_ts_status st;

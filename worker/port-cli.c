@@ -295,7 +295,7 @@ static void print_counters(const struct cli_port *c)
 int port_cli_run(const struct port_cli_args *a)
 {
 	struct cli_port c = { .args = a };
-	struct transport_config tc = { .ts_request = TRANSPORT_TS_AUTO };
+	struct transport_config tc = { .ts_request = OPTIONS_TS_AUTO };
 	struct transport_ts_status st;
 	uint8_t mac[TRANSPORT_MAC_LEN];
 	struct port_config pc;
