@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/time-util.h"
 #include "daemon/manager-internal.h"
 #include "daemon/sysclock-follow.h"
 #include "daemon/worker.h"
@@ -216,14 +217,6 @@ int instance_set_gm_settings(struct instance *i, const struct gm_settings *s)
 	return 0;
 }
 
-static uint64_t mono_usec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
-}
-
 /* Collect, decide (ptp/bmca-clock.c), send: the clock-level BMCA is not written here. */
 void instance_run_bmca(struct instance *i)
 {
@@ -293,7 +286,7 @@ void instance_run_bmca(struct instance *i)
 		}
 		p->sent = *rs;
 		p->sent_valid = true;
-		worker_trust_recommended(&p->trust, rs->decision, mono_usec());
+		worker_trust_recommended(&p->trust, rs->decision, time_mono_usec());
 	}
 	instance_check_holdover(i);
 	instance_follow_update(i);
@@ -360,7 +353,7 @@ void instance_port_status(struct instance *i, struct mport *p, const struct ipc_
 	 * sanity bound (max_offset_jump), whatever the worker says of its servo.
 	 */
 	synced = p->state == PORT_STATE_SLAVE && s->servo_state == SERVO_LOCKED &&
-		 s->servo_stable && worker_trust_slave(&p->trust, mono_usec()) &&
+		 s->servo_stable && worker_trust_slave(&p->trust, time_mono_usec()) &&
 		 !(i->options.servo.max_offset_jump > 0 &&
 		   fabs((double) s->offset_ns) > i->options.servo.max_offset_jump * NS_PER_SEC);
 	if (synced) {
@@ -395,7 +388,7 @@ void instance_clock_state(struct instance *i, struct mport *p, const struct ipc_
 	if (i->clock_backend != OPTIONS_CLOCK_VIRTUAL ||
 	    p->timestamping != TRANSPORT_TS_MODE_SOFTWARE ||
 	    (p->state != PORT_STATE_SLAVE && p->state != PORT_STATE_UNCALIBRATED) ||
-	    !worker_trust_slave(&p->trust, mono_usec())) {
+	    !worker_trust_slave(&p->trust, time_mono_usec())) {
 		return;
 	}
 	MANAGER_FOREACH_PORT(q, i->manager, k)

@@ -8,20 +8,13 @@
 #include <time.h>
 
 #include "common/log.h"
+#include "common/time-util.h"
 #include "dbus/bus-json.h"
 #include "phcctl/phcctl.h"
 #include "ptp/types.h"
 #include "ptp/util.h"
 
 #define HEALTH_REASON_BUF 160
-
-static uint64_t now_usec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / (uint64_t) NS_PER_USEC;
-}
 
 /* "port/veth0" from "/org/phcd1/port/veth0": enough to tell objects apart on a terminal. */
 static const char *short_path(const char *path)
@@ -156,7 +149,7 @@ static int loop(struct phcctl *c, uint64_t deadline, const bool *done)
 	int r;
 
 	while (!*done) {
-		uint64_t now = now_usec();
+		uint64_t now = time_mono_usec();
 
 		r = sd_bus_process(c->bus, NULL);
 		if (r < 0) {
@@ -614,8 +607,9 @@ static void wait_report(struct wait_state *w)
 int phcctl_wait_sync(struct phcctl *c)
 {
 	struct wait_state w = { .c = c, .exit_code = EXIT_TIMEOUT };
-	uint64_t deadline = c->timeout_sec < 0 ? UINT64_MAX
-					       : now_usec() + (uint64_t) (c->timeout_sec * 1e6);
+	uint64_t deadline = c->timeout_sec < 0
+				    ? UINT64_MAX
+				    : time_mono_usec() + (uint64_t) (c->timeout_sec * 1e6);
 	int r;
 
 	/* Subscribe first, then look: a change between the two cannot be missed. */
