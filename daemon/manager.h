@@ -278,7 +278,7 @@ struct manager_ops {
 	void (*manager_changed)(void *userdata, unsigned int mask);
 };
 
-/* DESIGN.md's path, under the build's sysconfdir (/etc with --prefix=/usr). */
+/* The default configuration file (phcd(8)): under sysconfdir, /etc with --prefix=/usr. */
 #define CONFIG_DEFAULT_PATH PHCD_SYSCONFDIR "/phcd/phcd.conf"
 /* The installed worker, when none is found beside phcd. */
 #define PHCD_PORT_PATH PHCD_LIBEXECDIR "/phcd-port"

@@ -257,7 +257,7 @@ static int cli_clock(struct cli_port *c, struct instance_options *io,
 		}
 		return r;
 	case OPTIONS_CLOCK_SYSTEM:
-		/* Only the supervisor steers CLOCK_REALTIME (DESIGN.md 2). */
+		/* Only the supervisor steers CLOCK_REALTIME (phcd.conf(5), clock_backend). */
 		log_port_error(c->args->ifname, "the system clock is steered by phcd only");
 		return -EOPNOTSUPP;
 	case OPTIONS_CLOCK_FREE_RUNNING:

@@ -191,7 +191,7 @@ static void port_state_changed(void *userdata, enum port_state from, enum port_s
 	if (why == FSM_EV_SYNC_RECEIPT_TIMEOUT_EXPIRES) {
 		set_error(w, -ETIMEDOUT, "no Sync from the parent within syncReceiptTimeout");
 	}
-	/* State changes go out at once (DESIGN.md 4). */
+	/* State changes go out at once (docs/architecture.md, "Data paths"). */
 	publish_status(w, true);
 	/* Leaving for INITIALIZING, FAULTY or DISABLED clears the foreign records: look again. */
 	w->erbest_expiry = 0;
