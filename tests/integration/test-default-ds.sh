@@ -52,17 +52,6 @@ phcd_start "$S" "$tmp/phcd.conf" "$tmp/phcd.log" --uds "$RW" --uds-ro ""
 wait_bus_name org.phcd1 10
 
 I=/org/phcd1/instance/gp
-prop() { # PATH IFACE NAME: the value alone (strings without quotes)
-	busctl --system get-property org.phcd1 "$1" "org.phcd1.$2" "$3" | cut -d' ' -f2- | tr -d '"'
-}
-wait_prop() { # PATH IFACE NAME VALUE SECONDS
-	local deadline=$((SECONDS + $5)) v
-	while v=$(prop "$1" "$2" "$3"); [ "$v" != "$4" ]; do
-		[ "$SECONDS" -lt "$deadline" ] ||
-			fail "$1 $3: expected '$4' within $5 s, got '$v'; phcd: $(tail -n 20 "$tmp/phcd.log")"
-		sleep 0.1
-	done
-}
 n=0
 pmc_uds() { # COMMAND...: pmc's answers on the read-write socket (gPTP: transportSpecific 1)
 	n=$((n + 1))
