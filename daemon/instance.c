@@ -37,15 +37,22 @@ struct instance *instance_free(struct instance *i)
 	return NULL;
 }
 
+/* D-Bus's ClockClass, ... : defaultDS.clockQuality, with its rules (slave-only: class 255). */
+static void instance_clock_quality_update(struct instance *i)
+{
+	struct defaultDS dds;
+
+	instance_default_ds(i, &dds);
+	i->clock_quality = dds.clockQuality;
+}
+
 void instance_apply_options(struct instance *i, const struct instance_options *o)
 {
 	i->options = *o;
 	i->domain = o->domainNumber;
 	i->priority1 = o->priority1;
 	i->priority2 = o->priority2;
-	i->clock_quality.clockClass = o->slaveOnly ? CLOCK_CLASS_SLAVE_ONLY : o->clockClass;
-	i->clock_quality.clockAccuracy = o->clockAccuracy;
-	i->clock_quality.offsetScaledLogVariance = o->offsetScaledLogVariance;
+	instance_clock_quality_update(i);
 	i->clock_backend = o->clock_backend;
 	i->clock_servo = o->servo.clock_servo;
 	snprintf(i->profile, sizeof(i->profile), "%s", options_profile_to_string(o->profile));
@@ -198,11 +205,7 @@ int instance_set_gm_settings(struct instance *i, const struct gm_settings *s)
 	struct mport *p;
 
 	options_set_gm_settings(&i->options, s);
-	/* 9.2.2.2: a slave-only clock stays class 255 whatever it is told. */
-	i->clock_quality.clockClass = i->options.slaveOnly ? CLOCK_CLASS_SLAVE_ONLY
-							   : s->clockQuality.clockClass;
-	i->clock_quality.clockAccuracy = s->clockQuality.clockAccuracy;
-	i->clock_quality.offsetScaledLogVariance = s->clockQuality.offsetScaledLogVariance;
+	instance_clock_quality_update(i);
 	manager_instance_changed(i, INSTANCE_CHANGED_CONFIG);
 	MANAGER_FOREACH_PORT(p, i->manager, k)
 	{
