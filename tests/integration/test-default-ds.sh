@@ -3,12 +3,13 @@
 # One defaultDS (ptp/options.c options_default_ds): for a clock that is not grandmaster-capable
 # (`profile = gPTP`, `gmCapable = 0`, priority1 200 in the file) the management socket (Debian's
 # pmc -u), the wire (pmc -2 answered by the port's worker) and the BMCA agree on priority1 255
-# (802.1AS-2020 8.6.2.1), before and after a SET PRIORITY1 100:
+# (802.1AS-2020 8.6.2.1), before and after a SET PRIORITY1 100 and a D-Bus SetPriority1 90:
 #   - BMCA: a ptp4l peer (gPTP.cfg, priority1 250) is taken as grandmaster: with 200 phcd's own
 #     clock would win (decision M1, LISTENING); the supervisor's PARENT_DATA_SET, once the peer is
 #     gone, names phcd's own clock with grandmasterPriority1 255;
 #   - the UDS and the L2 answers of DEFAULT_DATA_SET and PRIORITY1 say 255;
-#   - SET PRIORITY1 100 (read-write socket) is taken (D-Bus Priority1 100) and changes none of it.
+#   - SET PRIORITY1 100 (read-write socket) and SetPriority1 90 (D-Bus) are taken (D-Bus Priority1
+#     shows them) and change none of it.
 # Before options_default_ds, the socket answered the configured 200 (and then 100), and a worker
 # took the SET as given: pmc -2 said 100 while the BMCA used 255.
 set -euo pipefail
@@ -94,6 +95,10 @@ expect "SET PRIORITY1 100: the answer (the value in effect)" "$(get "$out" prior
 wait_prop $I Instance Priority1 100 5
 echo "ok: SET PRIORITY1 100 taken (D-Bus Priority1 100), answered with the 255 in effect"
 agree "after SET PRIORITY1 100"
+busctl --system call org.phcd1 $I org.phcd1.Instance SetPriority1 y 90 ||
+	fail "D-Bus SetPriority1 90 refused"
+wait_prop $I Instance Priority1 90 5
+agree "after D-Bus SetPriority1 90"
 
 # The peer gone, the supervisor's BMCA makes phcd's clock its own parent: with D0's priority1.
 kill "$peer"
@@ -101,5 +106,5 @@ wait_prop $I Instance GrandmasterIdentity "$own" 30
 out=$(pmc_uds 'GET PARENT_DATA_SET')
 expect "PARENT_DATA_SET grandmasterIdentity (own clock)" "$(get "$out" grandmasterIdentity)" "$own"
 expect "PARENT_DATA_SET grandmasterPriority1 (the BMCA's D0)" "$(get "$out" grandmasterPriority1)" 255
-agree "own parent after SET PRIORITY1 100"
+agree "own parent after SetPriority1 90"
 echo "PASS: test-default-ds"
