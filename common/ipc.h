@@ -112,7 +112,8 @@ struct ipc_offset_stats {
 
 /*
  * Status of a port: on the socket when it changed (state, error), and always the latest on the
- * worker's status page, which the supervisor reads once a second (DESIGN.md 4).
+ * worker's status page, which the supervisor reads once a second (docs/architecture.md, "Data
+ * paths").
  */
 struct ipc_status {
 	enum port_state port_state;

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "common/log.h"
+#include "common/time-util.h"
 
 #define LOG_LINE_MAX 512
 /*
@@ -34,14 +35,6 @@ static bool log_prefix;
 static log_sink_fn log_sink;
 static struct log_bucket log_buckets[LOG_RATE_IFACES];
 
-static int64_t log_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* The interface's bucket: found, or a free or the longest idle one taken over. */
 static struct log_bucket *log_bucket(const char *ifname, int64_t now)
 {
@@ -65,7 +58,7 @@ static struct log_bucket *log_bucket(const char *ifname, int64_t now)
 /* May a line about ifname go out now? *suppressed: how many were held back before it. */
 static bool log_rate_take(const char *ifname, uint64_t *suppressed)
 {
-	int64_t now = log_now();
+	int64_t now = time_mono_ns();
 	struct log_bucket *b = log_bucket(ifname, now);
 
 	b->tokens += (double) (now - b->last) * LOG_RATE_PER_SEC / 1e9;

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/time-util.h"
 #include "daemon/manager-internal.h"
 #include "daemon/phc-follow.h"
 #include "daemon/worker-trust.h"
@@ -43,14 +44,6 @@ struct instance_follow {
 	enum phc_follower_state logged_state[FOLLOW_MAX_PHCS];
 	size_t n_logged;
 };
-
-static uint64_t mono_usec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
-}
 
 static struct follow_reader *reader(struct instance_follow *f, int phc_index)
 {
@@ -165,7 +158,7 @@ static int source_phc(const struct instance *i)
 	{
 		if (p->instance == i && port_on_phc(p) && p->worker &&
 		    (p->state == PORT_STATE_SLAVE || p->state == PORT_STATE_UNCALIBRATED) &&
-		    worker_trust_slave(&p->trust, mono_usec())) {
+		    worker_trust_slave(&p->trust, time_mono_usec())) {
 			return p->phc_index;
 		}
 	}

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/time-util.h"
 #include "daemon/manager-internal.h"
 #include "daemon/sysclock-follow.h"
 #include "daemon/worker.h"
@@ -36,18 +37,32 @@ struct instance *instance_free(struct instance *i)
 	return NULL;
 }
 
+/* D-Bus's ClockClass, ... : defaultDS.clockQuality, with its rules (slave-only: class 255). */
+static void instance_clock_quality_update(struct instance *i)
+{
+	struct defaultDS dds;
+
+	instance_default_ds(i, &dds);
+	i->clock_quality = dds.clockQuality;
+}
+
 void instance_apply_options(struct instance *i, const struct instance_options *o)
 {
 	i->options = *o;
 	i->domain = o->domainNumber;
 	i->priority1 = o->priority1;
 	i->priority2 = o->priority2;
-	i->clock_quality.clockClass = o->slaveOnly ? CLOCK_CLASS_SLAVE_ONLY : o->clockClass;
-	i->clock_quality.clockAccuracy = o->clockAccuracy;
-	i->clock_quality.offsetScaledLogVariance = o->offsetScaledLogVariance;
+	instance_clock_quality_update(i);
 	i->clock_backend = o->clock_backend;
 	i->clock_servo = o->servo.clock_servo;
 	snprintf(i->profile, sizeof(i->profile), "%s", options_profile_to_string(o->profile));
+}
+
+void instance_default_ds(const struct instance *i, struct defaultDS *ret)
+{
+	/* The supervisor's own answers (port 0 of the clock) carry majorSdoId 0. */
+	options_default_ds(&i->options, &i->clock_identity, (uint16_t) instance_port_count(i), 0,
+			   ret);
 }
 
 size_t instance_port_count(const struct instance *i)
@@ -190,11 +205,7 @@ int instance_set_gm_settings(struct instance *i, const struct gm_settings *s)
 	struct mport *p;
 
 	options_set_gm_settings(&i->options, s);
-	/* 9.2.2.2: a slave-only clock stays class 255 whatever it is told. */
-	i->clock_quality.clockClass = i->options.slaveOnly ? CLOCK_CLASS_SLAVE_ONLY
-							   : s->clockQuality.clockClass;
-	i->clock_quality.clockAccuracy = s->clockQuality.clockAccuracy;
-	i->clock_quality.offsetScaledLogVariance = s->clockQuality.offsetScaledLogVariance;
+	instance_clock_quality_update(i);
 	manager_instance_changed(i, INSTANCE_CHANGED_CONFIG);
 	MANAGER_FOREACH_PORT(p, i->manager, k)
 	{
@@ -209,14 +220,6 @@ int instance_set_gm_settings(struct instance *i, const struct gm_settings *s)
 	return 0;
 }
 
-static uint64_t mono_usec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
-}
-
 /* Collect, decide (ptp/bmca-clock.c), send: the clock-level BMCA is not written here. */
 void instance_run_bmca(struct instance *i)
 {
@@ -225,18 +228,7 @@ void instance_run_bmca(struct instance *i)
 	struct mport *ports[OPTIONS_INTERFACES_MAX];
 	struct bmca_clock_result res;
 	struct timePropertiesDS own_tp;
-	struct defaultDS dds = {
-		.clockIdentity = i->clock_identity,
-		.clockQuality = i->clock_quality,
-		/* 802.1AS-2020 8.6.2.1: 255 when not grandmaster-capable, as each worker has it. */
-		.priority1 = i->options.gmCapable ? i->priority1 : 255,
-		.priority2 = i->priority2,
-		.domainNumber = i->domain,
-		.slaveOnly = i->options.slaveOnly,
-		.localPriority = i->options.localPriority,
-		.maxStepsRemoved = i->options.maxStepsRemoved,
-		.comparison = i->options.dataset_comparison,
-	};
+	struct defaultDS dds;
 	size_t n = 0;
 	struct mport *p;
 
@@ -262,6 +254,7 @@ void instance_run_bmca(struct instance *i)
 			n++;
 		}
 	}
+	instance_default_ds(i, &dds);
 	instance_own_time_properties(i, ports, n, &own_tp);
 	bmca_clock_decide(&dds, &own_tp, cp, n, dec, &res);
 	instance_set_parent(i, &res.pds, &res.tp, res.cds.stepsRemoved);
@@ -296,7 +289,7 @@ void instance_run_bmca(struct instance *i)
 		}
 		p->sent = *rs;
 		p->sent_valid = true;
-		worker_trust_recommended(&p->trust, rs->decision, mono_usec());
+		worker_trust_recommended(&p->trust, rs->decision, time_mono_usec());
 	}
 	instance_check_holdover(i);
 	instance_follow_update(i);
@@ -363,7 +356,7 @@ void instance_port_status(struct instance *i, struct mport *p, const struct ipc_
 	 * sanity bound (max_offset_jump), whatever the worker says of its servo.
 	 */
 	synced = p->state == PORT_STATE_SLAVE && s->servo_state == SERVO_LOCKED &&
-		 s->servo_stable && worker_trust_slave(&p->trust, mono_usec()) &&
+		 s->servo_stable && worker_trust_slave(&p->trust, time_mono_usec()) &&
 		 !(i->options.servo.max_offset_jump > 0 &&
 		   fabs((double) s->offset_ns) > i->options.servo.max_offset_jump * NS_PER_SEC);
 	if (synced) {
@@ -398,7 +391,7 @@ void instance_clock_state(struct instance *i, struct mport *p, const struct ipc_
 	if (i->clock_backend != OPTIONS_CLOCK_VIRTUAL ||
 	    p->timestamping != TRANSPORT_TS_MODE_SOFTWARE ||
 	    (p->state != PORT_STATE_SLAVE && p->state != PORT_STATE_UNCALIBRATED) ||
-	    !worker_trust_slave(&p->trust, mono_usec())) {
+	    !worker_trust_slave(&p->trust, time_mono_usec())) {
 		return;
 	}
 	MANAGER_FOREACH_PORT(q, i->manager, k)

@@ -21,15 +21,8 @@ static int manager_mgmt_clock(struct instance *i, struct mgmt_clock *ret, struct
 	size_t n = instance_port_count(i);
 
 	memset(ret, 0, sizeof(*ret));
-	/* IEEE 1588-2019 8.2.1: defaultDS from the instance's configuration and priorities. */
-	ret->dds.clockIdentity = i->clock_identity;
-	ret->dds.numberPorts = (uint16_t) n;
-	ret->dds.clockQuality = i->clock_quality;
-	ret->dds.priority1 = i->priority1;
-	ret->dds.priority2 = i->priority2;
-	ret->dds.domainNumber = i->domain;
-	ret->dds.slaveOnly = i->options.slaveOnly;
-	ret->dds.twoStepFlag = i->options.twoStepFlag;
+	instance_default_ds(i, &ret->dds);
+	ret->options = &i->options;
 	/* 8.2.2, 8.2.3, 8.2.4: what the clock-level BMCA and the SLAVE port's samples left. */
 	ret->cds.stepsRemoved = i->steps_removed;
 	ret->cds.offsetFromMaster = i->offset_ns;

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/time-util.h"
 #include "daemon/backoff.h"
 #include "daemon/clock-rivals.h"
 #include "daemon/manager-internal.h"
@@ -48,15 +49,6 @@ void mport_set_error(struct mport *p, int error, const char *fmt, ...)
 
 /* ---- workers ---- */
 
-/* A STATUS, from the socket (a change, at once) or from the status page (once a second). */
-static uint64_t mono_usec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
-}
-
 /* What this port's worker can honestly report (worker-trust.h). */
 static void mport_trust_limits(const struct mport *p, struct worker_trust_limits *l)
 {
@@ -84,14 +76,15 @@ static bool mport_worker_lies(struct mport *p, const char *lie)
 	return true;
 }
 
+/* A STATUS, from the socket (a change, at once) or from the status page (once a second). */
 static void mport_take_status(struct mport *p, const struct ipc_status *s, bool datagram)
 {
 	struct worker_trust_limits limits;
 	unsigned int mask = 0;
 
 	mport_trust_limits(p, &limits);
-	if (mport_worker_lies(
-		    p, worker_trust_check_status(&p->trust, &limits, s, datagram, mono_usec()))) {
+	if (mport_worker_lies(p, worker_trust_check_status(&p->trust, &limits, s, datagram,
+							   time_mono_usec()))) {
 		return;
 	}
 
@@ -223,7 +216,7 @@ static void on_worker_message(struct worker *w, const struct ipc_msg *msg, void 
 		mport_trust_limits(p, &limits);
 		if (mport_worker_lies(p, worker_trust_check_clock_state(&p->trust, &limits,
 									&msg->clock_state,
-									mono_usec()))) {
+									time_mono_usec()))) {
 			return;
 		}
 		instance_clock_state(p->instance, p, &msg->clock_state);

@@ -14,6 +14,7 @@
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
+#include "common/time-util.h"
 #include "daemon/manager-internal.h"
 #include "daemon/sysclock-follow.h"
 #include "daemon/manager-mgmt.h"
@@ -22,14 +23,6 @@
 const char *mport_timestamping_to_string(enum transport_ts_mode m)
 {
 	return m == TRANSPORT_TS_MODE_HARDWARE ? "hardware" : "software";
-}
-
-static uint64_t now_usec(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
 }
 
 /* ---- status file and change hooks ---- */
@@ -295,8 +288,8 @@ int manager_new(sd_event *event, const struct manager_settings *s, struct manage
 		return -ENOMEM;
 	}
 	m->event = sd_event_ref(event);
-	m->start_realtime_usec = now_usec(CLOCK_REALTIME);
-	m->start_monotonic_usec = now_usec(CLOCK_MONOTONIC);
+	m->start_realtime_usec = time_usec(CLOCK_REALTIME);
+	m->start_monotonic_usec = time_usec(CLOCK_MONOTONIC);
 	m->config_path = s->config_path ? strdup(s->config_path) : NULL;
 	m->config_dir = s->config_dir ? strdup(s->config_dir) : NULL;
 	m->status_file = s->status_file ? strdup(s->status_file) : NULL;

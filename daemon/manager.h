@@ -278,7 +278,7 @@ struct manager_ops {
 	void (*manager_changed)(void *userdata, unsigned int mask);
 };
 
-/* DESIGN.md's path, under the build's sysconfdir (/etc with --prefix=/usr). */
+/* The default configuration file (phcd(8)): under sysconfdir, /etc with --prefix=/usr. */
 #define CONFIG_DEFAULT_PATH PHCD_SYSCONFDIR "/phcd/phcd.conf"
 /* The installed worker, when none is found beside phcd. */
 #define PHCD_PORT_PATH PHCD_LIBEXECDIR "/phcd-port"
@@ -368,6 +368,8 @@ int instance_set_priority2(struct instance *i, uint8_t priority2);
 int instance_set_gm_settings(struct instance *i, const struct gm_settings *s);
 /* The settings in effect, ptpTimescale as its ports' timestamping makes it. */
 void instance_gm_settings(const struct instance *i, struct gm_settings *ret);
+/* The clock's defaultDS (options_default_ds()): what its BMCA uses and management answers. */
+void instance_default_ds(const struct instance *i, struct defaultDS *ret);
 /* Is the port's worker waiting to be restarted (backoff running)? */
 bool mport_restarting(const struct mport *p);
 /* Number of ports of the instance, and the n-th of them. */

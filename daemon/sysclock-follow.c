@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/time-util.h"
 #include "daemon/clock-rivals.h"
 #include "daemon/manager-internal.h"
 #include "daemon/sysclock-follow.h"
@@ -132,14 +133,6 @@ static const char *configured(const struct sysclock_follow *f)
 	return c ? c->daemon.system_clock_instance : "";
 }
 
-static uint64_t now_usec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
-}
-
 static struct mport *slave_port(struct manager *m, const struct instance *i)
 {
 	for (size_t k = 0; k < manager_port_count(m); k++) {
@@ -147,7 +140,7 @@ static struct mport *slave_port(struct manager *m, const struct instance *i)
 
 		/* the SLAVE the supervisor's BMCA made SLAVE: a worker's word is not enough */
 		if (p->state == PORT_STATE_SLAVE && (!i || p->instance == i) &&
-		    worker_trust_slave(&p->trust, now_usec())) {
+		    worker_trust_slave(&p->trust, time_mono_usec())) {
 			return p;
 		}
 	}
@@ -418,7 +411,7 @@ void sysclock_follow_port_status(struct sysclock_follow *f, struct mport *p,
 	int r;
 
 	if (!f || f->conflict[0] || p->state != PORT_STATE_SLAVE ||
-	    !worker_trust_slave(&p->trust, now_usec()) || followed(f) != p->instance ||
+	    !worker_trust_slave(&p->trust, time_mono_usec()) || followed(f) != p->instance ||
 	    source_of(p) != SOURCE_SOFTWARE) {
 		return;
 	}

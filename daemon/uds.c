@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "common/time-util.h"
 #include "daemon/uds.h"
 
 /* Longer than any Management request pmc sends; a larger datagram is dropped (MSG_TRUNC). */
@@ -70,14 +71,6 @@ static void uds_dropped(struct uds *u, uint64_t before)
 	if (u->cnt.c[MGMT_CNT_MALFORMED] != before && u->ops->dropped) {
 		u->ops->dropped(u->userdata, u->path, u->cnt.c[MGMT_CNT_MALFORMED]);
 	}
-}
-
-static ns_t uds_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (ns_t) ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
 }
 
 /* May uid send one more request now? Token bucket per uid, refilled at UDS_RATE_PER_SEC. */
@@ -179,7 +172,7 @@ static int uds_on_io(sd_event_source *s, int fd, uint32_t revents, void *userdat
 	}
 	peer.addr_len = msg.msg_namelen;
 	has_uid = uds_sender_uid(&msg, &uid);
-	now = uds_now();
+	now = time_mono_ns();
 	if (!uds_rate_take(u, uid, now)) {
 		uds_rate_dropped(u, uid, now);
 		return 0;

@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The worker's sandbox as the supervisor builds it between fork and exec: see worker-sandbox.h. */
 #include <errno.h>
-#include <grp.h>
 #include <linux/capability.h>
 #include <pwd.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/caps.h"
 #include "common/log.h"
 #include "daemon/worker-sandbox.h"
 
@@ -52,41 +51,5 @@ void worker_identity_resolve(struct worker_identity *ret)
 
 int worker_sandbox_enter(const struct worker_identity *id)
 {
-	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = { 0 };
-
-	if (id->switch_ids) {
-		if (setgroups(0, NULL) < 0 || setresgid(id->gid, id->gid, id->gid) < 0) {
-			return -errno;
-		}
-	}
-	/* CAP_SETPCAP drops the bounding set: before setresuid() takes it away. */
-	/* Up to 63: a newer kernel may know more than these headers (EINVAL ends nothing). */
-	for (int cap = 0; cap <= 63; cap++) {
-		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0) {
-			/*
-			 * Without CAP_SETPCAP what stays in the bounding set can never be
-			 * gained again: every other set is emptied and no_new_privs is set.
-			 */
-			if (errno == EPERM) {
-				break;
-			}
-			if (errno != EINVAL) {
-				return -errno;
-			}
-		}
-	}
-	if (id->switch_ids && setresuid(id->uid, id->uid, id->uid) < 0) {
-		return -errno;
-	}
-	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL) {
-		return -errno;
-	}
-	if (syscall(SYS_capset, &hdr, data) < 0) {
-		return -errno;
-	}
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
-		return -errno;
-	}
-	return 0;
+	return caps_drop_all(id->switch_ids, id->uid, id->gid);
 }

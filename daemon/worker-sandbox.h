@@ -27,9 +27,9 @@ struct worker_identity {
 void worker_identity_resolve(struct worker_identity *ret);
 
 /*
- * In the child after fork, before exec: only async-signal-safe calls. Supplementary groups
- * cleared, the identity taken (when switch_ids), the bounding set emptied (where CAP_SETPCAP
- * allows), the ambient, inheritable, permitted and effective sets emptied, no_new_privs set.
+ * In the child after fork, before exec: only async-signal-safe calls. caps_drop_all()
+ * (common/caps.h) with the identity (when switch_ids): no_new_privs, groups, gid, bounding set
+ * (where CAP_SETPCAP allows), uid, then every other capability set emptied.
  * Returns 0 or -errno; the caller then does not exec.
  */
 int worker_sandbox_enter(const struct worker_identity *id);

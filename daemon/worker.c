@@ -125,7 +125,10 @@ static int on_pidfd(sd_event_source *s, int fd, uint32_t revents, void *userdata
 	return 0;
 }
 
-/* A bad message ends the worker, never the supervisor (DESIGN.md 4). */
+/*
+ * A bad message ends the worker, never the supervisor (docs/security.md, "Steering policy and
+ * distrust of workers").
+ */
 static int on_ipc(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	struct worker *w = userdata;
@@ -169,7 +172,7 @@ static void child_say(const char *ifname, const char *what, int error)
  * The child between fork and exec: the IPC socket as fd 3, stdin and stdout on /dev/null,
  * stderr (the log's channel, shared with the supervisor) kept, nothing else open; then the
  * sandbox (worker-sandbox.h) and exec with a fixed environment. The port's socket and PHC follow
- * with CONFIG over SCM_RIGHTS (DESIGN.md 2).
+ * with CONFIG over SCM_RIGHTS (docs/security.md, "The worker sandbox").
  */
 static _Noreturn void worker_exec(const struct worker_config *cfg, int ipc, char **envp)
 {
@@ -259,14 +262,9 @@ static int open_phc(int phc_index)
 int worker_spawn(sd_event *event, const struct worker_config *cfg, const struct worker_ops *ops,
 		 void *userdata, struct worker **ret, struct worker_info *info)
 {
-	static const enum transport_ts_request ts_req[] = {
-		[STEER_TS_HARDWARE] = TRANSPORT_TS_HARDWARE,
-		[STEER_TS_SOFTWARE] = TRANSPORT_TS_SOFTWARE,
-		[STEER_TS_AUTO] = TRANSPORT_TS_AUTO,
-	};
 	struct transport_config tc = {
 		.ifindex = cfg->ifindex,
-		.ts_request = ts_req[steer_ts_request(cfg->clock_backend, cfg->time_stamping)],
+		.ts_request = steer_ts_request(cfg->clock_backend, cfg->time_stamping),
 		.peer_delay = cfg->peer_delay,
 	};
 	struct transport_ts_status st;

@@ -14,7 +14,7 @@ static int find(sd_bus *bus, const char *path, const char *interface, void *user
 	struct instance *i;
 	int r;
 
-	r = sd_bus_path_decode(path, BUS_PATH_INSTANCES, &name);
+	r = sd_bus_path_decode(path, PHCD_BUS_PATH_INSTANCES, &name);
 	if (r <= 0) {
 		return r;
 	}
@@ -229,7 +229,7 @@ static int method_set_priority(sd_bus_message *m, void *userdata, sd_bus_error *
 	}
 	r = one ? instance_set_priority1(i, value) : instance_set_priority2(i, value);
 	if (r < 0) {
-		return sd_bus_error_setf(error, BUS_ERROR_OPERATION_FAILED,
+		return sd_bus_error_setf(error, PHCD_BUS_ERROR_OPERATION_FAILED,
 					 "Cannot set priority%c of instance '%s' to %u: %s",
 					 one ? '1' : '2', i->name, value, strerror(-r));
 	}
@@ -280,7 +280,7 @@ static int method_set_grandmaster_settings(sd_bus_message *m, void *userdata, sd
 	}
 	r = instance_set_gm_settings(i, &gm);
 	if (r < 0) {
-		return sd_bus_error_setf(error, BUS_ERROR_OPERATION_FAILED,
+		return sd_bus_error_setf(error, PHCD_BUS_ERROR_OPERATION_FAILED,
 					 "Cannot set the grandmaster settings of instance '%s': %s",
 					 i->name, strerror(-r));
 	}
@@ -406,12 +406,12 @@ int bus_instance_register(struct bus_server *s)
 {
 	int r;
 
-	r = sd_bus_add_fallback_vtable(s->bus, NULL, BUS_PATH_INSTANCES, BUS_IFACE_INSTANCE,
-				       instance_vtable, find, s);
+	r = sd_bus_add_fallback_vtable(s->bus, NULL, PHCD_BUS_PATH_INSTANCES,
+				       PHCD_BUS_IFACE_INSTANCE, instance_vtable, find, s);
 	if (r < 0) {
 		return r;
 	}
-	return sd_bus_add_node_enumerator(s->bus, NULL, BUS_PATH_INSTANCES, enumerate, s);
+	return sd_bus_add_node_enumerator(s->bus, NULL, PHCD_BUS_PATH_INSTANCES, enumerate, s);
 }
 
 int bus_instance_emit(struct bus_server *s, struct instance *i, unsigned int mask)
@@ -419,7 +419,7 @@ int bus_instance_emit(struct bus_server *s, struct instance *i, unsigned int mas
 	_cleanup_free_ char *path = NULL;
 	int r = bus_instance_path(i, &path);
 
-	return r < 0 ? r : bus_emit_groups(s, path, BUS_IFACE_INSTANCE, instance_groups, mask);
+	return r < 0 ? r : bus_emit_groups(s, path, PHCD_BUS_IFACE_INSTANCE, instance_groups, mask);
 }
 
 int bus_instance_describe(struct bus_server *s, FILE *f, struct instance *i)
@@ -427,7 +427,8 @@ int bus_instance_describe(struct bus_server *s, FILE *f, struct instance *i)
 	_cleanup_free_ char *path = NULL;
 	int r = bus_instance_path(i, &path);
 
-	return r < 0 ? r : bus_describe_object(s, f, instance_vtable, i, path, BUS_IFACE_INSTANCE);
+	return r < 0 ? r
+		     : bus_describe_object(s, f, instance_vtable, i, path, PHCD_BUS_IFACE_INSTANCE);
 }
 
 int bus_instance_append_object(struct bus_server *s, sd_bus_message *reply, struct instance *i)
@@ -436,5 +437,6 @@ int bus_instance_append_object(struct bus_server *s, sd_bus_message *reply, stru
 	int r = bus_instance_path(i, &path);
 
 	return r < 0 ? r
-		     : bus_append_object(s, reply, instance_vtable, i, path, BUS_IFACE_INSTANCE);
+		     : bus_append_object(s, reply, instance_vtable, i, path,
+					 PHCD_BUS_IFACE_INSTANCE);
 }

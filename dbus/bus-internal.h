@@ -9,21 +9,10 @@
 #include <systemd/sd-event.h>
 
 #include "daemon/manager.h"
+#include "dbus/bus-names.h"
 #include "dbus/bus-polkit.h"
 
-#define BUS_NAME "org.phcd1"
-#define BUS_PATH_MANAGER "/org/phcd1"
-#define BUS_PATH_INSTANCES "/org/phcd1/instance"
-#define BUS_PATH_PORTS "/org/phcd1/port"
-#define BUS_IFACE_MANAGER "org.phcd1.Manager"
-#define BUS_IFACE_INSTANCE "org.phcd1.Instance"
-#define BUS_IFACE_PORT "org.phcd1.Port"
-
 /* Errors of phcd's own; argument errors use org.freedesktop.DBus.Error.InvalidArgs. */
-#define BUS_ERROR_NO_SUCH_INTERFACE "org.phcd1.Error.NoSuchInterface"
-#define BUS_ERROR_NO_SUCH_INSTANCE "org.phcd1.Error.NoSuchInstance"
-#define BUS_ERROR_INVALID_CONFIG "org.phcd1.Error.InvalidConfig"
-#define BUS_ERROR_OPERATION_FAILED "org.phcd1.Error.OperationFailed"
 
 /* Change bits of the Manager object (past enum manager_change's). */
 enum {

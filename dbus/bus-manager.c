@@ -155,10 +155,10 @@ static const struct lookup {
 	const char *after;
 } lookups[] = {
 	{ "GetPortByInterface", "interface", IFNAMSIZ, port_path_by_name,
-	  BUS_ERROR_NO_SUCH_INTERFACE, "phcd runs no PTP port on interface ",
+	  PHCD_BUS_ERROR_NO_SUCH_INTERFACE, "phcd runs no PTP port on interface ",
 	  ": add it to an instance's interfaces in phcd.conf (see 'phcctl ports')" },
 	{ "GetInstance", "instance", OPTIONS_NAME_MAX, instance_path_by_name,
-	  BUS_ERROR_NO_SUCH_INSTANCE, "No instance ",
+	  PHCD_BUS_ERROR_NO_SUCH_INSTANCE, "No instance ",
 	  " in the running configuration (see 'phcctl status' for the instances)" },
 };
 
@@ -208,14 +208,14 @@ static int method_reload(sd_bus_message *m, void *userdata, sd_bus_error *error)
 		log_lines(LOG_ERR, errors);
 	}
 	if (r == -EINVAL) {
-		return sd_bus_error_setf(error, BUS_ERROR_INVALID_CONFIG,
+		return sd_bus_error_setf(error, PHCD_BUS_ERROR_INVALID_CONFIG,
 					 "The new configuration is invalid, the old one keeps "
 					 "running:\n%s",
 					 errors ? errors : "(no details)");
 	}
 	if (r < 0) {
-		return sd_bus_error_setf(error, BUS_ERROR_OPERATION_FAILED, "Reload failed: %s",
-					 strerror(-r));
+		return sd_bus_error_setf(error, PHCD_BUS_ERROR_OPERATION_FAILED,
+					 "Reload failed: %s", strerror(-r));
 	}
 	return sd_bus_reply_method_return(m, NULL);
 }
@@ -230,7 +230,8 @@ static int describe(struct bus_server *s, FILE *f)
 	int r;
 
 	fputs("{\"Manager\":", f);
-	r = bus_describe_object(s, f, manager_vtable, s, BUS_PATH_MANAGER, BUS_IFACE_MANAGER);
+	r = bus_describe_object(s, f, manager_vtable, s, PHCD_BUS_PATH_MANAGER,
+				PHCD_BUS_IFACE_MANAGER);
 	fputs(",\"Instances\":[", f);
 	MANAGER_FOREACH_INSTANCE(i, s->manager, k)
 	{
@@ -384,19 +385,20 @@ int bus_manager_register(struct bus_server *s)
 {
 	int r;
 
-	r = sd_bus_add_object_vtable(s->bus, NULL, BUS_PATH_MANAGER, BUS_IFACE_MANAGER,
+	r = sd_bus_add_object_vtable(s->bus, NULL, PHCD_BUS_PATH_MANAGER, PHCD_BUS_IFACE_MANAGER,
 				     manager_vtable, s);
 	if (r >= 0) {
-		r = sd_bus_add_object(s->bus, NULL, BUS_PATH_MANAGER, on_manager_object, s);
+		r = sd_bus_add_object(s->bus, NULL, PHCD_BUS_PATH_MANAGER, on_manager_object, s);
 	}
 	if (r < 0) {
 		return r;
 	}
 	/* Still sd-bus's: InterfacesAdded/Removed and the interface in the introspection. */
-	return sd_bus_add_object_manager(s->bus, NULL, BUS_PATH_MANAGER);
+	return sd_bus_add_object_manager(s->bus, NULL, PHCD_BUS_PATH_MANAGER);
 }
 
 int bus_manager_emit(struct bus_server *s, unsigned int mask)
 {
-	return bus_emit_groups(s, BUS_PATH_MANAGER, BUS_IFACE_MANAGER, manager_groups, mask);
+	return bus_emit_groups(s, PHCD_BUS_PATH_MANAGER, PHCD_BUS_IFACE_MANAGER, manager_groups,
+			       mask);
 }

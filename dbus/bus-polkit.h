@@ -8,9 +8,6 @@
 
 #include "ptp/util.h"
 
-/* The one polkit action of phcd (units/org.phcd1.policy). */
-#define BUS_POLKIT_ACTION_MANAGE "org.phcd1.manage"
-
 struct bus_polkit;
 
 int bus_polkit_new(struct bus_polkit **ret);

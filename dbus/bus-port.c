@@ -18,7 +18,7 @@ static int find(sd_bus *bus, const char *path, const char *interface, void *user
 	struct mport *p;
 	int r;
 
-	r = sd_bus_path_decode(path, BUS_PATH_PORTS, &ifname);
+	r = sd_bus_path_decode(path, PHCD_BUS_PATH_PORTS, &ifname);
 	if (r <= 0) {
 		return r;
 	}
@@ -231,7 +231,7 @@ static int method_control(sd_bus_message *m, void *userdata, sd_bus_error *error
 	}
 	r = c->apply(p);
 	if (r < 0) {
-		return sd_bus_error_setf(error, BUS_ERROR_OPERATION_FAILED,
+		return sd_bus_error_setf(error, PHCD_BUS_ERROR_OPERATION_FAILED,
 					 "Cannot %s port %s: %s (see LastError and the journal)",
 					 c->verb, p->ifname, strerror(-r));
 	}
@@ -309,12 +309,12 @@ int bus_port_register(struct bus_server *s)
 {
 	int r;
 
-	r = sd_bus_add_fallback_vtable(s->bus, NULL, BUS_PATH_PORTS, BUS_IFACE_PORT, port_vtable,
-				       find, s);
+	r = sd_bus_add_fallback_vtable(s->bus, NULL, PHCD_BUS_PATH_PORTS, PHCD_BUS_IFACE_PORT,
+				       port_vtable, find, s);
 	if (r < 0) {
 		return r;
 	}
-	return sd_bus_add_node_enumerator(s->bus, NULL, BUS_PATH_PORTS, enumerate, s);
+	return sd_bus_add_node_enumerator(s->bus, NULL, PHCD_BUS_PATH_PORTS, enumerate, s);
 }
 
 int bus_port_emit(struct bus_server *s, struct mport *p, unsigned int mask)
@@ -322,7 +322,7 @@ int bus_port_emit(struct bus_server *s, struct mport *p, unsigned int mask)
 	_cleanup_free_ char *path = NULL;
 	int r = bus_port_path(p, &path);
 
-	return r < 0 ? r : bus_emit_groups(s, path, BUS_IFACE_PORT, port_groups, mask);
+	return r < 0 ? r : bus_emit_groups(s, path, PHCD_BUS_IFACE_PORT, port_groups, mask);
 }
 
 int bus_port_describe(struct bus_server *s, FILE *f, struct mport *p)
@@ -330,7 +330,7 @@ int bus_port_describe(struct bus_server *s, FILE *f, struct mport *p)
 	_cleanup_free_ char *path = NULL;
 	int r = bus_port_path(p, &path);
 
-	return r < 0 ? r : bus_describe_object(s, f, port_vtable, p, path, BUS_IFACE_PORT);
+	return r < 0 ? r : bus_describe_object(s, f, port_vtable, p, path, PHCD_BUS_IFACE_PORT);
 }
 
 int bus_port_append_object(struct bus_server *s, sd_bus_message *reply, struct mport *p)
@@ -338,5 +338,5 @@ int bus_port_append_object(struct bus_server *s, sd_bus_message *reply, struct m
 	_cleanup_free_ char *path = NULL;
 	int r = bus_port_path(p, &path);
 
-	return r < 0 ? r : bus_append_object(s, reply, port_vtable, p, path, BUS_IFACE_PORT);
+	return r < 0 ? r : bus_append_object(s, reply, port_vtable, p, path, PHCD_BUS_IFACE_PORT);
 }

@@ -46,7 +46,7 @@ static int object_path(enum bus_kind kind, const void *object, char **ret)
 	case BUS_KIND_PORT:
 		return bus_port_path(object, ret);
 	default:
-		*ret = strdup(BUS_PATH_MANAGER);
+		*ret = strdup(PHCD_BUS_PATH_MANAGER);
 		return *ret ? 0 : -ENOMEM;
 	}
 }
@@ -285,7 +285,7 @@ static int bus_connect(struct bus_server *s)
 		return r;
 	}
 	/* Objects first, name last: a client that sees the name finds everything in place. */
-	return sd_bus_request_name(s->bus, BUS_NAME, 0);
+	return sd_bus_request_name(s->bus, PHCD_BUS_NAME, 0);
 }
 
 static int on_reconnect(sd_event_source *src, uint64_t usec, void *userdata)

@@ -14,12 +14,12 @@
 
 int bus_instance_path(const struct instance *i, char **ret)
 {
-	return sd_bus_path_encode(BUS_PATH_INSTANCES, i->name, ret);
+	return sd_bus_path_encode(PHCD_BUS_PATH_INSTANCES, i->name, ret);
 }
 
 int bus_port_path(const struct mport *p, char **ret)
 {
-	return sd_bus_path_encode(BUS_PATH_PORTS, p->ifname, ret);
+	return sd_bus_path_encode(PHCD_BUS_PATH_PORTS, p->ifname, ret);
 }
 
 int bus_enumerate_paths(struct manager *m, size_t n,
@@ -373,7 +373,7 @@ int bus_authorize(struct bus_server *s, sd_bus_message *m, sd_bus_error *error)
 		bus_polkit_set_limits(s->polkit, c->daemon.polkit_max_pending,
 				      c->daemon.polkit_max_pending_per_caller);
 	}
-	return bus_polkit_verify(s->polkit, m, BUS_POLKIT_ACTION_MANAGE, error);
+	return bus_polkit_verify(s->polkit, m, PHCD_BUS_ACTION_MANAGE, error);
 }
 
 int bus_append_health(sd_bus_message *reply, const struct health_report *h)

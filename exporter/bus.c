@@ -9,11 +9,10 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "dbus/bus-names.h"
 #include "exporter/exporter.h"
 #include "ptp/util.h"
 
-#define PHCD_NAME "org.phcd1"
-#define PHCD_ROOT "/org/phcd1"
 #define RECONNECT_USEC (2 * 1000000ULL)
 
 struct exporter {
@@ -56,13 +55,13 @@ static void model_drop(struct exporter *x)
 static enum object_kind kind_of(const char *iface, bool *ok)
 {
 	*ok = true;
-	if (strcmp(iface, "org.phcd1.Instance") == 0) {
+	if (strcmp(iface, PHCD_BUS_IFACE_INSTANCE) == 0) {
 		return OBJECT_INSTANCE;
 	}
-	if (strcmp(iface, "org.phcd1.Port") == 0) {
+	if (strcmp(iface, PHCD_BUS_IFACE_PORT) == 0) {
 		return OBJECT_PORT;
 	}
-	if (strcmp(iface, "org.phcd1.Manager") == 0) {
+	if (strcmp(iface, PHCD_BUS_IFACE_MANAGER) == 0) {
 		return OBJECT_MANAGER;
 	}
 	*ok = false;
@@ -112,7 +111,7 @@ static int call_for(struct exporter *x, const char *path, const char *iface, con
 	va_list ap;
 	int r;
 
-	r = sd_bus_message_new_method_call(x->bus, &m, PHCD_NAME, path, iface, member);
+	r = sd_bus_message_new_method_call(x->bus, &m, PHCD_BUS_NAME, path, iface, member);
 	if (r < 0) {
 		return r;
 	}
@@ -151,7 +150,7 @@ static int call_for(struct exporter *x, const char *path, const char *iface, con
 static void counters_fetch(struct exporter *x, const char *path)
 {
 	int r = call_for(x, path, "org.freedesktop.DBus.Properties", "Get", counters_reply, "ss",
-			 "org.phcd1.Port", "Counters");
+			 PHCD_BUS_IFACE_PORT, "Counters");
 
 	if (r < 0) {
 		log_bus("asking for a port's Counters, ignoring", NULL, r);
@@ -223,7 +222,7 @@ static int manager_reply(sd_bus_message *reply, void *userdata, sd_bus_error *re
 	if (q->generation != q->x->generation || sd_bus_message_is_method_error(reply, NULL)) {
 		return 0;
 	}
-	o = model_get(q->x->model, PHCD_ROOT, OBJECT_MANAGER);
+	o = model_get(q->x->model, PHCD_BUS_PATH_MANAGER, OBJECT_MANAGER);
 	r = o ? object_read_props(o, reply) : -ENOMEM;
 	if (r < 0) {
 		log_bus("reading org.phcd1.Manager's properties, ignoring", NULL, r);
@@ -268,8 +267,8 @@ static int load_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_e
 		model_drop(x);
 		return 0;
 	}
-	r = call_for(x, PHCD_ROOT, "org.freedesktop.DBus.Properties", "GetAll", manager_reply, "s",
-		     "org.phcd1.Manager");
+	r = call_for(x, PHCD_BUS_PATH_MANAGER, "org.freedesktop.DBus.Properties", "GetAll",
+		     manager_reply, "s", PHCD_BUS_IFACE_MANAGER);
 	if (r < 0) {
 		log_bus("asking for org.phcd1.Manager's properties, ignoring", NULL, r);
 	}
@@ -285,7 +284,7 @@ static void load(struct exporter *x)
 	int r;
 
 	x->load_slot = sd_bus_slot_unref(x->load_slot);
-	r = sd_bus_message_new_method_call(x->bus, &m, PHCD_NAME, PHCD_ROOT,
+	r = sd_bus_message_new_method_call(x->bus, &m, PHCD_BUS_NAME, PHCD_BUS_PATH_MANAGER,
 					   "org.freedesktop.DBus.ObjectManager",
 					   "GetManagedObjects");
 	if (r >= 0) {
@@ -313,7 +312,7 @@ static int on_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret
 	int r;
 
 	r = sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner);
-	if (r < 0 || strcmp(name, PHCD_NAME) != 0) {
+	if (r < 0 || strcmp(name, PHCD_BUS_NAME) != 0) {
 		return 0;
 	}
 	if (x->model->up) {
@@ -442,25 +441,26 @@ static int reconnect(struct exporter *x)
 	r = sd_bus_add_match(bus, NULL,
 			     "type='signal',sender='org.freedesktop.DBus',"
 			     "interface='org.freedesktop.DBus',member='NameOwnerChanged',"
-			     "arg0='" PHCD_NAME "'",
+			     "arg0='" PHCD_BUS_NAME "'",
 			     on_owner_changed, x);
 	if (r >= 0) {
 		r = sd_bus_add_match(bus, NULL,
 				     "type='signal',interface='org.freedesktop.DBus.ObjectManager',"
-				     "member='InterfacesAdded',path='" PHCD_ROOT "'",
+				     "member='InterfacesAdded',path='" PHCD_BUS_PATH_MANAGER "'",
 				     on_interfaces_added, x);
 	}
 	if (r >= 0) {
 		r = sd_bus_add_match(bus, NULL,
 				     "type='signal',interface='org.freedesktop.DBus.ObjectManager',"
-				     "member='InterfacesRemoved',path='" PHCD_ROOT "'",
+				     "member='InterfacesRemoved',path='" PHCD_BUS_PATH_MANAGER "'",
 				     on_interfaces_removed, x);
 	}
 	if (r >= 0) {
-		r = sd_bus_add_match(bus, NULL,
-				     "type='signal',interface='org.freedesktop.DBus.Properties',"
-				     "member='PropertiesChanged',path_namespace='" PHCD_ROOT "'",
-				     on_properties_changed, x);
+		r = sd_bus_add_match(
+			bus, NULL,
+			"type='signal',interface='org.freedesktop.DBus.Properties',"
+			"member='PropertiesChanged',path_namespace='" PHCD_BUS_PATH_MANAGER "'",
+			on_properties_changed, x);
 	}
 	if (r >= 0) {
 		r = sd_bus_match_signal(bus, NULL, "org.freedesktop.DBus.Local",

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dbus/bus-names.h"
 #include "exporter/exporter.h"
 
 struct buf {
@@ -468,7 +469,7 @@ static void port_info(struct buf *b, const struct model *m)
 
 static void manager_metrics(struct buf *b, const struct model *m)
 {
-	const struct object *mgr = model_find(m, "/org/phcd1");
+	const struct object *mgr = model_find(m, PHCD_BUS_PATH_MANAGER);
 	const char *version;
 	double v;
 

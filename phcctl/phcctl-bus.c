@@ -47,7 +47,7 @@ int phcctl_error(const char *what, const sd_bus_error *e, int r)
 		if (e && sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN,
 						SD_BUS_ERROR_NAME_HAS_NO_OWNER)) {
 			log_error("%s: phcd is not running (no %s on the system bus)", what,
-				  PHCCTL_BUS_NAME);
+				  PHCD_BUS_NAME);
 		} else {
 			log_error("%s: phcd went away before it answered (%s)", what,
 				  e && sd_bus_error_is_set(e) ? e->name : strerror(-r));
@@ -64,8 +64,8 @@ int phcctl_error(const char *what, const sd_bus_error *e, int r)
 		if (msg[first]) {
 			log_lines(LOG_ERR, msg + first + 1);
 		}
-		if (sd_bus_error_has_names(e, "org.phcd1.Error.NoSuchInterface",
-					   "org.phcd1.Error.NoSuchInstance",
+		if (sd_bus_error_has_names(e, PHCD_BUS_ERROR_NO_SUCH_INTERFACE,
+					   PHCD_BUS_ERROR_NO_SUCH_INSTANCE,
 					   SD_BUS_ERROR_UNKNOWN_OBJECT)) {
 			return EXIT_NOT_FOUND;
 		}
@@ -89,7 +89,7 @@ int phcctl_get_paths(struct phcctl *c, const char *path, const char *iface, cons
 	char **l = NULL;
 	int r;
 
-	r = sd_bus_get_property_strv(c->bus, PHCCTL_BUS_NAME, path, iface, property, &e, &l);
+	r = sd_bus_get_property_strv(c->bus, PHCD_BUS_NAME, path, iface, property, &e, &l);
 	if (r < 0) {
 		r = -phcctl_error(path, &e, r);
 		sd_bus_error_free(&e);
@@ -119,7 +119,7 @@ int phcctl_get_all(struct phcctl *c, const char *path, const char *iface, sd_bus
 	sd_bus_error e = SD_BUS_ERROR_NULL;
 	int r;
 
-	r = sd_bus_call_method(c->bus, PHCCTL_BUS_NAME, path, "org.freedesktop.DBus.Properties",
+	r = sd_bus_call_method(c->bus, PHCD_BUS_NAME, path, "org.freedesktop.DBus.Properties",
 			       "GetAll", &e, ret, "s", iface);
 	if (r < 0) {
 		r = phcctl_error(path, &e, r);
@@ -184,7 +184,7 @@ int phcctl_get_all_with(struct phcctl *c, const char *path, const char *iface,
 	if (r < 0) {
 		return r;
 	}
-	r = sd_bus_call_method(c->bus, PHCCTL_BUS_NAME, path, "org.freedesktop.DBus.Properties",
+	r = sd_bus_call_method(c->bus, PHCD_BUS_NAME, path, "org.freedesktop.DBus.Properties",
 			       "Get", &e, &value, "ss", iface, explicit_name);
 	if (r < 0) {
 		r = -phcctl_error(path, &e, r);

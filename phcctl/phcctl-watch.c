@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "common/log.h"
+#include "common/time-util.h"
 #include "dbus/bus-json.h"
 #include "phcctl/phcctl.h"
 #include "ptp/types.h"
@@ -15,23 +16,15 @@
 
 #define HEALTH_REASON_BUF 160
 
-static uint64_t now_usec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / (uint64_t) NS_PER_USEC;
-}
-
 /* "port/veth0" from "/org/phcd1/port/veth0": enough to tell objects apart on a terminal. */
 static const char *short_path(const char *path)
 {
-	size_t n = strlen(PHCCTL_PATH);
+	size_t n = strlen(PHCD_BUS_PATH_MANAGER);
 
-	if (strncmp(path, PHCCTL_PATH, n) == 0 && path[n] == '/') {
+	if (strncmp(path, PHCD_BUS_PATH_MANAGER, n) == 0 && path[n] == '/') {
 		return path + n + 1;
 	}
-	return strcmp(path, PHCCTL_PATH) == 0 ? "manager" : path;
+	return strcmp(path, PHCD_BUS_PATH_MANAGER) == 0 ? "manager" : path;
 }
 
 static void stamp(void)
@@ -129,16 +122,16 @@ static int add_matches(struct phcctl *c, sd_bus_message_handler_t handler, void 
 {
 	int r;
 
-	r = sd_bus_match_signal(c->bus, NULL, PHCCTL_BUS_NAME, NULL,
+	r = sd_bus_match_signal(c->bus, NULL, PHCD_BUS_NAME, NULL,
 				"org.freedesktop.DBus.Properties", "PropertiesChanged", handler,
 				userdata);
 	if (r >= 0 && objects) {
-		r = sd_bus_match_signal(c->bus, NULL, PHCCTL_BUS_NAME, PHCCTL_PATH,
+		r = sd_bus_match_signal(c->bus, NULL, PHCD_BUS_NAME, PHCD_BUS_PATH_MANAGER,
 					"org.freedesktop.DBus.ObjectManager", "InterfacesAdded",
 					handler, userdata);
 	}
 	if (r >= 0 && objects) {
-		r = sd_bus_match_signal(c->bus, NULL, PHCCTL_BUS_NAME, PHCCTL_PATH,
+		r = sd_bus_match_signal(c->bus, NULL, PHCD_BUS_NAME, PHCD_BUS_PATH_MANAGER,
 					"org.freedesktop.DBus.ObjectManager", "InterfacesRemoved",
 					handler, userdata);
 	}
@@ -156,7 +149,7 @@ static int loop(struct phcctl *c, uint64_t deadline, const bool *done)
 	int r;
 
 	while (!*done) {
-		uint64_t now = now_usec();
+		uint64_t now = time_mono_usec();
 
 		r = sd_bus_process(c->bus, NULL);
 		if (r < 0) {
@@ -183,12 +176,12 @@ static int on_owner(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
 	const char *name, *old_owner, *new_owner;
 
 	if (sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) < 0 ||
-	    strcmp(name, PHCCTL_BUS_NAME) != 0) {
+	    strcmp(name, PHCD_BUS_NAME) != 0) {
 		return 0;
 	}
 	if (c->json) {
 		printf("{\"signal\":\"NameOwnerChanged\",\"path\":\"%s\",\"args\":[\"%s\",",
-		       PHCCTL_PATH, PHCCTL_BUS_NAME);
+		       PHCD_BUS_PATH_MANAGER, PHCD_BUS_NAME);
 		bus_json_string(stdout, old_owner);
 		putchar(',');
 		bus_json_string(stdout, new_owner);
@@ -215,7 +208,7 @@ int phcctl_monitor(struct phcctl *c)
 		return phcctl_error("monitor", NULL, r);
 	}
 	/* Subscribed: from here on nothing is missed (tests wait for this line). */
-	fprintf(stderr, "Monitoring %s, Ctrl-C to stop.\n", PHCCTL_BUS_NAME);
+	fprintf(stderr, "Monitoring %s, Ctrl-C to stop.\n", PHCD_BUS_NAME);
 	r = loop(c, UINT64_MAX, &never);
 	return r < 0 ? phcctl_error("monitor", NULL, r) : EXIT_OK;
 }
@@ -332,7 +325,7 @@ static int judge_instance(struct wait_state *w, struct wait_instance *wi)
 	char first[HEALTH_REASON_BUF];
 	int r;
 
-	r = phcctl_get_all(w->c, wi->path, PHCCTL_IFACE_INSTANCE, &p);
+	r = phcctl_get_all(w->c, wi->path, PHCD_BUS_IFACE_INSTANCE, &p);
 	if (r < 0) {
 		return r;
 	}
@@ -385,8 +378,8 @@ static int wait_targets(struct wait_state *w, char **instances)
 
 	wait_instances_free(w);
 	if (w->c->instance) {
-		r = sd_bus_call_method(w->c->bus, PHCCTL_BUS_NAME, PHCCTL_PATH,
-				       PHCCTL_IFACE_MANAGER, "GetInstance", &e, &reply, "s",
+		r = sd_bus_call_method(w->c->bus, PHCD_BUS_NAME, PHCD_BUS_PATH_MANAGER,
+				       PHCD_BUS_IFACE_MANAGER, "GetInstance", &e, &reply, "s",
 				       w->c->instance);
 		if (r >= 0) {
 			r = sd_bus_message_read(reply, "o", &path);
@@ -439,9 +432,9 @@ static void wait_check(struct wait_state *w)
 
 	w->changed = false;
 	w->ready = false;
-	r = sd_bus_call_method(w->c->bus, PHCCTL_BUS_NAME, PHCCTL_PATH,
+	r = sd_bus_call_method(w->c->bus, PHCD_BUS_NAME, PHCD_BUS_PATH_MANAGER,
 			       "org.freedesktop.DBus.Properties", "GetAll", &e, &mgr, "s",
-			       PHCCTL_IFACE_MANAGER);
+			       PHCD_BUS_IFACE_MANAGER);
 	if (r < 0 && sd_bus_error_has_names(&e, SD_BUS_ERROR_SERVICE_UNKNOWN,
 					    SD_BUS_ERROR_NAME_HAS_NO_OWNER)) {
 		snprintf(w->why, sizeof(w->why), "phcd is not running");
@@ -467,8 +460,8 @@ static void wait_check(struct wait_state *w)
 	}
 	sd_bus_message_unref(mgr);
 	r = w->c->instance ? 0
-			   : phcctl_get_paths(w->c, PHCCTL_PATH, PHCCTL_IFACE_MANAGER, "Instances",
-					      &instances);
+			   : phcctl_get_paths(w->c, PHCD_BUS_PATH_MANAGER, PHCD_BUS_IFACE_MANAGER,
+					      "Instances", &instances);
 	if (r >= 0) {
 		r = wait_targets(w, instances);
 	}
@@ -614,8 +607,9 @@ static void wait_report(struct wait_state *w)
 int phcctl_wait_sync(struct phcctl *c)
 {
 	struct wait_state w = { .c = c, .exit_code = EXIT_TIMEOUT };
-	uint64_t deadline = c->timeout_sec < 0 ? UINT64_MAX
-					       : now_usec() + (uint64_t) (c->timeout_sec * 1e6);
+	uint64_t deadline = c->timeout_sec < 0
+				    ? UINT64_MAX
+				    : time_mono_usec() + (uint64_t) (c->timeout_sec * 1e6);
 	int r;
 
 	/* Subscribe first, then look: a change between the two cannot be missed. */

@@ -67,8 +67,8 @@ static int manager_call(struct phcctl *c, const char *method, const char *what,
 	va_list ap;
 	int r;
 
-	r = sd_bus_message_new_method_call(c->bus, &m, PHCCTL_BUS_NAME, PHCCTL_PATH,
-					   PHCCTL_IFACE_MANAGER, method);
+	r = sd_bus_message_new_method_call(c->bus, &m, PHCD_BUS_NAME, PHCD_BUS_PATH_MANAGER,
+					   PHCD_BUS_IFACE_MANAGER, method);
 	if (r >= 0 && types) {
 		va_start(ap, types);
 		r = sd_bus_message_appendv(m, types, ap);
@@ -123,7 +123,7 @@ static void print_port_line(sd_bus_message *p)
 /* The object paths of the Manager's Instances or Ports property. */
 static int manager_paths(struct phcctl *c, const char *property, char ***ret)
 {
-	return phcctl_get_paths(c, PHCCTL_PATH, PHCCTL_IFACE_MANAGER, property, ret);
+	return phcctl_get_paths(c, PHCD_BUS_PATH_MANAGER, PHCD_BUS_IFACE_MANAGER, property, ret);
 }
 
 static const char *yes_no(int64_t b)
@@ -152,7 +152,7 @@ static int show_instance(struct phcctl *c, const char *path, bool detail)
 	char **ports = NULL;
 	int r;
 
-	r = phcctl_get_all(c, path, PHCCTL_IFACE_INSTANCE, &i);
+	r = phcctl_get_all(c, path, PHCD_BUS_IFACE_INSTANCE, &i);
 	if (r < 0) {
 		return r;
 	}
@@ -178,7 +178,7 @@ static int show_instance(struct phcctl *c, const char *path, bool detail)
 	}
 	sd_bus_message_unref(i);
 
-	r = phcctl_get_paths(c, path, PHCCTL_IFACE_INSTANCE, "Ports", &ports);
+	r = phcctl_get_paths(c, path, PHCD_BUS_IFACE_INSTANCE, "Ports", &ports);
 	if (r < 0) {
 		return r;
 	}
@@ -186,7 +186,7 @@ static int show_instance(struct phcctl *c, const char *path, bool detail)
 	for (char **p = ports; *p; p++) {
 		sd_bus_message *pp = NULL;
 
-		r = phcctl_get_all(c, *p, PHCCTL_IFACE_PORT, &pp);
+		r = phcctl_get_all(c, *p, PHCD_BUS_IFACE_PORT, &pp);
 		if (r == -EXIT_NOT_FOUND) {
 			r = 0;
 			continue; /* went away since the list was read (and said so) */
@@ -220,7 +220,7 @@ static int cmd_status(struct phcctl *c)
 		sd_bus_message_unref(reply);
 		return r < 0 ? phcctl_error("Describe", NULL, r) : EXIT_OK;
 	}
-	r = phcctl_get_all(c, PHCCTL_PATH, PHCCTL_IFACE_MANAGER, &mgr);
+	r = phcctl_get_all(c, PHCD_BUS_PATH_MANAGER, PHCD_BUS_IFACE_MANAGER, &mgr);
 	if (r < 0) {
 		return -r;
 	}
@@ -268,8 +268,8 @@ static int cmd_ports(struct phcctl *c)
 		sd_bus_message *pp = NULL;
 
 		/* Counters (left out of GetAll) only for the JSON: the table does not show them. */
-		r = c->json ? phcctl_get_all_with(c, *p, PHCCTL_IFACE_PORT, "Counters", &pp)
-			    : phcctl_get_all(c, *p, PHCCTL_IFACE_PORT, &pp);
+		r = c->json ? phcctl_get_all_with(c, *p, PHCD_BUS_IFACE_PORT, "Counters", &pp)
+			    : phcctl_get_all(c, *p, PHCD_BUS_IFACE_PORT, &pp);
 		if (r < 0) {
 			break;
 		}
@@ -319,8 +319,8 @@ static void print_port(struct phcctl *c, sd_bus_message *p)
 	int64_t phc = props_int(p, "PhcIndex");
 
 	/* The instance's name, not its escaped path. */
-	(void) sd_bus_get_property_string(c->bus, PHCCTL_BUS_NAME, props_str(p, "Instance"),
-					  PHCCTL_IFACE_INSTANCE, "Name", NULL, &inst);
+	(void) sd_bus_get_property_string(c->bus, PHCD_BUS_NAME, props_str(p, "Instance"),
+					  PHCD_BUS_IFACE_INSTANCE, "Name", NULL, &inst);
 	printf("Port %s: instance %s, %s\n", props_str(p, "Interface"), inst ? inst : "?",
 	       props_int(p, "Enabled") ? "enabled" : "disabled");
 	printf("  %-20s: %s\n", "State", props_str(p, "State"));
@@ -359,11 +359,11 @@ static int cmd_show(struct phcctl *c, const char *method, const char *iface, con
 	if (r < 0) {
 		return -r;
 	}
-	if (!c->json && strcmp(iface, PHCCTL_IFACE_INSTANCE) == 0) {
+	if (!c->json && strcmp(iface, PHCD_BUS_IFACE_INSTANCE) == 0) {
 		r = show_instance(c, path, true);
 		return r < 0 ? -r : EXIT_OK;
 	}
-	r = strcmp(iface, PHCCTL_IFACE_PORT) == 0
+	r = strcmp(iface, PHCD_BUS_IFACE_PORT) == 0
 		    ? phcctl_get_all_with(c, path, iface, "Counters", &props)
 		    : phcctl_get_all(c, path, iface, &props);
 	if (r < 0) {
@@ -400,10 +400,9 @@ static int cmd_object_call(struct phcctl *c, const char *lookup_method, const ch
 	if (r < 0) {
 		return -r;
 	}
-	r = value ? sd_bus_call_method(c->bus, PHCCTL_BUS_NAME, path, iface, method, &e, NULL, "y",
+	r = value ? sd_bus_call_method(c->bus, PHCD_BUS_NAME, path, iface, method, &e, NULL, "y",
 				       (uint8_t) v)
-		  : sd_bus_call_method(c->bus, PHCCTL_BUS_NAME, path, iface, method, &e, NULL,
-				       NULL);
+		  : sd_bus_call_method(c->bus, PHCD_BUS_NAME, path, iface, method, &e, NULL, NULL);
 	r = r < 0 ? phcctl_error(method, &e, r) : EXIT_OK;
 	sd_bus_error_free(&e);
 	return r;
@@ -420,16 +419,16 @@ struct command {
 static const struct command commands[] = {
 	{ "status", 0 },
 	{ "ports", 0 },
-	{ "port", 1, "GetPortByInterface", PHCCTL_IFACE_PORT },
-	{ "instance", 1, "GetInstance", PHCCTL_IFACE_INSTANCE },
+	{ "port", 1, "GetPortByInterface", PHCD_BUS_IFACE_PORT },
+	{ "instance", 1, "GetInstance", PHCD_BUS_IFACE_INSTANCE },
 	{ "monitor", 0 },
 	{ "wait-sync", 0 },
 	{ "reload", 0 },
-	{ "set-priority1", 2, "GetInstance", PHCCTL_IFACE_INSTANCE, "SetPriority1" },
-	{ "set-priority2", 2, "GetInstance", PHCCTL_IFACE_INSTANCE, "SetPriority2" },
-	{ "enable", 1, "GetPortByInterface", PHCCTL_IFACE_PORT, "Enable" },
-	{ "disable", 1, "GetPortByInterface", PHCCTL_IFACE_PORT, "Disable" },
-	{ "restart", 1, "GetPortByInterface", PHCCTL_IFACE_PORT, "Restart" },
+	{ "set-priority1", 2, "GetInstance", PHCD_BUS_IFACE_INSTANCE, "SetPriority1" },
+	{ "set-priority2", 2, "GetInstance", PHCD_BUS_IFACE_INSTANCE, "SetPriority2" },
+	{ "enable", 1, "GetPortByInterface", PHCD_BUS_IFACE_PORT, "Enable" },
+	{ "disable", 1, "GetPortByInterface", PHCD_BUS_IFACE_PORT, "Disable" },
+	{ "restart", 1, "GetPortByInterface", PHCD_BUS_IFACE_PORT, "Restart" },
 };
 
 static int run(struct phcctl *c, const struct command *cmd, char **args)

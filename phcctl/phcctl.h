@@ -7,6 +7,8 @@
 #include <sys/types.h>
 #include <systemd/sd-bus.h>
 
+#include "dbus/bus-names.h"
+
 /* Exit codes, documented in docs/phcctl.1.md. */
 enum {
 	EXIT_OK = 0,
@@ -17,12 +19,6 @@ enum {
 	EXIT_TIMEOUT = 5,     /* wait-sync: not synchronized in time */
 	EXIT_NOT_RUNNING = 6, /* phcd is not on the bus, or went away during the command */
 };
-
-#define PHCCTL_BUS_NAME "org.phcd1"
-#define PHCCTL_PATH "/org/phcd1"
-#define PHCCTL_IFACE_MANAGER "org.phcd1.Manager"
-#define PHCCTL_IFACE_INSTANCE "org.phcd1.Instance"
-#define PHCCTL_IFACE_PORT "org.phcd1.Port"
 
 struct phcctl {
 	sd_bus *bus;

@@ -679,6 +679,7 @@ static int mgmt_set(struct mgmt_ctx *x, const struct mgmt_entry *e, const struct
 		    struct mgmt_change *change)
 {
 	struct mgmt_clock after = *x->c;
+	struct instance_options o = *x->c->options;
 
 	if (t->data_len != (e->set_bit == MGMT_CHANGE_GM_SETTINGS ? GM_SETTINGS_LEN : DATUM_LEN)) {
 		count(x, MGMT_CNT_WRONG_LENGTH);
@@ -691,17 +692,20 @@ static int mgmt_set(struct mgmt_ctx *x, const struct mgmt_entry *e, const struct
 			return mgmt_fail(x, e, TLV_MGMT_ERR_WRONG_LENGTH);
 		}
 		after.gm = change->gm;
-		if (!after.dds.slaveOnly) {
-			after.dds.clockQuality = change->gm.clockQuality;
-		}
+		options_set_gm_settings(&o, &change->gm);
 	} else if (e->set_bit == MGMT_CHANGE_PRIORITY1) {
-		change->priority1 = after.dds.priority1 = t->data[0];
+		change->priority1 = o.priority1 = t->data[0];
 	} else {
-		change->priority2 = after.dds.priority2 = t->data[0];
+		change->priority2 = o.priority2 = t->data[0];
 	}
 	change->mask |= e->set_bit;
 	count(x, MGMT_CNT_SET_APPLIED);
-	/* 15.5.3.3.5: the RESPONSE carries the value now in effect. */
+	/*
+	 * 15.5.3.3.5: the RESPONSE carries the value now in effect, as defaultDS's rules make it
+	 * (gmCapable 0: priority1 stays 255; slave-only: clockClass 255).
+	 */
+	options_default_ds(&o, &x->c->dds.clockIdentity, x->c->dds.numberPorts,
+			   (uint8_t) (x->c->dds.sdoId >> 8), &after.dds);
 	return mgmt_answer(x, e, &after);
 }
 
@@ -811,7 +815,9 @@ static int mgmt_handle(const struct mgmt_clock *c, const struct msg *m,
 			count(&x, MGMT_CNT_WRONG_LENGTH);
 			return mgmt_fail(&x, e, TLV_MGMT_ERR_WRONG_LENGTH);
 		}
-		if (!req->set_allowed) {
+		/* Without the options the clock's defaultDS came from, no SET can say its effect.
+		 */
+		if (!req->set_allowed || !c->options) {
 			count(&x, MGMT_CNT_SET_REFUSED);
 			return mgmt_fail(&x, e, TLV_MGMT_ERR_NOT_SUPPORTED);
 		}

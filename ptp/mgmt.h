@@ -113,7 +113,9 @@ struct mgmt_port {
 
 /* A snapshot of one PTP instance (clock), filled by the caller for each request. */
 struct mgmt_clock {
-	struct defaultDS dds;
+	struct defaultDS dds; /* as options_default_ds() builds it from options */
+	/* The instance's options dds was built from: what a SET leaves in effect is built anew. */
+	const struct instance_options *options;
 	struct currentDS cds;
 	struct parentDS pds;
 	struct timePropertiesDS tpds;

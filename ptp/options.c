@@ -123,6 +123,32 @@ void options_set_gm_settings(struct instance_options *o, const struct gm_setting
 	o->gm_time_flags = (uint8_t) (ds_time_properties_flags(&s->tp) & GM_TIME_FLAGS);
 }
 
+void options_default_ds(const struct instance_options *io, const struct ClockIdentity *id,
+			uint16_t numberPorts, uint8_t transportSpecific, struct defaultDS *ret)
+{
+	*ret = (struct defaultDS){
+		.clockIdentity = *id,
+		.numberPorts = numberPorts,
+		.clockQuality = {
+			/* 9.2.2.2: a slave-only clock is class 255 whatever it is told. */
+			.clockClass = io->slaveOnly ? CLOCK_CLASS_SLAVE_ONLY : io->clockClass,
+			.clockAccuracy = io->clockAccuracy,
+			.offsetScaledLogVariance = io->offsetScaledLogVariance,
+		},
+		/* 802.1AS-2020 8.6.2.1: 255 for a time-aware system not grandmaster-capable. */
+		.priority1 = io->gmCapable ? io->priority1 : 255,
+		.priority2 = io->priority2,
+		.domainNumber = io->domainNumber,
+		.slaveOnly = io->slaveOnly,
+		.twoStepFlag = io->twoStepFlag,
+		/* majorSdoId from transportSpecific (as ptp4l), minorSdoId 0. */
+		.sdoId = (uint16_t) ((transportSpecific & 0x0f) << 8),
+		.localPriority = io->localPriority,
+		.maxStepsRemoved = io->maxStepsRemoved,
+		.comparison = io->dataset_comparison,
+	};
+}
+
 static int hex_digit(char c)
 {
 	if (c >= '0' && c <= '9') {

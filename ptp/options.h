@@ -297,6 +297,17 @@ int options_as_capable_from_string(const char *s, enum options_as_capable *ret);
 void options_gm_settings(const struct instance_options *o, struct gm_settings *ret);
 void options_set_gm_settings(struct instance_options *o, const struct gm_settings *s);
 
+/*
+ * IEEE 1588-2019 8.2.1: the clock's defaultDS, the one place it is built (the worker's port, the
+ * supervisor's BMCA and its management answers all call this). From the instance's options as
+ * they stand (priorities and clock quality kept current by SET PRIORITY1/2 and
+ * GRANDMASTER_SETTINGS_NP), the clock's identity, its number of ports and the transportSpecific
+ * (majorSdoId) of its messages. The rules: clockClass 255 for a slave-only clock (9.2.2.2), and
+ * priority1 255 for one that is not grandmaster-capable (802.1AS-2020 8.6.2.1).
+ */
+void options_default_ds(const struct instance_options *io, const struct ClockIdentity *id,
+			uint16_t numberPorts, uint8_t transportSpecific, struct defaultDS *ret);
+
 /* "01:1B:19:00:00:00" (or with '-'): a multicast MAC (the group bit set), as the port joins it. */
 int options_mac_from_string(const char *s, uint8_t ret[OPTIONS_MAC_LEN]);
 /* "01:1B:19:00:00:00", as ptp4l writes it; buf of OPTIONS_MAC_STRLEN. */

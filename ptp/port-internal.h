@@ -223,13 +223,22 @@ ns_t port_random_interval(struct port *p, int8_t log_interval);
 bool port_local_time(struct port *p, ns_t raw, ns_t *ret);
 /* A Timestamp field as ns; false (counted) when it does not convert. */
 bool port_timestamp_ns(struct port *p, const struct Timestamp *ts, ns_t *ret);
+void port_timer_stop(struct port *p, enum port_timer t);
+/* Sequence check against the last accepted one: 0 new, or the counter that rejects it. */
+int port_seq_check(bool have_last, uint16_t last, uint16_t seq);
+bool port_is_slave(const struct port *p);
+/* Not INITIALIZING, FAULTY or DISABLED: the port takes part in the BMCA. */
+bool port_is_active(const struct port *p);
+
+/* port-state.c */
 /* Raise an FSM event and carry out the actions of the state entered. */
 int port_dispatch(struct port *p, enum fsm_event ev, bool master_changed, ns_t now);
 /* 9.3: run the state decision with this port's own Erbest as Ebest. */
 int port_state_decision(struct port *p, ns_t now);
-/* Sequence check against the last accepted one: 0 new, or the counter that rejects it. */
-int port_seq_check(bool have_last, uint16_t last, uint16_t seq);
-bool port_is_slave(const struct port *p);
+/* The timePropertiesDS this clock announces as grandmaster (its options and timescale). */
+void port_own_time_properties(const struct port *p, struct timePropertiesDS *tp);
+/* defaultDS from the port's copy of the instance options, after each change to them. */
+void port_default_ds_update(struct port *p);
 
 /* port-announce.c */
 int port_announce_send(struct port *p, ns_t now);

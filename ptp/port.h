@@ -268,6 +268,8 @@ int port_set_gm_settings(struct port *p, const struct gm_settings *s, ns_t now);
 void port_message_counts(const struct port *p, uint64_t rx[16], uint64_t tx[16]);
 /* The port's options in effect. */
 const struct port_options *port_get_options(const struct port *p);
+/* The instance options its defaultDS is built from (priorities as last set). */
+const struct instance_options *port_get_instance_options(const struct port *p);
 /* The settings in effect (GET GRANDMASTER_SETTINGS_NP). */
 void port_gm_settings(const struct port *p, struct gm_settings *ret);
 

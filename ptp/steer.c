@@ -6,19 +6,18 @@
 #include "ptp/steer.h"
 #include "ptp/util.h"
 
-enum steer_ts_request steer_ts_request(enum options_clock_backend backend,
-				       enum options_timestamping time_stamping)
+enum options_timestamping steer_ts_request(enum options_clock_backend backend,
+					   enum options_timestamping time_stamping)
 {
 	switch (time_stamping) {
 	case OPTIONS_TS_HARDWARE:
 		/* Asked for: taken, and for "system" refused by steer_decide() with the reason. */
-		return STEER_TS_HARDWARE;
 	case OPTIONS_TS_SOFTWARE:
-		return STEER_TS_SOFTWARE;
+		return time_stamping;
 	case OPTIONS_TS_AUTO:
 	default:
 		/* The system clock follows offsets taken on CLOCK_REALTIME: software stamps. */
-		return backend == OPTIONS_CLOCK_SYSTEM ? STEER_TS_SOFTWARE : STEER_TS_AUTO;
+		return backend == OPTIONS_CLOCK_SYSTEM ? OPTIONS_TS_SOFTWARE : OPTIONS_TS_AUTO;
 	}
 }
 
@@ -104,15 +103,4 @@ const char *steer_target_to_string(enum steer_target t)
 	};
 
 	return (unsigned int) t < ARRAY_SIZE(names) ? names[t] : "unknown";
-}
-
-const char *steer_ts_request_to_string(enum steer_ts_request r)
-{
-	static const char *const names[] = {
-		[STEER_TS_HARDWARE] = "hardware",
-		[STEER_TS_SOFTWARE] = "software",
-		[STEER_TS_AUTO] = "auto",
-	};
-
-	return (unsigned int) r < ARRAY_SIZE(names) ? names[r] : "unknown";
 }

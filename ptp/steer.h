@@ -23,13 +23,6 @@ enum steer_target {
 	_STEER_TARGET_MAX,
 };
 
-/* Which timestamps to ask the interface for: time_stamping, but never hardware for "system". */
-enum steer_ts_request {
-	STEER_TS_HARDWARE,
-	STEER_TS_SOFTWARE,
-	STEER_TS_AUTO,
-};
-
 struct steer_input {
 	enum options_clock_backend backend;
 	enum options_timestamping time_stamping; /* what was asked for */
@@ -49,8 +42,9 @@ struct steer_decision {
 	const char *reason;
 };
 
-enum steer_ts_request steer_ts_request(enum options_clock_backend backend,
-				       enum options_timestamping time_stamping);
+/* Which timestamps to ask the interface for: time_stamping, but never hardware for "system". */
+enum options_timestamping steer_ts_request(enum options_clock_backend backend,
+					   enum options_timestamping time_stamping);
 
 /*
  * Whether the PHC must be held: always when timestamps are hardware (every back end reads its
@@ -61,4 +55,3 @@ bool steer_wants_phc(enum options_clock_backend backend, bool hw_timestamps);
 void steer_decide(const struct steer_input *in, struct steer_decision *ret);
 
 const char *steer_target_to_string(enum steer_target t);
-const char *steer_ts_request_to_string(enum steer_ts_request r);

@@ -118,10 +118,10 @@ static int set_ts_flags(int fd, int flags)
 }
 
 /* Hardware when asked for, or when AUTO finds a PHC; software with the reason otherwise. */
-static void configure_timestamping(int fd, const char *ifname, enum transport_ts_request req,
+static void configure_timestamping(int fd, const char *ifname, enum options_timestamping req,
 				   struct transport_ts_status *st)
 {
-	bool want_hw = req == TRANSPORT_TS_HARDWARE;
+	bool want_hw = req == OPTIONS_TS_HARDWARE;
 	uint32_t filters = 0;
 	int r, filter;
 
@@ -131,7 +131,7 @@ static void configure_timestamping(int fd, const char *ifname, enum transport_ts
 	if (hwtstamp_get_info(fd, ifname, &st->phc_index, &filters) < 0) {
 		st->phc_index = -1;
 	}
-	if (req == TRANSPORT_TS_AUTO && st->phc_index >= 0) {
+	if (req == OPTIONS_TS_AUTO && st->phc_index >= 0) {
 		want_hw = true;
 	}
 	if (!want_hw) {

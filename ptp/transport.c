@@ -73,28 +73,3 @@ const char *transport_ts_mode_to_string(enum transport_ts_mode m)
 	}
 	return "unknown";
 }
-
-static const char *const ts_request_names[] = {
-	[TRANSPORT_TS_AUTO] = "auto",
-	[TRANSPORT_TS_HARDWARE] = "hardware",
-	[TRANSPORT_TS_SOFTWARE] = "software",
-};
-
-const char *transport_ts_request_to_string(enum transport_ts_request r)
-{
-	if ((size_t) r >= ARRAY_SIZE(ts_request_names)) {
-		return "unknown";
-	}
-	return ts_request_names[r];
-}
-
-int transport_ts_request_from_string(const char *s, enum transport_ts_request *ret)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(ts_request_names); i++) {
-		if (strcmp(s, ts_request_names[i]) == 0) {
-			*ret = (enum transport_ts_request) i;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}

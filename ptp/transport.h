@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ptp/options.h"
 #include "ptp/types.h"
 #include "ptp/util.h"
 
@@ -31,13 +32,6 @@ struct transport_dest {
 	uint8_t mac[TRANSPORT_MAC_LEN]; /* TRANSPORT_DEST_UNICAST only */
 };
 
-/* What the caller asks for. AUTO: hardware when the interface reports a PHC, else software. */
-enum transport_ts_request {
-	TRANSPORT_TS_AUTO,
-	TRANSPORT_TS_HARDWARE,
-	TRANSPORT_TS_SOFTWARE,
-};
-
 /* What the socket actually does. */
 enum transport_ts_mode {
 	TRANSPORT_TS_MODE_SOFTWARE,
@@ -46,7 +40,8 @@ enum transport_ts_mode {
 
 struct transport_config {
 	int ifindex;
-	enum transport_ts_request ts_request;
+	/* time_stamping's enum: AUTO is hardware when the interface reports a PHC */
+	enum options_timestamping ts_request;
 	ns_t tx_timeout; /* TX timestamp deadline; 0 = TRANSPORT_TX_TIMEOUT_DEFAULT */
 	bool peer_delay; /* also join p2p_dst_mac */
 	/*
@@ -185,8 +180,6 @@ int transport_get_mac(struct transport *t, uint8_t mac[TRANSPORT_MAC_LEN]);
 int transport_get_ts_status(struct transport *t, struct transport_ts_status *ret);
 
 const char *transport_ts_mode_to_string(enum transport_ts_mode m);
-const char *transport_ts_request_to_string(enum transport_ts_request r);
-int transport_ts_request_from_string(const char *s, enum transport_ts_request *ret);
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct transport *, transport_free);
 #define _cleanup_transport_ _cleanup_(transport_freep)

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/time-util.h"
 #include "worker/evloop.h"
 #include "ptp/util.h"
 
@@ -17,10 +18,7 @@
 
 ns_t evloop_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (ns_t) ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
+	return time_mono_ns();
 }
 
 static int watch(struct evloop *e, int fd, uint32_t tag)

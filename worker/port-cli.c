@@ -257,7 +257,7 @@ static int cli_clock(struct cli_port *c, struct instance_options *io,
 		}
 		return r;
 	case OPTIONS_CLOCK_SYSTEM:
-		/* Only the supervisor steers CLOCK_REALTIME (DESIGN.md 2). */
+		/* Only the supervisor steers CLOCK_REALTIME (phcd.conf(5), clock_backend). */
 		log_port_error(c->args->ifname, "the system clock is steered by phcd only");
 		return -EOPNOTSUPP;
 	case OPTIONS_CLOCK_FREE_RUNNING:
@@ -295,7 +295,7 @@ static void print_counters(const struct cli_port *c)
 int port_cli_run(const struct port_cli_args *a)
 {
 	struct cli_port c = { .args = a };
-	struct transport_config tc = { .ts_request = TRANSPORT_TS_AUTO };
+	struct transport_config tc = { .ts_request = OPTIONS_TS_AUTO };
 	struct transport_ts_status st;
 	uint8_t mac[TRANSPORT_MAC_LEN];
 	struct port_config pc;

@@ -4,7 +4,6 @@
 #include <inttypes.h>
 #include <net/if.h>
 #include <stdarg.h>
-#include <linux/capability.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -12,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/timex.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "common/caps.h"
 #include "common/log.h"
 #include "common/ipc.h"
 #include "worker/port-ipc.h"
@@ -90,39 +89,6 @@ struct worker_port {
 	struct clock_virtual_state clock_sent;
 	ns_t clock_sent_at;
 };
-
-/*
- * DESIGN.md 2: once its fds are in hand a worker needs no privilege at all. Bounding set first
- * (dropping needs CAP_SETPCAP, which capset then removes), then every set to zero, and
- * no_new_privs so nothing exec'd later regains any.
- */
-static int drop_privileges(void)
-{
-	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = { 0 };
-
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
-		return -errno;
-	}
-	for (int cap = 0; cap <= 63; cap++) {
-		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL) {
-			/*
-			 * No CAP_SETPCAP (phcd.service runs as user phcd with three ambient
-			 * capabilities): with no_new_privs and every set emptied below, what
-			 * stays in the bounding set can never be gained again.
-			 */
-			if (errno == EPERM) {
-				break;
-			}
-			return -errno;
-		}
-	}
-	(void) prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
-	if (syscall(SYS_capset, &hdr, data) < 0) {
-		return -errno;
-	}
-	return 0;
-}
 
 static void set_error(struct worker_port *w, int error, const char *fmt, ...) _printf_(3, 4);
 static void set_error(struct worker_port *w, int error, const char *fmt, ...)
@@ -225,7 +191,7 @@ static void port_state_changed(void *userdata, enum port_state from, enum port_s
 	if (why == FSM_EV_SYNC_RECEIPT_TIMEOUT_EXPIRES) {
 		set_error(w, -ETIMEDOUT, "no Sync from the parent within syncReceiptTimeout");
 	}
-	/* State changes go out at once (DESIGN.md 4). */
+	/* State changes go out at once (docs/architecture.md, "Data paths"). */
 	publish_status(w, true);
 	/* Leaving for INITIALIZING, FAULTY or DISABLED clears the foreign records: look again. */
 	w->erbest_expiry = 0;
@@ -725,7 +691,8 @@ int port_ipc_run(const struct port_ipc_args *a)
 	struct transport_config tc = { 0 };
 	int socks[TRANSPORT_L2_FDS] = { -1, -1 }, page = -1, r;
 
-	r = drop_privileges();
+	/* Once its fds are in hand a worker needs no privilege at all (docs/security.md). */
+	r = caps_drop_all(false, 0, 0);
 	if (r < 0) {
 		log_port_error_errno(a->ifname, r, "cannot drop privileges: %m");
 		return r;

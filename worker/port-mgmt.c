@@ -12,6 +12,7 @@ static void port_mgmt_clock(struct port *p, struct transport *t, const char *ifn
 
 	memset(ret, 0, sizeof(*ret));
 	ret->dds = *port_default_ds(p);
+	ret->options = port_get_instance_options(p);
 	ret->cds = *port_current_ds(p);
 	ret->pds = *port_parent_ds(p);
 	ret->tpds = *port_time_properties_ds(p);

@@ -36,6 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const char long_name[] = "a-very-long-interface-name-that-is-longer-than-ifnamsiz";
 	struct mgmt_port ports[2] = { 0 };
 	struct mgmt_clock c = { 0 };
+	struct instance_options io;
 	struct mgmt_request req = { .ingress = MGMT_INGRESS_LOCAL, .set_allowed = true };
 	struct mgmt_counters cnt = { 0 };
 	struct mgmt_change change;
@@ -46,6 +47,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ports[i].ds.portIdentity.portNumber = (uint16_t) (i + 1);
 		ports[i].ifname = i ? long_name : "eth0";
 	}
+	options_instance_defaults(&io);
+	io.gmCapable = size % 5 != 0;
+	c.options = &io;
+	options_default_ds(&io, &c.dds.clockIdentity, 2, 0, &c.dds);
 	c.ports = ports;
 	c.n_ports = 2;
 	c.all_ports = size % 2 == 0;

@@ -44,7 +44,6 @@ wait_bus_name org.phcd1 10
 gm=$(eui64 g1 "$G" | sed 's/^\(......\)\(....\)\(......\)$/\1.\2.\3/')
 better=$(eui64 b2 "$B" | sed 's/^\(......\)\(....\)\(......\)$/\1.\2.\3/')
 I=/org/phcd1/instance/bc
-prop() { busctl --system get-property org.phcd1 "$1" "org.phcd1.$2" "$3" | cut -d' ' -f2- | tr -d '"'; }
 deadline=$((SECONDS + 20))
 until [ "$(prop /org/phcd1/port/s1 Port State)" = SLAVE ] &&
 	[ "$(prop /org/phcd1/port/s2 Port State)" = MASTER ] &&

@@ -46,9 +46,6 @@ phcd_start "$S" "$tmp/phcd.conf" "$tmp/phcd.log" --uds "$RW" --uds-ro "$RO"
 wait_bus_name org.phcd1 10
 
 I=/org/phcd1/instance/lab
-prop() { # PATH IFACE NAME: the value alone (strings without quotes)
-	busctl --system get-property org.phcd1 "$1" "org.phcd1.$2" "$3" | cut -d' ' -f2- | tr -d '"'
-}
 accuracy_hex() { # ClockAccuracy as D-Bus names it -> pmc's 0xNN (IEEE 1588-2019 Table 5)
 	local names=(1PS 2_5PS 10PS 25PS 100PS 250PS 1NS 2_5NS 10NS 25NS 100NS 250NS 1US 2_5US 10US
 		25US 100US 250US 1MS 2_5MS 10MS 25MS 100MS 250MS 1S 10S) k
@@ -61,14 +58,6 @@ accuracy_hex() { # ClockAccuracy as D-Bus names it -> pmc's 0xNN (IEEE 1588-2019
 	done
 	   echo "unexpected ClockAccuracy '$1'" ;;
 	esac
-}
-wait_prop() { # PATH IFACE NAME VALUE SECONDS
-	local deadline=$((SECONDS + $5)) v
-	while v=$(prop "$1" "$2" "$3"); [ "$v" != "$4" ]; do
-		[ "$SECONDS" -lt "$deadline" ] ||
-			fail "$1 $3: expected '$4' within $5 s, got '$v'; phcd: $(tail -n 20 "$tmp/phcd.log")"
-		sleep 0.05
-	done
 }
 wait_prop /org/phcd1/port/s1 Port State SLAVE 20
 wait_prop /org/phcd1/port/s2 Port State MASTER 10

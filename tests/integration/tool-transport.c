@@ -58,7 +58,7 @@ static void build_msg(uint8_t *m, size_t len, uint8_t type, uint16_t seq)
 }
 
 struct tool_opts {
-	enum transport_ts_request req;
+	enum options_timestamping req;
 	bool adopt;
 	bool fake_hw;
 	ns_t tx_timeout;
@@ -323,7 +323,7 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
-	struct tool_opts o = { .req = TRANSPORT_TS_SOFTWARE };
+	struct tool_opts o = { .req = OPTIONS_TS_SOFTWARE };
 	_cleanup_transport_ struct transport *t = NULL;
 	bool interleave = false;
 	long timeout_ms = 5000, count = 0;
@@ -333,7 +333,7 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) >= 0) {
 		switch (c) {
 		case 't':
-			if (transport_ts_request_from_string(optarg, &o.req) < 0) {
+			if (options_timestamping_from_string(optarg, &o.req) < 0) {
 				fprintf(stderr, "bad --ts %s\n", optarg);
 				return 2;
 			}

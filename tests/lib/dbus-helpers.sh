@@ -68,6 +68,23 @@ wait_bus_name() {
 	done
 }
 
+# prop PATH IFACE NAME: a property of phcd's object PATH (IFACE without "org.phcd1."), the value
+# alone (strings without their quotes).
+prop() {
+	busctl --system get-property org.phcd1 "$1" "org.phcd1.$2" "$3" | cut -d' ' -f2- | tr -d '"'
+}
+
+# wait_prop PATH IFACE NAME VALUE SECONDS: poll until the property is VALUE, or fail saying what
+# it was (and the end of phcd's log, $PHCD_LOG of phcd_start, when there is one).
+wait_prop() {
+	local deadline=$((SECONDS + $5)) v
+	while v=$(prop "$1" "$2" "$3"); [ "$v" != "$4" ]; do
+		[ "$SECONDS" -lt "$deadline" ] ||
+			fail "$1 $3: expected '$4' within $5 s, got '$v'${PHCD_LOG:+; phcd: $(tail -n 20 "$PHCD_LOG")}"
+		sleep 0.05
+	done
+}
+
 # bus_fake_start DIR: tests/integration/tool-bus-fake (phcd's dbus/ code over a scripted
 # stand-in of the supervisor) on the bus of dbus_start, reading its commands from fd 5 (the FIFO
 # DIR/in), its output in DIR/out; returns once it serves org.phcd1, or fails. Its PID is in

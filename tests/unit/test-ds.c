@@ -7,6 +7,7 @@
 #include <errno.h>
 
 #include "ptp/ds.h"
+#include "ptp/options.h"
 
 static void test_port_state_names(void **state)
 {
@@ -85,6 +86,57 @@ static void test_flags_roundtrip(void **state)
 	assert_int_equal(ds_time_properties_flags(&tp), 0x0009);
 }
 
+/*
+ * options_default_ds(), the one builder of defaultDS (8.2.1): every field from the options and
+ * its arguments, with the two rules applied, and only those.
+ */
+static void test_default_ds(void **state)
+{
+	static const struct {
+		bool slaveOnly, gmCapable;
+		uint8_t clockClass, priority1; /* expected */
+	} cases[] = {
+		{ false, true, 6, 100 },
+		{ true, true, CLOCK_CLASS_SLAVE_ONLY, 100 }, /* 9.2.2.2 */
+		{ false, false, 6, 255 },		     /* 802.1AS-2020 8.6.2.1 */
+		{ true, false, CLOCK_CLASS_SLAVE_ONLY, 255 },
+	};
+	const struct ClockIdentity id = { { 1, 2, 3, 0xff, 0xfe, 4, 5, 6 } };
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct instance_options o;
+		struct defaultDS d;
+
+		options_instance_defaults(&o);
+		o.slaveOnly = cases[i].slaveOnly;
+		o.gmCapable = cases[i].gmCapable;
+		o.clockClass = 6;
+		o.priority1 = 100;
+		o.priority2 = 99;
+		o.clockAccuracy = 0x21;
+		o.offsetScaledLogVariance = 0x4e5d;
+		o.domainNumber = 24;
+		o.localPriority = 7;
+		o.maxStepsRemoved = 9;
+		o.dataset_comparison = BMCA_COMPARISON_G8275;
+		options_default_ds(&o, &id, 3, 1, &d);
+		assert_memory_equal(&d.clockIdentity, &id, sizeof(id));
+		assert_int_equal(d.numberPorts, 3);
+		assert_int_equal(d.clockQuality.clockClass, cases[i].clockClass);
+		assert_int_equal(d.clockQuality.clockAccuracy, 0x21);
+		assert_int_equal(d.clockQuality.offsetScaledLogVariance, 0x4e5d);
+		assert_int_equal(d.priority1, cases[i].priority1);
+		assert_int_equal(d.priority2, 99);
+		assert_int_equal(d.domainNumber, 24);
+		assert_int_equal(d.slaveOnly, cases[i].slaveOnly);
+		assert_true(d.twoStepFlag);
+		assert_int_equal(d.sdoId, 0x100); /* majorSdoId from transportSpecific 1 */
+		assert_int_equal(d.localPriority, 7);
+		assert_int_equal(d.maxStepsRemoved, 9);
+		assert_int_equal(d.comparison, BMCA_COMPARISON_G8275);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -93,6 +145,7 @@ int main(void)
 		cmocka_unit_test(test_time_source_names),
 		cmocka_unit_test(test_log_interval),
 		cmocka_unit_test(test_flags_roundtrip),
+		cmocka_unit_test(test_default_ds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

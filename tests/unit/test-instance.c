@@ -156,6 +156,30 @@ static void test_synchronized_needs_slave(void **state)
 	rig_free(&r);
 }
 
+/*
+ * gmCapable 0: the supervisor's defaultDS (its BMCA's D0 and its management answers) has
+ * priority1 255, also after SetPriority1, and the BMCA makes the clock its own parent with it.
+ */
+static void test_not_gm_capable_default_ds(void **state)
+{
+	struct defaultDS dds;
+	struct rig r;
+
+	rig_init(&r);
+	r.inst->options.gmCapable = false;
+	r.port.state = PORT_STATE_LISTENING;
+	instance_default_ds(r.inst, &dds);
+	assert_int_equal(dds.priority1, 255);
+	assert_int_equal(dds.numberPorts, 1);
+	assert_int_equal(instance_set_priority1(r.inst, 100), 0);
+	assert_int_equal(r.inst->priority1, 100);
+	instance_default_ds(r.inst, &dds);
+	assert_int_equal(dds.priority1, 255);
+	assert_true(clock_identity_equal(&r.inst->parent.grandmasterIdentity, &dds.clockIdentity));
+	assert_int_equal(r.inst->parent.grandmasterPriority1, 255);
+	rig_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -163,6 +187,7 @@ int main(void)
 		cmocka_unit_test(test_servo_transitions),
 		cmocka_unit_test(test_synchronized_needs_slave),
 		cmocka_unit_test(test_synchronized_needs_stable),
+		cmocka_unit_test(test_not_gm_capable_default_ds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

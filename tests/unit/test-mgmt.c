@@ -37,6 +37,7 @@ static int record(void *userdata, const void *buf, size_t len)
 }
 
 struct fixture {
+	struct instance_options o;
 	struct mgmt_port ports[2];
 	struct mgmt_clock c;
 	struct mgmt_counters cnt;
@@ -47,13 +48,15 @@ struct fixture {
 static void fixture_init(struct fixture *f, size_t n_ports)
 {
 	memset(f, 0, sizeof(*f));
-	f->c.dds.clockIdentity = own;
-	f->c.dds.numberPorts = (uint16_t) n_ports;
-	f->c.dds.clockQuality = (struct ClockQuality){ 255, 0xfe, 0xffff };
-	f->c.dds.priority1 = 128;
-	f->c.dds.priority2 = 128;
-	f->c.dds.slaveOnly = true;
-	f->c.dds.twoStepFlag = true;
+	options_instance_defaults(&f->o);
+	f->o.domainNumber = 0;
+	f->o.priority1 = 128;
+	f->o.priority2 = 128;
+	f->o.clockAccuracy = 0xfe;
+	f->o.offsetScaledLogVariance = 0xffff;
+	f->o.slaveOnly = true;
+	options_default_ds(&f->o, &own, (uint16_t) n_ports, 0, &f->c.dds);
+	f->c.options = &f->o;
 	f->c.pds.grandmasterIdentity = own;
 	f->c.pds.parentPortIdentity.clockIdentity = own;
 	f->c.tpds.currentUtcOffset = 37;
@@ -338,6 +341,36 @@ static void test_wrong_length(void **state)
 	assert_int_equal(f.cnt.c[MGMT_CNT_ERROR_STATUS], 3);
 }
 
+/*
+ * gmCapable 0 (802.1AS-2020 8.6.2.1): a SET PRIORITY1 is passed on to the caller, but the RESPONSE
+ * carries the value in effect, 255, as defaultDS (options_default_ds) has it; PRIORITY2 is not
+ * bound by the rule.
+ */
+static void test_set_not_gm_capable(void **state)
+{
+	const uint8_t p1[2] = { 5, 0 };
+	char hex[2 * MGMT_MSG_MAX + 1];
+	struct fixture f;
+
+	fixture_init(&f, 1);
+	f.o.gmCapable = false;
+	options_default_ds(&f.o, &own, 1, 0, &f.c.dds);
+	assert_int_equal(f.c.dds.priority1, 255);
+	assert_int_equal(run(&f, 1, MGMT_PRIORITY1, p1, 2, NULL, true), 1);
+	answer(&f, 0, 2, 0, hex);
+	assert_string_equal(hex, "000100042005ff00");
+	assert_int_equal(f.change.mask, MGMT_CHANGE_PRIORITY1);
+	assert_int_equal(f.change.priority1, 5);
+	assert_int_equal(run(&f, 1, MGMT_PRIORITY2, p1, 2, NULL, true), 1);
+	answer(&f, 0, 2, 0, hex);
+	assert_string_equal(hex, "0001000420060500");
+	/* No options to build the effect from (a caller that gave none): SET is refused. */
+	f.c.options = NULL;
+	assert_int_equal(run(&f, 1, MGMT_PRIORITY1, p1, 2, NULL, true), 1);
+	answer(&f, 0, 2, 0, hex);
+	assert_string_equal(hex, "000200080006200500000000");
+}
+
 /* SET: refused unless authorized; otherwise returned to the caller and echoed. */
 static void test_set(void **state)
 {
@@ -492,6 +525,7 @@ int main(void)
 		cmocka_unit_test(test_set),
 		cmocka_unit_test(test_gm_settings_and_np_ids),
 		cmocka_unit_test(test_targets),
+		cmocka_unit_test(test_set_not_gm_capable),
 		cmocka_unit_test(test_names),
 	};
 

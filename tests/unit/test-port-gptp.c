@@ -411,6 +411,14 @@ static void test_not_gm_capable(void **state)
 		assert_int_equal(cnt(&l, i, PORT_CNT_TX_SYNC), 0);
 		assert_int_equal(cnt(&l, i, PORT_CNT_TX_ANNOUNCE), 0);
 	}
+	/* A SET PRIORITY1 (management, D-Bus) keeps the rule: still 255, and still no master. */
+	assert_int_equal(port_set_priorities(l.s[0].port, 100, 99, l.now), 0);
+	assert_int_equal(port_default_ds(l.s[0].port)->priority1, 255);
+	assert_int_equal(port_default_ds(l.s[0].port)->priority2, 99);
+	assert_int_equal(port_get_instance_options(l.s[0].port)->priority1, 100);
+	link_run(&l, l.now + 10 * NS_PER_SEC);
+	assert_int_equal(port_get_state(l.s[0].port), PORT_STATE_LISTENING);
+	assert_int_equal(cnt(&l, 0, PORT_CNT_TX_ANNOUNCE), 0);
 	link_free(&l);
 }
 
