@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Health of each instance and of the daemon: ok / degraded / failed with the reasons. */
+#include <net/if.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -66,6 +67,42 @@ bool mport_restarting(const struct mport *p)
 	return p->restart_timer != NULL;
 }
 
+/* Why an interface the configuration names is not a port: absent, or present and unfit. */
+static const char *health_why_not_port(struct manager *m, const char *name)
+{
+	for (size_t k = 0; m->links && k < link_monitor_count(m->links); k++) {
+		const struct link_info *l = link_monitor_get(m->links, k);
+
+		if (strcmp(l->name, name) == 0) {
+			return l->flags & IFF_LOOPBACK
+				       ? "is a loopback interface, which carries no PTP frames"
+				       : "is not a port (see the log)";
+		}
+	}
+	return "not present";
+}
+
+/*
+ * Each reason an instance's health gains is logged once, when it comes (a mistyped interface,
+ * a port gone FAULTY, sync lost): the journal says why as D-Bus does, and not again while it
+ * lasts.
+ */
+static void health_log_new(const struct instance *i, const struct health_report *old,
+			   const struct health_report *now)
+{
+	for (size_t k = 0; k < reasons_shown(now); k++) {
+		bool known = false;
+
+		for (size_t j = 0; j < reasons_shown(old) && !known; j++) {
+			known = !strcmp(old->reasons[j].code, now->reasons[k].code);
+		}
+		if (!known) {
+			log_full(now->level >= HEALTH_FAILED ? LOG_ERR : LOG_NOTICE,
+				 "instance %s: %s", i->name, now->reasons[k].text);
+		}
+	}
+}
+
 void instance_compute_health(const struct instance *i, struct health_report *h, bool *ret_gm)
 {
 	char gm[CLOCK_IDENTITY_STRLEN];
@@ -129,9 +166,8 @@ void instance_compute_health(const struct instance *i, struct health_report *h, 
 		p = manager_find_port(i->manager, name);
 		if (!p || p->instance != i) {
 			health_add(h, HEALTH_DEGRADED, "interface-missing",
-				   "interface %s is named in the instance's interfaces but not "
-				   "present",
-				   name);
+				   "interface %s is named in the instance's interfaces but %s",
+				   name, health_why_not_port(i->manager, name));
 		}
 	}
 	if (n == 0) {
@@ -210,6 +246,7 @@ void manager_refresh_health(struct manager *m)
 		}
 		instance_compute_health(i, &ih, &gm);
 		if (!health_equal(&ih, &i->health) || gm != i->is_grandmaster) {
+			health_log_new(i, &i->health, &ih);
 			i->health = ih;
 			i->is_grandmaster = gm;
 			manager_instance_changed(i, INSTANCE_CHANGED_HEALTH);
