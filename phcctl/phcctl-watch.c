@@ -385,9 +385,8 @@ static int wait_targets(struct wait_state *w, char **instances)
 
 	wait_instances_free(w);
 	if (w->c->instance) {
-		r = sd_bus_call_method(w->c->bus, PHCCTL_BUS_NAME, PHCCTL_PATH,
-				       PHCCTL_IFACE_MANAGER, "GetInstance", &e, &reply, "s",
-				       w->c->instance);
+		r = phcctl_call(w->c, PHCCTL_PATH, PHCCTL_IFACE_MANAGER, "GetInstance", &e, &reply,
+				"s", w->c->instance);
 		if (r >= 0) {
 			r = sd_bus_message_read(reply, "o", &path);
 		}
@@ -439,9 +438,8 @@ static void wait_check(struct wait_state *w)
 
 	w->changed = false;
 	w->ready = false;
-	r = sd_bus_call_method(w->c->bus, PHCCTL_BUS_NAME, PHCCTL_PATH,
-			       "org.freedesktop.DBus.Properties", "GetAll", &e, &mgr, "s",
-			       PHCCTL_IFACE_MANAGER);
+	r = phcctl_call(w->c, PHCCTL_PATH, "org.freedesktop.DBus.Properties", "GetAll", &e, &mgr,
+			"s", PHCCTL_IFACE_MANAGER);
 	if (r < 0 && sd_bus_error_has_names(&e, SD_BUS_ERROR_SERVICE_UNKNOWN,
 					    SD_BUS_ERROR_NAME_HAS_NO_OWNER)) {
 		snprintf(w->why, sizeof(w->why), "phcd is not running");
@@ -484,6 +482,12 @@ static void wait_check(struct wait_state *w)
 					 (wi->n_ports == 0 ||
 					  (wi->grandmaster && !wi->synchronized));
 		}
+	}
+	if (r == -EXIT_NOT_FOUND && w->c->instance && !w->n_inst) {
+		/* --instance names none that the running phcd has: no wait makes it appear. */
+		w->exit_code = EXIT_NOT_FOUND;
+		w->done = true;
+		return;
 	}
 	if (r < 0) {
 		/* phcd went away, or an instance did: look again at the next change. */

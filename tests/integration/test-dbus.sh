@@ -341,7 +341,7 @@ for re in '^Port veth2: instance dom-24, enabled$' '^  State +: LISTENING$' \
 	grep -Eq "$re" "$tmp/port.txt" || fail "phcctl port veth2: expected a line matching '$re', got: $(cat "$tmp/port.txt")"
 done
 "$PHCCTL" instance "dom-24" >"$tmp/instance.txt"
-for re in '^Instance dom-24: domain 1,' '^  Priority1/2 +: 128 / 7, class 248, accuracy UNKNOWN$' \
+for re in '^Instance dom-24: domain 1,' '^  Local priority1/2 +: 128 / 7, class 248, accuracy UNKNOWN$' \
 	'^  Log variance +: 0xffff$' '^  Leap second +: none announced$' '^  veth2 +LISTENING'; do
 	grep -Eq "$re" "$tmp/instance.txt" || fail "phcctl instance dom-24: expected a line matching '$re', got: $(cat "$tmp/instance.txt")"
 done
