@@ -156,8 +156,8 @@ if [ "$HAVE_HEALTH" = 1 ]; then
 fi
 rules=$(ip netns exec "$S" curl -sf "http://$PROM_ADDR/api/v1/rules" |
 	jq '[.data.groups[].rules[] | select(.health == "ok")] | length')
-[ "$rules" = 6 ] || fail "Prometheus: expected the 6 example rules loaded and healthy, got $rules"
-echo "ok: Prometheus query API: phcd_up 1, $SLAVE 1, offset $offset s ($n distinct values in 10 s); 6 alert rules healthy"
+[ "$rules" = 8 ] || fail "Prometheus: expected the 8 example rules loaded and healthy, got $rules"
+echo "ok: Prometheus query API: phcd_up 1, $SLAVE 1, offset $offset s ($n distinct values in 10 s); 8 alert rules healthy"
 
 # Socket activation, as phcd-exporter.socket starts it: the listening socket as fd 3.
 "${AS_NOBODY[@]}" systemd-socket-activate -l 127.0.0.1:9188 -E DBUS_SYSTEM_BUS_ADDRESS "$EXPORTER" \
