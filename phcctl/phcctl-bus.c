@@ -312,6 +312,24 @@ int64_t props_int(sd_bus_message *props, const char *name)
 	return v;
 }
 
+void props_join(sd_bus_message *props, const char *name, char *buf, size_t size)
+{
+	const char *s;
+	size_t len = 0;
+	char type;
+
+	buf[0] = '\0';
+	if (props_enter(props, name, &type) < 0 || type != 'a' ||
+	    sd_bus_message_enter_container(props, 'a', "s") <= 0) {
+		return;
+	}
+	while (sd_bus_message_read_basic(props, 's', &s) > 0 && len < size) {
+		int n = snprintf(buf + len, size - len, "%s%s", len ? ", " : "", s);
+
+		len += n > 0 ? (size_t) n : 0;
+	}
+}
+
 double props_double(sd_bus_message *props, const char *name)
 {
 	double d = 0;

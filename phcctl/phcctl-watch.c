@@ -286,25 +286,6 @@ static size_t props_count(sd_bus_message *props, const char *name)
 	return n;
 }
 
-/* The "as" property name joined with ", " into buf ("" when absent or empty). */
-static void props_join(sd_bus_message *props, const char *name, char *buf, size_t size)
-{
-	const char *s;
-	size_t len = 0;
-	char type;
-
-	buf[0] = '\0';
-	if (props_enter(props, name, &type) < 0 || type != 'a' ||
-	    sd_bus_message_enter_container(props, 'a', "s") <= 0) {
-		return;
-	}
-	while (sd_bus_message_read_basic(props, 's', &s) > 0 && len < size) {
-		int n = snprintf(buf + len, size - len, "%s%s", len ? ", " : "", s);
-
-		len += n > 0 ? (size_t) n : 0;
-	}
-}
-
 /* The first HealthReasons sentence (or ""), to say why an instance is not ready. */
 static void props_first_reason(sd_bus_message *props, char *buf, size_t size)
 {

@@ -251,24 +251,13 @@ static void print_sample(sd_bus_message *i)
 static void instance_why(sd_bus_message *i, size_t n_ports, bool following, const char *ports_why,
 			 char *buf, size_t size)
 {
-	char missing[256] = "";
-	const char *s;
-	char type;
-	size_t len = 0;
+	char missing[256];
 
 	buf[0] = '\0';
 	if (props_int(i, "Synchronized") || props_int(i, "IsGrandmaster")) {
 		return;
 	}
-	if (props_enter(i, "MissingInterfaces", &type) >= 0 && type == 'a' &&
-	    sd_bus_message_enter_container(i, 'a', "s") > 0) {
-		while (sd_bus_message_read_basic(i, 's', &s) > 0 && len < sizeof(missing)) {
-			int n = snprintf(missing + len, sizeof(missing) - len, "%s%s",
-					 len ? ", " : "", s);
-
-			len += n > 0 ? (size_t) n : 0;
-		}
-	}
+	props_join(i, "MissingInterfaces", missing, sizeof(missing));
 	if (missing[0]) {
 		snprintf(buf, size, "%s named in its interfaces, not a port (see Health)", missing);
 	} else if (n_ports == 0) {

@@ -64,6 +64,8 @@ int props_enter(sd_bus_message *props, const char *name, char *type);
 const char *props_str(sd_bus_message *props, const char *name);
 int64_t props_int(sd_bus_message *props, const char *name);
 double props_double(sd_bus_message *props, const char *name);
+/* The "as" property name joined with ", " into buf ("" when absent or empty). */
+void props_join(sd_bus_message *props, const char *name, char *buf, size_t size);
 /* Write the next value (a GetAll reply's a{sv}) as JSON on stdout, with a newline. */
 int phcctl_print_json(sd_bus_message *m);
 
