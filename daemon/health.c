@@ -84,23 +84,30 @@ static const char *health_why_not_port(struct manager *m, const char *name)
 
 /*
  * Each reason an instance's health gains is logged once, when it comes (a mistyped interface,
- * a port gone FAULTY, sync lost): the journal says why as D-Bus does, and not again while it
- * lasts.
+ * a port gone FAULTY, sync lost), and again only when its sentence changes: the journal says why
+ * as D-Bus does. Not while the links are being enumerated at start (every named interface is
+ * missing then) nor while stopping.
  */
-static void health_log_new(const struct instance *i, const struct health_report *old,
-			   const struct health_report *now)
+static void health_log_new(struct instance *i, const struct health_report *now)
 {
+	const struct health_report *old = &i->health_logged;
+
+	if (!i->manager->started || i->manager->stopping) {
+		return;
+	}
 	for (size_t k = 0; k < reasons_shown(now); k++) {
 		bool known = false;
 
 		for (size_t j = 0; j < reasons_shown(old) && !known; j++) {
-			known = !strcmp(old->reasons[j].code, now->reasons[k].code);
+			known = !strcmp(old->reasons[j].code, now->reasons[k].code) &&
+				!strcmp(old->reasons[j].text, now->reasons[k].text);
 		}
 		if (!known) {
 			log_full(now->level >= HEALTH_FAILED ? LOG_ERR : LOG_NOTICE,
 				 "instance %s: %s", i->name, now->reasons[k].text);
 		}
 	}
+	i->health_logged = *now;
 }
 
 void instance_compute_health(const struct instance *i, struct health_report *h, bool *ret_gm)
@@ -245,8 +252,8 @@ void manager_refresh_health(struct manager *m)
 			i->was_synchronized = true;
 		}
 		instance_compute_health(i, &ih, &gm);
+		health_log_new(i, &ih);
 		if (!health_equal(&ih, &i->health) || gm != i->is_grandmaster) {
-			health_log_new(i, &i->health, &ih);
 			i->health = ih;
 			i->is_grandmaster = gm;
 			manager_instance_changed(i, INSTANCE_CHANGED_HEALTH);

@@ -137,9 +137,11 @@ static void mport_take_status(struct mport *p, const struct ipc_status *s, bool 
 	    (s->last_error != p->last_error || strncmp(text, p->last_error_text, sizeof(text)))) {
 		mport_set_error(p, s->last_error, "%s", text);
 		log_port_full(p->ifname, LOG_WARNING, "%s", p->last_error_text);
-	} else if (!s->last_error && p->last_error && port_state_works(s->port_state)) {
+	} else if (!s->last_error && p->last_error && port_state_works(s->port_state) &&
+		   p->link_up && !p->phc_fault && p->worker && !worker_stopping(p->worker)) {
 		/* The fault is over (a worker that runs clean after a fix, a restart, the link
-		 * back): LastError is the present, the journal keeps the history. */
+		 * back; not the last words of one being stopped): LastError is the present, the
+		 * journal keeps the history. */
 		log_port_full(p->ifname, LOG_INFO, "working again, error cleared (was: %s)",
 			      p->last_error_text);
 		p->last_error = 0;

@@ -62,6 +62,16 @@ wait_prop() {
 	done
 }
 
+# hold_prop OBJECT IFACE NAME REGEX SECONDS: the property keeps matching for SECONDS, or fail.
+hold_prop() {
+	local end=$((SECONDS + $5)) v
+	while [ "$SECONDS" -lt "$end" ]; do
+		v=$(prop "$1" "$2" "$3" 2>&1) || true
+		[[ "$v" =~ $4 ]] || fail "$1 $3: expected /$4/ to hold $5 s, got: $v; phcd: $(tail -n 15 "$LOG")"
+		sleep 0.05
+	done
+}
+
 # --- a mistyped interface: Health says so, the log once (not at every change of the instance)
 wait_prop port/s1 Port State '"(LISTENING|MASTER)"' 10
 wait_prop instance/a Instance HealthReasons 'interface eth-typo is named in the instance.{1,2}s interfaces but not present' 5
@@ -104,10 +114,12 @@ echo "ok: a worker crash is at err, LastError cleared when its successor runs: $
 # --- link down and back: LastError "link down", then cleared
 ip -n "$S" link set s1 down
 wait_prop port/s1 Port LastError '^s "link down"$' 5
+# ... and it stays while the link is down (the worker being stopped may still report a state).
+hold_prop port/s1 Port LastError '^s "link down"$' 2
 ip -n "$S" link set s1 up
 wait_prop port/s1 Port State '"(LISTENING|MASTER)"' 10
 wait_prop port/s1 Port LastError '^s ""$' 10
-echo "ok: link down sets LastError, link back clears it"
+echo "ok: link down sets LastError (held while down), link back clears it"
 
 # --- a refused reload: at err
 from=$(wc -l <"$LOG")
