@@ -216,7 +216,7 @@ static void print_clocks(sd_bus_message *i)
 		printf("  %-20s: none yet\n", "Grandmaster");
 	} else {
 		printf("  %-20s: %s%s, steps removed %" PRIi64 "\n", "Grandmaster", gm,
-		       props_int(i, "IsGrandmaster") ? " (this clock)" : "",
+		       !strcmp(gm, props_str(i, "ClockIdentity")) ? " (this clock)" : "",
 		       props_int(i, "StepsRemoved"));
 		printf("  %-20s: priority1 %" PRIi64 ", priority2 %" PRIi64 ", class %" PRIi64
 		       ", accuracy %s, variance 0x%04" PRIx64 ", time source %s\n",
