@@ -5,8 +5,9 @@
 # to be a loopback interface, not "not present"; a bridge (no transmit timestamps) is refused at
 # start with the reason and gets no worker; a worker crash and a port going FAULTY are logged at
 # err (journalctl -p err), a refused reload too; LastError is cleared once the fault is over
-# (worker restarted, link back) while the log keeps the history. phcd's stderr carries the
-# syslog priority of each line ("<3>" = err) as under journald (JOURNAL_STREAM set).
+# (worker restarted, link back), on D-Bus and in the exporter, while the log keeps the history.
+# phcd's stderr carries the syslog priority of each line ("<3>" = err) as under journald
+# (JOURNAL_STREAM set).
 set -euo pipefail
 : "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
 . "$SRC/tests/lib/net-helpers.sh"
@@ -45,6 +46,20 @@ CONF
 phcd_start "$S" "$tmp/phcd.conf" "$tmp/phcd.log" JOURNAL_STREAM=0:0
 wait_bus_name org.phcd1 10
 LOG=$tmp/phcd.log
+# The exporter, to see that LastError's end reaches it too.
+ip netns exec "$S" "$BUILD/exporter/phcd-exporter" --listen 127.0.0.1:9436 >"$tmp/exporter.log" 2>&1 &
+BG_PIDS+=($!)
+# wait_metric SAMPLE VALUE SECONDS: poll the exporter until SAMPLE has VALUE, or fail.
+wait_metric() {
+	local deadline=$((SECONDS + $3)) v=
+	while :; do
+		v=$(ip netns exec "$S" curl -sf --max-time 2 http://127.0.0.1:9436/metrics 2>/dev/null |
+			awk -v k="$1" '$1 == k { print $2 }') || true
+		[ "$v" = "$2" ] && return 0
+		[ "$SECONDS" -lt "$deadline" ] || fail "exporter: expected $1 $2 within $3 s, got '$v'"
+		sleep 0.1
+	done
+}
 
 # prop OBJECT IFACE NAME: a property's value as busctl prints it ('s "MASTER"').
 prop() {
@@ -116,10 +131,13 @@ ip -n "$S" link set s1 down
 wait_prop port/s1 Port LastError '^s "link down"$' 5
 # ... and it stays while the link is down (the worker being stopped may still report a state).
 hold_prop port/s1 Port LastError '^s "link down"$' 2
+ERRCODE='phcd_port_last_error_code{ptp_instance="a",interface="s1"}'
+wait_metric "$ERRCODE" 100 5 # ENETDOWN
 ip -n "$S" link set s1 up
 wait_prop port/s1 Port State '"(LISTENING|MASTER)"' 10
 wait_prop port/s1 Port LastError '^s ""$' 10
-echo "ok: link down sets LastError (held while down), link back clears it"
+wait_metric "$ERRCODE" 0 5
+echo "ok: link down sets LastError (held while down), link back clears it, on D-Bus and in the exporter"
 
 # --- a refused reload: at err
 from=$(wc -l <"$LOG")
