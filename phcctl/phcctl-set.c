@@ -77,10 +77,10 @@ int phcctl_set_grandmaster_settings(struct phcctl *c, char **args, int n)
 	if (r < 0) {
 		return -r;
 	}
-	r = sd_bus_call_method(c->bus, PHCCTL_BUS_NAME, path, PHCCTL_IFACE_INSTANCE,
-			       "SetGrandmasterSettings", &e, NULL, "yyqnbbbbby", (uint8_t) v[0],
-			       (uint8_t) v[1], (uint16_t) v[2], (int16_t) v[3], (int) v[4],
-			       (int) v[5], (int) v[6], (int) v[7], (int) v[8], (uint8_t) v[9]);
+	r = phcctl_call(c, path, PHCCTL_IFACE_INSTANCE, "SetGrandmasterSettings", &e, NULL,
+			"yyqnbbbbby", (uint8_t) v[0], (uint8_t) v[1], (uint16_t) v[2],
+			(int16_t) v[3], (int) v[4], (int) v[5], (int) v[6], (int) v[7], (int) v[8],
+			(uint8_t) v[9]);
 	r = r < 0 ? phcctl_error("SetGrandmasterSettings", &e, r) : EXIT_OK;
 	sd_bus_error_free(&e);
 	return r;
@@ -112,8 +112,7 @@ int phcctl_check_config(struct phcctl *c, const char *file)
 	if (!mem || fclose(mem) != 0) {
 		return phcctl_error(file, NULL, -ENOMEM);
 	}
-	r = sd_bus_call_method(c->bus, PHCCTL_BUS_NAME, PHCCTL_PATH, PHCCTL_IFACE_MANAGER,
-			       "CheckConfig", &e, &reply, "s", text);
+	r = phcctl_call(c, PHCCTL_PATH, PHCCTL_IFACE_MANAGER, "CheckConfig", &e, &reply, "s", text);
 	if (r < 0) {
 		r = phcctl_error("CheckConfig", &e, r);
 		sd_bus_error_free(&e);

@@ -590,8 +590,8 @@ static const struct command commands[] = {
 /* The commands that only read: they never start phcd by D-Bus activation (see main()). */
 static bool reads_only(const struct command *cmd)
 {
-	static const char *const readers[] = { "status",   "ports",   "port",
-					       "instance", "monitor", "wait-sync" };
+	static const char *const readers[] = { "status",  "ports",     "port",	      "instance",
+					       "monitor", "wait-sync", "check-config" };
 
 	for (size_t k = 0; k < ARRAY_SIZE(readers); k++) {
 		if (!strcmp(cmd->name, readers[k])) {

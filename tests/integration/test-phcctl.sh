@@ -62,7 +62,7 @@ printf '[D-BUS Service]\nName=org.phcd1\nExec=/bin/false\nUser=root\nSystemdServ
 	>"$tmp/act/services/org.phcd1.service"
 main_bus=$DBUS_SYSTEM_BUS_ADDRESS
 dbus_start "$tmp/act"
-for cmd in status ports "port eth0" "instance default" "status --json"; do
+for cmd in status ports "port eth0" "instance default" "status --json" "check-config /dev/null"; do
 	# shellcheck disable=SC2086
 	expect 6 '^phcctl: .*phcd is not running \(no org.phcd1 on the system bus\)$' $cmd
 	[ ! -e "$tmp/act/activated" ] || fail "phcctl $cmd started phcd by D-Bus activation: $(cat "$tmp/act/activated")"
@@ -72,7 +72,7 @@ expect 5 'timed out after 0.3 s: phcd is not running' wait-sync --timeout 0.3
 expect 6 '^phcctl: reload: phcd is not running and could not be started \(' reload
 grep -qx org.phcd1 "$tmp/act/activated" || fail "phcctl reload: expected a D-Bus activation of org.phcd1, got: $(cat "$tmp/act/activated" 2>/dev/null)"
 export DBUS_SYSTEM_BUS_ADDRESS=$main_bus
-echo "ok: phcd activatable and stopped: status, ports, port, instance, wait-sync start nothing (exit 6, 5); reload tries and a failed activation exits 6"
+echo "ok: phcd activatable and stopped: status, ports, port, instance, check-config, wait-sync start nothing (exit 6, 5); reload tries and a failed activation exits 6"
 
 bus_fake_start "$tmp"
 
