@@ -152,6 +152,15 @@ void instance_compute_health(const struct instance *i, struct health_report *h, 
 			health_add(h, HEALTH_DEGRADED, "phc-conflict", "port %s: %s", p->ifname,
 				   p->phc_rival_text);
 		}
+		/* 802.1AS: a link that is up but carries no time (the worker logged why). */
+		if (p->link_up && !p->as_capable && p->state != PORT_STATE_INITIALIZING &&
+		    p->state != PORT_STATE_FAULTY && p->state != PORT_STATE_DISABLED) {
+			health_add(h, HEALTH_DEGRADED, "not-as-capable",
+				   "port %s is not asCapable: 802.1AS carries no time over its link "
+				   "(the neighbour does not answer peer delay requests, or its delay "
+				   "is out of bounds)",
+				   p->ifname);
+		}
 		if (mport_restarting(p)) {
 			health_add(h, HEALTH_DEGRADED, "worker-restarting",
 				   "the worker of port %s is being restarted (%u restarts so far)",

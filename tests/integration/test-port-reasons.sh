@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # What an operator reads when a port does not work (issue 30, items 2, 3, 5, 6), with the real
-# phcd: a mistyped interface is logged once and Health names it; `lo` named in interfaces is said
+# phcd: a mistyped interface is logged once and Health names it; a gPTP port that is not
+# asCapable is in Health; `lo` named in interfaces is said
 # to be a loopback interface, not "not present"; a bridge (no transmit timestamps) is refused at
 # start with the reason and gets no worker; a worker crash and a port going FAULTY are logged at
 # err (journalctl -p err), a refused reload too; LastError is cleared once the fault is over
@@ -22,6 +23,7 @@ trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
 dbus_start "$tmp/bus"
 netns_pair "$S" "$P" s1 p1
 veth_add "$S" s2 "$P" p2
+veth_add "$S" s3 "$P" p3
 ip -n "$S" link add br0 type bridge
 ip -n "$S" link set s2 master br0
 ip -n "$S" link set br0 up
@@ -40,6 +42,11 @@ interfaces = lo
 [instance b]
 domainNumber = 4
 interfaces = br0
+clock_backend = virtual
+
+[instance g]
+profile = gPTP
+interfaces = s3
 clock_backend = virtual
 CONF
 } >"$tmp/phcd.conf"
@@ -112,6 +119,13 @@ grep -q '^<3>phcd: br0: not a PTP port: no software transmit timestamps' "$LOG" 
 	fail "br0: expected the refusal at err, got: $(grep br0 "$LOG")"
 grep -q '^<3>phcd: br0: INITIALIZING -> FAULTY$' "$LOG" || fail "br0: FAULTY not at err: $(grep br0 "$LOG")"
 echo "ok: a bridge is refused at start: $(prop port/br0 Port LastError)"
+
+# --- gPTP with nobody answering peer delay requests on the link: not asCapable (from the
+# start, so the worker logs no change), which Health says and the log with it (neither did)
+wait_prop instance/g Instance HealthReasons '"not-as-capable" "port s3 is not asCapable: 802.1AS carries no time over its link' 10
+wait_prop port/s3 Port AsCapable '^b false$' 1
+wait_for "$LOG" '^<5>phcd: instance g: port s3 is not asCapable: ' 5
+echo "ok: a gPTP port without a peer is not asCapable, in Health and in the log"
 
 # --- a worker crash: at err, FAULTY at err; LastError set, then cleared once the new worker runs
 old=$(prop port/s1 Port WorkerPID | cut -d' ' -f2)
