@@ -155,11 +155,12 @@ void instance_compute_health(const struct instance *i, struct health_report *h, 
 		/* 802.1AS: a link that is up but carries no time (the worker logged why). */
 		if (p->link_up && !p->as_capable && p->state != PORT_STATE_INITIALIZING &&
 		    p->state != PORT_STATE_FAULTY && p->state != PORT_STATE_DISABLED) {
-			health_add(h, HEALTH_DEGRADED, "not-as-capable",
-				   "port %s is not asCapable: 802.1AS carries no time over its link "
-				   "(the neighbour does not answer peer delay requests, or its delay "
-				   "is out of bounds)",
-				   p->ifname);
+			health_add(
+				h, HEALTH_DEGRADED, "not-as-capable",
+				"port %s is not asCapable: 802.1AS carries no time over its link "
+				"(the neighbour does not answer peer delay requests, or its delay "
+				"is out of bounds)",
+				p->ifname);
 		}
 		if (mport_restarting(p)) {
 			health_add(h, HEALTH_DEGRADED, "worker-restarting",
