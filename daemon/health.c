@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Health of each instance and of the daemon: ok / degraded / failed with the reasons. */
+#include <net/if.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -66,6 +67,49 @@ bool mport_restarting(const struct mport *p)
 	return p->restart_timer != NULL;
 }
 
+/* Why an interface the configuration names is not a port: absent, or present and unfit. */
+static const char *health_why_not_port(struct manager *m, const char *name)
+{
+	for (size_t k = 0; m->links && k < link_monitor_count(m->links); k++) {
+		const struct link_info *l = link_monitor_get(m->links, k);
+
+		if (strcmp(l->name, name) == 0) {
+			return l->flags & IFF_LOOPBACK
+				       ? "is a loopback interface, which carries no PTP frames"
+				       : "is not a port (see the log)";
+		}
+	}
+	return "not present";
+}
+
+/*
+ * Each reason an instance's health gains is logged once, when it comes (a mistyped interface,
+ * a port gone FAULTY, sync lost), and again only when its sentence changes: the journal says why
+ * as D-Bus does. Not while the links are being enumerated at start (every named interface is
+ * missing then) nor while stopping.
+ */
+static void health_log_new(struct instance *i, const struct health_report *now)
+{
+	const struct health_report *old = &i->health_logged;
+
+	if (!i->manager->started || i->manager->stopping) {
+		return;
+	}
+	for (size_t k = 0; k < reasons_shown(now); k++) {
+		bool known = false;
+
+		for (size_t j = 0; j < reasons_shown(old) && !known; j++) {
+			known = !strcmp(old->reasons[j].code, now->reasons[k].code) &&
+				!strcmp(old->reasons[j].text, now->reasons[k].text);
+		}
+		if (!known) {
+			log_full(now->level >= HEALTH_FAILED ? LOG_ERR : LOG_NOTICE,
+				 "instance %s: %s", i->name, now->reasons[k].text);
+		}
+	}
+	i->health_logged = *now;
+}
+
 void instance_compute_health(const struct instance *i, struct health_report *h, bool *ret_gm)
 {
 	char gm[CLOCK_IDENTITY_STRLEN];
@@ -108,6 +152,16 @@ void instance_compute_health(const struct instance *i, struct health_report *h, 
 			health_add(h, HEALTH_DEGRADED, "phc-conflict", "port %s: %s", p->ifname,
 				   p->phc_rival_text);
 		}
+		/* 802.1AS: a link that is up but carries no time (the worker logged why). */
+		if (p->link_up && !p->as_capable && p->state != PORT_STATE_INITIALIZING &&
+		    p->state != PORT_STATE_FAULTY && p->state != PORT_STATE_DISABLED) {
+			health_add(
+				h, HEALTH_DEGRADED, "not-as-capable",
+				"port %s is not asCapable: 802.1AS carries no time over its link "
+				"(the neighbour does not answer peer delay requests, or its delay "
+				"is out of bounds)",
+				p->ifname);
+		}
 		if (mport_restarting(p)) {
 			health_add(h, HEALTH_DEGRADED, "worker-restarting",
 				   "the worker of port %s is being restarted (%u restarts so far)",
@@ -129,9 +183,8 @@ void instance_compute_health(const struct instance *i, struct health_report *h, 
 		p = manager_find_port(i->manager, name);
 		if (!p || p->instance != i) {
 			health_add(h, HEALTH_DEGRADED, "interface-missing",
-				   "interface %s is named in the instance's interfaces but not "
-				   "present",
-				   name);
+				   "interface %s is named in the instance's interfaces but %s",
+				   name, health_why_not_port(i->manager, name));
 		}
 	}
 	if (n == 0) {
@@ -209,6 +262,7 @@ void manager_refresh_health(struct manager *m)
 			i->was_synchronized = true;
 		}
 		instance_compute_health(i, &ih, &gm);
+		health_log_new(i, &ih);
 		if (!health_equal(&ih, &i->health) || gm != i->is_grandmaster) {
 			i->health = ih;
 			i->is_grandmaster = gm;

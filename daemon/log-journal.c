@@ -46,7 +46,16 @@ static bool journal_sink(int level, const char *ident, const char *ifname, const
 	size_t n = 0;
 
 	snprintf(pr, sizeof(pr), "%d", level);
-	journal_field(iov, &n, bufs, "MESSAGE", msg);
+	if (ifname) {
+		/* The interface leads the text, as on stderr and as networkd does ("eth0: ..."):
+		 * `journalctl -u phcd` shows the message, not the field. */
+		char line[FIELD_MAX];
+
+		snprintf(line, sizeof(line), "%s: %s", ifname, msg);
+		journal_field(iov, &n, bufs, "MESSAGE", line);
+	} else {
+		journal_field(iov, &n, bufs, "MESSAGE", msg);
+	}
 	journal_field(iov, &n, bufs, "PRIORITY", pr);
 	journal_field(iov, &n, bufs, "SYSLOG_IDENTIFIER", ident);
 	if (object) {

@@ -25,8 +25,9 @@ void mport_set_state(struct mport *p, enum port_state st)
 	if (p->state == st) {
 		return;
 	}
-	log_port_full(p->ifname, LOG_INFO, "%s -> %s", port_state_to_string(p->state),
-		      port_state_to_string(st));
+	/* A port that stops working is an error an operator looks for (journalctl -p err). */
+	log_port_full(p->ifname, st == PORT_STATE_FAULTY ? LOG_ERR : LOG_INFO, "%s -> %s",
+		      port_state_to_string(p->state), port_state_to_string(st));
 	if (p->manager->status_stdout) {
 		printf("port %s instance %s state %s\n", p->ifname, p->instance->name,
 		       port_state_to_string(st));
@@ -76,6 +77,22 @@ static bool mport_worker_lies(struct mport *p, const char *lie)
 	return true;
 }
 
+/* A state in which a port takes part in the protocol (a worker runs it, nothing is wrong). */
+static bool port_state_works(enum port_state st)
+{
+	switch (st) {
+	case PORT_STATE_LISTENING:
+	case PORT_STATE_PRE_MASTER:
+	case PORT_STATE_MASTER:
+	case PORT_STATE_PASSIVE:
+	case PORT_STATE_UNCALIBRATED:
+	case PORT_STATE_SLAVE:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* A STATUS, from the socket (a change, at once) or from the status page (once a second). */
 static void mport_take_status(struct mport *p, const struct ipc_status *s, bool datagram)
 {
@@ -113,6 +130,16 @@ static void mport_take_status(struct mport *p, const struct ipc_status *s, bool 
 	    (s->last_error != p->last_error || strncmp(text, p->last_error_text, sizeof(text)))) {
 		mport_set_error(p, s->last_error, "%s", text);
 		log_port_full(p->ifname, LOG_WARNING, "%s", p->last_error_text);
+	} else if (!s->last_error && p->last_error && port_state_works(s->port_state) &&
+		   p->link_up && !p->phc_fault && p->worker && !worker_stopping(p->worker)) {
+		/* The fault is over (a worker that runs clean after a fix, a restart, the link
+		 * back; not the last words of one being stopped): LastError is the present, the
+		 * journal keeps the history. */
+		log_port_full(p->ifname, LOG_INFO, "working again, error cleared (was: %s)",
+			      p->last_error_text);
+		p->last_error = 0;
+		p->last_error_text[0] = '\0';
+		mask |= MPORT_CHANGED_ERROR;
 	}
 	if (s->as_capable != p->as_capable) {
 		p->as_capable = s->as_capable;
@@ -315,7 +342,7 @@ static void on_worker_exited(struct worker *w, int error, const char *reason, vo
 		return;
 	}
 	if (!expected) {
-		log_port_full(p->ifname, LOG_WARNING, "worker %s", reason);
+		log_port_full(p->ifname, LOG_ERR, "worker %s", reason);
 		mport_set_error(p, error ? error : -ECHILD, "worker %s", reason);
 	}
 	if (!p->enabled) {
@@ -372,6 +399,29 @@ static void mport_check_phc_rivals(struct mport *p)
 	}
 }
 
+/*
+ * An interface that cannot stamp what it sends (a bridge) never gets a worker: refused here with
+ * the reason, not blamed on a transmit timeout later. Unknown without ethtool netlink: tried.
+ */
+static bool mport_refuse_tx(struct mport *p)
+{
+	struct tsinfo ti;
+	const char *why;
+
+	if (!p->manager->ethtool ||
+	    ethtool_nl_tsinfo_get(p->manager->ethtool, p->ifname, &ti) < 0) {
+		return false;
+	}
+	why = tsinfo_tx_missing(&ti, p->options.time_stamping == OPTIONS_TS_SOFTWARE);
+	if (!why) {
+		return false;
+	}
+	mport_set_error(p, -EOPNOTSUPP, "not a PTP port: %s", why);
+	log_port_full(p->ifname, LOG_ERR, "%s", p->last_error_text);
+	mport_set_state(p, PORT_STATE_FAULTY);
+	return true;
+}
+
 void mport_start_worker(struct mport *p)
 {
 	struct manager *m = p->manager;
@@ -401,6 +451,9 @@ void mport_start_worker(struct mport *p)
 		if (p->phc_rival) {
 			wc.clock_backend = OPTIONS_CLOCK_FREE_RUNNING;
 		}
+	}
+	if (mport_refuse_tx(p)) {
+		return;
 	}
 	snprintf(wc.ifname, sizeof(wc.ifname), "%s", p->ifname);
 	r = worker_spawn(m->event, &wc, &worker_ops, p, &p->worker, &info);
@@ -552,8 +605,18 @@ void manager_consider_link(struct manager *m, const struct link_info *l)
 	struct instance *i;
 	int r;
 
-	if ((l->flags & IFF_LOOPBACK) || manager_find_port_by_ifindex(m, l->ifindex) ||
-	    manager_find_port(m, l->name)) {
+	if (manager_find_port_by_ifindex(m, l->ifindex) || manager_find_port(m, l->name)) {
+		return;
+	}
+	if (l->flags & IFF_LOOPBACK) {
+		/* Never a port; said once when an instance names it (Health says it too). */
+		ci = config_instance_for_interface(m->config, l->name, false);
+		if (ci && !ci->options.interfaces.auto_select) {
+			log_port_full(l->name, LOG_ERR,
+				      "named in the interfaces of instance %s, but a loopback "
+				      "interface carries no PTP frames: not a port, ignoring",
+				      ci->options.name);
+		}
 		return;
 	}
 	ci = config_instance_for_interface(m->config, l->name, manager_link_has_phc(m, l));

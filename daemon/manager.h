@@ -159,6 +159,7 @@ struct instance {
 
 	/* public, INSTANCE_CHANGED_HEALTH */
 	struct health_report health;
+	struct health_report health_logged; /* the reasons last logged (health.c) */
 	bool is_grandmaster; /* grandmaster of its domain: own identity, a port MASTER */
 
 	/* public, INSTANCE_CHANGED_SERVO */

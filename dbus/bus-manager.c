@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* org.phcd1.Manager at /org/phcd1: the daemon as a whole, lookups, Reload() and Describe(). */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "config.h" /* the generated one, for PHCD_VERSION */
 #include "common/config-file.h"
@@ -220,6 +223,93 @@ static int method_reload(sd_bus_message *m, void *userdata, sd_bus_error *error)
 	return sd_bus_reply_method_return(m, NULL);
 }
 
+/* CheckConfig's text: a phcd.conf is a few kB; this bounds what one call makes phcd parse. */
+#define BUS_CHECK_CONFIG_MAX (256 * 1024)
+
+/* The lines of what config_check() printed, each with the memfd's path said as "<text>". */
+static int append_check_lines(sd_bus_message *reply, const char *out, const char *path)
+{
+	size_t plen = strlen(path);
+	int r;
+
+	r = sd_bus_message_open_container(reply, 'a', "s");
+	for (const char *l = out; r >= 0 && l && *l;) {
+		size_t n = strcspn(l, "\n");
+		_cleanup_free_ char *line = NULL;
+
+		if (n >= plen && !strncmp(l, path, plen)) {
+			r = asprintf(&line, "<text>%.*s", (int) (n - plen), l + plen);
+		} else {
+			r = asprintf(&line, "%.*s", (int) n, l);
+		}
+		if (r < 0) {
+			return -ENOMEM;
+		}
+		r = bus_append_valid_string(reply, line);
+		l += n + (l[n] == '\n');
+	}
+	return r < 0 ? r : sd_bus_message_close_container(reply);
+}
+
+/*
+ * CheckConfig(s text) -> (b ok, as messages): the text checked as a phcd.conf, as
+ * `phcd --check-config` would, without applying it (a fleet tool asks before it writes a
+ * drop-in). Authorized like Reload: the text may name files (ptp4l_config) phcd then reads.
+ */
+static int method_check_config(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	struct bus_server *s = userdata;
+	_cleanup_free_ char *out = NULL;
+	_cleanup_close_ int fd = -EBADF;
+	sd_bus_message *reply = NULL;
+	char path[64];
+	const char *text;
+	size_t len = 0, size;
+	FILE *f;
+	int checked, r;
+
+	r = sd_bus_message_read(m, "s", &text);
+	if (r < 0) {
+		return r;
+	}
+	size = strlen(text);
+	if (size > BUS_CHECK_CONFIG_MAX) {
+		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+					 "Configuration text of %zu bytes, expected at most %d",
+					 size, BUS_CHECK_CONFIG_MAX);
+	}
+	r = bus_authorize(s, m, error);
+	if (r <= 0) {
+		return r < 0 ? r : 1;
+	}
+	fd = memfd_create("phcd-check-config", MFD_CLOEXEC);
+	if (fd < 0 || write(fd, text, size) != (ssize_t) size) {
+		return sd_bus_error_set_errnof(error, errno, "Cannot hold the text to check: %m");
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	f = open_memstream(&out, &len);
+	if (!f) {
+		return -ENOMEM;
+	}
+	checked = config_check(path, f);
+	if (fclose(f) != 0) {
+		return -ENOMEM;
+	}
+	log_debug("D-Bus CheckConfig(): %zu bytes, %s", size, checked < 0 ? "invalid" : "valid");
+	r = sd_bus_message_new_method_return(m, &reply);
+	if (r >= 0) {
+		r = sd_bus_message_append(reply, "b", (int) (checked >= 0));
+	}
+	if (r >= 0) {
+		r = append_check_lines(reply, out, path);
+	}
+	if (r >= 0) {
+		r = sd_bus_send(NULL, reply, NULL);
+	}
+	sd_bus_message_unref(reply);
+	return r < 0 ? r : 1;
+}
+
 static const sd_bus_vtable manager_vtable[];
 
 /* {"Manager": {...}, "Instances": [{...}], "Ports": [{...}]} with every property of each. */
@@ -367,6 +457,9 @@ static const sd_bus_vtable manager_vtable[] = {
 				SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("Describe", SD_BUS_NO_ARGS, SD_BUS_RESULT("s", json),
 				method_describe, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("CheckConfig", SD_BUS_ARGS("s", text),
+				SD_BUS_RESULT("b", ok, "as", messages), method_check_config,
+				SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_VTABLE_END,
 };
 

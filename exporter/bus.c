@@ -25,7 +25,20 @@ struct exporter {
 	sd_event_source *counters;
 	uint64_t counter_usec;
 	uint64_t generation; /* bumped whenever the model is dropped: late replies are ignored */
+	void (*read)(void *userdata); /* once, when phcd was first read (or found absent) */
+	void *read_userdata;
 };
+
+/* The first reading is over, whatever it found: the exporter may answer scrapes from now on. */
+static void first_read_done(struct exporter *x)
+{
+	void (*read)(void *) = x->read;
+
+	x->read = NULL;
+	if (read) {
+		read(x->read_userdata);
+	}
+}
 
 struct request {
 	struct exporter *x;
@@ -227,6 +240,7 @@ static int manager_reply(sd_bus_message *reply, void *userdata, sd_bus_error *re
 	if (r < 0) {
 		log_bus("reading org.phcd1.Manager's properties, ignoring", NULL, r);
 	}
+	first_read_done(q->x);
 	return 0;
 }
 
@@ -245,6 +259,7 @@ static int load_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_e
 					    SD_BUS_ERROR_NAME_HAS_NO_OWNER)) {
 			log_bus("GetManagedObjects of org.phcd1", e, 0);
 		}
+		first_read_done(x);
 		return 0;
 	}
 	x->owner = strdup(sd_bus_message_get_sender(reply));
@@ -265,12 +280,14 @@ static int load_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_e
 	if (r < 0) {
 		log_bus("parsing GetManagedObjects of org.phcd1", NULL, r);
 		model_drop(x);
+		first_read_done(x);
 		return 0;
 	}
 	r = call_for(x, PHCD_BUS_PATH_MANAGER, "org.freedesktop.DBus.Properties", "GetAll",
 		     manager_reply, "s", PHCD_BUS_IFACE_MANAGER);
 	if (r < 0) {
 		log_bus("asking for org.phcd1.Manager's properties, ignoring", NULL, r);
+		first_read_done(x);
 	}
 	x->model->up = true;
 	log_info("reading org.phcd1 from %s: %zu objects", x->owner, x->model->n_objects);
@@ -295,6 +312,7 @@ static void load(struct exporter *x)
 	}
 	if (r < 0) {
 		log_bus("GetManagedObjects of org.phcd1", NULL, r);
+		first_read_done(x);
 	}
 }
 
@@ -480,7 +498,7 @@ static int reconnect(struct exporter *x)
 }
 
 int exporter_bus_new(sd_event *e, struct model *m, unsigned counter_interval_s,
-		     struct exporter **ret)
+		     void (*read)(void *userdata), void *userdata, struct exporter **ret)
 {
 	struct exporter *x;
 	uint64_t now;
@@ -493,6 +511,8 @@ int exporter_bus_new(sd_event *e, struct model *m, unsigned counter_interval_s,
 	x->event = sd_event_ref(e);
 	x->model = m;
 	x->counter_usec = counter_interval_s * 1000000ULL;
+	x->read = read;
+	x->read_userdata = userdata;
 	r = sd_event_now(e, CLOCK_MONOTONIC, &now);
 	if (r >= 0) {
 		r = sd_event_add_time(e, &x->counters, CLOCK_MONOTONIC, now + x->counter_usec, 0,
@@ -511,12 +531,13 @@ int exporter_bus_new(sd_event *e, struct model *m, unsigned counter_interval_s,
 		exporter_bus_free(x);
 		return r;
 	}
+	*ret = x;
 	if (reconnect(x) < 0) {
 		/* No system bus yet: phcd_up 0 meanwhile, and try again. */
 		sd_event_source_set_time_relative(x->reconnect, RECONNECT_USEC);
 		sd_event_source_set_enabled(x->reconnect, SD_EVENT_ONESHOT);
+		first_read_done(x);
 	}
-	*ret = x;
 	return 0;
 }
 

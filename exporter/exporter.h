@@ -73,6 +73,11 @@ int object_read_counters(struct object *o, sd_bus_message *m);
 char *metrics_render(const struct model *m, size_t *ret_len);
 
 struct exporter;
+/*
+ * Follow org.phcd1 into m. read(userdata) is called once, when phcd was first read (its objects
+ * and the Manager's properties) or found absent or unreachable: scrapes before that would say
+ * phcd_up 0 of a phcd that runs (the first one after socket activation).
+ */
 int exporter_bus_new(sd_event *e, struct model *m, unsigned counter_interval_s,
-		     struct exporter **ret);
+		     void (*read)(void *userdata), void *userdata, struct exporter **ret);
 struct exporter *exporter_bus_free(struct exporter *x);

@@ -21,12 +21,100 @@
 #include "ptp/util.h"
 
 #define CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
+/*
+ * Connections kept at once. One more evicts the one that made no progress for the longest time
+ * (no request answered since it connected or since its last answer): slow clients that trickle
+ * a header line now and then (each one restarts libmicrohttpd's idle timeout) are the first to
+ * go, and a scrape, answered in milliseconds, always gets its turn (issue 31: 64 such clients
+ * starved every scrape for 20 s). libmicrohttpd itself accepts twice as many, so that the one
+ * beyond the limit is accepted and its arrival evicts.
+ */
+#define HTTP_CONNECTIONS 64
+#define HTTP_IDLE_TIMEOUT_S 10
+/* The first scrape waits this long at most for the first reading of phcd. */
+#define FIRST_READ_MAX_USEC (3 * 1000000ULL)
+
+struct http_conn {
+	struct http_conn *prev, *next; /* least recent progress first */
+	int fd;
+	bool evicted;
+};
 
 struct server {
 	struct MHD_Daemon *httpd;
 	struct model model;
-	sd_event_source *io, *timer;
+	sd_event_source *io, *timer, *first_read;
+	struct http_conn *head, *tail;
+	size_t n_conns;
+	size_t n_evicted; /* of those, shut down and not closed yet */
 };
+
+static void conn_unlink(struct server *s, struct http_conn *h)
+{
+	*(h->prev ? &h->prev->next : &s->head) = h->next;
+	*(h->next ? &h->next->prev : &s->tail) = h->prev;
+	h->prev = h->next = NULL;
+}
+
+static void conn_append(struct server *s, struct http_conn *h)
+{
+	h->prev = s->tail;
+	*(s->tail ? &s->tail->next : &s->head) = h;
+	s->tail = h;
+}
+
+/* libmicrohttpd's connections, kept in the order of their last progress (see HTTP_CONNECTIONS). */
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+			  enum MHD_ConnectionNotificationCode code)
+{
+	struct server *s = cls;
+	struct http_conn *h = *socket_context;
+	const union MHD_ConnectionInfo *info;
+
+	if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+		if (h) {
+			conn_unlink(s, h);
+			s->n_conns--;
+			s->n_evicted -= h->evicted;
+			free(h);
+			*socket_context = NULL;
+		}
+		return;
+	}
+	info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	h = calloc(1, sizeof(*h));
+	if (!h || !info) {
+		free(h);
+		return; /* untracked: libmicrohttpd's own limit and timeout still apply */
+	}
+	h->fd = info->connect_fd;
+	conn_append(s, h);
+	s->n_conns++;
+	*socket_context = h;
+	/* Over the limit: the connection without progress for longest goes (shut down here,
+	 * closed by libmicrohttpd when it sees the end of the stream). */
+	for (struct http_conn *v = s->head; v && s->n_conns - s->n_evicted > HTTP_CONNECTIONS;
+	     v = v->next) {
+		if (!v->evicted && v != h) {
+			v->evicted = true;
+			shutdown(v->fd, SHUT_RDWR);
+			s->n_evicted++;
+		}
+	}
+}
+
+/* A request answered: the connection made progress, it goes to the back of the eviction line. */
+static void conn_progress(struct server *s, struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *info = MHD_get_connection_info(
+		c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct http_conn *h = info ? info->socket_context : NULL;
+
+	if (h && !h->evicted) {
+		conn_unlink(s, h);
+		conn_append(s, h);
+	}
+}
 
 static enum MHD_Result respond(struct MHD_Connection *c, unsigned status, const char *type,
 			       char *body, size_t len, enum MHD_ResponseMemoryMode mode)
@@ -62,6 +150,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	char *text;
 	size_t len;
 
+	conn_progress(s, c);
 	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0) {
 		return respond(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain", not_allowed,
 			       strlen(not_allowed), MHD_RESPMEM_PERSISTENT);
@@ -108,6 +197,27 @@ static int on_httpd_timer(sd_event_source *src, uint64_t usec, void *userdata)
 	return on_httpd_io(NULL, -1, 0, userdata);
 }
 
+/*
+ * phcd was read (or is absent), or FIRST_READ_MAX_USEC passed: serve from now on. Until then the
+ * listening socket waits, so the first scrape after socket activation sees phcd as it is.
+ */
+static void serve(void *userdata)
+{
+	struct server *s = userdata;
+
+	s->first_read = sd_event_source_disable_unref(s->first_read);
+	sd_event_source_set_enabled(s->io, SD_EVENT_ON);
+	httpd_rearm(s);
+}
+
+static int on_first_read_deadline(sd_event_source *src, uint64_t usec, void *userdata)
+{
+	log_warning("no answer from the system bus within %llu s, serving phcd_up 0 meanwhile",
+		    FIRST_READ_MAX_USEC / 1000000ULL);
+	serve(userdata);
+	return 0;
+}
+
 /* --listen ADDR:PORT ([ADDR]:PORT for IPv6): a listening TCP socket. */
 static int listen_on(const char *spec)
 {
@@ -142,7 +252,7 @@ static int listen_on(const char *spec)
 		return r;
 	}
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || listen(fd, 16) < 0) {
+	if (bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || listen(fd, SOMAXCONN) < 0) {
 		r = -errno;
 		close(fd);
 		freeaddrinfo(ai);
@@ -251,21 +361,33 @@ int main(int argc, char **argv)
 	}
 
 	s.httpd = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, NULL, NULL, on_request, &s,
-				   MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_CONNECTION_LIMIT, 64u,
-				   MHD_OPTION_CONNECTION_TIMEOUT, 10u, MHD_OPTION_END);
+				   MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_CONNECTION_LIMIT,
+				   2u * HTTP_CONNECTIONS, MHD_OPTION_CONNECTION_TIMEOUT,
+				   (unsigned) HTTP_IDLE_TIMEOUT_S, MHD_OPTION_NOTIFY_CONNECTION,
+				   on_connection, &s, MHD_OPTION_END);
 	info = s.httpd ? MHD_get_daemon_info(s.httpd, MHD_DAEMON_INFO_EPOLL_FD) : NULL;
 	if (!info) {
 		log_error("libmicrohttpd did not start");
 		return 1;
 	}
+	/* Both off until phcd was read: serve() turns them on. */
 	r = sd_event_add_io(e, &s.io, info->epoll_fd, EPOLLIN, on_httpd_io, &s);
+	if (r >= 0) {
+		r = sd_event_source_set_enabled(s.io, SD_EVENT_OFF);
+	}
 	if (r >= 0) {
 		r = sd_event_add_time_relative(e, &s.timer, CLOCK_MONOTONIC, 0, 0, on_httpd_timer,
 					       &s);
 	}
 	if (r >= 0) {
-		httpd_rearm(&s);
-		r = exporter_bus_new(e, &s.model, (unsigned) counter_interval, &x);
+		r = sd_event_source_set_enabled(s.timer, SD_EVENT_OFF);
+	}
+	if (r >= 0) {
+		r = sd_event_add_time_relative(e, &s.first_read, CLOCK_MONOTONIC,
+					       FIRST_READ_MAX_USEC, 0, on_first_read_deadline, &s);
+	}
+	if (r >= 0) {
+		r = exporter_bus_new(e, &s.model, (unsigned) counter_interval, serve, &s, &x);
 	}
 	if (r < 0) {
 		log_error_errno(r, "setting up: %m");
@@ -277,6 +399,7 @@ int main(int argc, char **argv)
 	exporter_bus_free(x);
 	sd_event_source_unref(s.io);
 	sd_event_source_unref(s.timer);
+	sd_event_source_unref(s.first_read);
 	MHD_stop_daemon(s.httpd);
 	model_clear(&s.model);
 	return r < 0 ? 1 : 0;

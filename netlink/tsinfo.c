@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <linux/ethtool_netlink.h>
 #include <linux/genetlink.h>
+#include <linux/net_tstamp.h>
 #include <string.h>
 
 #include "netlink/ethtool-compat.h"
@@ -296,6 +297,21 @@ static const char *const so_timestamping_names[] = {
 };
 
 static const char *const tx_type_names[] = { "off", "on", "onestep-sync", "onestep-p2p" };
+
+const char *tsinfo_tx_missing(const struct tsinfo *ti, bool software)
+{
+	const uint32_t tx = SOF_TIMESTAMPING_TX_SOFTWARE | SOF_TIMESTAMPING_TX_HARDWARE;
+
+	if (software && !(ti->so_timestamping & SOF_TIMESTAMPING_TX_SOFTWARE)) {
+		return "no software transmit timestamps: its driver does not stamp what it sends "
+		       "(a bridge, for one: run PTP on its member ports)";
+	}
+	if (!(ti->so_timestamping & tx)) {
+		return "neither hardware nor software transmit timestamps: its driver does not "
+		       "stamp what it sends (a bridge, for one: run PTP on its member ports)";
+	}
+	return NULL;
+}
 
 const char *tsinfo_so_timestamping_name(unsigned bit)
 {

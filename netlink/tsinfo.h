@@ -40,6 +40,14 @@ struct tsconfig {
 int tsinfo_parse(const struct nlmsghdr *nlh, size_t len, struct tsinfo *ret);
 int tsconfig_parse(const struct nlmsghdr *nlh, size_t len, struct tsconfig *ret);
 
+/*
+ * Why a port cannot work on this interface for want of transmit timestamps (the Sync, Delay_Req
+ * and Pdelay messages it sends need theirs), or NULL: software (time_stamping software) needs
+ * SOF_TIMESTAMPING_TX_SOFTWARE; otherwise either kind will do (hardware asked for and missing
+ * is the worker's refusal, with its own reason).
+ */
+const char *tsinfo_tx_missing(const struct tsinfo *ti, bool software);
+
 /* Names of the bits, as ethtool prints them ("hardware-transmit", "ptpv2-l2-event"...). */
 const char *tsinfo_so_timestamping_name(unsigned bit);
 const char *tsinfo_tx_type_name(unsigned bit);

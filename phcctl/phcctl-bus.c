@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* phcctl's bus helpers: error to exit code, GetAll with lookups by name, JSON output. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,19 @@ static bool connection_errno(int r)
 	       r == -ECONNREFUSED;
 }
 
+/*
+ * The errors of a D-Bus activation that could not start phcd (a command that may start it):
+ * systemd has no such unit (phcd not installed or its unit disabled), or it is masked, or the
+ * activation failed.
+ */
+static bool activation_failed(const sd_bus_error *e)
+{
+	return sd_bus_error_has_names(e, "org.freedesktop.systemd1.NoSuchUnit",
+				      "org.freedesktop.systemd1.UnitMasked") ||
+	       (e->name && !strncmp(e->name, "org.freedesktop.DBus.Error.Spawn.",
+				    strlen("org.freedesktop.DBus.Error.Spawn.")));
+}
+
 /* The bus errors (and errnos) that mean phcd is gone, or went away during the call. */
 static bool phcd_gone(const sd_bus_error *e, int r)
 {
@@ -30,7 +44,7 @@ static bool phcd_gone(const sd_bus_error *e, int r)
 		return sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN,
 					      SD_BUS_ERROR_NAME_HAS_NO_OWNER, SD_BUS_ERROR_NO_REPLY,
 					      SD_BUS_ERROR_DISCONNECTED) ||
-		       connection_errno(-sd_bus_error_get_errno(e));
+		       activation_failed(e) || connection_errno(-sd_bus_error_get_errno(e));
 	}
 	return connection_errno(r);
 }
@@ -48,6 +62,9 @@ int phcctl_error(const char *what, const sd_bus_error *e, int r)
 						SD_BUS_ERROR_NAME_HAS_NO_OWNER)) {
 			log_error("%s: phcd is not running (no %s on the system bus)", what,
 				  PHCD_BUS_NAME);
+		} else if (e && activation_failed(e)) {
+			log_error("%s: phcd is not running and could not be started (%s)", what,
+				  e->message ? e->message : e->name);
 		} else {
 			log_error("%s: phcd went away before it answered (%s)", what,
 				  e && sd_bus_error_is_set(e) ? e->name : strerror(-r));
@@ -82,14 +99,46 @@ int phcctl_error(const char *what, const sd_bus_error *e, int r)
 	return EXIT_FAILED;
 }
 
+int phcctl_call(struct phcctl *c, const char *path, const char *iface, const char *member,
+		sd_bus_error *e, sd_bus_message **reply, const char *types, ...)
+{
+	sd_bus_message *m = NULL;
+	va_list ap;
+	int r;
+
+	r = sd_bus_message_new_method_call(c->bus, &m, PHCD_BUS_NAME, path, iface, member);
+	if (r >= 0) {
+		r = sd_bus_message_set_auto_start(m, c->auto_start);
+	}
+	if (r >= 0 && types) {
+		va_start(ap, types);
+		r = sd_bus_message_appendv(m, types, ap);
+		va_end(ap);
+	}
+	if (r >= 0) {
+		r = sd_bus_call(c->bus, m, 0, e, reply);
+	}
+	sd_bus_message_unref(m);
+	return r;
+}
+
 int phcctl_get_paths(struct phcctl *c, const char *path, const char *iface, const char *property,
 		     char ***ret)
 {
 	sd_bus_error e = SD_BUS_ERROR_NULL;
+	sd_bus_message *reply = NULL;
 	char **l = NULL;
 	int r;
 
-	r = sd_bus_get_property_strv(c->bus, PHCD_BUS_NAME, path, iface, property, &e, &l);
+	r = phcctl_call(c, path, "org.freedesktop.DBus.Properties", "Get", &e, &reply, "ss", iface,
+			property);
+	if (r >= 0) {
+		r = sd_bus_message_enter_container(reply, 'v', NULL);
+	}
+	if (r >= 0) {
+		r = sd_bus_message_read_strv(reply, &l);
+	}
+	sd_bus_message_unref(reply);
 	if (r < 0) {
 		r = -phcctl_error(path, &e, r);
 		sd_bus_error_free(&e);
@@ -119,8 +168,7 @@ int phcctl_get_all(struct phcctl *c, const char *path, const char *iface, sd_bus
 	sd_bus_error e = SD_BUS_ERROR_NULL;
 	int r;
 
-	r = sd_bus_call_method(c->bus, PHCD_BUS_NAME, path, "org.freedesktop.DBus.Properties",
-			       "GetAll", &e, ret, "s", iface);
+	r = phcctl_call(c, path, "org.freedesktop.DBus.Properties", "GetAll", &e, ret, "s", iface);
 	if (r < 0) {
 		r = phcctl_error(path, &e, r);
 		sd_bus_error_free(&e);
@@ -184,8 +232,8 @@ int phcctl_get_all_with(struct phcctl *c, const char *path, const char *iface,
 	if (r < 0) {
 		return r;
 	}
-	r = sd_bus_call_method(c->bus, PHCD_BUS_NAME, path, "org.freedesktop.DBus.Properties",
-			       "Get", &e, &value, "ss", iface, explicit_name);
+	r = phcctl_call(c, path, "org.freedesktop.DBus.Properties", "Get", &e, &value, "ss", iface,
+			explicit_name);
 	if (r < 0) {
 		r = -phcctl_error(path, &e, r);
 		sd_bus_error_free(&e);
@@ -262,6 +310,24 @@ int64_t props_int(sd_bus_message *props, const char *name)
 		return 0;
 	}
 	return v;
+}
+
+void props_join(sd_bus_message *props, const char *name, char *buf, size_t size)
+{
+	const char *s;
+	size_t len = 0;
+	char type;
+
+	buf[0] = '\0';
+	if (props_enter(props, name, &type) < 0 || type != 'a' ||
+	    sd_bus_message_enter_container(props, 'a', "s") <= 0) {
+		return;
+	}
+	while (sd_bus_message_read_basic(props, 's', &s) > 0 && len < size) {
+		int n = snprintf(buf + len, size - len, "%s%s", len ? ", " : "", s);
+
+		len += n > 0 ? (size_t) n : 0;
+	}
 }
 
 double props_double(sd_bus_message *props, const char *name)

@@ -279,25 +279,6 @@ static size_t props_count(sd_bus_message *props, const char *name)
 	return n;
 }
 
-/* The "as" property name joined with ", " into buf ("" when absent or empty). */
-static void props_join(sd_bus_message *props, const char *name, char *buf, size_t size)
-{
-	const char *s;
-	size_t len = 0;
-	char type;
-
-	buf[0] = '\0';
-	if (props_enter(props, name, &type) < 0 || type != 'a' ||
-	    sd_bus_message_enter_container(props, 'a', "s") <= 0) {
-		return;
-	}
-	while (sd_bus_message_read_basic(props, 's', &s) > 0 && len < size) {
-		int n = snprintf(buf + len, size - len, "%s%s", len ? ", " : "", s);
-
-		len += n > 0 ? (size_t) n : 0;
-	}
-}
-
 /* The first HealthReasons sentence (or ""), to say why an instance is not ready. */
 static void props_first_reason(sd_bus_message *props, char *buf, size_t size)
 {
@@ -378,9 +359,8 @@ static int wait_targets(struct wait_state *w, char **instances)
 
 	wait_instances_free(w);
 	if (w->c->instance) {
-		r = sd_bus_call_method(w->c->bus, PHCD_BUS_NAME, PHCD_BUS_PATH_MANAGER,
-				       PHCD_BUS_IFACE_MANAGER, "GetInstance", &e, &reply, "s",
-				       w->c->instance);
+		r = phcctl_call(w->c, PHCD_BUS_PATH_MANAGER, PHCD_BUS_IFACE_MANAGER, "GetInstance", &e, &reply,
+				"s", w->c->instance);
 		if (r >= 0) {
 			r = sd_bus_message_read(reply, "o", &path);
 		}
@@ -432,9 +412,8 @@ static void wait_check(struct wait_state *w)
 
 	w->changed = false;
 	w->ready = false;
-	r = sd_bus_call_method(w->c->bus, PHCD_BUS_NAME, PHCD_BUS_PATH_MANAGER,
-			       "org.freedesktop.DBus.Properties", "GetAll", &e, &mgr, "s",
-			       PHCD_BUS_IFACE_MANAGER);
+	r = phcctl_call(w->c, PHCD_BUS_PATH_MANAGER, "org.freedesktop.DBus.Properties", "GetAll", &e, &mgr,
+			"s", PHCD_BUS_IFACE_MANAGER);
 	if (r < 0 && sd_bus_error_has_names(&e, SD_BUS_ERROR_SERVICE_UNKNOWN,
 					    SD_BUS_ERROR_NAME_HAS_NO_OWNER)) {
 		snprintf(w->why, sizeof(w->why), "phcd is not running");
@@ -477,6 +456,12 @@ static void wait_check(struct wait_state *w)
 					 (wi->n_ports == 0 ||
 					  (wi->grandmaster && !wi->synchronized));
 		}
+	}
+	if (r == -EXIT_NOT_FOUND && w->c->instance && !w->n_inst) {
+		/* --instance names none that the running phcd has: no wait makes it appear. */
+		w->exit_code = EXIT_NOT_FOUND;
+		w->done = true;
+		return;
 	}
 	if (r < 0) {
 		/* phcd went away, or an instance did: look again at the next change. */

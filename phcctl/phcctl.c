@@ -26,14 +26,21 @@ static void help(FILE *f)
 	      "  port IFNAME              one port: state, timestamping, worker, counters\n"
 	      "  instance NAME            one instance as in status, with its other data sets\n"
 	      "  monitor                  print changes as phcd signals them, until interrupted\n"
-	      "  set-priority1 NAME N     set an instance's priority1 (0..255) until the next "
-	      "reload\n"
-	      "  set-priority2 NAME N     set an instance's priority2 (0..255) until the next "
-	      "reload\n"
+	      "  set-priority1 NAME N     set an instance's priority1 (0..255),\n"
+	      "                           until a reload that changes this instance\n"
+	      "  set-priority2 NAME N     the same for priority2\n"
+	      "  set-grandmaster-settings NAME clockClass N clockAccuracy N\n"
+	      "                           offsetScaledLogVariance N currentUtcOffset N leap61 0|1\n"
+	      "                           leap59 0|1 currentUtcOffsetValid 0|1 timeTraceable 0|1\n"
+	      "                           frequencyTraceable 0|1 timeSource N\n"
+	      "                           what the instance announces as grandmaster,\n"
+	      "                           until a reload that changes this instance\n"
 	      "  enable IFNAME            start a disabled port again\n"
 	      "  disable IFNAME           stop a port's worker and keep it DISABLED\n"
 	      "  restart IFNAME           replace a port's worker\n"
 	      "  reload                   reload phcd.conf (an invalid file is refused)\n"
+	      "  check-config FILE        phcd's verdict on FILE (- for stdin) as a phcd.conf,\n"
+	      "                           nothing applied (exit 0 valid, 1 invalid)\n"
 	      "  wait-sync                wait until ready: synchronized, grandmaster, or no "
 	      "ports\n"
 	      "                           (exit 0), or the timeout (exit 5)\n"
@@ -60,24 +67,12 @@ static void help(FILE *f)
 
 /* Call a Manager method; on error print it and return -exit_code. */
 static int manager_call(struct phcctl *c, const char *method, const char *what,
-			sd_bus_message **reply, const char *types, ...)
+			sd_bus_message **reply)
 {
 	sd_bus_error e = SD_BUS_ERROR_NULL;
-	sd_bus_message *m = NULL;
-	va_list ap;
 	int r;
 
-	r = sd_bus_message_new_method_call(c->bus, &m, PHCD_BUS_NAME, PHCD_BUS_PATH_MANAGER,
-					   PHCD_BUS_IFACE_MANAGER, method);
-	if (r >= 0 && types) {
-		va_start(ap, types);
-		r = sd_bus_message_appendv(m, types, ap);
-		va_end(ap);
-	}
-	if (r >= 0) {
-		r = sd_bus_call(c->bus, m, 0, &e, reply);
-	}
-	sd_bus_message_unref(m);
+	r = phcctl_call(c, PHCD_BUS_PATH_MANAGER, PHCD_BUS_IFACE_MANAGER, method, &e, reply, NULL);
 	if (r < 0) {
 		r = -phcctl_error(what, &e, r);
 	}
@@ -86,13 +81,18 @@ static int manager_call(struct phcctl *c, const char *method, const char *what,
 }
 
 /* GetPortByInterface / GetInstance: the object path of a name (free() it). */
-static int lookup(struct phcctl *c, const char *method, const char *name, char **ret)
+int phcctl_lookup(struct phcctl *c, const char *method, const char *name, char **ret)
 {
+	sd_bus_error e = SD_BUS_ERROR_NULL;
 	sd_bus_message *reply = NULL;
 	const char *path;
 	int r;
 
-	r = manager_call(c, method, name, &reply, "s", name);
+	r = phcctl_call(c, PHCD_BUS_PATH_MANAGER, PHCD_BUS_IFACE_MANAGER, method, &e, &reply, "s", name);
+	if (r < 0) {
+		r = -phcctl_error(name, &e, r);
+	}
+	sd_bus_error_free(&e);
 	if (r < 0) {
 		return r;
 	}
@@ -110,14 +110,66 @@ static void print_offset(const char *label, int64_t ns)
 	printf("  %-20s: %+" PRIi64 " ns\n", label, ns);
 }
 
-static void print_port_line(sd_bus_message *p)
+/*
+ * Why a port does not carry time, in plain words ("" when nothing is in its way): the link, a
+ * FAULTY or DISABLED state with the error, asCapable false, no master heard yet.
+ */
+static const char *port_why(sd_bus_message *p, char *buf, size_t size)
 {
+	const char *state = props_str(p, "State"), *err = props_str(p, "LastError");
+
+	buf[0] = '\0';
+	if (!props_int(p, "LinkUp")) {
+		snprintf(buf, size, "link down");
+	} else if (!strcmp(state, "FAULTY")) {
+		snprintf(buf, size, "FAULTY: %s", *err ? err : "no reason given");
+	} else if (!strcmp(state, "DISABLED")) {
+		snprintf(buf, size, "disabled");
+	} else if (!props_int(p, "AsCapable") && strcmp(state, "INITIALIZING")) {
+		snprintf(buf, size,
+			 "not asCapable: 802.1AS carries no time over this link (the neighbour "
+			 "does not answer peer delay requests, or its delay is out of bounds)");
+	} else if (!strcmp(state, "LISTENING") || !strcmp(state, "INITIALIZING")) {
+		snprintf(buf, size, "listening: no master heard yet");
+	}
+	return buf;
+}
+
+static void print_port_line(sd_bus_message *p, bool why_line)
+{
+	char why[256];
+
 	printf("  %-15s %-13s %-9s phc %-3" PRIi64 " %-5s pid %-7" PRIi64 " restarts %" PRIi64
 	       "%s%s\n",
 	       props_str(p, "Interface"), props_str(p, "State"), props_str(p, "TimestampingMode"),
 	       props_int(p, "PhcIndex"), props_int(p, "LinkUp") ? "up" : "down",
 	       props_int(p, "WorkerPID"), props_int(p, "Restarts"),
 	       *props_str(p, "LastError") ? "  error: " : "", props_str(p, "LastError"));
+	/* FAULTY says why in its error already. */
+	if (why_line && *port_why(p, why, sizeof(why)) && strncmp(why, "FAULTY", 6)) {
+		printf("  %-15s %s\n", "", why);
+	}
+}
+
+/*
+ * Health and its reasons: "Health: degraded", then one indented sentence per reason; for the
+ * daemon (own_only) only its own, each instance shows its reasons under it.
+ */
+static void print_health(sd_bus_message *props, bool own_only)
+{
+	const char *code, *text;
+	char type;
+
+	printf("%s%-20s: %s\n", own_only ? "" : "  ", "Health", props_str(props, "Health"));
+	if (props_enter(props, "HealthReasons", &type) < 0 || type != 'a' ||
+	    sd_bus_message_enter_container(props, 'a', "(ss)") <= 0) {
+		return;
+	}
+	while (sd_bus_message_read(props, "(ss)", &code, &text) > 0) {
+		if (!own_only || strncmp(text, "instance ", strlen("instance "))) {
+			printf("  %-20s  %s (%s)\n", "", text, code);
+		}
+	}
 }
 
 /* The object paths of the Manager's Instances or Ports property. */
@@ -146,45 +198,124 @@ static void print_instance_detail(sd_bus_message *i)
 					: "none announced");
 }
 
+/* An identity of zeros: none chosen yet (an instance's clockIdentity comes with its first port). */
+static bool identity_unset(const char *id)
+{
+	return !strcmp(id, "000000.0000.000000") || !strcmp(id, "?");
+}
+
+/*
+ * The grandmaster the instance follows, with the quality it announces (parentDS and the
+ * timePropertiesDS it sends), and the instance's own clock: the two are told apart.
+ */
+static void print_clocks(sd_bus_message *i)
+{
+	const char *gm = props_str(i, "GrandmasterIdentity");
+
+	if (identity_unset(gm)) {
+		printf("  %-20s: none yet\n", "Grandmaster");
+	} else {
+		printf("  %-20s: %s%s, steps removed %" PRIi64 "\n", "Grandmaster", gm,
+		       !strcmp(gm, props_str(i, "ClockIdentity")) ? " (this clock)" : "",
+		       props_int(i, "StepsRemoved"));
+		printf("  %-20s: priority1 %" PRIi64 ", priority2 %" PRIi64 ", class %" PRIi64
+		       ", accuracy %s, variance 0x%04" PRIx64 ", time source %s\n",
+		       "Grandmaster quality", props_int(i, "GrandmasterPriority1"),
+		       props_int(i, "GrandmasterPriority2"), props_int(i, "GrandmasterClockClass"),
+		       props_str(i, "GrandmasterClockAccuracy"),
+		       (uint64_t) props_int(i, "GrandmasterOffsetScaledLogVariance"),
+		       props_str(i, "TimeSource"));
+	}
+	printf("  %-20s: %" PRIi64 " / %" PRIi64 ", class %" PRIi64 ", accuracy %s\n",
+	       "Local priority1/2", props_int(i, "Priority1"), props_int(i, "Priority2"),
+	       props_int(i, "ClockClass"), props_str(i, "ClockAccuracy"));
+}
+
+/* The last sample, or that there is none yet (OffsetTimestamp 0: the zeros are no measurement). */
+static void print_sample(sd_bus_message *i)
+{
+	if (!props_int(i, "OffsetTimestamp")) {
+		printf("  %-20s: no sample yet\n", "Offset from master");
+		return;
+	}
+	print_offset("Offset from master", props_int(i, "OffsetFromMaster"));
+	print_offset("Mean path delay", props_int(i, "MeanPathDelay"));
+	printf("  %-20s: %+.3f ppb\n", "Frequency", props_double(i, "FrequencyAdjustment"));
+}
+
+/*
+ * Why the instance is not synchronized, in plain words, from what phcd publishes: an interface
+ * it waits for, no port, a servo that has not met its lock threshold, or what keeps each port
+ * from following a master (ports_why, "IFNAME: why; ..."). "" when synchronized or grandmaster.
+ */
+static void instance_why(sd_bus_message *i, size_t n_ports, bool following, const char *ports_why,
+			 char *buf, size_t size)
+{
+	char missing[256];
+
+	buf[0] = '\0';
+	if (props_int(i, "Synchronized") || props_int(i, "IsGrandmaster")) {
+		return;
+	}
+	props_join(i, "MissingInterfaces", missing, sizeof(missing));
+	if (missing[0]) {
+		snprintf(buf, size, "%s named in its interfaces, not a port (see Health)", missing);
+	} else if (n_ports == 0) {
+		snprintf(buf, size, "no ports: nothing to synchronize");
+	} else if (following && !strcmp(props_str(i, "ServoState"), "locked")) {
+		snprintf(buf, size,
+			 "the servo is locked but the offsets are not within "
+			 "servo_offset_threshold yet, or a PHC that follows is not locked");
+	} else if (following) {
+		snprintf(buf, size,
+			 "following a master, servo %s: the offset has not met the lock threshold "
+			 "yet",
+			 props_str(i, "ServoState"));
+	} else {
+		snprintf(buf, size, "no port follows a master%s%s", ports_why[0] ? ": " : "",
+			 ports_why);
+	}
+}
+
 static int show_instance(struct phcctl *c, const char *path, bool detail)
 {
 	sd_bus_message *i = NULL;
 	char **ports = NULL;
+	char ports_why[512] = "", why[768];
+	size_t n_ports = 0, len = 0;
+	bool following = false;
+	const char *id;
 	int r;
 
 	r = phcctl_get_all(c, path, PHCD_BUS_IFACE_INSTANCE, &i);
 	if (r < 0) {
 		return r;
 	}
+	id = props_str(i, "ClockIdentity");
 	printf("Instance %s: domain %" PRIi64 ", profile %s, clock %s (%s)\n", props_str(i, "Name"),
-	       props_int(i, "Domain"), props_str(i, "Profile"), props_str(i, "ClockIdentity"),
-	       props_str(i, "ClockBackend"));
-	printf("  %-20s: %s, steps removed %" PRIi64 "\n", "Grandmaster",
-	       props_str(i, "GrandmasterIdentity"), props_int(i, "StepsRemoved"));
-	printf("  %-20s: %" PRIi64 " / %" PRIi64 ", class %" PRIi64 ", accuracy %s\n",
-	       "Priority1/2", props_int(i, "Priority1"), props_int(i, "Priority2"),
-	       props_int(i, "ClockClass"), props_str(i, "ClockAccuracy"));
-	print_offset("Offset from master", props_int(i, "OffsetFromMaster"));
-	print_offset("Mean path delay", props_int(i, "MeanPathDelay"));
-	printf("  %-20s: %+.3f ppb\n", "Frequency", props_double(i, "FrequencyAdjustment"));
+	       props_int(i, "Domain"), props_str(i, "Profile"),
+	       identity_unset(id) ? "not chosen yet (no port)" : id, props_str(i, "ClockBackend"));
+	print_health(i, false);
+	print_clocks(i);
+	print_sample(i);
 	printf("  %-20s: %s\n", "Servo", props_str(i, "ServoState"));
 	printf("  %-20s: %s\n", "Synchronized", props_int(i, "Synchronized") ? "yes" : "no");
-	printf("  %-20s: %" PRIi64 " s%s, time source %s\n", "UTC offset",
-	       props_int(i, "CurrentUtcOffset"),
-	       props_int(i, "CurrentUtcOffsetValid") ? "" : " (not valid)",
-	       props_str(i, "TimeSource"));
+	printf("  %-20s: %" PRIi64 " s%s\n", "UTC offset", props_int(i, "CurrentUtcOffset"),
+	       props_int(i, "CurrentUtcOffsetValid") ? "" : " (not valid)");
 	if (detail) {
 		print_instance_detail(i);
 	}
-	sd_bus_message_unref(i);
 
 	r = phcctl_get_paths(c, path, PHCD_BUS_IFACE_INSTANCE, "Ports", &ports);
 	if (r < 0) {
+		sd_bus_message_unref(i);
 		return r;
 	}
 	printf("  Ports:%s\n", ports[0] ? "" : " none");
 	for (char **p = ports; *p; p++) {
 		sd_bus_message *pp = NULL;
+		const char *st;
+		char pw[256];
 
 		r = phcctl_get_all(c, *p, PHCD_BUS_IFACE_PORT, &pp);
 		if (r == -EXIT_NOT_FOUND) {
@@ -194,10 +325,26 @@ static int show_instance(struct phcctl *c, const char *path, bool detail)
 		if (r < 0) {
 			break;
 		}
-		print_port_line(pp);
+		n_ports++;
+		st = props_str(pp, "State");
+		following |= !strcmp(st, "SLAVE") || !strcmp(st, "UNCALIBRATED");
+		if (*port_why(pp, pw, sizeof(pw)) && len < sizeof(ports_why)) {
+			int n = snprintf(ports_why + len, sizeof(ports_why) - len, "%s%s: %s",
+					 len ? "; " : "", props_str(pp, "Interface"), pw);
+
+			len += n > 0 ? (size_t) n : 0;
+		}
+		print_port_line(pp, true);
 		sd_bus_message_unref(pp);
 	}
 	phcctl_strv_free(ports);
+	if (r >= 0) {
+		instance_why(i, n_ports, following, ports_why, why, sizeof(why));
+		if (why[0]) {
+			printf("  %-20s: %s\n", "Not synchronized", why);
+		}
+	}
+	sd_bus_message_unref(i);
 	return r < 0 ? r : 0;
 }
 
@@ -209,7 +356,7 @@ static int cmd_status(struct phcctl *c)
 	int r;
 
 	if (c->json) {
-		r = manager_call(c, "Describe", "phcd", &reply, NULL);
+		r = manager_call(c, "Describe", "phcd", &reply);
 		if (r < 0) {
 			return -r;
 		}
@@ -231,6 +378,7 @@ static int cmd_status(struct phcctl *c)
 	       *props_str(mgr, "SystemClockInstance")
 		       ? (props_int(mgr, "SystemClockSynchronized") ? "yes" : "no")
 		       : "");
+	print_health(mgr, true);
 	sd_bus_message_unref(mgr);
 	r = manager_paths(c, "Instances", &instances);
 	if (r < 0) {
@@ -279,7 +427,7 @@ static int cmd_ports(struct phcctl *c)
 			}
 			r = bus_json_write_value(pp, stdout);
 		} else {
-			print_port_line(pp);
+			print_port_line(pp, false);
 		}
 		sd_bus_message_unref(pp);
 	}
@@ -315,14 +463,19 @@ static void print_counters(sd_bus_message *p, const char *dir, const char *label
 /* port IFNAME: one block like status's instances. */
 static void print_port(struct phcctl *c, sd_bus_message *p)
 {
-	_cleanup_free_ char *inst = NULL;
+	sd_bus_message *reply = NULL;
+	const char *inst = NULL;
 	int64_t phc = props_int(p, "PhcIndex");
 
 	/* The instance's name, not its escaped path. */
-	(void) sd_bus_get_property_string(c->bus, PHCD_BUS_NAME, props_str(p, "Instance"),
-					  PHCD_BUS_IFACE_INSTANCE, "Name", NULL, &inst);
+	if (phcctl_call(c, props_str(p, "Instance"), "org.freedesktop.DBus.Properties", "Get", NULL,
+			&reply, "ss", PHCD_BUS_IFACE_INSTANCE, "Name") < 0 ||
+	    sd_bus_message_read(reply, "v", "s", &inst) < 0) {
+		inst = NULL;
+	}
 	printf("Port %s: instance %s, %s\n", props_str(p, "Interface"), inst ? inst : "?",
 	       props_int(p, "Enabled") ? "enabled" : "disabled");
+	sd_bus_message_unref(reply);
 	printf("  %-20s: %s\n", "State", props_str(p, "State"));
 	printf("  %-20s: %s\n", "Port identity", props_str(p, "PortIdentity"));
 	printf("  %-20s: %s\n", "Delay mechanism", props_str(p, "DelayMechanism"));
@@ -355,7 +508,7 @@ static int cmd_show(struct phcctl *c, const char *method, const char *iface, con
 	sd_bus_message *props = NULL;
 	int r;
 
-	r = lookup(c, method, name, &path);
+	r = phcctl_lookup(c, method, name, &path);
 	if (r < 0) {
 		return -r;
 	}
@@ -396,7 +549,7 @@ static int cmd_object_call(struct phcctl *c, const char *lookup_method, const ch
 			return EXIT_USAGE;
 		}
 	}
-	r = lookup(c, lookup_method, name, &path);
+	r = phcctl_lookup(c, lookup_method, name, &path);
 	if (r < 0) {
 		return -r;
 	}
@@ -410,7 +563,7 @@ static int cmd_object_call(struct phcctl *c, const char *lookup_method, const ch
 
 struct command {
 	const char *name;
-	int args;	    /* positional arguments after the command */
+	int args;	    /* positional arguments after the command; -1: one or more */
 	const char *lookup; /* Manager lookup of the first argument, for object calls */
 	const char *iface;  /* its interface */
 	const char *method; /* method to call on it */
@@ -429,9 +582,25 @@ static const struct command commands[] = {
 	{ "enable", 1, "GetPortByInterface", PHCD_BUS_IFACE_PORT, "Enable" },
 	{ "disable", 1, "GetPortByInterface", PHCD_BUS_IFACE_PORT, "Disable" },
 	{ "restart", 1, "GetPortByInterface", PHCD_BUS_IFACE_PORT, "Restart" },
+	{ "set-grandmaster-settings", -1 },
+	{ "check-config", 1 },
 };
 
-static int run(struct phcctl *c, const struct command *cmd, char **args)
+/* The commands that only read: they never start phcd by D-Bus activation (see main()). */
+static bool reads_only(const struct command *cmd)
+{
+	static const char *const readers[] = { "status",  "ports",     "port",	      "instance",
+					       "monitor", "wait-sync", "check-config" };
+
+	for (size_t k = 0; k < ARRAY_SIZE(readers); k++) {
+		if (!strcmp(cmd->name, readers[k])) {
+			return true;
+		}
+	}
+	return false;
+}
+
+static int run(struct phcctl *c, const struct command *cmd, char **args, int n_args)
 {
 	sd_bus_message *reply = NULL;
 	int r;
@@ -455,8 +624,14 @@ static int run(struct phcctl *c, const struct command *cmd, char **args)
 	if (strcmp(cmd->name, "wait-sync") == 0) {
 		return phcctl_wait_sync(c);
 	}
+	if (strcmp(cmd->name, "set-grandmaster-settings") == 0) {
+		return phcctl_set_grandmaster_settings(c, args, n_args);
+	}
+	if (strcmp(cmd->name, "check-config") == 0) {
+		return phcctl_check_config(c, args[0]);
+	}
 	/* reload */
-	r = manager_call(c, "Reload", "reload", &reply, NULL);
+	r = manager_call(c, "Reload", "reload", &reply);
 	sd_bus_message_unref(reply);
 	return r < 0 ? -r : EXIT_OK;
 }
@@ -610,17 +785,23 @@ int main(int argc, char **argv)
 	if (!cmd) {
 		return usage_error("unknown command '%s'", argv[optind]);
 	}
-	if (argc - optind - 1 != cmd->args) {
-		return usage_error("%s takes %d argument%s, not %d", cmd->name, cmd->args,
-				   cmd->args == 1 ? "" : "s", argc - optind - 1);
+	if (cmd->args < 0 ? argc - optind - 1 < 1 : argc - optind - 1 != cmd->args) {
+		return usage_error("%s takes %d argument%s, not %d", cmd->name,
+				   cmd->args < 0 ? 1 : cmd->args, cmd->args == 1 ? "" : "s",
+				   argc - optind - 1);
 	}
 	phcctl_set_target(host ? host : machine);
 	r = open_bus(&c, host, machine, ask_password);
 	if (r != EXIT_OK) {
 		return r;
 	}
+	/*
+	 * A stopped phcd stays stopped when someone only looks: no D-Bus activation on reads
+	 * (they say "phcd is not running", exit 6); a command that changes something may start it.
+	 */
+	c.auto_start = !reads_only(cmd);
 	pager = pages(cmd) ? phcctl_pager_open(&c) : 0;
-	r = run(&c, cmd, argv + optind + 1);
+	r = run(&c, cmd, argv + optind + 1, argc - optind - 1);
 	phcctl_pager_close(pager);
 	sd_bus_flush_close_unref(c.bus);
 	return r;

@@ -27,7 +27,12 @@ struct phcctl {
 	int64_t max_offset;   /* wait-sync; < 0: any offset */
 	const char *instance; /* wait-sync: only this instance */
 	bool no_pager;	      /* --no-pager */
+	bool auto_start;      /* may a call start phcd by D-Bus activation (not on reads) */
 };
+
+/* A method call on org.phcd1, with D-Bus activation only when c->auto_start. */
+int phcctl_call(struct phcctl *c, const char *path, const char *iface, const char *member,
+		sd_bus_error *e, sd_bus_message **reply, const char *types, ...);
 
 /* Name HOST or CONTAINER (-H, -M) in the errors of a connection that failed. */
 void phcctl_set_target(const char *host_or_machine);
@@ -55,6 +60,8 @@ int props_enter(sd_bus_message *props, const char *name, char *type);
 const char *props_str(sd_bus_message *props, const char *name);
 int64_t props_int(sd_bus_message *props, const char *name);
 double props_double(sd_bus_message *props, const char *name);
+/* The "as" property name joined with ", " into buf ("" when absent or empty). */
+void props_join(sd_bus_message *props, const char *name, char *buf, size_t size);
 /* Write the next value (a GetAll reply's a{sv}) as JSON on stdout, with a newline. */
 int phcctl_print_json(sd_bus_message *m);
 
@@ -65,6 +72,13 @@ int phcctl_print_json(sd_bus_message *m);
  */
 pid_t phcctl_pager_open(const struct phcctl *c);
 void phcctl_pager_close(pid_t pid);
+
+/* GetPortByInterface / GetInstance: the object path of a name (free() it); -exit_code. */
+int phcctl_lookup(struct phcctl *c, const char *method, const char *name, char **ret);
+
+/* set-grandmaster-settings NAME KEY VALUE... and check-config FILE (phcctl-set.c) */
+int phcctl_set_grandmaster_settings(struct phcctl *c, char **args, int n);
+int phcctl_check_config(struct phcctl *c, const char *file);
 
 /* monitor and wait-sync (phcctl-watch.c) */
 int phcctl_monitor(struct phcctl *c);

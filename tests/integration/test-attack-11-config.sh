@@ -80,7 +80,7 @@ files=$(busctl --system get-property org.phcd1 /org/phcd1 org.phcd1.Manager Conf
 grep -qF '10-\\xff\\xfe.conf' <<<"$files" || fail "ConfigFiles: expected the name escaped (10-\\xff\\xfe.conf), got $files"
 echo "ok: ConfigFiles: $files"
 "$PHCCTL" status >"$tmp/o" 2>"$tmp/e" || fail "phcctl status with a non-UTF-8 drop-in name: $(cat "$tmp/e")"
-grep -q '^  Priority1/2 *: 77 / 42' "$tmp/o" || fail "phcctl status: expected Priority1/2 77 / 42, got $(cat "$tmp/o")"
+grep -q '^  Local priority1/2 *: 77 / 42' "$tmp/o" || fail "phcctl status: expected Local priority1/2 77 / 42, got $(cat "$tmp/o")"
 "$PHCCTL" status --json >"$tmp/o" 2>"$tmp/e" || fail "Describe() with a non-UTF-8 drop-in name: $(cat "$tmp/e")"
 jq -e '.Manager.ConfigFiles | map(select(endswith("10-\\xff\\xfe.conf"))) | length == 1' "$tmp/o" >/dev/null ||
 	fail "Describe(): expected ConfigFiles with the escaped name: $(jq -c .Manager.ConfigFiles "$tmp/o")"

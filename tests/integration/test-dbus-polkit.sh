@@ -38,6 +38,11 @@ got=$(as daemon gdbus call --system --dest org.phcd1 --object-path /org/phcd1 \
 grep -q "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired" <<<"$got" ||
 	fail "user daemon Reload: $got"
 grep -q '^call set-priority1 default 9$' "$tmp/out" && fail "user daemon's call reached the manager"
+# CheckConfig applies nothing, but reads files the text names as root: authorized like Reload.
+got=$(as daemon gdbus call --system --dest org.phcd1 --object-path /org/phcd1 \
+	--method org.phcd1.Manager.CheckConfig "ptp4l_config = /etc/shadow" 2>&1 || true)
+grep -q "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired" <<<"$got" ||
+	fail "user daemon CheckConfig: expected refused like Reload, got: $got"
 echo "ok: user daemon (no rule, auth_admin, no agent): refused, exit 4: $(cat "$tmp/err")"
 
 "$PHCCTL" set-priority2 default 3 || fail "root: set-priority2"

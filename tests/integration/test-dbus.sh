@@ -341,7 +341,7 @@ for re in '^Port veth2: instance dom-24, enabled$' '^  State +: LISTENING$' \
 	grep -Eq "$re" "$tmp/port.txt" || fail "phcctl port veth2: expected a line matching '$re', got: $(cat "$tmp/port.txt")"
 done
 "$PHCCTL" instance "dom-24" >"$tmp/instance.txt"
-for re in '^Instance dom-24: domain 1,' '^  Priority1/2 +: 128 / 7, class 248, accuracy UNKNOWN$' \
+for re in '^Instance dom-24: domain 1,' '^  Local priority1/2 +: 128 / 7, class 248, accuracy UNKNOWN$' \
 	'^  Log variance +: 0xffff$' '^  Leap second +: none announced$' '^  veth2 +LISTENING'; do
 	grep -Eq "$re" "$tmp/instance.txt" || fail "phcctl instance dom-24: expected a line matching '$re', got: $(cat "$tmp/instance.txt")"
 done
@@ -414,7 +414,8 @@ wait_for "$tmp/out" '^phcd: veth0: D-Bus PropertiesChanged of /org/phcd1/port/ve
 echo "ok: stderr: $(grep -c '^phcd: ' "$tmp/out") lines of dbus/ in the supervisor's format after the bus went away"
 
 # ... and under journald (stderr is the journal's stream): native entries with the object's
-# path and interface as fields, nothing on stderr. A listener stands in for journald's socket
+# path and interface as fields (the interface also leading the MESSAGE, as networkd does), nothing
+# on stderr. A listener stands in for journald's socket
 # in a mount namespace of the stand-in's own.
 JOURNAL_PY='
 import os, socket, subprocess, sys
@@ -446,7 +447,7 @@ wait_for "$tmp/out2" '^ok port$' 5
 kill "${DBUS_PIDS[-1]}"
 wait_for "$tmp/journal" '^MESSAGE=D-Bus: disconnected from the system bus, reconnecting \| PRIORITY=4 \| SYSLOG_IDENTIFIER=phcd$' 5
 echo "state veth0 SLAVE" >&6
-wait_for "$tmp/journal" '^MESSAGE=D-Bus PropertiesChanged of /org/phcd1/port/veth0 failed: .*, ignoring \| PRIORITY=4 \| SYSLOG_IDENTIFIER=phcd \| PHCD_OBJECT_PATH=/org/phcd1/port/veth0 \| PHCD_INTERFACE=veth0$' 5
+wait_for "$tmp/journal" '^MESSAGE=veth0: D-Bus PropertiesChanged of /org/phcd1/port/veth0 failed: .*, ignoring \| PRIORITY=4 \| SYSLOG_IDENTIFIER=phcd \| PHCD_OBJECT_PATH=/org/phcd1/port/veth0 \| PHCD_INTERFACE=veth0$' 5
 dbus_start "$tmp/bus2"
 wait_for "$tmp/journal" '^MESSAGE=D-Bus: connected to the system bus again \| PRIORITY=5' 5
 if grep -q '^phcd: ' "$tmp/out2"; then

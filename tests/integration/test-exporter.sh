@@ -156,20 +156,26 @@ if [ "$HAVE_HEALTH" = 1 ]; then
 fi
 rules=$(ip netns exec "$S" curl -sf "http://$PROM_ADDR/api/v1/rules" |
 	jq '[.data.groups[].rules[] | select(.health == "ok")] | length')
-[ "$rules" = 6 ] || fail "Prometheus: expected the 6 example rules loaded and healthy, got $rules"
-echo "ok: Prometheus query API: phcd_up 1, $SLAVE 1, offset $offset s ($n distinct values in 10 s); 6 alert rules healthy"
+[ "$rules" = 8 ] || fail "Prometheus: expected the 8 example rules loaded and healthy, got $rules"
+echo "ok: Prometheus query API: phcd_up 1, $SLAVE 1, offset $offset s ($n distinct values in 10 s); 8 alert rules healthy"
 
 # Socket activation, as phcd-exporter.socket starts it: the listening socket as fd 3.
 "${AS_NOBODY[@]}" systemd-socket-activate -l 127.0.0.1:9188 -E DBUS_SYSTEM_BUS_ADDRESS "$EXPORTER" \
 	>"$tmp/activated.log" 2>&1 &
 BG_PIDS+=($!) # systemd-socket-activate execs the exporter: the same process
+# The very first scrape (the one that started the exporter) already sees phcd as it is: the
+# exporter reads phcd before it answers (c73b1b8 answered phcd_up 0 while phcd ran).
+ip netns exec "$S" curl -sf --max-time 5 http://127.0.0.1:9188/metrics >"$tmp/ma" ||
+	fail "socket-activated exporter: no answer to the first scrape: $(cat "$tmp/activated.log")"
+[ "$(metric phcd_up "$tmp/ma")" = 1 ] && [ "$(metric "$SLAVE" "$tmp/ma")" = 1 ] ||
+	fail "socket-activated exporter: the first scrape said phcd_up $(metric phcd_up "$tmp/ma"), $SLAVE '$(metric "$SLAVE" "$tmp/ma")' while phcd runs with s1 SLAVE"
 deadline=$((SECONDS + 10))
 until ip netns exec "$S" curl -sf --max-time 5 http://127.0.0.1:9188/metrics >"$tmp/ma" 2>/dev/null &&
 	[ "$(metric "$SLAVE" "$tmp/ma")" = 1 ]; do
 	[ "$SECONDS" -lt "$deadline" ] || fail "socket-activated exporter: expected $SLAVE 1 within 10 s: $(cat "$tmp/activated.log")"
 	sleep 0.1
 done
-echo "ok: socket-activated (systemd-socket-activate, fd 3): $SLAVE 1"
+echo "ok: socket-activated (systemd-socket-activate, fd 3): the first scrape says phcd_up 1, $SLAVE 1"
 
 # phcd stops: as soon as its name is gone, the next scrape says phcd_up 0 and nothing else.
 kill "$PHCD_PID"

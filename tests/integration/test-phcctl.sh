@@ -40,6 +40,40 @@ DBUS_SYSTEM_BUS_ADDRESS=unix:path=$tmp/nonexistent expect 6 '^phcctl: cannot con
 expect 6 "^phcctl: cannot connect to the system bus of nosuch-$$: " -M "nosuch-$$" status
 echo "ok: phcd absent: status, ports, port, instance, reload, disable (and --json) exit 6 saying so; no bus: exit 6"
 
+# --- phcd activatable but stopped (systemctl stop phcd): reads never start it; a command that
+# changes something may, and a failed activation (no unit, disabled: "Unit dbus-org.phcd1.service
+# not found") is "not running", exit 6. A second bus whose launch helper only records the call.
+mkdir -p "$tmp/act/system.d" "$tmp/act/services"
+cat >"$tmp/act/helper" <<HELPER
+#!/bin/sh
+echo "\$1" >>"$tmp/act/activated"
+exit 1
+HELPER
+chmod 755 "$tmp/act/helper"
+cat >"$tmp/act/system.d/activation.conf" <<CONF
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <servicedir>$tmp/act/services</servicedir>
+  <servicehelper>$tmp/act/helper</servicehelper>
+</busconfig>
+CONF
+printf '[D-BUS Service]\nName=org.phcd1\nExec=/bin/false\nUser=root\nSystemdService=dbus-org.phcd1.service\n' \
+	>"$tmp/act/services/org.phcd1.service"
+main_bus=$DBUS_SYSTEM_BUS_ADDRESS
+dbus_start "$tmp/act"
+for cmd in status ports "port eth0" "instance default" "status --json" "check-config /dev/null"; do
+	# shellcheck disable=SC2086
+	expect 6 '^phcctl: .*phcd is not running \(no org.phcd1 on the system bus\)$' $cmd
+	[ ! -e "$tmp/act/activated" ] || fail "phcctl $cmd started phcd by D-Bus activation: $(cat "$tmp/act/activated")"
+done
+expect 5 'timed out after 0.3 s: phcd is not running' wait-sync --timeout 0.3
+[ ! -e "$tmp/act/activated" ] || fail "phcctl wait-sync started phcd by D-Bus activation"
+expect 6 '^phcctl: reload: phcd is not running and could not be started \(' reload
+grep -qx org.phcd1 "$tmp/act/activated" || fail "phcctl reload: expected a D-Bus activation of org.phcd1, got: $(cat "$tmp/act/activated" 2>/dev/null)"
+export DBUS_SYSTEM_BUS_ADDRESS=$main_bus
+echo "ok: phcd activatable and stopped: status, ports, port, instance, check-config, wait-sync start nothing (exit 6, 5); reload tries and a failed activation exits 6"
+
 bus_fake_start "$tmp"
 
 # --- no instances at all
@@ -114,6 +148,81 @@ echo "ok: wait-sync: an instance waiting for a configured interface is not ready
 fake rm-instance gm
 fake port veth0 lonely
 echo "ok: wait-sync: no ports -> ready, listening -> exit 5 with the reason, grandmaster -> ready, --json per instance; system clock through a grandmaster -> ready"
+
+# --- status says what is wrong and why, and whose quality is whose: Health with its reasons,
+# no zeros before the first sample, the grandmaster's quality apart from the local clock's, and
+# "why not synchronized" per instance and port in plain words (issue 30, items 2 and 6).
+fake instance why
+fake interfaces why eth-typo veth7
+fake health why degraded interface-missing "interface eth-typo is named in the instance's interfaces but not present"
+fake health manager degraded clock-conflict "phcd refuses to steer the system clock: chronyd (pid 9) steers it"
+fake port veth7 why
+fake state veth7 LISTENING
+fake as-capable veth7 0
+expect 0 '' instance why
+for re in '^  Health +: degraded$' \
+	"^ +interface eth-typo is named in the instance's interfaces but not present \(interface-missing\)$" \
+	'^  Offset from master +: no sample yet$' '^ +not asCapable: 802.1AS carries no time over this link' \
+	'^  Not synchronized +: eth-typo named in its interfaces, not a port \(see Health\)$'; do
+	grep -Eq -- "$re" "$tmp/o" || fail "phcctl instance why: expected a line matching '$re', got: $(cat "$tmp/o")"
+done
+grep -q 'Offset from master *: +0 ns' "$tmp/o" && fail "phcctl instance why: an offset of 0 ns before any sample: $(cat "$tmp/o")"
+expect 0 '' status
+grep -Eq '^Health +: degraded$' "$tmp/o" && grep -Eq '^ +phcd refuses to steer the system clock: chronyd \(pid 9\) steers it \(clock-conflict\)$' "$tmp/o" ||
+	fail "phcctl status: expected phcd's Health and its reason, got: $(cat "$tmp/o")"
+fake interfaces why veth7
+fake gm why 001122.3344.556677
+fake gm-quality why 100 120 6
+fake time-source why 0x20
+expect 0 '' instance why
+for re in '^  Grandmaster +: 001122\.3344\.556677, steps removed 1$' \
+	'^  Grandmaster quality +: priority1 100, priority2 120, class 6, accuracy WITHIN_100NS, variance 0x4e5d, time source GNSS$' \
+	'^  Local priority1/2 +: 128 / 128, class 248, accuracy UNKNOWN$' \
+	'^  Not synchronized +: no port follows a master: veth7: not asCapable: 802\.1AS'; do
+	grep -Eq -- "$re" "$tmp/o" || fail "phcctl instance why: expected a line matching '$re', got: $(cat "$tmp/o")"
+done
+fake as-capable veth7 1
+fake state veth7 SLAVE
+fake sample-time why 1764547201000000 13345678
+fake sample why 12 345 1.5
+expect 0 '^  Offset from master +: \+12 ns$' instance why
+grep -Eq '^  Not synchronized +: following a master, servo unlocked: the offset has not met the lock threshold yet$' "$tmp/o" ||
+	fail "phcctl instance why, SLAVE and unlocked: expected the threshold not met, got: $(cat "$tmp/o")"
+fake servo why LOCKED
+expect 0 '^  Synchronized +: yes$' instance why
+grep -q 'Not synchronized' "$tmp/o" && fail "phcctl instance why, synchronized: still says why not: $(cat "$tmp/o")"
+fake link veth7 down
+fake servo why UNLOCKED
+fake state veth7 FAULTY
+expect 0 '^  Not synchronized +: no port follows a master: veth7: link down$' instance why
+fake rm-instance why
+fake health manager ok
+echo "ok: status and instance: Health with reasons, no offset before a sample, grandmaster quality apart from the local clock, why not synchronized (missing interface, asCapable, threshold, link)"
+
+# --- wait-sync of an instance phcd does not have: exit 3 at once, not a wait for the timeout
+t0=$SECONDS
+expect 3 "No instance 'nosuch' in the running configuration" wait-sync --instance nosuch --timeout 20
+[ $((SECONDS - t0)) -lt 10 ] || fail "wait-sync --instance nosuch took $((SECONDS - t0)) s, expected an exit at once"
+echo "ok: wait-sync --instance of an unknown name: exit 3 at once"
+
+# --- set-grandmaster-settings (linuxptp's GRANDMASTER_SETTINGS_NP keys) and check-config
+expect 0 '' set-grandmaster-settings lonely clockClass 6 clockAccuracy 0x21 offsetScaledLogVariance 0x4e5d \
+	currentUtcOffset 37 leap61 0 leap59 0 currentUtcOffsetValid 1 timeTraceable 1 frequencyTraceable 1 timeSource 0x20
+wait_for "$FAKE_OUT" '^call set-grandmaster-settings lonely 6$' 5
+expect 2 "unknown key 'clockclass'" set-grandmaster-settings lonely clockclass 6 clockAccuracy 0x21 \
+	offsetScaledLogVariance 0x4e5d currentUtcOffset 37 leap61 0 leap59 0 currentUtcOffsetValid 1 timeTraceable 1 \
+	frequencyTraceable 1 timeSource 0x20
+expect 2 'takes NAME and 10 KEY VALUE pairs' set-grandmaster-settings lonely clockClass 6
+expect 3 "No instance 'nosuch'" set-grandmaster-settings nosuch clockClass 6 clockAccuracy 0x21 \
+	offsetScaledLogVariance 0x4e5d currentUtcOffset 37 leap61 0 leap59 0 currentUtcOffsetValid 1 timeTraceable 1 \
+	frequencyTraceable 1 timeSource 0x20
+printf '[instance a]\ninterfaces = eth0\npriority1 = 300\n' >"$tmp/bad.conf"
+expect 1 '^<text>:3: .*priority1' check-config "$tmp/bad.conf"
+printf '[instance a]\ninterfaces = eth0\n' >"$tmp/good.conf"
+expect 0 '^<text>: OK, 1 file\(s\), 1 instance\(s\)$' check-config - <"$tmp/good.conf"
+grep -q '^call reload' "$FAKE_OUT" && fail "check-config reloaded phcd: $(cat "$FAKE_OUT")"
+expect 0 'until a reload that changes this instance' --help
+echo "ok: set-grandmaster-settings calls SetGrandmasterSettings (usage errors exit 2, unknown instance 3); check-config: exit 1 with file:line, 0 with the summary, nothing applied"
 
 # --- one-line usage errors (exit 2), as systemctl: never the whole help on a typo
 expect 2 '^phcctl: unknown option --x; see phcctl --help$' --x status

@@ -260,6 +260,7 @@ static void add_port(struct manager *m, const char *ifname, const char *inst)
 	p->phc_index = -1;
 	p->ifindex = (int) m->n_ports + 2;
 	p->link_up = true;
+	p->as_capable = true; /* as a worker reports on every port but a gPTP one not yet capable */
 	p->worker_pid = m->next_pid++;
 	m->ports[m->n_ports++] = p;
 	HOOK(m, port_added, p);
@@ -397,6 +398,14 @@ static void command(struct manager *m, char *line)
 	} else if (strcmp(a, "time-source") == 0 && i) {
 		i->time_properties.timeSource = (uint8_t) strtoul(c, NULL, 0);
 		HOOK(m, instance_changed, i, INSTANCE_CHANGED_TIME_PROPERTIES);
+	} else if (strcmp(a, "as-capable") == 0 && p && n == 3) {
+		/* as-capable PORT 0|1 */
+		p->as_capable = strcmp(c, "1") == 0;
+		HOOK(m, port_changed, p, MPORT_CHANGED_STATE);
+	} else if (strcmp(a, "link") == 0 && p && n == 3) {
+		/* link PORT up|down */
+		p->link_up = strcmp(c, "up") == 0;
+		HOOK(m, port_changed, p, MPORT_CHANGED_LINK);
 	} else if (strcmp(a, "counters") == 0 && p) {
 		p->rx[0] += strtoull(c, NULL, 10);
 		HOOK(m, port_changed, p, MPORT_CHANGED_COUNTERS);

@@ -120,6 +120,30 @@ static void test_veth_software_no_phc(void **state)
 	assert_false(ti.has_provider);
 }
 
+/*
+ * Transmit timestamps a port needs: a bridge (software receive only, as `ethtool -T br0` shows)
+ * is refused in every mode, a veth only when hardware is asked for (the worker's refusal, not
+ * this one's), a NIC with hardware transmit stamps only when software is asked for and missing.
+ */
+static void test_tx_missing(void **state)
+{
+	const uint32_t sw_rx = SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE;
+	const struct tsinfo bridge = { .so_timestamping = sw_rx, .phc_index = -1 };
+	const struct tsinfo veth = { .so_timestamping = sw_rx | SOF_TIMESTAMPING_TX_SOFTWARE,
+				     .phc_index = -1 };
+	const struct tsinfo hw_only = { .so_timestamping = SOF_TIMESTAMPING_TX_HARDWARE |
+							   SOF_TIMESTAMPING_RX_HARDWARE |
+							   SOF_TIMESTAMPING_RAW_HARDWARE,
+					.phc_index = 0 };
+
+	assert_non_null(strstr(tsinfo_tx_missing(&bridge, true), "no software transmit"));
+	assert_non_null(strstr(tsinfo_tx_missing(&bridge, false), "neither hardware nor software"));
+	assert_null(tsinfo_tx_missing(&veth, true));
+	assert_null(tsinfo_tx_missing(&veth, false));
+	assert_null(tsinfo_tx_missing(&hw_only, false));
+	assert_non_null(tsinfo_tx_missing(&hw_only, true));
+}
+
 static void build_hw(struct msgbuf *m)
 {
 	size_t n;
@@ -335,6 +359,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_veth_software_no_phc),
+		cmocka_unit_test(test_tx_missing),
 		cmocka_unit_test(test_hardware_with_provider),
 		cmocka_unit_test(test_unknown_attributes_skipped),
 		cmocka_unit_test(test_truncated),
