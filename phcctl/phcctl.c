@@ -88,7 +88,8 @@ int phcctl_lookup(struct phcctl *c, const char *method, const char *name, char *
 	const char *path;
 	int r;
 
-	r = phcctl_call(c, PHCD_BUS_PATH_MANAGER, PHCD_BUS_IFACE_MANAGER, method, &e, &reply, "s", name);
+	r = phcctl_call(c, PHCD_BUS_PATH_MANAGER, PHCD_BUS_IFACE_MANAGER, method, &e, &reply, "s",
+			name);
 	if (r < 0) {
 		r = -phcctl_error(name, &e, r);
 	}

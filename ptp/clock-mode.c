@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* An instance's clock mode (locked, holdover within or beyond specification, free-run) and the clockClass and traceability each mode lets it announce. */
+/* An instance's clock mode (locked, holdover within or beyond specification, free-run) and the
+ * clockClass and traceability each mode lets it announce. */
 #include "ptp/clock-mode.h"
 
 #include <errno.h>
@@ -46,7 +47,8 @@ void clock_mode_config_default(struct clock_mode_config *c)
 		.configured_class = CLOCK_CLASS_DEFAULT,
 		.gm_out_of_spec_class = 140,
 		.holdover_time = 300 * NS_PER_SEC,
-		/* ITU-T G.8271.1's 1.1 us end-application budget for a T-BC/T-GM chain in holdover */
+		/* ITU-T G.8271.1's 1.1 us end-application budget for a T-BC/T-GM chain in holdover
+		 */
 		.holdover_max_error = 1100,
 		.out_of_spec_time = 3600 * NS_PER_SEC,
 		.lock_time = 10 * NS_PER_SEC,
@@ -176,8 +178,9 @@ bool clock_mode_step(struct clock_mode_fsm *f, const struct clock_mode_config *c
 	}
 	if (c->out_of_spec_time == 0 || gone < c->holdover_time + c->out_of_spec_time) {
 		return enter(f, CLOCK_MODE_HOLDOVER_OUT_OF_SPEC, now,
-			     gone >= c->holdover_time ? "reference lost, holdover time exceeded"
-						      : "reference lost, time error beyond the bound");
+			     gone >= c->holdover_time
+				     ? "reference lost, holdover time exceeded"
+				     : "reference lost, time error beyond the bound");
 	}
 	return enter(f, CLOCK_MODE_FREE_RUN, now, "reference lost, holdover over");
 }

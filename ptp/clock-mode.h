@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* An instance's clock mode (locked, holdover within or beyond specification, free-run) and the clockClass and traceability each mode lets it announce. */
+/* An instance's clock mode (locked, holdover within or beyond specification, free-run) and the
+ * clockClass and traceability each mode lets it announce. */
 #pragma once
 
 #include <stdbool.h>
@@ -43,13 +44,13 @@ enum clock_mode_classes {
 struct clock_mode_config {
 	enum clock_mode_role role;
 	enum clock_mode_classes classes;
-	uint8_t configured_class;   /* the instance's clockClass key: free-run (248 by default) */
+	uint8_t configured_class;     /* the instance's clockClass key: free-run (248 by default) */
 	uint8_t gm_out_of_spec_class; /* G.8275.1 T-GM out of holdover specification: 140/150/160 */
-	ns_t holdover_time;	    /* in specification at most this long after the reference went */
-	ns_t holdover_max_error;    /* ... and while the estimated time error stays below this */
-	ns_t out_of_spec_time;	    /* then out of specification this long before free-run; 0: never */
-	ns_t lock_time;		    /* the reference steady this long before LOCKED (hysteresis) */
-	double drift_ppb_per_s;	    /* the oscillator's assumed frequency drift in holdover */
+	ns_t holdover_time;	 /* in specification at most this long after the reference went */
+	ns_t holdover_max_error; /* ... and while the estimated time error stays below this */
+	ns_t out_of_spec_time;	 /* then out of specification this long before free-run; 0: never */
+	ns_t lock_time;		 /* the reference steady this long before LOCKED (hysteresis) */
+	double drift_ppb_per_s;	 /* the oscillator's assumed frequency drift in holdover */
 };
 
 /* Defaults: 1588 classes, grandmaster, holdover 300 s within 1.1 us, 3600 s beyond, 10 s lock. */
@@ -65,20 +66,20 @@ struct clock_mode_quality clock_mode_quality(const struct clock_mode_config *c, 
  */
 struct clock_mode_fsm {
 	enum clock_mode mode;
-	ns_t since;		/* monotonic time the current mode began */
-	ns_t ref_steady_since;	/* reference good without a break since then; -1: not good */
-	ns_t ref_lost;		/* when the reference went (holdover's start); -1: none */
-	double te0_ns;		/* time error when it went: the last locked RMS */
-	double freq_sigma_ppb;	/* the frequency estimate's spread when it went */
-	double te_ns;		/* the estimated time error now (0 when LOCKED, -1 in FREE_RUN) */
-	const char *reason;	/* why this mode, for D-Bus and the journal (static text) */
+	ns_t since;	       /* monotonic time the current mode began */
+	ns_t ref_steady_since; /* reference good without a break since then; -1: not good */
+	ns_t ref_lost;	       /* when the reference went (holdover's start); -1: none */
+	double te0_ns;	       /* time error when it went: the last locked RMS */
+	double freq_sigma_ppb; /* the frequency estimate's spread when it went */
+	double te_ns;	       /* the estimated time error now (0 when LOCKED, -1 in FREE_RUN) */
+	const char *reason;    /* why this mode, for D-Bus and the journal (static text) */
 };
 
 /* What the caller knows at time now: is the reference locked, and how good was it? */
 struct clock_mode_input {
-	bool reference_ok;	/* locked on the reference now (servo LOCKED, reference valid) */
-	double offset_rms_ns;	/* while reference_ok: the measured time error's RMS */
-	double freq_sigma_ppb;	/* while reference_ok: the frequency estimate's standard deviation */
+	bool reference_ok;     /* locked on the reference now (servo LOCKED, reference valid) */
+	double offset_rms_ns;  /* while reference_ok: the measured time error's RMS */
+	double freq_sigma_ppb; /* while reference_ok: the frequency estimate's standard deviation */
 };
 
 void clock_mode_init(struct clock_mode_fsm *f, ns_t now);

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Unit tests of ptp/clock-mode.c: every transition of the holdover machine, the class tables of G.8275.1 and IEEE 1588, and that no input sequence announces a better mode before the lock time. */
+/* Unit tests of ptp/clock-mode.c: every transition of the holdover machine, the class tables of
+ * G.8275.1 and IEEE 1588, and that no input sequence announces a better mode before the lock time.
+ */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -225,7 +227,8 @@ static void test_quality_tables(void **state)
 
 			if (q.clockClass != want[k].cls[m] || q.timeTraceable != traceable[m] ||
 			    q.frequencyTraceable != traceable[m]) {
-				fail_msg("table %zu mode %s: expected class %u traceable %d, got %u %d/%d",
+				fail_msg("table %zu mode %s: expected class %u traceable %d, got "
+					 "%u %d/%d",
 					 k, clock_mode_to_string(m), want[k].cls[m], traceable[m],
 					 q.clockClass, q.timeTraceable, q.frequencyTraceable);
 			}
@@ -287,10 +290,14 @@ static void test_names(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_free_run_to_locked), cmocka_unit_test(test_holdover_by_time),
-		cmocka_unit_test(test_holdover_by_error),  cmocka_unit_test(test_no_free_run),
-		cmocka_unit_test(test_no_holdover),	   cmocka_unit_test(test_relock_hysteresis),
-		cmocka_unit_test(test_quality_tables),	   cmocka_unit_test(test_never_better_early),
+		cmocka_unit_test(test_free_run_to_locked),
+		cmocka_unit_test(test_holdover_by_time),
+		cmocka_unit_test(test_holdover_by_error),
+		cmocka_unit_test(test_no_free_run),
+		cmocka_unit_test(test_no_holdover),
+		cmocka_unit_test(test_relock_hysteresis),
+		cmocka_unit_test(test_quality_tables),
+		cmocka_unit_test(test_never_better_early),
 		cmocka_unit_test(test_names),
 	};
 
