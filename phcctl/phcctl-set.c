@@ -112,7 +112,8 @@ int phcctl_check_config(struct phcctl *c, const char *file)
 	if (!mem || fclose(mem) != 0) {
 		return phcctl_error(file, NULL, -ENOMEM);
 	}
-	r = phcctl_call(c, PHCD_BUS_PATH_MANAGER, PHCD_BUS_IFACE_MANAGER, "CheckConfig", &e, &reply, "s", text);
+	r = phcctl_call(c, PHCD_BUS_PATH_MANAGER, PHCD_BUS_IFACE_MANAGER, "CheckConfig", &e, &reply,
+			"s", text);
 	if (r < 0) {
 		r = phcctl_error("CheckConfig", &e, r);
 		sd_bus_error_free(&e);

@@ -359,8 +359,8 @@ static int wait_targets(struct wait_state *w, char **instances)
 
 	wait_instances_free(w);
 	if (w->c->instance) {
-		r = phcctl_call(w->c, PHCD_BUS_PATH_MANAGER, PHCD_BUS_IFACE_MANAGER, "GetInstance", &e, &reply,
-				"s", w->c->instance);
+		r = phcctl_call(w->c, PHCD_BUS_PATH_MANAGER, PHCD_BUS_IFACE_MANAGER, "GetInstance",
+				&e, &reply, "s", w->c->instance);
 		if (r >= 0) {
 			r = sd_bus_message_read(reply, "o", &path);
 		}
@@ -412,8 +412,8 @@ static void wait_check(struct wait_state *w)
 
 	w->changed = false;
 	w->ready = false;
-	r = phcctl_call(w->c, PHCD_BUS_PATH_MANAGER, "org.freedesktop.DBus.Properties", "GetAll", &e, &mgr,
-			"s", PHCD_BUS_IFACE_MANAGER);
+	r = phcctl_call(w->c, PHCD_BUS_PATH_MANAGER, "org.freedesktop.DBus.Properties", "GetAll",
+			&e, &mgr, "s", PHCD_BUS_IFACE_MANAGER);
 	if (r < 0 && sd_bus_error_has_names(&e, SD_BUS_ERROR_SERVICE_UNKNOWN,
 					    SD_BUS_ERROR_NAME_HAS_NO_OWNER)) {
 		snprintf(w->why, sizeof(w->why), "phcd is not running");
