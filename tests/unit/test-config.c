@@ -98,7 +98,8 @@ static const struct error_case error_cases[] = {
 	{ "bad enum", "[global]\ndelay_mechanism = Auto\n",
 	  ":2: delay_mechanism = Auto is not a valid value, expected E2E or P2P" },
 	{ "bad servo", "[global]\nclock_servo = kalman\n",
-	  ":2: clock_servo = kalman is not a valid value, expected pi or linreg" },
+	  ":2: clock_servo = kalman is not a valid value, expected pi, linreg or "
+	  "refclock_sock" },
 	{ "bad management_network", "[global]\nmanagement_network = yes\n",
 	  ":2: management_network = yes is not a valid value, expected off, read-only or "
 	  "read-write" },

@@ -1,0 +1,147 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# phcd as chronyd's reference clock (clock_servo refclock_sock), with NTP as the fallback:
+# Debian's chronyd -x (it never touches a clock) in phcd's namespace reads phcd's samples through
+# `refclock SOCK PATH refid PHCD` and has a second chronyd -x (`local stratum 1`) in another
+# namespace as its NTP server. PHCD selected (#*) within a minute with samples within 100 us
+# (the ptp4l grandmaster runs on this host's clock too); the grandmaster killed: chronyd drops
+# PHCD and selects the NTP server; the grandmaster back: PHCD selected again. D-Bus says where
+# the samples go and when the last was accepted; a socket nobody reads is a health reason,
+# logged once, retried. Every process runs without CAP_SYS_TIME; the host's adjtimex state is
+# the same after as before.
+set -euo pipefail
+: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
+. "$SRC/tests/lib/net-helpers.sh"
+. "$SRC/tests/lib/phcd-helpers.sh"
+. "$SRC/tests/lib/dbus-helpers.sh"
+
+tmp=$(mktemp -d /tmp/phcd-refclock.XXXXXX)
+S=phrc-s$$ M=phrc-m$$ N=phrc-n$$
+trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
+
+kernel_state() {
+	busybox adjtimex | awk '$2 == "freq.adjust:" || $1 == "status:" { print $NF, $0 }' |
+		awk '{ $1 = ""; print }' | tr -s ' ' | tr '\n' ';'
+}
+before=$(kernel_state)
+
+# S: phcd and the chronyd it feeds; M: the PTP grandmaster (s1-m1); N: the NTP server (n1-n2).
+netns_pair "$S" "$M" s1 m1
+netns_add "$N"
+veth_add "$S" n1 "$N" n2
+ip -n "$S" addr add 192.0.2.1/24 dev n1
+ip -n "$N" addr add 192.0.2.2/24 dev n2
+
+# nocap NS CMD...: CMD in NS without CAP_SYS_TIME, in the background; its PID in BG_PIDS.
+nocap() {
+	local ns=$1 log=$2
+	shift 2
+	ip netns exec "$ns" capsh --drop=cap_sys_time -- -c "exec $(printf '%q ' "$@")" \
+		>"$log" 2>&1 &
+	BG_PIDS+=($!)
+}
+
+GM_PID=
+gm_start() {
+	nocap "$M" "$tmp/ptp4l.log" ptp4l -i m1 -2 -S -m --free_running 1 --masterOnly 1 \
+		--logAnnounceInterval -2 --announceReceiptTimeout 3 --logSyncInterval -3 \
+		--uds_address "$tmp/uds"
+	GM_PID=$!
+}
+
+# chronyd -x (never steers a clock), as root (-u root: no drop to _chrony), in the foreground,
+# its config, pid file, command socket and everything else under $tmp.
+chronyd_start() { # NS NAME CONFIG-LINES...
+	local ns=$1 name=$2
+	shift 2
+	mkdir -p "$tmp/$name"
+	chmod 700 "$tmp/$name"
+	{
+		printf '%s\n' "$@"
+		printf 'pidfile %s\nbindcmdaddress %s\ncmdport 0\ndriftfile %s\n' \
+			"$tmp/$name/chronyd.pid" "$tmp/$name/chronyd.sock" "$tmp/$name/drift"
+		printf 'dumpdir %s\nlogdir %s\nrtconutc\n' "$tmp/$name" "$tmp/$name"
+	} >"$tmp/$name/chrony.conf"
+	nocap "$ns" "$tmp/$name/chronyd.log" chronyd -x -d -u root -f "$tmp/$name/chrony.conf"
+}
+chronyc_s() { chronyc -n -h "$tmp/client/chronyd.sock" "$@"; }
+
+gm_start
+chronyd_start "$N" server 'local stratum 1' 'allow 192.0.2.0/24' 'port 123'
+chronyd_start "$S" client \
+	"refclock SOCK $tmp/phcd.sock refid PHCD poll 1 precision 1e-7 prefer" \
+	'server 192.0.2.2 iburst minpoll -1 maxpoll -1 maxsamples 8'
+
+dbus_start "$tmp/bus"
+cat >"$tmp/phcd.conf" <<EOF2
+[global]
+time_stamping = software
+logAnnounceInterval = -2
+announceReceiptTimeout = 3
+logSyncInterval = -3
+
+[instance lab]
+interfaces = s1
+clock_backend = system
+slaveOnly = 1
+clock_servo = refclock_sock
+refclock_sock_address = $tmp/phcd.sock
+EOF2
+phcd_start "$S" "$tmp/phcd.conf" "$tmp/phcd.log" --status-file "$tmp/status"
+
+# source_line REFID: chronyc's line for the source with that name (refclock refid or address).
+source_line() { chronyc_s sources 2>/dev/null | awk -v n="$1" '$2 == n' || true; }
+# wait_selected NAME SECONDS: chronyd's selected source (#* or ^*) is NAME, or fail.
+wait_selected() {
+	local name=$1 secs=$2 deadline=$((SECONDS + $2)) line=
+	while [ "$SECONDS" -lt "$deadline" ]; do
+		line=$(source_line "$name")
+		case "$line" in
+		'#* '* | '^* '*) return 0 ;;
+		esac
+		sleep 0.5
+	done
+	echo "chronyc sources:" >&2
+	chronyc_s sources >&2 || true
+	tail -n 20 "$tmp/phcd.log" >&2
+	fail "expected $name selected (#* or ^*) within ${secs}s, got '${line:-no such source}'"
+}
+
+t0=$SECONDS
+wait_selected PHCD 60
+echo "ok: PHCD selected by chronyd after $((SECONDS - t0)) s: $(source_line PHCD)"
+# The last sample of the refclock, in chronyc's units: within 100 us of the host's own clock.
+chronyc_s sourcestats
+off=$(chronyc_s -c sourcestats | awk -F, '$1 == "PHCD" { print $7 }')
+[ -n "$off" ] || fail "no sourcestats line for PHCD"
+awk -v o="$off" 'BEGIN { exit !(o <= 100e-6 && o >= -100e-6) }' ||
+	fail "PHCD's offset: expected within 100 us, got $off s"
+echo "ok: PHCD's offset estimate $off s"
+
+state=$(busctl --system get-property org.phcd1 /org/phcd1/instance/lab org.phcd1.Instance \
+	RefclockState)
+addr=$(busctl --system get-property org.phcd1 /org/phcd1/instance/lab org.phcd1.Instance \
+	RefclockAddress)
+last=$(busctl --system get-property org.phcd1 /org/phcd1/instance/lab org.phcd1.Instance \
+	RefclockLastAccepted | awk '{ print $2 }')
+now=$(date +%s%6N)
+[ "$state" = 's "sending"' ] || fail "RefclockState: expected \"sending\", got $state"
+[ "$addr" = "s \"$tmp/phcd.sock\"" ] || fail "RefclockAddress: expected $tmp/phcd.sock, got $addr"
+[ $((now - last)) -lt 3000000 ] || fail "RefclockLastAccepted: expected within 3 s, got $(((now - last) / 1000)) ms ago"
+echo "ok: D-Bus: RefclockState sending, RefclockAddress $addr, last accepted $(((now - last) / 1000)) ms ago"
+
+kill "$GM_PID"
+wait "$GM_PID" 2>/dev/null || true
+t0=$SECONDS
+wait_selected 192.0.2.2 30
+echo "ok: grandmaster gone: chronyd selected the NTP server after $((SECONDS - t0)) s: $(source_line 192.0.2.2)"
+echo "    PHCD: $(source_line PHCD)"
+
+gm_start
+t0=$SECONDS
+wait_selected PHCD 60
+echo "ok: grandmaster back: PHCD selected again after $((SECONDS - t0)) s: $(source_line PHCD)"
+
+after=$(kernel_state)
+[ "$before" = "$after" ] || fail "host adjtimex state: expected unchanged '$before', got '$after'"
+echo "ok: host adjtimex frequency and status unchanged: $after"
