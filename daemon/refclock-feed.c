@@ -33,6 +33,8 @@ struct refclock_feed {
 
 struct refclock_feeds {
 	struct manager *m;
+	const struct sysclock_ops *ops; /* the system clock follower's: the clocks read here */
+	void *userdata;
 	struct refclock_feed **f;
 	size_t n;
 };
@@ -48,12 +50,12 @@ const char *refclock_state_to_string(enum refclock_state st)
 	return (unsigned int) st < ARRAY_SIZE(state_names) ? state_names[st] : "unknown";
 }
 
-static ns_t clock_ns(clockid_t id)
+static ns_t clock_ns(const struct refclock_feeds *fs, clockid_t id)
 {
-	struct timespec ts;
+	ns_t t = 0;
 
-	clock_gettime(id, &ts);
-	return (ns_t) ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
+	(void) fs->ops->gettime(fs->userdata, id, &t);
+	return t;
 }
 
 static struct refclock_feed *feed_free(struct refclock_feed *fd)
@@ -68,7 +70,8 @@ static struct refclock_feed *feed_free(struct refclock_feed *fd)
 	return NULL;
 }
 
-int refclock_feeds_new(struct manager *m, struct refclock_feeds **ret)
+int refclock_feeds_new(struct manager *m, const struct sysclock_ops *ops, void *userdata,
+		       struct refclock_feeds **ret)
 {
 	struct refclock_feeds *fs = calloc(1, sizeof(*fs));
 
@@ -76,6 +79,8 @@ int refclock_feeds_new(struct manager *m, struct refclock_feeds **ret)
 		return -ENOMEM;
 	}
 	fs->m = m;
+	fs->ops = ops;
+	fs->userdata = userdata;
 	*ret = fs;
 	return 0;
 }
@@ -150,7 +155,7 @@ static void feed_send(struct refclock_feeds *fs, struct refclock_feed *fd, struc
 	struct refclock_sample sample;
 	int r;
 
-	fd->last_sent = clock_ns(CLOCK_MONOTONIC);
+	fd->last_sent = clock_ns(fs, CLOCK_MONOTONIC);
 	/* 23:59:59 and 00:00:00 around a leap are ambiguous: no sample, as phc2sys does */
 	if ((leap || fd->leap_set) && sysclock_utc_ambiguous(utc_s)) {
 		return;
@@ -167,7 +172,7 @@ static void feed_send(struct refclock_feeds *fs, struct refclock_feed *fd, struc
 		return;
 	}
 	fd->accepted++;
-	fd->last_accepted_usec = (uint64_t) clock_ns(CLOCK_REALTIME) / 1000;
+	fd->last_accepted_usec = (uint64_t) clock_ns(fs, CLOCK_REALTIME) / 1000;
 	feed_set(fs, fd, REFCLOCK_SENDING, 0, "");
 	manager_instance_changed(i, INSTANCE_CHANGED_SAMPLE);
 }
@@ -263,7 +268,7 @@ void refclock_feeds_tick(struct refclock_feeds *fs)
 				 "virtual): nothing to compare CLOCK_REALTIME with");
 		} else if (src == SYSCLOCK_SOURCE_SOFTWARE) {
 			/* its offsets arrive with STATUS: only see that they still do */
-			if (clock_ns(CLOCK_MONOTONIC) - fd->last_sent >
+			if (clock_ns(fs, CLOCK_MONOTONIC) - fd->last_sent >
 			    SYSCLOCK_FOLLOW_MAX_AGE_NS) {
 				feed_set(fs, fd, REFCLOCK_IDLE, 0, "no fresh offset from the port");
 			}
@@ -289,8 +294,9 @@ void refclock_feeds_port_status(struct refclock_feeds *fs, struct mport *p,
 	if (!fd || !instance_feeds_refclock(p->instance) ||
 	    sysclock_follow_slave_port(fs->m, p->instance) != p ||
 	    sysclock_follow_source(p) != SYSCLOCK_SOURCE_SOFTWARE ||
-	    sysclock_follow_admit(s->sample_ts, fd->last_sample, 0, 0, clock_ns(CLOCK_MONOTONIC),
-				  clock_ns(CLOCK_REALTIME)) != SYSCLOCK_FOLLOW_FEED) {
+	    sysclock_follow_admit(s->sample_ts, fd->last_sample, 0, 0,
+				  clock_ns(fs, CLOCK_MONOTONIC),
+				  clock_ns(fs, CLOCK_REALTIME)) != SYSCLOCK_FOLLOW_FEED) {
 		return;
 	}
 	fd->last_sample = s->sample_ts;

@@ -8,6 +8,7 @@
 
 #include "common/ipc.h"
 #include "daemon/manager.h"
+#include "daemon/sysclock.h"
 
 struct refclock_feeds;
 struct health_report;
@@ -31,7 +32,9 @@ struct refclock_info {
 	const char *reason; /* why idle or refused, "" when sending */
 };
 
-int refclock_feeds_new(struct manager *m, struct refclock_feeds **ret);
+/* ops and userdata: the system clock follower's, whose clocks the feeds read. */
+int refclock_feeds_new(struct manager *m, const struct sysclock_ops *ops, void *userdata,
+		       struct refclock_feeds **ret);
 struct refclock_feeds *refclock_feeds_free(struct refclock_feeds *fs);
 
 /*

@@ -512,7 +512,7 @@ int sysclock_follow_new(struct manager *m, const struct sysclock_ops *ops, void 
 		.userdata = userdata,
 		.phc = { .fd = -1, .index = -1 },
 	};
-	r = refclock_feeds_new(m, &f->feeds);
+	r = refclock_feeds_new(m, ops, userdata, &f->feeds);
 	if (r >= 0) {
 		r = sd_event_add_time_relative(manager_get_event(m), &f->timer, CLOCK_MONOTONIC,
 					       FOLLOW_TICK_USEC, 0, on_tick, f);

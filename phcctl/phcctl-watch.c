@@ -330,6 +330,7 @@ static int judge_instance(struct wait_state *w, struct wait_instance *wi)
 {
 	sd_bus_message *p = NULL;
 	char first[HEALTH_REASON_BUF];
+	const char *refclock;
 	int r;
 
 	r = phcctl_get_all(w->c, wi->path, PHCCTL_IFACE_INSTANCE, &p);
@@ -344,7 +345,22 @@ static int judge_instance(struct wait_state *w, struct wait_instance *wi)
 	wi->offset = props_int(p, "OffsetFromMaster");
 	props_first_reason(p, first, sizeof(first));
 	wi->ready = false;
-	if (wi->missing[0] && !wi->synchronized) {
+	refclock = props_str(p, "RefclockAddress");
+	if (*refclock && strcmp(refclock, "?")) {
+		/*
+		 * clock_servo refclock_sock: chronyd steers the system clock from what phcd
+		 * sends; phcd is ready once its samples flow, time-sync.target is chrony-wait's.
+		 */
+		wi->ready = !strcmp(props_str(p, "RefclockState"), "sending");
+		snprintf(wi->reason, sizeof(wi->reason),
+			 "%s chronyd at %s (clock_servo refclock_sock)%s%s; whether the system "
+			 "clock is synchronized is chronyd's to say (chronyc waitsync)",
+			 wi->ready ? "feeds" : "does not feed yet", refclock, wi->ready ? "" : ": ",
+			 wi->ready ? ""
+			 : strcmp(props_str(p, "RefclockState"), "refused")
+				 ? props_str(p, "RefclockReason")
+				 : "the socket is missing or refuses");
+	} else if (wi->missing[0] && !wi->synchronized) {
 		snprintf(wi->reason, sizeof(wi->reason),
 			 "waiting for %s: named in its interfaces, not present yet", wi->missing);
 	} else if (wi->n_ports == 0) {

@@ -68,9 +68,6 @@ chronyc_s() { chronyc -n -h "$tmp/client/chronyd.sock" "$@"; }
 
 gm_start
 chronyd_start "$N" server 'local stratum 1' 'allow 192.0.2.0/24' 'port 123'
-chronyd_start "$S" client \
-	"refclock SOCK $tmp/phcd.sock refid PHCD poll 1 precision 1e-7 prefer" \
-	'server 192.0.2.2 iburst minpoll -1 maxpoll -1 maxsamples 8'
 
 dbus_start "$tmp/bus"
 cat >"$tmp/phcd.conf" <<EOF2
@@ -88,6 +85,41 @@ clock_servo = refclock_sock
 refclock_sock_address = $tmp/phcd.sock
 EOF2
 phcd_start "$S" "$tmp/phcd.conf" "$tmp/phcd.log" --status-file "$tmp/status"
+wait_bus_name org.phcd1 30
+
+prop() { busctl --system get-property org.phcd1 /org/phcd1/instance/lab org.phcd1.Instance "$1"; }
+# wait_prop NAME VALUE SECONDS: the instance's property NAME reads VALUE (busctl's form), or fail.
+wait_prop() {
+	local deadline=$((SECONDS + $3)) v=
+	while [ "$SECONDS" -lt "$deadline" ]; do
+		v=$(prop "$1" 2>/dev/null || true)
+		[ "$v" = "$2" ] && return 0
+		sleep 0.2
+	done
+	tail -n 20 "$tmp/phcd.log" >&2
+	fail "$1: expected $2 within $3 s, got '${v}'"
+}
+
+# Before chronyd: the socket is missing. A health reason, logged once however many samples
+# are refused, and retried: chronyd started later gets the samples without anything else done.
+wait_prop RefclockState 's "refused"' 30
+wait_prop RefclockError 'i -2' 1
+prop HealthReasons | grep -q "\"refclock-refused\" \"chronyd.*s refclock socket $tmp/phcd.sock is missing" ||
+	fail "HealthReasons: expected refclock-refused, got $(prop HealthReasons)"
+echo "ok: no chronyd yet: RefclockState refused (ENOENT), health reason refclock-refused"
+deadline=$((SECONDS + 3))
+while [ "$SECONDS" -lt "$deadline" ]; do
+	[ "$(prop RefclockState)" = 's "refused"' ] || fail "RefclockState left refused without chronyd"
+	sleep 0.5
+done
+chronyd_start "$S" client \
+	"refclock SOCK $tmp/phcd.sock refid PHCD poll 1 precision 1e-7 prefer" \
+	'server 192.0.2.2 iburst minpoll -1 maxpoll -1 maxsamples 8'
+wait_prop RefclockState 's "sending"' 30
+n=$(grep -c "refclock socket $tmp/phcd.sock is missing" "$tmp/phcd.log" || true)
+[ "$n" = 1 ] || fail "expected the missing socket logged once over 3 s of refused samples, got $n lines"
+prop HealthReasons | grep -q refclock-refused && fail "HealthReasons: refclock-refused still there"
+echo "ok: chronyd started: RefclockState sending without a restart of phcd; the refusal was logged once"
 
 # source_line REFID: chronyc's line for the source with that name (refclock refid or address).
 source_line() { chronyc_s sources 2>/dev/null | awk -v n="$1" '$2 == n' || true; }
@@ -118,17 +150,29 @@ awk -v o="$off" 'BEGIN { exit !(o <= 100e-6 && o >= -100e-6) }' ||
 	fail "PHCD's offset: expected within 100 us, got $off s"
 echo "ok: PHCD's offset estimate $off s"
 
-state=$(busctl --system get-property org.phcd1 /org/phcd1/instance/lab org.phcd1.Instance \
-	RefclockState)
-addr=$(busctl --system get-property org.phcd1 /org/phcd1/instance/lab org.phcd1.Instance \
-	RefclockAddress)
-last=$(busctl --system get-property org.phcd1 /org/phcd1/instance/lab org.phcd1.Instance \
-	RefclockLastAccepted | awk '{ print $2 }')
+state=$(prop RefclockState)
+addr=$(prop RefclockAddress)
+last=$(prop RefclockLastAccepted | awk '{ print $2 }')
 now=$(date +%s%6N)
 [ "$state" = 's "sending"' ] || fail "RefclockState: expected \"sending\", got $state"
 [ "$addr" = "s \"$tmp/phcd.sock\"" ] || fail "RefclockAddress: expected $tmp/phcd.sock, got $addr"
 [ $((now - last)) -lt 3000000 ] || fail "RefclockLastAccepted: expected within 3 s, got $(((now - last) / 1000)) ms ago"
 echo "ok: D-Bus: RefclockState sending, RefclockAddress $addr, last accepted $(((now - last) / 1000)) ms ago"
+
+# phcctl: the instance's line, and wait-sync ready with chronyd named as the one to ask.
+"$BUILD/phcctl/phcctl" status >"$tmp/status.txt"
+grep -q "Refclock *: sending, samples to chronyd at $tmp/phcd.sock, last accepted" "$tmp/status.txt" ||
+	fail "phcctl status: expected a Refclock line, got: $(cat "$tmp/status.txt")"
+"$BUILD/phcctl/phcctl" wait-sync --timeout 5 >"$tmp/wait.txt" ||
+	fail "phcctl wait-sync: expected ready, got: $(cat "$tmp/wait.txt")"
+grep -q "^lab: feeds chronyd at $tmp/phcd.sock (clock_servo refclock_sock).*chronyc waitsync" "$tmp/wait.txt" ||
+	fail "phcctl wait-sync: expected lab feeding chronyd, got: $(cat "$tmp/wait.txt")"
+echo "ok: phcctl status: $(grep Refclock "$tmp/status.txt" | tr -s ' ')"
+echo "ok: phcctl wait-sync: $(cat "$tmp/wait.txt")"
+# chronyd steering CLOCK_REALTIME (-x aside) is no conflict for an instance that feeds it.
+conflict=$(busctl --system get-property org.phcd1 /org/phcd1 org.phcd1.Manager SystemClockConflict)
+[ "$conflict" = 's ""' ] || fail "SystemClockConflict: expected \"\", got $conflict"
+echo "ok: SystemClockConflict empty beside chronyd"
 
 kill "$GM_PID"
 wait "$GM_PID" 2>/dev/null || true
@@ -136,6 +180,8 @@ t0=$SECONDS
 wait_selected 192.0.2.2 30
 echo "ok: grandmaster gone: chronyd selected the NTP server after $((SECONDS - t0)) s: $(source_line 192.0.2.2)"
 echo "    PHCD: $(source_line PHCD)"
+wait_prop RefclockState 's "idle"' 10
+echo "ok: RefclockState idle: $(prop RefclockReason)"
 
 gm_start
 t0=$SECONDS

@@ -5,16 +5,21 @@
  * decisions on a simulated kernel clock.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <setjmp.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include "daemon/manager-internal.h"
+#include "daemon/refclock-feed.h"
 #include "daemon/sysclock-follow.h"
 #include "tests/doubles/sysclock-sim.h"
 
@@ -548,6 +553,65 @@ static void test_follow_needs_recommended_slave(void **state)
 	follow_free(&fr);
 }
 
+/*
+ * clock_servo refclock_sock, even with system_clock_instance auto: the clock is never written, and
+ * chronyd's socket gets each offset of the port as true time minus CLOCK_REALTIME.
+ */
+static void test_follow_refclock(void **state)
+{
+	char dir[] = "/tmp/test-manager-XXXXXX", conf[512];
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct timex before = { 0 }, after = { 0 };
+	struct refclock_info info;
+	struct follow_rig fr;
+	uint8_t b[64];
+	size_t n = 0;
+	double offset = 0;
+	ns_t err;
+	int rx;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/chrony.sock", dir);
+	rx = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+	assert_true(rx >= 0);
+	assert_int_equal(bind(rx, (struct sockaddr *) &sa, sizeof(sa)), 0);
+	snprintf(conf, sizeof(conf),
+		 "[global]\nsystem_clock_instance = auto\n[instance a]\ninterfaces = e0\n"
+		 "clock_backend = system\ntime_stamping = software\nclock_servo = refclock_sock\n"
+		 "refclock_sock_address = %s\n",
+		 sa.sun_path);
+	follow_init(&fr, conf, 50 * NS_PER_MSEC);
+	assert_true(sysclock_sim_read(fr.sim, &before) >= 0);
+	err = sim_error(&fr);
+	sysclock_follow_tick(fr.f, USEC_PER_SEC); /* the feed comes with the tick */
+	for (int k = 0; k < 30; k++) {
+		/* read as chronyd does: a Unix datagram socket queues 10 at most */
+		follow_run(&fr, 1);
+		while (recv(rx, b, sizeof(b), 0) > 0) {
+			/* the offset follows chronyd's struct timeval (refclock-sock.c) */
+			memcpy(&offset, b + sizeof(struct timeval), sizeof(offset));
+			n++;
+		}
+	}
+	assert_true(sysclock_sim_read(fr.sim, &after) >= 0);
+	assert_int_equal(before.freq, after.freq);
+	assert_true(llabs(sim_error(&fr) - err) < 1 * NS_PER_MSEC); /* no step */
+	assert_false(sysclock_follow_synchronized(fr.f));
+	assert_string_equal(sysclock_follow_conflict(fr.f), "");
+	assert_int_equal(n, 30);
+	assert_true(fabs(offset + (double) sim_error(&fr) / NS_PER_SEC) < 1e-9);
+	/* what D-Bus reads, through the manager as phcd's own follower */
+	fr.r.m->sysclock = fr.f;
+	assert_true(refclock_feed_info(manager_find_instance(fr.r.m, "a"), &info));
+	fr.r.m->sysclock = NULL;
+	assert_string_equal(info.state_name, "sending");
+	assert_int_equal(info.accepted, 30);
+	follow_free(&fr);
+	close(rx);
+	unlink(sa.sun_path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -564,6 +628,7 @@ int main(void)
 		cmocka_unit_test(test_follow_never_writes),
 		cmocka_unit_test(test_follow_auto),
 		cmocka_unit_test(test_follow_repeat_fed_once),
+		cmocka_unit_test(test_follow_refclock),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
