@@ -12,6 +12,7 @@
 set -euo pipefail
 : "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
 . "$SRC/tests/lib/net-helpers.sh"
+. "$SRC/tests/lib/ptp-helpers.sh"
 . "$SRC/tests/lib/phcd-helpers.sh"
 . "$SRC/tests/lib/dbus-helpers.sh"
 
@@ -19,11 +20,7 @@ tmp=$(mktemp -d /tmp/phcd-refclock.XXXXXX)
 S=phrc-s$$ M=phrc-m$$ N=phrc-n$$
 trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
 
-kernel_state() {
-	busybox adjtimex | awk '$2 == "freq.adjust:" || $1 == "status:" { print $NF, $0 }' |
-		awk '{ $1 = ""; print }' | tr -s ' ' | tr '\n' ';'
-}
-before=$(kernel_state)
+before=$(host_clock_state)
 
 # S: phcd and the chronyd it feeds; M: the PTP grandmaster (s1-m1); N: the NTP server (n1-n2).
 netns_pair "$S" "$M" s1 m1
@@ -32,22 +29,7 @@ veth_add "$S" n1 "$N" n2
 ip -n "$S" addr add 192.0.2.1/24 dev n1
 ip -n "$N" addr add 192.0.2.2/24 dev n2
 
-# nocap NS CMD...: CMD in NS without CAP_SYS_TIME, in the background; its PID in BG_PIDS.
-nocap() {
-	local ns=$1 log=$2
-	shift 2
-	ip netns exec "$ns" capsh --drop=cap_sys_time -- -c "exec $(printf '%q ' "$@")" \
-		>"$log" 2>&1 &
-	BG_PIDS+=($!)
-}
-
-GM_PID=
-gm_start() {
-	nocap "$M" "$tmp/ptp4l.log" ptp4l -i m1 -2 -S -m --free_running 1 --masterOnly 1 \
-		--logAnnounceInterval -2 --announceReceiptTimeout 3 --logSyncInterval -3 \
-		--uds_address "$tmp/uds"
-	GM_PID=$!
-}
+gm_start() { ptp4l_gm "$M" m1 "$tmp/uds" "$tmp/ptp4l.log"; }
 
 # chronyd -x (never steers a clock), as root (-u root: no drop to _chrony), in the foreground,
 # its config, pid file, command socket and everything else under $tmp.
@@ -60,9 +42,11 @@ chronyd_start() { # NS NAME CONFIG-LINES...
 		printf '%s\n' "$@"
 		printf 'pidfile %s\nbindcmdaddress %s\ncmdport 0\ndriftfile %s\n' \
 			"$tmp/$name/chronyd.pid" "$tmp/$name/chronyd.sock" "$tmp/$name/drift"
-		printf 'dumpdir %s\nlogdir %s\nrtconutc\n' "$tmp/$name" "$tmp/$name"
+		printf 'dumpdir %s\nlogdir %s\n' "$tmp/$name" "$tmp/$name"
 	} >"$tmp/$name/chrony.conf"
-	nocap "$ns" "$tmp/$name/chronyd.log" chronyd -x -d -u root -f "$tmp/$name/chrony.conf"
+	ip netns exec "$ns" capsh --drop=cap_sys_time -- -c \
+		"exec chronyd -x -d -u root -f $tmp/$name/chrony.conf" >"$tmp/$name/chronyd.log" 2>&1 &
+	BG_PIDS+=($!)
 }
 chronyc_s() { chronyc -n -h "$tmp/client/chronyd.sock" "$@"; }
 
@@ -70,20 +54,11 @@ gm_start
 chronyd_start "$N" server 'local stratum 1' 'allow 192.0.2.0/24' 'port 123'
 
 dbus_start "$tmp/bus"
-cat >"$tmp/phcd.conf" <<EOF2
-[global]
-time_stamping = software
-logAnnounceInterval = -2
-announceReceiptTimeout = 3
-logSyncInterval = -3
-
-[instance lab]
-interfaces = s1
-clock_backend = system
-slaveOnly = 1
-clock_servo = refclock_sock
-refclock_sock_address = $tmp/phcd.sock
-EOF2
+{
+	phcd_fast_global
+	printf '\n[instance lab]\ninterfaces = s1\nclock_backend = system\nslaveOnly = 1\n'
+	printf 'clock_servo = refclock_sock\nrefclock_sock_address = %s\n' "$tmp/phcd.sock"
+} >"$tmp/phcd.conf"
 phcd_start "$S" "$tmp/phcd.conf" "$tmp/phcd.log" --status-file "$tmp/status"
 wait_bus_name org.phcd1 30
 
@@ -188,6 +163,6 @@ t0=$SECONDS
 wait_selected PHCD 60
 echo "ok: grandmaster back: PHCD selected again after $((SECONDS - t0)) s: $(source_line PHCD)"
 
-after=$(kernel_state)
+after=$(host_clock_state)
 [ "$before" = "$after" ] || fail "host adjtimex state: expected unchanged '$before', got '$after'"
 echo "ok: host adjtimex frequency and status unchanged: $after"
