@@ -215,7 +215,6 @@ static struct refclock_feed *feed_get(struct refclock_feeds *fs, const struct in
 static void feeds_sync(struct refclock_feeds *fs)
 {
 	struct instance *i;
-	size_t n = 0;
 
 	for (size_t k = 0; k < fs->n; k++) {
 		fs->f[k]->seen = false;
@@ -229,21 +228,33 @@ static void feeds_sync(struct refclock_feeds *fs)
 		}
 		fd->seen = true;
 		if (strcmp(fd->address, i->options.refclock_sock_address)) {
+			log_full(LOG_INFO, "instance %s: samples for chronyd now go to %s", i->name,
+				 i->options.refclock_sock_address);
 			snprintf(fd->address, sizeof(fd->address), "%s",
 				 i->options.refclock_sock_address);
 			fd->state = REFCLOCK_IDLE;
 			fd->error = 0;
+			manager_instance_changed(i, INSTANCE_CHANGED_HEALTH);
 		}
 	}
-	for (size_t k = 0; k < fs->n; k++) {
-		if (fs->f[k]->seen) {
-			fs->f[n++] = fs->f[k];
-		} else {
-			log_full(LOG_INFO, "instance %s: no longer feeds chronyd", fs->f[k]->name);
-			feed_free(fs->f[k]);
+	for (size_t k = 0; k < fs->n;) {
+		struct refclock_feed *fd = fs->f[k];
+		struct instance *gone;
+
+		if (fd->seen) {
+			k++;
+			continue;
+		}
+		/* out of the array first: the change hook below may read it */
+		fs->f[k] = fs->f[--fs->n];
+		gone = manager_find_instance(fs->m, fd->name);
+		log_full(LOG_INFO, "instance %s: no longer feeds chronyd", fd->name);
+		feed_free(fd);
+		/* reconfigured (not removed): its Refclock* properties are empty now */
+		if (gone) {
+			manager_instance_changed(gone, INSTANCE_CHANGED_HEALTH);
 		}
 	}
-	fs->n = n;
 }
 
 void refclock_feeds_tick(struct refclock_feeds *fs)

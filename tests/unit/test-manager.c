@@ -567,6 +567,7 @@ static void test_follow_refclock(void **state)
 	uint8_t b[64];
 	size_t n = 0;
 	double offset = 0;
+	char *errors = NULL;
 	ns_t err;
 	int rx;
 
@@ -606,6 +607,18 @@ static void test_follow_refclock(void **state)
 	fr.r.m->sysclock = NULL;
 	assert_string_equal(info.state_name, "sending");
 	assert_int_equal(info.accepted, 30);
+	/* reloaded to pi: the feed goes at the next tick, and D-Bus hears of it */
+	write_config(&fr.r, "[global]\nsystem_clock_instance = auto\n[instance a]\n"
+			    "interfaces = e0\nclock_backend = system\ntime_stamping = software\n");
+	assert_int_equal(manager_reload(fr.r.m, &errors), 0);
+	rig_reset_hooks(&fr.r);
+	sysclock_follow_tick(fr.f, 40 * USEC_PER_SEC);
+	assert_true(fr.r.instance_mask[0] & INSTANCE_CHANGED_HEALTH);
+	fr.r.m->sysclock = fr.f;
+	assert_false(refclock_feed_info(manager_find_instance(fr.r.m, "a"), &info));
+	fr.r.m->sysclock = NULL;
+	assert_string_equal(info.address, "");
+	free(errors);
 	follow_free(&fr);
 	close(rx);
 	unlink(sa.sun_path);
