@@ -229,6 +229,8 @@ void manager_refresh_health(struct manager *m)
 			   "phcd refuses to steer the system clock: %s",
 			   sysclock_follow_conflict(m->sysclock));
 	} else if (c && c->daemon.system_clock_instance[0] &&
+		   /* "" when only instances that feed chronyd could be followed */
+		   (!m->sysclock || sysclock_follow_target(m->sysclock)[0]) &&
 		   !sysclock_follow_synchronized(m->sysclock)) {
 		health_add(&h, HEALTH_DEGRADED, "system-clock-unsynchronized",
 			   "the system clock is not synchronized to instance %s",

@@ -150,11 +150,7 @@ struct mport *sysclock_follow_slave_port(struct manager *m, const struct instanc
 	return NULL;
 }
 
-/*
- * What phcd would steer CLOCK_REALTIME for: system_clock_instance, or "" when nothing (unset,
- * or only instances that feed chronyd instead), so that a chronyd fed by phcd is no rival.
- */
-static const char *steering_target(const struct sysclock_follow *f)
+const char *sysclock_follow_target(const struct sysclock_follow *f)
 {
 	const char *name = configured(f);
 	struct instance *i;
@@ -370,9 +366,9 @@ void sysclock_follow_tick(struct sysclock_follow *f, uint64_t usec)
 	int r = 0;
 
 	refclock_feeds_tick(f->feeds);
-	if (!f->scanned || strcmp(f->scanned_for, steering_target(f)) ||
+	if (!f->scanned || strcmp(f->scanned_for, sysclock_follow_target(f)) ||
 	    (f->conflict[0] && usec - f->scanned_at >= RIVAL_RESCAN_USEC)) {
-		scan_rivals(f, steering_target(f));
+		scan_rivals(f, sysclock_follow_target(f));
 	}
 	if (f->conflict[0]) {
 		/* Someone else steers it: never write the clock, not even a frequency. */
@@ -525,7 +521,7 @@ int sysclock_follow_new(struct manager *m, const struct sysclock_ops *ops, void 
 		return r;
 	}
 	/* At start, before the first tick: refuse at once if something else steers the clock. */
-	scan_rivals(f, steering_target(f));
+	scan_rivals(f, sysclock_follow_target(f));
 	*ret = f;
 	return 0;
 }

@@ -37,6 +37,12 @@ struct sysclock_phc_reader {
 int sysclock_phc_reader_measure(struct sysclock_phc_reader *rd, int index, struct sysoff_pair *ret);
 void sysclock_phc_reader_close(struct sysclock_phc_reader *rd);
 
+/*
+ * What phcd would steer CLOCK_REALTIME for: system_clock_instance, or "" when nothing (unset, or
+ * only instances that feed chronyd instead), so that a chronyd fed by phcd is no rival.
+ */
+const char *sysclock_follow_target(const struct sysclock_follow *f);
+
 /* The follower's feeds to chronyd (daemon/refclock-feed.c). */
 struct refclock_feeds *sysclock_follow_feeds(const struct sysclock_follow *f);
 

@@ -227,6 +227,7 @@ struct wait_instance {
 	bool ready;
 	bool synchronized;
 	bool grandmaster;
+	bool refclock; /* clock_servo refclock_sock: feeds chronyd, never phcd's system clock */
 	size_t n_ports;
 	char missing[256]; /* MissingInterfaces, comma-separated: configured, not present yet */
 	int64_t offset;
@@ -346,7 +347,8 @@ static int judge_instance(struct wait_state *w, struct wait_instance *wi)
 	props_first_reason(p, first, sizeof(first));
 	wi->ready = false;
 	refclock = props_str(p, "RefclockAddress");
-	if (*refclock && strcmp(refclock, "?")) {
+	wi->refclock = *refclock && strcmp(refclock, "?");
+	if (wi->refclock) {
 		/*
 		 * clock_servo refclock_sock: chronyd steers the system clock from what phcd
 		 * sends; phcd is ready once its samples flow, time-sync.target is chrony-wait's.
@@ -450,7 +452,7 @@ static void wait_check(struct wait_state *w)
 	sd_bus_message *mgr = NULL;
 	char **instances = NULL;
 	const char *sys;
-	bool all = true, followed_free = true;
+	bool all = true, followed_free = true, followed_any = false;
 	int r;
 
 	w->changed = false;
@@ -494,8 +496,10 @@ static void wait_check(struct wait_state *w)
 
 		r = judge_instance(w, wi);
 		all &= wi->ready;
-		if (w->sysclock && (!strcmp(w->sysclock_instance, "auto") ||
-				    !strcmp(w->sysclock_instance, wi->name))) {
+		if (w->sysclock && !wi->refclock &&
+		    (!strcmp(w->sysclock_instance, "auto") ||
+		     !strcmp(w->sysclock_instance, wi->name))) {
+			followed_any = true;
 			followed_free &= !wi->missing[0] &&
 					 (wi->n_ports == 0 ||
 					  (wi->grandmaster && !wi->synchronized));
@@ -520,6 +524,12 @@ static void wait_check(struct wait_state *w)
 			w->sysclock_ready = true;
 			snprintf(w->sysclock_reason, sizeof(w->sysclock_reason),
 				 "not steered by phcd: %s", w->sysclock_conflict);
+		} else if (!followed_any && w->n_inst) {
+			/* "auto" over instances that all feed chronyd: phcd steers nothing */
+			w->sysclock_ready = true;
+			snprintf(w->sysclock_reason, sizeof(w->sysclock_reason),
+				 "not steered by phcd: its instances feed chronyd (clock_servo "
+				 "refclock_sock), whose system clock chronyc waitsync reports");
 		} else if (followed_free) {
 			w->sysclock_ready = true;
 			snprintf(w->sysclock_reason, sizeof(w->sysclock_reason),

@@ -54,8 +54,11 @@ gm_start
 chronyd_start "$N" server 'local stratum 1' 'allow 192.0.2.0/24' 'port 123'
 
 dbus_start "$tmp/bus"
+# system_clock_instance auto: with only an instance that feeds chronyd, phcd steers nothing, and
+# neither Health nor wait-sync may say it is waiting for the system clock.
 {
 	phcd_fast_global
+	printf 'system_clock_instance = auto\n'
 	printf '\n[instance lab]\ninterfaces = s1\nclock_backend = system\nslaveOnly = 1\n'
 	printf 'clock_servo = refclock_sock\nrefclock_sock_address = %s\n' "$tmp/phcd.sock"
 } >"$tmp/phcd.conf"
@@ -138,12 +141,21 @@ echo "ok: D-Bus: RefclockState sending, RefclockAddress $addr, last accepted $((
 "$BUILD/phcctl/phcctl" status >"$tmp/status.txt"
 grep -q "Refclock *: sending, samples to chronyd at $tmp/phcd.sock, last accepted" "$tmp/status.txt" ||
 	fail "phcctl status: expected a Refclock line, got: $(cat "$tmp/status.txt")"
-"$BUILD/phcctl/phcctl" wait-sync --timeout 5 >"$tmp/wait.txt" ||
-	fail "phcctl wait-sync: expected ready, got: $(cat "$tmp/wait.txt")"
+"$BUILD/phcctl/phcctl" wait-sync --instance lab --timeout 5 >"$tmp/wait.txt" ||
+	fail "phcctl wait-sync --instance lab: expected ready, got: $(cat "$tmp/wait.txt")"
 grep -q "^lab: feeds chronyd at $tmp/phcd.sock (clock_servo refclock_sock).*chronyc waitsync" "$tmp/wait.txt" ||
-	fail "phcctl wait-sync: expected lab feeding chronyd, got: $(cat "$tmp/wait.txt")"
+	fail "phcctl wait-sync --instance lab: expected lab feeding chronyd, got: $(cat "$tmp/wait.txt")"
+"$BUILD/phcctl/phcctl" wait-sync --timeout 5 >"$tmp/wait-sys.txt" ||
+	fail "phcctl wait-sync: expected ready, got: $(cat "$tmp/wait-sys.txt")"
+grep -q "^system clock: not steered by phcd: its instances feed chronyd" "$tmp/wait-sys.txt" ||
+	fail "phcctl wait-sync: expected the system clock left to chronyd, got: $(cat "$tmp/wait-sys.txt")"
+health=$(busctl --system get-property org.phcd1 /org/phcd1 org.phcd1.Manager HealthReasons)
+case "$health" in
+*system-clock-unsynchronized*) fail "Manager HealthReasons: expected no system clock reason, got $health" ;;
+esac
 echo "ok: phcctl status: $(grep Refclock "$tmp/status.txt" | tr -s ' ')"
-echo "ok: phcctl wait-sync: $(cat "$tmp/wait.txt")"
+echo "ok: phcctl wait-sync --instance lab: $(cat "$tmp/wait.txt")"
+echo "ok: phcctl wait-sync: $(cat "$tmp/wait-sys.txt"); Manager HealthReasons: $health"
 # chronyd steering CLOCK_REALTIME (-x aside) is no conflict for an instance that feeds it.
 conflict=$(busctl --system get-property org.phcd1 /org/phcd1 org.phcd1.Manager SystemClockConflict)
 [ "$conflict" = 's ""' ] || fail "SystemClockConflict: expected \"\", got $conflict"
