@@ -194,7 +194,10 @@ static struct refclock_feed *feed_get(struct refclock_feeds *fs, const struct in
 		free(fd);
 		return NULL;
 	}
-	*fd = (struct refclock_feed){ .fd = -1, .phc = { .fd = -1, .index = -1 } };
+	*fd = (struct refclock_feed){
+		.fd = -1,
+		.phc = { .ops = fs->ops, .userdata = fs->userdata, .fd = -1, .index = -1 },
+	};
 	snprintf(fd->name, sizeof(fd->name), "%s", i->name);
 	snprintf(fd->address, sizeof(fd->address), "%s", i->options.refclock_sock_address);
 	snprintf(fd->reason, sizeof(fd->reason), "not synchronized yet");

@@ -277,7 +277,12 @@ static int phc_reader_open(struct sysclock_phc_reader *rd, int index)
 
 int sysclock_phc_reader_measure(struct sysclock_phc_reader *rd, int index, struct sysoff_pair *ret)
 {
-	int r = phc_reader_open(rd, index);
+	int r;
+
+	if (rd->ops && rd->ops->phc_measure) {
+		return rd->ops->phc_measure(rd->userdata, index, ret);
+	}
+	r = phc_reader_open(rd, index);
 
 	if (r >= 0) {
 		r = sysoff_measure(rd->fd, rd->method, SYSOFF_DEFAULT_SAMPLES, ret);
@@ -506,7 +511,7 @@ int sysclock_follow_new(struct manager *m, const struct sysclock_ops *ops, void 
 		.m = m,
 		.ops = ops,
 		.userdata = userdata,
-		.phc = { .fd = -1, .index = -1 },
+		.phc = { .ops = ops, .userdata = userdata, .fd = -1, .index = -1 },
 	};
 	r = refclock_feeds_new(m, ops, userdata, &f->feeds);
 	if (r >= 0) {

@@ -27,8 +27,13 @@ enum sysclock_source sysclock_follow_source(const struct mport *p);
  */
 struct mport *sysclock_follow_slave_port(struct manager *m, const struct instance *i);
 
-/* A read-only PHC fd for PTP_SYS_OFFSET*, opened at the first read of its index. */
+/*
+ * A read-only PHC fd for PTP_SYS_OFFSET*, opened at the first read of its index; or ops'
+ * phc_measure where it has one (a test's simulated PHC).
+ */
 struct sysclock_phc_reader {
+	const struct sysclock_ops *ops;
+	void *userdata;
 	int fd; /* -1: closed */
 	int index;
 	enum sysoff_method method;

@@ -625,6 +625,81 @@ static void test_follow_refclock(void **state)
 	rmdir(dir);
 }
 
+/*
+ * Hardware timestamps: once a tick, CLOCK_REALTIME against the SLAVE port's PHC (a PHC on TAI,
+ * 37 s ahead), to UTC with the grandmaster's currentUtcOffset, only while the instance is
+ * synchronized; the leap61 the grandmaster announces goes with it.
+ */
+static void test_follow_refclock_phc(void **state)
+{
+	char dir[] = "/tmp/test-manager-XXXXXX", conf[512];
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sysclock_sim_config sc = {
+		.start_real = INT64_C(1700000000) * NS_PER_SEC,
+		.freq_error_ppb = 20000,
+		.cap_sys_time = true,
+		.phc_offset = 37 * NS_PER_SEC,
+	};
+	struct follow_rig fr = { 0 };
+	struct instance *a;
+	size_t leap_at = sizeof(struct timeval) + sizeof(double) + sizeof(int);
+	uint8_t b[64];
+	double offset = 0;
+	int32_t leap = -1;
+	int rx, k;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/chrony.sock", dir);
+	rx = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+	assert_true(rx >= 0);
+	assert_int_equal(bind(rx, (struct sockaddr *) &sa, sizeof(sa)), 0);
+	snprintf(conf, sizeof(conf),
+		 "[instance a]\ninterfaces = e0\nclock_servo = refclock_sock\n"
+		 "refclock_sock_address = %s\n",
+		 sa.sun_path);
+	rig_init(&fr.r, conf);
+	fr.p = add_port(&fr.r, "a", "e0", 10);
+	fr.p->state = PORT_STATE_SLAVE;
+	worker_trust_recommended(&fr.p->trust, BMCA_DECISION_S1, 0);
+	fr.p->timestamping = TRANSPORT_TS_MODE_HARDWARE;
+	fr.p->phc_index = 0;
+	assert_int_equal(sysclock_sim_new(&sc, &fr.sim), 0);
+	/* 2 ms off true time, so that the sign shows */
+	assert_true(sysclock_sim_ops.adjtime(
+			    fr.sim, &(struct timex){ .modes = ADJ_SETOFFSET | ADJ_NANO,
+						     .time = { .tv_usec = 2000000 } }) >= 0);
+	assert_int_equal(sysclock_follow_new(fr.r.m, &sysclock_sim_ops, fr.sim, &fr.f), 0);
+	a = manager_find_instance(fr.r.m, "a");
+	a->time_properties.ptpTimescale = true;
+	a->time_properties.currentUtcOffset = 37;
+	a->time_properties.leap61 = true;
+	/* not synchronized: nothing sent */
+	for (k = 1; k <= 3; k++) {
+		sysclock_sim_advance(fr.sim, NS_PER_SEC);
+		sysclock_follow_tick(fr.f, (uint64_t) k * USEC_PER_SEC);
+	}
+	assert_true(recv(rx, b, sizeof(b), 0) < 0);
+	a->synchronized = true;
+	for (; k <= 6; k++) {
+		sysclock_sim_advance(fr.sim, NS_PER_SEC);
+		sysclock_follow_tick(fr.f, (uint64_t) k * USEC_PER_SEC);
+		assert_int_equal(recv(rx, b, sizeof(b), 0), (ssize_t) sizeof(struct timeval) + 24);
+		memcpy(&offset, b + sizeof(struct timeval), sizeof(offset));
+		memcpy(&leap, b + leap_at, sizeof(leap));
+		/* true minus system time: -2 ms and the 20 ppm the simulated clock runs fast */
+		assert_true(fabs(offset -
+				 (double) (sysclock_sim_true(fr.sim) - sysclock_sim_real(fr.sim)) /
+					 NS_PER_SEC) < 1e-9);
+		assert_true(offset < -0.0019 && offset > -0.0022);
+		/* 1700000000 s is 22:13:20 UTC: leap61 is pending, chrony's 1 (insert) */
+		assert_int_equal(leap, 1);
+	}
+	follow_free(&fr);
+	close(rx);
+	unlink(sa.sun_path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -642,6 +717,7 @@ int main(void)
 		cmocka_unit_test(test_follow_auto),
 		cmocka_unit_test(test_follow_repeat_fed_once),
 		cmocka_unit_test(test_follow_refclock),
+		cmocka_unit_test(test_follow_refclock_phc),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
