@@ -119,7 +119,14 @@ static void feed_set(struct refclock_feeds *fs, struct refclock_feed *fd, enum r
 	if (fd->state == st && fd->error == error && !strcmp(fd->reason, reason)) {
 		return;
 	}
-	if (st == REFCLOCK_REFUSED) {
+	if (st == REFCLOCK_REFUSED && error == -EACCES) {
+		log_full_errno(
+			LOG_WARNING, error,
+			"instance %s: chronyd's refclock socket %s refuses (%m): chronyd made "
+			"it root's; phcd's chrony-refclock.conf drop-in for chrony.service "
+			"gives it to phcd (phcd.conf(5)). Retrying at each sample",
+			fd->name, fd->address);
+	} else if (st == REFCLOCK_REFUSED) {
 		log_full_errno(LOG_WARNING, error,
 			       "instance %s: chronyd's refclock socket %s %s (%m): is chronyd "
 			       "running with `refclock SOCK %s`? Retrying at each sample",

@@ -175,6 +175,35 @@ t0=$SECONDS
 wait_selected PHCD 60
 echo "ok: grandmaster back: PHCD selected again after $((SECONDS - t0)) s: $(source_line PHCD)"
 
+# Under phcd.service phcd is user phcd, and chronyd's socket is root's, mode 0755: the
+# chrony.service drop-in phcd ships gives it to phcd. Its ExecStartPost= as systemd would run it
+# (${VAR} from Environment=, $$ as $), for nobody here: refused before, accepted after.
+mkdir -p "$tmp/sd/chrony.service.d"
+cp /lib/systemd/system/chrony.service "$tmp/sd/"
+cp "$BUILD/units/chrony-refclock.conf" "$tmp/sd/chrony.service.d/"
+out=$(cd "$tmp/sd" && systemd-analyze verify --man=no chrony.service 2>&1) && [ -z "$out" ] ||
+	fail "systemd-analyze verify chrony.service with chrony-refclock.conf: $out"
+nobody_send() {
+	setpriv --reuid=nobody --regid=nogroup --clear-groups /usr/bin/python3 -c 'import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+try:
+    s.sendto(bytes(8), sys.argv[1])
+    print("accepted")
+except OSError as e:
+    print(e.strerror)' "$tmp/phcd.sock"
+}
+chmod 711 "$tmp"
+[ "$(nobody_send)" = "Permission denied" ] ||
+	fail "a non-root sender before the drop-in: expected Permission denied, got $(nobody_send)"
+cmd=$(sed -n 's/^ExecStartPost=-!//p' "$tmp/sd/chrony.service.d/chrony-refclock.conf")
+cmd=${cmd//'${PHCD_REFCLOCK_SOCK}'/$tmp/phcd.sock}
+cmd=${cmd//'${PHCD_REFCLOCK_USER}'/nobody}
+cmd=${cmd//'$$'/'$'}
+eval "$cmd" || fail "chrony-refclock.conf's ExecStartPost failed: $cmd"
+[ "$(nobody_send)" = accepted ] ||
+	fail "a non-root sender after the drop-in: expected accepted, got $(nobody_send)"
+echo "ok: chrony-refclock.conf verifies; its ExecStartPost gives the socket to the sender (EACCES before)"
+
 after=$(host_clock_state)
 [ "$before" = "$after" ] || fail "host adjtimex state: expected unchanged '$before', got '$after'"
 echo "ok: host adjtimex frequency and status unchanged: $after"
