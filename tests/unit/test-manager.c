@@ -553,14 +553,41 @@ static void test_follow_needs_recommended_slave(void **state)
 	follow_free(&fr);
 }
 
+/* Where chronyd would listen: a bound, non-blocking datagram socket in a directory of its own. */
+struct chrony_sock {
+	char dir[32];
+	struct sockaddr_un sa;
+};
+
+static int chrony_bind(struct chrony_sock *c)
+{
+	int fd;
+
+	snprintf(c->dir, sizeof(c->dir), "/tmp/test-manager-XXXXXX");
+	assert_non_null(mkdtemp(c->dir));
+	c->sa = (struct sockaddr_un){ .sun_family = AF_UNIX };
+	snprintf(c->sa.sun_path, sizeof(c->sa.sun_path), "%s/chrony.sock", c->dir);
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *) &c->sa, sizeof(c->sa)), 0);
+	return fd;
+}
+
+static void chrony_close(struct chrony_sock *c, int fd)
+{
+	close(fd);
+	unlink(c->sa.sun_path);
+	rmdir(c->dir);
+}
+
 /*
  * clock_servo refclock_sock, even with system_clock_instance auto: the clock is never written, and
  * chronyd's socket gets each offset of the port as true time minus CLOCK_REALTIME.
  */
 static void test_follow_refclock(void **state)
 {
-	char dir[] = "/tmp/test-manager-XXXXXX", conf[512];
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct chrony_sock chrony;
+	char conf[512];
 	struct timex before = { 0 }, after = { 0 };
 	struct refclock_info info;
 	struct follow_rig fr;
@@ -571,16 +598,12 @@ static void test_follow_refclock(void **state)
 	ns_t err;
 	int rx;
 
-	assert_non_null(mkdtemp(dir));
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/chrony.sock", dir);
-	rx = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK, 0);
-	assert_true(rx >= 0);
-	assert_int_equal(bind(rx, (struct sockaddr *) &sa, sizeof(sa)), 0);
+	rx = chrony_bind(&chrony);
 	snprintf(conf, sizeof(conf),
 		 "[global]\nsystem_clock_instance = auto\n[instance a]\ninterfaces = e0\n"
 		 "clock_backend = system\ntime_stamping = software\nclock_servo = refclock_sock\n"
 		 "refclock_sock_address = %s\n",
-		 sa.sun_path);
+		 chrony.sa.sun_path);
 	follow_init(&fr, conf, 50 * NS_PER_MSEC);
 	assert_true(sysclock_sim_read(fr.sim, &before) >= 0);
 	err = sim_error(&fr);
@@ -620,9 +643,7 @@ static void test_follow_refclock(void **state)
 	assert_string_equal(info.address, "");
 	free(errors);
 	follow_free(&fr);
-	close(rx);
-	unlink(sa.sun_path);
-	rmdir(dir);
+	chrony_close(&chrony, rx);
 }
 
 /*
@@ -632,8 +653,8 @@ static void test_follow_refclock(void **state)
  */
 static void test_follow_refclock_phc(void **state)
 {
-	char dir[] = "/tmp/test-manager-XXXXXX", conf[512];
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct chrony_sock chrony;
+	char conf[512];
 	struct sysclock_sim_config sc = {
 		.start_real = INT64_C(1700000000) * NS_PER_SEC,
 		.freq_error_ppb = 20000,
@@ -648,15 +669,11 @@ static void test_follow_refclock_phc(void **state)
 	int32_t leap = -1;
 	int rx, k;
 
-	assert_non_null(mkdtemp(dir));
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/chrony.sock", dir);
-	rx = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK, 0);
-	assert_true(rx >= 0);
-	assert_int_equal(bind(rx, (struct sockaddr *) &sa, sizeof(sa)), 0);
+	rx = chrony_bind(&chrony);
 	snprintf(conf, sizeof(conf),
 		 "[instance a]\ninterfaces = e0\nclock_servo = refclock_sock\n"
 		 "refclock_sock_address = %s\n",
-		 sa.sun_path);
+		 chrony.sa.sun_path);
 	rig_init(&fr.r, conf);
 	fr.p = add_port(&fr.r, "a", "e0", 10);
 	fr.p->state = PORT_STATE_SLAVE;
@@ -695,9 +712,7 @@ static void test_follow_refclock_phc(void **state)
 		assert_int_equal(leap, 1);
 	}
 	follow_free(&fr);
-	close(rx);
-	unlink(sa.sun_path);
-	rmdir(dir);
+	chrony_close(&chrony, rx);
 }
 
 int main(void)
