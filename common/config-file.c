@@ -1182,6 +1182,18 @@ static void cross_check(struct loader *l)
 		       "[instance NAME]",
 		       c->daemon.system_clock_instance);
 	}
+	for (size_t k = 0; k < c->n_instances; k++) {
+		const struct config_instance *in = &c->instances[k];
+
+		if (in->options.servo.clock_servo == SERVO_TYPE_REFCLOCK_SOCK &&
+		    !strcmp(c->daemon.system_clock_instance, in->options.name)) {
+			report(l, key_pos(c, in, "clock_servo"),
+			       "instance %s: clock_servo refclock_sock hands CLOCK_REALTIME to "
+			       "chronyd, yet system_clock_instance names it, expected one or the "
+			       "other",
+			       in->options.name);
+		}
+	}
 }
 
 /* Keys of a ptp4l_config layer low that phcd.conf's layer high sets too: high wins, say so. */

@@ -275,6 +275,15 @@ static int parse_mac(const struct config_key *k, const char *value, void *dst)
 	return options_mac_from_string(value, dst);
 }
 
+/* An absolute path that fits sockaddr_un's sun_path (chronyd's SOCK refclock binds it). */
+static int parse_sock_path(const struct config_key *k, const char *value, void *dst)
+{
+	if (value[0] != '/') {
+		return -EINVAL;
+	}
+	return parse_string(k, value, dst);
+}
+
 DEFINE_ENUM_PARSER(parse_phc_follow, enum options_phc_follow, options_phc_follow_from_string)
 DEFINE_ENUM_PARSER(parse_mgmt_network, enum options_mgmt_network, options_mgmt_network_from_string)
 
@@ -361,7 +370,8 @@ static const struct config_key keys[] = {
 	I(utc_offset, parse_int, 0, INT16_MAX, "37", NULL),
 	I(timeSource, parse_int, 0x10, 0xfe, "0xa0", NULL),
 	I(clock_backend, parse_backend, 0, 0, "phc", "phc, virtual, system or free_running"),
-	I_AS("clock_servo", servo.clock_servo, parse_servo, 0, 0, "pi", "pi or linreg"),
+	I_AS("clock_servo", servo.clock_servo, parse_servo, 0, 0, "pi",
+	     "pi, linreg or refclock_sock"),
 	I_AS("pi_proportional_const", servo.pi_proportional_const, parse_double, 0, HUGE_VAL, "0.0",
 	     NULL),
 	I_AS("pi_integral_const", servo.pi_integral_const, parse_double, 0, HUGE_VAL, "0.0", NULL),
@@ -387,6 +397,8 @@ static const struct config_key keys[] = {
 	  append_interfaces },
 	I(include_software_interfaces, parse_bool, 0, 1, "0", NULL),
 	I(phc_follow, parse_phc_follow, 0, 0, "auto", "auto or off"),
+	I(refclock_sock_address, parse_sock_path, 0, 0, "/var/run/refclock.ptp.sock",
+	  "an absolute path of at most 107 bytes"),
 	I(management_network, parse_mgmt_network, 0, 0, "read-only",
 	  "off, read-only or read-write"),
 	I_AS("management_network_set", management_network, parse_mgmt_network_set, 0, 1, "0",

@@ -226,14 +226,14 @@ static const struct ptp4l_key ptp4l_keys[] = {
 	{ "first_step_threshold", MAP },
 	{ "max_frequency", MAP },
 	{ "clock_servo", MAP, NULL, NULL, NULL,
-	  "phcd implements the pi and linreg servos only (not nullf, ntpshm or refclock_sock)" },
+	  "phcd implements the pi, linreg and refclock_sock servos only (not nullf or ntpshm)" },
 	{ "sanity_freq_limit", SAME, NULL, NULL, "200000000",
 	  "phcd has no such check: max_frequency bounds the adjustment, max_offset_jump refuses "
 	  "offsets that jump" },
-	{ "refclock_sock_address", SAME, NULL, NULL, "*",
-	  "used by clock_servo refclock_sock only, which phcd does not implement" },
+	{ "refclock_sock_address", MAP },
 	{ "ntpshm_segment", SAME, NULL, NULL, "*",
-	  "used by clock_servo ntpshm only, which phcd does not implement" },
+	  "used by clock_servo ntpshm only, which phcd does not implement (refclock_sock feeds "
+	  "chronyd; phcd.service's PrivateIPC=yes would hide an SHM segment from it)" },
 	{ "msg_interval_request", MAP },
 	{ "servo_num_offset_values", MAP },
 	{ "servo_offset_threshold", MAP },

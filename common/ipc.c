@@ -376,7 +376,7 @@ static void f_config(struct codec *c, struct ipc_msg *m)
 	c_i16(c, &i->utc_offset);
 	c_u8(c, &i->timeSource);
 	c_enum(c, &i->clock_backend, OPTIONS_CLOCK_PHC, OPTIONS_CLOCK_FREE_RUNNING);
-	c_enum(c, &i->servo.clock_servo, SERVO_TYPE_PI, SERVO_TYPE_LINREG);
+	c_enum(c, &i->servo.clock_servo, SERVO_TYPE_PI, SERVO_TYPE_REFCLOCK_SOCK);
 	c_double(c, &i->servo.pi_proportional_const);
 	c_double(c, &i->servo.pi_integral_const);
 	c_double(c, &i->servo.step_threshold);

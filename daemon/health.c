@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "daemon/manager-internal.h"
+#include "daemon/refclock-feed.h"
 #include "daemon/sysclock-follow.h"
 
 static void health_vadd(struct health_report *h, enum health level, const char *code,
@@ -175,6 +176,7 @@ void instance_compute_health(const struct instance *i, struct health_report *h, 
 	*ret_gm = master > 0 && slave == 0 && listening == 0 &&
 		  !memcmp(&i->grandmaster_identity, &i->clock_identity, sizeof(i->clock_identity));
 	clock_identity_to_string(&i->grandmaster_identity, gm);
+	refclock_feed_health(i, h);
 	/* Named in interfaces and not (yet) one of its ports: wait-sync waits for it. */
 	for (unsigned int k = 0;
 	     !i->options.interfaces.auto_select && k < i->options.interfaces.n_names; k++) {
@@ -281,6 +283,8 @@ void manager_refresh_health(struct manager *m)
 			   "phcd refuses to steer the system clock: %s",
 			   sysclock_follow_conflict(m->sysclock));
 	} else if (c && c->daemon.system_clock_instance[0] &&
+		   /* "" when only instances that feed chronyd could be followed */
+		   (!m->sysclock || sysclock_follow_target(m->sysclock)[0]) &&
 		   !sysclock_follow_synchronized(m->sysclock)) {
 		health_add(&h, HEALTH_DEGRADED, "system-clock-unsynchronized",
 			   "the system clock is not synchronized to instance %s",

@@ -12,17 +12,12 @@
 #include "common/time-util.h"
 #include "daemon/clock-rivals.h"
 #include "daemon/manager-internal.h"
+#include "daemon/refclock-feed.h"
 #include "daemon/sysclock-follow.h"
 #include "ptp/outlier.h"
 #include "ptp/sysoff.h"
 
 #define FOLLOW_TICK_USEC USEC_PER_SEC
-
-enum follow_source {
-	SOURCE_NONE = 0,
-	SOURCE_PHC,	 /* the SLAVE port's PHC, read through sysoff */
-	SOURCE_SOFTWARE, /* the worker's offsets: its timestamps are CLOCK_REALTIME */
-};
 
 struct sysclock_follow {
 	struct manager *m;
@@ -30,7 +25,7 @@ struct sysclock_follow {
 	void *userdata;
 	sd_event_source *timer;
 	struct sysclock *sc;
-	enum follow_source kind;     /* what sc's servo was configured for */
+	enum sysclock_source kind;   /* what sc's servo was configured for */
 	struct servo_options policy; /* the instance's servo options sc was made with */
 	/*
 	 * CLOCK_REALTIME locked (or was stepped) once under phcd: whatever sysclock comes next (a
@@ -40,9 +35,9 @@ struct sysclock_follow {
 	/* samples refused by max_offset_jump: logged at the first and then once a minute */
 	uint64_t refused_logged;
 	uint64_t refused_logged_at; /* CLOCK_MONOTONIC usec */
-	int phc_fd;
-	int phc_index;
-	enum sysoff_method method;
+	struct sysclock_phc_reader phc;
+	/* the clock_servo refclock_sock instances' feeds to chronyd (daemon/refclock-feed.c) */
+	struct refclock_feeds *feeds;
 	ns_t holdoff_until; /* CLOCK_MONOTONIC */
 	ns_t last_sample;   /* receive time of the last software sample fed */
 	ns_t step_real;	    /* CLOCK_REALTIME just after the last step */
@@ -133,13 +128,14 @@ static const char *configured(const struct sysclock_follow *f)
 	return c ? c->daemon.system_clock_instance : "";
 }
 
-static struct mport *slave_port(struct manager *m, const struct instance *i)
+struct mport *sysclock_follow_slave_port(struct manager *m, const struct instance *i)
 {
 	for (size_t k = 0; k < manager_port_count(m); k++) {
 		struct mport *p = manager_port_at(m, k);
 
 		/* the SLAVE the supervisor's BMCA made SLAVE: a worker's word is not enough */
-		if (p->state == PORT_STATE_SLAVE && (!i || p->instance == i) &&
+		if (p->state == PORT_STATE_SLAVE &&
+		    (i ? p->instance == i : !instance_feeds_refclock(p->instance)) &&
 		    worker_trust_slave(&p->trust, time_mono_usec())) {
 			return p;
 		}
@@ -147,36 +143,57 @@ static struct mport *slave_port(struct manager *m, const struct instance *i)
 	return NULL;
 }
 
+const char *sysclock_follow_target(const struct sysclock_follow *f)
+{
+	const char *name = configured(f);
+	struct instance *i;
+
+	if (!name[0] || strcmp(name, "auto")) {
+		i = name[0] ? manager_find_instance(f->m, name) : NULL;
+		return i && instance_feeds_refclock(i) ? "" : name;
+	}
+	MANAGER_FOREACH_INSTANCE(i, f->m, k)
+	{
+		if (!instance_feeds_refclock(i)) {
+			return name;
+		}
+	}
+	return manager_instance_count(f->m) ? "" : name;
+}
+
 /* The instance to follow ("auto": the one with a SLAVE port), or NULL. */
 static struct instance *followed(const struct sysclock_follow *f)
 {
 	const char *name = configured(f);
+	struct instance *i;
 	struct mport *p;
 
 	if (!name[0]) {
 		return NULL;
 	}
 	if (strcmp(name, "auto") == 0) {
-		p = slave_port(f->m, NULL);
+		p = sysclock_follow_slave_port(f->m, NULL);
 		return p ? p->instance : NULL;
 	}
-	return manager_find_instance(f->m, name);
+	i = manager_find_instance(f->m, name);
+	/* refused by the configuration; a guard all the same */
+	return i && !instance_feeds_refclock(i) ? i : NULL;
 }
 
-static enum follow_source source_of(const struct mport *p)
+enum sysclock_source sysclock_follow_source(const struct mport *p)
 {
 	enum options_clock_backend b = p->instance->clock_backend;
 
 	if (p->timestamping == TRANSPORT_TS_MODE_HARDWARE && p->phc_index >= 0 &&
 	    b == OPTIONS_CLOCK_PHC) {
-		return SOURCE_PHC;
+		return SYSCLOCK_SOURCE_PHC;
 	}
 	if (p->timestamping == TRANSPORT_TS_MODE_SOFTWARE &&
 	    (b == OPTIONS_CLOCK_SYSTEM || b == OPTIONS_CLOCK_FREE_RUNNING)) {
-		return SOURCE_SOFTWARE;
+		return SYSCLOCK_SOURCE_SOFTWARE;
 	}
 	/* A virtual clock's time is nowhere but in its worker: nothing to follow. */
-	return SOURCE_NONE;
+	return SYSCLOCK_SOURCE_NONE;
 }
 
 static void drop_sysclock(struct sysclock_follow *f)
@@ -195,7 +212,7 @@ static void drop_sysclock(struct sysclock_follow *f)
  * earlier sysclock gets no new first step.
  */
 static int ensure_sysclock(struct sysclock_follow *f, const struct instance *i,
-			   enum follow_source kind)
+			   enum sysclock_source kind)
 {
 	const struct servo_options *o = &i->options.servo;
 	struct sysclock_config cfg;
@@ -205,7 +222,7 @@ static int ensure_sysclock(struct sysclock_follow *f, const struct instance *i,
 	}
 	drop_sysclock(f);
 	sysclock_config_default(&cfg);
-	servo_config_default(&cfg.servo, kind == SOURCE_SOFTWARE);
+	servo_config_default(&cfg.servo, kind == SYSCLOCK_SOURCE_SOFTWARE);
 	cfg.servo.max_freq_ppb = 500000;
 	cfg.servo.first_step_threshold = (ns_t) llround(o->first_step_threshold * NS_PER_SEC);
 	cfg.servo.step_threshold = (ns_t) llround(o->step_threshold * NS_PER_SEC);
@@ -219,34 +236,52 @@ static int ensure_sysclock(struct sysclock_follow *f, const struct instance *i,
 	return sysclock_new(f->ops, f->userdata, &cfg, &f->sc);
 }
 
-static void close_phc(struct sysclock_follow *f)
+void sysclock_phc_reader_close(struct sysclock_phc_reader *rd)
 {
-	if (f->phc_fd >= 0) {
-		close(f->phc_fd);
+	if (rd->fd >= 0) {
+		close(rd->fd);
 	}
-	f->phc_fd = -1;
-	f->phc_index = -1;
+	rd->fd = -1;
+	rd->index = -1;
 }
 
 /* Read-only is enough: the PTP_SYS_OFFSET* ioctls do not steer the PHC. */
-static int open_phc(struct sysclock_follow *f, int index)
+static int phc_reader_open(struct sysclock_phc_reader *rd, int index)
 {
 	char path[32];
 	int r;
 
-	if (f->phc_fd >= 0 && f->phc_index == index) {
+	if (rd->fd >= 0 && rd->index == index) {
 		return 0;
 	}
-	close_phc(f);
+	sysclock_phc_reader_close(rd);
 	snprintf(path, sizeof(path), "/dev/ptp%d", index);
-	f->phc_fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (f->phc_fd < 0) {
+	rd->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (rd->fd < 0) {
 		return -errno;
 	}
-	f->phc_index = index;
-	r = sysoff_probe(f->phc_fd, &f->method);
+	rd->index = index;
+	r = sysoff_probe(rd->fd, &rd->method);
 	if (r < 0) {
-		close_phc(f);
+		sysclock_phc_reader_close(rd);
+	}
+	return r;
+}
+
+int sysclock_phc_reader_measure(struct sysclock_phc_reader *rd, int index, struct sysoff_pair *ret)
+{
+	int r;
+
+	if (rd->ops && rd->ops->phc_measure) {
+		return rd->ops->phc_measure(rd->userdata, index, ret);
+	}
+	r = phc_reader_open(rd, index);
+
+	if (r >= 0) {
+		r = sysoff_measure(rd->fd, rd->method, SYSOFF_DEFAULT_SAMPLES, ret);
+	}
+	if (r < 0) {
+		sysclock_phc_reader_close(rd);
 	}
 	return r;
 }
@@ -254,14 +289,9 @@ static int open_phc(struct sysclock_follow *f, int index)
 static int sample_phc(struct sysclock_follow *f, struct mport *p)
 {
 	struct sysoff_pair pair;
-	int r = open_phc(f, p->phc_index);
+	int r = sysclock_phc_reader_measure(&f->phc, p->phc_index, &pair);
 
 	if (r < 0) {
-		return r;
-	}
-	r = sysoff_measure(f->phc_fd, f->method, SYSOFF_DEFAULT_SAMPLES, &pair);
-	if (r < 0) {
-		close_phc(f);
 		return r;
 	}
 	return sysclock_sample(
@@ -290,8 +320,9 @@ static void report(struct sysclock_follow *f, const struct instance *i, const st
 	if (f->sc && (!f->logged_state_valid || f->sc->state != f->logged_state)) {
 		log_port_full(ifname, LOG_INFO, "system clock %s (instance %s, %s)",
 			      sysclock_state_to_string(f->sc->state), i ? i->name : "(none)",
-			      f->kind == SOURCE_PHC ? sysoff_method_to_string(f->method)
-						    : "worker offsets");
+			      f->kind == SYSCLOCK_SOURCE_PHC
+				      ? sysoff_method_to_string(f->phc.method)
+				      : "worker offsets");
 		f->logged_state = f->sc->state;
 		f->logged_state_valid = true;
 		manager_changed(f->m, MANAGER_CHANGED_SYSTEM_CLOCK);
@@ -328,13 +359,14 @@ static void report(struct sysclock_follow *f, const struct instance *i, const st
 void sysclock_follow_tick(struct sysclock_follow *f, uint64_t usec)
 {
 	struct instance *i = followed(f);
-	struct mport *p = i ? slave_port(f->m, i) : NULL;
-	enum follow_source kind = p ? source_of(p) : SOURCE_NONE;
+	struct mport *p = i ? sysclock_follow_slave_port(f->m, i) : NULL;
+	enum sysclock_source kind = p ? sysclock_follow_source(p) : SYSCLOCK_SOURCE_NONE;
 	int r = 0;
 
-	if (!f->scanned || strcmp(f->scanned_for, configured(f)) ||
+	refclock_feeds_tick(f->feeds);
+	if (!f->scanned || strcmp(f->scanned_for, sysclock_follow_target(f)) ||
 	    (f->conflict[0] && usec - f->scanned_at >= RIVAL_RESCAN_USEC)) {
-		scan_rivals(f, configured(f));
+		scan_rivals(f, sysclock_follow_target(f));
 	}
 	if (f->conflict[0]) {
 		/* Someone else steers it: never write the clock, not even a frequency. */
@@ -342,25 +374,25 @@ void sysclock_follow_tick(struct sysclock_follow *f, uint64_t usec)
 			drop_sysclock(f);
 			manager_changed(f->m, MANAGER_CHANGED_SYSTEM_CLOCK);
 		}
-		close_phc(f);
+		sysclock_phc_reader_close(&f->phc);
 		return;
 	}
 	if (!i) {
 		/* Not configured (or reloaded away): leave the clock alone. */
 		drop_sysclock(f);
-		close_phc(f);
+		sysclock_phc_reader_close(&f->phc);
 		return;
 	}
-	if (kind != SOURCE_NONE) {
+	if (kind != SYSCLOCK_SOURCE_NONE) {
 		r = ensure_sysclock(f, i, kind);
 	}
 	if (!f->sc) {
 		report(f, i, p, r);
 		return;
 	}
-	if (r >= 0 && kind == SOURCE_PHC) {
+	if (r >= 0 && kind == SYSCLOCK_SOURCE_PHC) {
 		r = sample_phc(f, p);
-	} else if (kind == SOURCE_NONE) {
+	} else if (kind == SYSCLOCK_SOURCE_NONE) {
 		sysclock_lost_reference(f->sc);
 	}
 	if (r >= 0 || r == -EAGAIN) {
@@ -410,12 +442,15 @@ void sysclock_follow_port_status(struct sysclock_follow *f, struct mport *p,
 	double before = 0;
 	int r;
 
+	if (f) {
+		refclock_feeds_port_status(f->feeds, p, s);
+	}
 	if (!f || f->conflict[0] || p->state != PORT_STATE_SLAVE ||
 	    !worker_trust_slave(&p->trust, time_mono_usec()) || followed(f) != p->instance ||
-	    source_of(p) != SOURCE_SOFTWARE) {
+	    sysclock_follow_source(p) != SYSCLOCK_SOURCE_SOFTWARE) {
 		return;
 	}
-	r = ensure_sysclock(f, p->instance, SOURCE_SOFTWARE);
+	r = ensure_sysclock(f, p->instance, SYSCLOCK_SOURCE_SOFTWARE);
 	if (r >= 0) {
 		r = f->ops->gettime(f->userdata, CLOCK_MONOTONIC, &mono);
 	}
@@ -469,11 +504,13 @@ int sysclock_follow_new(struct manager *m, const struct sysclock_ops *ops, void 
 		.m = m,
 		.ops = ops,
 		.userdata = userdata,
-		.phc_fd = -1,
-		.phc_index = -1,
+		.phc = { .ops = ops, .userdata = userdata, .fd = -1, .index = -1 },
 	};
-	r = sd_event_add_time_relative(manager_get_event(m), &f->timer, CLOCK_MONOTONIC,
-				       FOLLOW_TICK_USEC, 0, on_tick, f);
+	r = refclock_feeds_new(m, ops, userdata, &f->feeds);
+	if (r >= 0) {
+		r = sd_event_add_time_relative(manager_get_event(m), &f->timer, CLOCK_MONOTONIC,
+					       FOLLOW_TICK_USEC, 0, on_tick, f);
+	}
 	if (r >= 0) {
 		r = sd_event_source_set_enabled(f->timer, SD_EVENT_ON);
 	}
@@ -482,7 +519,7 @@ int sysclock_follow_new(struct manager *m, const struct sysclock_ops *ops, void 
 		return r;
 	}
 	/* At start, before the first tick: refuse at once if something else steers the clock. */
-	scan_rivals(f, configured(f));
+	scan_rivals(f, sysclock_follow_target(f));
 	*ret = f;
 	return 0;
 }
@@ -492,7 +529,8 @@ struct sysclock_follow *sysclock_follow_free(struct sysclock_follow *f)
 	if (f) {
 		sd_event_source_disable_unref(f->timer);
 		sysclock_free(f->sc);
-		close_phc(f);
+		refclock_feeds_free(f->feeds);
+		sysclock_phc_reader_close(&f->phc);
 		free(f);
 	}
 	return NULL;
@@ -501,6 +539,11 @@ struct sysclock_follow *sysclock_follow_free(struct sysclock_follow *f)
 bool sysclock_follow_synchronized(const struct sysclock_follow *f)
 {
 	return f && f->sc && f->sc->state == SYSCLOCK_LOCKED;
+}
+
+struct refclock_feeds *sysclock_follow_feeds(const struct sysclock_follow *f)
+{
+	return f ? f->feeds : NULL;
 }
 
 const char *sysclock_follow_conflict(const struct sysclock_follow *f)

@@ -4,10 +4,52 @@
 
 #include "common/ipc.h"
 #include "daemon/sysclock.h"
+#include "ptp/sysoff.h"
 
+struct instance;
 struct manager;
 struct mport;
+struct refclock_feeds;
 struct sysclock_follow;
+
+/* What can be read of a SLAVE port to compare CLOCK_REALTIME with its instance's time. */
+enum sysclock_source {
+	SYSCLOCK_SOURCE_NONE = 0,
+	SYSCLOCK_SOURCE_PHC,	  /* the SLAVE port's PHC, read through sysoff */
+	SYSCLOCK_SOURCE_SOFTWARE, /* the worker's offsets: its timestamps are CLOCK_REALTIME */
+};
+
+/* A virtual clock's time is nowhere but in its worker: SYSCLOCK_SOURCE_NONE. */
+enum sysclock_source sysclock_follow_source(const struct mport *p);
+/*
+ * The SLAVE port the supervisor's BMCA made SLAVE and the worker trust allows, of instance i;
+ * with i NULL ("auto"), of any instance that does not feed chronyd (clock_servo refclock_sock).
+ */
+struct mport *sysclock_follow_slave_port(struct manager *m, const struct instance *i);
+
+/*
+ * A read-only PHC fd for PTP_SYS_OFFSET*, opened at the first read of its index; or ops'
+ * phc_measure where it has one (a test's simulated PHC).
+ */
+struct sysclock_phc_reader {
+	const struct sysclock_ops *ops;
+	void *userdata;
+	int fd; /* -1: closed */
+	int index;
+	enum sysoff_method method;
+};
+/* CLOCK_REALTIME against /dev/ptp<index>; closes the reader on failure. */
+int sysclock_phc_reader_measure(struct sysclock_phc_reader *rd, int index, struct sysoff_pair *ret);
+void sysclock_phc_reader_close(struct sysclock_phc_reader *rd);
+
+/*
+ * What phcd would steer CLOCK_REALTIME for: system_clock_instance, or "" when nothing (unset, or
+ * only instances that feed chronyd instead), so that a chronyd fed by phcd is no rival.
+ */
+const char *sysclock_follow_target(const struct sysclock_follow *f);
+
+/* The follower's feeds to chronyd (daemon/refclock-feed.c). */
+struct refclock_feeds *sysclock_follow_feeds(const struct sysclock_follow *f);
 
 /*
  * Follows the instance named by system_clock_instance in the running configuration ("auto": the

@@ -9,6 +9,7 @@
 
 #include "ptp/ds.h"
 #include "ptp/servo.h"
+#include "ptp/sysoff.h"
 #include "ptp/types.h"
 
 /*
@@ -23,6 +24,11 @@ struct sysclock_ops {
 	int (*gettime)(void *userdata, clockid_t id, ns_t *ret);
 	/* Where to look for other programs that steer this clock (clock-rivals.h); NULL: none. */
 	const char *proc_root;
+	/*
+	 * CLOCK_REALTIME against /dev/ptp<phc_index>; NULL: the PTP_SYS_OFFSET* ioctls
+	 * (sysclock_phc_reader in daemon/sysclock-follow.h). The simulated clock has a PHC.
+	 */
+	int (*phc_measure)(void *userdata, int phc_index, struct sysoff_pair *ret);
 };
 
 extern const struct sysclock_ops sysclock_linux_ops;

@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "daemon/refclock-feed.h"
 #include "dbus/bus-internal.h"
 
 static int find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
@@ -207,6 +208,28 @@ static int get_phc_followers(sd_bus *bus, const char *path, const char *interfac
 	return r < 0 ? r : sd_bus_message_close_container(reply);
 }
 
+/* Refclock*: where the instance's samples go (clock_servo refclock_sock) and how that goes. */
+static int get_refclock(sd_bus *bus, const char *path, const char *interface, const char *property,
+			sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+	struct refclock_info info;
+
+	(void) refclock_feed_info(userdata, &info);
+	if (!strcmp(property, "RefclockAddress")) {
+		return bus_append_valid_string(reply, info.address);
+	}
+	if (!strcmp(property, "RefclockState")) {
+		return bus_append_valid_string(reply, info.state_name);
+	}
+	if (!strcmp(property, "RefclockReason")) {
+		return bus_append_valid_string(reply, info.reason);
+	}
+	if (!strcmp(property, "RefclockError")) {
+		return sd_bus_message_append(reply, "i", info.error);
+	}
+	return sd_bus_message_append(reply, "t", info.last_accepted_usec);
+}
+
 /* SetPriority1(y) and SetPriority2(y): one handler, the member says which. */
 static int method_set_priority(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
@@ -358,6 +381,11 @@ static const sd_bus_vtable instance_vtable[] = {
 	SD_BUS_PROPERTY("Ports", "ao", get_ports, 0, EMITS),
 	SD_BUS_PROPERTY("MissingInterfaces", "as", get_missing_interfaces, 0, EMITS),
 	SD_BUS_PROPERTY("PhcFollowers", "a(iisxxdti)", get_phc_followers, 0, EMITS),
+	SD_BUS_PROPERTY("RefclockAddress", "s", get_refclock, 0, EMITS),
+	SD_BUS_PROPERTY("RefclockState", "s", get_refclock, 0, EMITS),
+	SD_BUS_PROPERTY("RefclockReason", "s", get_refclock, 0, EMITS),
+	SD_BUS_PROPERTY("RefclockError", "i", get_refclock, 0, EMITS),
+	SD_BUS_PROPERTY("RefclockLastAccepted", "t", get_refclock, 0, EMITS),
 	SD_BUS_METHOD_WITH_ARGS("SetPriority1", SD_BUS_ARGS("y", priority1), SD_BUS_NO_RESULT,
 				method_set_priority, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("SetPriority2", SD_BUS_ARGS("y", priority2), SD_BUS_NO_RESULT,
@@ -383,14 +411,16 @@ static const struct bus_prop_group instance_groups[] = {
 				 "GrandmasterOffsetScaledLogVariance", NULL } },
 	{ INSTANCE_CHANGED_SAMPLE,
 	  (const char *const[]){ "OffsetFromMaster", "MeanPathDelay", "FrequencyAdjustment",
-				 "OffsetTimestamp", "OffsetTimestampMonotonic", NULL } },
+				 "OffsetTimestamp", "OffsetTimestampMonotonic",
+				 "RefclockLastAccepted", NULL } },
 	{ INSTANCE_CHANGED_STATS,
 	  (const char *const[]){ "OffsetStatisticsCount", "OffsetStatisticsMean",
 				 "OffsetStatisticsRMS", "OffsetStatisticsMax",
 				 "OffsetStatisticsWindowUSec", "OffsetStatisticsTimestamp",
 				 "OffsetStatisticsTimestampMonotonic", NULL } },
 	{ INSTANCE_CHANGED_HEALTH,
-	  (const char *const[]){ "IsGrandmaster", "Health", "HealthReasons", NULL } },
+	  (const char *const[]){ "IsGrandmaster", "Health", "HealthReasons", "RefclockAddress",
+				 "RefclockState", "RefclockReason", "RefclockError", NULL } },
 	{ INSTANCE_CHANGED_SERVO,
 	  (const char *const[]){ "ServoState", "Synchronized", "HoldoverSince", NULL } },
 	{ INSTANCE_CHANGED_TIME_PROPERTIES,

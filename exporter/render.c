@@ -223,7 +223,8 @@ static void stateset_family(struct buf *b, const struct model *m, enum object_ki
 		const char *cur = object_string(o, property);
 		bool known = false;
 
-		if (o->kind != kind || !cur) {
+		/* "": the property does not apply to this object (RefclockState without a feed) */
+		if (o->kind != kind || !cur || !*cur) {
 			continue;
 		}
 		if (!head) {
@@ -280,6 +281,7 @@ static const char *const port_states[] = { "INITIALIZING", "FAULTY", "DISABLED",
 					   "SLAVE",	   NULL };
 static const char *const ts_modes[] = { "hardware", "software", NULL };
 static const char *const health_states[] = { "ok", "degraded", "failed", NULL };
+static const char *const refclock_states[] = { "idle", "sending", "refused", NULL };
 
 #define OFFSET_GATE "OffsetTimestamp"
 #define STATS_GATE "OffsetStatisticsTimestamp"
@@ -317,6 +319,10 @@ static const struct numeric instance_numerics[] = {
 	  VALUE_US, STATS_GATE },
 	{ "phcd_synchronized", "gauge", "1 when a SLAVE port's servo is locked.", "Synchronized",
 	  VALUE_PLAIN, NULL },
+	{ "phcd_refclock_last_accepted_timestamp_seconds", "gauge",
+	  "When chronyd's refclock socket last accepted a sample of the instance (Unix time): "
+	  "time() minus this is its age.",
+	  "RefclockLastAccepted", VALUE_US, "RefclockLastAccepted" },
 	{ "phcd_is_grandmaster", "gauge",
 	  "1 when the instance is the grandmaster of its domain (a port MASTER, no better clock).",
 	  "IsGrandmaster", VALUE_PLAIN, NULL },
@@ -541,6 +547,10 @@ char *metrics_render(const struct model *m, size_t *ret_len)
 		stateset_family(&b, m, OBJECT_INSTANCE, "phcd_health",
 				"The instance's health summary: 1 for the current one.", "Health",
 				"health", health_states);
+		stateset_family(&b, m, OBJECT_INSTANCE, "phcd_refclock_state",
+				"With clock_servo refclock_sock, the samples to chronyd: 1 for the "
+				"current state.",
+				"RefclockState", "state", refclock_states);
 		reasons_family(&b, m, OBJECT_INSTANCE, "phcd_health_reasons",
 			       "Why the instance is not ok: reasons per code (HealthReasons), none "
 			       "when ok.");

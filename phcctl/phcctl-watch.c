@@ -220,6 +220,7 @@ struct wait_instance {
 	bool ready;
 	bool synchronized;
 	bool grandmaster;
+	bool refclock; /* clock_servo refclock_sock: feeds chronyd, never phcd's system clock */
 	size_t n_ports;
 	char missing[256]; /* MissingInterfaces, comma-separated: configured, not present yet */
 	int64_t offset;
@@ -304,6 +305,7 @@ static int judge_instance(struct wait_state *w, struct wait_instance *wi)
 {
 	sd_bus_message *p = NULL;
 	char first[HEALTH_REASON_BUF];
+	const char *refclock;
 	int r;
 
 	r = phcctl_get_all(w->c, wi->path, PHCD_BUS_IFACE_INSTANCE, &p);
@@ -318,7 +320,23 @@ static int judge_instance(struct wait_state *w, struct wait_instance *wi)
 	wi->offset = props_int(p, "OffsetFromMaster");
 	props_first_reason(p, first, sizeof(first));
 	wi->ready = false;
-	if (wi->missing[0] && !wi->synchronized) {
+	refclock = props_str(p, "RefclockAddress");
+	wi->refclock = *refclock && strcmp(refclock, "?");
+	if (wi->refclock) {
+		/*
+		 * clock_servo refclock_sock: chronyd steers the system clock from what phcd
+		 * sends; phcd is ready once its samples flow, time-sync.target is chrony-wait's.
+		 */
+		wi->ready = !strcmp(props_str(p, "RefclockState"), "sending");
+		snprintf(wi->reason, sizeof(wi->reason),
+			 "%s chronyd at %s (clock_servo refclock_sock)%s%s; whether the system "
+			 "clock is synchronized is chronyd's to say (chronyc waitsync)",
+			 wi->ready ? "feeds" : "does not feed yet", refclock, wi->ready ? "" : ": ",
+			 wi->ready ? ""
+			 : strcmp(props_str(p, "RefclockState"), "refused")
+				 ? props_str(p, "RefclockReason")
+				 : "the socket is missing or refuses");
+	} else if (wi->missing[0] && !wi->synchronized) {
 		snprintf(wi->reason, sizeof(wi->reason),
 			 "waiting for %s: named in its interfaces, not present yet", wi->missing);
 	} else if (wi->n_ports == 0) {
@@ -407,7 +425,7 @@ static void wait_check(struct wait_state *w)
 	sd_bus_message *mgr = NULL;
 	char **instances = NULL;
 	const char *sys;
-	bool all = true, followed_free = true;
+	bool all = true, followed_free = true, followed_any = false;
 	int r;
 
 	w->changed = false;
@@ -450,8 +468,10 @@ static void wait_check(struct wait_state *w)
 
 		r = judge_instance(w, wi);
 		all &= wi->ready;
-		if (w->sysclock && (!strcmp(w->sysclock_instance, "auto") ||
-				    !strcmp(w->sysclock_instance, wi->name))) {
+		if (w->sysclock && !wi->refclock &&
+		    (!strcmp(w->sysclock_instance, "auto") ||
+		     !strcmp(w->sysclock_instance, wi->name))) {
+			followed_any = true;
 			followed_free &= !wi->missing[0] &&
 					 (wi->n_ports == 0 ||
 					  (wi->grandmaster && !wi->synchronized));
@@ -482,6 +502,12 @@ static void wait_check(struct wait_state *w)
 			w->sysclock_ready = true;
 			snprintf(w->sysclock_reason, sizeof(w->sysclock_reason),
 				 "not steered by phcd: %s", w->sysclock_conflict);
+		} else if (!followed_any && w->n_inst) {
+			/* "auto" over instances that all feed chronyd: phcd steers nothing */
+			w->sysclock_ready = true;
+			snprintf(w->sysclock_reason, sizeof(w->sysclock_reason),
+				 "not steered by phcd: its instances feed chronyd (clock_servo "
+				 "refclock_sock), whose system clock chronyc waitsync reports");
 		} else if (followed_free) {
 			w->sysclock_ready = true;
 			snprintf(w->sysclock_reason, sizeof(w->sysclock_reason),

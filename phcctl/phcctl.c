@@ -278,6 +278,32 @@ static void instance_why(sd_bus_message *i, size_t n_ports, bool following, cons
 	}
 }
 
+/* clock_servo refclock_sock: where the samples go, and how that goes. Nothing for other servos. */
+static void print_refclock(sd_bus_message *i)
+{
+	const char *addr = props_str(i, "RefclockAddress"), *st = props_str(i, "RefclockState");
+	uint64_t last = (uint64_t) props_int(i, "RefclockLastAccepted");
+	struct timespec now;
+
+	if (!*addr || !strcmp(addr, "?")) {
+		return;
+	}
+	printf("  %-20s: %s, samples to chronyd at %s", "Refclock", st, addr);
+	if (!strcmp(st, "refused")) {
+		printf(" (%s)", strerror((int) -props_int(i, "RefclockError")));
+	} else if (!strcmp(st, "idle")) {
+		printf(" (%s)", props_str(i, "RefclockReason"));
+	}
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (last) {
+		printf(", last accepted %.1f s ago",
+		       ((double) now.tv_sec * 1e6 + now.tv_nsec / 1e3 - (double) last) / 1e6);
+	} else {
+		printf(", none accepted yet");
+	}
+	printf("\n");
+}
+
 static int show_instance(struct phcctl *c, const char *path, bool detail)
 {
 	sd_bus_message *i = NULL;
@@ -301,6 +327,7 @@ static int show_instance(struct phcctl *c, const char *path, bool detail)
 	print_sample(i);
 	printf("  %-20s: %s\n", "Servo", props_str(i, "ServoState"));
 	printf("  %-20s: %s\n", "Synchronized", props_int(i, "Synchronized") ? "yes" : "no");
+	print_refclock(i);
 	printf("  %-20s: %" PRIi64 " s%s\n", "UTC offset", props_int(i, "CurrentUtcOffset"),
 	       props_int(i, "CurrentUtcOffsetValid") ? "" : " (not valid)");
 	if (detail) {

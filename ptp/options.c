@@ -48,6 +48,9 @@ void options_instance_defaults(struct instance_options *o)
 	o->interfaces.auto_select = true;
 	o->management_network = OPTIONS_MGMT_NETWORK_READ_ONLY;
 	o->phc_follow = OPTIONS_PHC_FOLLOW_AUTO;
+	/* ptp4l's default (linuxptp 4.x config.c) */
+	snprintf(o->refclock_sock_address, sizeof(o->refclock_sock_address), "%s",
+		 "/var/run/refclock.ptp.sock");
 	o->include_software_interfaces = false;
 	o->gmCapable = true;
 	o->dataset_comparison = BMCA_COMPARISON_IEEE1588;
@@ -284,6 +287,7 @@ static const struct name_value power_profile_names[] = {
 static const struct name_value servo_names[] = {
 	{ "pi", SERVO_TYPE_PI },
 	{ "linreg", SERVO_TYPE_LINREG },
+	{ "refclock_sock", SERVO_TYPE_REFCLOCK_SOCK },
 };
 
 int options_delay_mechanism_from_string(const char *s, enum delay_mechanism *ret)

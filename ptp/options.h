@@ -65,7 +65,16 @@ enum options_mgmt_network {
 enum servo_type {
 	SERVO_TYPE_PI = 0, /* proportional-integral (servo-pi.c) */
 	SERVO_TYPE_LINREG, /* least-squares fit over an adaptive window (servo-linreg.c) */
+	/*
+	 * ptp4l's refclock_sock: CLOCK_REALTIME is not steered for the instance; its samples go to
+	 * chronyd's SOCK refclock at refclock_sock_address instead (daemon/refclock-feed.c). A
+	 * port's PHC is still steered, by PI.
+	 */
+	SERVO_TYPE_REFCLOCK_SOCK,
 };
+
+/* sockaddr_un's sun_path: 108 bytes with its NUL. */
+#define OPTIONS_REFCLOCK_SOCK_ADDRESS_MAX 108
 
 /* The servo, with ptp4l's key names; 0.0 for a PI constant means "pick by timestamping mode". */
 struct servo_options {
@@ -164,6 +173,8 @@ struct instance_options {
 	bool include_software_interfaces; /* with auto: also interfaces with software stamps only */
 	enum options_mgmt_network management_network; /* management over the network (15.3.3) */
 	enum options_phc_follow phc_follow;	      /* daemon/phc-follow.c: supervisor only */
+	/* clock_servo refclock_sock (daemon/refclock-feed.c): supervisor only */
+	char refclock_sock_address[OPTIONS_REFCLOCK_SOCK_ADDRESS_MAX];
 	enum options_profile profile;
 	/* 802.1AS 8.6.2.1 gmCapable: false, the clock never becomes grandmaster (ptp4l's key) */
 	bool gmCapable;

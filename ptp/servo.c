@@ -95,7 +95,11 @@ void servo_config_default(struct servo_config *cfg, bool sw_ts)
 void servo_config_from_options(const struct servo_options *o, bool sw_ts, struct servo_config *cfg)
 {
 	servo_config_default(cfg, sw_ts);
-	cfg->type = o->clock_servo;
+	/*
+	 * refclock_sock replaces the system clock's servo only (daemon/refclock-feed.c): the
+	 * port's own clock, a PHC, is steered by PI as ever.
+	 */
+	cfg->type = o->clock_servo == SERVO_TYPE_REFCLOCK_SOCK ? SERVO_TYPE_PI : o->clock_servo;
 	cfg->offset_threshold = o->servo_offset_threshold;
 	cfg->num_offset_values = (unsigned int) o->servo_num_offset_values;
 	cfg->kp = o->pi_proportional_const;
@@ -168,6 +172,9 @@ int servo_new(const struct servo_config *cfg, double freq_ppb, struct servo **re
 		return servo_pi_new(cfg, freq_ppb, ret);
 	case SERVO_TYPE_LINREG:
 		return servo_linreg_new(cfg, freq_ppb, ret);
+	case SERVO_TYPE_REFCLOCK_SOCK:
+		/* no clock's servo: servo_config_from_options() gives PI */
+		break;
 	}
 	return -EINVAL;
 }

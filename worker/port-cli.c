@@ -235,6 +235,12 @@ static int cli_clock(struct cli_port *c, struct instance_options *io,
 	int fd, r;
 
 	*adjust = true;
+	if (io->servo.clock_servo == SERVO_TYPE_REFCLOCK_SOCK) {
+		/* Its samples go to chronyd from the supervisor (daemon/refclock-feed.c) only. */
+		log_port_error(c->args->ifname, "clock_servo refclock_sock: only phcd feeds "
+						"chronyd, not phcd-port by hand");
+		return -EOPNOTSUPP;
+	}
 	if (io->clock_backend == OPTIONS_CLOCK_PHC &&
 	    (st->mode != TRANSPORT_TS_MODE_HARDWARE || st->phc_index < 0)) {
 		/* The configuration's default; by hand on a port without a PHC, go virtual. */

@@ -20,6 +20,7 @@ struct sysclock_sim {
 	double frac;	  /* sub-ns remainder of the kernel clocks' advance */
 	double freq_error_ppb;
 	bool cap_sys_time;
+	ns_t phc_offset;
 	/* the kernel's NTP state */
 	long freq;
 	long offset;
@@ -38,6 +39,7 @@ int sysclock_sim_new(const struct sysclock_sim_config *cfg, struct sysclock_sim 
 		return -ENOMEM;
 	}
 	sim->true_ns = cfg->start_real;
+	sim->phc_offset = cfg->phc_offset;
 	/* An arbitrary boot time, so MONOTONIC and REALTIME differ as they do. */
 	sim->mono = 1000 * NS_PER_SEC;
 	sim->real_offset = cfg->start_real - sim->mono;
@@ -215,9 +217,23 @@ static int sim_gettime(void *userdata, clockid_t id, ns_t *ret)
 	}
 }
 
+/* One PHC, any index: true time plus phc_offset, read at no cost against CLOCK_REALTIME. */
+static int sim_phc_measure(void *userdata, int phc_index, struct sysoff_pair *ret)
+{
+	const struct sysclock_sim *sim = userdata;
+
+	(void) phc_index;
+	*ret = (struct sysoff_pair){
+		.sys = sysclock_sim_real(sim),
+		.phc = sim->true_ns + sim->phc_offset,
+	};
+	return 0;
+}
+
 const struct sysclock_ops sysclock_sim_ops = {
 	.name = "simulated",
 	.adjtime = sim_adjtime,
 	.gettime = sim_gettime,
 	.proc_root = NULL, /* a simulated clock has no rivals: the tests must not see the host's */
+	.phc_measure = sim_phc_measure,
 };

@@ -16,6 +16,7 @@ struct sysclock_sim_config {
 	ns_t start_real; /* CLOCK_REALTIME at creation */
 	double freq_error_ppb;
 	bool cap_sys_time;
+	ns_t phc_offset; /* the simulated PHC (sysclock_ops.phc_measure) minus true time */
 };
 int sysclock_sim_new(const struct sysclock_sim_config *cfg, struct sysclock_sim **ret);
 struct sysclock_sim *sysclock_sim_free(struct sysclock_sim *sim);

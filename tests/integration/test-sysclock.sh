@@ -19,12 +19,7 @@ stop_phcd() {
 }
 trap 'stop_phcd; net_cleanup; rm -rf "$tmp"' EXIT
 
-# adjtimex with modes 0 only reads: frequency, status and (kernel-grown) maxerror aside.
-kernel_state() {
-	busybox adjtimex | awk '$2 == "freq.adjust:" || $1 == "status:" { print $NF, $0 }' |
-		awk '{ $1 = ""; print }' | tr -s ' ' | tr '\n' ';'
-}
-before=$(kernel_state)
+before=$(host_clock_state)
 
 netns_pair "$S" "$M" s1 m1
 ip netns exec "$M" capsh --drop=cap_sys_time -- -c "exec ptp4l -i m1 -2 -S -m --free_running 1 \
@@ -57,6 +52,6 @@ n=$(grep -c 'cannot steer the system clock' "$tmp/phcd.log")
 [ "$n" = 1 ] || fail "expected the EPERM reported once, got $n lines"
 echo "ok: phcd still running, EPERM logged once"
 
-after=$(kernel_state)
+after=$(host_clock_state)
 [ "$before" = "$after" ] || fail "host adjtimex state: expected unchanged '$before', got '$after'"
 echo "ok: host adjtimex frequency and status unchanged: $after"

@@ -15,6 +15,7 @@
 #include "common/config-file.h"
 #include "common/log.h"
 #include "daemon/log-journal.h"
+#include "daemon/refclock-feed.h"
 #include "daemon/manager.h"
 #include "dbus/bus-internal.h" /* polkit-pending looks into the server */
 #include "dbus/bus-server.h"
@@ -172,6 +173,14 @@ size_t instance_followers(const struct instance *i, struct instance_follower_inf
 	(void) ret;
 	(void) max;
 	return 0;
+}
+
+/* The fake instances feed no chronyd. */
+bool refclock_feed_info(const struct instance *i, struct refclock_info *ret)
+{
+	(void) i;
+	*ret = (struct refclock_info){ .address = "", .state_name = "", .reason = "" };
+	return false;
 }
 
 static void port_set_state(struct mport *p, enum port_state st, unsigned int extra)

@@ -103,3 +103,10 @@ shim_steady() {
 		fail "expected |frequency| <= $3 ppb $4, the shim logged $worst"
 	echo "ok: $4 no step and |frequency| <= $worst ppb ($(wc -l <<<"$after") writes)"
 }
+
+# host_clock_state: the host's adjtimex frequency and status (adjtimex with modes 0 only reads;
+# the kernel-grown maxerror aside), to compare before and after a test: no process touched them.
+host_clock_state() {
+	busybox adjtimex | awk '$2 == "freq.adjust:" || $1 == "status:" { print $NF, $0 }' |
+		awk '{ $1 = ""; print }' | tr -s ' ' | tr '\n' ';'
+}

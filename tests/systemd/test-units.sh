@@ -127,6 +127,13 @@ else
 		echo "ok: phcd.service has no Conflicts=; the system-clock.conf drop-in has them and verifies"
 	fi
 fi
+# The chrony.service drop-in for clock_servo refclock_sock (test-refclock runs its ExecStartPost).
+if ! find "$tmp/dest" -path '*/share/phcd/chrony-refclock.conf' | grep -q .; then
+	echo "FAIL: meson install: expected share/phcd/chrony-refclock.conf"
+	fail=1
+else
+	echo "ok: share/phcd/chrony-refclock.conf installed"
+fi
 
 # The activation file must name the unit alias that phcd.service declares.
 alias=$(sed -n 's/^Alias=//p' "$BUILD/units/phcd.service")

@@ -354,7 +354,9 @@ static const struct error_case error_cases[] = {
 	{ "UDPv4", "[global]\nnetwork_transport UDPv4\n", 2,
 	  "network_transport UDPv4: not honoured: phcd is L2 only" },
 	{ "nullf", "[global]\nclock_servo nullf\n", 2,
-	  "clock_servo nullf: not honoured: phcd implements the pi and linreg servos only" },
+	  "clock_servo nullf: not honoured: phcd implements the pi, linreg and refclock_sock "
+	  "servos "
+	  "only" },
 	{ "transparent clock", "[global]\nclock_type E2E_TC\n", 2,
 	  "clock_type E2E_TC: not honoured: phcd is an ordinary clock" },
 	{ "outside a section", "priority1 3\n", 1, "key \"priority1\" outside of any section" },

@@ -98,7 +98,15 @@ static const struct error_case error_cases[] = {
 	{ "bad enum", "[global]\ndelay_mechanism = Auto\n",
 	  ":2: delay_mechanism = Auto is not a valid value, expected E2E or P2P" },
 	{ "bad servo", "[global]\nclock_servo = kalman\n",
-	  ":2: clock_servo = kalman is not a valid value, expected pi or linreg" },
+	  ":2: clock_servo = kalman is not a valid value, expected pi, linreg or "
+	  "refclock_sock" },
+	{ "relative refclock socket", "[global]\nrefclock_sock_address = chrony.sock\n",
+	  ":2: refclock_sock_address = chrony.sock is not a valid value, expected an absolute "
+	  "path of at most 107 bytes" },
+	{ "refclock instance steers the system clock",
+	  "[global]\nsystem_clock_instance = a\n[instance a]\nclock_servo = refclock_sock\n",
+	  ":4: instance a: clock_servo refclock_sock hands CLOCK_REALTIME to chronyd, yet "
+	  "system_clock_instance names it" },
 	{ "bad management_network", "[global]\nmanagement_network = yes\n",
 	  ":2: management_network = yes is not a valid value, expected off, read-only or "
 	  "read-write" },

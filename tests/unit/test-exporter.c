@@ -183,6 +183,38 @@ static void add_u64(struct object *o, const char *name, uint64_t v)
 	o->props[o->n_props++] = (struct prop){ .name = strdup(name), .type = 't', .u = v };
 }
 
+/*
+ * clock_servo refclock_sock: the state set and the last accepted time; without a feed (state "",
+ * time 0) neither family appears, rather than a state "" or a time 0.
+ */
+static void test_refclock(void **state)
+{
+	struct model m = { .up = true };
+	struct object *o = model_get(&m, "/org/phcd1/instance/lab", OBJECT_INSTANCE);
+	char *t;
+
+	add_prop(o, "Name", 's', 0, "lab");
+	add_prop(o, "RefclockState", 's', 0, "");
+	add_u64(o, "RefclockLastAccepted", 0);
+	t = render(&m);
+	assert_null(strstr(t, "phcd_refclock"));
+	free(t);
+	model_clear(&m);
+
+	o = model_get(&m, "/org/phcd1/instance/lab", OBJECT_INSTANCE);
+	m.up = true;
+	add_prop(o, "Name", 's', 0, "lab");
+	add_prop(o, "RefclockState", 's', 0, "refused");
+	add_u64(o, "RefclockLastAccepted", 1700000000250000ULL);
+	t = render(&m);
+	assert_line(t, "phcd_refclock_state{ptp_instance=\"lab\",state=\"refused\"} 1");
+	assert_line(t, "phcd_refclock_state{ptp_instance=\"lab\",state=\"sending\"} 0");
+	assert_line(t, "phcd_refclock_last_accepted_timestamp_seconds{ptp_instance=\"lab\"} "
+		       "1700000000.250000");
+	free(t);
+	model_clear(&m);
+}
+
 /* OffsetTimestamp 0 is "no sample yet": no offset, delay or frequency sample at all, not a 0. */
 static void test_no_measurement_no_sample(void **state)
 {
@@ -287,6 +319,7 @@ int main(void)
 		cmocka_unit_test(test_port_states_and_counters),
 		cmocka_unit_test(test_frequency_ratio),
 		cmocka_unit_test(test_no_measurement_no_sample),
+		cmocka_unit_test(test_refclock),
 		cmocka_unit_test(test_health_reasons),
 		cmocka_unit_test(test_intervals),
 	};

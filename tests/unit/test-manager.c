@@ -5,16 +5,21 @@
  * decisions on a simulated kernel clock.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <setjmp.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include "daemon/manager-internal.h"
+#include "daemon/refclock-feed.h"
 #include "daemon/sysclock-follow.h"
 #include "tests/doubles/sysclock-sim.h"
 
@@ -548,6 +553,168 @@ static void test_follow_needs_recommended_slave(void **state)
 	follow_free(&fr);
 }
 
+/* Where chronyd would listen: a bound, non-blocking datagram socket in a directory of its own. */
+struct chrony_sock {
+	char dir[32];
+	struct sockaddr_un sa;
+};
+
+static int chrony_bind(struct chrony_sock *c)
+{
+	int fd;
+
+	snprintf(c->dir, sizeof(c->dir), "/tmp/test-manager-XXXXXX");
+	assert_non_null(mkdtemp(c->dir));
+	c->sa = (struct sockaddr_un){ .sun_family = AF_UNIX };
+	snprintf(c->sa.sun_path, sizeof(c->sa.sun_path), "%s/chrony.sock", c->dir);
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *) &c->sa, sizeof(c->sa)), 0);
+	return fd;
+}
+
+static void chrony_close(struct chrony_sock *c, int fd)
+{
+	close(fd);
+	unlink(c->sa.sun_path);
+	rmdir(c->dir);
+}
+
+/*
+ * clock_servo refclock_sock, even with system_clock_instance auto: the clock is never written, and
+ * chronyd's socket gets each offset of the port as true time minus CLOCK_REALTIME.
+ */
+static void test_follow_refclock(void **state)
+{
+	struct chrony_sock chrony;
+	char conf[512];
+	struct timex before = { 0 }, after = { 0 };
+	struct refclock_info info;
+	struct follow_rig fr;
+	uint8_t b[64];
+	size_t n = 0;
+	double offset = 0;
+	char *errors = NULL;
+	ns_t err;
+	int rx;
+
+	rx = chrony_bind(&chrony);
+	snprintf(conf, sizeof(conf),
+		 "[global]\nsystem_clock_instance = auto\n[instance a]\ninterfaces = e0\n"
+		 "clock_backend = system\ntime_stamping = software\nclock_servo = refclock_sock\n"
+		 "refclock_sock_address = %s\n",
+		 chrony.sa.sun_path);
+	follow_init(&fr, conf, 50 * NS_PER_MSEC);
+	assert_true(sysclock_sim_read(fr.sim, &before) >= 0);
+	err = sim_error(&fr);
+	sysclock_follow_tick(fr.f, USEC_PER_SEC); /* the feed comes with the tick */
+	for (int k = 0; k < 30; k++) {
+		/* read as chronyd does: a Unix datagram socket queues 10 at most */
+		follow_run(&fr, 1);
+		while (recv(rx, b, sizeof(b), 0) > 0) {
+			/* the offset follows chronyd's struct timeval (refclock-sock.c) */
+			memcpy(&offset, b + sizeof(struct timeval), sizeof(offset));
+			n++;
+		}
+	}
+	assert_true(sysclock_sim_read(fr.sim, &after) >= 0);
+	assert_int_equal(before.freq, after.freq);
+	assert_true(llabs(sim_error(&fr) - err) < 1 * NS_PER_MSEC); /* no step */
+	assert_false(sysclock_follow_synchronized(fr.f));
+	assert_string_equal(sysclock_follow_conflict(fr.f), "");
+	assert_int_equal(n, 30);
+	assert_true(fabs(offset + (double) sim_error(&fr) / NS_PER_SEC) < 1e-9);
+	/* what D-Bus reads, through the manager as phcd's own follower */
+	fr.r.m->sysclock = fr.f;
+	assert_true(refclock_feed_info(manager_find_instance(fr.r.m, "a"), &info));
+	fr.r.m->sysclock = NULL;
+	assert_string_equal(info.state_name, "sending");
+	assert_int_equal(info.accepted, 30);
+	/* reloaded to pi: the feed goes at the next tick, and D-Bus hears of it */
+	write_config(&fr.r, "[global]\nsystem_clock_instance = auto\n[instance a]\n"
+			    "interfaces = e0\nclock_backend = system\ntime_stamping = software\n");
+	assert_int_equal(manager_reload(fr.r.m, &errors), 0);
+	rig_reset_hooks(&fr.r);
+	sysclock_follow_tick(fr.f, 40 * USEC_PER_SEC);
+	assert_true(fr.r.instance_mask[0] & INSTANCE_CHANGED_HEALTH);
+	fr.r.m->sysclock = fr.f;
+	assert_false(refclock_feed_info(manager_find_instance(fr.r.m, "a"), &info));
+	fr.r.m->sysclock = NULL;
+	assert_string_equal(info.address, "");
+	free(errors);
+	follow_free(&fr);
+	chrony_close(&chrony, rx);
+}
+
+/*
+ * Hardware timestamps: once a tick, CLOCK_REALTIME against the SLAVE port's PHC (a PHC on TAI,
+ * 37 s ahead), to UTC with the grandmaster's currentUtcOffset, only while the instance is
+ * synchronized; the leap61 the grandmaster announces goes with it.
+ */
+static void test_follow_refclock_phc(void **state)
+{
+	struct chrony_sock chrony;
+	char conf[512];
+	struct sysclock_sim_config sc = {
+		.start_real = INT64_C(1700000000) * NS_PER_SEC,
+		.freq_error_ppb = 20000,
+		.cap_sys_time = true,
+		.phc_offset = 37 * NS_PER_SEC,
+	};
+	struct follow_rig fr = { 0 };
+	struct instance *a;
+	size_t leap_at = sizeof(struct timeval) + sizeof(double) + sizeof(int);
+	uint8_t b[64];
+	double offset = 0;
+	int32_t leap = -1;
+	int rx, k;
+
+	rx = chrony_bind(&chrony);
+	snprintf(conf, sizeof(conf),
+		 "[instance a]\ninterfaces = e0\nclock_servo = refclock_sock\n"
+		 "refclock_sock_address = %s\n",
+		 chrony.sa.sun_path);
+	rig_init(&fr.r, conf);
+	fr.p = add_port(&fr.r, "a", "e0", 10);
+	fr.p->state = PORT_STATE_SLAVE;
+	worker_trust_recommended(&fr.p->trust, BMCA_DECISION_S1, 0);
+	fr.p->timestamping = TRANSPORT_TS_MODE_HARDWARE;
+	fr.p->phc_index = 0;
+	assert_int_equal(sysclock_sim_new(&sc, &fr.sim), 0);
+	/* 2 ms off true time, so that the sign shows */
+	assert_true(sysclock_sim_ops.adjtime(
+			    fr.sim, &(struct timex){ .modes = ADJ_SETOFFSET | ADJ_NANO,
+						     .time = { .tv_usec = 2000000 } }) >= 0);
+	assert_int_equal(sysclock_follow_new(fr.r.m, &sysclock_sim_ops, fr.sim, &fr.f), 0);
+	a = manager_find_instance(fr.r.m, "a");
+	a->time_properties.ptpTimescale = true;
+	a->time_properties.currentUtcOffset = 37;
+	a->time_properties.leap61 = true;
+	/* not synchronized: nothing sent */
+	for (k = 1; k <= 3; k++) {
+		sysclock_sim_advance(fr.sim, NS_PER_SEC);
+		sysclock_follow_tick(fr.f, (uint64_t) k * USEC_PER_SEC);
+	}
+	assert_true(recv(rx, b, sizeof(b), 0) < 0);
+	a->synchronized = true;
+	for (; k <= 6; k++) {
+		sysclock_sim_advance(fr.sim, NS_PER_SEC);
+		sysclock_follow_tick(fr.f, (uint64_t) k * USEC_PER_SEC);
+		assert_int_equal(recv(rx, b, sizeof(b), 0), (ssize_t) sizeof(struct timeval) + 24);
+		memcpy(&offset, b + sizeof(struct timeval), sizeof(offset));
+		memcpy(&leap, b + leap_at, sizeof(leap));
+		/* true minus system time: -2 ms and the 20 ppm the simulated clock runs fast */
+		assert_true(fabs(offset -
+				 (double) (sysclock_sim_true(fr.sim) - sysclock_sim_real(fr.sim)) /
+					 NS_PER_SEC) < 1e-9);
+		assert_true(offset < -0.0019 && offset > -0.0022);
+		/* 1700000000 s is 22:13:20 UTC: leap61 is pending, chrony's 1 (insert) */
+		assert_int_equal(leap, 1);
+	}
+	follow_free(&fr);
+	chrony_close(&chrony, rx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -564,6 +731,8 @@ int main(void)
 		cmocka_unit_test(test_follow_never_writes),
 		cmocka_unit_test(test_follow_auto),
 		cmocka_unit_test(test_follow_repeat_fed_once),
+		cmocka_unit_test(test_follow_refclock),
+		cmocka_unit_test(test_follow_refclock_phc),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

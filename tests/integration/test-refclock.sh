@@ -1,0 +1,209 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# phcd as chronyd's reference clock (clock_servo refclock_sock), with NTP as the fallback:
+# Debian's chronyd -x (it never touches a clock) in phcd's namespace reads phcd's samples through
+# `refclock SOCK PATH refid PHCD` and has a second chronyd -x (`local stratum 1`) in another
+# namespace as its NTP server. PHCD selected (#*) within a minute with samples within 100 us
+# (the ptp4l grandmaster runs on this host's clock too); the grandmaster killed: chronyd drops
+# PHCD and selects the NTP server; the grandmaster back: PHCD selected again. D-Bus says where
+# the samples go and when the last was accepted; a socket nobody reads is a health reason,
+# logged once, retried. Every process runs without CAP_SYS_TIME; the host's adjtimex state is
+# the same after as before.
+set -euo pipefail
+: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
+. "$SRC/tests/lib/net-helpers.sh"
+. "$SRC/tests/lib/ptp-helpers.sh"
+. "$SRC/tests/lib/phcd-helpers.sh"
+. "$SRC/tests/lib/dbus-helpers.sh"
+
+tmp=$(mktemp -d /tmp/phcd-refclock.XXXXXX)
+S=phrc-s$$ M=phrc-m$$ N=phrc-n$$
+trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
+
+before=$(host_clock_state)
+
+# S: phcd and the chronyd it feeds; M: the PTP grandmaster (s1-m1); N: the NTP server (n1-n2).
+netns_pair "$S" "$M" s1 m1
+netns_add "$N"
+veth_add "$S" n1 "$N" n2
+ip -n "$S" addr add 192.0.2.1/24 dev n1
+ip -n "$N" addr add 192.0.2.2/24 dev n2
+
+gm_start() { ptp4l_gm "$M" m1 "$tmp/uds" "$tmp/ptp4l.log"; }
+
+# chronyd -x (never steers a clock), as root (-u root: no drop to _chrony), in the foreground,
+# its config, pid file, command socket and everything else under $tmp.
+chronyd_start() { # NS NAME CONFIG-LINES...
+	local ns=$1 name=$2
+	shift 2
+	mkdir -p "$tmp/$name"
+	chmod 700 "$tmp/$name"
+	{
+		printf '%s\n' "$@"
+		printf 'pidfile %s\nbindcmdaddress %s\ncmdport 0\ndriftfile %s\n' \
+			"$tmp/$name/chronyd.pid" "$tmp/$name/chronyd.sock" "$tmp/$name/drift"
+		printf 'dumpdir %s\nlogdir %s\n' "$tmp/$name" "$tmp/$name"
+	} >"$tmp/$name/chrony.conf"
+	ip netns exec "$ns" capsh --drop=cap_sys_time -- -c \
+		"exec chronyd -x -d -u root -f $tmp/$name/chrony.conf" >"$tmp/$name/chronyd.log" 2>&1 &
+	BG_PIDS+=($!)
+}
+chronyc_s() { chronyc -n -h "$tmp/client/chronyd.sock" "$@"; }
+
+gm_start
+chronyd_start "$N" server 'local stratum 1' 'allow 192.0.2.0/24' 'port 123'
+
+dbus_start "$tmp/bus"
+# system_clock_instance auto: with only an instance that feeds chronyd, phcd steers nothing, and
+# neither Health nor wait-sync may say it is waiting for the system clock.
+{
+	phcd_fast_global
+	printf 'system_clock_instance = auto\n'
+	printf '\n[instance lab]\ninterfaces = s1\nclock_backend = system\nslaveOnly = 1\n'
+	printf 'clock_servo = refclock_sock\nrefclock_sock_address = %s\n' "$tmp/phcd.sock"
+} >"$tmp/phcd.conf"
+phcd_start "$S" "$tmp/phcd.conf" "$tmp/phcd.log" --status-file "$tmp/status"
+wait_bus_name org.phcd1 30
+
+prop() { busctl --system get-property org.phcd1 /org/phcd1/instance/lab org.phcd1.Instance "$1"; }
+# wait_prop NAME VALUE SECONDS: the instance's property NAME reads VALUE (busctl's form), or fail.
+wait_prop() {
+	local deadline=$((SECONDS + $3)) v=
+	while [ "$SECONDS" -lt "$deadline" ]; do
+		v=$(prop "$1" 2>/dev/null || true)
+		[ "$v" = "$2" ] && return 0
+		sleep 0.2
+	done
+	tail -n 20 "$tmp/phcd.log" >&2
+	fail "$1: expected $2 within $3 s, got '${v}'"
+}
+
+# Before chronyd: the socket is missing. A health reason, logged once however many samples
+# are refused, and retried: chronyd started later gets the samples without anything else done.
+wait_prop RefclockState 's "refused"' 30
+wait_prop RefclockError 'i -2' 1
+prop HealthReasons | grep -q "\"refclock-refused\" \"chronyd.*s refclock socket $tmp/phcd.sock is missing" ||
+	fail "HealthReasons: expected refclock-refused, got $(prop HealthReasons)"
+echo "ok: no chronyd yet: RefclockState refused (ENOENT), health reason refclock-refused"
+deadline=$((SECONDS + 3))
+while [ "$SECONDS" -lt "$deadline" ]; do
+	[ "$(prop RefclockState)" = 's "refused"' ] || fail "RefclockState left refused without chronyd"
+	sleep 0.5
+done
+chronyd_start "$S" client \
+	"refclock SOCK $tmp/phcd.sock refid PHCD poll 1 precision 1e-7 prefer" \
+	'server 192.0.2.2 iburst minpoll -1 maxpoll -1 maxsamples 8'
+wait_prop RefclockState 's "sending"' 30
+n=$(grep -c "refclock socket $tmp/phcd.sock is missing" "$tmp/phcd.log" || true)
+[ "$n" = 1 ] || fail "expected the missing socket logged once over 3 s of refused samples, got $n lines"
+prop HealthReasons | grep -q refclock-refused && fail "HealthReasons: refclock-refused still there"
+echo "ok: chronyd started: RefclockState sending without a restart of phcd; the refusal was logged once"
+
+# source_line REFID: chronyc's line for the source with that name (refclock refid or address).
+source_line() { chronyc_s sources 2>/dev/null | awk -v n="$1" '$2 == n' || true; }
+# wait_selected NAME SECONDS: chronyd's selected source (#* or ^*) is NAME, or fail.
+wait_selected() {
+	local name=$1 secs=$2 deadline=$((SECONDS + $2)) line=
+	while [ "$SECONDS" -lt "$deadline" ]; do
+		line=$(source_line "$name")
+		case "$line" in
+		'#* '* | '^* '*) return 0 ;;
+		esac
+		sleep 0.5
+	done
+	echo "chronyc sources:" >&2
+	chronyc_s sources >&2 || true
+	tail -n 20 "$tmp/phcd.log" >&2
+	fail "expected $name selected (#* or ^*) within ${secs}s, got '${line:-no such source}'"
+}
+
+t0=$SECONDS
+wait_selected PHCD 60
+echo "ok: PHCD selected by chronyd after $((SECONDS - t0)) s: $(source_line PHCD)"
+# The last sample of the refclock, in chronyc's units: within 100 us of the host's own clock.
+chronyc_s sourcestats
+off=$(chronyc_s -c sourcestats | awk -F, '$1 == "PHCD" { print $7 }')
+[ -n "$off" ] || fail "no sourcestats line for PHCD"
+awk -v o="$off" 'BEGIN { exit !(o <= 100e-6 && o >= -100e-6) }' ||
+	fail "PHCD's offset: expected within 100 us, got $off s"
+echo "ok: PHCD's offset estimate $off s"
+
+state=$(prop RefclockState)
+addr=$(prop RefclockAddress)
+last=$(prop RefclockLastAccepted | awk '{ print $2 }')
+now=$(date +%s%6N)
+[ "$state" = 's "sending"' ] || fail "RefclockState: expected \"sending\", got $state"
+[ "$addr" = "s \"$tmp/phcd.sock\"" ] || fail "RefclockAddress: expected $tmp/phcd.sock, got $addr"
+[ $((now - last)) -lt 3000000 ] || fail "RefclockLastAccepted: expected within 3 s, got $(((now - last) / 1000)) ms ago"
+echo "ok: D-Bus: RefclockState sending, RefclockAddress $addr, last accepted $(((now - last) / 1000)) ms ago"
+
+# phcctl: the instance's line, and wait-sync ready with chronyd named as the one to ask.
+"$BUILD/phcctl/phcctl" status >"$tmp/status.txt"
+grep -q "Refclock *: sending, samples to chronyd at $tmp/phcd.sock, last accepted" "$tmp/status.txt" ||
+	fail "phcctl status: expected a Refclock line, got: $(cat "$tmp/status.txt")"
+"$BUILD/phcctl/phcctl" wait-sync --instance lab --timeout 5 >"$tmp/wait.txt" ||
+	fail "phcctl wait-sync --instance lab: expected ready, got: $(cat "$tmp/wait.txt")"
+grep -q "^lab: feeds chronyd at $tmp/phcd.sock (clock_servo refclock_sock).*chronyc waitsync" "$tmp/wait.txt" ||
+	fail "phcctl wait-sync --instance lab: expected lab feeding chronyd, got: $(cat "$tmp/wait.txt")"
+"$BUILD/phcctl/phcctl" wait-sync --timeout 5 >"$tmp/wait-sys.txt" ||
+	fail "phcctl wait-sync: expected ready, got: $(cat "$tmp/wait-sys.txt")"
+grep -q "^system clock: not steered by phcd: its instances feed chronyd" "$tmp/wait-sys.txt" ||
+	fail "phcctl wait-sync: expected the system clock left to chronyd, got: $(cat "$tmp/wait-sys.txt")"
+health=$(busctl --system get-property org.phcd1 /org/phcd1 org.phcd1.Manager HealthReasons)
+case "$health" in
+*system-clock-unsynchronized*) fail "Manager HealthReasons: expected no system clock reason, got $health" ;;
+esac
+echo "ok: phcctl status: $(grep Refclock "$tmp/status.txt" | tr -s ' ')"
+echo "ok: phcctl wait-sync --instance lab: $(cat "$tmp/wait.txt")"
+echo "ok: phcctl wait-sync: $(cat "$tmp/wait-sys.txt"); Manager HealthReasons: $health"
+# chronyd steering CLOCK_REALTIME (-x aside) is no conflict for an instance that feeds it.
+conflict=$(busctl --system get-property org.phcd1 /org/phcd1 org.phcd1.Manager SystemClockConflict)
+[ "$conflict" = 's ""' ] || fail "SystemClockConflict: expected \"\", got $conflict"
+echo "ok: SystemClockConflict empty beside chronyd"
+
+kill "$GM_PID"
+wait "$GM_PID" 2>/dev/null || true
+t0=$SECONDS
+wait_selected 192.0.2.2 30
+echo "ok: grandmaster gone: chronyd selected the NTP server after $((SECONDS - t0)) s: $(source_line 192.0.2.2)"
+echo "    PHCD: $(source_line PHCD)"
+wait_prop RefclockState 's "idle"' 10
+echo "ok: RefclockState idle: $(prop RefclockReason)"
+
+gm_start
+t0=$SECONDS
+wait_selected PHCD 60
+echo "ok: grandmaster back: PHCD selected again after $((SECONDS - t0)) s: $(source_line PHCD)"
+
+# Under phcd.service phcd is user phcd, and chronyd's socket is root's, mode 0755: the
+# chrony.service drop-in phcd ships gives it to phcd. Its ExecStartPost= as systemd would run it
+# (${VAR} from Environment=, $$ as $), for nobody here: refused before, accepted after.
+mkdir -p "$tmp/sd/chrony.service.d"
+cp /lib/systemd/system/chrony.service "$tmp/sd/"
+cp "$BUILD/units/chrony-refclock.conf" "$tmp/sd/chrony.service.d/"
+out=$(cd "$tmp/sd" && systemd-analyze verify --man=no chrony.service 2>&1) && [ -z "$out" ] ||
+	fail "systemd-analyze verify chrony.service with chrony-refclock.conf: $out"
+nobody_send() {
+	setpriv --reuid=nobody --regid=nogroup --clear-groups /usr/bin/python3 -c 'import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+try:
+    s.sendto(bytes(8), sys.argv[1])
+    print("accepted")
+except OSError as e:
+    print(e.strerror)' "$tmp/phcd.sock"
+}
+chmod 711 "$tmp"
+[ "$(nobody_send)" = "Permission denied" ] ||
+	fail "a non-root sender before the drop-in: expected Permission denied, got $(nobody_send)"
+cmd=$(sed -n 's/^ExecStartPost=-!//p' "$tmp/sd/chrony.service.d/chrony-refclock.conf")
+cmd=${cmd//'${PHCD_REFCLOCK_SOCK}'/$tmp/phcd.sock}
+cmd=${cmd//'${PHCD_REFCLOCK_USER}'/nobody}
+cmd=${cmd//'$$'/'$'}
+eval "$cmd" || fail "chrony-refclock.conf's ExecStartPost failed: $cmd"
+[ "$(nobody_send)" = accepted ] ||
+	fail "a non-root sender after the drop-in: expected accepted, got $(nobody_send)"
+echo "ok: chrony-refclock.conf verifies; its ExecStartPost gives the socket to the sender (EACCES before)"
+
+after=$(host_clock_state)
+[ "$before" = "$after" ] || fail "host adjtimex state: expected unchanged '$before', got '$after'"
+echo "ok: host adjtimex frequency and status unchanged: $after"
