@@ -30,6 +30,7 @@ static const struct {
 	{ "ptp4l_config", "read by the loader, stores nothing" },
 	{ "twoStepFlag", "1 is its only valid value: nothing other than the default to send" },
 	{ "network_transport", "L2 is its only valid value: nothing other than the default" },
+	{ "refclock_sock_address", "the supervisor feeds chronyd (daemon/refclock-feed.c)" },
 };
 
 /* Values for the keys whose text is a name, not a number: each other than the default. */
