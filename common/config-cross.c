@@ -108,26 +108,18 @@ static void check_port_combination(struct loader *l, const struct config_instanc
 static void check_combinations(struct loader *l)
 {
 	struct config *c = l->c;
-	const struct config_instance *auto_owner = NULL;
+	const struct config_instance *auto_owner = c->auto_instance < c->n_instances
+							   ? &c->instances[c->auto_instance]
+							   : NULL;
 
 	for (size_t i = 0; i < c->n_instances; i++) {
-		if (c->instances[i].options.interfaces.auto_select) {
-			auto_owner = &c->instances[i];
-		}
 		check_port_combination(l, &c->instances[i], NULL, &c->instances[i].port);
 	}
 	for (size_t k = 0; k < c->n_interfaces; k++) {
 		const struct config_interface *itf = &c->interfaces[k];
-		const struct config_instance *owner = NULL;
+		const struct config_instance *owner = config_member_of(c, itf->ifname);
 		struct port_options p;
 
-		for (size_t i = 0; i < c->n_instances && !owner; i++) {
-			if (!c->instances[i].options.interfaces.auto_select &&
-			    config_selection_has(&c->instances[i].options.interfaces,
-						 itf->ifname)) {
-				owner = &c->instances[i];
-			}
-		}
 		owner = owner ? owner : auto_owner;
 		if (!owner) {
 			loader_report(
@@ -189,14 +181,12 @@ void config_cross_check(struct loader *l)
 			continue;
 		}
 		for (unsigned int n = 0; n < sel->n_names; n++) {
-			for (size_t j = 0; j < i; j++) {
-				const struct config_instance *o = &c->instances[j];
-				struct config_pos p = key_pos(c, o, "interfaces");
+			/* The first instance that names it (config_member_of()), once each. */
+			const struct config_instance *o = config_member_of(c, sel->names[n]);
+			struct config_pos p;
 
-				if (o->options.interfaces.auto_select ||
-				    !config_selection_has(&o->options.interfaces, sel->names[n])) {
-					continue;
-				}
+			if (o && o != in) {
+				p = key_pos(c, o, "interfaces");
 				loader_report(
 					l, key_pos(c, in, "interfaces"),
 					"interface %s is in instance %s and already in instance %s "

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/config-index.h"
 #include "common/config-layer.h"
 #include "ptp/options.h"
 #include "ptp/util.h"
@@ -17,6 +18,13 @@
 #define CONFIG_FILE_MAX 1048576
 #define CONFIG_DROPINS_MAX 1024
 #define CONFIG_ERRORS_MAX 50
+/*
+ * Named sections in one configuration: [instance NAME], [interface IFNAME] and the [IFNAME] of
+ * ptp4l_config files together (a section amended by a later file counts once). The first one
+ * past it is refused with its file:line and nothing more is read: a configuration costs at most
+ * about 8 MB and a few milliseconds to load (40,000 sections took 7.7 s and 130 MB).
+ */
+#define CONFIG_SECTIONS_MAX 1024
 
 struct config_instance {
 	struct instance_options options; /* resolved: defaults <- global <- instance */
@@ -60,6 +68,13 @@ struct config {
 	char *warnings;
 	char **files; /* every file read, in order (main file, then drop-ins), escaped */
 	size_t n_files;
+	/* Lookups in constant time: instances by name, interfaces by ifname, ptp4l_sections by
+	 * (instance, ifname), and the first non-auto instance whose interfaces names an ifname. */
+	struct config_index instance_index;
+	struct config_index interface_index;
+	struct config_index ptp4l_index;
+	struct config_index member_index;
+	size_t auto_instance; /* the instance with interfaces auto (the last), SIZE_MAX: none */
 };
 
 /* What to load: phcd.conf and its drop-ins, or one linuxptp file alone. */

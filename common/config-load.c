@@ -23,6 +23,10 @@ struct config *config_free(struct config *c)
 	free(c->interfaces);
 	free(c->ptp4l_sections);
 	free(c->warnings);
+	config_index_free(&c->instance_index);
+	config_index_free(&c->interface_index);
+	config_index_free(&c->ptp4l_index);
+	config_index_free(&c->member_index);
 	free(c);
 	return NULL;
 }
@@ -74,14 +78,17 @@ int config_load(const struct config_source *src, struct config **ret, char **err
 			goto out;
 		}
 	}
-	config_resolve(c);
+	r = config_resolve(c);
+	if (r < 0) {
+		goto out;
+	}
 	config_cross_note_overrides(&l);
 	config_cross_check(&l);
 	r = l.n_errors > 0 ? -EINVAL : 0;
 out:
-	if (l.err && l.n_errors > CONFIG_ERRORS_MAX) {
+	if (l.err && l.n_errors > CONFIG_ERRORS_MAX + l.n_extra_shown) {
 		fprintf(l.err, "... and %u more errors (only the first %d are shown)\n",
-			l.n_errors - CONFIG_ERRORS_MAX, CONFIG_ERRORS_MAX);
+			l.n_errors - CONFIG_ERRORS_MAX - l.n_extra_shown, CONFIG_ERRORS_MAX);
 	}
 	if (l.warn) {
 		if (l.n_warnings > CONFIG_ERRORS_MAX) {

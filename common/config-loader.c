@@ -19,20 +19,40 @@ const char *loader_file_name(const struct config *c, uint32_t file)
 }
 
 /* Past CONFIG_ERRORS_MAX errors are only counted: "... and N more" ends the text. */
+static void vreport(struct loader *l, struct config_pos pos, bool always, const char *fmt,
+		    va_list ap)
+{
+	l->n_errors++;
+	l->last_error_line = pos.line;
+	if (l->n_errors > CONFIG_ERRORS_MAX) {
+		if (!always) {
+			return;
+		}
+		l->n_extra_shown++;
+	}
+	fprintf(l->err, "%s:%" PRIu32 ": ", loader_file_name(l->c, pos.file), pos.line);
+	vfprintf(l->err, fmt, ap);
+	fputc('\n', l->err);
+}
+
 void loader_report(struct loader *l, struct config_pos pos, const char *fmt, ...)
 {
 	va_list ap;
 
-	l->n_errors++;
-	l->last_error_line = pos.line;
-	if (l->n_errors > CONFIG_ERRORS_MAX) {
-		return;
-	}
-	fprintf(l->err, "%s:%" PRIu32 ": ", loader_file_name(l->c, pos.file), pos.line);
 	va_start(ap, fmt);
-	vfprintf(l->err, fmt, ap);
+	vreport(l, pos, false, fmt, ap);
 	va_end(ap);
-	fputc('\n', l->err);
+}
+
+/* Shown past CONFIG_ERRORS_MAX too: it says why the rest is not read. */
+_printf_(3, 4) static void report_always(struct loader *l, struct config_pos pos, const char *fmt,
+					 ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(l, pos, true, fmt, ap);
+	va_end(ap);
 }
 
 struct config_pos loader_here(const struct loader *l)
@@ -40,15 +60,54 @@ struct config_pos loader_here(const struct loader *l)
 	return (struct config_pos){ .file = l->file, .line = l->line };
 }
 
+int loader_grow(void **array, size_t n, size_t size)
+{
+	void *p;
+
+	/* The capacity is n itself when n is a power of two (or 0): then it doubles. */
+	if (n & (n - 1)) {
+		return 0;
+	}
+	p = reallocarray(*array, n ? n * 2 : 1, size);
+	if (!p) {
+		return -ENOMEM;
+	}
+	*array = p;
+	return 0;
+}
+
+bool loader_new_section(struct loader *l, struct config_pos pos)
+{
+	const struct config *c = l->c;
+
+	if (c->n_instances + c->n_interfaces + c->n_ptp4l_sections < CONFIG_SECTIONS_MAX) {
+		return true;
+	}
+	if (!l->full) {
+		report_always(l, pos,
+			      "more than %d sections ([instance], [interface] and the [IFNAME] of "
+			      "ptp4l_config files together), expected at most %d (the rest is not "
+			      "read)",
+			      CONFIG_SECTIONS_MAX, CONFIG_SECTIONS_MAX);
+	}
+	l->full = true;
+	return false;
+}
+
 int loader_add_instance(struct config *c, const char *name, struct config_pos pos)
 {
 	struct config_instance *n;
+	int r;
 
-	n = reallocarray(c->instances, c->n_instances + 1, sizeof(*n));
-	if (!n) {
-		return -ENOMEM;
+	r = loader_grow((void **) &c->instances, c->n_instances, sizeof(*n));
+	if (r < 0) {
+		return r;
 	}
-	c->instances = n;
+	r = config_index_add(&c->instance_index, config_index_hash(name, 0),
+			     (uint32_t) c->n_instances);
+	if (r < 0) {
+		return r;
+	}
 	n = &c->instances[c->n_instances++];
 	memset(n, 0, sizeof(*n));
 	config_layer_init(&n->layer, pos);

@@ -44,8 +44,10 @@ struct loader {
 	char *warn_text;
 	size_t warn_size;
 	unsigned int n_errors;
+	unsigned int n_extra_shown; /* errors shown past CONFIG_ERRORS_MAX (the section bound) */
 	uint32_t last_error_line;
 	int oom;
+	bool full; /* CONFIG_SECTIONS_MAX reached: nothing more is read */
 };
 
 /* A file's name as shown ("(built-in)" for a position in no file). */
@@ -65,5 +67,15 @@ int loader_add_file(struct config *c, const char *path, uint32_t *ret);
 int loader_open(const char *path, FILE **ret);
 /* What loader_open()'s error r means, for "cannot open: %s". */
 const char *loader_open_error(int r);
-/* A new [instance NAME] (pos: its header) at the end of c->instances. */
+/* A new [instance NAME] (pos: its header) at the end of c->instances, in its index. */
 int loader_add_instance(struct config *c, const char *name, struct config_pos pos);
+/*
+ * Room for one more element at the end of *array, which holds n of size bytes: it grows by
+ * doubling, so that adding n elements costs O(n). -ENOMEM.
+ */
+int loader_grow(void **array, size_t n, size_t size);
+/*
+ * May a new section open at pos? False past CONFIG_SECTIONS_MAX sections: reported once, and
+ * l->full set so that the readers stop.
+ */
+bool loader_new_section(struct loader *l, struct config_pos pos);

@@ -9,6 +9,7 @@
 
 #include "common/config-ptp4l-read.h"
 #include "common/config-ptp4l.h"
+#include "common/config-resolve.h"
 
 /* One verdict line; a warning also goes to warnings, a refusal to the errors. */
 _printf_(5, 6) static void verdict(struct loader *l, struct config_pos pos, const char *line,
@@ -44,7 +45,6 @@ struct ptp4l_file {
 	size_t owner;		     /* instance index, SIZE_MAX: [global]'s file */
 	size_t section;		     /* current [IFNAME] in c->ptp4l_sections, SIZE_MAX: [global] */
 	bool in_section;	     /* a header was seen */
-	size_t first_section;	     /* this file's first entry in c->ptp4l_sections */
 };
 
 static struct config_layer *ptp4l_layer(struct loader *l, const struct ptp4l_file *pf)
@@ -57,6 +57,7 @@ static void ptp4l_open_section(struct loader *l, struct ptp4l_file *pf, struct c
 			       const char *name)
 {
 	const struct config_key *itf = config_keys_find("interfaces", false);
+	const struct config_ptp4l_section *old;
 	struct config_ptp4l_section *n;
 	const char *why = ptp4l_special_section(name);
 	size_t idx = config_keys_index(itf);
@@ -80,23 +81,24 @@ static void ptp4l_open_section(struct loader *l, struct ptp4l_file *pf, struct c
 			      name);
 		return;
 	}
-	for (size_t i = pf->first_section; i < l->c->n_ptp4l_sections; i++) {
-		if (strcmp(l->c->ptp4l_sections[i].ifname, name) == 0) {
-			loader_report(
-				l, pos, "duplicate [%s] in one file (first at %s:%" PRIu32 ")",
-				name,
-				loader_file_name(l->c, l->c->ptp4l_sections[i].layer.section.file),
-				l->c->ptp4l_sections[i].layer.section.line);
-			return;
-		}
+	/* One file per owner (ptp4l_config once per section): the same owner is the same file. */
+	old = config_find_ptp4l_section(l->c, pf->owner, name);
+	if (old) {
+		loader_report(l, pos, "duplicate [%s] in one file (first at %s:%" PRIu32 ")", name,
+			      loader_file_name(l->c, old->layer.section.file),
+			      old->layer.section.line);
+		return;
 	}
-	n = reallocarray(l->c->ptp4l_sections, l->c->n_ptp4l_sections + 1, sizeof(*n));
-	if (!n) {
+	if (!loader_new_section(l, pos)) {
+		return;
+	}
+	if (loader_grow((void **) &l->c->ptp4l_sections, l->c->n_ptp4l_sections, sizeof(*n)) < 0 ||
+	    config_index_add(&l->c->ptp4l_index, config_resolve_ptp4l_hash(pf->owner, name),
+			     (uint32_t) l->c->n_ptp4l_sections) < 0) {
 		l->oom = 1;
 		return;
 	}
-	l->c->ptp4l_sections = n;
-	n = &n[l->c->n_ptp4l_sections];
+	n = &l->c->ptp4l_sections[l->c->n_ptp4l_sections];
 	memset(n, 0, sizeof(*n));
 	config_layer_init(&n->layer, pos);
 	snprintf(n->ifname, sizeof(n->ifname), "%s", name);
@@ -216,7 +218,6 @@ int config_ptp4l_read(struct loader *l, const char *path, struct config_pos at,
 		.global = global,
 		.owner = owner,
 		.section = SIZE_MAX,
-		.first_section = l->c->n_ptp4l_sections,
 	};
 	char buf[PTP4L_LINE_MAX + 1]; /* a longer line is an error */
 	uint64_t bytes = 0;
@@ -241,7 +242,8 @@ int config_ptp4l_read(struct loader *l, const char *path, struct config_pos at,
 			      l->c->files[pos.file], loader_open_error(r));
 		return 0;
 	}
-	while ((r = ptp4l_read_line(f, buf, sizeof(buf), &bytes, &nul)) != 0 && !l->oom) {
+	while ((r = ptp4l_read_line(f, buf, sizeof(buf), &bytes, &nul)) != 0 && !l->oom &&
+	       !l->full) {
 		struct ptp4l_line pl;
 
 		pos.line++;

@@ -29,12 +29,17 @@ static struct config_layer *current_layer(struct loader *l)
 static int add_interface(struct config *c, const char *ifname, struct config_pos pos)
 {
 	struct config_interface *n;
+	int r;
 
-	n = reallocarray(c->interfaces, c->n_interfaces + 1, sizeof(*n));
-	if (!n) {
-		return -ENOMEM;
+	r = loader_grow((void **) &c->interfaces, c->n_interfaces, sizeof(*n));
+	if (r < 0) {
+		return r;
 	}
-	c->interfaces = n;
+	r = config_index_add(&c->interface_index, config_index_hash(ifname, 0),
+			     (uint32_t) c->n_interfaces);
+	if (r < 0) {
+		return r;
+	}
 	n = &c->interfaces[c->n_interfaces++];
 	memset(n, 0, sizeof(*n));
 	config_layer_init(&n->layer, pos);
@@ -77,6 +82,9 @@ static void open_named(struct loader *l, enum section_kind kind, const char *nam
 		old->last = loader_here(l);
 		l->section = kind;
 		l->index = (size_t) (inst ? oi - l->c->instances : of - l->c->interfaces);
+		return;
+	}
+	if (!loader_new_section(l, loader_here(l))) {
 		return;
 	}
 	r = inst ? loader_add_instance(l->c, name, loader_here(l))
@@ -255,6 +263,9 @@ static char *read_line(char *str, int num, void *stream)
 	const char *p;
 	int ch = EOF;
 
+	if (l->full) {
+		return NULL; /* CONFIG_SECTIONS_MAX: reported, the rest is not read */
+	}
 	/* By hand, never more than a line of buffer: a file without newlines costs no memory. */
 	while ((ch = getc_unlocked(l->f)) != EOF) {
 		if (++l->bytes > CONFIG_FILE_MAX) {
@@ -323,6 +334,9 @@ static int load_file(struct loader *l, const char *path, bool optional)
 {
 	int r;
 
+	if (l->full) {
+		return 0;
+	}
 	r = loader_add_file(l->c, path, &l->file);
 	if (r < 0) {
 		return r;
