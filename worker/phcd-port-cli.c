@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* phcd-port, the per-port worker: under the supervisor (--ipc-fd) it runs worker/port-ipc.c. */
+/* phcd-port by hand (worker/port-cli.c): what `phcd-port` without --ipc-fd runs (phcd-port.c). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -8,9 +8,8 @@
 
 #include "common/log.h"
 #include "worker/port-cli.h"
-#include "worker/port-ipc.h"
 
-/* Two modes: by hand on one interface (worker/port-cli.c), or under phcd (worker/port-ipc.c). */
+/* By hand on one interface; under phcd (--ipc-fd) phcd-port itself runs (worker/phcd-port.c). */
 static void help(FILE *f)
 {
 	fputs("usage: phcd-port -i IFNAME [-f CONFIG] [--domain N] [--priority1 N] [--priority2 "
@@ -69,8 +68,7 @@ static int parse_fd(const char *s, int *ret)
 int main(int argc, char **argv)
 {
 	enum {
-		ARG_IPC_FD = 0x100,
-		ARG_SOCKET_FD,
+		ARG_SOCKET_FD = 0x100,
 		ARG_DOMAIN,
 		ARG_PRIORITY1,
 		ARG_PRIORITY2,
@@ -83,7 +81,6 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "interface", required_argument, NULL, 'i' },
-		{ "ipc-fd", required_argument, NULL, ARG_IPC_FD },
 		{ "socket-fd", required_argument, NULL, ARG_SOCKET_FD },
 		{ "config", required_argument, NULL, 'f' },
 		{ "domain", required_argument, NULL, ARG_DOMAIN },
@@ -97,7 +94,6 @@ int main(int argc, char **argv)
 		{ "true-error", no_argument, NULL, ARG_TRUE_ERROR },
 		{},
 	};
-	struct port_ipc_args a = { .ipc_fd = -1 };
 	struct port_cli_args cli;
 	long long v;
 	int c, r = 0;
@@ -160,10 +156,7 @@ int main(int argc, char **argv)
 			help(stdout);
 			return 0;
 		case 'i':
-			snprintf(a.ifname, sizeof(a.ifname), "%s", optarg);
-			break;
-		case ARG_IPC_FD:
-			r = parse_fd(optarg, &a.ipc_fd);
+			snprintf(cli.ifname, sizeof(cli.ifname), "%s", optarg);
 			break;
 		case ARG_SOCKET_FD:
 			r = parse_fd(optarg, &cli.socket_fd);
@@ -181,22 +174,9 @@ int main(int argc, char **argv)
 		help(stderr);
 		return 2;
 	}
-	if (a.ipc_fd < 0) {
-		if (!a.ifname[0]) {
-			help(stderr);
-			return 2;
-		}
-		memcpy(cli.ifname, a.ifname, sizeof(cli.ifname));
-		return port_cli_run(&cli) < 0 ? 1 : 0;
-	}
-	if (cli.socket_fd >= 0) {
-		fputs("phcd-port: under phcd (--ipc-fd) the socket comes with CONFIG, not "
-		      "--socket-fd\n",
-		      stderr);
+	if (!cli.ifname[0]) {
+		help(stderr);
 		return 2;
 	}
-	a.print = cli.print;
-	/* Supervised: every line carries its priority, so journald files an error as an error. */
-	log_set_level_prefix(true);
-	return port_ipc_run(&a) < 0 ? 1 : 0;
+	return port_cli_run(&cli) < 0 ? 1 : 0;
 }
