@@ -105,12 +105,13 @@ reload_answering() {
 reload_answering "40,000 ptp4l_config sections" "$tmp/ptp4l.conf" "refused many\.cfg:1026: $bound_msg"
 [ "$(get_p1)" = "y 100" ] || fail "after the refused Reload: expected the old Priority1 100, got $(get_p1)"
 reload_answering "17,000 instances" "$tmp/instances.conf" "refused phcd\.conf:2049: $bound_msg"
+# The peak of phcd's memory over the two refused files: what 1024 sections cost (1024 instances of
+# 8 kB: 11 MB measured; 26 MB in an ASan build, whose allocator keeps freed memory in quarantine),
+# not what the files hold (c73b1b8: 130 MB for the 40,000 sections).
+hwm1=$(hwm_kb)
+[ $((hwm1 - hwm0)) -lt 65536 ] || fail "phcd's peak RSS grew from $hwm0 kB to $hwm1 kB over the refused reloads, expected under 64 MB more"
+echo "ok: phcd's peak RSS $hwm0 kB before the refused reloads, $hwm1 kB after"
 reload_answering "1,024 sections (the bound)" "$tmp/bound.conf" ok
 [ "$(get_p1)" = "y 99" ] || fail "after the Reload at the bound: expected Priority1 99, got $(get_p1)"
 echo "ok: the configuration at the bound is in place (Priority1 99)"
-
-# The peak of phcd's memory: the refused files cost no more than a few MB (c73b1b8: 130 MB).
-hwm1=$(hwm_kb)
-[ $((hwm1 - hwm0)) -lt 32768 ] || fail "phcd's peak RSS grew from $hwm0 kB to $hwm1 kB, expected under 32 MB more"
-echo "ok: phcd's peak RSS $hwm0 kB before the reloads, $hwm1 kB after"
 echo PASS
