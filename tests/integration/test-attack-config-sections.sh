@@ -82,7 +82,8 @@ reload_answering() {
 	# At least one read after the Reload was sent, then as long as it runs.
 	while [ "$reads" = 0 ] || kill -0 "$rpid" 2>/dev/null; do
 		r0=$(now_ms)
-		get_p1 >/dev/null 2>&1 || fail "$what: a D-Bus read during the Reload got no answer within 2 s"
+		get_p1 >/dev/null 2>"$tmp/ge" ||
+			fail "$what: a D-Bus read during the Reload failed or got no answer within 2 s: $(cat "$tmp/ge")"
 		rms=$(($(now_ms) - r0))
 		reads=$((reads + 1))
 		[ "$rms" -le "$slow" ] || slow=$rms
