@@ -45,20 +45,6 @@ static int exec_cli(char **argv)
 	return 1;
 }
 
-static int parse_fd(const char *s, int *ret)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || v < 0 || v > 1 << 20) {
-		return -EINVAL;
-	}
-	*ret = (int) v;
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	enum {
@@ -70,6 +56,8 @@ int main(int argc, char **argv)
 		{},
 	};
 	struct port_ipc_args a = { .ipc_fd = -1 };
+	char *end;
+	long fd;
 	int c;
 
 	log_setup("phcd-port");
@@ -86,10 +74,14 @@ int main(int argc, char **argv)
 			a.print = true;
 			break;
 		case ARG_IPC_FD:
-			if (parse_fd(optarg, &a.ipc_fd) < 0) {
+			/* A descriptor number, as phcd writes it (daemon/worker.c: "3"). */
+			errno = 0;
+			fd = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || fd < 0 || fd > INT_MAX) {
 				log_error("invalid option value '%s'", optarg);
 				return 2;
 			}
+			a.ipc_fd = (int) fd;
 			break;
 		default:
 			fputs("usage: phcd-port --ipc-fd N -i IFNAME [-m]   (run by phcd; by hand, "
