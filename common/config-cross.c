@@ -77,27 +77,25 @@ static void check_port_combination(struct loader *l, const struct config_instanc
 		at = itf && config_layer_is_set(&itf->layer, ts)
 			     ? interface_key_pos(itf, "time_stamping")
 			     : key_pos(c, in, "clock_backend");
-		loader_report(
-			l, at,
-			"instance %s has clock_backend = system, which takes software timestamps, "
-			"but time_stamping is hardware%s%s; expected time_stamping = software or "
-			"auto",
-			in->options.name,
-			key_layer(c, in, ts) || (itf && config_layer_is_set(&itf->layer, ts))
-				? ""
-				: " (the default)",
-			where);
+		loader_report(l, at,
+			      "instance %s has clock_backend = system, which takes software "
+			      "timestamps, but time_stamping is hardware%s%s; expected "
+			      "time_stamping = software or auto",
+			      in->options.name,
+			      key_layer(c, in, ts) || (itf && config_layer_is_set(&itf->layer, ts))
+				      ? ""
+				      : " (the default)",
+			      where);
 	}
 	/* A port that may be neither master nor slave never does anything (9.2.2.2). */
 	if (in->options.slaveOnly && p->masterOnly) {
 		at = itf && config_layer_is_set(&itf->layer, key_index("masterOnly"))
 			     ? interface_key_pos(itf, "masterOnly")
 			     : key_pos(c, in, "masterOnly");
-		loader_report(
-			l, at,
-			"instance %s has slaveOnly = 1 and masterOnly = 1%s: the port could be "
-			"neither slave nor master, expected at most one of them",
-			in->options.name, where);
+		loader_report(l, at,
+			      "instance %s has slaveOnly = 1 and masterOnly = 1%s: the port could "
+			      "be neither slave nor master, expected at most one of them",
+			      in->options.name, where);
 	}
 }
 
@@ -122,12 +120,11 @@ static void check_combinations(struct loader *l)
 
 		owner = owner ? owner : auto_owner;
 		if (!owner) {
-			loader_report(
-				l, itf->layer.section,
-				"[interface %s] is in no instance: no instance names it in "
-				"interfaces and none has interfaces = auto; expected %s in an "
-				"instance's interfaces",
-				itf->ifname, itf->ifname);
+			loader_report(l, itf->layer.section,
+				      "[interface %s] is in no instance: no instance names it in "
+				      "interfaces and none has interfaces = auto; expected %s in "
+				      "an instance's interfaces",
+				      itf->ifname, itf->ifname);
 			continue;
 		}
 		if (!layer_any_set(&itf->layer) ||
@@ -171,9 +168,8 @@ void config_cross_check(struct loader *l)
 				loader_report(
 					l, key_pos(c, in, "interfaces"),
 					"instance %s selects interfaces auto, but instance %s "
-					"already "
-					"does (%s:%" PRIu32 "), expected at most one instance with "
-					"interfaces auto",
+					"already does (%s:%" PRIu32
+					"), expected at most one instance with interfaces auto",
 					in->options.name, auto_owner->options.name,
 					loader_file_name(c, p.file), p.line);
 			}
@@ -187,12 +183,12 @@ void config_cross_check(struct loader *l)
 
 			if (o && o != in) {
 				p = key_pos(c, o, "interfaces");
-				loader_report(
-					l, key_pos(c, in, "interfaces"),
-					"interface %s is in instance %s and already in instance %s "
-					"(%s:%" PRIu32 "), expected each interface in one instance",
-					sel->names[n], in->options.name, o->options.name,
-					loader_file_name(c, p.file), p.line);
+				loader_report(l, key_pos(c, in, "interfaces"),
+					      "interface %s is in instance %s and already in "
+					      "instance %s (%s:%" PRIu32
+					      "), expected each interface in one instance",
+					      sel->names[n], in->options.name, o->options.name,
+					      loader_file_name(c, p.file), p.line);
 			}
 		}
 	}
@@ -205,33 +201,29 @@ void config_cross_check(struct loader *l)
 		    in->port.masterOnly == in->options.slaveOnly) {
 			loader_report(l, key_pos(c, in, "BMCA"),
 				      "instance %s: BMCA noop with %s, expected a static role: "
-				      "masterOnly "
-				      "1 "
-				      "(a designated master) or slaveOnly 1 (a designated slave)",
+				      "masterOnly 1 (a designated master) or slaveOnly 1 (a "
+				      "designated slave)",
 				      in->options.name,
 				      in->port.masterOnly ? "both masterOnly and slaveOnly"
 							  : "neither masterOnly nor slaveOnly");
 		}
 		/* As ptp4l: a port that never measures its link cannot compute asCapable. */
 		if (in->port.inhibit_delay_req && in->port.asCapable != OPTIONS_AS_CAPABLE_TRUE) {
-			loader_report(
-				l, key_pos(c, in, "inhibit_delay_req"),
-				"instance %s: inhibit_delay_req 1 with asCapable auto, expected "
-				"asCapable true (a port that never measures its link cannot be "
-				"found "
-				"asCapable)",
-				in->options.name);
+			loader_report(l, key_pos(c, in, "inhibit_delay_req"),
+				      "instance %s: inhibit_delay_req 1 with asCapable auto, "
+				      "expected asCapable true (a port that never measures its "
+				      "link cannot be found asCapable)",
+				      in->options.name);
 		}
 	}
 	/* "auto": the instance with a SLAVE port, chosen at run time (daemon/sysclock-follow.c). */
 	if (c->daemon.system_clock_instance[0] &&
 	    strcmp(c->daemon.system_clock_instance, "auto") != 0 &&
 	    !config_find_instance(c, c->daemon.system_clock_instance)) {
-		loader_report(
-			l, c->global.set_at[key_index("system_clock_instance")],
-			"system_clock_instance = %s names no instance, expected the name of an "
-			"[instance NAME]",
-			c->daemon.system_clock_instance);
+		loader_report(l, c->global.set_at[key_index("system_clock_instance")],
+			      "system_clock_instance = %s names no instance, expected the name of "
+			      "an [instance NAME]",
+			      c->daemon.system_clock_instance);
 	}
 }
 

@@ -84,11 +84,11 @@ bool loader_new_section(struct loader *l, struct config_pos pos)
 		return true;
 	}
 	if (!l->full) {
-		report_always(l, pos,
-			      "more than %d sections ([instance], [interface] and the [IFNAME] of "
-			      "ptp4l_config files together), expected at most %d (the rest is not "
-			      "read)",
-			      CONFIG_SECTIONS_MAX, CONFIG_SECTIONS_MAX);
+		report_always(
+			l, pos,
+			"more than %d sections ([instance], [interface] and the [IFNAME] of "
+			"ptp4l_config files together), expected at most %d (the rest is not read)",
+			CONFIG_SECTIONS_MAX, CONFIG_SECTIONS_MAX);
 	}
 	l->full = true;
 	return false;

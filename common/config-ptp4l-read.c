@@ -76,8 +76,7 @@ static void ptp4l_open_section(struct loader *l, struct ptp4l_file *pf, struct c
 	if (!config_keys_ifname_valid(name, strlen(name))) {
 		loader_report(l, pos,
 			      "invalid section [%s], expected [global] or [IFNAME] with an "
-			      "interface name "
-			      "of 1 to 15 characters",
+			      "interface name of 1 to 15 characters",
 			      name);
 		return;
 	}
@@ -248,19 +247,17 @@ int config_ptp4l_read(struct loader *l, const char *path, struct config_pos at,
 
 		pos.line++;
 		if (r == -EFBIG) {
-			loader_report(
-				l, pos,
-				"file is larger than %d bytes, expected a ptp4l configuration "
-				"(the rest is not read)",
-				CONFIG_FILE_MAX);
+			loader_report(l, pos,
+				      "file is larger than %d bytes, expected a ptp4l "
+				      "configuration (the rest is not read)",
+				      CONFIG_FILE_MAX);
 			break;
 		}
 		if (r < 0 || nul) {
-			loader_report(
-				l, pos,
-				"line is too long or contains a NUL byte, expected at most %d "
-				"characters of text",
-				PTP4L_LINE_MAX);
+			loader_report(l, pos,
+				      "line is too long or contains a NUL byte, expected at most "
+				      "%d characters of text",
+				      PTP4L_LINE_MAX);
 			continue;
 		}
 		switch (ptp4l_parse_line(buf, &pl)) {
@@ -274,11 +271,10 @@ int config_ptp4l_read(struct loader *l, const char *path, struct config_pos at,
 			break;
 		case PTP4L_LINE_KEY:
 			if (!pf.in_section) {
-				loader_report(
-					l, pos,
-					"key \"%s\" outside of any section, expected [global] or "
-					"[IFNAME] before it (as ptp4l)",
-					pl.key);
+				loader_report(l, pos,
+					      "key \"%s\" outside of any section, expected "
+					      "[global] or [IFNAME] before it (as ptp4l)",
+					      pl.key);
 			} else if (pf.section != SIZE_MAX - 1) {
 				ptp4l_key(l, &pf, pos, pl.key, pl.value);
 			}

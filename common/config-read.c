@@ -71,11 +71,11 @@ static void open_named(struct loader *l, enum section_kind kind, const char *nam
 		return;
 	}
 	if (old && old->last.file == l->file) {
-		loader_report(
-			l, loader_here(l),
-			"duplicate [%s %s] in one file, expected each %s once per file (first at "
-			"%s:%" PRIu32 "; a later file may amend it)",
-			what, name, what, loader_file_name(l->c, old->last.file), old->last.line);
+		loader_report(l, loader_here(l),
+			      "duplicate [%s %s] in one file, expected each %s once per file "
+			      "(first at %s:%" PRIu32 "; a later file may amend it)",
+			      what, name, what, loader_file_name(l->c, old->last.file),
+			      old->last.line);
 		return;
 	}
 	if (old) {
@@ -110,8 +110,8 @@ static void open_section(struct loader *l, const char *line)
 	if (!close) {
 		l->section = SECTION_BAD;
 		loader_report(l, loader_here(l),
-			      "section header without ']', expected [global], [instance NAME] "
-			      "or [interface IFNAME]");
+			      "section header without ']', expected [global], [instance NAME] or "
+			      "[interface IFNAME]");
 		return;
 	}
 	n = (size_t) (close - line - 1);
@@ -187,8 +187,7 @@ static int handler(void *user, const char *section, const char *name, const char
 	if (l->section == SECTION_NONE) {
 		loader_report(l, loader_here(l),
 			      "key \"%s\" outside of any section, expected a [global], [instance "
-			      "NAME] or "
-			      "[interface IFNAME] header before it",
+			      "NAME] or [interface IFNAME] header before it",
 			      name);
 		return 1;
 	}
@@ -270,12 +269,10 @@ static char *read_line(char *str, int num, void *stream)
 	while ((ch = getc_unlocked(l->f)) != EOF) {
 		if (++l->bytes > CONFIG_FILE_MAX) {
 			l->line++;
-			loader_report(
-				l, loader_here(l),
-				"file is larger than %d bytes, expected a phcd.conf (the rest is "
-				"not "
-				"read)",
-				CONFIG_FILE_MAX);
+			loader_report(l, loader_here(l),
+				      "file is larger than %d bytes, expected a phcd.conf (the "
+				      "rest is not read)",
+				      CONFIG_FILE_MAX);
 			return NULL;
 		}
 		nul |= ch == '\0';
@@ -389,8 +386,7 @@ static void ptp4l_config(struct loader *l, const char *value)
 	} else {
 		loader_report(l, loader_here(l),
 			      "key \"ptp4l_config\" is not valid in this section, expected it in "
-			      "[global] "
-			      "or [instance NAME]");
+			      "[global] or [instance NAME]");
 		return;
 	}
 	if (target->section.line) {
