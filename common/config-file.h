@@ -1,68 +1,30 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* phcd.conf: loading, validation, per-port resolution and diffing of the INI configuration. */
+/* phcd.conf: the loaded configuration, the one way to load it, and what its users look up. */
 #pragma once
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/config-index.h"
+#include "common/config-layer.h"
 #include "ptp/options.h"
 #include "ptp/util.h"
 
 /* Implicit instance when a configuration has no [instance NAME] section at all. */
 #define CONFIG_DEFAULT_INSTANCE "default"
-/* Upper bound of table keys: one bit per key in a layer's "set" mask. */
-#define CONFIG_KEYS_MAX 192
 
 /* Bounds of one load: a file's size, the drop-ins read, the errors shown ("and N more"). */
 #define CONFIG_FILE_MAX 1048576
 #define CONFIG_DROPINS_MAX 1024
 #define CONFIG_ERRORS_MAX 50
-
-/* Keys of the supervisor itself: valid in [global] only. */
-struct daemon_options {
-	int32_t logging_level; /* syslog priority, as ptp4l's logging_level */
-	char system_clock_instance[OPTIONS_NAME_MAX]; /* instance steering CLOCK_REALTIME; "" = none
-						       */
-	uint32_t restart_limit_burst;		      /* worker restarts allowed per interval ... */
-	uint32_t restart_limit_interval_sec;	      /* ... after which the port stays FAULTY */
-	uint32_t restart_backoff_initial_ms;
-	uint32_t restart_backoff_max_ms;
-	uint32_t polkit_max_pending;		/* polkit checks in flight, all callers ... */
-	uint32_t polkit_max_pending_per_caller; /* ... and one D-Bus sender */
-};
-
-/* Where a section or a key came from, for "file:line:" messages. */
-struct config_pos {
-	uint32_t file; /* index into config.files */
-	uint32_t line;
-};
-
 /*
- * What one section wrote: the values of the keys it set and a bit per table key saying which.
- * Resolution applies layers in order, copying only the set keys: defaults <- [global] <-
- * [instance NAME] <- [interface IFNAME].
+ * Named sections in one configuration: [instance NAME], [interface IFNAME] and the [IFNAME] of
+ * ptp4l_config files together (a section amended by a later file counts once). The first one
+ * past it is refused with its file:line and nothing more is read: a configuration costs at most
+ * about 8 MB and a few milliseconds to load (40,000 sections took 7.7 s and 130 MB).
  */
-struct config_layer {
-	struct daemon_options daemon;
-	struct instance_options instance;
-	struct port_options port;
-	uint64_t set[CONFIG_KEYS_MAX / 64];
-	struct config_pos set_at[CONFIG_KEYS_MAX];
-	struct config_pos section; /* first header of this section */
-	struct config_pos last;	   /* its latest header: a later file may amend the section */
-};
-
-/* Did layer l set table key number i (config_keys_index())? */
-static inline bool config_layer_is_set(const struct config_layer *l, size_t i)
-{
-	return (l->set[i / 64] >> (i % 64)) & 1;
-}
-
-static inline void config_layer_mark_set(struct config_layer *l, size_t i)
-{
-	l->set[i / 64] |= UINT64_C(1) << (i % 64);
-}
+#define CONFIG_SECTIONS_MAX 1024
 
 struct config_instance {
 	struct instance_options options; /* resolved: defaults <- global <- instance */
@@ -106,53 +68,53 @@ struct config {
 	char *warnings;
 	char **files; /* every file read, in order (main file, then drop-ins), escaped */
 	size_t n_files;
+	/* Lookups in constant time: instances by name, interfaces by ifname, ptp4l_sections by
+	 * (instance, ifname), and the first non-auto instance whose interfaces names an ifname. */
+	struct config_index instance_index;
+	struct config_index interface_index;
+	struct config_index ptp4l_index;
+	struct config_index member_index;
+	size_t auto_instance; /* the instance with interfaces auto (the last), SIZE_MAX: none */
+};
+
+/* What to load: phcd.conf and its drop-ins, or one linuxptp file alone. */
+struct config_source {
+	const char *path;	/* phcd.conf */
+	const char *dropin_dir; /* NULL: path + ".d" */
+	/* A missing path is no error (the daemon's default path): the built-in defaults apply. */
+	bool main_optional;
+	/* Set: path and dropin_dir are not read; the configuration is that one linuxptp file (ptp4l
+	 * -f FILE), as [global]'s ptp4l_config. */
+	const char *ptp4l_path;
 };
 
 /*
- * Load path and then every *.conf in dropin_dir in lexical (strcmp) order. dropin_dir NULL means
- * path + ".d". A missing main file is an error unless main_optional (the daemon's default path:
- * then built-in defaults apply); a missing drop-in directory is not. A section may appear in
- * several files: a later file's keys override (amend) the earlier ones of the same section; twice
- * in one file it is an error.
+ * The one way to load a configuration: src->path and then every *.conf in the drop-in directory
+ * in lexical (strcmp) order, or src->ptp4l_path alone. A missing drop-in directory is no error. A
+ * section may appear in several files: a later file's keys override (amend) the earlier ones of
+ * the same section; twice in one file it is an error.
  *
  * Every problem is reported as one "file:line: what is wrong, what was expected" line in *errors
- * (malloc'ed, newline-separated, NULL when there is none; the caller frees it). Returns 0 and
- * sets *ret, or -EINVAL when the configuration has errors, or another -errno. *ret is written
- * only on success, so a failed reload leaves the running configuration alone.
+ * (malloc'ed, newline-separated, NULL when there is none; errors NULL: not wanted). With report
+ * (NULL: none; malloc'ed), one line per key of every ptp4l_config file read: "file:line: key
+ * value: " and "honoured (as phcd key X = V)", "honoured (phcd's behaviour: ...)" or "not honoured
+ * (warning, the key is ignored): why" / "not honoured (error, the configuration is refused): why".
+ * Returns 0 and sets *ret, or -EINVAL when the configuration has errors, or another -errno. *ret
+ * is written only on success, so a failed reload leaves the running configuration alone.
  */
-int config_load(const char *path, const char *dropin_dir, bool main_optional, struct config **ret,
-		char **errors);
-/*
- * config_load(), and in *report (NULL: none; malloc'ed) one line per key of every ptp4l_config
- * file read: "file:line: key value: " and "honoured (as phcd key X = V)", "honoured (phcd's
- * behaviour: ...)" or "not honoured (warning, the key is ignored): why" / "not honoured (error,
- * the configuration is refused): why". With ptp4l_path, path and dropin_dir are not read: the
- * configuration is that one linuxptp file, as [global]'s ptp4l_config.
- */
-int config_load_report(const char *path, const char *dropin_dir, bool main_optional,
-		       const char *ptp4l_path, struct config **ret, char **errors, char **report);
+int config_load(const struct config_source *src, struct config **ret, char **errors, char **report);
 struct config *config_free(struct config *c);
-/*
- * A file name as shown (config.files, messages, D-Bus): valid UTF-8, each byte that is not part
- * of a valid sequence, a control character or a backslash written as \xNN. malloc'ed; NULL: no
- * memory.
- */
-char *config_escape_name(const char *name);
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct config *, config_free);
 
 /*
- * `phcd --check-config [-f FILE]`: load path (and dropin_dir, NULL: path + ".d"), print every
- * error, or a summary of the instances, to out. 0 or -EINVAL (or another -errno). main_optional
- * as config_load(): the daemon's default path may be missing.
+ * `phcd --check-config`: config_load(src), print every error (and with src->ptp4l_path the
+ * per-key report), or a summary of the instances, to out. 0 or -EINVAL (or another -errno).
  */
-int config_check_full(const char *path, const char *dropin_dir, bool main_optional, FILE *out);
-/* `phcd --check-config --ptp4l-config FILE`: a bare linuxptp file, with the per-key report. */
-int config_check_ptp4l(const char *ptp4l_path, FILE *out);
-int config_check_dir(const char *path, const char *dropin_dir, FILE *out);
-/* The same with path + ".d". */
-int config_check(const char *path, FILE *out);
+int config_check(const struct config_source *src, FILE *out);
 
 const struct config_instance *config_find_instance(const struct config *c, const char *name);
+/* phcd.conf's [interface IFNAME], or NULL. */
+const struct config_interface *config_find_interface(const struct config *c, const char *ifname);
 
 /*
  * The instance a discovered interface belongs to: the one that lists it explicitly, else the one
@@ -165,27 +127,3 @@ const struct config_instance *config_instance_for_interface(const struct config 
 /* Effective options of a port: global <- instance <- interface. -ENOENT for an unknown instance. */
 int config_port_options(const struct config *c, const char *instance, const char *ifname,
 			struct port_options *ret);
-
-enum config_change {
-	CONFIG_UNCHANGED = 0,
-	CONFIG_ADDED,
-	CONFIG_REMOVED,
-	CONFIG_CHANGED,
-};
-
-const char *config_change_to_string(enum config_change c);
-
-/* Did the instance's own options (data sets, clock, servo, membership) change? */
-enum config_change config_diff_instance(const struct config *old, const struct config *new,
-					const char *name);
-/* CHANGED only in priority1/priority2 (which the engine takes in place, without a restart)? */
-bool config_instance_priorities_only(const struct config *old, const struct config *new,
-				     const char *name);
-/* Did the effective options of this port change? ADDED/REMOVED follow the instance. */
-enum config_change config_diff_port(const struct config *old, const struct config *new,
-				    const char *instance, const char *ifname);
-/* Did any daemon key ([global] only) change? */
-bool config_daemon_changed(const struct config *old, const struct config *new);
-
-/* Print every key of the table with its sections, default and range (for docs and --help). */
-void config_dump_keys(FILE *out);

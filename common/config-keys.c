@@ -322,9 +322,9 @@ static int parse_profile(const struct config_key *k, const char *value, void *ds
 }
 
 /*
- * ptp4l_config is read by the loader itself (config-file.c: it reads the file into layers of its
- * own), before the table is consulted; its row is here so that it is listed and documented with
- * the others. It stores nothing (size 0).
+ * ptp4l_config is read by the loader itself (config-ptp4l-read.c reads the file into layers of
+ * its own), before the table is consulted; its row is here so that it is listed and documented
+ * with the others. It stores nothing (size 0).
  */
 static int parse_ptp4l_config(const struct config_key *k, const char *value, void *dst)
 {

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Internal to the config loader: the key table and what the loader does with it. */
+/* The phcd.conf key table: each key's scope, parser, place, range and default. */
 #pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
-#include "common/config-file.h"
+#include "common/config-layer.h"
 
 enum key_scope {
 	SCOPE_DAEMON,	/* [global] only */
@@ -55,5 +56,5 @@ void config_keys_expect(const struct config_key *k, char *buf, size_t size);
 bool config_keys_ifname_valid(const char *s, size_t n);
 /* 1 to OPTIONS_NAME_MAX - 1 letters, digits, '_' or '-'. */
 bool config_keys_instance_name_valid(const char *s);
-/* Length of the valid UTF-8 sequence at s (1..4) that sd-bus accepts, or 0 (config-file.c). */
-size_t config_utf8_len(const unsigned char *s);
+/* Print every key of the table with its sections, default and range (for docs and --help). */
+void config_dump_keys(FILE *out);

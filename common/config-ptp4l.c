@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "common/config-ptp4l.h"
+#include "common/utf8.h"
 
 static bool is_blank(char c)
 {
@@ -24,7 +25,7 @@ enum ptp4l_line_kind ptp4l_parse_line(char *line, struct ptp4l_line *ret)
 		line[n - 1] = '\0';
 	}
 	for (const unsigned char *u = (const unsigned char *) line; *u; u += n) {
-		n = config_utf8_len(u);
+		n = utf8_len(u);
 		if (n == 0 || (n == 1 && *u < 0x20 && *u != '\t') || *u == 0x7F) {
 			ret->error =
 				"bytes that are not UTF-8 text (or control characters), expected "

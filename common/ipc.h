@@ -54,11 +54,13 @@
  * counter.
  * 22: CONFIG carries clock_locked_before.
  * 23: CONFIG comes with two packet sockets, the event socket then the general one
- * (transport.h), before the status page. */
-#define IPC_VERSION 23
+ * (transport.h), before the status page.
+ * 24: CONFIG comes with the worker's seccomp filter (a sealed memfd, sandbox-filter.h) after the
+ * status page. */
+#define IPC_VERSION 24
 #define IPC_HEADER_SIZE 8
 #define IPC_MAX_SIZE 1024 /* larger than every message; a longer datagram is refused */
-#define IPC_MAX_FDS 4
+#define IPC_MAX_FDS 5
 /* One counter slot per PTP messageType value (IEEE 1588-2019 13.3.2.3, Table 36): 4 bits. */
 #define IPC_MSG_KINDS 16
 /*
@@ -169,8 +171,9 @@ struct ipc_clock_state {
  * The port's identity and effective options (interface selection of the instance does not
  * travel). It comes with the port's fds over SCM_RIGHTS: the AF_PACKET event socket
  * (ETH_P_1588) first, then the general socket (protocol 0), then the status page (a sealed
- * memfd, status-page.h), then the PHC (read-write) when the instance's clock back end uses it; a
- * worker refuses to run without the first three.
+ * memfd, status-page.h), then the worker's seccomp filter (a sealed memfd, sandbox-filter.h),
+ * then the PHC (read-write) when the instance's clock back end uses it; a worker refuses to run
+ * without the first four.
  */
 struct ipc_config {
 	char ifname[IFNAMSIZ];

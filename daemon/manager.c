@@ -243,10 +243,14 @@ void manager_remove_instance(struct manager *m, struct instance *i)
 
 int manager_load_config(struct manager *m, struct config **ret, char **errors)
 {
-	const char *path = m->config_path ? m->config_path : CONFIG_DEFAULT_PATH;
+	const struct config_source src = {
+		.path = m->config_path ? m->config_path : CONFIG_DEFAULT_PATH,
+		.dropin_dir = m->config_dir,
+		.main_optional = !m->config_path,
+	};
 	int r;
 
-	r = config_load(path, m->config_dir, !m->config_path, ret, errors);
+	r = config_load(&src, ret, errors, NULL);
 	/* Keys of a ptp4l_config file that are ignored: each named, with its file:line. */
 	if (r >= 0 && (*ret)->warnings) {
 		log_lines(LOG_WARNING, (*ret)->warnings);

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "common/config-file.h"
+#include "common/config-diff.h"
 
 enum reload_action {
 	RELOAD_KEEP = 0, /* untouched: same worker, same PID */

@@ -15,13 +15,15 @@
 
 int supervisor_check_config(const struct manager_settings *s)
 {
-	const char *path = s->config_path ? s->config_path : CONFIG_DEFAULT_PATH;
-
-	if (s->ptp4l_config) {
-		return config_check_ptp4l(s->ptp4l_config, stdout);
-	}
 	/* As the daemon: the default file may be missing (built-in defaults), a named one not. */
-	return config_check_full(path, s->config_dir, !s->config_path, stdout);
+	const struct config_source src = {
+		.path = s->config_path ? s->config_path : CONFIG_DEFAULT_PATH,
+		.dropin_dir = s->config_dir,
+		.main_optional = !s->config_path,
+		.ptp4l_path = s->ptp4l_config,
+	};
+
+	return config_check(&src, stdout);
 }
 
 static int on_term(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/sandbox-filter.h"
 #include "common/status-page.h"
 #include "daemon/worker-sandbox.h"
 #include "daemon/worker.h"
@@ -42,6 +43,7 @@ struct worker {
 	int gen_fd; /* the general socket (transport.h, TRANSPORT_L2_FD_GENERAL) */
 	int phc_fd;
 	int page_fd;
+	int filter_fd; /* its seccomp filter (common/sandbox-filter.h), written for its pid */
 	/* Its status page, read-only here (status-page.h), and the count last read from it. */
 	struct status_page *page;
 	uint32_t page_seq;
@@ -81,6 +83,7 @@ static void worker_release(struct worker *w)
 	close_fd(&w->gen_fd);
 	close_fd(&w->phc_fd);
 	close_fd(&w->page_fd);
+	close_fd(&w->filter_fd);
 	w->page = status_page_unmap(w->page);
 }
 
@@ -269,7 +272,7 @@ int worker_spawn(sd_event *event, const struct worker_config *cfg, const struct 
 	};
 	struct transport_ts_status st;
 	_cleanup_close_ int sock = -1, gen = -1, phc = -1, ours = -1, theirs = -1, pidfd = -1,
-			    page_fd = -1;
+			    page_fd = -1, filter = -1;
 	int socks[TRANSPORT_L2_FDS];
 	_cleanup_free_ struct worker *w = NULL;
 	struct worker_env env;
@@ -303,6 +306,10 @@ int worker_spawn(sd_event *event, const struct worker_config *cfg, const struct 
 	theirs = sv[1];
 	/* The worker blocks on its end: clear O_NONBLOCK there (it has its own event loop). */
 	fcntl(theirs, F_SETFL, 0);
+	r = sandbox_filter_memfd(&filter);
+	if (r < 0) {
+		return r;
+	}
 	worker_env(&env);
 	w = calloc(1, sizeof(*w));
 	if (!w) {
@@ -321,6 +328,15 @@ int worker_spawn(sd_event *event, const struct worker_config *cfg, const struct 
 	if (pid == 0) {
 		worker_exec(cfg, theirs, env.envp);
 	}
+	/* Built here, by the supervisor, for the worker's pid (it may signal only itself): the
+	 * worker installs it without libseccomp, keeping none of the memory a build takes. */
+	r = sandbox_filter_write(filter, pid);
+	if (r < 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		w->page = status_page_unmap(w->page);
+		return r;
+	}
 	pidfd = pidfd_open_(pid);
 	if (pidfd < 0) {
 		r = -errno;
@@ -338,6 +354,7 @@ int worker_spawn(sd_event *event, const struct worker_config *cfg, const struct 
 	w->sock_fd = TAKE_FD(sock);
 	w->gen_fd = TAKE_FD(gen);
 	w->phc_fd = TAKE_FD(phc);
+	w->filter_fd = TAKE_FD(filter);
 	w->page_fd = TAKE_FD(page_fd);
 	r = sd_event_add_io(event, &w->pidfd_src, w->pidfd, EPOLLIN, on_pidfd, w);
 	if (r >= 0) {
@@ -368,16 +385,17 @@ int worker_send(struct worker *w, const struct ipc_msg *m)
 
 int worker_send_config(struct worker *w, const struct ipc_msg *m)
 {
-	int fds[] = { w->sock_fd, w->gen_fd, w->page_fd, w->phc_fd };
+	int fds[] = { w->sock_fd, w->gen_fd, w->page_fd, w->filter_fd, w->phc_fd };
 	int r;
 
 	if (w->ipc_fd < 0) {
 		return -ENOTCONN;
 	}
-	if (m->type != IPC_CONFIG || w->sock_fd < 0 || w->gen_fd < 0 || w->page_fd < 0) {
+	if (m->type != IPC_CONFIG || w->sock_fd < 0 || w->gen_fd < 0 || w->page_fd < 0 ||
+	    w->filter_fd < 0) {
 		return -EINVAL;
 	}
-	r = ipc_send(w->ipc_fd, m, fds, w->phc_fd >= 0 ? 4 : 3);
+	r = ipc_send(w->ipc_fd, m, fds, w->phc_fd >= 0 ? 5 : 4);
 	if (r < 0) {
 		return r;
 	}
@@ -386,6 +404,7 @@ int worker_send_config(struct worker *w, const struct ipc_msg *m)
 	close_fd(&w->gen_fd);
 	close_fd(&w->phc_fd);
 	close_fd(&w->page_fd);
+	close_fd(&w->filter_fd);
 	return 0;
 }
 

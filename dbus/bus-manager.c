@@ -291,7 +291,8 @@ static int method_check_config(sd_bus_message *m, void *userdata, sd_bus_error *
 	if (!f) {
 		return -ENOMEM;
 	}
-	checked = config_check(path, f);
+	/* The text alone, as a whole phcd.conf: no drop-ins ("/proc/self/fd/N.d" never exists). */
+	checked = config_check(&(const struct config_source){ .path = path }, f);
 	if (fclose(f) != 0) {
 		return -ENOMEM;
 	}

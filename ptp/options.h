@@ -13,7 +13,7 @@
 /*
  * Field names follow ptp4l's configuration keys (ptp4l(8)) wherever a key means what the ptp4l
  * key means, so a ptp4l user and a grep find the same word. Everything here is pure data: no
- * allocation, no parser. common/config-file.c fills these from INI files; phcd-port takes them from
+ * allocation, no parser. common/config-load.c fills these from INI files; phcd-port takes them from
  * the supervisor over IPC or from its command line.
  */
 

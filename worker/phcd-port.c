@@ -1,201 +1,99 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* phcd-port, the per-port worker: under the supervisor (--ipc-fd) it runs worker/port-ipc.c. */
+/*
+ * phcd-port, the per-port worker: under the supervisor (--ipc-fd) it runs worker/port-ipc.c. Run
+ * by hand (no --ipc-fd) it execs phcd-port-cli beside it, so that this program, which phcd runs
+ * once per port, links no configuration parser (issue 26: each worker's private memory).
+ */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/log.h"
-#include "worker/port-cli.h"
 #include "worker/port-ipc.h"
 
-/* Two modes: by hand on one interface (worker/port-cli.c), or under phcd (worker/port-ipc.c). */
-static void help(FILE *f)
+static bool supervised(int argc, char **argv)
 {
-	fputs("usage: phcd-port -i IFNAME [-f CONFIG] [--domain N] [--priority1 N] [--priority2 "
-	      "N]\n"
-	      "                 [-s|--slave-only] [-E|-P] [--clock virtual|phc|free]\n"
-	      "                 [--virtual-offset NS] [--virtual-freq PPB] [--socket-fd N]\n"
-	      "                 [-m [--every-sample] [--true-error]]\n"
-	      "  by hand, like ptp4l -i IF -m: one port, its own best master clock decision.\n"
-	      "  --virtual-offset/--virtual-freq start the virtual clock off (for testing).\n"
-	      "       phcd-port --ipc-fd N -i IFNAME\n"
-	      "  run by phcd: the worker drops every privilege, then takes its identity, options\n"
-	      "  and the port's socket (and PHC) with CONFIG over the IPC socket; the supervisor\n"
-	      "  decides its state.\n",
-	      f);
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--ipc-fd") == 0 || strncmp(argv[i], "--ipc-fd=", 9) == 0) {
+			return true;
+		}
+	}
+	return false;
 }
 
-/* A decimal in [min, max]; -EINVAL otherwise. */
-static int parse_range(const char *s, long long min, long long max, long long *ret)
+/* By hand: phcd-port-cli from this program's own directory, with the same arguments. */
+static int exec_cli(char **argv)
 {
-	char *end;
-	long long v;
+	char path[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - sizeof("/phcd-port-cli"));
+	char *slash;
 
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno || end == s || *end || v < min || v > max) {
-		return -EINVAL;
+	if (n <= 0 || (size_t) n >= sizeof(path) - sizeof("/phcd-port-cli")) {
+		log_error("cannot find phcd-port-cli: /proc/self/exe: %s",
+			  strerror(n < 0 ? errno : ENAMETOOLONG));
+		return 1;
 	}
-	*ret = v;
-	return 0;
-}
-
-static int parse_clock(const char *s, enum options_clock_backend *ret)
-{
-	/* "free" as ptp4l users say it; the config file's names work too. */
-	if (strcmp(s, "free") == 0) {
-		*ret = OPTIONS_CLOCK_FREE_RUNNING;
-		return 0;
-	}
-	return options_clock_backend_from_string(s, ret) < 0 ? -EINVAL : 0;
-}
-
-static int parse_fd(const char *s, int *ret)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || v < 0 || v > 1 << 20) {
-		return -EINVAL;
-	}
-	*ret = (int) v;
-	return 0;
+	path[n] = '\0';
+	slash = strrchr(path, '/');
+	strcpy(slash ? slash : path, "/phcd-port-cli");
+	execv(path, argv);
+	log_error("cannot run %s: %s", path, strerror(errno));
+	return 1;
 }
 
 int main(int argc, char **argv)
 {
 	enum {
 		ARG_IPC_FD = 0x100,
-		ARG_SOCKET_FD,
-		ARG_DOMAIN,
-		ARG_PRIORITY1,
-		ARG_PRIORITY2,
-		ARG_CLOCK,
-		ARG_VIRTUAL_OFFSET,
-		ARG_VIRTUAL_FREQ,
-		ARG_EVERY_SAMPLE,
-		ARG_TRUE_ERROR,
 	};
 	static const struct option opts[] = {
-		{ "help", no_argument, NULL, 'h' },
 		{ "interface", required_argument, NULL, 'i' },
 		{ "ipc-fd", required_argument, NULL, ARG_IPC_FD },
-		{ "socket-fd", required_argument, NULL, ARG_SOCKET_FD },
-		{ "config", required_argument, NULL, 'f' },
-		{ "domain", required_argument, NULL, ARG_DOMAIN },
-		{ "priority1", required_argument, NULL, ARG_PRIORITY1 },
-		{ "priority2", required_argument, NULL, ARG_PRIORITY2 },
-		{ "slave-only", no_argument, NULL, 's' },
-		{ "clock", required_argument, NULL, ARG_CLOCK },
-		{ "virtual-offset", required_argument, NULL, ARG_VIRTUAL_OFFSET },
-		{ "virtual-freq", required_argument, NULL, ARG_VIRTUAL_FREQ },
-		{ "every-sample", no_argument, NULL, ARG_EVERY_SAMPLE },
-		{ "true-error", no_argument, NULL, ARG_TRUE_ERROR },
 		{},
 	};
 	struct port_ipc_args a = { .ipc_fd = -1 };
-	struct port_cli_args cli;
-	long long v;
-	int c, r = 0;
+	char *end;
+	long fd;
+	int c;
 
 	log_setup("phcd-port");
-
-	port_cli_args_init(&cli);
-	while ((c = getopt_long(argc, argv, "hi:f:sEPm", opts, NULL)) >= 0) {
+	if (!supervised(argc, argv)) {
+		return exec_cli(argv);
+	}
+	/* The options phcd gives (daemon/worker.c): -m prints every servo sample. */
+	while ((c = getopt_long(argc, argv, "i:m", opts, NULL)) >= 0) {
 		switch (c) {
-		case 'f':
-			cli.config_path = optarg;
-			break;
-		case 's':
-			cli.slave_only = true;
-			break;
-		case 'E':
-			cli.delay_mechanism = DELAY_MECHANISM_E2E;
-			cli.delay_mechanism_set = true;
-			break;
-		case 'P':
-			cli.delay_mechanism = DELAY_MECHANISM_P2P;
-			cli.delay_mechanism_set = true;
-			break;
-		case 'm':
-			cli.print = true;
-			break;
-		case ARG_EVERY_SAMPLE:
-			cli.every_sample = true;
-			break;
-		case ARG_TRUE_ERROR:
-			cli.true_error = true;
-			break;
-		case ARG_DOMAIN:
-			r = parse_range(optarg, 0, 255, &v);
-			cli.domain = (int) v;
-			break;
-		case ARG_PRIORITY1:
-			r = parse_range(optarg, 0, 255, &v);
-			cli.priority1 = (int) v;
-			break;
-		case ARG_PRIORITY2:
-			r = parse_range(optarg, 0, 255, &v);
-			cli.priority2 = (int) v;
-			break;
-		case ARG_CLOCK:
-			r = parse_clock(optarg, &cli.clock_backend);
-			cli.clock_backend_set = r >= 0;
-			break;
-		case ARG_VIRTUAL_OFFSET:
-			r = parse_range(optarg, -1000 * NS_PER_SEC, 1000 * NS_PER_SEC, &v);
-			cli.virtual_offset = v;
-			cli.virtual_offset_set = true;
-			break;
-		case ARG_VIRTUAL_FREQ:
-			r = parse_range(optarg, -1000000, 1000000, &v);
-			cli.virtual_freq = (int32_t) v;
-			cli.virtual_freq_set = true;
-			break;
-		case 'h':
-			help(stdout);
-			return 0;
 		case 'i':
 			snprintf(a.ifname, sizeof(a.ifname), "%s", optarg);
 			break;
-		case ARG_IPC_FD:
-			r = parse_fd(optarg, &a.ipc_fd);
+		case 'm':
+			a.print = true;
 			break;
-		case ARG_SOCKET_FD:
-			r = parse_fd(optarg, &cli.socket_fd);
+		case ARG_IPC_FD:
+			/* A descriptor number, as phcd writes it (daemon/worker.c: "3"). */
+			errno = 0;
+			fd = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || fd < 0 || fd > INT_MAX) {
+				log_error("invalid option value '%s'", optarg);
+				return 2;
+			}
+			a.ipc_fd = (int) fd;
 			break;
 		default:
-			help(stderr);
-			return 2;
-		}
-		if (r < 0) {
-			log_error("invalid option value '%s'", optarg);
+			fputs("usage: phcd-port --ipc-fd N -i IFNAME [-m]   (run by phcd; by hand, "
+			      "see phcd-port --help)\n",
+			      stderr);
 			return 2;
 		}
 	}
-	if (optind < argc) {
-		help(stderr);
+	if (optind < argc || a.ipc_fd < 0) {
+		fputs("usage: phcd-port --ipc-fd N -i IFNAME [-m]\n", stderr);
 		return 2;
 	}
-	if (a.ipc_fd < 0) {
-		if (!a.ifname[0]) {
-			help(stderr);
-			return 2;
-		}
-		memcpy(cli.ifname, a.ifname, sizeof(cli.ifname));
-		return port_cli_run(&cli) < 0 ? 1 : 0;
-	}
-	if (cli.socket_fd >= 0) {
-		fputs("phcd-port: under phcd (--ipc-fd) the socket comes with CONFIG, not "
-		      "--socket-fd\n",
-		      stderr);
-		return 2;
-	}
-	a.print = cli.print;
 	/* Supervised: every line carries its priority, so journald files an error as an error. */
 	log_set_level_prefix(true);
 	return port_ipc_run(&a) < 0 ? 1 : 0;

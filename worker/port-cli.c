@@ -181,7 +181,8 @@ static int cli_options(const struct port_cli_args *a, struct instance_options *i
 	/* By hand on a machine without a PHC the useful default is the virtual clock. */
 	io->clock_backend = OPTIONS_CLOCK_VIRTUAL;
 	if (a->config_path) {
-		r = config_load(a->config_path, NULL, false, &cfg, &errors);
+		r = config_load(&(struct config_source){ .path = a->config_path }, &cfg, &errors,
+				NULL);
 		if (r < 0) {
 			log_error_errno(r, "%s: %m", a->config_path);
 			fputs(errors ? errors : "", stderr);

@@ -534,14 +534,15 @@ static void on_ipc(struct evloop *e, int fd, uint32_t revents, void *userdata)
 
 /*
  * CONFIG and the fds that come with it: the port's event and general sockets, its status page,
- * then its PHC when timestamps are hardware (steer_wants_phc()). A CONFIG without the first
- * three, or with a PHC for the system back end (which never reads one), is refused.
+ * its seccomp filter, then its PHC when timestamps are hardware (steer_wants_phc()). A CONFIG
+ * without the first four, or with a PHC for the system back end (which never reads one), is
+ * refused.
  */
 static int recv_config(int ipc, struct ipc_config *ret, int ret_socks[TRANSPORT_L2_FDS],
-		       int *ret_page, int *ret_phc)
+		       int *ret_page, int *ret_filter, int *ret_phc)
 {
 	struct pollfd pfd = { .fd = ipc, .events = POLLIN };
-	int fds[4] = { -1, -1, -1, -1 };
+	int fds[5] = { -1, -1, -1, -1, -1 };
 	struct ipc_msg m;
 	size_t n = 0;
 	int r;
@@ -554,8 +555,8 @@ static int recv_config(int ipc, struct ipc_config *ret, int ret_socks[TRANSPORT_
 	if (r < 0) {
 		return r;
 	}
-	if (m.type != IPC_CONFIG || n < 3 ||
-	    (n == 4 && m.config.instance.clock_backend == OPTIONS_CLOCK_SYSTEM)) {
+	if (m.type != IPC_CONFIG || n < 4 ||
+	    (n == 5 && m.config.instance.clock_backend == OPTIONS_CLOCK_SYSTEM)) {
 		for (size_t k = 0; k < n; k++) {
 			close(fds[k]);
 		}
@@ -565,7 +566,8 @@ static int recv_config(int ipc, struct ipc_config *ret, int ret_socks[TRANSPORT_
 	ret_socks[TRANSPORT_L2_FD_EVENT] = fds[0];
 	ret_socks[TRANSPORT_L2_FD_GENERAL] = fds[1];
 	*ret_page = fds[2];
-	*ret_phc = fds[3];
+	*ret_filter = fds[3];
+	*ret_phc = fds[4];
 	return 0;
 }
 
@@ -689,7 +691,7 @@ int port_ipc_run(const struct port_ipc_args *a)
 	struct transport_ts_status st;
 	struct steer_decision steer;
 	struct transport_config tc = { 0 };
-	int socks[TRANSPORT_L2_FDS] = { -1, -1 }, page = -1, r;
+	int socks[TRANSPORT_L2_FDS] = { -1, -1 }, page = -1, filter = -1, r;
 
 	/* Once its fds are in hand a worker needs no privilege at all (docs/security.md). */
 	r = caps_drop_all(false, 0, 0);
@@ -707,7 +709,7 @@ int port_ipc_run(const struct port_ipc_args *a)
 	hello.hello.pid = getpid();
 	r = ipc_send(a->ipc_fd, &hello, NULL, 0);
 	if (r >= 0) {
-		r = recv_config(a->ipc_fd, &cfg, socks, &page, &w.phc_fd);
+		r = recv_config(a->ipc_fd, &cfg, socks, &page, &filter, &w.phc_fd);
 	}
 	if (r >= 0) {
 		r = status_page_map(page, true, &w.page);
@@ -743,10 +745,10 @@ int port_ipc_run(const struct port_ipc_args *a)
 		/* Decided before make_clock() takes the PHC fd: what is held, not what is left. */
 		decide_steering(&w, &cfg, &st, &steer);
 		if (steer.target == STEER_FAULTY) {
-			r = sandbox_load_seccomp(a->ifname);
+			r = sandbox_install(a->ifname, TAKE_FD(filter));
 			if (r < 0) {
 				log_port_error_errno(a->ifname, r,
-						     "cannot load the seccomp filter: %m");
+						     "cannot install the seccomp filter: %m");
 				goto out;
 			}
 			r = stay_faulty(&w, &steer);
@@ -793,9 +795,9 @@ int port_ipc_run(const struct port_ipc_args *a)
 		goto out;
 	}
 	/* Set up: from here on only what the loop needs (worker/sandbox.h). */
-	r = sandbox_load_seccomp(a->ifname);
+	r = sandbox_install(a->ifname, TAKE_FD(filter));
 	if (r < 0) {
-		log_port_error_errno(a->ifname, r, "cannot load the seccomp filter: %m");
+		log_port_error_errno(a->ifname, r, "cannot install the seccomp filter: %m");
 		goto out;
 	}
 	/* port_start's first state change sends the first STATUS. */
@@ -810,6 +812,9 @@ out:
 	}
 	if (w.phc_fd >= 0) {
 		close(w.phc_fd);
+	}
+	if (filter >= 0) {
+		close(filter);
 	}
 	status_page_unmap(w.page);
 	return r;

@@ -13,10 +13,11 @@
 #include <unistd.h>
 
 #include "common/config-file.h"
+#include "common/utf8.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* config_escape_name(): no control byte out, at most 4 bytes per byte in, plain ASCII kept. */
+/* utf8_escape(): no control byte out, at most 4 bytes per byte in, plain ASCII kept. */
 static void fuzz_escape(const uint8_t *data, size_t size)
 {
 	char *name = strndup((const char *) data, size), *e;
@@ -28,7 +29,7 @@ static void fuzz_escape(const uint8_t *data, size_t size)
 	for (const char *p = name; *p; p++) {
 		plain &= *p >= 0x20 && *p < 0x7F && *p != '\\';
 	}
-	e = config_escape_name(name);
+	e = utf8_escape(name);
 	if (!e || strlen(e) > 4 * strlen(name) || (plain && strcmp(e, name) != 0)) {
 		abort();
 	}
@@ -54,7 +55,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	}
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	r = config_load(path, "/nonexistent/phcd-fuzz", false, &c, &errors);
+	r = config_load(
+		&(struct config_source){ .path = path, .dropin_dir = "/nonexistent/phcd-fuzz" }, &c,
+		&errors, NULL);
 	/* Refused exactly when there are errors to show, loaded exactly when there are none. */
 	if ((r == 0) != (errors == NULL) || (r == 0) != (c != NULL) || (r < 0 && r != -EINVAL)) {
 		abort();

@@ -62,7 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		lines += data[i] == '\n';
 	}
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	r = config_load_report(NULL, NULL, false, path, &c, &errors, &report);
+	r = config_load(&(struct config_source){ .ptp4l_path = path }, &c, &errors, &report);
 	if ((r == 0) != (errors == NULL) || (r == 0) != (c != NULL) || (r < 0 && r != -EINVAL)) {
 		abort();
 	}

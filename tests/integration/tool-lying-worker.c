@@ -35,7 +35,7 @@ int main(int argc, char **argv)
 	ns_t offset = (off_env ? strtoll(off_env, NULL, 10) : INT64_C(31536000)) * NS_PER_SEC;
 	struct ipc_msg m = { .type = IPC_HELLO };
 	const char *ifname = "?";
-	int fds[4], ipc = -1, r;
+	int fds[IPC_MAX_FDS], ipc = -1, r;
 	size_t n_fds = 0;
 
 	for (int k = 1; k + 1 < argc; k++) {

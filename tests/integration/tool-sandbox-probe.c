@@ -134,9 +134,9 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		if (pid == 0) {
-			r = sandbox_load_seccomp("probe");
+			r = sandbox_build_and_install("probe");
 			if (r < 0) {
-				fprintf(stderr, "sandbox_load_seccomp: %s\n", strerror(-r));
+				fprintf(stderr, "sandbox_build_and_install: %s\n", strerror(-r));
 				_exit(3);
 			}
 			errno = 0;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "common/config-diff.h"
 #include "common/config-file.h"
 #include "common/config-ptp4l.h"
 
@@ -73,11 +74,12 @@ static struct result load(struct fixture *f, const char *conf, const char *ptp4l
 	}
 	if (conf) {
 		write_file(f->conf, conf, strlen(conf));
-		res.r = config_load_report(f->conf, "/nonexistent", false, NULL, &res.c,
-					   &res.errors, &res.report);
+		res.r = config_load(
+			&(struct config_source){ .path = f->conf, .dropin_dir = "/nonexistent" },
+			&res.c, &res.errors, &res.report);
 	} else {
-		res.r = config_load_report(NULL, NULL, false, f->ptp4l, &res.c, &res.errors,
-					   &res.report);
+		res.r = config_load(&(struct config_source){ .ptp4l_path = f->ptp4l }, &res.c,
+				    &res.errors, &res.report);
 	}
 	return res;
 }

@@ -11,8 +11,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "common/config-diff.h"
 #include "common/config-file.h"
 #include "common/config-keys.h"
+#include "common/utf8.h"
 
 struct fixture {
 	char dir[64];
@@ -69,7 +71,7 @@ static struct config *load_ok(struct fixture *f, const char *text)
 	int r;
 
 	write_file(f->path, text);
-	r = config_load(f->path, NULL, false, &c, &errors);
+	r = config_load(&(struct config_source){ .path = f->path }, &c, &errors, NULL);
 	if (r != 0) {
 		fail_msg("expected the config to load, got %d:\n%s", r, errors ? errors : "");
 	}
@@ -214,7 +216,7 @@ static void test_errors_name_file_and_line(void **state)
 		int r;
 
 		write_file(f->path, e->text);
-		r = config_load(f->path, NULL, false, &c, &errors);
+		r = config_load(&(struct config_source){ .path = f->path }, &c, &errors, NULL);
 		snprintf(want, sizeof(want), "%s%s", f->path, e->expect);
 		if (r != -EINVAL || c || !errors || strncmp(errors, want, strlen(want)) != 0) {
 			fail_msg("%s: expected -EINVAL and an error starting with\n  %s\ngot %d "
@@ -234,7 +236,8 @@ static void test_every_error_is_reported(void **state)
 
 	write_file(f->path,
 		   "[global]\nfoo = 1\npriority1 = 999\n[nope]\nbar = 2\n[global]\nbaz = 3\n");
-	assert_int_equal(config_load(f->path, NULL, false, &c, &errors), -EINVAL);
+	assert_int_equal(config_load(&(struct config_source){ .path = f->path }, &c, &errors, NULL),
+			 -EINVAL);
 	assert_non_null(errors);
 	for (const char *p = errors; *p; p++) {
 		lines += *p == '\n';
@@ -289,11 +292,15 @@ static void test_missing_file(void **state)
 	struct config *c = NULL;
 	char *errors = NULL;
 
-	assert_int_equal(config_load(f->path, NULL, false, &c, &errors), -EINVAL);
+	assert_int_equal(config_load(&(struct config_source){ .path = f->path }, &c, &errors, NULL),
+			 -EINVAL);
 	assert_non_null(strstr(errors, "phcd.conf:0: cannot open: No such file or directory"));
 	free(errors);
 	/* The daemon's default path may be missing: then built-in defaults apply. */
-	assert_int_equal(config_load(f->path, NULL, true, &c, &errors), 0);
+	assert_int_equal(
+		config_load(&(struct config_source){ .path = f->path, .main_optional = true }, &c,
+			    &errors, NULL),
+		0);
 	assert_null(errors);
 	assert_int_equal(c->n_instances, 1);
 	assert_string_equal(c->instances[0].options.name, CONFIG_DEFAULT_INSTANCE);
@@ -323,7 +330,10 @@ static void test_dropin_order(void **state)
 	char buf[1024] = { 0 };
 
 	assert_non_null(out);
-	assert_int_equal(config_check_dir(f->path, f->dropins, out), 0);
+	assert_int_equal(
+		config_check(&(struct config_source){ .path = f->path, .dropin_dir = f->dropins },
+			     out),
+		0);
 	rewind(out);
 	assert_true(fread(buf, 1, sizeof(buf) - 1, out) > 0);
 	fclose(out);
@@ -368,7 +378,9 @@ static void test_interfaces_lines(void **state)
 		p += strcspn(p, "\n") + 1;
 		sprintf(p, "interfaces = swp65\n");
 		write_file(f->path, text);
-		assert_int_equal(config_load(f->path, NULL, false, &c, &errors), -EINVAL);
+		assert_int_equal(
+			config_load(&(struct config_source){ .path = f->path }, &c, &errors, NULL),
+			-EINVAL);
 		assert_non_null(errors);
 		if (!strstr(errors, ":6: interfaces = swp65 is not a valid value")) {
 			fail_msg("expected the 65th name refused at line 6, got:\n%s", errors);
@@ -388,7 +400,8 @@ static void test_dropin_errors_name_dropin(void **state)
 	/* A drop-in starts outside any section: the main file's last section does not continue. */
 	write_dropin(f, "50-x.conf", "\npriority1 = 1\n");
 	write_file(f->path, "[global]\n");
-	assert_int_equal(config_load(f->path, NULL, false, &c, &errors), -EINVAL);
+	assert_int_equal(config_load(&(struct config_source){ .path = f->path }, &c, &errors, NULL),
+			 -EINVAL);
 	snprintf(want, sizeof(want), "%s/50-x.conf:2: key \"priority1\" outside", f->dropins);
 	if (!errors || strncmp(errors, want, strlen(want)) != 0) {
 		fail_msg("expected %s..., got %s", want, errors);
@@ -425,7 +438,8 @@ static void test_dropin_amends_section(void **state)
 	config_free(c);
 
 	write_dropin(f, "30-twice.conf", "[instance lab]\npriority1 = 30\n[instance lab]\n");
-	assert_int_equal(config_load(f->path, NULL, false, &c, &errors), -EINVAL);
+	assert_int_equal(config_load(&(struct config_source){ .path = f->path }, &c, &errors, NULL),
+			 -EINVAL);
 	snprintf(want, sizeof(want),
 		 "%s/30-twice.conf:3: duplicate [instance lab] in one file, expected each instance "
 		 "once per file (first at %s/30-twice.conf:1; a later file may amend it)",
@@ -444,7 +458,10 @@ static void test_only_regular_files(void **state)
 	char *errors = NULL;
 	char path[256], want[512];
 
-	assert_int_equal(config_load(f->dir, "/nonexistent", false, &c, &errors), -EINVAL);
+	assert_int_equal(
+		config_load(&(struct config_source){ .path = f->dir, .dropin_dir = "/nonexistent" },
+			    &c, &errors, NULL),
+		-EINVAL);
 	snprintf(want, sizeof(want),
 		 "%s:0: cannot open: is a directory, expected a readable regular file", f->dir);
 	if (!errors || strncmp(errors, want, strlen(want)) != 0) {
@@ -453,7 +470,11 @@ static void test_only_regular_files(void **state)
 	free(errors);
 	/* The same under --check-config, and with main_optional: a directory is not "missing". */
 	errors = NULL;
-	assert_int_equal(config_load(f->dir, "/nonexistent", true, &c, &errors), -EINVAL);
+	assert_int_equal(config_load(&(struct config_source){ .path = f->dir,
+							      .dropin_dir = "/nonexistent",
+							      .main_optional = true },
+				     &c, &errors, NULL),
+			 -EINVAL);
 	free(errors);
 
 	write_file(f->path, "[global]\n");
@@ -461,7 +482,8 @@ static void test_only_regular_files(void **state)
 	snprintf(path, sizeof(path), "%s/50-fifo.conf", f->dropins);
 	assert_int_equal(mkfifo(path, 0644), 0);
 	errors = NULL;
-	assert_int_equal(config_load(f->path, NULL, false, &c, &errors), -EINVAL);
+	assert_int_equal(config_load(&(struct config_source){ .path = f->path }, &c, &errors, NULL),
+			 -EINVAL);
 	snprintf(want, sizeof(want),
 		 "%s:0: cannot open: is a FIFO or socket, expected a readable regular file", path);
 	if (!errors || strncmp(errors, want, strlen(want)) != 0) {
@@ -478,7 +500,10 @@ static void test_check_missing_default(void **state)
 	FILE *out = tmpfile();
 
 	assert_non_null(out);
-	assert_int_equal(config_check_full(f->path, NULL, true, out), 0);
+	assert_int_equal(
+		config_check(&(struct config_source){ .path = f->path, .main_optional = true },
+			     out),
+		0);
 	rewind(out);
 	assert_true(fread(buf, 1, sizeof(buf) - 1, out) > 0);
 	fclose(out);
@@ -486,7 +511,7 @@ static void test_check_missing_default(void **state)
 	assert_non_null(strstr(buf, "phcd.conf: OK, 1 file(s), 1 instance(s)"));
 	/* A file named with -f must exist. */
 	out = tmpfile();
-	assert_int_equal(config_check_full(f->path, NULL, false, out), -EINVAL);
+	assert_int_equal(config_check(&(struct config_source){ .path = f->path }, out), -EINVAL);
 	fclose(out);
 }
 
@@ -508,7 +533,8 @@ static void test_bounds(void **state)
 	}
 	write_file(f->path, text);
 	free(text);
-	assert_int_equal(config_load(f->path, NULL, false, &c, &errors), -EINVAL);
+	assert_int_equal(config_load(&(struct config_source){ .path = f->path }, &c, &errors, NULL),
+			 -EINVAL);
 	assert_non_null(errors);
 	for (const char *q = errors; *q; q++) {
 		lines += *q == '\n';
@@ -525,7 +551,8 @@ static void test_bounds(void **state)
 	assert_int_equal(ftruncate(fileno(fp), CONFIG_FILE_MAX + 1), 0);
 	fclose(fp);
 	errors = NULL;
-	assert_int_equal(config_load(f->path, NULL, false, &c, &errors), -EINVAL);
+	assert_int_equal(config_load(&(struct config_source){ .path = f->path }, &c, &errors, NULL),
+			 -EINVAL);
 	if (!errors || !strstr(errors, ":0: cannot open: is larger than 1 MiB (1048576 bytes)")) {
 		fail_msg("expected 'is larger than 1 MiB', got %s", errors);
 	}
@@ -539,7 +566,8 @@ static void test_bounds(void **state)
 	}
 	fclose(fp);
 	errors = NULL;
-	assert_int_equal(config_load(f->path, NULL, false, &c, &errors), -EINVAL);
+	assert_int_equal(config_load(&(struct config_source){ .path = f->path }, &c, &errors, NULL),
+			 -EINVAL);
 	if (!errors || !strstr(errors, ":1: line is too long")) {
 		fail_msg("expected 'line is too long', got %s", errors);
 	}
@@ -558,7 +586,8 @@ static void test_dropin_count(void **state)
 		write_dropin(f, name, "");
 	}
 	write_file(f->path, "[global]\n");
-	assert_int_equal(config_load(f->path, NULL, false, &c, &errors), -EINVAL);
+	assert_int_equal(config_load(&(struct config_source){ .path = f->path }, &c, &errors, NULL),
+			 -EINVAL);
 	if (!errors ||
 	    !strstr(errors, "phcd.conf.d: more than 1024 drop-ins, expected at most 1024")) {
 		fail_msg("expected 'more than 1024 drop-ins', got %s", errors);
@@ -586,7 +615,7 @@ static void test_escape_names(void **state)
 	char path[256];
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char *e = config_escape_name(cases[i].in);
+		char *e = utf8_escape(cases[i].in);
 
 		assert_non_null(e);
 		assert_string_equal(e, cases[i].out);
@@ -768,7 +797,9 @@ static void test_acceptable_masters(void **state)
 	/* not an identity, or one twice: refused at its line */
 	write_file(f->path, "[instance a]\ninterfaces = eth0\n"
 			    "acceptable_masters = 001122.fffe.334455 001122.fffe.334455\n");
-	assert_int_equal(config_load(f->path, NULL, false, &bad, &errors), -EINVAL);
+	assert_int_equal(
+		config_load(&(struct config_source){ .path = f->path }, &bad, &errors, NULL),
+		-EINVAL);
 	assert_non_null(errors);
 	assert_non_null(strstr(errors, ":3: acceptable_masters"));
 	free(errors);
@@ -776,7 +807,9 @@ static void test_acceptable_masters(void **state)
 	errors = NULL;
 	bad = NULL;
 	write_file(f->path, "[instance a]\ninterfaces = eth0\nacceptable_masters = 0011\n");
-	assert_int_equal(config_load(f->path, NULL, false, &bad, &errors), -EINVAL);
+	assert_int_equal(
+		config_load(&(struct config_source){ .path = f->path }, &bad, &errors, NULL),
+		-EINVAL);
 	free(errors);
 	config_free(bad);
 }
@@ -992,7 +1025,7 @@ static void test_example_config(void **state)
 	int r;
 
 	assert_non_null(out);
-	r = config_check(path, out);
+	r = config_check(&(struct config_source){ .path = path }, out);
 	rewind(out);
 	assert_true(fread(buf, 1, sizeof(buf) - 1, out) > 0);
 	fclose(out);

@@ -43,7 +43,8 @@ static struct config *load(const char *text)
 	assert_non_null(f);
 	fputs(text, f);
 	assert_int_equal(fclose(f), 0);
-	r = config_load(path, "/nonexistent", false, &c, &errors);
+	r = config_load(&(struct config_source){ .path = path, .dropin_dir = "/nonexistent" }, &c,
+			&errors, NULL);
 	if (r != 0) {
 		fail_msg("expected the config to load, got %d:\n%s", r, errors ? errors : "");
 	}

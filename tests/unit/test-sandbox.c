@@ -103,7 +103,7 @@ static enum outcome run(int (*fn)(void))
 		int r;
 
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
-		    sandbox_load_seccomp("test") < 0) {
+		    sandbox_build_and_install("test") < 0) {
 			_exit(NO_FILTER);
 		}
 		errno = 0;
