@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Health of each instance and of the daemon: ok / degraded / failed with the reasons. */
+/* Health of each instance and of the daemon: ok / degraded / failed with the reasons (pure). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
-#include "daemon/manager-internal.h"
-#include "daemon/sysclock-follow.h"
+#include "daemon/health.h"
 
 static void health_vadd(struct health_report *h, enum health level, const char *code,
 			const char *fmt, va_list ap) _printf_(4, 0);
@@ -42,17 +41,17 @@ void health_add(struct health_report *h, enum health level, const char *code, co
 }
 
 /* Reasons past the array were counted in n_reasons: the count users see is at most the array. */
-static size_t reasons_shown(const struct health_report *h)
+size_t health_reasons_shown(const struct health_report *h)
 {
 	return h->n_reasons < HEALTH_REASONS_MAX ? h->n_reasons : HEALTH_REASONS_MAX;
 }
 
-static bool health_equal(const struct health_report *a, const struct health_report *b)
+bool health_equal(const struct health_report *a, const struct health_report *b)
 {
-	if (a->level != b->level || reasons_shown(a) != reasons_shown(b)) {
+	if (a->level != b->level || health_reasons_shown(a) != health_reasons_shown(b)) {
 		return false;
 	}
-	for (size_t k = 0; k < reasons_shown(a); k++) {
+	for (size_t k = 0; k < health_reasons_shown(a); k++) {
 		if (strcmp(a->reasons[k].code, b->reasons[k].code) ||
 		    strcmp(a->reasons[k].text, b->reasons[k].text)) {
 			return false;
@@ -66,19 +65,27 @@ bool mport_restarting(const struct mport *p)
 	return p->restart_timer != NULL;
 }
 
-void instance_compute_health(const struct instance *i, struct health_report *h, bool *ret_gm)
+/* Is the interface one of these ports? */
+static bool has_port(struct mport *const *ports, size_t n, const char *ifname)
+{
+	for (size_t k = 0; k < n; k++) {
+		if (!ports[k]->removed && !strcmp(ports[k]->ifname, ifname)) {
+			return true;
+		}
+	}
+	return false;
+}
+
+void health_instance(const struct instance *i, struct mport *const *ports, size_t n,
+		     struct health_report *h, bool *ret_gm)
 {
 	char gm[CLOCK_IDENTITY_STRLEN];
-	size_t n = 0, faulty = 0, slave = 0, master = 0, passive = 0, listening = 0;
-	struct mport *p;
+	size_t faulty = 0, slave = 0, master = 0, passive = 0, listening = 0;
 
 	memset(h, 0, sizeof(*h));
-	MANAGER_FOREACH_PORT(p, i->manager, k)
-	{
-		if (p->instance != i) {
-			continue;
-		}
-		n++;
+	for (size_t k = 0; k < n; k++) {
+		const struct mport *p = ports[k];
+
 		switch (p->state) {
 		case PORT_STATE_FAULTY:
 			faulty++;
@@ -126,8 +133,7 @@ void instance_compute_health(const struct instance *i, struct health_report *h, 
 	     !i->options.interfaces.auto_select && k < i->options.interfaces.n_names; k++) {
 		const char *name = i->options.interfaces.names[k];
 
-		p = manager_find_port(i->manager, name);
-		if (!p || p->instance != i) {
+		if (!has_port(ports, n, name)) {
 			health_add(h, HEALTH_DEGRADED, "interface-missing",
 				   "interface %s is named in the instance's interfaces but not "
 				   "present",
@@ -165,91 +171,28 @@ void instance_compute_health(const struct instance *i, struct health_report *h, 
 	}
 }
 
-/*
- * No SLAVE port any more: the instance follows nobody, so it is not synchronized; a locked one
- * goes to holdover (and stays there), any other servo state becomes unlocked.
- */
-static void instance_check_slave(struct instance *i)
+void health_daemon(struct instance *const *instances, size_t n, const char *conflict,
+		   const char *system_clock_instance, bool system_clock_synchronized,
+		   struct health_report *h)
 {
-	struct mport *p;
+	memset(h, 0, sizeof(*h));
+	for (size_t k = 0; k < n; k++) {
+		const struct health_report *ih = &instances[k]->health;
 
-	MANAGER_FOREACH_PORT(p, i->manager, k)
-	{
-		if (p->instance == i &&
-		    (p->state == PORT_STATE_SLAVE || p->state == PORT_STATE_UNCALIBRATED)) {
-			return;
+		for (size_t r = 0; r < health_reasons_shown(ih); r++) {
+			health_add(h, ih->level, ih->reasons[r].code, "instance %s: %s",
+				   instances[k]->name, ih->reasons[r].text);
+		}
+		if (ih->level > h->level) {
+			h->level = ih->level;
 		}
 	}
-	instance_check_holdover(i);
-	if (i->servo_state == SERVO_HOLDOVER) {
-		return;
-	}
-	if (i->synchronized || i->servo_state != SERVO_UNLOCKED) {
-		i->synchronized = false;
-		i->servo_state = SERVO_UNLOCKED;
-		manager_instance_changed(i, INSTANCE_CHANGED_SERVO);
-	}
-}
-
-void manager_refresh_health(struct manager *m)
-{
-	const struct config *c = m->config;
-	struct health_report h = { 0 }, ih;
-	struct instance *i;
-	bool gm;
-
-	if (m->refreshing) {
-		return;
-	}
-	m->refreshing = true;
-	MANAGER_FOREACH_INSTANCE(i, m, k)
-	{
-		instance_check_slave(i);
-		if (i->synchronized) {
-			i->was_synchronized = true;
-		}
-		instance_compute_health(i, &ih, &gm);
-		if (!health_equal(&ih, &i->health) || gm != i->is_grandmaster) {
-			i->health = ih;
-			i->is_grandmaster = gm;
-			manager_instance_changed(i, INSTANCE_CHANGED_HEALTH);
-		}
-		for (size_t r = 0; r < reasons_shown(&ih); r++) {
-			health_add(&h, ih.level, ih.reasons[r].code, "instance %s: %s", i->name,
-				   ih.reasons[r].text);
-		}
-		if (ih.level > h.level) {
-			h.level = ih.level;
-		}
-	}
-	if (sysclock_follow_conflict(m->sysclock)[0]) {
-		health_add(&h, HEALTH_DEGRADED, "clock-conflict",
-			   "phcd refuses to steer the system clock: %s",
-			   sysclock_follow_conflict(m->sysclock));
-	} else if (c && c->daemon.system_clock_instance[0] &&
-		   !sysclock_follow_synchronized(m->sysclock)) {
-		health_add(&h, HEALTH_DEGRADED, "system-clock-unsynchronized",
+	if (conflict[0]) {
+		health_add(h, HEALTH_DEGRADED, "clock-conflict",
+			   "phcd refuses to steer the system clock: %s", conflict);
+	} else if (system_clock_instance[0] && !system_clock_synchronized) {
+		health_add(h, HEALTH_DEGRADED, "system-clock-unsynchronized",
 			   "the system clock is not synchronized to instance %s",
-			   c->daemon.system_clock_instance);
+			   system_clock_instance);
 	}
-	if (!health_equal(&h, &m->health)) {
-		m->health = h;
-		manager_changed(m, MANAGER_CHANGED_HEALTH);
-	}
-	m->refreshing = false;
-}
-
-const struct health_report *manager_health(const struct manager *m)
-{
-	return &m->health;
-}
-
-uint64_t manager_start_realtime_usec(const struct manager *m)
-{
-	return m->start_realtime_usec;
-}
-
-uint64_t manager_start_monotonic_usec(const struct manager *m)
-{
-	return m->start_monotonic_usec;
 }

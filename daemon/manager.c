@@ -130,55 +130,17 @@ static void write_status(struct manager *m)
 	}
 }
 
-static int on_status_defer(sd_event_source *s, void *userdata)
+void manager_write_status(struct manager *m)
 {
-	struct manager *m = userdata;
-
 	write_status(m);
 	/* Only when it says something new: every worker's status is a change, and each
 	 * datagram costs the service manager (64 ports: 64 a second, all alike). */
-	if (m->n_instances != m->notified_instances || m->n_ports != m->notified_ports) {
+	if (m->started &&
+	    (m->n_instances != m->notified_instances || m->n_ports != m->notified_ports)) {
 		m->notified_instances = m->n_instances;
 		m->notified_ports = m->n_ports;
 		sd_notifyf(false, "STATUS=%zu instance(s), %zu port(s)", m->n_instances,
 			   m->n_ports);
-	}
-	return 0;
-}
-
-void manager_dirty(struct manager *m)
-{
-	if (m->status_defer) {
-		sd_event_source_set_enabled(m->status_defer, SD_EVENT_ONESHOT);
-	}
-}
-
-/* Changes that can change a health (not the fast-moving samples and statistics). */
-#define INSTANCE_HEALTH_INPUTS \
-	(INSTANCE_CHANGED_PARENT | INSTANCE_CHANGED_SERVO | INSTANCE_CHANGED_PORTS)
-#define MPORT_HEALTH_INPUTS (MPORT_CHANGED_STATE | MPORT_CHANGED_WORKER | MPORT_CHANGED_ERROR)
-
-void manager_instance_changed(struct instance *i, unsigned int mask)
-{
-	struct manager *m = i->manager;
-
-	if (m->ops && m->ops->instance_changed) {
-		m->ops->instance_changed(m->userdata, i, mask);
-	}
-	manager_dirty(m);
-	if (mask & INSTANCE_HEALTH_INPUTS) {
-		manager_refresh_health(m);
-	}
-}
-
-void manager_changed(struct manager *m, unsigned int mask)
-{
-	if (m->ops && m->ops->manager_changed) {
-		m->ops->manager_changed(m->userdata, mask);
-	}
-	manager_dirty(m);
-	if (mask & (MANAGER_CHANGED_SYSTEM_CLOCK | MANAGER_CHANGED_CONFIG)) {
-		manager_refresh_health(m);
 	}
 }
 
@@ -190,19 +152,6 @@ bool manager_system_clock_synchronized(struct manager *m)
 const char *manager_system_clock_conflict(struct manager *m)
 {
 	return sysclock_follow_conflict(m->sysclock);
-}
-
-void manager_port_changed(struct mport *p, unsigned int mask)
-{
-	struct manager *m = p->manager;
-
-	if (m->ops && m->ops->port_changed) {
-		m->ops->port_changed(m->userdata, p, mask);
-	}
-	manager_dirty(m);
-	if (mask & MPORT_HEALTH_INPUTS) {
-		manager_refresh_health(m);
-	}
 }
 
 /* ---- instances ---- */
@@ -312,11 +261,10 @@ int manager_new(sd_event *event, const struct manager_settings *s, struct manage
 	}
 	log_set_max_level(m->config->daemon.logging_level);
 	worker_identity_resolve(&m->worker_identity);
-	r = sd_event_add_defer(event, &m->status_defer, on_status_defer, m);
+	r = manager_derive_setup(m);
 	if (r < 0) {
 		return r;
 	}
-	sd_event_source_set_enabled(m->status_defer, SD_EVENT_OFF);
 	r = sd_event_add_time_relative(event, &m->status_timer, CLOCK_MONOTONIC,
 				       MANAGER_STATUS_PERIOD_USEC, 0, manager_on_status_timer, m);
 	if (r < 0) {
@@ -332,7 +280,7 @@ int manager_new(sd_event *event, const struct manager_settings *s, struct manage
 			return r;
 		}
 	}
-	manager_refresh_health(m);
+	manager_dirty(m);
 	*ret = TAKE_PTR(m);
 	return 0;
 }
@@ -361,8 +309,8 @@ int manager_start(struct manager *m)
 	if (r < 0) {
 		log_full_errno(LOG_ERR, r, "cannot set up the system clock, ignoring: %m");
 	}
-	manager_refresh_health(m);
-	write_status(m);
+	/* What D-Bus and the status file show from the first moment: one pass before READY=1. */
+	manager_derive(m);
 	m->notified_instances = m->n_instances;
 	m->notified_ports = m->n_ports;
 	sd_notifyf(false, "READY=1\nSTATUS=%zu instance(s), %zu port(s)", m->n_instances,
@@ -401,7 +349,8 @@ struct manager *manager_free(struct manager *m)
 	}
 	free(m->ports);
 	free(m->instances);
-	m->status_defer = sd_event_source_disable_unref(m->status_defer);
+	m->derive_defer = sd_event_source_disable_unref(m->derive_defer);
+	m->gate_timer = sd_event_source_disable_unref(m->gate_timer);
 	m->status_timer = sd_event_source_disable_unref(m->status_timer);
 	link_monitor_free(m->links);
 	ethtool_nl_free(m->ethtool);
@@ -419,6 +368,26 @@ struct manager *manager_free(struct manager *m)
 }
 
 /* ---- lookups ---- */
+
+const struct health_report *manager_health(const struct manager *m)
+{
+	return &m->health;
+}
+
+const struct readiness *manager_readiness(const struct manager *m)
+{
+	return &m->readiness;
+}
+
+uint64_t manager_start_realtime_usec(const struct manager *m)
+{
+	return m->start_realtime_usec;
+}
+
+uint64_t manager_start_monotonic_usec(const struct manager *m)
+{
+	return m->start_monotonic_usec;
+}
 
 void manager_set_ops(struct manager *m, const struct manager_ops *ops, void *userdata)
 {

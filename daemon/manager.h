@@ -14,6 +14,7 @@
 
 #include "common/ipc.h"
 #include "daemon/backoff.h"
+#include "daemon/readiness.h"
 #include "daemon/worker-trust.h"
 #include "ptp/ds.h"
 #include "ptp/options.h"
@@ -54,6 +55,7 @@ enum instance_change {
 	INSTANCE_CHANGED_STATS = 1u << 6,	    /* offset statistics: a summary window closed */
 	INSTANCE_CHANGED_HEALTH = 1u << 7,	    /* health, its reasons, is_grandmaster */
 	INSTANCE_CHANGED_FOLLOWERS = 1u << 8,	    /* its PHC followers (instance_followers()) */
+	INSTANCE_CHANGED_READY = 1u << 9,	    /* readiness: ready, its reason */
 };
 
 /* What changed in a port (mask bits of manager_ops.port_changed). */
@@ -72,6 +74,7 @@ enum manager_change {
 	MANAGER_CHANGED_CONFIG = 1u << 0,	/* a reload was applied */
 	MANAGER_CHANGED_SYSTEM_CLOCK = 1u << 1, /* CLOCK_REALTIME's discipline state changed */
 	MANAGER_CHANGED_HEALTH = 1u << 2,	/* the daemon's health or its reasons */
+	MANAGER_CHANGED_READY = 1u << 3,	/* the daemon's readiness or its reason */
 };
 
 /*
@@ -161,6 +164,9 @@ struct instance {
 	struct health_report health;
 	bool is_grandmaster; /* grandmaster of its domain: own identity, a port MASTER */
 
+	/* public, INSTANCE_CHANGED_READY (readiness.h): may time-sync.target be reached? */
+	struct readiness readiness;
+
 	/* public, INSTANCE_CHANGED_SERVO */
 	enum servo_state servo_state;
 	bool synchronized; /* a SLAVE port whose servo is LOCKED (and stable) */
@@ -177,6 +183,8 @@ struct instance {
 	ns_t sample_mono_seen;		 /* the SLAVE port's sample_mono last taken */
 	ns_t stats_end_seen;		 /* its stats.end_mono last taken */
 	bool was_synchronized;		 /* since the last port became SLAVE */
+	bool slave_locked;		 /* the SLAVE port's servo LOCKED, stable, trusted */
+	unsigned int dirty;		 /* enum instance_change bits not emitted yet */
 	struct instance_follow *follow;	 /* daemon/instance-follow.c: NULL while unused */
 };
 
@@ -260,6 +268,8 @@ struct mport {
 	bool phc_fault;
 	char phc_rival_text[MANAGER_ERROR_TEXT_MAX];
 	sd_event_source *restart_timer;
+	uint64_t listening_since_usec; /* CLOCK_MONOTONIC: its worker got CONFIG; 0: none */
+	unsigned int dirty;	       /* enum mport_change bits not emitted yet */
 	struct backoff backoff; /* restarts in the rate limit's window; given_up: stays FAULTY */
 };
 
@@ -328,6 +338,8 @@ uint64_t manager_start_monotonic_usec(const struct manager *m);
 /* The daemon's health: the worst of its instances' (each reason prefixed by the instance) and
  * its own (the system clock). */
 const struct health_report *manager_health(const struct manager *m);
+/* The daemon's readiness (readiness.h): what wait-sync waits for, the exporter and Cockpit show. */
+const struct readiness *manager_readiness(const struct manager *m);
 /* The running configuration's files, for a Describe(). */
 const struct config *manager_get_config(struct manager *m);
 

@@ -17,6 +17,7 @@ struct rig {
 	struct instance *inst;
 	struct mport port;
 	struct mport *ports[1];
+	struct instance *instances[1];
 	unsigned int changes; /* instance_changed calls */
 	unsigned int servo_changes;
 };
@@ -55,6 +56,9 @@ static void rig_init(struct rig *r)
 	r->ports[0] = &r->port;
 	r->m.ports = r->ports;
 	r->m.n_ports = 1;
+	r->instances[0] = r->inst;
+	r->m.instances = r->instances;
+	r->m.n_instances = 1;
 }
 
 static void rig_free(struct rig *r)
@@ -73,6 +77,8 @@ static void status_stable(struct rig *r, enum servo_state st, bool stable, ns_t 
 	};
 
 	instance_port_status(r->inst, &r->port, &s);
+	/* the end of the event-loop turn: what follows is derived, then emitted once */
+	manager_derive(&r->m);
 }
 
 /* As a worker reports it without servo_offset_threshold: stable whenever LOCKED. */
@@ -149,10 +155,16 @@ static void test_synchronized_needs_slave(void **state)
 	status(&r, SERVO_LOCKED, 10);
 	assert_true(r.inst->synchronized);
 	assert_int_equal(r.servo_changes, 2);
-	/* a MASTER port's STATUS says nothing about the instance's servo */
+	/*
+	 * A MASTER port's STATUS says nothing about the instance's servo (its sample is not taken);
+	 * the derive pass, seeing no SLAVE port left, takes the LOCKED instance to holdover.
+	 */
 	r.port.state = PORT_STATE_MASTER;
 	status(&r, SERVO_UNLOCKED, 0);
-	assert_int_equal(r.servo_changes, 2);
+	assert_int_equal(r.inst->offset_ns, 10);
+	assert_int_equal(r.inst->servo_state, SERVO_HOLDOVER);
+	assert_false(r.inst->synchronized);
+	assert_int_equal(r.servo_changes, 3);
 	rig_free(&r);
 }
 

@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * "Something changed" apart from "what follows": a change only marks (dirty bits on the object);
+ * one derive pass per event-loop turn computes, in a fixed order, holdover, PHC followers,
+ * health, readiness, then emits once (the manager_ops observer, the status file).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "daemon/health.h"
+#include "daemon/manager-internal.h"
+#include "daemon/sysclock-follow.h"
+
+static void derive_schedule(struct manager *m)
+{
+	if (m->derive_defer) {
+		sd_event_source_set_enabled(m->derive_defer, SD_EVENT_ONESHOT);
+	}
+}
+
+void manager_instance_changed(struct instance *i, unsigned int mask)
+{
+	i->dirty |= mask;
+	derive_schedule(i->manager);
+}
+
+void manager_port_changed(struct mport *p, unsigned int mask)
+{
+	p->dirty |= mask;
+	derive_schedule(p->manager);
+}
+
+void manager_changed(struct manager *m, unsigned int mask)
+{
+	m->dirty |= mask;
+	derive_schedule(m);
+}
+
+void manager_dirty(struct manager *m)
+{
+	derive_schedule(m);
+}
+
+static uint64_t now_usec(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
+}
+
+/* The instance's ports, in the order they appeared, into *buf (grown as needed). */
+static size_t instance_ports(struct manager *m, const struct instance *i, struct mport ***buf,
+			     size_t *cap)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < m->n_ports; k++) {
+		if (m->ports[k]->instance != i) {
+			continue;
+		}
+		if (n == *cap) {
+			size_t c = *cap ? *cap * 2 : 16;
+			struct mport **b = reallocarray(*buf, c, sizeof(**buf));
+
+			if (!b) {
+				log_full(LOG_ERR, "instance %s: out of memory, its health is stale",
+					 i->name);
+				return n;
+			}
+			*buf = b;
+			*cap = c;
+		}
+		(*buf)[n++] = m->ports[k];
+	}
+	return n;
+}
+
+static bool has_slave_port(struct mport *const *ports, size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		if (ports[k]->state == PORT_STATE_SLAVE ||
+		    ports[k]->state == PORT_STATE_UNCALIBRATED) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * 1. Holdover: an instance without a SLAVE (or UNCALIBRATED) port follows nobody. A LOCKED one
+ * goes to holdover on its last frequency (and stays there until a port locks again); any other
+ * servo state becomes UNLOCKED.
+ */
+static void derive_holdover(struct instance *i, struct mport *const *ports, size_t n)
+{
+	if (has_slave_port(ports, n)) {
+		return;
+	}
+	i->slave_locked = false;
+	if (i->servo_state == SERVO_LOCKED) {
+		i->servo_state = SERVO_HOLDOVER;
+		i->holdover_since_usec = now_usec(CLOCK_REALTIME);
+		log_full(LOG_NOTICE, "instance %s: no master left, holdover on the last frequency",
+			 i->name);
+		i->dirty |= INSTANCE_CHANGED_SERVO;
+	} else if (i->servo_state != SERVO_HOLDOVER && i->servo_state != SERVO_UNLOCKED) {
+		i->servo_state = SERVO_UNLOCKED;
+		i->dirty |= INSTANCE_CHANGED_SERVO;
+	}
+}
+
+/*
+ * 2. PHC followers (instance-follow.c) follow the SLAVE port's PHC; a PHC that cannot be steered
+ * takes its ports FAULTY. Synchronized: the SLAVE port locked and every follower with it.
+ */
+static void derive_followers(struct instance *i)
+{
+	int phc, error;
+	bool synced;
+
+	if (instance_follow_update(i)) {
+		i->dirty |= INSTANCE_CHANGED_FOLLOWERS;
+	}
+	while (instance_follow_take_fault(i, &phc, &error)) {
+		mport_fault_phc(i, phc, error);
+	}
+	synced = i->slave_locked && instance_follow_locked(i);
+	if (synced != i->synchronized) {
+		i->synchronized = synced;
+		i->dirty |= INSTANCE_CHANGED_SERVO;
+	}
+	if (i->synchronized) {
+		i->was_synchronized = true;
+	}
+}
+
+/* 3. Health, and whether the instance is the grandmaster of its domain. */
+static void derive_health(struct instance *i, struct mport *const *ports, size_t n)
+{
+	struct health_report h;
+	bool gm;
+
+	health_instance(i, ports, n, &h, &gm);
+	if (!health_equal(&h, &i->health) || gm != i->is_grandmaster) {
+		i->health = h;
+		i->is_grandmaster = gm;
+		i->dirty |= INSTANCE_CHANGED_HEALTH;
+	}
+}
+
+static bool has_port(struct mport *const *ports, size_t n, const char *ifname)
+{
+	for (size_t k = 0; k < n; k++) {
+		if (!ports[k]->removed && !strcmp(ports[k]->ifname, ifname)) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Does the instance never follow another clock (readiness.h: configured_grandmaster)? */
+static bool configured_grandmaster(const struct instance *i, struct mport *const *ports, size_t n)
+{
+	bool all_master_only = n > 0;
+
+	for (size_t k = 0; k < n; k++) {
+		all_master_only &= ports[k]->options.masterOnly;
+	}
+	return all_master_only || i->clock_quality.clockClass < 128;
+}
+
+/* 4. Readiness (readiness.c) from what the steps above derived. */
+static void derive_readiness(struct instance *i, struct mport *const *ports, size_t n,
+			     struct readiness_port *rp)
+{
+	char gm[CLOCK_IDENTITY_STRLEN];
+	uint64_t now = now_usec(CLOCK_MONOTONIC);
+	struct readiness_instance_input in = {
+		.domain = i->domain,
+		.synchronized = i->synchronized,
+		.is_grandmaster = i->is_grandmaster,
+		.configured_grandmaster = configured_grandmaster(i, ports, n),
+		.grandmaster = clock_identity_to_string(&i->grandmaster_identity, gm),
+		.servo = servo_state_to_string(i->servo_state),
+		.health_reason = i->health.n_reasons ? i->health.reasons[0].text : NULL,
+		.ports = rp,
+		.n_ports = n,
+	};
+	struct readiness r;
+
+	for (unsigned int k = 0;
+	     !in.missing && !i->options.interfaces.auto_select && k < i->options.interfaces.n_names;
+	     k++) {
+		if (!has_port(ports, n, i->options.interfaces.names[k])) {
+			in.missing = i->options.interfaces.names[k];
+		}
+	}
+	for (size_t k = 0; k < n; k++) {
+		const struct mport *p = ports[k];
+
+		rp[k] = (struct readiness_port){
+			.ifname = p->ifname,
+			.state = p->state,
+			.running = p->configured && p->listening_since_usec,
+			.listened_usec = now - p->listening_since_usec,
+			.gate_usec = readiness_gate_usec(p->options.logAnnounceInterval,
+							 p->options.announceReceiptTimeout),
+		};
+		if (rp[k].running && rp[k].listened_usec < rp[k].gate_usec) {
+			/* The gate closes by time, which marks nothing: look again then. */
+			if (!i->manager->gate_wakeup_usec ||
+			    now + rp[k].gate_usec - rp[k].listened_usec <
+				    i->manager->gate_wakeup_usec) {
+				i->manager->gate_wakeup_usec = now + rp[k].gate_usec -
+							       rp[k].listened_usec;
+			}
+		}
+	}
+	readiness_instance(&in, &r);
+	if (r.ready != i->readiness.ready || strcmp(r.reason, i->readiness.reason)) {
+		i->readiness = r;
+		i->dirty |= INSTANCE_CHANGED_READY;
+	}
+}
+
+/* The daemon's own health and readiness, from its instances' and the system clock's. */
+static void derive_daemon(struct manager *m)
+{
+	const char *sys = m->config ? m->config->daemon.system_clock_instance : "";
+	const char *conflict = sysclock_follow_conflict(m->sysclock);
+	bool sys_synced = sysclock_follow_synchronized(m->sysclock);
+	struct readiness *rs = calloc(m->n_instances + 1, sizeof(*rs));
+	const char **names = calloc(m->n_instances + 1, sizeof(*names));
+	bool *synced = calloc(m->n_instances + 1, sizeof(*synced));
+	struct health_report h;
+	struct readiness r;
+
+	health_daemon(m->instances, m->n_instances, conflict, sys, sys_synced, &h);
+	if (!health_equal(&h, &m->health)) {
+		m->health = h;
+		m->dirty |= MANAGER_CHANGED_HEALTH;
+	}
+	if (!rs || !names || !synced) {
+		log_full(LOG_ERR, "out of memory, the daemon's readiness is stale");
+	} else {
+		for (size_t k = 0; k < m->n_instances; k++) {
+			rs[k] = m->instances[k]->readiness;
+			names[k] = m->instances[k]->name;
+			synced[k] = m->instances[k]->synchronized;
+		}
+		readiness_daemon(
+			&(struct readiness_daemon_input){
+				.instances = rs,
+				.names = names,
+				.synchronized = synced,
+				.n_instances = m->n_instances,
+				.system_clock_instance = sys,
+				.system_clock_synchronized = sys_synced,
+				.system_clock_conflict = conflict,
+			},
+			&r);
+		if (r.ready != m->readiness.ready || strcmp(r.reason, m->readiness.reason)) {
+			m->readiness = r;
+			m->dirty |= MANAGER_CHANGED_READY;
+		}
+	}
+	free(rs);
+	free(names);
+	free(synced);
+}
+
+/* 5. Emission: each object's changes once, to the observer (D-Bus), then the status file. */
+static void derive_emit(struct manager *m)
+{
+	for (size_t k = 0; k < m->n_instances; k++) {
+		struct instance *i = m->instances[k];
+		unsigned int mask = i->dirty;
+
+		i->dirty = 0;
+		if (mask && m->ops && m->ops->instance_changed) {
+			m->ops->instance_changed(m->userdata, i, mask);
+		}
+	}
+	for (size_t k = 0; k < m->n_ports; k++) {
+		struct mport *p = m->ports[k];
+		unsigned int mask = p->dirty;
+
+		p->dirty = 0;
+		if (mask && m->ops && m->ops->port_changed) {
+			m->ops->port_changed(m->userdata, p, mask);
+		}
+	}
+	if (m->dirty && m->ops && m->ops->manager_changed) {
+		m->ops->manager_changed(m->userdata, m->dirty);
+	}
+	m->dirty = 0;
+	manager_write_status(m);
+}
+
+static int on_gate_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	manager_dirty(userdata);
+	return 0;
+}
+
+/* A boot gate still closed: a pass when it opens (nothing else would mark it). */
+static void derive_arm_gate(struct manager *m)
+{
+	uint64_t when = m->gate_wakeup_usec;
+
+	m->gate_wakeup_usec = 0;
+	if (!when || !m->event) {
+		if (m->gate_timer) {
+			sd_event_source_set_enabled(m->gate_timer, SD_EVENT_OFF);
+		}
+		return;
+	}
+	if (!m->gate_timer) {
+		if (sd_event_add_time(m->event, &m->gate_timer, CLOCK_MONOTONIC, when, 0,
+				      on_gate_timer, m) < 0) {
+			log_full(LOG_ERR, "cannot arm the boot gate's timer, readiness may lag");
+			return;
+		}
+	}
+	sd_event_source_set_time(m->gate_timer, when);
+	sd_event_source_set_enabled(m->gate_timer, SD_EVENT_ONESHOT);
+}
+
+void manager_derive(struct manager *m)
+{
+	struct mport **ports = NULL;
+	struct readiness_port *rp = NULL;
+	size_t cap = 0, rp_cap = 0;
+
+	m->derive_passes++;
+	for (size_t k = 0; k < m->n_instances; k++) {
+		struct instance *i = m->instances[k];
+		size_t n = instance_ports(m, i, &ports, &cap);
+
+		derive_holdover(i, ports, n);
+		derive_followers(i);
+		/* the followers may have taken ports FAULTY: the same list, their new states */
+		derive_health(i, ports, n);
+		if (n > rp_cap) {
+			struct readiness_port *b = reallocarray(rp, n, sizeof(*rp));
+
+			if (!b) {
+				log_full(LOG_ERR, "instance %s: out of memory, readiness is stale",
+					 i->name);
+				continue;
+			}
+			rp = b;
+			rp_cap = n;
+		}
+		derive_readiness(i, ports, n, rp);
+	}
+	free(ports);
+	free(rp);
+	derive_daemon(m);
+	derive_arm_gate(m);
+	derive_emit(m);
+}
+
+static int on_derive(sd_event_source *s, void *userdata)
+{
+	manager_derive(userdata);
+	return 0;
+}
+
+int manager_derive_setup(struct manager *m)
+{
+	int r = sd_event_add_defer(m->event, &m->derive_defer, on_derive, m);
+
+	if (r < 0) {
+		return r;
+	}
+	return sd_event_source_set_enabled(m->derive_defer, SD_EVENT_OFF);
+}

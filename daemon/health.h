@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Health of an instance and of the daemon: pure functions of the state they are given. */
+#pragma once
+
+#include "daemon/manager.h"
+
+/* The reasons users see: at most HEALTH_REASONS_MAX (the last counts what did not fit). */
+size_t health_reasons_shown(const struct health_report *h);
+bool health_equal(const struct health_report *a, const struct health_report *b);
+/*
+ * The health of instance i from its own fields and its ports (ports[0..n), all of them i's),
+ * and whether it is the grandmaster of its domain (*ret_gm).
+ */
+void health_instance(const struct instance *i, struct mport *const *ports, size_t n,
+		     struct health_report *ret, bool *ret_gm);
+/*
+ * The daemon's health: the worst of its instances' (their reasons prefixed with "instance
+ * NAME: ") and the system clock's (conflict "" unless another program steers it;
+ * system_clock_instance "" unless phcd steers it).
+ */
+void health_daemon(struct instance *const *instances, size_t n, const char *conflict,
+		   const char *system_clock_instance, bool system_clock_synchronized,
+		   struct health_report *ret);
