@@ -33,6 +33,7 @@ struct manager {
 	bool reload_invalid;
 	bool sysclock_locked;
 	struct health_report health;
+	struct readiness readiness;
 	char conflict[128];
 	pid_t next_pid;
 	struct bus_server *bus; /* for polkit-pending */
@@ -74,6 +75,11 @@ uint64_t manager_start_monotonic_usec(const struct manager *m)
 const struct health_report *manager_health(const struct manager *m)
 {
 	return &m->health;
+}
+
+const struct readiness *manager_readiness(const struct manager *m)
+{
+	return &m->readiness;
 }
 
 const char *manager_system_clock_conflict(struct manager *m)
