@@ -12,36 +12,6 @@
 #include "daemon/manager-internal.h"
 #include "daemon/sysclock-follow.h"
 
-static void derive_schedule(struct manager *m)
-{
-	if (m->derive_defer) {
-		sd_event_source_set_enabled(m->derive_defer, SD_EVENT_ONESHOT);
-	}
-}
-
-void manager_instance_changed(struct instance *i, unsigned int mask)
-{
-	i->dirty |= mask;
-	derive_schedule(i->manager);
-}
-
-void manager_port_changed(struct mport *p, unsigned int mask)
-{
-	p->dirty |= mask;
-	derive_schedule(p->manager);
-}
-
-void manager_changed(struct manager *m, unsigned int mask)
-{
-	m->dirty |= mask;
-	derive_schedule(m);
-}
-
-void manager_dirty(struct manager *m)
-{
-	derive_schedule(m);
-}
-
 static uint64_t now_usec(clockid_t id)
 {
 	struct timespec ts;

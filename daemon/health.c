@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "daemon/health.h"
+#include "daemon/manager-state.h"
 
 static void health_vadd(struct health_report *h, enum health level, const char *code,
 			const char *fmt, va_list ap) _printf_(4, 0);
@@ -58,11 +59,6 @@ bool health_equal(const struct health_report *a, const struct health_report *b)
 		}
 	}
 	return true;
-}
-
-bool mport_restarting(const struct mport *p)
-{
-	return p->restart_timer != NULL;
 }
 
 /* Is the interface one of these ports? */

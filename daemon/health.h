@@ -2,8 +2,12 @@
 /* Health of an instance and of the daemon: pure functions of the state they are given. */
 #pragma once
 
-#include "daemon/manager.h"
+#include "daemon/model.h"
 
+/* Raise the level to at least `level` and add a reason (the last slot says how many did not fit).
+ */
+void health_add(struct health_report *h, enum health level, const char *code, const char *fmt, ...)
+	_printf_(4, 5);
 /* The reasons users see: at most HEALTH_REASONS_MAX (the last counts what did not fit). */
 size_t health_reasons_shown(const struct health_report *h);
 bool health_equal(const struct health_report *a, const struct health_report *b);

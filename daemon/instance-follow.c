@@ -13,7 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "daemon/manager-internal.h"
+#include "daemon/instance-follow.h"
+#include "daemon/manager-object.h"
+#include "daemon/manager-state.h"
 #include "daemon/phc-follow.h"
 #include "daemon/worker-trust.h"
 

@@ -50,31 +50,6 @@ void instance_apply_options(struct instance *i, const struct instance_options *o
 	snprintf(i->profile, sizeof(i->profile), "%s", options_profile_to_string(o->profile));
 }
 
-size_t instance_port_count(const struct instance *i)
-{
-	size_t n = 0;
-	struct mport *p;
-
-	MANAGER_FOREACH_PORT(p, i->manager, k)
-	{
-		n += p->instance == i;
-	}
-	return n;
-}
-
-struct mport *instance_port_at(const struct instance *i, size_t n)
-{
-	struct mport *p;
-
-	MANAGER_FOREACH_PORT(p, i->manager, k)
-	{
-		if (p->instance == i && n-- == 0) {
-			return p;
-		}
-	}
-	return NULL;
-}
-
 uint16_t instance_free_port_number(const struct instance *i)
 {
 	for (uint16_t n = 1; n < UINT16_MAX; n++) {

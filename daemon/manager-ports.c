@@ -14,7 +14,6 @@
 #include "daemon/backoff.h"
 #include "daemon/clock-rivals.h"
 #include "daemon/manager-internal.h"
-#include "daemon/manager-mgmt.h"
 #include "daemon/sysclock-follow.h"
 #include "daemon/worker.h"
 #include "ptp/hwtstamp.h"
@@ -234,10 +233,20 @@ static void on_worker_message(struct worker *w, const struct ipc_msg *msg, void 
 	case IPC_PRIORITY_REQUEST:
 		/* A management SET the worker accepted (management_network = read-write): as D-Bus
 		 * does. */
-		manager_mgmt_priority_request(p, &msg->set_priority);
+		if (p->manager->priority_request) {
+			p->manager->priority_request(p, &msg->set_priority);
+		} else {
+			log_port_full(p->ifname, LOG_WARNING,
+				      "PRIORITY_REQUEST with no management sockets, ignoring");
+		}
 		return;
 	case IPC_GM_SETTINGS_REQUEST:
-		manager_mgmt_gm_settings_request(p, &msg->gm_settings);
+		if (p->manager->gm_settings_request) {
+			p->manager->gm_settings_request(p, &msg->gm_settings);
+		} else {
+			log_port_full(p->ifname, LOG_WARNING,
+				      "GM_SETTINGS_REQUEST with no management sockets, ignoring");
+		}
 		return;
 	default:
 		return;

@@ -16,13 +16,7 @@
 
 #include "daemon/manager-internal.h"
 #include "daemon/sysclock-follow.h"
-#include "daemon/manager-mgmt.h"
 #include "daemon/worker.h"
-
-const char *mport_timestamping_to_string(enum transport_ts_mode m)
-{
-	return m == TRANSPORT_TS_MODE_HARDWARE ? "hardware" : "software";
-}
 
 static uint64_t now_usec(clockid_t id)
 {
@@ -369,88 +363,8 @@ struct manager *manager_free(struct manager *m)
 
 /* ---- lookups ---- */
 
-const struct health_report *manager_health(const struct manager *m)
-{
-	return &m->health;
-}
-
-const struct readiness *manager_readiness(const struct manager *m)
-{
-	return &m->readiness;
-}
-
-uint64_t manager_start_realtime_usec(const struct manager *m)
-{
-	return m->start_realtime_usec;
-}
-
-uint64_t manager_start_monotonic_usec(const struct manager *m)
-{
-	return m->start_monotonic_usec;
-}
-
 void manager_set_ops(struct manager *m, const struct manager_ops *ops, void *userdata)
 {
 	m->ops = ops;
 	m->userdata = userdata;
-}
-
-sd_event *manager_get_event(struct manager *m)
-{
-	return m->event;
-}
-
-const struct config *manager_get_config(struct manager *m)
-{
-	return m->config;
-}
-
-size_t manager_instance_count(const struct manager *m)
-{
-	return m->n_instances;
-}
-
-struct instance *manager_instance_at(const struct manager *m, size_t i)
-{
-	return i < m->n_instances ? m->instances[i] : NULL;
-}
-
-size_t manager_port_count(const struct manager *m)
-{
-	return m->n_ports;
-}
-
-struct mport *manager_port_at(const struct manager *m, size_t i)
-{
-	return i < m->n_ports ? m->ports[i] : NULL;
-}
-
-struct instance *manager_find_instance(const struct manager *m, const char *name)
-{
-	for (size_t k = 0; k < m->n_instances; k++) {
-		if (!strcmp(m->instances[k]->name, name)) {
-			return m->instances[k];
-		}
-	}
-	return NULL;
-}
-
-struct mport *manager_find_port(const struct manager *m, const char *ifname)
-{
-	for (size_t k = 0; k < m->n_ports; k++) {
-		if (!m->ports[k]->removed && !strcmp(m->ports[k]->ifname, ifname)) {
-			return m->ports[k];
-		}
-	}
-	return NULL;
-}
-
-struct mport *manager_find_port_by_ifindex(const struct manager *m, int ifindex)
-{
-	for (size_t k = 0; k < m->n_ports; k++) {
-		if (!m->ports[k]->removed && m->ports[k]->ifindex == ifindex) {
-			return m->ports[k];
-		}
-	}
-	return NULL;
 }

@@ -10,7 +10,8 @@
 #include <time.h>
 
 #include "daemon/clock-rivals.h"
-#include "daemon/manager-internal.h"
+#include "daemon/manager-object.h"
+#include "daemon/manager-state.h"
 #include "daemon/sysclock-follow.h"
 #include "ptp/outlier.h"
 #include "ptp/sysoff.h"

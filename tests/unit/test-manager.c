@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "daemon/manager-internal.h"
+#include "daemon/manager-reload.h"
 #include "daemon/sysclock-follow.h"
 #include "tests/doubles/sysclock-sim.h"
 
