@@ -153,7 +153,7 @@ static void derive_readiness(struct instance *i, struct mport *const *ports, siz
 		.is_grandmaster = i->is_grandmaster,
 		.configured_grandmaster = configured_grandmaster(i, ports, n),
 		.grandmaster = clock_identity_to_string(&i->grandmaster_identity, gm),
-		.servo = servo_state_to_string(i->servo_state),
+		.servo = i->servo_state,
 		.health_reason = i->health.n_reasons ? i->health.reasons[0].text : NULL,
 		.ports = rp,
 		.n_ports = n,

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The readiness verdict: when wait-sync, the exporter and Cockpit may call phcd "ready". */
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -72,7 +73,14 @@ void readiness_instance(const struct readiness_instance_input *in, struct readin
 			"receipt timeout and the qualification window",
 			in->domain);
 	} else {
-		verdict(ret, false, "not synchronized (servo %s)%s%s", in->servo,
+		char servo[16] = "";
+		const char *name = servo_state_to_string(in->servo);
+
+		/* as D-Bus ServoState shows it: "unlocked" */
+		for (size_t k = 0; name && name[k] && k + 1 < sizeof(servo); k++) {
+			servo[k] = (char) tolower((unsigned char) name[k]);
+		}
+		verdict(ret, false, "not synchronized (servo %s)%s%s", servo[0] ? servo : "unknown",
 			in->health_reason ? ": " : "", in->health_reason ? in->health_reason : "");
 	}
 }
@@ -104,9 +112,8 @@ void readiness_daemon(const struct readiness_daemon_input *in, struct readiness 
 				in->system_clock_conflict);
 		} else if (free_running) {
 			verdict(ret, true,
-				"the system clock is the reference: system_clock_instance %s is "
-				"the "
-				"grandmaster or has no ports",
+				"the system clock is not steered: system_clock_instance %s is the "
+				"grandmaster or has no ports, so the system clock is the reference",
 				in->system_clock_instance);
 		} else {
 			verdict(ret, false,

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "ptp/ds.h"
+#include "ptp/servo.h"
 
 #define READINESS_REASON_MAX 256
 
@@ -34,9 +35,9 @@ struct readiness_instance_input {
 	 * port.
 	 */
 	bool configured_grandmaster;
-	const char *grandmaster;   /* the grandmaster's clockIdentity, as a string */
-	const char *missing;	   /* the first interface named but not present, NULL for none */
-	const char *servo;	   /* the servo's state name */
+	const char *grandmaster; /* the grandmaster's clockIdentity, as a string */
+	const char *missing;	 /* the first interface named but not present, NULL for none */
+	enum servo_state servo;
 	const char *health_reason; /* the first health reason's sentence, NULL for none */
 	const struct readiness_port *ports;
 	size_t n_ports;

@@ -454,8 +454,14 @@ static void wait_check(struct wait_state *w)
 	}
 	if (w->sysclock) {
 		/* phcd's verdict on the system clock (Manager Ready, readiness.c). */
+		static const char prefix[] = "the system clock is ";
+
 		w->sysclock_ready = daemon_ready;
-		snprintf(w->sysclock_reason, sizeof(w->sysclock_reason), "%s", daemon_reason);
+		/* "system clock: not locked yet (...)": the subject is in the line already */
+		snprintf(w->sysclock_reason, sizeof(w->sysclock_reason), "%s",
+			 daemon_reason + (strncmp(daemon_reason, prefix, strlen(prefix))
+						  ? 0
+						  : strlen(prefix)));
 		if (!daemon_ready) {
 			snprintf(w->why, sizeof(w->why), "%s", daemon_reason);
 		}

@@ -300,6 +300,71 @@ static void remove_instance(struct manager *m, struct instance *i)
 	}
 }
 
+/*
+ * The readiness verdict, as the supervisor's derive pass computes it (daemon/readiness.c), from
+ * the stand-in's state: every port has listened its boot gate (time plays no part here).
+ */
+static void fake_readiness(struct manager *m)
+{
+	struct readiness rs[FAKE_MAX], r;
+	const char *names[FAKE_MAX];
+	bool synced[FAKE_MAX];
+
+	for (size_t k = 0; k < m->n_instances; k++) {
+		struct instance *i = m->instances[k];
+		struct readiness_port ports[FAKE_MAX];
+		char gm[CLOCK_IDENTITY_STRLEN];
+		struct readiness_instance_input in = {
+			.domain = i->domain,
+			.synchronized = i->synchronized,
+			.is_grandmaster = i->is_grandmaster,
+			.grandmaster = clock_identity_to_string(&i->grandmaster_identity, gm),
+			.servo = i->servo_state,
+			.health_reason = i->health.n_reasons ? i->health.reasons[0].text : NULL,
+			.ports = ports,
+		};
+
+		for (size_t j = 0; j < m->n_ports; j++) {
+			if (m->ports[j]->instance == i) {
+				ports[in.n_ports++] = (struct readiness_port){
+					.ifname = m->ports[j]->ifname,
+					.state = m->ports[j]->state,
+				};
+			}
+		}
+		for (unsigned int j = 0; !in.missing && !i->options.interfaces.auto_select &&
+					 j < i->options.interfaces.n_names;
+		     j++) {
+			if (!manager_find_port(m, i->options.interfaces.names[j])) {
+				in.missing = i->options.interfaces.names[j];
+			}
+		}
+		readiness_instance(&in, &r);
+		if (r.ready != i->readiness.ready || strcmp(r.reason, i->readiness.reason)) {
+			i->readiness = r;
+			HOOK(m, instance_changed, i, INSTANCE_CHANGED_READY);
+		}
+		rs[k] = i->readiness;
+		names[k] = i->name;
+		synced[k] = i->synchronized;
+	}
+	readiness_daemon(
+		&(struct readiness_daemon_input){
+			.instances = rs,
+			.names = names,
+			.synchronized = synced,
+			.n_instances = m->n_instances,
+			.system_clock_instance = m->config.daemon.system_clock_instance,
+			.system_clock_synchronized = manager_system_clock_synchronized(m),
+			.system_clock_conflict = m->conflict,
+		},
+		&r);
+	if (r.ready != m->readiness.ready || strcmp(r.reason, m->readiness.reason)) {
+		m->readiness = r;
+		HOOK(m, manager_changed, MANAGER_CHANGED_READY);
+	}
+}
+
 /* One command line from the test; see the usage in tests/integration/test-dbus.sh. */
 static void command(struct manager *m, char *line)
 {
@@ -459,6 +524,7 @@ static int on_stdin(sd_event_source *src, int fd, uint32_t revents, void *userda
 	}
 	line[strcspn(line, "\n")] = '\0';
 	command(m, line);
+	fake_readiness(m);
 	free(line);
 	return 0;
 }

@@ -33,7 +33,7 @@ static struct readiness_instance_input gm_input(struct readiness_port *ports, si
 		.domain = 0,
 		.is_grandmaster = true,
 		.grandmaster = "001122.fffe.334455",
-		.servo = "unlocked",
+		.servo = SERVO_UNLOCKED,
 		.ports = ports,
 		.n_ports = n,
 	};
