@@ -120,75 +120,20 @@ static void derive_health(struct instance *i, struct mport *const *ports, size_t
 	}
 }
 
-static bool has_port(struct mport *const *ports, size_t n, const char *ifname)
-{
-	for (size_t k = 0; k < n; k++) {
-		if (!ports[k]->removed && !strcmp(ports[k]->ifname, ifname)) {
-			return true;
-		}
-	}
-	return false;
-}
-
-/* Does the instance never follow another clock (readiness.h: configured_grandmaster)? */
-static bool configured_grandmaster(const struct instance *i, struct mport *const *ports, size_t n)
-{
-	bool all_master_only = n > 0;
-
-	for (size_t k = 0; k < n; k++) {
-		all_master_only &= ports[k]->options.masterOnly;
-	}
-	return all_master_only || i->clock_quality.clockClass < 128;
-}
-
 /* 4. Readiness (readiness.c) from what the steps above derived. */
-static void derive_readiness(struct instance *i, struct mport *const *ports, size_t n,
-			     struct readiness_port *rp)
+static void derive_readiness(struct instance *i, struct mport *const *ports, size_t n)
 {
-	char gm[CLOCK_IDENTITY_STRLEN];
-	uint64_t now = now_usec(CLOCK_MONOTONIC);
-	struct readiness_instance_input in = {
-		.domain = i->domain,
-		.synchronized = i->synchronized,
-		.is_grandmaster = i->is_grandmaster,
-		.configured_grandmaster = configured_grandmaster(i, ports, n),
-		.grandmaster = clock_identity_to_string(&i->grandmaster_identity, gm),
-		.servo = i->servo_state,
-		.health_reason = i->health.n_reasons ? i->health.reasons[0].text : NULL,
-		.ports = rp,
-		.n_ports = n,
-	};
+	uint64_t opens;
 	struct readiness r;
 
-	for (unsigned int k = 0;
-	     !in.missing && !i->options.interfaces.auto_select && k < i->options.interfaces.n_names;
-	     k++) {
-		if (!has_port(ports, n, i->options.interfaces.names[k])) {
-			in.missing = i->options.interfaces.names[k];
-		}
+	if (readiness_of_instance(i, ports, n, now_usec(CLOCK_MONOTONIC), &r, &opens) < 0) {
+		log_full(LOG_ERR, "instance %s: out of memory, its readiness is stale", i->name);
+		return;
 	}
-	for (size_t k = 0; k < n; k++) {
-		const struct mport *p = ports[k];
-
-		rp[k] = (struct readiness_port){
-			.ifname = p->ifname,
-			.state = p->state,
-			.running = p->configured && p->listening_since_usec,
-			.listened_usec = now - p->listening_since_usec,
-			.gate_usec = readiness_gate_usec(p->options.logAnnounceInterval,
-							 p->options.announceReceiptTimeout),
-		};
-		if (rp[k].running && rp[k].listened_usec < rp[k].gate_usec) {
-			/* The gate closes by time, which marks nothing: look again then. */
-			if (!i->manager->gate_wakeup_usec ||
-			    now + rp[k].gate_usec - rp[k].listened_usec <
-				    i->manager->gate_wakeup_usec) {
-				i->manager->gate_wakeup_usec = now + rp[k].gate_usec -
-							       rp[k].listened_usec;
-			}
-		}
+	/* A gate still closed opens by time alone, which marks nothing: a pass then. */
+	if (opens && (!i->manager->gate_wakeup_usec || opens < i->manager->gate_wakeup_usec)) {
+		i->manager->gate_wakeup_usec = opens;
 	}
-	readiness_instance(&in, &r);
 	if (r.ready != i->readiness.ready || strcmp(r.reason, i->readiness.reason)) {
 		i->readiness = r;
 		i->dirty |= INSTANCE_CHANGED_READY;
@@ -201,9 +146,6 @@ static void derive_daemon(struct manager *m)
 	const char *sys = m->config ? m->config->daemon.system_clock_instance : "";
 	const char *conflict = sysclock_follow_conflict(m->sysclock);
 	bool sys_synced = sysclock_follow_synchronized(m->sysclock);
-	struct readiness *rs = calloc(m->n_instances + 1, sizeof(*rs));
-	const char **names = calloc(m->n_instances + 1, sizeof(*names));
-	bool *synced = calloc(m->n_instances + 1, sizeof(*synced));
 	struct health_report h;
 	struct readiness r;
 
@@ -212,33 +154,11 @@ static void derive_daemon(struct manager *m)
 		m->health = h;
 		m->dirty |= MANAGER_CHANGED_HEALTH;
 	}
-	if (!rs || !names || !synced) {
-		log_full(LOG_ERR, "out of memory, the daemon's readiness is stale");
-	} else {
-		for (size_t k = 0; k < m->n_instances; k++) {
-			rs[k] = m->instances[k]->readiness;
-			names[k] = m->instances[k]->name;
-			synced[k] = m->instances[k]->synchronized;
-		}
-		readiness_daemon(
-			&(struct readiness_daemon_input){
-				.instances = rs,
-				.names = names,
-				.synchronized = synced,
-				.n_instances = m->n_instances,
-				.system_clock_instance = sys,
-				.system_clock_synchronized = sys_synced,
-				.system_clock_conflict = conflict,
-			},
-			&r);
-		if (r.ready != m->readiness.ready || strcmp(r.reason, m->readiness.reason)) {
-			m->readiness = r;
-			m->dirty |= MANAGER_CHANGED_READY;
-		}
+	readiness_daemon(m->instances, m->n_instances, sys, sys_synced, conflict, &r);
+	if (r.ready != m->readiness.ready || strcmp(r.reason, m->readiness.reason)) {
+		m->readiness = r;
+		m->dirty |= MANAGER_CHANGED_READY;
 	}
-	free(rs);
-	free(names);
-	free(synced);
 }
 
 /* 5. Emission: each object's changes once, to the observer (D-Bus), then the status file. */
@@ -301,8 +221,7 @@ static void derive_arm_gate(struct manager *m)
 void manager_derive(struct manager *m)
 {
 	struct mport **ports = NULL;
-	struct readiness_port *rp = NULL;
-	size_t cap = 0, rp_cap = 0;
+	size_t cap = 0;
 
 	m->derive_passes++;
 	for (size_t k = 0; k < m->n_instances; k++) {
@@ -313,21 +232,9 @@ void manager_derive(struct manager *m)
 		derive_followers(i);
 		/* the followers may have taken ports FAULTY: the same list, their new states */
 		derive_health(i, ports, n);
-		if (n > rp_cap) {
-			struct readiness_port *b = reallocarray(rp, n, sizeof(*rp));
-
-			if (!b) {
-				log_full(LOG_ERR, "instance %s: out of memory, readiness is stale",
-					 i->name);
-				continue;
-			}
-			rp = b;
-			rp_cap = n;
-		}
-		derive_readiness(i, ports, n, rp);
+		derive_readiness(i, ports, n);
 	}
 	free(ports);
-	free(rp);
 	derive_daemon(m);
 	derive_arm_gate(m);
 	derive_emit(m);

@@ -7,6 +7,7 @@
 
 #include "daemon/health.h"
 #include "daemon/manager-state.h"
+#include "daemon/readiness.h"
 
 static void health_vadd(struct health_report *h, enum health level, const char *code,
 			const char *fmt, va_list ap) _printf_(4, 0);
@@ -59,17 +60,6 @@ bool health_equal(const struct health_report *a, const struct health_report *b)
 		}
 	}
 	return true;
-}
-
-/* Is the interface one of these ports? */
-static bool has_port(struct mport *const *ports, size_t n, const char *ifname)
-{
-	for (size_t k = 0; k < n; k++) {
-		if (!ports[k]->removed && !strcmp(ports[k]->ifname, ifname)) {
-			return true;
-		}
-	}
-	return false;
 }
 
 void health_instance(const struct instance *i, struct mport *const *ports, size_t n,
@@ -129,7 +119,7 @@ void health_instance(const struct instance *i, struct mport *const *ports, size_
 	     !i->options.interfaces.auto_select && k < i->options.interfaces.n_names; k++) {
 		const char *name = i->options.interfaces.names[k];
 
-		if (!has_port(ports, n, name)) {
+		if (!mport_list_has(ports, n, name)) {
 			health_add(h, HEALTH_DEGRADED, "interface-missing",
 				   "interface %s is named in the instance's interfaces but not "
 				   "present",

@@ -643,6 +643,8 @@ void manager_on_link(struct link_monitor *lm, enum link_event ev, const struct l
 	p->link_up = link_is_up(l);
 	log_port_full(p->ifname, LOG_INFO, "link %s", p->link_up ? "up" : "down");
 	manager_port_changed(p, MPORT_CHANGED_LINK);
+	/* The boot gate counts from the link's coming up (a worker that outlived the flap too). */
+	p->listening_since_usec = p->link_up && p->configured ? mono_usec() : 0;
 	if (p->link_up) {
 		/* A link that comes back deserves a fresh start, rate limit included. */
 		backoff_reset(&p->backoff);

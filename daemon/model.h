@@ -265,8 +265,10 @@ struct mport {
 	bool phc_fault;
 	char phc_rival_text[MANAGER_ERROR_TEXT_MAX];
 	sd_event_source *restart_timer;
-	uint64_t listening_since_usec; /* CLOCK_MONOTONIC: its worker got CONFIG; 0: none */
-	unsigned int dirty;	       /* enum mport_change bits not emitted yet */
+	/* CLOCK_MONOTONIC: its worker got CONFIG on a link that is up, or the link came up since;
+	 * 0: not listening */
+	uint64_t listening_since_usec;
+	unsigned int dirty;	/* enum mport_change bits not emitted yet */
 	struct backoff backoff; /* restarts in the rate limit's window; given_up: stays FAULTY */
 };
 

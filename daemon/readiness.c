@@ -2,10 +2,13 @@
 /* The readiness verdict: when wait-sync, the exporter and Cockpit may call phcd "ready". */
 #include <ctype.h>
 #include <math.h>
+#include <errno.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "daemon/model.h"
 #include "daemon/readiness.h"
 #include "ptp/bmca.h"
 #include "ptp/util.h"
@@ -85,51 +88,129 @@ void readiness_instance(const struct readiness_instance_input *in, struct readin
 	}
 }
 
-static bool is_followed(const struct readiness_daemon_input *in, size_t k)
+bool mport_list_has(struct mport *const *ports, size_t n, const char *ifname)
 {
-	return !strcmp(in->system_clock_instance, "auto") ||
-	       !strcmp(in->system_clock_instance, in->names[k]);
+	for (size_t k = 0; k < n; k++) {
+		if (!ports[k]->removed && !strcmp(ports[k]->ifname, ifname)) {
+			return true;
+		}
+	}
+	return false;
 }
 
-void readiness_daemon(const struct readiness_daemon_input *in, struct readiness *ret)
+/* Does the instance never follow another clock (readiness_instance_input.configured_grandmaster)?
+ */
+static bool configured_grandmaster(const struct instance *i, struct mport *const *ports, size_t n)
+{
+	bool all_master_only = n > 0;
+
+	for (size_t k = 0; k < n; k++) {
+		all_master_only &= ports[k]->options.masterOnly;
+	}
+	return all_master_only || i->clock_quality.clockClass < 128;
+}
+
+int readiness_of_instance(const struct instance *i, struct mport *const *ports, size_t n,
+			  uint64_t now, struct readiness *ret, uint64_t *ret_gate_opens)
+{
+	char gm[CLOCK_IDENTITY_STRLEN];
+	struct readiness_port *rp = calloc(n ? n : 1, sizeof(*rp));
+	struct readiness_instance_input in = {
+		.domain = i->domain,
+		.synchronized = i->synchronized,
+		.is_grandmaster = i->is_grandmaster,
+		.configured_grandmaster = configured_grandmaster(i, ports, n),
+		.grandmaster = clock_identity_to_string(&i->grandmaster_identity, gm),
+		.servo = i->servo_state,
+		.health_reason = i->health.n_reasons ? i->health.reasons[0].text : NULL,
+		.ports = rp,
+		.n_ports = n,
+	};
+	uint64_t opens = 0;
+
+	if (!rp) {
+		return -ENOMEM;
+	}
+	for (unsigned int k = 0;
+	     !in.missing && !i->options.interfaces.auto_select && k < i->options.interfaces.n_names;
+	     k++) {
+		if (!mport_list_has(ports, n, i->options.interfaces.names[k])) {
+			in.missing = i->options.interfaces.names[k];
+		}
+	}
+	for (size_t k = 0; k < n; k++) {
+		const struct mport *p = ports[k];
+		/* A port in the protocol that did not start listening on a link that is up (a
+		 * stopping worker after a link flap) has not listened at all. */
+		bool running = p->state != PORT_STATE_FAULTY && p->state != PORT_STATE_DISABLED &&
+			       p->state != PORT_STATE_INITIALIZING;
+		bool listening = p->listening_since_usec && p->listening_since_usec <= now;
+
+		rp[k] = (struct readiness_port){
+			.ifname = p->ifname,
+			.state = p->state,
+			.running = running,
+			.listened_usec = listening ? now - p->listening_since_usec : 0,
+			.gate_usec = readiness_gate_usec(p->options.logAnnounceInterval,
+							 p->options.announceReceiptTimeout),
+		};
+		if (running && listening && rp[k].listened_usec < rp[k].gate_usec &&
+		    (!opens || p->listening_since_usec + rp[k].gate_usec < opens)) {
+			opens = p->listening_since_usec + rp[k].gate_usec;
+		}
+	}
+	readiness_instance(&in, ret);
+	free(rp);
+	*ret_gate_opens = opens;
+	return 0;
+}
+
+static bool is_followed(const char *system_clock_instance, const struct instance *i)
+{
+	return !strcmp(system_clock_instance, "auto") || !strcmp(system_clock_instance, i->name);
+}
+
+void readiness_daemon(struct instance *const *instances, size_t n,
+		      const char *system_clock_instance, bool system_clock_synchronized,
+		      const char *conflict, struct readiness *ret)
 {
 	bool free_running = true;
 
-	if (in->system_clock_instance[0]) {
+	if (system_clock_instance[0]) {
 		/* time-sync.target means the system clock is right, not that PTP is. */
-		for (size_t k = 0; k < in->n_instances; k++) {
-			if (is_followed(in, k)) {
-				free_running &= in->instances[k].ready && !in->synchronized[k];
+		for (size_t k = 0; k < n; k++) {
+			if (is_followed(system_clock_instance, instances[k])) {
+				free_running &= instances[k]->readiness.ready &&
+						!instances[k]->synchronized;
 			}
 		}
-		if (in->system_clock_synchronized) {
+		if (system_clock_synchronized) {
 			verdict(ret, true,
 				"the system clock is synchronized (system_clock_instance %s)",
-				in->system_clock_instance);
-		} else if (in->system_clock_conflict[0]) {
+				system_clock_instance);
+		} else if (conflict[0]) {
 			/* Not phcd's to wait for: the other program decides (chrony-wait...). */
-			verdict(ret, true, "the system clock is not steered by phcd: %s",
-				in->system_clock_conflict);
+			verdict(ret, true, "the system clock is not steered by phcd: %s", conflict);
 		} else if (free_running) {
 			verdict(ret, true,
 				"the system clock is not steered: system_clock_instance %s is the "
 				"grandmaster or has no ports, so the system clock is the reference",
-				in->system_clock_instance);
+				system_clock_instance);
 		} else {
 			verdict(ret, false,
 				"the system clock is not locked yet (system_clock_instance %s)",
-				in->system_clock_instance);
+				system_clock_instance);
 		}
 		return;
 	}
-	if (in->n_instances == 0) {
+	if (n == 0) {
 		verdict(ret, false, "phcd runs no instance");
 		return;
 	}
-	for (size_t k = 0; k < in->n_instances; k++) {
-		if (!in->instances[k].ready) {
-			verdict(ret, false, "instance %s: %s", in->names[k],
-				in->instances[k].reason);
+	for (size_t k = 0; k < n; k++) {
+		if (!instances[k]->readiness.ready) {
+			verdict(ret, false, "instance %s: %s", instances[k]->name,
+				instances[k]->readiness.reason);
 			return;
 		}
 	}

@@ -20,8 +20,8 @@ struct readiness {
 struct readiness_port {
 	const char *ifname;
 	enum port_state state;
-	bool running;		/* its worker runs the protocol (HELLO answered) */
-	uint64_t listened_usec; /* how long that worker has been listening on the link */
+	bool running;		/* in the protocol: not FAULTY, DISABLED or INITIALIZING */
+	uint64_t listened_usec; /* how long its worker has listened on the link since it came up */
 	uint64_t gate_usec;	/* readiness_gate_usec() of its announce options */
 };
 
@@ -58,15 +58,26 @@ uint64_t readiness_gate_usec(int8_t logAnnounceInterval, uint8_t announceReceipt
  */
 void readiness_instance(const struct readiness_instance_input *in, struct readiness *ret);
 
-/* The daemon's verdict over its instances and, when phcd steers it, the system clock. */
-struct readiness_daemon_input {
-	const struct readiness *instances; /* each instance's verdict, in order */
-	const char *const *names;	   /* their names */
-	const bool *synchronized;	   /* each instance's Synchronized */
-	size_t n_instances;
-	const char *system_clock_instance; /* "" when phcd does not steer CLOCK_REALTIME */
-	bool system_clock_synchronized;
-	const char *system_clock_conflict; /* "" unless another program steers it */
-};
+struct instance;
+struct mport;
 
-void readiness_daemon(const struct readiness_daemon_input *in, struct readiness *ret);
+/* Is the interface one of these ports (not being removed)? */
+bool mport_list_has(struct mport *const *ports, size_t n, const char *ifname);
+
+/*
+ * readiness_instance() of what instance i and its ports (ports[0..n), all of them i's) hold, at
+ * now_usec (CLOCK_MONOTONIC). *ret_gate_opens: when the first boot gate still closed opens (0:
+ * none), for a look then, since time alone changes nothing else. -ENOMEM: *ret untouched.
+ */
+int readiness_of_instance(const struct instance *i, struct mport *const *ports, size_t n,
+			  uint64_t now_usec, struct readiness *ret, uint64_t *ret_gate_opens);
+
+/*
+ * The daemon's verdict over its instances (their readiness, name and Synchronized) and, when
+ * phcd steers it (system_clock_instance not ""), the system clock: synchronized, or steered by
+ * another program (conflict not ""), or the reference (the instance it follows ready without
+ * being synchronized).
+ */
+void readiness_daemon(struct instance *const *instances, size_t n,
+		      const char *system_clock_instance, bool system_clock_synchronized,
+		      const char *conflict, struct readiness *ret);

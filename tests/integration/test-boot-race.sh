@@ -52,7 +52,10 @@ for round in $(seq 1 "$ROUNDS"); do
 	S=phbr-s$$-$round G=phbr-g$$-$round
 	netns_pair "$S" "$G" s1 g1
 	# Together, as at boot: ptp4l, phcd and wait-sync (which waits for phcd on the bus).
-	ptp4l_gm "$G" g1 "$tmp/gm.uds" "$tmp/gm-$round.log"
+	# fault_reset_interval ASAP: a ptp4l whose port went FAULTY in the flap (a Sync it could not
+	# send) waits 16 s by default before it listens again, announcing nothing; phcd is then
+	# rightly the grandmaster of the link. Here the better clock stays on the link.
+	ptp4l_gm "$G" g1 "$tmp/gm.uds" "$tmp/gm-$round.log" --fault_reset_interval ASAP
 	phcd_start "$S" "$tmp/phcd.conf" "$tmp/phcd-$round.log"
 	rc=0
 	"$PHCCTL" wait-sync --timeout 30 --json >"$tmp/ws.json" 2>"$tmp/ws.err" || rc=$?

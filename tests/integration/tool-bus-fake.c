@@ -20,6 +20,8 @@
 #include "dbus/bus-server.h"
 
 #define FAKE_MAX 64
+/* CLOCK_MONOTONIC as the stand-in's readiness sees it: an hour after its ports started. */
+#define FAKE_NOW (UINT64_C(3600) * 1000000)
 
 struct manager {
 	sd_event *event;
@@ -261,6 +263,7 @@ static void add_port(struct manager *m, const char *ifname, const char *inst)
 	p->delay_mechanism = DELAY_MECHANISM_E2E;
 	options_port_defaults(&p->options);
 	p->state = PORT_STATE_LISTENING;
+	p->listening_since_usec = 1; /* long before FAKE_NOW: every boot gate is open */
 	p->enabled = true;
 	p->timestamping = TRANSPORT_TS_MODE_SOFTWARE;
 	p->phc_index = -1;
@@ -302,63 +305,31 @@ static void remove_instance(struct manager *m, struct instance *i)
 
 /*
  * The readiness verdict, as the supervisor's derive pass computes it (daemon/readiness.c), from
- * the stand-in's state: every port has listened its boot gate (time plays no part here).
+ * the stand-in's state: its ports listened long ago, so every boot gate is open.
  */
 static void fake_readiness(struct manager *m)
 {
-	struct readiness rs[FAKE_MAX], r;
-	const char *names[FAKE_MAX];
-	bool synced[FAKE_MAX];
+	struct mport *ports[FAKE_MAX];
+	uint64_t opens;
+	struct readiness r;
 
 	for (size_t k = 0; k < m->n_instances; k++) {
 		struct instance *i = m->instances[k];
-		struct readiness_port ports[FAKE_MAX];
-		char gm[CLOCK_IDENTITY_STRLEN];
-		struct readiness_instance_input in = {
-			.domain = i->domain,
-			.synchronized = i->synchronized,
-			.is_grandmaster = i->is_grandmaster,
-			.grandmaster = clock_identity_to_string(&i->grandmaster_identity, gm),
-			.servo = i->servo_state,
-			.health_reason = i->health.n_reasons ? i->health.reasons[0].text : NULL,
-			.ports = ports,
-		};
+		size_t n = 0;
 
 		for (size_t j = 0; j < m->n_ports; j++) {
 			if (m->ports[j]->instance == i) {
-				ports[in.n_ports++] = (struct readiness_port){
-					.ifname = m->ports[j]->ifname,
-					.state = m->ports[j]->state,
-				};
+				ports[n++] = m->ports[j];
 			}
 		}
-		for (unsigned int j = 0; !in.missing && !i->options.interfaces.auto_select &&
-					 j < i->options.interfaces.n_names;
-		     j++) {
-			if (!manager_find_port(m, i->options.interfaces.names[j])) {
-				in.missing = i->options.interfaces.names[j];
-			}
-		}
-		readiness_instance(&in, &r);
-		if (r.ready != i->readiness.ready || strcmp(r.reason, i->readiness.reason)) {
+		if (readiness_of_instance(i, ports, n, FAKE_NOW, &r, &opens) == 0 &&
+		    (r.ready != i->readiness.ready || strcmp(r.reason, i->readiness.reason))) {
 			i->readiness = r;
 			HOOK(m, instance_changed, i, INSTANCE_CHANGED_READY);
 		}
-		rs[k] = i->readiness;
-		names[k] = i->name;
-		synced[k] = i->synchronized;
 	}
-	readiness_daemon(
-		&(struct readiness_daemon_input){
-			.instances = rs,
-			.names = names,
-			.synchronized = synced,
-			.n_instances = m->n_instances,
-			.system_clock_instance = m->config.daemon.system_clock_instance,
-			.system_clock_synchronized = manager_system_clock_synchronized(m),
-			.system_clock_conflict = m->conflict,
-		},
-		&r);
+	readiness_daemon(m->instances, m->n_instances, m->config.daemon.system_clock_instance,
+			 manager_system_clock_synchronized(m), m->conflict, &r);
 	if (r.ready != m->readiness.ready || strcmp(r.reason, m->readiness.reason)) {
 		m->readiness = r;
 		HOOK(m, manager_changed, MANAGER_CHANGED_READY);

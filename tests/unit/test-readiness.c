@@ -11,6 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "daemon/model.h"
 #include "daemon/readiness.h"
 
 #define SEC 1000000u
@@ -153,46 +154,106 @@ static void test_other_verdicts(void **state)
 /* The daemon: every instance, or the system clock when phcd steers it. */
 static void test_daemon(void **state)
 {
-	struct readiness inst[2] = { { .ready = true }, { .ready = false } };
-	const char *names[2] = { "a", "b" };
-	bool synced[2] = { false, false };
-	struct readiness_daemon_input in = {
-		.instances = inst,
-		.names = names,
-		.synchronized = synced,
-		.n_instances = 2,
-		.system_clock_instance = "",
-		.system_clock_conflict = "",
-	};
+	struct instance a = { .name = "a", .readiness = { .ready = true } };
+	struct instance b = { .name = "b" };
+	struct instance *inst[2] = { &a, &b };
 	struct readiness r;
 
-	snprintf(inst[1].reason, sizeof(inst[1].reason), "not synchronized (servo unlocked)");
-	readiness_daemon(&in, &r);
+	snprintf(b.readiness.reason, sizeof(b.readiness.reason),
+		 "not synchronized (servo unlocked)");
+	readiness_daemon(inst, 2, "", false, "", &r);
 	assert_false(r.ready);
 	assert_string_equal(r.reason, "instance b: not synchronized (servo unlocked)");
-	inst[1].ready = true;
-	readiness_daemon(&in, &r);
+	b.readiness.ready = true;
+	readiness_daemon(inst, 2, "", false, "", &r);
 	assert_true(r.ready);
-	in.n_instances = 0;
-	readiness_daemon(&in, &r);
+	readiness_daemon(inst, 0, "", false, "", &r);
 	assert_false(r.ready);
-	/* system_clock_instance a: a grandmaster's clock is the reference */
-	in.n_instances = 2;
-	in.system_clock_instance = "a";
-	inst[1].ready = false;
-	readiness_daemon(&in, &r);
+	/* system_clock_instance a: a grandmaster's clock is the reference, b does not matter */
+	b.readiness.ready = false;
+	readiness_daemon(inst, 2, "a", false, "", &r);
 	assert_true(r.ready);
 	/* a follows a master and is not locked yet */
-	inst[0].ready = false;
-	readiness_daemon(&in, &r);
+	a.readiness.ready = false;
+	readiness_daemon(inst, 2, "a", false, "", &r);
 	assert_false(r.ready);
-	in.system_clock_synchronized = true;
-	readiness_daemon(&in, &r);
+	assert_string_equal(r.reason,
+			    "the system clock is not locked yet (system_clock_instance a)");
+	/* a synchronized instance is ready, but the system clock is not locked to it yet */
+	a.readiness.ready = true;
+	a.synchronized = true;
+	readiness_daemon(inst, 2, "auto", false, "", &r);
+	assert_false(r.ready);
+	readiness_daemon(inst, 2, "auto", true, "", &r);
 	assert_true(r.ready);
-	in.system_clock_synchronized = false;
-	in.system_clock_conflict = "chronyd (pid 1) already steers CLOCK_REALTIME";
-	readiness_daemon(&in, &r);
+	readiness_daemon(inst, 2, "a", false, "chronyd (pid 1) already steers CLOCK_REALTIME", &r);
 	assert_true(r.ready);
+}
+
+/*
+ * From the supervisor's state: the gate counts from the worker's HELLO (listening_since_usec), a
+ * port without a worker has none, clockClass < 128 or masterOnly everywhere open it, and the
+ * moment it opens is returned for a look then.
+ */
+static void test_of_instance(void **state)
+{
+	struct instance i = { .name = "a", .is_grandmaster = true };
+	struct mport p[2] = { 0 };
+	struct mport *ports[2] = { &p[0], &p[1] };
+	const uint64_t t0 = 1000 * SEC, gate = readiness_gate_usec(1, 3);
+	uint64_t opens;
+	struct readiness r;
+
+	i.clock_quality.clockClass = 248;
+	for (size_t k = 0; k < 2; k++) {
+		snprintf(p[k].ifname, sizeof(p[k].ifname), "eth%zu", k);
+		p[k].state = k ? PORT_STATE_FAULTY : PORT_STATE_MASTER;
+		p[k].options.logAnnounceInterval = 1;
+		p[k].options.announceReceiptTimeout = 3;
+	}
+	p[0].configured = true;
+	p[0].listening_since_usec = t0;
+	assert_int_equal(readiness_of_instance(&i, ports, 2, t0 + SEC, &r, &opens), 0);
+	assert_false(r.ready);
+	assert_int_equal(opens, t0 + gate);
+	assert_int_equal(readiness_of_instance(&i, ports, 2, t0 + gate, &r, &opens), 0);
+	assert_true(r.ready);
+	assert_int_equal(opens, 0);
+	/* eth1's worker starts later: its own gate */
+	p[1].state = PORT_STATE_MASTER;
+	p[1].configured = true;
+	p[1].listening_since_usec = t0 + 5 * SEC;
+	assert_int_equal(readiness_of_instance(&i, ports, 2, t0 + gate, &r, &opens), 0);
+	assert_false(r.ready);
+	assert_non_null(strstr(r.reason, "port eth1"));
+	assert_int_equal(opens, t0 + 5 * SEC + gate);
+	/* a MASTER port that has not listened since its link came up (a stopping worker) */
+	p[1].listening_since_usec = 0;
+	assert_int_equal(readiness_of_instance(&i, ports, 2, t0 + 100 * SEC, &r, &opens), 0);
+	assert_false(r.ready);
+	p[1].listening_since_usec = t0 + 5 * SEC;
+	/* the grandmaster by configuration: no gate */
+	i.clock_quality.clockClass = 6;
+	assert_int_equal(readiness_of_instance(&i, ports, 2, t0 + SEC, &r, &opens), 0);
+	assert_true(r.ready);
+	i.clock_quality.clockClass = 248;
+	p[0].options.masterOnly = p[1].options.masterOnly = true;
+	assert_int_equal(readiness_of_instance(&i, ports, 2, t0 + SEC, &r, &opens), 0);
+	assert_true(r.ready);
+	/* masterOnly on one port only: the other may hear a better master */
+	p[1].options.masterOnly = false;
+	assert_int_equal(readiness_of_instance(&i, ports, 2, t0 + SEC, &r, &opens), 0);
+	assert_false(r.ready);
+	/* an interface named in `interfaces` and not a port */
+	i.synchronized = true;
+	i.options.interfaces.n_names = 1;
+	snprintf(i.options.interfaces.names[0], IFNAMSIZ, "eth7");
+	assert_int_equal(readiness_of_instance(&i, ports, 2, t0 + SEC, &r, &opens), 0);
+	assert_true(r.ready); /* synchronized already */
+	i.synchronized = false;
+	assert_int_equal(readiness_of_instance(&i, ports, 2, t0 + gate * 2, &r, &opens), 0);
+	assert_false(r.ready);
+	assert_string_equal(r.reason, "waiting for eth7: named in its interfaces, not present yet");
 }
 
 int main(void)
@@ -205,6 +266,7 @@ int main(void)
 		cmocka_unit_test(test_configured_grandmaster),
 		cmocka_unit_test(test_other_verdicts),
 		cmocka_unit_test(test_daemon),
+		cmocka_unit_test(test_of_instance),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
