@@ -74,7 +74,7 @@
         tr = el("tr", { "data-path": path });
         for (const f of ["Name", "Domain", "GrandmasterIdentity", "StepsRemoved", "OffsetFromMaster",
             "OffsetAge", "MeanPathDelay", "FrequencyAdjustment", "OffsetStatistics", "ServoState",
-            "Synchronized", "Health"])
+            "Synchronized", "Ready", "Health"])
             tr.appendChild(el("td", { "data-field": f }));
         for (const p of ["Priority1", "Priority2"]) {
             const td = el("td", { "data-field": p });
@@ -139,6 +139,9 @@
             : "", "num", i.OffsetStatisticsRMS);
         setCell(tr, "ServoState", i.ServoState || "", SERVO_CLASS[i.ServoState] || "");
         setCell(tr, "Synchronized", i.Synchronized ? "yes" : "no", i.Synchronized ? "ok" : "bad");
+        /* phcd's own verdict (Ready, ReadyReason), as phcctl wait-sync and the exporter use it. */
+        setCell(tr, "Ready", i.Ready === undefined ? "—" : (i.Ready ? "yes" : "no") +
+                (i.ReadyReason ? "\n" + i.ReadyReason : ""), i.Ready ? "ok" : "bad", i.Ready);
         setHealth(tr.querySelector('td[data-field="Health"]'), i.Health, i.HealthReasons);
         setCell(tr, "Priority1", String(i.Priority1 === undefined ? "" : i.Priority1));
         setCell(tr, "Priority2", String(i.Priority2 === undefined ? "" : i.Priority2));
@@ -298,6 +301,7 @@
             ["Started", m.StartTimestamp ? new Date(m.StartTimestamp / 1000).toLocaleString() : ""],
             ["System clock follows", m.SystemClockInstance === undefined ? "" : m.SystemClockInstance || "nothing (phcd does not steer it)"],
             ["System clock synchronized", m.SystemClockSynchronized ? "yes" : "no"],
+            ["Ready", m.Ready === undefined ? "" : (m.Ready ? "yes" : "no") + (m.ReadyReason ? ": " + m.ReadyReason : "")],
             ["Configuration", (m.ConfigFiles || []).join(", ")],
         ];
         if (model.up) {

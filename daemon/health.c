@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Health of each instance and of the daemon: ok / degraded / failed with the reasons. */
-#include <net/if.h>
+/* Health of each instance and of the daemon: ok / degraded / failed with the reasons (pure). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
-#include "daemon/manager-internal.h"
-#include "daemon/refclock-feed.h"
-#include "daemon/sysclock-follow.h"
+#include "daemon/health.h"
+#include "daemon/manager-state.h"
+#include "daemon/readiness.h"
 
 static void health_vadd(struct health_report *h, enum health level, const char *code,
 			const char *fmt, va_list ap) _printf_(4, 0);
@@ -44,17 +43,17 @@ void health_add(struct health_report *h, enum health level, const char *code, co
 }
 
 /* Reasons past the array were counted in n_reasons: the count users see is at most the array. */
-static size_t reasons_shown(const struct health_report *h)
+size_t health_reasons_shown(const struct health_report *h)
 {
 	return h->n_reasons < HEALTH_REASONS_MAX ? h->n_reasons : HEALTH_REASONS_MAX;
 }
 
-static bool health_equal(const struct health_report *a, const struct health_report *b)
+bool health_equal(const struct health_report *a, const struct health_report *b)
 {
-	if (a->level != b->level || reasons_shown(a) != reasons_shown(b)) {
+	if (a->level != b->level || health_reasons_shown(a) != health_reasons_shown(b)) {
 		return false;
 	}
-	for (size_t k = 0; k < reasons_shown(a); k++) {
+	for (size_t k = 0; k < health_reasons_shown(a); k++) {
 		if (strcmp(a->reasons[k].code, b->reasons[k].code) ||
 		    strcmp(a->reasons[k].text, b->reasons[k].text)) {
 			return false;
@@ -63,67 +62,17 @@ static bool health_equal(const struct health_report *a, const struct health_repo
 	return true;
 }
 
-bool mport_restarting(const struct mport *p)
-{
-	return p->restart_timer != NULL;
-}
-
-/* Why an interface the configuration names is not a port: absent, or present and unfit. */
-static const char *health_why_not_port(struct manager *m, const char *name)
-{
-	for (size_t k = 0; m->links && k < link_monitor_count(m->links); k++) {
-		const struct link_info *l = link_monitor_get(m->links, k);
-
-		if (strcmp(l->name, name) == 0) {
-			return l->flags & IFF_LOOPBACK
-				       ? "is a loopback interface, which carries no PTP frames"
-				       : "is not a port (see the log)";
-		}
-	}
-	return "not present";
-}
-
-/*
- * Each reason an instance's health gains is logged once, when it comes (a mistyped interface,
- * a port gone FAULTY, sync lost), and again only when its sentence changes: the journal says why
- * as D-Bus does. Not while the links are being enumerated at start (every named interface is
- * missing then) nor while stopping.
- */
-static void health_log_new(struct instance *i, const struct health_report *now)
-{
-	const struct health_report *old = &i->health_logged;
-
-	if (!i->manager->started || i->manager->stopping) {
-		return;
-	}
-	for (size_t k = 0; k < reasons_shown(now); k++) {
-		bool known = false;
-
-		for (size_t j = 0; j < reasons_shown(old) && !known; j++) {
-			known = !strcmp(old->reasons[j].code, now->reasons[k].code) &&
-				!strcmp(old->reasons[j].text, now->reasons[k].text);
-		}
-		if (!known) {
-			log_full(now->level >= HEALTH_FAILED ? LOG_ERR : LOG_NOTICE,
-				 "instance %s: %s", i->name, now->reasons[k].text);
-		}
-	}
-	i->health_logged = *now;
-}
-
-void instance_compute_health(const struct instance *i, struct health_report *h, bool *ret_gm)
+void health_instance(const struct instance *i, struct mport *const *ports, size_t n,
+		     health_why_not_port_fn why_not_port, void *ctx, struct health_report *h,
+		     bool *ret_gm)
 {
 	char gm[CLOCK_IDENTITY_STRLEN];
-	size_t n = 0, faulty = 0, slave = 0, master = 0, passive = 0, listening = 0;
-	struct mport *p;
+	size_t faulty = 0, slave = 0, master = 0, passive = 0, listening = 0;
 
 	memset(h, 0, sizeof(*h));
-	MANAGER_FOREACH_PORT(p, i->manager, k)
-	{
-		if (p->instance != i) {
-			continue;
-		}
-		n++;
+	for (size_t k = 0; k < n; k++) {
+		const struct mport *p = ports[k];
+
 		switch (p->state) {
 		case PORT_STATE_FAULTY:
 			faulty++;
@@ -176,17 +125,15 @@ void instance_compute_health(const struct instance *i, struct health_report *h, 
 	*ret_gm = master > 0 && slave == 0 && listening == 0 &&
 		  !memcmp(&i->grandmaster_identity, &i->clock_identity, sizeof(i->clock_identity));
 	clock_identity_to_string(&i->grandmaster_identity, gm);
-	refclock_feed_health(i, h);
 	/* Named in interfaces and not (yet) one of its ports: wait-sync waits for it. */
 	for (unsigned int k = 0;
 	     !i->options.interfaces.auto_select && k < i->options.interfaces.n_names; k++) {
 		const char *name = i->options.interfaces.names[k];
 
-		p = manager_find_port(i->manager, name);
-		if (!p || p->instance != i) {
+		if (!mport_list_has(ports, n, name)) {
 			health_add(h, HEALTH_DEGRADED, "interface-missing",
 				   "interface %s is named in the instance's interfaces but %s",
-				   name, health_why_not_port(i->manager, name));
+				   name, why_not_port ? why_not_port(ctx, name) : "not present");
 		}
 	}
 	if (n == 0) {
@@ -220,94 +167,28 @@ void instance_compute_health(const struct instance *i, struct health_report *h, 
 	}
 }
 
-/*
- * No SLAVE port any more: the instance follows nobody, so it is not synchronized; a locked one
- * goes to holdover (and stays there), any other servo state becomes unlocked.
- */
-static void instance_check_slave(struct instance *i)
+void health_daemon(struct instance *const *instances, size_t n, const char *conflict,
+		   const char *system_clock_instance, bool system_clock_synchronized,
+		   struct health_report *h)
 {
-	struct mport *p;
+	memset(h, 0, sizeof(*h));
+	for (size_t k = 0; k < n; k++) {
+		const struct health_report *ih = &instances[k]->health;
 
-	MANAGER_FOREACH_PORT(p, i->manager, k)
-	{
-		if (p->instance == i &&
-		    (p->state == PORT_STATE_SLAVE || p->state == PORT_STATE_UNCALIBRATED)) {
-			return;
+		for (size_t r = 0; r < health_reasons_shown(ih); r++) {
+			health_add(h, ih->level, ih->reasons[r].code, "instance %s: %s",
+				   instances[k]->name, ih->reasons[r].text);
+		}
+		if (ih->level > h->level) {
+			h->level = ih->level;
 		}
 	}
-	instance_check_holdover(i);
-	if (i->servo_state == SERVO_HOLDOVER) {
-		return;
-	}
-	if (i->synchronized || i->servo_state != SERVO_UNLOCKED) {
-		i->synchronized = false;
-		i->servo_state = SERVO_UNLOCKED;
-		manager_instance_changed(i, INSTANCE_CHANGED_SERVO);
-	}
-}
-
-void manager_refresh_health(struct manager *m)
-{
-	const struct config *c = m->config;
-	struct health_report h = { 0 }, ih;
-	struct instance *i;
-	bool gm;
-
-	if (m->refreshing) {
-		return;
-	}
-	m->refreshing = true;
-	MANAGER_FOREACH_INSTANCE(i, m, k)
-	{
-		instance_check_slave(i);
-		if (i->synchronized) {
-			i->was_synchronized = true;
-		}
-		instance_compute_health(i, &ih, &gm);
-		health_log_new(i, &ih);
-		if (!health_equal(&ih, &i->health) || gm != i->is_grandmaster) {
-			i->health = ih;
-			i->is_grandmaster = gm;
-			manager_instance_changed(i, INSTANCE_CHANGED_HEALTH);
-		}
-		for (size_t r = 0; r < reasons_shown(&ih); r++) {
-			health_add(&h, ih.level, ih.reasons[r].code, "instance %s: %s", i->name,
-				   ih.reasons[r].text);
-		}
-		if (ih.level > h.level) {
-			h.level = ih.level;
-		}
-	}
-	if (sysclock_follow_conflict(m->sysclock)[0]) {
-		health_add(&h, HEALTH_DEGRADED, "clock-conflict",
-			   "phcd refuses to steer the system clock: %s",
-			   sysclock_follow_conflict(m->sysclock));
-	} else if (c && c->daemon.system_clock_instance[0] &&
-		   /* "" when only instances that feed chronyd could be followed */
-		   (!m->sysclock || sysclock_follow_target(m->sysclock)[0]) &&
-		   !sysclock_follow_synchronized(m->sysclock)) {
-		health_add(&h, HEALTH_DEGRADED, "system-clock-unsynchronized",
+	if (conflict[0]) {
+		health_add(h, HEALTH_DEGRADED, "clock-conflict",
+			   "phcd refuses to steer the system clock: %s", conflict);
+	} else if (system_clock_instance[0] && !system_clock_synchronized) {
+		health_add(h, HEALTH_DEGRADED, "system-clock-unsynchronized",
 			   "the system clock is not synchronized to instance %s",
-			   c->daemon.system_clock_instance);
+			   system_clock_instance);
 	}
-	if (!health_equal(&h, &m->health)) {
-		m->health = h;
-		manager_changed(m, MANAGER_CHANGED_HEALTH);
-	}
-	m->refreshing = false;
-}
-
-const struct health_report *manager_health(const struct manager *m)
-{
-	return &m->health;
-}
-
-uint64_t manager_start_realtime_usec(const struct manager *m)
-{
-	return m->start_realtime_usec;
-}
-
-uint64_t manager_start_monotonic_usec(const struct manager *m)
-{
-	return m->start_monotonic_usec;
 }

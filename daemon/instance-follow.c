@@ -14,7 +14,9 @@
 #include <unistd.h>
 
 #include "common/time-util.h"
-#include "daemon/manager-internal.h"
+#include "daemon/instance-follow.h"
+#include "daemon/manager-object.h"
+#include "daemon/manager-state.h"
 #include "daemon/phc-follow.h"
 #include "daemon/worker-trust.h"
 
@@ -38,7 +40,11 @@ struct instance_follow {
 	int log_interval;
 	struct follow_reader rd[FOLLOW_MAX_PHCS];
 	size_t n_rd;
-	bool busy; /* inside an update: no recursion through port state changes */
+	/* PHCs found faulty, for the derive pass to take their ports FAULTY
+	 * (instance_follow_take_fault) */
+	int fault_phc[FOLLOW_MAX_PHCS];
+	int fault_error[FOLLOW_MAX_PHCS];
+	size_t n_faults;
 	/* what was logged last per follower, so each change is logged once */
 	int logged_phc[FOLLOW_MAX_PHCS];
 	enum phc_follower_state logged_state[FOLLOW_MAX_PHCS];
@@ -232,40 +238,36 @@ void instance_follow_free(struct instance *i)
 	i->follow = NULL;
 }
 
-static void follow_free(struct instance *i)
+/* Remember a faulty PHC once, for instance_follow_take_fault(). */
+static void note_fault(struct instance_follow *f, int phc_index, int error)
 {
-	if (i->follow) {
-		instance_follow_free(i);
-		manager_instance_changed(i, INSTANCE_CHANGED_FOLLOWERS);
-	}
-}
-
-/*
- * The PHC of these ports cannot be steered: they go FAULTY with the reason, without a worker,
- * until they restart (link, reload, phcctl restart). The follower goes with them.
- */
-static void fault_ports(struct instance *i, int phc_index, int error)
-{
-	struct mport *p;
-
-	MANAGER_FOREACH_PORT(p, i->manager, k)
-	{
-		if (p->instance != i || p->phc_index != phc_index || p->phc_fault || p->removed) {
-			continue;
+	for (size_t k = 0; k < f->n_faults; k++) {
+		if (f->fault_phc[k] == phc_index) {
+			return;
 		}
-		p->phc_fault = true;
-		mport_set_error(
-			p, error,
-			"cannot steer /dev/ptp%d to follow the SLAVE port's PHC (phc_follow): "
-			"%s",
-			phc_index, strerror(-error));
-		log_port_full(p->ifname, LOG_ERR, "%s", p->last_error_text);
-		mport_stop_worker(p);
-		mport_set_state(p, PORT_STATE_FAULTY);
+	}
+	if (f->n_faults < ARRAY_SIZE(f->fault_phc)) {
+		f->fault_phc[f->n_faults] = phc_index;
+		f->fault_error[f->n_faults] = error;
+		f->n_faults++;
 	}
 }
 
-static void report(struct instance_follow *f)
+bool instance_follow_take_fault(struct instance *i, int *ret_phc, int *ret_error)
+{
+	struct instance_follow *f = i->follow;
+
+	if (!f || f->n_faults == 0) {
+		return false;
+	}
+	f->n_faults--;
+	*ret_phc = f->fault_phc[f->n_faults];
+	*ret_error = f->fault_error[f->n_faults];
+	return true;
+}
+
+/* Log what changed; true if the followers' list or states changed. Faults are noted. */
+static bool report(struct instance_follow *f)
 {
 	struct instance *i = f->i;
 	bool changed = false;
@@ -298,13 +300,11 @@ static void report(struct instance_follow *f)
 			changed = true;
 		}
 		if (fl->state == PHC_FOLLOWER_FAULTY) {
-			fault_ports(i, fl->phc_index, fl->error_code ? fl->error_code : -EIO);
+			note_fault(f, fl->phc_index, fl->error_code ? fl->error_code : -EIO);
 		}
 	}
 	/* offsets and frequencies change at every sample: D-Bus reads them when asked */
-	if (changed) {
-		manager_instance_changed(i, INSTANCE_CHANGED_FOLLOWERS);
-	}
+	return changed || f->n_faults;
 }
 
 static bool wanted(const struct instance *i, size_t n_phcs)
@@ -360,28 +360,26 @@ static int follow_new(struct instance *i)
 	return 0;
 }
 
-void instance_follow_update(struct instance *i)
+bool instance_follow_update(struct instance *i)
 {
 	int phcs[FOLLOW_MAX_PHCS];
 	size_t n = instance_phcs(i, phcs, ARRAY_SIZE(phcs));
 	struct instance_follow *f = i->follow;
+	bool changed = false;
 	int source, l;
 
-	if (f && f->busy) {
-		return;
-	}
 	if (f && (!wanted(i, n) || memcmp(&f->policy, &i->options.servo, sizeof(f->policy)))) {
-		follow_free(i);
+		instance_follow_free(i);
 		f = NULL;
+		changed = true;
 	}
 	if (!wanted(i, n)) {
-		return;
+		return changed;
 	}
 	if (!f && follow_new(i) < 0) {
-		return;
+		return changed;
 	}
 	f = i->follow;
-	f->busy = true;
 	source = source_phc(i);
 	(void) phc_follow_set(f->pf, source, phcs, n);
 	l = source_log_interval(i, source);
@@ -389,8 +387,7 @@ void instance_follow_update(struct instance *i)
 		f->log_interval = l;
 		phc_follow_set_interval(f->pf, ldexp(1.0, l));
 	}
-	report(f);
-	f->busy = false;
+	return report(f) || changed;
 }
 
 static int on_tick(sd_event_source *es, uint64_t usec, void *userdata)
@@ -398,13 +395,15 @@ static int on_tick(sd_event_source *es, uint64_t usec, void *userdata)
 	struct instance_follow *f = userdata;
 	struct instance *i = f->i;
 
+	bool changed;
+
 	sd_event_source_set_time(es, usec + interval_usec(f->log_interval));
-	instance_follow_update(i);
+	changed = instance_follow_update(i);
 	f = i->follow;
 	if (!f) {
+		manager_instance_changed(i, INSTANCE_CHANGED_FOLLOWERS);
 		return 0;
 	}
-	f->busy = true;
 	(void) phc_follow_tick(f->pf);
 	for (size_t k = 0; f->pf->source >= 0 && k < f->pf->n; k++) {
 		const struct phc_follower *fl = &f->pf->f[k];
@@ -417,8 +416,10 @@ static int on_tick(sd_event_source *es, uint64_t usec, void *userdata)
 			 (int64_t) fl->error, fl->freq_ppb,
 			 phc_follower_state_to_string(fl->state));
 	}
-	report(f);
-	f->busy = false;
+	/* A follower that locked, lost its lock or faulted: the derive pass takes it from here. */
+	if (report(f) || changed) {
+		manager_instance_changed(i, INSTANCE_CHANGED_FOLLOWERS);
+	}
 	return 0;
 }
 

@@ -65,31 +65,6 @@ void instance_default_ds(const struct instance *i, struct defaultDS *ret)
 			   ret);
 }
 
-size_t instance_port_count(const struct instance *i)
-{
-	size_t n = 0;
-	struct mport *p;
-
-	MANAGER_FOREACH_PORT(p, i->manager, k)
-	{
-		n += p->instance == i;
-	}
-	return n;
-}
-
-struct mport *instance_port_at(const struct instance *i, size_t n)
-{
-	struct mport *p;
-
-	MANAGER_FOREACH_PORT(p, i->manager, k)
-	{
-		if (p->instance == i && n-- == 0) {
-			return p;
-		}
-	}
-	return NULL;
-}
-
 uint16_t instance_free_port_number(const struct instance *i)
 {
 	for (uint16_t n = 1; n < UINT16_MAX; n++) {
@@ -135,68 +110,33 @@ static void instance_set_parent(struct instance *i, const struct parentDS *pds,
 	}
 }
 
-/*
- * Holdover: a LOCKED instance that has no SLAVE (or UNCALIBRATED) port left lost its master. Its
- * worker keeps the clock on the servo's frequency estimate; say so, and since when. A port that
- * locks again ends it (instance_port_status).
- */
-void instance_check_holdover(struct instance *i)
+/* The instance's own time properties as a grandmaster: the timescale its ports' stamps count. */
+static void instance_own_time_properties(const struct instance *i, struct timePropertiesDS *tp)
 {
-	struct timespec ts;
+	bool hardware = false, software = false;
+	struct gm_settings gm;
 	struct mport *p;
 
-	if (i->servo_state != SERVO_LOCKED) {
-		return;
-	}
 	MANAGER_FOREACH_PORT(p, i->manager, k)
 	{
-		if (p->instance == i &&
-		    (p->state == PORT_STATE_SLAVE || p->state == PORT_STATE_UNCALIBRATED)) {
-			return;
+		if (p->instance == i && port_in_bmca(p)) {
+			hardware |= p->timestamping == TRANSPORT_TS_MODE_HARDWARE;
+			software |= p->timestamping != TRANSPORT_TS_MODE_HARDWARE;
 		}
 	}
-	clock_gettime(CLOCK_REALTIME, &ts);
-	i->servo_state = SERVO_HOLDOVER;
-	i->synchronized = false;
-	i->holdover_since_usec = (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
-	log_full(LOG_NOTICE, "instance %s: no master left, holdover on the last frequency",
-		 i->name);
-	manager_instance_changed(i, INSTANCE_CHANGED_SERVO);
-}
-
-/* The instance's own time properties as a grandmaster: the timescale its ports' stamps count. */
-static void instance_own_time_properties(const struct instance *i, struct mport *const *ports,
-					 size_t n, struct timePropertiesDS *tp)
-{
-	bool hardware = n > 0;
-
-	for (size_t k = 0; k < n; k++) {
-		hardware &= ports[k]->timestamping == TRANSPORT_TS_MODE_HARDWARE;
-	}
-	struct gm_settings gm;
 
 	/* What the configuration or the last SetGrandmasterSettings says of this clock. */
 	options_gm_settings(&i->options, &gm);
 	*tp = gm.tp;
 	/* Software stamps count UTC: the ARB timescale, as each such worker announces it. */
-	tp->ptpTimescale = hardware;
+	tp->ptpTimescale = hardware && !software;
 }
 
 void instance_gm_settings(const struct instance *i, struct gm_settings *ret)
 {
-	struct mport *ports[OPTIONS_INTERFACES_MAX];
-	size_t n = 0;
-	struct mport *p;
-
-	MANAGER_FOREACH_PORT(p, i->manager, k)
-	{
-		if (p->instance == i && port_in_bmca(p) && n < ARRAY_SIZE(ports)) {
-			ports[n++] = p;
-		}
-	}
 	options_gm_settings(&i->options, ret);
 	ret->clockQuality = i->clock_quality;
-	instance_own_time_properties(i, ports, n, &ret->tp);
+	instance_own_time_properties(i, &ret->tp);
 }
 
 int instance_set_gm_settings(struct instance *i, const struct gm_settings *s)
@@ -220,23 +160,38 @@ int instance_set_gm_settings(struct instance *i, const struct gm_settings *s)
 	return 0;
 }
 
-/* Collect, decide (ptp/bmca-clock.c), send: the clock-level BMCA is not written here. */
-void instance_run_bmca(struct instance *i)
+void instance_decision_free(struct instance_decision *d)
 {
-	struct bmca_clock_port cp[OPTIONS_INTERFACES_MAX];
-	struct bmca_clock_decision dec[OPTIONS_INTERFACES_MAX];
-	struct mport *ports[OPTIONS_INTERFACES_MAX];
-	struct bmca_clock_result res;
+	free(d->ports);
+	free(d->cp);
+	free(d->dec);
+	memset(d, 0, sizeof(*d));
+}
+
+/*
+ * Collect and decide (ptp/bmca-clock.c): the clock-level BMCA is not written here. The arrays are
+ * as long as the instance has ports (interfaces = auto takes any number).
+ */
+int instance_decide(const struct instance *i, struct instance_decision *d)
+{
 	struct timePropertiesDS own_tp;
 	struct defaultDS dds;
-	size_t n = 0;
+	size_t max = instance_port_count(i);
 	struct mport *p;
 
+	memset(d, 0, sizeof(*d));
+	d->ports = calloc(max ? max : 1, sizeof(*d->ports));
+	d->cp = calloc(max ? max : 1, sizeof(*d->cp));
+	d->dec = calloc(max ? max : 1, sizeof(*d->dec));
+	if (!d->ports || !d->cp || !d->dec) {
+		instance_decision_free(d);
+		return -ENOMEM;
+	}
 	MANAGER_FOREACH_PORT(p, i->manager, k)
 	{
-		if (p->instance == i && port_in_bmca(p) && n < ARRAY_SIZE(ports)) {
-			ports[n] = p;
-			cp[n] = (struct bmca_clock_port){
+		if (p->instance == i && port_in_bmca(p) && d->n < max) {
+			d->ports[d->n] = p;
+			d->cp[d->n] = (struct bmca_clock_port){
 				.state = p->state,
 				/*
 				 * 17.6: a master the port's acceptable_masters does not list is
@@ -251,29 +206,45 @@ void instance_run_bmca(struct instance *i)
 				.erbest_tp = p->erbest.tp,
 				.rules.masterOnly = p->options.masterOnly,
 			};
-			n++;
+			d->n++;
 		}
 	}
 	instance_default_ds(i, &dds);
-	instance_own_time_properties(i, ports, n, &own_tp);
-	bmca_clock_decide(&dds, &own_tp, cp, n, dec, &res);
-	instance_set_parent(i, &res.pds, &res.tp, res.cds.stepsRemoved);
+	instance_own_time_properties(i, &own_tp);
+	bmca_clock_decide(&dds, &own_tp, d->cp, d->n, d->dec, &d->res);
+	return 0;
+}
 
-	for (size_t k = 0; k < n; k++) {
+/* Decide, then send each port its recommended state. */
+void instance_run_bmca(struct instance *i)
+{
+	struct instance_decision d;
+	const struct bmca_clock_result *res = &d.res;
+	int r;
+
+	r = instance_decide(i, &d);
+	if (r < 0) {
+		log_full_errno(LOG_ERR, r, "instance %s: cannot run the BMCA over %zu ports: %m",
+			       i->name, instance_port_count(i));
+		return;
+	}
+	instance_set_parent(i, &res->pds, &res->tp, res->cds.stepsRemoved);
+
+	for (size_t k = 0; k < d.n; k++) {
 		struct ipc_msg m = { .type = IPC_RECOMMENDED_STATE };
 		struct ipc_recommended_state *rs = &m.recommended_state;
+		struct mport *p = d.ports[k];
 
-		p = ports[k];
-		if (dec[k].decision == BMCA_DECISION_NONE) {
+		if (d.dec[k].decision == BMCA_DECISION_NONE) {
 			continue;
 		}
-		rs->decision = dec[k].decision;
-		rs->stepsRemoved = res.cds.stepsRemoved;
-		rs->parent = res.pds;
-		rs->tp = res.tp;
+		rs->decision = d.dec[k].decision;
+		rs->stepsRemoved = res->cds.stepsRemoved;
+		rs->parent = res->pds;
+		rs->tp = res->tp;
 		/* 16.2.3: the parent's path trace, which every port's Announce extends. */
-		if (res.ebest >= 0 && dec[res.ebest].decision == BMCA_DECISION_S1) {
-			rs->path = ports[res.ebest]->erbest.path;
+		if (res->ebest >= 0 && d.dec[res->ebest].decision == BMCA_DECISION_S1) {
+			rs->path = d.ports[res->ebest]->erbest.path;
 		}
 		if (p->sent_valid && !memcmp(&p->sent, rs, sizeof(*rs))) {
 			continue;
@@ -284,15 +255,14 @@ void instance_run_bmca(struct instance *i)
 		}
 		if (!p->sent_valid || p->sent.decision != rs->decision) {
 			log_port_full(p->ifname, LOG_INFO, "recommended state %s (%s)",
-				      port_state_to_string(dec[k].state),
+				      port_state_to_string(d.dec[k].state),
 				      bmca_decision_to_string(rs->decision));
 		}
 		p->sent = *rs;
 		p->sent_valid = true;
 		worker_trust_recommended(&p->trust, rs->decision, time_mono_usec());
 	}
-	instance_check_holdover(i);
-	instance_follow_update(i);
+	instance_decision_free(&d);
 }
 
 /*
@@ -320,7 +290,7 @@ static void worker_time(ns_t mono, uint64_t *ret_real, uint64_t *ret_mono)
 void instance_port_status(struct instance *i, struct mport *p, const struct ipc_status *s)
 {
 	unsigned int mask = 0;
-	bool synced;
+	bool locked;
 
 	if (p->state != PORT_STATE_SLAVE && p->state != PORT_STATE_UNCALIBRATED) {
 		return;
@@ -355,19 +325,17 @@ void instance_port_status(struct instance *i, struct mport *p, const struct ipc_
 	 * never from a port the supervisor did not make SLAVE, nor with an offset beyond the
 	 * sanity bound (max_offset_jump), whatever the worker says of its servo.
 	 */
-	synced = p->state == PORT_STATE_SLAVE && s->servo_state == SERVO_LOCKED &&
+	locked = p->state == PORT_STATE_SLAVE && s->servo_state == SERVO_LOCKED &&
 		 s->servo_stable && worker_trust_slave(&p->trust, time_mono_usec()) &&
 		 !(i->options.servo.max_offset_jump > 0 &&
 		   fabs((double) s->offset_ns) > i->options.servo.max_offset_jump * NS_PER_SEC);
-	if (synced) {
+	if (locked) {
 		p->clock_locked = true;
 	}
-	/* a boundary clock across NICs: only once its other PHCs follow this one */
-	instance_follow_update(i);
-	synced = synced && instance_follow_locked(i);
-	if (i->servo_state != s->servo_state || synced != i->synchronized) {
+	/* Synchronized follows in the derive pass (derive.c): once the PHC followers lock too. */
+	if (i->servo_state != s->servo_state || locked != i->slave_locked) {
 		i->servo_state = s->servo_state;
-		i->synchronized = synced;
+		i->slave_locked = locked;
 		if (i->servo_state != SERVO_HOLDOVER) {
 			i->holdover_since_usec = 0;
 		}

@@ -15,7 +15,6 @@
 #include "daemon/backoff.h"
 #include "daemon/clock-rivals.h"
 #include "daemon/manager-internal.h"
-#include "daemon/manager-mgmt.h"
 #include "daemon/sysclock-follow.h"
 #include "daemon/worker.h"
 #include "ptp/hwtstamp.h"
@@ -206,6 +205,8 @@ static void on_worker_message(struct worker *w, const struct ipc_msg *msg, void 
 			return;
 		}
 		p->configured = true;
+		/* From now on it listens on the link: the boot gate counts from here. */
+		p->listening_since_usec = time_mono_usec();
 		/* A static role (BMCA noop) is SLAVE by configuration, not by our decision. */
 		p->trust.static_slave = p->options.BMCA == OPTIONS_BMCA_NOOP &&
 					!p->options.masterOnly;
@@ -252,10 +253,20 @@ static void on_worker_message(struct worker *w, const struct ipc_msg *msg, void 
 	case IPC_PRIORITY_REQUEST:
 		/* A management SET the worker accepted (management_network = read-write): as D-Bus
 		 * does. */
-		manager_mgmt_priority_request(p, &msg->set_priority);
+		if (p->manager->priority_request) {
+			p->manager->priority_request(p, &msg->set_priority);
+		} else {
+			log_port_full(p->ifname, LOG_WARNING,
+				      "PRIORITY_REQUEST with no management sockets, ignoring");
+		}
 		return;
 	case IPC_GM_SETTINGS_REQUEST:
-		manager_mgmt_gm_settings_request(p, &msg->gm_settings);
+		if (p->manager->gm_settings_request) {
+			p->manager->gm_settings_request(p, &msg->gm_settings);
+		} else {
+			log_port_full(p->ifname, LOG_WARNING,
+				      "GM_SETTINGS_REQUEST with no management sockets, ignoring");
+		}
 		return;
 	default:
 		return;
@@ -327,6 +338,7 @@ static void on_worker_exited(struct worker *w, int error, const char *reason, vo
 	p->worker = worker_free(p->worker);
 	p->worker_pid = 0;
 	p->configured = false;
+	p->listening_since_usec = 0;
 	p->has_erbest = false;
 	p->sent_valid = false;
 	worker_trust_reset(&p->trust);
@@ -395,7 +407,7 @@ static void mport_check_phc_rivals(struct mport *p)
 			      p->phc_rival_text);
 	}
 	if (p->phc_rival != was) {
-		manager_refresh_health(p->manager);
+		manager_port_changed(p, MPORT_CHANGED_ERROR);
 	}
 }
 
@@ -485,6 +497,27 @@ void mport_start_worker(struct mport *p)
 	mport_set_state(p, PORT_STATE_INITIALIZING);
 }
 
+void mport_fault_phc(struct instance *i, int phc_index, int error)
+{
+	struct mport *p;
+
+	MANAGER_FOREACH_PORT(p, i->manager, k)
+	{
+		if (p->instance != i || p->phc_index != phc_index || p->phc_fault || p->removed) {
+			continue;
+		}
+		p->phc_fault = true;
+		mport_set_error(
+			p, error,
+			"cannot steer /dev/ptp%d to follow the SLAVE port's PHC (phc_follow): "
+			"%s",
+			phc_index, strerror(-error));
+		log_port_full(p->ifname, LOG_ERR, "%s", p->last_error_text);
+		mport_stop_worker(p);
+		mport_set_state(p, PORT_STATE_FAULTY);
+	}
+}
+
 /* Stop the worker so that on_worker_exited starts a fresh one (or none, per the flags). */
 void mport_stop_worker(struct mport *p)
 {
@@ -516,7 +549,6 @@ void mport_free(struct mport *p)
 	p->restart_timer = sd_event_source_disable_unref(p->restart_timer);
 	p->worker = worker_free(p->worker);
 	free(p);
-	manager_dirty(m);
 }
 
 /* Remove a port: stop its worker first; the port goes when the worker is reaped. */
@@ -667,6 +699,8 @@ void manager_on_link(struct link_monitor *lm, enum link_event ev, const struct l
 	p->link_up = link_is_up(l);
 	log_port_full(p->ifname, LOG_INFO, "link %s", p->link_up ? "up" : "down");
 	manager_port_changed(p, MPORT_CHANGED_LINK);
+	/* The boot gate counts from the link's coming up (a worker that outlived the flap too). */
+	p->listening_since_usec = p->link_up && p->configured ? time_mono_usec() : 0;
 	if (p->link_up) {
 		/* A link that comes back deserves a fresh start, rate limit included. */
 		backoff_reset(&p->backoff);

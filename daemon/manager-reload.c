@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "daemon/manager-internal.h"
+#include "daemon/manager-reload.h"
 #include "daemon/reload-plan.h"
 
 /* What the plan was computed over: the running instances and every known interface. */

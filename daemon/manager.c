@@ -17,13 +17,7 @@
 #include "common/time-util.h"
 #include "daemon/manager-internal.h"
 #include "daemon/sysclock-follow.h"
-#include "daemon/manager-mgmt.h"
 #include "daemon/worker.h"
-
-const char *mport_timestamping_to_string(enum transport_ts_mode m)
-{
-	return m == TRANSPORT_TS_MODE_HARDWARE ? "hardware" : "software";
-}
 
 /* ---- status file and change hooks ---- */
 
@@ -123,55 +117,17 @@ static void write_status(struct manager *m)
 	}
 }
 
-static int on_status_defer(sd_event_source *s, void *userdata)
+void manager_write_status(struct manager *m)
 {
-	struct manager *m = userdata;
-
 	write_status(m);
 	/* Only when it says something new: every worker's status is a change, and each
 	 * datagram costs the service manager (64 ports: 64 a second, all alike). */
-	if (m->n_instances != m->notified_instances || m->n_ports != m->notified_ports) {
+	if (m->started &&
+	    (m->n_instances != m->notified_instances || m->n_ports != m->notified_ports)) {
 		m->notified_instances = m->n_instances;
 		m->notified_ports = m->n_ports;
 		sd_notifyf(false, "STATUS=%zu instance(s), %zu port(s)", m->n_instances,
 			   m->n_ports);
-	}
-	return 0;
-}
-
-void manager_dirty(struct manager *m)
-{
-	if (m->status_defer) {
-		sd_event_source_set_enabled(m->status_defer, SD_EVENT_ONESHOT);
-	}
-}
-
-/* Changes that can change a health (not the fast-moving samples and statistics). */
-#define INSTANCE_HEALTH_INPUTS \
-	(INSTANCE_CHANGED_PARENT | INSTANCE_CHANGED_SERVO | INSTANCE_CHANGED_PORTS)
-#define MPORT_HEALTH_INPUTS (MPORT_CHANGED_STATE | MPORT_CHANGED_WORKER | MPORT_CHANGED_ERROR)
-
-void manager_instance_changed(struct instance *i, unsigned int mask)
-{
-	struct manager *m = i->manager;
-
-	if (m->ops && m->ops->instance_changed) {
-		m->ops->instance_changed(m->userdata, i, mask);
-	}
-	manager_dirty(m);
-	if (mask & INSTANCE_HEALTH_INPUTS) {
-		manager_refresh_health(m);
-	}
-}
-
-void manager_changed(struct manager *m, unsigned int mask)
-{
-	if (m->ops && m->ops->manager_changed) {
-		m->ops->manager_changed(m->userdata, mask);
-	}
-	manager_dirty(m);
-	if (mask & (MANAGER_CHANGED_SYSTEM_CLOCK | MANAGER_CHANGED_CONFIG)) {
-		manager_refresh_health(m);
 	}
 }
 
@@ -183,19 +139,6 @@ bool manager_system_clock_synchronized(struct manager *m)
 const char *manager_system_clock_conflict(struct manager *m)
 {
 	return sysclock_follow_conflict(m->sysclock);
-}
-
-void manager_port_changed(struct mport *p, unsigned int mask)
-{
-	struct manager *m = p->manager;
-
-	if (m->ops && m->ops->port_changed) {
-		m->ops->port_changed(m->userdata, p, mask);
-	}
-	manager_dirty(m);
-	if (mask & MPORT_HEALTH_INPUTS) {
-		manager_refresh_health(m);
-	}
 }
 
 /* ---- instances ---- */
@@ -309,11 +252,10 @@ int manager_new(sd_event *event, const struct manager_settings *s, struct manage
 	}
 	log_set_max_level(m->config->daemon.logging_level);
 	worker_identity_resolve(&m->worker_identity);
-	r = sd_event_add_defer(event, &m->status_defer, on_status_defer, m);
+	r = manager_derive_setup(m);
 	if (r < 0) {
 		return r;
 	}
-	sd_event_source_set_enabled(m->status_defer, SD_EVENT_OFF);
 	r = sd_event_add_time_relative(event, &m->status_timer, CLOCK_MONOTONIC,
 				       MANAGER_STATUS_PERIOD_USEC, 0, manager_on_status_timer, m);
 	if (r < 0) {
@@ -329,7 +271,7 @@ int manager_new(sd_event *event, const struct manager_settings *s, struct manage
 			return r;
 		}
 	}
-	manager_refresh_health(m);
+	manager_dirty(m);
 	*ret = TAKE_PTR(m);
 	return 0;
 }
@@ -358,8 +300,8 @@ int manager_start(struct manager *m)
 	if (r < 0) {
 		log_full_errno(LOG_ERR, r, "cannot set up the system clock, ignoring: %m");
 	}
-	manager_refresh_health(m);
-	write_status(m);
+	/* What D-Bus and the status file show from the first moment: one pass before READY=1. */
+	manager_derive(m);
 	m->notified_instances = m->n_instances;
 	m->notified_ports = m->n_ports;
 	sd_notifyf(false, "READY=1\nSTATUS=%zu instance(s), %zu port(s)", m->n_instances,
@@ -398,7 +340,8 @@ struct manager *manager_free(struct manager *m)
 	}
 	free(m->ports);
 	free(m->instances);
-	m->status_defer = sd_event_source_disable_unref(m->status_defer);
+	m->derive_defer = sd_event_source_disable_unref(m->derive_defer);
+	m->gate_timer = sd_event_source_disable_unref(m->gate_timer);
 	m->status_timer = sd_event_source_disable_unref(m->status_timer);
 	link_monitor_free(m->links);
 	ethtool_nl_free(m->ethtool);
@@ -421,64 +364,4 @@ void manager_set_ops(struct manager *m, const struct manager_ops *ops, void *use
 {
 	m->ops = ops;
 	m->userdata = userdata;
-}
-
-sd_event *manager_get_event(struct manager *m)
-{
-	return m->event;
-}
-
-const struct config *manager_get_config(struct manager *m)
-{
-	return m->config;
-}
-
-size_t manager_instance_count(const struct manager *m)
-{
-	return m->n_instances;
-}
-
-struct instance *manager_instance_at(const struct manager *m, size_t i)
-{
-	return i < m->n_instances ? m->instances[i] : NULL;
-}
-
-size_t manager_port_count(const struct manager *m)
-{
-	return m->n_ports;
-}
-
-struct mport *manager_port_at(const struct manager *m, size_t i)
-{
-	return i < m->n_ports ? m->ports[i] : NULL;
-}
-
-struct instance *manager_find_instance(const struct manager *m, const char *name)
-{
-	for (size_t k = 0; k < m->n_instances; k++) {
-		if (!strcmp(m->instances[k]->name, name)) {
-			return m->instances[k];
-		}
-	}
-	return NULL;
-}
-
-struct mport *manager_find_port(const struct manager *m, const char *ifname)
-{
-	for (size_t k = 0; k < m->n_ports; k++) {
-		if (!m->ports[k]->removed && !strcmp(m->ports[k]->ifname, ifname)) {
-			return m->ports[k];
-		}
-	}
-	return NULL;
-}
-
-struct mport *manager_find_port_by_ifindex(const struct manager *m, int ifindex)
-{
-	for (size_t k = 0; k < m->n_ports; k++) {
-		if (!m->ports[k]->removed && m->ports[k]->ifindex == ifindex) {
-			return m->ports[k];
-		}
-	}
-	return NULL;
 }

@@ -8,7 +8,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "daemon/manager-internal.h"
+#include "daemon/health.h"
+#include "daemon/manager-object.h"
+#include "daemon/manager-state.h"
 #include "daemon/refclock-feed.h"
 #include "daemon/refclock-sock.h"
 #include "daemon/sysclock-follow.h"
@@ -143,8 +145,9 @@ static void feed_set(struct refclock_feeds *fs, struct refclock_feed *fd, enum r
 	fd->error = error;
 	snprintf(fd->reason, sizeof(fd->reason), "%s", reason);
 	if (i) {
+		/* The derive pass of this loop turn takes the new health (and readiness) from here.
+		 */
 		manager_instance_changed(i, INSTANCE_CHANGED_HEALTH);
-		manager_refresh_health(fs->m);
 	}
 }
 

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "common/ipc.h"
-#include "daemon/manager.h"
+#include "daemon/model.h"
 #include "daemon/sysclock.h"
 
 struct refclock_feeds;

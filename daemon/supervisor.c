@@ -93,6 +93,9 @@ int supervisor_run(const struct manager_settings *s)
 		log_full_errno(LOG_ERR, r, "cannot watch signals: %m");
 		goto out;
 	}
+	/* A management SET a worker accepted is applied as the sockets' are (manager-mgmt.c). */
+	m->priority_request = manager_mgmt_priority_request;
+	m->gm_settings_request = manager_mgmt_gm_settings_request;
 	/* IEEE 1588 management for pmc and friends; a socket it cannot bind is skipped. */
 	r = manager_mgmt_new(m, s->mgmt_path ? s->mgmt_path : UDS_DEFAULT_PATH,
 			     s->mgmt_ro_path ? s->mgmt_ro_path : UDS_DEFAULT_RO_PATH, &mgmt);

@@ -11,7 +11,8 @@
 
 #include "common/time-util.h"
 #include "daemon/clock-rivals.h"
-#include "daemon/manager-internal.h"
+#include "daemon/manager-object.h"
+#include "daemon/manager-state.h"
 #include "daemon/refclock-feed.h"
 #include "daemon/sysclock-follow.h"
 #include "ptp/outlier.h"

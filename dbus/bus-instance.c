@@ -364,6 +364,8 @@ static const sd_bus_vtable instance_vtable[] = {
 	SD_BUS_PROPERTY("Health", "s", get_health, 0, EMITS),
 	SD_BUS_PROPERTY("HealthReasons", "a(ss)", get_health_reasons, 0, EMITS),
 	SD_BUS_PROPERTY("HoldoverSince", "t", NULL, I_OFF(holdover_since_usec), EMITS),
+	SD_BUS_PROPERTY("Ready", "b", bus_property_get_bool, I_OFF(readiness.ready), EMITS),
+	SD_BUS_PROPERTY("ReadyReason", "s", bus_property_get_chars, I_OFF(readiness.reason), EMITS),
 	SD_BUS_PROPERTY("CurrentUtcOffset", "n", NULL, I_OFF(time_properties.currentUtcOffset),
 			EMITS),
 	SD_BUS_PROPERTY("CurrentUtcOffsetValid", "b", bus_property_get_bool,
@@ -428,6 +430,7 @@ static const struct bus_prop_group instance_groups[] = {
 				 "TimeTraceable", "FrequencyTraceable", "PtpTimescale",
 				 "TimeSource", NULL } },
 	{ INSTANCE_CHANGED_PORTS, (const char *const[]){ "Ports", "MissingInterfaces", NULL } },
+	{ INSTANCE_CHANGED_READY, (const char *const[]){ "Ready", "ReadyReason", NULL } },
 	{ INSTANCE_CHANGED_FOLLOWERS, (const char *const[]){ "PhcFollowers", NULL } },
 	{},
 };

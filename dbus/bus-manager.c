@@ -77,6 +77,18 @@ static int get_health(sd_bus *bus, const char *path, const char *interface, cons
 	return bus_append_health(reply, manager_health(s->manager));
 }
 
+static int get_ready(sd_bus *bus, const char *path, const char *interface, const char *property,
+		     sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+	struct bus_server *s = userdata;
+	const struct readiness *r = manager_readiness(s->manager);
+
+	if (!strcmp(property, "Ready")) {
+		return sd_bus_message_append(reply, "b", r->ready);
+	}
+	return sd_bus_message_append(reply, "s", r->reason);
+}
+
 static int get_health_reasons(sd_bus *bus, const char *path, const char *interface,
 			      const char *property, sd_bus_message *reply, void *userdata,
 			      sd_bus_error *error)
@@ -449,6 +461,8 @@ static const sd_bus_vtable manager_vtable[] = {
 			SD_BUS_VTABLE_PROPERTY_CONST),
 	SD_BUS_PROPERTY("Health", "s", get_health, 0, EMITS),
 	SD_BUS_PROPERTY("HealthReasons", "a(ss)", get_health_reasons, 0, EMITS),
+	SD_BUS_PROPERTY("Ready", "b", get_ready, 0, EMITS),
+	SD_BUS_PROPERTY("ReadyReason", "s", get_ready, 0, EMITS),
 	SD_BUS_METHOD_WITH_ARGS("GetPortByInterface", SD_BUS_ARGS("s", interface),
 				SD_BUS_RESULT("o", port), method_lookup,
 				SD_BUS_VTABLE_UNPRIVILEGED),
@@ -472,6 +486,7 @@ static const struct bus_prop_group manager_groups[] = {
 	{ MANAGER_CHANGED_CONFIG,
 	  (const char *const[]){ "SystemClockInstance", "ConfigFiles", NULL } },
 	{ MANAGER_CHANGED_HEALTH, (const char *const[]){ "Health", "HealthReasons", NULL } },
+	{ MANAGER_CHANGED_READY, (const char *const[]){ "Ready", "ReadyReason", NULL } },
 	{},
 };
 

@@ -323,6 +323,10 @@ static const struct numeric instance_numerics[] = {
 	  "When chronyd's refclock socket last accepted a sample of the instance (Unix time): "
 	  "time() minus this is its age.",
 	  "RefclockLastAccepted", VALUE_US, "RefclockLastAccepted" },
+	{ "phcd_ready", "gauge",
+	  "1 when phcd calls the instance ready (Ready: synchronized, or the grandmaster past its "
+	  "boot gate, or without ports): what phcctl wait-sync waits for.",
+	  "Ready", VALUE_PLAIN, NULL },
 	{ "phcd_is_grandmaster", "gauge",
 	  "1 when the instance is the grandmaster of its domain (a port MASTER, no better clock).",
 	  "IsGrandmaster", VALUE_PLAIN, NULL },
@@ -516,6 +520,12 @@ static void manager_metrics(struct buf *b, const struct model *m)
 	}
 	reasons_family(b, m, OBJECT_MANAGER, "phcd_daemon_health_reasons",
 		       "Why phcd is not ok: reasons per code (HealthReasons), none when ok.");
+	if (object_number(mgr, "Ready", &v)) {
+		family(b, "phcd_daemon_ready", "gauge",
+		       "1 when phcd is ready (Manager Ready): what phcctl wait-sync and so "
+		       "time-sync.target wait for.");
+		buf_printf(b, "phcd_daemon_ready %d\n", v != 0);
+	}
 	if (object_number(mgr, "SystemClockSynchronized", &v)) {
 		family(b, "phcd_system_clock_synchronized", "gauge",
 		       "1 when CLOCK_REALTIME is locked to its PTP instance (0 too when phcd does "

@@ -14,8 +14,6 @@
 #include "ptp/types.h"
 #include "ptp/util.h"
 
-#define HEALTH_REASON_BUF 160
-
 /* "port/veth0" from "/org/phcd1/port/veth0": enough to tell objects apart on a terminal. */
 static const char *short_path(const char *path)
 {
@@ -220,7 +218,6 @@ struct wait_instance {
 	bool ready;
 	bool synchronized;
 	bool grandmaster;
-	bool refclock; /* clock_servo refclock_sock: feeds chronyd, never phcd's system clock */
 	size_t n_ports;
 	char missing[256]; /* MissingInterfaces, comma-separated: configured, not present yet */
 	int64_t offset;
@@ -280,32 +277,13 @@ static size_t props_count(sd_bus_message *props, const char *name)
 	return n;
 }
 
-/* The first HealthReasons sentence (or ""), to say why an instance is not ready. */
-static void props_first_reason(sd_bus_message *props, char *buf, size_t size)
-{
-	const char *code, *text;
-	char type;
-
-	buf[0] = '\0';
-	if (props_enter(props, "HealthReasons", &type) >= 0 && type == 'a' &&
-	    sd_bus_message_enter_container(props, 'a', "(ss)") > 0 &&
-	    sd_bus_message_read(props, "(ss)", &code, &text) > 0) {
-		snprintf(buf, size, "%s", text);
-	}
-}
-
 /*
- * Judge one instance. Ready: synchronized to a grandmaster (within --max-offset), or itself the
- * grandmaster of its domain (a port MASTER: it listened for the announce receipt timeout and
- * heard no better clock), or without ports (nothing to synchronize: never blocks a boot). Not
- * ready while an interface its `interfaces` names is not a port yet (MissingInterfaces: the NIC
- * has not appeared, early at boot), unless it is synchronized already.
+ * One instance as phcd judges it (its Ready and ReadyReason: the daemon's readiness verdict, the
+ * one the exporter and Cockpit show), and --max-offset on top when synchronized.
  */
 static int judge_instance(struct wait_state *w, struct wait_instance *wi)
 {
 	sd_bus_message *p = NULL;
-	char first[HEALTH_REASON_BUF];
-	const char *refclock;
 	int r;
 
 	r = phcctl_get_all(w->c, wi->path, PHCD_BUS_IFACE_INSTANCE, &p);
@@ -318,49 +296,13 @@ static int judge_instance(struct wait_state *w, struct wait_instance *wi)
 	wi->n_ports = props_count(p, "Ports");
 	props_join(p, "MissingInterfaces", wi->missing, sizeof(wi->missing));
 	wi->offset = props_int(p, "OffsetFromMaster");
-	props_first_reason(p, first, sizeof(first));
-	wi->ready = false;
-	refclock = props_str(p, "RefclockAddress");
-	wi->refclock = *refclock && strcmp(refclock, "?");
-	if (wi->refclock) {
-		/*
-		 * clock_servo refclock_sock: chronyd steers the system clock from what phcd
-		 * sends; phcd is ready once its samples flow, time-sync.target is chrony-wait's.
-		 */
-		wi->ready = !strcmp(props_str(p, "RefclockState"), "sending");
-		snprintf(wi->reason, sizeof(wi->reason),
-			 "%s chronyd at %s (clock_servo refclock_sock)%s%s; whether the system "
-			 "clock is synchronized is chronyd's to say (chronyc waitsync)",
-			 wi->ready ? "feeds" : "does not feed yet", refclock, wi->ready ? "" : ": ",
-			 wi->ready ? ""
-			 : strcmp(props_str(p, "RefclockState"), "refused")
-				 ? props_str(p, "RefclockReason")
-				 : "the socket is missing or refuses");
-	} else if (wi->missing[0] && !wi->synchronized) {
-		snprintf(wi->reason, sizeof(wi->reason),
-			 "waiting for %s: named in its interfaces, not present yet", wi->missing);
-	} else if (wi->n_ports == 0) {
-		wi->ready = true;
-		snprintf(wi->reason, sizeof(wi->reason),
-			 "no ports, nothing to synchronize (does not block)");
-	} else if (wi->synchronized && w->c->max_offset >= 0 &&
-		   (wi->offset == INT64_MIN || llabs(wi->offset) > w->c->max_offset)) {
+	wi->ready = props_int(p, "Ready");
+	snprintf(wi->reason, sizeof(wi->reason), "%s", props_str(p, "ReadyReason"));
+	if (wi->ready && wi->synchronized && w->c->max_offset >= 0 &&
+	    (wi->offset == INT64_MIN || llabs(wi->offset) > w->c->max_offset)) {
+		wi->ready = false;
 		snprintf(wi->reason, sizeof(wi->reason), "offset %" PRIi64 " ns > %" PRIi64 " ns",
 			 wi->offset, w->c->max_offset);
-	} else if (wi->synchronized) {
-		wi->ready = true;
-		snprintf(wi->reason, sizeof(wi->reason),
-			 "synchronized, offset %" PRIi64 " ns, grandmaster %s", wi->offset,
-			 props_str(p, "GrandmasterIdentity"));
-	} else if (wi->grandmaster) {
-		wi->ready = true;
-		snprintf(wi->reason, sizeof(wi->reason),
-			 "grandmaster of domain %" PRIi64
-			 ": no better clock within the announce receipt timeout",
-			 props_int(p, "Domain"));
-	} else {
-		snprintf(wi->reason, sizeof(wi->reason), "not synchronized (servo %s)%s%s",
-			 props_str(p, "ServoState"), first[0] ? ": " : "", first);
 	}
 	sd_bus_message_unref(p);
 	return 0;
@@ -425,7 +367,8 @@ static void wait_check(struct wait_state *w)
 	sd_bus_message *mgr = NULL;
 	char **instances = NULL;
 	const char *sys;
-	bool all = true, followed_free = true, followed_any = false;
+	bool all = true, daemon_ready;
+	char daemon_reason[512];
 	int r;
 
 	w->changed = false;
@@ -455,6 +398,8 @@ static void wait_check(struct wait_state *w)
 	if (!strcmp(w->sysclock_conflict, "?")) {
 		w->sysclock_conflict[0] = '\0'; /* a phcd without the property */
 	}
+	daemon_ready = props_int(mgr, "Ready");
+	snprintf(daemon_reason, sizeof(daemon_reason), "%s", props_str(mgr, "ReadyReason"));
 	sd_bus_message_unref(mgr);
 	r = w->c->instance ? 0
 			   : phcctl_get_paths(w->c, PHCD_BUS_PATH_MANAGER, PHCD_BUS_IFACE_MANAGER,
@@ -468,14 +413,6 @@ static void wait_check(struct wait_state *w)
 
 		r = judge_instance(w, wi);
 		all &= wi->ready;
-		if (w->sysclock && !wi->refclock &&
-		    (!strcmp(w->sysclock_instance, "auto") ||
-		     !strcmp(w->sysclock_instance, wi->name))) {
-			followed_any = true;
-			followed_free &= !wi->missing[0] &&
-					 (wi->n_ports == 0 ||
-					  (wi->grandmaster && !wi->synchronized));
-		}
 	}
 	if (r == -EXIT_NOT_FOUND && w->c->instance && !w->n_inst) {
 		/* --instance names none that the running phcd has: no wait makes it appear. */
@@ -494,44 +431,29 @@ static void wait_check(struct wait_state *w)
 		return;
 	}
 	if (w->sysclock) {
-		if (w->sysclock_ready) {
-			snprintf(w->sysclock_reason, sizeof(w->sysclock_reason),
-				 "synchronized (system_clock_instance %s)", w->sysclock_instance);
-		} else if (w->sysclock_conflict[0]) {
-			/* Not phcd's to wait for: the other program decides (chrony-wait...). */
-			w->sysclock_ready = true;
-			snprintf(w->sysclock_reason, sizeof(w->sysclock_reason),
-				 "not steered by phcd: %s", w->sysclock_conflict);
-		} else if (!followed_any && w->n_inst) {
-			/* "auto" over instances that all feed chronyd: phcd steers nothing */
-			w->sysclock_ready = true;
-			snprintf(w->sysclock_reason, sizeof(w->sysclock_reason),
-				 "not steered by phcd: its instances feed chronyd (clock_servo "
-				 "refclock_sock), whose system clock chronyc waitsync reports");
-		} else if (followed_free) {
-			w->sysclock_ready = true;
-			snprintf(w->sysclock_reason, sizeof(w->sysclock_reason),
-				 "not steered: system_clock_instance %s is the grandmaster or has "
-				 "no ports, so the system clock is the reference",
-				 w->sysclock_instance);
-		} else {
-			snprintf(w->sysclock_reason, sizeof(w->sysclock_reason),
-				 "not locked yet (system_clock_instance %s)", w->sysclock_instance);
-			snprintf(w->why, sizeof(w->why), "the system clock is %s",
-				 w->sysclock_reason);
+		/* phcd's verdict on the system clock (Manager Ready, readiness.c). */
+		static const char prefix[] = "the system clock is ";
+
+		w->sysclock_ready = daemon_ready;
+		/* "system clock: not locked yet (...)": the subject is in the line already */
+		snprintf(w->sysclock_reason, sizeof(w->sysclock_reason), "%s",
+			 daemon_reason + (strncmp(daemon_reason, prefix, strlen(prefix))
+						  ? 0
+						  : strlen(prefix)));
+		if (!daemon_ready) {
+			snprintf(w->why, sizeof(w->why), "%s", daemon_reason);
 		}
 		w->ready = w->sysclock_ready;
 	} else {
-		w->ready = all;
+		/* --instance: that instance's verdict; else the daemon's, over all of them. */
+		w->ready = all && (w->c->instance || daemon_ready);
+		snprintf(w->why, sizeof(w->why), "%s", daemon_reason);
 		for (size_t k = 0; k < w->n_inst; k++) {
 			if (!w->inst[k].ready) {
 				snprintf(w->why, sizeof(w->why), "instance %s: %s", w->inst[k].name,
 					 w->inst[k].reason);
 				break;
 			}
-		}
-		if (!w->n_inst) {
-			snprintf(w->why, sizeof(w->why), "phcd runs no instance");
 		}
 	}
 	if (w->ready) {

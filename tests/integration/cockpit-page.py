@@ -98,6 +98,14 @@ try:
               f"{daemon.get_attribute('data-value')!r}")
     else:
         print("NOT CHECKED: health on the page (this phcd has no Instance.Health property)")
+    # phcd's readiness verdict (Ready, ReadyReason), the one wait-sync and the exporter use.
+    if any(line.startswith(".Ready ") for line in intro.splitlines()):
+        ready = wait("instance ready (synchronized)", lambda: (lambda td: td.text if td.get_attribute(
+            "data-value") == "true" and "synchronized" in td.text else None)(
+            field(driver, "instances", "data-name", instance, "Ready")), 15)
+        print(f"ok: page: Ready {ready!r}")
+    else:
+        print("NOT CHECKED: readiness on the page (this phcd has no Instance.Ready property)")
 
     driver.find_element(By.CSS_SELECTOR,
                         f'#ports tr[data-interface="{ifname}"] button[data-action="Disable"]').click()

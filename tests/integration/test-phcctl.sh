@@ -119,7 +119,7 @@ ws=$!
 fake state veth0 MASTER
 fake grandmaster gm 1
 wait "$ws" || fail "wait-sync after the instance became grandmaster: $(cat "$tmp/ws")"
-grep -q '^gm: grandmaster of domain 1: no better clock within the announce receipt timeout$' "$tmp/ws" ||
+grep -q '^gm: grandmaster of domain 1: no better master heard within the announce receipt timeout and the qualification window$' "$tmp/ws" ||
 	fail "wait-sync output for a grandmaster: $(cat "$tmp/ws")"
 # phcd steers the system clock through instance gm, which is the grandmaster: nothing steers
 # CLOCK_REALTIME, it is the reference; ready. Through an instance that follows a master: not.

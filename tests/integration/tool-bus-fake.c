@@ -21,6 +21,8 @@
 #include "dbus/bus-server.h"
 
 #define FAKE_MAX 64
+/* CLOCK_MONOTONIC as the stand-in's readiness sees it: an hour after its ports started. */
+#define FAKE_NOW (UINT64_C(3600) * 1000000)
 
 struct manager {
 	sd_event *event;
@@ -34,6 +36,7 @@ struct manager {
 	bool reload_invalid;
 	bool sysclock_locked;
 	struct health_report health;
+	struct readiness readiness;
 	char conflict[128];
 	pid_t next_pid;
 	struct bus_server *bus; /* for polkit-pending */
@@ -75,6 +78,11 @@ uint64_t manager_start_monotonic_usec(const struct manager *m)
 const struct health_report *manager_health(const struct manager *m)
 {
 	return &m->health;
+}
+
+const struct readiness *manager_readiness(const struct manager *m)
+{
+	return &m->readiness;
 }
 
 const char *manager_system_clock_conflict(struct manager *m)
@@ -264,6 +272,7 @@ static void add_port(struct manager *m, const char *ifname, const char *inst)
 	p->delay_mechanism = DELAY_MECHANISM_E2E;
 	options_port_defaults(&p->options);
 	p->state = PORT_STATE_LISTENING;
+	p->listening_since_usec = 1; /* long before FAKE_NOW: every boot gate is open */
 	p->enabled = true;
 	p->timestamping = TRANSPORT_TS_MODE_SOFTWARE;
 	p->phc_index = -1;
@@ -301,6 +310,39 @@ static void remove_instance(struct manager *m, struct instance *i)
 			free(i);
 			return;
 		}
+	}
+}
+
+/*
+ * The readiness verdict, as the supervisor's derive pass computes it (daemon/readiness.c), from
+ * the stand-in's state: its ports listened long ago, so every boot gate is open.
+ */
+static void fake_readiness(struct manager *m)
+{
+	struct mport *ports[FAKE_MAX];
+	uint64_t opens;
+	struct readiness r;
+
+	for (size_t k = 0; k < m->n_instances; k++) {
+		struct instance *i = m->instances[k];
+		size_t n = 0;
+
+		for (size_t j = 0; j < m->n_ports; j++) {
+			if (m->ports[j]->instance == i) {
+				ports[n++] = m->ports[j];
+			}
+		}
+		if (readiness_of_instance(i, ports, n, NULL, FAKE_NOW, &r, &opens) == 0 &&
+		    (r.ready != i->readiness.ready || strcmp(r.reason, i->readiness.reason))) {
+			i->readiness = r;
+			HOOK(m, instance_changed, i, INSTANCE_CHANGED_READY);
+		}
+	}
+	readiness_daemon(m->instances, m->n_instances, m->config.daemon.system_clock_instance,
+			 manager_system_clock_synchronized(m), m->conflict, &r);
+	if (r.ready != m->readiness.ready || strcmp(r.reason, m->readiness.reason)) {
+		m->readiness = r;
+		HOOK(m, manager_changed, MANAGER_CHANGED_READY);
 	}
 }
 
@@ -471,6 +513,7 @@ static int on_stdin(sd_event_source *src, int fd, uint32_t revents, void *userda
 	}
 	line[strcspn(line, "\n")] = '\0';
 	command(m, line);
+	fake_readiness(m);
 	free(line);
 	return 0;
 }

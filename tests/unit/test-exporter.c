@@ -229,7 +229,9 @@ static void test_no_measurement_no_sample(void **state)
 	add_u64(o, "OffsetStatisticsTimestamp", 0);
 	add_prop(o, "OffsetStatisticsCount", 'u', 0, NULL);
 	add_prop(o, "Synchronized", 'b', 0, NULL);
+	add_prop(o, "Ready", 'b', 1, NULL);
 	t = render(&m);
+	assert_line(t, "phcd_ready{ptp_instance=\"lab\"} 1");
 	assert_null(strstr(t, "phcd_offset_seconds"));
 	assert_null(strstr(t, "phcd_mean_path_delay_seconds"));
 	assert_null(strstr(t, "phcd_offset_timestamp_seconds"));
@@ -275,8 +277,10 @@ static void test_health_reasons(void **state)
 		o->reasons[o->n_reasons++] = strdup(codes[i]);
 	}
 	add_prop(mgr, "Health", 's', 0, "ok");
+	add_prop(mgr, "Ready", 'b', 0, NULL);
 	mgr->has_reasons = true;
 	t = render(&m);
+	assert_line(t, "phcd_daemon_ready 0");
 	assert_line(t, "phcd_health{ptp_instance=\"lab\",health=\"degraded\"} 1");
 	assert_line(t, "phcd_health{ptp_instance=\"lab\",health=\"ok\"} 0");
 	assert_line(t, "phcd_health_reasons{ptp_instance=\"lab\",reason=\"port-faulty\"} 2");

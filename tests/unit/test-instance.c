@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -17,6 +18,7 @@ struct rig {
 	struct instance *inst;
 	struct mport port;
 	struct mport *ports[1];
+	struct instance *instances[1];
 	unsigned int changes; /* instance_changed calls */
 	unsigned int servo_changes;
 };
@@ -55,6 +57,9 @@ static void rig_init(struct rig *r)
 	r->ports[0] = &r->port;
 	r->m.ports = r->ports;
 	r->m.n_ports = 1;
+	r->instances[0] = r->inst;
+	r->m.instances = r->instances;
+	r->m.n_instances = 1;
 }
 
 static void rig_free(struct rig *r)
@@ -73,6 +78,8 @@ static void status_stable(struct rig *r, enum servo_state st, bool stable, ns_t 
 	};
 
 	instance_port_status(r->inst, &r->port, &s);
+	/* the end of the event-loop turn: what follows is derived, then emitted once */
+	manager_derive(&r->m);
 }
 
 /* As a worker reports it without servo_offset_threshold: stable whenever LOCKED. */
@@ -149,10 +156,16 @@ static void test_synchronized_needs_slave(void **state)
 	status(&r, SERVO_LOCKED, 10);
 	assert_true(r.inst->synchronized);
 	assert_int_equal(r.servo_changes, 2);
-	/* a MASTER port's STATUS says nothing about the instance's servo */
+	/*
+	 * A MASTER port's STATUS says nothing about the instance's servo (its sample is not taken);
+	 * the derive pass, seeing no SLAVE port left, takes the LOCKED instance to holdover.
+	 */
 	r.port.state = PORT_STATE_MASTER;
 	status(&r, SERVO_UNLOCKED, 0);
-	assert_int_equal(r.servo_changes, 2);
+	assert_int_equal(r.inst->offset_ns, 10);
+	assert_int_equal(r.inst->servo_state, SERVO_HOLDOVER);
+	assert_false(r.inst->synchronized);
+	assert_int_equal(r.servo_changes, 3);
 	rig_free(&r);
 }
 
@@ -180,12 +193,86 @@ static void test_not_gm_capable_default_ds(void **state)
 	rig_free(&r);
 }
 
+/*
+ * An instance with more ports than the old fixed arrays held (64): the port facing the better
+ * grandmaster is beyond the 64th and must still be decided SLAVE (issue 31 item 4: it stayed
+ * MASTER, nothing logged).
+ */
+static void many_ports(size_t n)
+{
+	struct manager m = { 0 };
+	struct config_instance ci = { 0 };
+	struct mport *port = calloc(n, sizeof(*port));
+	struct mport **ports = calloc(n, sizeof(*ports));
+	struct instance_decision d;
+	struct instance *inst;
+	struct mport *last;
+
+	assert_non_null(port);
+	assert_non_null(ports);
+	options_instance_defaults(&ci.options);
+	options_port_defaults(&ci.port);
+	snprintf(ci.options.name, sizeof(ci.options.name), "big");
+	assert_int_equal(instance_new(&m, &ci, &inst), 0);
+	inst->clock_identity.id[7] = 0x10;
+	for (size_t k = 0; k < n; k++) {
+		snprintf(port[k].ifname, sizeof(port[k].ifname), "p%zu", k);
+		port[k].instance = inst;
+		port[k].manager = &m;
+		port[k].state = PORT_STATE_MASTER;
+		port[k].configured = true;
+		port[k].worker = (struct worker *) &port[k]; /* never used by the decision */
+		port[k].options = ci.port;
+		port[k].port_identity.portNumber = (uint16_t) (k + 1);
+		ports[k] = &port[k];
+	}
+	last = &port[n - 1];
+	last->has_erbest = true;
+	last->erbest.present = true;
+	last->erbest.ds.priority1 = 100; /* better than our default 128 */
+	last->erbest.ds.identity.id[7] = 0x01;
+	last->erbest.ds.quality = inst->clock_quality;
+	last->erbest.ds.priority2 = 128;
+	last->erbest.ds.sender.clockIdentity = last->erbest.ds.identity;
+	last->erbest.ds.sender.portNumber = 1;
+	last->erbest.ds.receiver = last->port_identity;
+	last->erbest.ds.receiver.clockIdentity = inst->clock_identity;
+	m.ports = ports;
+	m.n_ports = n;
+	assert_int_equal(instance_decide(inst, &d), 0);
+	if (d.n != n || d.ports[n - 1] != last || d.dec[n - 1].decision != BMCA_DECISION_S1) {
+		fail_msg("%zu ports: expected all %zu decided and port %zu SLAVE (S1), got %zu "
+			 "decided, "
+			 "last %s",
+			 n, n, n, d.n,
+			 d.n == n ? bmca_decision_to_string(d.dec[n - 1].decision) : "not decided");
+	}
+	assert_memory_equal(&d.res.pds.grandmasterIdentity, &last->erbest.ds.identity,
+			    sizeof(last->erbest.ds.identity));
+	instance_decision_free(&d);
+	instance_free(inst);
+	free(ports);
+	free(port);
+}
+
+static void test_65_ports(void **state)
+{
+	many_ports(65);
+}
+
+static void test_200_ports(void **state)
+{
+	many_ports(200);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_repeated_locked_is_no_change),
 		cmocka_unit_test(test_servo_transitions),
 		cmocka_unit_test(test_synchronized_needs_slave),
+		cmocka_unit_test(test_65_ports),
+		cmocka_unit_test(test_200_ports),
 		cmocka_unit_test(test_synchronized_needs_stable),
 		cmocka_unit_test(test_not_gm_capable_default_ds),
 	};

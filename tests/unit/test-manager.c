@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <setjmp.h>
 #include <stddef.h>
@@ -20,6 +21,7 @@
 
 #include "daemon/manager-internal.h"
 #include "daemon/refclock-feed.h"
+#include "daemon/manager-reload.h"
 #include "daemon/sysclock-follow.h"
 #include "tests/doubles/sysclock-sim.h"
 
@@ -84,6 +86,13 @@ static void write_config(struct rig *r, const char *text)
 	assert_non_null(f);
 	fputs(text, f);
 	assert_int_equal(fclose(f), 0);
+}
+
+/* The rest of this event-loop turn and any it schedules: the derive pass and its emission. */
+static void rig_turn(struct rig *r)
+{
+	while (sd_event_run(r->event, 0) > 0) {
+	}
 }
 
 static void rig_reset_hooks(struct rig *r)
@@ -184,19 +193,35 @@ static void test_instance_options(void **state)
 	rig_free(&r);
 }
 
-/* A priority set at run time: one CONFIG change, none when the value is the same. */
+/*
+ * A priority set at run time: one CONFIG change, none when the value is the same. The change
+ * only marks: what follows (BMCA, holdover, health, readiness) is derived in exactly one pass
+ * at the end of the loop turn, which emits the instance's change exactly once.
+ */
 static void test_priority_hooks(void **state)
 {
 	struct rig r;
 	struct instance *a;
+	uint64_t passes;
 
 	rig_init(&r, two);
 	a = manager_find_instance(r.m, "a");
 	add_port(&r, "a", "e0", 10);
+	rig_turn(&r);
 	rig_reset_hooks(&r);
+	passes = r.m->derive_passes;
 	assert_int_equal(instance_set_priority1(a, 128), 0);
+	rig_turn(&r);
 	assert_int_equal(r.instance_calls, 0);
+	assert_int_equal(r.m->derive_passes, passes);
 	assert_int_equal(instance_set_priority1(a, 10), 0);
+	assert_int_equal(r.instance_calls, 0); /* nothing emitted inside the change */
+	rig_turn(&r);
+	if (r.m->derive_passes != passes + 1 || r.instance_calls != 1) {
+		fail_msg("one SetPriority1: expected 1 derive pass and 1 emission, got %" PRIu64
+			 " passes and %u emissions",
+			 r.m->derive_passes - passes, r.instance_calls);
+	}
 	assert_int_equal(a->priority1, 10);
 	assert_int_equal(a->options.priority1, 10);
 	assert_true(r.instance_mask[0] & INSTANCE_CHANGED_CONFIG);
@@ -252,6 +277,7 @@ static void test_reload_applied(void **state)
 			 "[instance c]\ninterfaces = g0\ndomainNumber = 9\n");
 	assert_int_equal(manager_reload(r.m, &errors), 0);
 	assert_null(errors);
+	rig_turn(&r);
 	a = manager_find_instance(r.m, "a");
 	assert_non_null(a);
 	assert_int_equal(a->priority1, 90);
@@ -356,6 +382,7 @@ static void test_follow_locks(void **state)
 	follow_init(&fr, follow_free_running, 50 * NS_PER_MSEC);
 	assert_false(sysclock_follow_synchronized(fr.f));
 	follow_run(&fr, 120);
+	rig_turn(&fr.r);
 	assert_true(sysclock_follow_synchronized(fr.f));
 	assert_true(llabs(sim_error(&fr)) < 100 * NS_PER_USEC);
 	assert_true(fr.r.manager_mask & MANAGER_CHANGED_SYSTEM_CLOCK);
@@ -636,6 +663,7 @@ static void test_follow_refclock(void **state)
 	assert_int_equal(manager_reload(fr.r.m, &errors), 0);
 	rig_reset_hooks(&fr.r);
 	sysclock_follow_tick(fr.f, 40 * USEC_PER_SEC);
+	rig_turn(&fr.r); /* the change is emitted by the derive pass */
 	assert_true(fr.r.instance_mask[0] & INSTANCE_CHANGED_HEALTH);
 	fr.r.m->sysclock = fr.f;
 	assert_false(refclock_feed_info(manager_find_instance(fr.r.m, "a"), &info));

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Health of an instance and of the daemon: pure functions of the state they are given. */
+#pragma once
+
+#include "daemon/model.h"
+
+/* Raise the level to at least `level` and add a reason (the last slot says how many did not fit).
+ */
+void health_add(struct health_report *h, enum health level, const char *code, const char *fmt, ...)
+	_printf_(4, 5);
+/* The reasons users see: at most HEALTH_REASONS_MAX (the last counts what did not fit). */
+size_t health_reasons_shown(const struct health_report *h);
+bool health_equal(const struct health_report *a, const struct health_report *b);
+/* Why an interface the configuration names is not a port ("not present", "is a loopback ..."). */
+typedef const char *(*health_why_not_port_fn)(void *ctx, const char *ifname);
+/*
+ * The health of instance i from its own fields and its ports (ports[0..n), all of them i's),
+ * and whether it is the grandmaster of its domain (*ret_gm). why_not_port (NULL: "not present")
+ * words each interface named in interfaces that is not a port.
+ */
+void health_instance(const struct instance *i, struct mport *const *ports, size_t n,
+		     health_why_not_port_fn why_not_port, void *ctx, struct health_report *ret,
+		     bool *ret_gm);
+/*
+ * The daemon's health: the worst of its instances' (their reasons prefixed with "instance
+ * NAME: ") and the system clock's (conflict "" unless another program steers it;
+ * system_clock_instance "" unless phcd steers it).
+ */
+void health_daemon(struct instance *const *instances, size_t n, const char *conflict,
+		   const char *system_clock_instance, bool system_clock_synchronized,
+		   struct health_report *ret);

@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The readiness verdict (daemon/readiness.c): the boot gate keeps a clock that may be slave from
+ * calling itself ready as grandmaster until its ports listened long enough for a better master.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "daemon/model.h"
+#include "daemon/readiness.h"
+
+#define SEC 1000000u
+
+static struct readiness_port port(const char *ifname, enum port_state st, uint64_t listened)
+{
+	return (struct readiness_port){
+		.ifname = ifname,
+		.state = st,
+		.running = true,
+		.listened_usec = listened,
+		/* the default profile: logAnnounceInterval 1, announceReceiptTimeout 3 */
+		.gate_usec = readiness_gate_usec(1, 3),
+	};
+}
+
+static struct readiness_instance_input gm_input(struct readiness_port *ports, size_t n)
+{
+	return (struct readiness_instance_input){
+		.domain = 0,
+		.is_grandmaster = true,
+		.grandmaster = "001122.fffe.334455",
+		.servo = SERVO_UNLOCKED,
+		.ports = ports,
+		.n_ports = n,
+	};
+}
+
+/* (announceReceiptTimeout + 4 qualification intervals) x 2^logAnnounceInterval. */
+static void test_gate_length(void **state)
+{
+	assert_int_equal(readiness_gate_usec(1, 3), 14 * SEC);
+	assert_int_equal(readiness_gate_usec(0, 3), 7 * SEC);
+	assert_int_equal(readiness_gate_usec(-2, 3), 1750000);
+	assert_int_equal(readiness_gate_usec(-3, 2), 750000);
+}
+
+/* The boot race: MASTER after its receipt timeout, but the gate is still closed. */
+static void test_grandmaster_waits_for_gate(void **state)
+{
+	struct readiness_port p[1] = { port("eth0", PORT_STATE_MASTER, 7 * SEC) };
+	struct readiness_instance_input in = gm_input(p, 1);
+	struct readiness r;
+
+	readiness_instance(&in, &r);
+	assert_false(r.ready);
+	assert_non_null(strstr(r.reason, "eth0 listens 7.0 s more"));
+	p[0].listened_usec = 14 * SEC - 1;
+	readiness_instance(&in, &r);
+	assert_false(r.ready);
+	p[0].listened_usec = 14 * SEC;
+	readiness_instance(&in, &r);
+	assert_true(r.ready);
+	assert_non_null(strstr(r.reason, "grandmaster of domain 0"));
+}
+
+/* Every running port must have had its chance; a port without a worker cannot hear anyone. */
+static void test_gate_every_running_port(void **state)
+{
+	struct readiness_port p[3] = {
+		port("eth0", PORT_STATE_MASTER, 60 * SEC),
+		port("eth1", PORT_STATE_MASTER, 2 * SEC),
+		port("eth2", PORT_STATE_FAULTY, 0),
+	};
+	struct readiness_instance_input in = gm_input(p, 3);
+	struct readiness r;
+
+	p[2].running = false;
+	readiness_instance(&in, &r);
+	assert_false(r.ready);
+	assert_non_null(strstr(r.reason, "port eth1"));
+	p[1].listened_usec = 14 * SEC;
+	readiness_instance(&in, &r);
+	assert_true(r.ready);
+}
+
+/* The link came back: a fresh worker listens from zero, the gate closes again. */
+static void test_gate_after_link_back(void **state)
+{
+	struct readiness_port p[1] = { port("eth0", PORT_STATE_MASTER, 100 * SEC) };
+	struct readiness_instance_input in = gm_input(p, 1);
+	struct readiness r;
+
+	readiness_instance(&in, &r);
+	assert_true(r.ready);
+	p[0].listened_usec = 1 * SEC; /* the worker restarted after link down/up */
+	readiness_instance(&in, &r);
+	assert_false(r.ready);
+}
+
+/* Configured to be the grandmaster (clockClass < 128, masterOnly everywhere): no gate. */
+static void test_configured_grandmaster(void **state)
+{
+	struct readiness_port p[1] = { port("eth0", PORT_STATE_MASTER, 1 * SEC) };
+	struct readiness_instance_input in = gm_input(p, 1);
+	struct readiness r;
+
+	in.configured_grandmaster = true;
+	readiness_instance(&in, &r);
+	assert_true(r.ready);
+	assert_non_null(strstr(r.reason, "by configuration"));
+	/* but not before the BMCA made it grandmaster (a port MASTER) */
+	in.is_grandmaster = false;
+	readiness_instance(&in, &r);
+	assert_false(r.ready);
+}
+
+/* Synchronized, no ports, a missing interface. */
+static void test_other_verdicts(void **state)
+{
+	struct readiness_port p[1] = { port("eth0", PORT_STATE_SLAVE, 1 * SEC) };
+	struct readiness_instance_input in = gm_input(p, 1);
+	struct readiness r;
+
+	in.is_grandmaster = false;
+	readiness_instance(&in, &r);
+	assert_false(r.ready);
+	assert_string_equal(r.reason, "not synchronized (servo unlocked)");
+	in.health_reason = "following grandmaster x, not synchronized yet";
+	readiness_instance(&in, &r);
+	assert_string_equal(r.reason, "not synchronized (servo unlocked): following grandmaster x, "
+				      "not synchronized yet");
+	in.synchronized = true;
+	readiness_instance(&in, &r);
+	assert_true(r.ready);
+	assert_string_equal(r.reason, "synchronized to grandmaster 001122.fffe.334455");
+	in.missing = "eth9";
+	readiness_instance(&in, &r);
+	assert_true(r.ready); /* synchronized already: a late NIC does not hold it back */
+	in.synchronized = false;
+	readiness_instance(&in, &r);
+	assert_false(r.ready);
+	assert_string_equal(r.reason, "waiting for eth9: named in its interfaces, not present yet");
+	in.missing = NULL;
+	in.n_ports = 0;
+	readiness_instance(&in, &r);
+	assert_true(r.ready);
+}
+
+/* The daemon: every instance, or the system clock when phcd steers it. */
+static void test_daemon(void **state)
+{
+	struct instance a = { .name = "a", .readiness = { .ready = true } };
+	struct instance b = { .name = "b" };
+	struct instance *inst[2] = { &a, &b };
+	struct readiness r;
+
+	snprintf(b.readiness.reason, sizeof(b.readiness.reason),
+		 "not synchronized (servo unlocked)");
+	readiness_daemon(inst, 2, "", false, "", &r);
+	assert_false(r.ready);
+	assert_string_equal(r.reason, "instance b: not synchronized (servo unlocked)");
+	b.readiness.ready = true;
+	readiness_daemon(inst, 2, "", false, "", &r);
+	assert_true(r.ready);
+	readiness_daemon(inst, 0, "", false, "", &r);
+	assert_false(r.ready);
+	/* system_clock_instance a: a grandmaster's clock is the reference, b does not matter */
+	b.readiness.ready = false;
+	readiness_daemon(inst, 2, "a", false, "", &r);
+	assert_true(r.ready);
+	/* a follows a master and is not locked yet */
+	a.readiness.ready = false;
+	readiness_daemon(inst, 2, "a", false, "", &r);
+	assert_false(r.ready);
+	assert_string_equal(r.reason,
+			    "the system clock is not locked yet (system_clock_instance a)");
+	/* a synchronized instance is ready, but the system clock is not locked to it yet */
+	a.readiness.ready = true;
+	a.synchronized = true;
+	readiness_daemon(inst, 2, "auto", false, "", &r);
+	assert_false(r.ready);
+	readiness_daemon(inst, 2, "auto", true, "", &r);
+	assert_true(r.ready);
+	readiness_daemon(inst, 2, "a", false, "chronyd (pid 1) already steers CLOCK_REALTIME", &r);
+	assert_true(r.ready);
+}
+
+/*
+ * From the supervisor's state: the gate counts from the worker's HELLO (listening_since_usec), a
+ * port without a worker has none, clockClass < 128 or masterOnly everywhere open it, and the
+ * moment it opens is returned for a look then.
+ */
+static void test_of_instance(void **state)
+{
+	struct instance i = { .name = "a", .is_grandmaster = true };
+	struct mport p[2] = { 0 };
+	struct mport *ports[2] = { &p[0], &p[1] };
+	const uint64_t t0 = 1000 * SEC, gate = readiness_gate_usec(1, 3);
+	uint64_t opens;
+	struct readiness r;
+
+	i.clock_quality.clockClass = 248;
+	for (size_t k = 0; k < 2; k++) {
+		snprintf(p[k].ifname, sizeof(p[k].ifname), "eth%zu", k);
+		p[k].state = k ? PORT_STATE_FAULTY : PORT_STATE_MASTER;
+		p[k].options.logAnnounceInterval = 1;
+		p[k].options.announceReceiptTimeout = 3;
+	}
+	p[0].configured = true;
+	p[0].listening_since_usec = t0;
+	assert_int_equal(readiness_of_instance(&i, ports, 2, NULL, t0 + SEC, &r, &opens), 0);
+	assert_false(r.ready);
+	assert_int_equal(opens, t0 + gate);
+	assert_int_equal(readiness_of_instance(&i, ports, 2, NULL, t0 + gate, &r, &opens), 0);
+	assert_true(r.ready);
+	assert_int_equal(opens, 0);
+	/* eth1's worker starts later: its own gate */
+	p[1].state = PORT_STATE_MASTER;
+	p[1].configured = true;
+	p[1].listening_since_usec = t0 + 5 * SEC;
+	assert_int_equal(readiness_of_instance(&i, ports, 2, NULL, t0 + gate, &r, &opens), 0);
+	assert_false(r.ready);
+	assert_non_null(strstr(r.reason, "port eth1"));
+	assert_int_equal(opens, t0 + 5 * SEC + gate);
+	/* a MASTER port that has not listened since its link came up (a stopping worker) */
+	p[1].listening_since_usec = 0;
+	assert_int_equal(readiness_of_instance(&i, ports, 2, NULL, t0 + 100 * SEC, &r, &opens), 0);
+	assert_false(r.ready);
+	p[1].listening_since_usec = t0 + 5 * SEC;
+	/* the grandmaster by configuration: no gate */
+	i.clock_quality.clockClass = 6;
+	assert_int_equal(readiness_of_instance(&i, ports, 2, NULL, t0 + SEC, &r, &opens), 0);
+	assert_true(r.ready);
+	i.clock_quality.clockClass = 248;
+	p[0].options.masterOnly = p[1].options.masterOnly = true;
+	assert_int_equal(readiness_of_instance(&i, ports, 2, NULL, t0 + SEC, &r, &opens), 0);
+	assert_true(r.ready);
+	/* masterOnly on one port only: the other may hear a better master */
+	p[1].options.masterOnly = false;
+	assert_int_equal(readiness_of_instance(&i, ports, 2, NULL, t0 + SEC, &r, &opens), 0);
+	assert_false(r.ready);
+	/* an interface named in `interfaces` and not a port */
+	i.synchronized = true;
+	i.options.interfaces.n_names = 1;
+	snprintf(i.options.interfaces.names[0], IFNAMSIZ, "eth7");
+	assert_int_equal(readiness_of_instance(&i, ports, 2, NULL, t0 + SEC, &r, &opens), 0);
+	assert_true(r.ready); /* synchronized already */
+	i.synchronized = false;
+	assert_int_equal(readiness_of_instance(&i, ports, 2, NULL, t0 + gate * 2, &r, &opens), 0);
+	assert_false(r.ready);
+	assert_string_equal(r.reason, "waiting for eth7: named in its interfaces, not present yet");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_gate_length),
+		cmocka_unit_test(test_grandmaster_waits_for_gate),
+		cmocka_unit_test(test_gate_every_running_port),
+		cmocka_unit_test(test_gate_after_link_back),
+		cmocka_unit_test(test_configured_grandmaster),
+		cmocka_unit_test(test_other_verdicts),
+		cmocka_unit_test(test_daemon),
+		cmocka_unit_test(test_of_instance),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
