@@ -26,13 +26,14 @@ bindir=$(sed -n 's|^ExecStart=\(/.*\)/phcd$|\1|p' "$BUILD/units/phcd.service")
 for unit in phcd.service phcd-wait-sync.service phcd-exporter.service; do
 	src=$BUILD/units/$unit
 	cp "$src" "$tmp/$unit"
-	for exe in $(sed -n "s|^ExecStart=$bindir/\([^ ]*\).*|\1|p" "$src"); do
+	# ExecStart= and ExecReload=, after any of systemd's prefixes (ExecReload=!.../phcctl).
+	for exe in $(sed -n "s#^Exec\(Start\|Reload\)=[-@:+!]*$bindir/\([^ ]*\).*#\2#p" "$src" | sort -u); do
 		built=$(find "$BUILD" -maxdepth 3 -type f -name "$exe" -perm -u+x | head -n 1)
 		if [ -z "$built" ]; then
 			missing+=("$unit (needs $exe)")
 			continue 2
 		fi
-		sed -i "s|^ExecStart=$bindir/$exe|ExecStart=$built|" "$tmp/$unit"
+		sed -i "s|^\(Exec[A-Za-z]*=[-@:+!]*\)$bindir/$exe|\1$built|" "$tmp/$unit"
 	done
 	verify+=("$unit")
 done
