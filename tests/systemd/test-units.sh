@@ -147,6 +147,19 @@ else
 	fi
 fi
 
+# timedatectl set-ntp false stops and disables every unit an ntp-units.d list names: phcd's list
+# only beside the drop-in (phcd(8) says to link both where phcd steers CLOCK_REALTIME), never
+# installed where timedated reads it.
+ntp_lists=$(cd "$tmp/dest" && find . -path '*/ntp-units.d/*')
+list=$(find "$tmp/dest" -path '*/share/phcd/phcd.list' | head -n 1)
+if [ -n "$ntp_lists" ] || [ -z "$list" ] || [ "$(grep -v '^#' "$list")" != phcd.service ]; then
+	echo "FAIL: meson install: expected no ntp-units.d list and share/phcd/phcd.list naming" \
+		"phcd.service, got '${ntp_lists:-no ntp-units.d list}', '${list:-no share/phcd/phcd.list}'"
+	fail=1
+else
+	echo "ok: no ntp-units.d list installed (set-ntp leaves phcd alone); ${list#"$tmp/dest"} for the system-clock case"
+fi
+
 # The activation file must name the unit alias that phcd.service declares.
 alias=$(sed -n 's/^Alias=//p' "$BUILD/units/phcd.service")
 want=$(sed -n 's/^SystemdService=//p' "$BUILD/units/org.phcd1.service")
