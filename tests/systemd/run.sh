@@ -353,11 +353,10 @@ echo "ok: watchdog: SIGSTOP of phcd $pid -> 'Watchdog timeout', restarted as $(p
 pid=$(prop phcd MainPID)
 ntp_out=$($C timedatectl set-ntp false 2>&1) || true
 jobs=$($C systemctl list-jobs --no-legend --plain | grep -v '^No jobs' | tr '\n' ' ' || true)
-[ "$(prop phcd ActiveState)/$(prop phcd MainPID)/$($C systemctl is-enabled phcd.service || true)" = \
-	"active/$pid/enabled" ] && [ -z "$jobs" ] ||
+got=$(prop phcd ActiveState)/$(prop phcd MainPID)/$($C systemctl is-enabled phcd.service || true)
+[ "$got" = "active/$pid/enabled" ] && [ -z "$jobs" ] ||
 	fail "timedatectl set-ntp false ('$ntp_out') without the ntp-units.d link: expected phcd" \
-		"active/$pid/enabled and no job, got $(prop phcd ActiveState)/$(prop phcd MainPID)/" \
-		"$($C systemctl is-enabled phcd.service || true), jobs '$jobs'"
+		"active/$pid/enabled and no job, got $got, jobs '$jobs'"
 echo "ok: timedatectl set-ntp false leaves phcd running and enabled (pid $pid; CanNTP=" \
 	"$($C timedatectl show --value -p CanNTP); timedatectl said '${ntp_out:-nothing}')"
 $C mkdir -p /etc/systemd/ntp-units.d
