@@ -88,7 +88,10 @@ mkdir -p "$work/deb/phcd"
 	cpio -0pdm --quiet "$work/deb/phcd") || fail "copying the source tree into $work/deb/phcd"
 (cd "$work/deb/phcd" && dpkg-buildpackage -us -uc -b) >"$work/dpkg-buildpackage.log" 2>&1 ||
 	fail "dpkg-buildpackage -us -uc -b: $(tail -n 15 "$work/dpkg-buildpackage.log")"
-debs=$(cd "$work/deb" && ls ./*.deb | grep -v -- -dbgsym_ | tr '\n' ' ')
+debs=
+for f in "$work"/deb/*.deb; do
+	case $f in *-dbgsym_*) ;; *) debs+="${f##*/} " ;; esac
+done
 [ "$(echo "$debs" | wc -w)" = 3 ] ||
 	fail "dpkg-buildpackage: expected phcd, phcd-exporter and cockpit-phcd .debs, got '$debs'"
 lintian "$work"/deb/*.changes >"$work/lintian.log" 2>&1 || true
