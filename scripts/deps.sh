@@ -21,6 +21,7 @@ packages=(
 	systemd-container debootstrap busybox-static cpio xz-utils # systemd (nspawn) and VM tiers
 	prometheus curl # the exporter's tests: a real Prometheus server and promtool
 	cockpit-ws cockpit-bridge chromium chromium-driver python3-selenium # the Cockpit page's test
+	dpkg-dev debhelper fakeroot lintian # the Debian packages (debian/, dpkg-buildpackage -b; systemd tier)
 )
 
 if [ "$(id -u)" -ne 0 ]; then

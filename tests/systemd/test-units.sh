@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The built units pass `systemd-analyze verify` (with every man: page of Documentation= found
 # among the pages `meson install` installs), the services' exposure is at most 2.4, and each
-# installed man page renders with man -l.
+# installed man page renders with man -l at 80 columns without a groff warning.
 #
 # verify checks that ExecStart= binaries exist, so each unit is verified as a copy whose
 # ExecStart points at the binary in $BUILD (the installed path does not exist on a build host).
@@ -26,13 +26,14 @@ bindir=$(sed -n 's|^ExecStart=\(/.*\)/phcd$|\1|p' "$BUILD/units/phcd.service")
 for unit in phcd.service phcd-wait-sync.service phcd-exporter.service; do
 	src=$BUILD/units/$unit
 	cp "$src" "$tmp/$unit"
-	for exe in $(sed -n "s|^ExecStart=$bindir/\([^ ]*\).*|\1|p" "$src"); do
+	# ExecStart= and ExecReload=, after any of systemd's prefixes (ExecReload=!.../phcctl).
+	for exe in $(sed -n "s#^Exec\(Start\|Reload\)=[-@:+!]*$bindir/\([^ ]*\).*#\2#p" "$src" | sort -u); do
 		built=$(find "$BUILD" -maxdepth 3 -type f -name "$exe" -perm -u+x | head -n 1)
 		if [ -z "$built" ]; then
 			missing+=("$unit (needs $exe)")
 			continue 2
 		fi
-		sed -i "s|^ExecStart=$bindir/$exe|ExecStart=$built|" "$tmp/$unit"
+		sed -i "s|^\(Exec[A-Za-z]*=[-@:+!]*\)$bindir/$exe|\1$built|" "$tmp/$unit"
 	done
 	verify+=("$unit")
 done
@@ -60,6 +61,12 @@ if [ -z "$completion" ] || ! bash -n "$completion" || ! grep -q '^complete -F _p
 	exit 1
 fi
 echo "ok: meson install puts phcctl's bash completion in ${completion#"$tmp/dest"}"
+example=$(find "$tmp/dest" -path '*/share/doc/phcd/examples/phcd.conf.example' | head -n 1)
+if [ -z "$example" ] || ! cmp -s "$example" "$SRC/docs/phcd.conf.example"; then
+	echo "FAIL: meson install: expected share/doc/phcd/examples/phcd.conf.example (docs/phcd.conf.example), got '${example:-none}'"
+	exit 1
+fi
+echo "ok: meson install puts the example configuration in ${example#"$tmp/dest"}"
 # The D-Bus policy and the polkit action where Debian's dbus-daemon and polkitd read them, with
 # the default prefix /usr/local too (they went to /usr/local/share/..., where nothing looks).
 opts=$(meson introspect --buildoptions "$BUILD" | jq -r '[.[] | select(.name == "dbus_policy_dir" or .name == "polkit_actions_dir") | .value] | join(",")')
@@ -72,18 +79,30 @@ if [ "$opts" = "," ]; then
 	done
 	echo "ok: meson install puts the D-Bus policy and the polkit action in /usr/share/dbus-1/system.d and /usr/share/polkit-1/actions (prefix $(meson introspect --buildoptions "$BUILD" | jq -r '.[] | select(.name == "prefix") | .value'))"
 fi
+# Each page read at 80 columns as man shows it, with every groff warning on, in a UTF-8 and in
+# the C (ASCII) locale: a warning (a table wider than the line, a line that cannot be adjusted or
+# broken, a character the terminal lacks) fails; so does a missing NAME. The path without its
+# "./": man-db takes the directory above man5/ for a language, and "." would turn hyphenation off.
 for page in $pages; do
+	page=${page#./}
 	name=$(basename "$page")
-	if ! MANWIDTH=80 man -l "$mandir/$page" >"$tmp/page.txt" 2>"$tmp/page.err" ||
-		! grep -q "^NAME\$" "$tmp/page.txt" ||
-		! grep -Eq "^ +${name%.*} - " "$tmp/page.txt" ||
-		grep -Eiq '(^|: )error' "$tmp/page.err"; then
-		echo "FAIL: man -l $page: expected a NAME section '${name%.*} - ...', got:"
-		head -n 12 "$tmp/page.txt" "$tmp/page.err"
-		fail=1
-	fi
+	for loc in C.UTF-8 C; do
+		if ! LC_ALL=$loc MANWIDTH=80 man --warnings=all -l "$mandir/$page" >"$tmp/page.txt" \
+			2>"$tmp/page.err" ||
+			! grep -q "^NAME\$" "$tmp/page.txt" ||
+			! grep -Eq "^ +${name%.*} - " "$tmp/page.txt"; then
+			echo "FAIL: man -l $page ($loc): expected a NAME section '${name%.*} - ...', got:"
+			head -n 12 "$tmp/page.txt" "$tmp/page.err"
+			fail=1
+		elif [ -s "$tmp/page.err" ]; then
+			echo "FAIL: LC_ALL=$loc MANWIDTH=80 man --warnings=all -l $page: expected no groff" \
+				"warning, got $(wc -l <"$tmp/page.err") lines:"
+			head -n 5 "$tmp/page.err"
+			fail=1
+		fi
+	done
 done
-echo "ok: man -l renders each of them with its NAME section"
+[ "$fail" = 0 ] && echo "ok: man -l renders each of them at 80 columns (C.UTF-8 and C) with its NAME section, no groff warning"
 
 if ! out=$(cd "$tmp" && MANPATH=$mandir systemd-analyze verify --man=yes "${verify[@]}" 2>&1) ||
 	[ -n "$out" ]; then
@@ -133,6 +152,19 @@ if ! find "$tmp/dest" -path '*/share/phcd/chrony-refclock.conf' | grep -q .; the
 	fail=1
 else
 	echo "ok: share/phcd/chrony-refclock.conf installed"
+fi
+
+# timedatectl set-ntp false stops and disables every unit an ntp-units.d list names: phcd's list
+# only beside the drop-in (phcd(8) says to link both where phcd steers CLOCK_REALTIME), never
+# installed where timedated reads it.
+ntp_lists=$(cd "$tmp/dest" && find . -path '*/ntp-units.d/*')
+list=$(find "$tmp/dest" -path '*/share/phcd/phcd.list' | head -n 1)
+if [ -n "$ntp_lists" ] || [ -z "$list" ] || [ "$(grep -v '^#' "$list")" != phcd.service ]; then
+	echo "FAIL: meson install: expected no ntp-units.d list and share/phcd/phcd.list naming" \
+		"phcd.service, got '${ntp_lists:-no ntp-units.d list}', '${list:-no share/phcd/phcd.list}'"
+	fail=1
+else
+	echo "ok: no ntp-units.d list installed (set-ntp leaves phcd alone); ${list#"$tmp/dest"} for the system-clock case"
 fi
 
 # The activation file must name the unit alias that phcd.service declares.
