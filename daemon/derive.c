@@ -126,6 +126,8 @@ static const char *why_not_port(void *ctx, const char *name)
  */
 static void health_log_new(struct instance *i, const struct health_report *now)
 {
+	/* Reasons whose source logs each change itself, with more to say (refclock-feed.c). */
+	static const char *const logged_by_source[] = { "refclock-refused" };
 	const struct health_report *old = &i->health_logged;
 
 	if (!i->manager->started || i->manager->stopping) {
@@ -133,6 +135,10 @@ static void health_log_new(struct instance *i, const struct health_report *now)
 	}
 	for (size_t k = 0; k < health_reasons_shown(now); k++) {
 		bool known = false;
+
+		for (size_t j = 0; j < ARRAY_SIZE(logged_by_source) && !known; j++) {
+			known = !strcmp(now->reasons[k].code, logged_by_source[j]);
+		}
 
 		for (size_t j = 0; j < health_reasons_shown(old) && !known; j++) {
 			known = !strcmp(old->reasons[j].code, now->reasons[k].code) &&
@@ -198,16 +204,15 @@ static void derive_readiness(struct instance *i, struct mport *const *ports, siz
 /* The daemon's own health and readiness, from its instances' and the system clock's. */
 static void derive_daemon(struct manager *m)
 {
-	/* "" too when only instances that feed chronyd could be followed: phcd steers nothing. */
-	const char *sys = m->config && (!m->sysclock || sysclock_follow_target(m->sysclock)[0])
-				  ? m->config->daemon.system_clock_instance
-				  : "";
+	const char *sys = m->config ? m->config->daemon.system_clock_instance : "";
+	/* "" when only instances that feed chronyd could be followed: phcd steers nothing. */
+	const char *steered = !m->sysclock || sysclock_follow_target(m->sysclock)[0] ? sys : "";
 	const char *conflict = sysclock_follow_conflict(m->sysclock);
 	bool sys_synced = sysclock_follow_synchronized(m->sysclock);
 	struct health_report h;
 	struct readiness r;
 
-	health_daemon(m->instances, m->n_instances, conflict, sys, sys_synced, &h);
+	health_daemon(m->instances, m->n_instances, conflict, steered, sys_synced, &h);
 	if (!health_equal(&h, &m->health)) {
 		m->health = h;
 		m->dirty |= MANAGER_CHANGED_HEALTH;

@@ -190,12 +190,13 @@ void readiness_daemon(struct instance *const *instances, size_t n,
 		      const char *system_clock_instance, bool system_clock_synchronized,
 		      const char *conflict, struct readiness *ret)
 {
-	bool free_running = true;
+	bool free_running = true, followed = false;
 
 	if (system_clock_instance[0]) {
 		/* time-sync.target means the system clock is right, not that PTP is. */
 		for (size_t k = 0; k < n; k++) {
 			if (is_followed(system_clock_instance, instances[k])) {
+				followed = true;
 				free_running &= instances[k]->readiness.ready &&
 						!instances[k]->synchronized;
 			}
@@ -207,6 +208,13 @@ void readiness_daemon(struct instance *const *instances, size_t n,
 		} else if (conflict[0]) {
 			/* Not phcd's to wait for: the other program decides (chrony-wait...). */
 			verdict(ret, true, "the system clock is not steered by phcd: %s", conflict);
+		} else if (!followed && n) {
+			/* "auto" over instances that all feed chronyd: phcd steers nothing. */
+			verdict(ret, true,
+				"the system clock is not steered by phcd: its instances feed "
+				"chronyd "
+				"(clock_servo refclock_sock), whose system clock chronyc waitsync "
+				"reports");
 		} else if (free_running) {
 			verdict(ret, true,
 				"the system clock is not steered: system_clock_instance %s is the "

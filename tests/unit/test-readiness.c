@@ -191,6 +191,45 @@ static void test_daemon(void **state)
 }
 
 /*
+ * clock_servo refclock_sock: an instance that feeds chronyd is ready once the socket accepts its
+ * samples, whatever else it is; with only such instances, phcd steers no system clock to wait for.
+ */
+static void test_refclock(void **state)
+{
+	struct readiness_refclock rc = { .address = "/run/chrony.sock", .refused = true };
+	struct readiness_port p[1] = { port("eth0", PORT_STATE_SLAVE, 30 * SEC) };
+	struct readiness_instance_input in = gm_input(p, 1);
+	struct instance a = { .name = "a", .readiness = { .ready = true } };
+	struct instance *inst[1] = { &a };
+	struct readiness r;
+
+	in.is_grandmaster = false;
+	in.synchronized = true;
+	in.refclock = &rc;
+	readiness_instance(&in, &r);
+	assert_false(r.ready);
+	assert_non_null(strstr(r.reason, "does not feed yet chronyd at /run/chrony.sock"));
+	assert_non_null(strstr(r.reason, "the socket is missing or refuses"));
+	rc.refused = false;
+	rc.sending = true;
+	readiness_instance(&in, &r);
+	assert_true(r.ready);
+	assert_non_null(strstr(r.reason, "feeds chronyd at /run/chrony.sock"));
+	/* "auto" over an instance that feeds chronyd: nothing of phcd's to wait for */
+	a.options.servo.clock_servo = SERVO_TYPE_REFCLOCK_SOCK;
+	readiness_daemon(inst, 1, "auto", false, "", &r);
+	assert_true(r.ready);
+	assert_non_null(strstr(r.reason, "not steered by phcd: its instances feed chronyd"));
+	/* another instance phcd follows: its system clock again */
+	a.options.servo.clock_servo = SERVO_TYPE_PI;
+	readiness_daemon(inst, 1, "auto", false, "", &r);
+	assert_true(r.ready); /* a is ready, not synchronized: the reference */
+	a.synchronized = true;
+	readiness_daemon(inst, 1, "auto", false, "", &r);
+	assert_false(r.ready);
+}
+
+/*
  * From the supervisor's state: the gate counts from the worker's HELLO (listening_since_usec), a
  * port without a worker has none, clockClass < 128 or masterOnly everywhere open it, and the
  * moment it opens is returned for a look then.
@@ -266,6 +305,7 @@ int main(void)
 		cmocka_unit_test(test_configured_grandmaster),
 		cmocka_unit_test(test_other_verdicts),
 		cmocka_unit_test(test_daemon),
+		cmocka_unit_test(test_refclock),
 		cmocka_unit_test(test_of_instance),
 	};
 
