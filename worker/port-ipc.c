@@ -259,8 +259,8 @@ static void report_clock_state(struct worker_port *w)
 	m.clock_state.local_ns = st.local;
 	/* Never a value the supervisor's decoder refuses (one table for both ends). */
 	m.clock_state.rate_ppb = ipc_limit_clamp(IPC_LIMIT_RATE_PPB, st.rate_ppb);
-	m.clock_state.gm_rate_ratio =
-		ipc_limit_clamp(IPC_LIMIT_GM_RATE_RATIO, port_gm_rate_ratio(w->loop.port));
+	m.clock_state.gm_rate_ratio = ipc_limit_clamp(IPC_LIMIT_GM_RATE_RATIO,
+						      port_gm_rate_ratio(w->loop.port));
 	w->clock_sent = st;
 	w->clock_sent_valid = true;
 	w->clock_sent_at = now;

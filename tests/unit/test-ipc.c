@@ -394,8 +394,8 @@ static void test_bad_values(void **state)
 	for (int l = 0; l < _IPC_LIMIT_MAX; l++) {
 		const struct ipc_range *lim = &ipc_limits[l];
 		const double good[] = { lim->min, lim->max, (lim->min + lim->max) / 2 };
-		const double bad[] = { nextafter(lim->min, -INFINITY), nextafter(lim->max, INFINITY),
-				       NAN, INFINITY, -INFINITY };
+		const double bad[] = { nextafter(lim->min, -INFINITY),
+				       nextafter(lim->max, INFINITY), NAN, INFINITY, -INFINITY };
 		double *field;
 
 		sample(IPC_CLOCK_STATE, &m);
