@@ -68,6 +68,14 @@
  */
 #define IPC_IGNORED_KINDS 21
 #define IPC_ERROR_TEXT_MAX 64
+/*
+ * A worker's news (STATUS on the socket, PRIORITY_REQUEST, GM_SETTINGS_REQUEST) goes out at most
+ * once per kind in this tick: what changes within one (state changes, the supervisor's pushes,
+ * management SETs from the network) becomes one message, the last value winning. So an honest
+ * worker sends at most 1 s / IPC_NEWS_TICK_NS of each a second, whatever the wire or the
+ * supervisor make it do, and the supervisor's flood limit (worker-trust.h) follows from it.
+ */
+#define IPC_NEWS_TICK_NS (100 * NS_PER_MSEC)
 
 enum ipc_type {
 	/* worker -> supervisor */

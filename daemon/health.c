@@ -63,7 +63,8 @@ static bool health_equal(const struct health_report *a, const struct health_repo
 
 bool mport_restarting(const struct mport *p)
 {
-	return p->restart_timer != NULL;
+	/* a port given up waits for its retry with a timer too, FAULTY meanwhile */
+	return p->restart_timer != NULL && !p->backoff.given_up;
 }
 
 void instance_compute_health(const struct instance *i, struct health_report *h, bool *ret_gm)

@@ -401,6 +401,9 @@ void instance_clock_state(struct instance *i, struct mport *p, const struct ipc_
 	    !worker_trust_slave(&p->trust, mono_usec())) {
 		return;
 	}
+	/* What the siblings serve from now on: the next one is judged against it. */
+	i->served_clock.valid = true;
+	i->served_clock.state = *cs;
 	MANAGER_FOREACH_PORT(q, i->manager, k)
 	{
 		if (q != p && q->instance == i && q->worker && q->configured &&

@@ -178,6 +178,8 @@ struct instance {
 	ns_t stats_end_seen;		 /* its stats.end_mono last taken */
 	bool was_synchronized;		 /* since the last port became SLAVE */
 	struct instance_follow *follow;	 /* daemon/instance-follow.c: NULL while unused */
+	/* the clock state last handed to the ports (worker_trust_check_clock_state()) */
+	struct worker_trust_served served_clock;
 };
 
 /*

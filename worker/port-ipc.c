@@ -76,7 +76,17 @@ struct worker_port {
 	char last_error_text[IPC_ERROR_TEXT_MAX];
 	uint64_t tx_ts_timeouts; /* sends whose TX timestamp did not come in tx_timestamp_timeout */
 	int32_t tx_timeout_ms;
-	bool error_changed; /* not yet on the socket */
+	/*
+	 * News for the supervisor, held until IPC_NEWS_TICK_NS after the last of its kind went:
+	 * a STATUS (a state change, a new error, a push taken), and the management SETs from the
+	 * network (the last values win).
+	 */
+	bool status_news;
+	ns_t status_sent_at;
+	bool priority_pending, gm_pending;
+	struct ipc_set_priority priority_req;
+	struct gm_settings gm_req;
+	ns_t request_sent_at;
 	int exit_code;
 	/*
 	 * A virtual clock over CLOCK_REALTIME with software timestamps: the one timescale of the
@@ -136,7 +146,7 @@ static void set_error(struct worker_port *w, int error, const char *fmt, ...)
 	/* A new error goes out at once (report()); the same one again, on every sample, does not.
 	 */
 	if (error != w->last_error || strcmp(text, w->last_error_text)) {
-		w->error_changed = true;
+		w->status_news = true;
 	}
 	w->last_error = error;
 	memcpy(w->last_error_text, text, sizeof(text));
@@ -156,7 +166,10 @@ static void fill_counters(struct worker_port *w, struct ipc_status *s)
 	}
 }
 
-/* The STATUS as it is now, on the status page; on the socket too when it is news (urgent). */
+/*
+ * The STATUS as it is now, on the status page; on the socket too when it is news (urgent:
+ * report() decides, once a tick at most).
+ */
 static void publish_status(struct worker_port *w, bool urgent)
 {
 	struct ipc_msg m = { .type = IPC_STATUS };
@@ -184,7 +197,8 @@ static void publish_status(struct worker_port *w, bool urgent)
 	if (!urgent) {
 		return;
 	}
-	w->error_changed = false;
+	w->status_news = false;
+	w->status_sent_at = w->page_written;
 	if (ipc_send(w->ipc, &m, NULL, 0) < 0) {
 		/* The supervisor is gone: nothing left to do here. */
 		evloop_exit(&w->loop.ev, 1);
@@ -225,8 +239,9 @@ static void port_state_changed(void *userdata, enum port_state from, enum port_s
 	if (why == FSM_EV_SYNC_RECEIPT_TIMEOUT_EXPIRES) {
 		set_error(w, -ETIMEDOUT, "no Sync from the parent within syncReceiptTimeout");
 	}
-	/* State changes go out at once (DESIGN.md 4). */
-	publish_status(w, true);
+	/* On the socket after this turn of the loop, coalesced with what else changes (report()).
+	 */
+	w->status_news = true;
 	/* Leaving for INITIALIZING, FAULTY or DISABLED clears the foreign records: look again. */
 	w->erbest_expiry = 0;
 }
@@ -384,25 +399,45 @@ static int port_priority_request(void *userdata, const struct mgmt_change *chang
 {
 	struct worker_port *w = userdata;
 	const struct defaultDS *d = port_default_ds(w->loop.port);
-	struct ipc_msg m = { .type = IPC_PRIORITY_REQUEST };
+	struct ipc_set_priority *q = &w->priority_req;
 
-	m.set_priority.priority1 = change->mask & MGMT_CHANGE_PRIORITY1 ? change->priority1
-									: d->priority1;
-	m.set_priority.priority2 = change->mask & MGMT_CHANGE_PRIORITY2 ? change->priority2
-									: d->priority2;
+	/* Held for report(): a burst of SETs within a tick is one request, the last values win. */
 	if (change->mask & (MGMT_CHANGE_PRIORITY1 | MGMT_CHANGE_PRIORITY2)) {
-		int r = ipc_send(w->ipc, &m, NULL, 0);
-
-		if (r < 0) {
-			return r;
+		if (!w->priority_pending) {
+			q->priority1 = d->priority1;
+			q->priority2 = d->priority2;
 		}
+		if (change->mask & MGMT_CHANGE_PRIORITY1) {
+			q->priority1 = change->priority1;
+		}
+		if (change->mask & MGMT_CHANGE_PRIORITY2) {
+			q->priority2 = change->priority2;
+		}
+		w->priority_pending = true;
 	}
 	if (change->mask & MGMT_CHANGE_GM_SETTINGS) {
-		struct ipc_msg g = { .type = IPC_GM_SETTINGS_REQUEST, .gm_settings = change->gm };
-
-		return ipc_send(w->ipc, &g, NULL, 0);
+		w->gm_req = change->gm;
+		w->gm_pending = true;
 	}
 	return 0;
+}
+
+/* The management SETs held since the last tick, if one has passed: one message per kind. */
+static void send_requests(struct worker_port *w, ns_t now)
+{
+	struct ipc_msg m = { .type = IPC_PRIORITY_REQUEST, .set_priority = w->priority_req };
+	struct ipc_msg g = { .type = IPC_GM_SETTINGS_REQUEST, .gm_settings = w->gm_req };
+
+	if ((!w->priority_pending && !w->gm_pending) ||
+	    now - w->request_sent_at < IPC_NEWS_TICK_NS) {
+		return;
+	}
+	w->request_sent_at = now;
+	if ((w->priority_pending && ipc_send(w->ipc, &m, NULL, 0) < 0) ||
+	    (w->gm_pending && ipc_send(w->ipc, &g, NULL, 0) < 0)) {
+		evloop_exit(&w->loop.ev, 1);
+	}
+	w->priority_pending = w->gm_pending = false;
 }
 
 /*
@@ -443,8 +478,8 @@ static void port_as_capable_changed(void *userdata, bool value, enum port_as_cap
 			      "asCapable false: %s (peer delay %" PRId64 " ns)",
 			      port_as_capable_reason_to_string(why), mean_link_delay);
 	}
-	/* On the socket at once: D-Bus shows AsCapable. */
-	w->error_changed = true;
+	/* On the socket with this turn's news: D-Bus shows AsCapable. */
+	w->status_news = true;
 }
 
 static void port_interval_changed(void *userdata, int8_t log_sync_interval, bool stopped)
@@ -469,8 +504,9 @@ static const struct port_ops worker_port_ops = {
 
 /*
  * After anything that may have changed the port (frames, its timer, the supervisor): Erbest at
- * once when it changed, the status page when due (a new error on the socket at once), and a
- * wakeup for whichever comes first without input: the page due, or a foreign master's
+ * once when it changed, the status page when due, news (a state change, a new error, a push
+ * taken, management SETs) on the socket once a tick at most (IPC_NEWS_TICK_NS), and a wakeup for
+ * whichever comes first without input: the page or the held news due, or a foreign master's
  * qualification running out (9.3.2.5). No polling.
  * Frames change the foreign records only when an Announce came (Sync and Follow_Up, most of
  * them, do not); ticks (a receipt timeout clears them), IPC and the expiry are always looked at.
@@ -478,7 +514,8 @@ static const struct port_ops worker_port_ops = {
 static void report(struct worker_port *w, bool frames)
 {
 	uint64_t announces = port_get_counter(w->loop.port, PORT_CNT_RX_ANNOUNCE);
-	ns_t now = port_loop_now(), next;
+	ns_t now = port_loop_now(), next = EVLOOP_OFF;
+	bool send;
 
 	if (w->loop.ev.exiting) {
 		return;
@@ -489,10 +526,21 @@ static void report(struct worker_port *w, bool frames)
 		w->erbest_expiry = port_erbest_next_expiry(w->loop.port, now);
 	}
 	w->page_stale = true;
-	if (w->error_changed || now - w->page_written >= PAGE_PERIOD_NS) {
-		publish_status(w, w->error_changed);
+	send = w->status_news && now - w->status_sent_at >= IPC_NEWS_TICK_NS;
+	if (send || now - w->page_written >= PAGE_PERIOD_NS) {
+		publish_status(w, send);
 	}
-	next = w->page_stale ? w->page_written + PAGE_PERIOD_NS + PAGE_SLACK_NS : EVLOOP_OFF;
+	send_requests(w, now);
+	if (w->page_stale) {
+		next = w->page_written + PAGE_PERIOD_NS + PAGE_SLACK_NS;
+	}
+	if (w->status_news && w->status_sent_at + IPC_NEWS_TICK_NS < next) {
+		next = w->status_sent_at + IPC_NEWS_TICK_NS;
+	}
+	if ((w->priority_pending || w->gm_pending) &&
+	    w->request_sent_at + IPC_NEWS_TICK_NS < next) {
+		next = w->request_sent_at + IPC_NEWS_TICK_NS;
+	}
 	evloop_timer_set(&w->loop.ev, w->report_timer,
 			 w->erbest_expiry < next ? w->erbest_expiry : next);
 }
@@ -547,12 +595,12 @@ static void on_ipc(struct evloop *e, int fd, uint32_t revents, void *userdata)
 		/* In place: the supervisor decides again with the new D0 and says so (9.3.3). */
 		(void) port_set_priorities(w->loop.port, m.set_priority.priority1,
 					   m.set_priority.priority2, port_loop_now());
-		publish_status(w, true);
+		w->status_news = true;
 		port_loop_rearm(&w->loop);
 		break;
 	case IPC_SET_GM_SETTINGS:
 		(void) port_set_gm_settings(w->loop.port, &m.gm_settings, port_loop_now());
-		publish_status(w, true);
+		w->status_news = true;
 		port_loop_rearm(&w->loop);
 		break;
 	case IPC_SHUTDOWN:
