@@ -395,6 +395,13 @@ void instance_clock_state(struct instance *i, struct mport *p, const struct ipc_
 	    !worker_trust_slave(&p->trust, mono_usec())) {
 		return;
 	}
+	/*
+	 * Served once the servo locked: before, the states are its first steps (and a restarted
+	 * worker's virtual clock starting afresh), which the siblings do not serve.
+	 */
+	if (!p->trust.servo_locked) {
+		return;
+	}
 	/* What the siblings serve from now on: the next one is judged against it. */
 	i->served_clock.valid = true;
 	i->served_clock.state = *cs;

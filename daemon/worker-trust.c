@@ -91,6 +91,9 @@ const char *worker_trust_check_status(struct worker_trust *t, const struct worke
 	if (freq_impossible(l, s->freq_ppb)) {
 		return "reported a frequency beyond max_frequency";
 	}
+	if (s->servo_state != SERVO_UNLOCKED) {
+		t->servo_locked = true;
+	}
 	return NULL;
 }
 
@@ -122,8 +125,9 @@ const char *worker_trust_check_clock_state(const struct worker_trust *t,
 	if (freq_impossible(l, cs->rate_ppb)) {
 		return "sent a clock state beyond max_frequency";
 	}
-	if (!served->valid) {
-		/* The instance's first: a first step, which the policy does not bound. */
+	if (!t->servo_locked || !served->valid) {
+		/* Not served yet; or the instance's first, a first step the policy does not bound.
+		 */
 		return NULL;
 	}
 	step = state_at(cs, raw_now) - state_at(&served->state, raw_now);

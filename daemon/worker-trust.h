@@ -53,6 +53,8 @@ struct worker_trust {
 	bool slave_granted;	   /* the last RECOMMENDED_STATE sent was S1 */
 	uint64_t grace_until_usec; /* S1 taken back: SLAVE believed until then */
 	struct worker_trust_budget news[_WORKER_NEWS_MAX];
+	/* a believed STATUS of this worker said its servo LOCKED (or HOLDOVER after it) */
+	bool servo_locked;
 };
 
 /* What the worker can honestly do, from the supervisor's configuration. */
@@ -92,10 +94,11 @@ const char *worker_trust_check_status(struct worker_trust *t, const struct worke
 const char *worker_trust_check_news(struct worker_trust *t, enum worker_news news, uint64_t now);
 /*
  * The same for a CLOCK_STATE (the virtual clock a SLAVE hands to its siblings): from the
- * recommended SLAVE with a servo, a rate within the clamp, and a step from the clock state served
- * (at raw time raw_now) that the instance's step policy would have taken (servo_policy_refuses():
- * once a state was served, none beyond max_offset_jump). Only then is it handed on (and becomes
- * *served).
+ * recommended SLAVE with a servo, a rate within the clamp; and once its servo said it locked
+ * (servo_locked: then a state is handed on and becomes *served), a step from the
+ * clock state served (at raw time raw_now) that the instance's step policy would have taken
+ * (servo_policy_refuses(): once a state was served, none beyond max_offset_jump). Before its
+ * lock a port's states are its servo's first steps, not served, and not judged by the bound.
  */
 const char *worker_trust_check_clock_state(const struct worker_trust *t,
 					   const struct worker_trust_limits *l,

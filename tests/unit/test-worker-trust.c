@@ -92,7 +92,8 @@ static void test_impossible_values(void **state)
 
 /*
  * Issue 31, finding 3: a clock state is judged by the instance's step policy against the one
- * served: the first is a first step (unbounded, as for any servo); after it, a step beyond
+ * served: the first is a first step (unbounded, as for any servo), and so is any before the
+ * port's servo said LOCKED; after, a step beyond
  * max_offset_jump is a lie (+1 year, and just past the bound), one within it is not, nor is the
  * drift of the served state's own rate; without a bound (max_offset_jump 0), nothing is refused.
  */
@@ -117,6 +118,16 @@ static void test_clock_state_step_policy(void **state)
 						 .local_ns = now - 10 * NS_PER_SEC +
 							     37 * NS_PER_SEC,
 						 .rate_ppb = 500 };
+	/* before its servo said LOCKED, a port's states are its first steps: neither served nor
+	 * bounded (a restarted worker's virtual clock starts afresh) */
+	cs = (struct ipc_clock_state){ .raw_ns = now, .local_ns = now };
+	assert_null(worker_trust_check_clock_state(&t, &l, &served, &cs, now, SEC));
+	{
+		struct ipc_status locked = status(PORT_STATE_SLAVE, SERVO_LOCKED, 0);
+
+		assert_null(worker_trust_check_status(&t, &l, &locked, true, SEC));
+		assert_true(t.servo_locked);
+	}
 	/* the served state 10 s on at +500 ppb: 37 s + 5 us now */
 	cs = (struct ipc_clock_state){ .raw_ns = now, .local_ns = now + 37 * NS_PER_SEC + 5000 };
 	assert_null(worker_trust_check_clock_state(&t, &l, &served, &cs, now, SEC));
