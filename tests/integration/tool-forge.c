@@ -28,10 +28,10 @@ static const char usage[] =
 	"logMessageInterval\n"
 	"         N (the list in turn), K times; exit 1 if fewer came within S s (default 30)\n"
 	"       tool-forge announce IFNAME --ids N --priority1 P [--class C] [--rate HZ]\n"
-	"                  [--duration S] [--base ID]\n"
+	"                  [--duration S] [--base ID] [--alternate P2]\n"
 	"         Announces from N forged clocks (ID + i), each HZ times a second (default 4), "
 	"for\n"
-	"         S s (default 10, 0 until SIGTERM)\n"
+	"         S s (default 10, 0 until SIGTERM); every other one with priority1 P2\n"
 	"       tool-forge sync IFNAME --parent ID:PORT --count K --t1 SEC[.NS] [--correction C]\n"
 	"                  [--fup-correction C] [--timeout S]\n"
 	"         after each Sync of the parent seen on IFNAME, a two-step Sync/Follow_Up pair as "
@@ -39,11 +39,12 @@ static const char usage[] =
 	"         parent with the next sequenceId, preciseOriginTimestamp SEC.NS and the scaled\n"
 	"         correctionFields C (Sync) and --fup-correction (Follow_Up), K times\n"
 	"       tool-forge mgmt IFNAME --count K [--rate HZ] [--src-mac MAC] [--set-priority1 P]\n"
-	"                  [--listen S]\n"
+	"                  [--listen S] [--alternate P2]\n"
 	"         K Management GET CLOCK_DESCRIPTION requests (or SET PRIORITY1 P) to all ports, "
 	"HZ\n"
 	"         a second (0: as fast as possible), from MAC (random unicast by default); then\n"
-	"         S s (default 1) more listening; prints sent= answers= (answers of any sender)\n"
+	"         S s (default 1) more listening; prints sent= answers= (answers of any sender);\n"
+	"         with --alternate, every other SET sets P2\n"
 	"       tool-forge gptp-master IFNAME [--rate-ppm R] [--csro N] [--priority1 P]\n"
 	"                  [--duration S] [--base ID]\n"
 	"         an 802.1AS neighbour and grandmaster ID whose clock runs R ppm off "
@@ -126,6 +127,7 @@ struct opts {
 	double timeout, rate, duration, listen;
 	unsigned ids;
 	int priority1, clock_class, set_priority1;
+	int alternate; /* >= 0: every other Announce or SET carries this priority1 instead */
 	struct ClockIdentity base;
 	bool have_base, have_src_mac;
 	uint8_t src_mac[6];
@@ -212,7 +214,10 @@ static int do_announce(const char *ifname, const struct opts *o)
 			msg_header_init(&m.hdr, MSG_ANNOUNCE, 0, &src, seq);
 			m.hdr.logMessageInterval = -2;
 			m.body.announce.currentUtcOffset = 37;
-			m.body.announce.grandmasterPriority1 = (uint8_t) o->priority1;
+			m.body.announce.grandmasterPriority1 = (uint8_t) (o->alternate >= 0 &&
+											  seq % 2
+										  ? o->alternate
+										  : o->priority1);
 			m.body.announce.grandmasterClockQuality.clockClass = (uint8_t)
 										     o->clock_class;
 			m.body.announce.grandmasterClockQuality.clockAccuracy = 0xFE;
@@ -510,7 +515,9 @@ static int do_mgmt(const char *ifname, const struct opts *o)
 		if (sent < o->count &&
 		    (o->rate <= 0 || now >= start + (int64_t) ((double) sent * 1e9 / o->rate))) {
 			ssize_t n = build_mgmt(frame + RAW_HDR_LEN, sizeof(frame) - RAW_HDR_LEN,
-					       &src, (uint16_t) sent, o->set_priority1);
+					       &src, (uint16_t) sent,
+					       o->alternate >= 0 && sent % 2 ? o->alternate
+									     : o->set_priority1);
 			int r;
 
 			if (n < 0) {
@@ -612,6 +619,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 				return -EINVAL;
 			}
 			o->have_src_mac = true;
+		} else if (!strcmp(k, "--alternate")) {
+			o->alternate = atoi(v);
 		} else if (!strcmp(k, "--set-priority1")) {
 			o->set_priority1 = atoi(v);
 		} else if (!strcmp(k, "--t1")) {
@@ -645,6 +654,7 @@ int main(int argc, char **argv)
 		.priority1 = 128,
 		.clock_class = 248,
 		.set_priority1 = -1,
+		.alternate = -1,
 	};
 
 	sigaction(SIGTERM, &sa, NULL);
