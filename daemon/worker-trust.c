@@ -41,27 +41,6 @@ static bool freq_impossible(const struct worker_trust_limits *l, double ppb)
 	return l->max_frequency_ppb > 0 && fabs(ppb) > l->max_frequency_ppb + 1.0;
 }
 
-/* One more message of this kind: false when the budget is dry (worker-trust.h). */
-static bool budget_take(struct worker_trust_budget *b, uint64_t now)
-{
-	if (!b->started || now < b->at_usec) {
-		b->started = true;
-		b->left = WORKER_TRUST_NEWS_BURST;
-	} else {
-		b->left += (double) (now - b->at_usec) * WORKER_TRUST_NEWS_PER_SEC /
-			   USEC_PER_SEC_U64;
-		if (b->left > WORKER_TRUST_NEWS_BURST) {
-			b->left = WORKER_TRUST_NEWS_BURST;
-		}
-	}
-	b->at_usec = now;
-	if (b->left < 1.0) {
-		return false;
-	}
-	b->left -= 1.0;
-	return true;
-}
-
 const char *worker_trust_check_news(struct worker_trust *t, enum worker_news news, uint64_t now)
 {
 	static const char *const flood[_WORKER_NEWS_MAX] = {
@@ -71,7 +50,16 @@ const char *worker_trust_check_news(struct worker_trust *t, enum worker_news new
 			"flooded the supervisor with GM_SETTINGS_REQUEST messages",
 	};
 
-	return budget_take(&t->news[news], now) ? NULL : flood[news];
+	ns_t at = (ns_t) now * 1000;
+
+	if (!t->news_started[news]) {
+		t->news_started[news] = true;
+		token_bucket_fill(&t->news[news], WORKER_TRUST_NEWS_BURST, at);
+	}
+	return token_bucket_take(&t->news[news], WORKER_TRUST_NEWS_PER_SEC, WORKER_TRUST_NEWS_BURST,
+				 at)
+		       ? NULL
+		       : flood[news];
 }
 
 const char *worker_trust_check_status(struct worker_trust *t, const struct worker_trust_limits *l,

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "common/ipc.h"
+#include "common/token-bucket.h"
 #include "ptp/bmca.h"
 #include "ptp/options.h"
 #include "ptp/servo.h"
@@ -37,12 +38,6 @@ enum worker_news {
 	_WORKER_NEWS_MAX,
 };
 
-struct worker_trust_budget {
-	bool started;
-	uint64_t at_usec; /* last refill */
-	double left;	  /* messages it may still send at once */
-};
-
 struct worker_trust {
 	/*
 	 * A designated slave by configuration (BMCA noop without masterOnly, the automotive
@@ -52,7 +47,8 @@ struct worker_trust {
 	bool static_slave;
 	bool slave_granted;	   /* the last RECOMMENDED_STATE sent was S1 */
 	uint64_t grace_until_usec; /* S1 taken back: SLAVE believed until then */
-	struct worker_trust_budget news[_WORKER_NEWS_MAX];
+	bool news_started[_WORKER_NEWS_MAX];
+	struct token_bucket news[_WORKER_NEWS_MAX]; /* ns: usec * 1000 */
 	/* a believed STATUS of this worker said its servo LOCKED (or HOLDOVER after it) */
 	bool servo_locked;
 };
