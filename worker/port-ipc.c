@@ -71,7 +71,7 @@ static void port_state_changed(void *userdata, enum port_state from, enum port_s
 	/* On the socket after this turn of the loop, coalesced with what else changes
 	 * (worker_report()).
 	 */
-	w->status_news = true;
+	news_hold(&w->news, NEWS_STATUS);
 	/* Leaving for INITIALIZING, FAULTY or DISABLED clears the foreign records: look again. */
 	w->erbest_expiry = 0;
 }
@@ -144,6 +144,9 @@ static int port_priority_request(void *userdata, const struct mgmt_change *chang
 		w->gm_req = change->gm;
 		w->gm_pending = true;
 	}
+	if (w->priority_pending || w->gm_pending) {
+		news_hold(&w->news, NEWS_REQUESTS);
+	}
 	return 0;
 }
 
@@ -188,7 +191,7 @@ static void port_as_capable_changed(void *userdata, bool value, enum port_as_cap
 			      port_as_capable_reason_to_string(why), mean_link_delay);
 	}
 	/* On the socket with this turn's news: D-Bus shows AsCapable. */
-	w->status_news = true;
+	news_hold(&w->news, NEWS_STATUS);
 }
 
 static void port_interval_changed(void *userdata, int8_t log_sync_interval, bool stopped)
@@ -251,12 +254,12 @@ static void on_ipc(struct evloop *e, int fd, uint32_t revents, void *userdata)
 		/* In place: the supervisor decides again with the new D0 and says so (9.3.3). */
 		(void) port_set_priorities(w->loop.port, m.set_priority.priority1,
 					   m.set_priority.priority2, port_loop_now());
-		w->status_news = true;
+		news_hold(&w->news, NEWS_STATUS);
 		port_loop_rearm(&w->loop);
 		break;
 	case IPC_SET_GM_SETTINGS:
 		(void) port_set_gm_settings(w->loop.port, &m.gm_settings, port_loop_now());
-		w->status_news = true;
+		news_hold(&w->news, NEWS_STATUS);
 		port_loop_rearm(&w->loop);
 		break;
 	case IPC_SHUTDOWN:

@@ -13,6 +13,7 @@
 #include "ptp/steer.h"
 #include "ptp/transport.h"
 #include "worker/port-ipc.h"
+#include "worker/news.h"
 #include "worker/port-loop.h"
 
 struct worker_port {
@@ -50,12 +51,10 @@ struct worker_port {
 	 * a STATUS (a state change, a new error, a push taken), and the management SETs from the
 	 * network (the last values win).
 	 */
-	bool status_news;
-	ns_t status_sent_at;
-	bool priority_pending, gm_pending;
+	struct news news;
+	bool priority_pending, gm_pending; /* NEWS_REQUESTS: which of the two */
 	struct ipc_set_priority priority_req;
 	struct gm_settings gm_req;
-	ns_t request_sent_at;
 	int exit_code;
 	/*
 	 * A virtual clock over CLOCK_REALTIME with software timestamps: the one timescale of the

@@ -34,7 +34,7 @@ void worker_report_error(struct worker_port *w, int error, const char *fmt, ...)
 	va_end(ap);
 	/* A new error is news (worker_report()); the same one again, on every sample, is not. */
 	if (error != w->last_error || strcmp(text, w->last_error_text)) {
-		w->status_news = true;
+		news_hold(&w->news, NEWS_STATUS);
 	}
 	w->last_error = error;
 	memcpy(w->last_error_text, text, sizeof(text));
@@ -85,8 +85,6 @@ static void publish_status(struct worker_port *w, bool urgent)
 	if (!urgent) {
 		return;
 	}
-	w->status_news = false;
-	w->status_sent_at = w->page_written;
 	if (ipc_send(w->ipc, &m, NULL, 0) < 0) {
 		/* The supervisor is gone: nothing left to do here. */
 		evloop_exit(&w->loop.ev, 1);
@@ -168,11 +166,9 @@ static void send_requests(struct worker_port *w, ns_t now)
 	struct ipc_msg m = { .type = IPC_PRIORITY_REQUEST, .set_priority = w->priority_req };
 	struct ipc_msg g = { .type = IPC_GM_SETTINGS_REQUEST, .gm_settings = w->gm_req };
 
-	if ((!w->priority_pending && !w->gm_pending) ||
-	    now - w->request_sent_at < IPC_NEWS_TICK_NS) {
+	if (!news_take(&w->news, NEWS_REQUESTS, now)) {
 		return;
 	}
-	w->request_sent_at = now;
 	if ((w->priority_pending && ipc_send(w->ipc, &m, NULL, 0) < 0) ||
 	    (w->gm_pending && ipc_send(w->ipc, &g, NULL, 0) < 0)) {
 		evloop_exit(&w->loop.ev, 1);
@@ -204,7 +200,7 @@ void worker_report(struct worker_port *w, bool frames)
 		w->erbest_expiry = port_erbest_next_expiry(w->loop.port, now);
 	}
 	w->page_stale = true;
-	send = w->status_news && now - w->status_sent_at >= IPC_NEWS_TICK_NS;
+	send = news_take(&w->news, NEWS_STATUS, now);
 	if (send || now - w->page_written >= PAGE_PERIOD_NS) {
 		publish_status(w, send);
 	}
@@ -212,12 +208,8 @@ void worker_report(struct worker_port *w, bool frames)
 	if (w->page_stale) {
 		next = w->page_written + PAGE_PERIOD_NS + PAGE_SLACK_NS;
 	}
-	if (w->status_news && w->status_sent_at + IPC_NEWS_TICK_NS < next) {
-		next = w->status_sent_at + IPC_NEWS_TICK_NS;
-	}
-	if ((w->priority_pending || w->gm_pending) &&
-	    w->request_sent_at + IPC_NEWS_TICK_NS < next) {
-		next = w->request_sent_at + IPC_NEWS_TICK_NS;
+	if (news_due(&w->news) < next) {
+		next = news_due(&w->news);
 	}
 	evloop_timer_set(&w->loop.ev, w->report_timer,
 			 w->erbest_expiry < next ? w->erbest_expiry : next);
