@@ -319,23 +319,46 @@ static void f_erbest(struct codec *c, struct ipc_msg *m)
 	c_u8(c, &e->ds.localPriority);
 }
 
+const struct ipc_range ipc_limits[_IPC_LIMIT_MAX] = {
+	[IPC_LIMIT_RATE_PPB] = { -999999999.0, 999999999.0, false },
+	[IPC_LIMIT_GM_RATE_RATIO] = { 1.0 - PORT_RATE_RATIO_MAX_DEVIATION,
+				      1.0 + PORT_RATE_RATIO_MAX_DEVIATION, true },
+};
+
+bool ipc_limit_ok(enum ipc_limit l, double v)
+{
+	const struct ipc_range *r = &ipc_limits[l];
+
+	/* NaN fails both comparisons. */
+	return (v >= r->min && v <= r->max) || (r->zero_ok && v == 0.0);
+}
+
+double ipc_limit_clamp(enum ipc_limit l, double v)
+{
+	const struct ipc_range *r = &ipc_limits[l];
+
+	if (isnan(v)) {
+		return r->zero_ok ? 0.0 : (r->min + r->max) / 2;
+	}
+	return ipc_limit_ok(l, v) ? v : v < r->min ? r->min : r->max;
+}
+
+static void c_limited(struct codec *c, double *v, enum ipc_limit l)
+{
+	c_double(c, v);
+	if (c->decode && !c->err && !ipc_limit_ok(l, *v)) {
+		c->err = -EBADMSG;
+	}
+}
+
 static void f_clock_state(struct codec *c, struct ipc_msg *m)
 {
 	struct ipc_clock_state *s = &m->clock_state;
 
 	c_i64(c, &s->raw_ns);
 	c_i64(c, &s->local_ns);
-	c_double(c, &s->rate_ppb);
-	/* NaN fails the comparison too. */
-	if (c->decode && !c->err && !(fabs(s->rate_ppb) < 1e9)) {
-		c->err = -EBADMSG;
-	}
-	c_double(c, &s->gm_rate_ratio);
-	/* 0 (unknown), or a rate within 1000 ppm of ours (PORT_RATE_RATIO_MAX_DEVIATION). */
-	if (c->decode && !c->err && s->gm_rate_ratio != 0.0 &&
-	    !(fabs(s->gm_rate_ratio - 1.0) < 1e-3)) {
-		c->err = -EBADMSG;
-	}
+	c_limited(c, &s->rate_ppb, IPC_LIMIT_RATE_PPB);
+	c_limited(c, &s->gm_rate_ratio, IPC_LIMIT_GM_RATE_RATIO);
 }
 
 /* octet 1 of flagField a grandmaster setting may carry (options_set_gm_settings()) */

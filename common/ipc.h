@@ -70,6 +70,14 @@
  */
 #define IPC_IGNORED_KINDS 21
 #define IPC_ERROR_TEXT_MAX 64
+/*
+ * A worker's news (STATUS on the socket, PRIORITY_REQUEST, GM_SETTINGS_REQUEST) goes out at most
+ * once per kind in this tick: what changes within one (state changes, the supervisor's pushes,
+ * management SETs from the network) becomes one message, the last value winning. So an honest
+ * worker sends at most 1 s / IPC_NEWS_TICK_NS of each a second, whatever the wire or the
+ * supervisor make it do, and the supervisor's flood limit (worker-trust.h) follows from it.
+ */
+#define IPC_NEWS_TICK_NS (100 * NS_PER_MSEC)
 
 enum ipc_type {
 	/* worker -> supervisor */
@@ -156,8 +164,8 @@ struct ipc_erbest {
  * A virtual clock's correction over CLOCK_REALTIME (struct clock_virtual_state): the SLAVE port's
  * worker reports it (CLOCK_STATE) after a step and about once a second, the supervisor hands it
  * to the instance's other software-timestamping workers (SET_CLOCK_STATE), so every port of a
- * boundary clock serves the one timescale. A rate that is not finite or beyond +-1e9 ppb (a
- * clock running backwards) is refused by the decoder.
+ * boundary clock serves the one timescale. A rate or a grandmaster rate ratio outside ipc_limits[]
+ * is refused by the decoder.
  */
 struct ipc_clock_state {
 	ns_t raw_ns;
@@ -166,6 +174,29 @@ struct ipc_clock_state {
 	/* the grandmaster's rate over this clock's (port_gm_rate_ratio()), 0 unknown */
 	double gm_rate_ratio;
 };
+
+/*
+ * The bounds of the codec's real-valued fields, one table for both ends: the decoder refuses a
+ * value outside [min, max] (and NaN); a sender clamps with ipc_limit_clamp() so that it never
+ * encodes what its peer refuses. zero_ok: 0 means "unknown" and passes too.
+ */
+enum ipc_limit {
+	IPC_LIMIT_RATE_PPB,	 /* clock_state.rate_ppb: beyond +-1e9 ppb a clock runs backwards */
+	IPC_LIMIT_GM_RATE_RATIO, /* clock_state.gm_rate_ratio: PORT_RATE_RATIO_MAX_DEVIATION */
+	_IPC_LIMIT_MAX,
+};
+
+struct ipc_range {
+	double min, max;
+	bool zero_ok;
+};
+
+extern const struct ipc_range ipc_limits[_IPC_LIMIT_MAX];
+
+/* Within the table's bounds (finite, inclusive), or 0 where zero_ok. */
+bool ipc_limit_ok(enum ipc_limit l, double v);
+/* v moved into the bounds; NaN becomes 0 where zero_ok, else the middle of the range. */
+double ipc_limit_clamp(enum ipc_limit l, double v);
 
 /*
  * The port's identity and effective options (interface selection of the instance does not

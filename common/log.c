@@ -151,6 +151,23 @@ int log_internal(int level, int error, const char *ifname, const char *object, c
 	return error;
 }
 
+void log_port_data(int level, const char *ifname, const char *fmt, ...)
+{
+	char msg[LOG_LINE_MAX], ident[64];
+	const char *saved = log_ident;
+	int64_t now = time_mono_ns();
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(ident, sizeof(ident), "%s[%" PRId64 ".%03" PRId64 "]", log_ident, now / 1000000000,
+		 now % 1000000000 / 1000000);
+	log_ident = ident;
+	log_emit(level, ifname, NULL, msg);
+	log_ident = saved;
+}
+
 void log_lines(int level, const char *text)
 {
 	for (const char *l = text; l && *l;) {

@@ -41,6 +41,14 @@ void log_lines(int level, const char *text);
 int log_internal(int level, int error, const char *ifname, const char *object, const char *fmt, ...)
 	_printf_(5, 6);
 
+/*
+ * A line that is data asked for, not an event (phcd-port -m: every servo sample, as ptp4l -m
+ * prints them): through the same sink and priority prefix, the ident stamped with CLOCK_MONOTONIC
+ * as ptp4l's ("phcd-port[12.345]: IFNAME: ..."), neither filtered by level nor rate-limited (the
+ * caller asked for every one).
+ */
+void log_port_data(int level, const char *ifname, const char *fmt, ...) _printf_(3, 4);
+
 #define log_full_errno(level, error, ...) log_internal(level, error, NULL, NULL, __VA_ARGS__)
 #define log_full(level, ...) (void) log_internal(level, 0, NULL, NULL, __VA_ARGS__)
 #define log_debug(...) log_full(LOG_DEBUG, __VA_ARGS__)

@@ -32,6 +32,8 @@ struct instance *instance_free(struct instance *i)
 {
 	if (i) {
 		instance_follow_free(i);
+		i->push_timer = sd_event_source_disable_unref(i->push_timer);
+		i->mgmt_log_timer = sd_event_source_disable_unref(i->mgmt_log_timer);
 	}
 	free(i);
 	return NULL;
@@ -139,24 +141,16 @@ void instance_gm_settings(const struct instance *i, struct gm_settings *ret)
 	instance_own_time_properties(i, &ret->tp);
 }
 
+static void instance_push_later(struct instance *i);
+
 int instance_set_gm_settings(struct instance *i, const struct gm_settings *s)
 {
-	struct ipc_msg m = { .type = IPC_SET_GM_SETTINGS, .gm_settings = *s };
-	struct mport *p;
-
 	options_set_gm_settings(&i->options, s);
 	instance_clock_quality_update(i);
 	manager_instance_changed(i, INSTANCE_CHANGED_CONFIG);
-	MANAGER_FOREACH_PORT(p, i->manager, k)
-	{
-		/* A worker before its CONFIG gets the new values with it (i->options). */
-		if (p->instance == i && p->worker && p->configured) {
-			/* A failure: its exit follows on the pidfd and restarts it. */
-			(void) worker_send(p->worker, &m);
-		}
-	}
-	/* D0 and the own time properties changed: decide and announce again. */
-	instance_run_bmca(i);
+	i->push_gm = true;
+	i->push_gm_settings = *s;
+	instance_push_later(i);
 	return 0;
 }
 
@@ -362,6 +356,16 @@ void instance_clock_state(struct instance *i, struct mport *p, const struct ipc_
 	    !worker_trust_slave(&p->trust, time_mono_usec())) {
 		return;
 	}
+	/*
+	 * Served once the servo locked: before, the states are its first steps (and a restarted
+	 * worker's virtual clock starting afresh), which the siblings do not serve.
+	 */
+	if (!p->trust.servo_locked) {
+		return;
+	}
+	/* What the siblings serve from now on: the next one is judged against it. */
+	i->served_clock.valid = true;
+	i->served_clock.state = *cs;
 	MANAGER_FOREACH_PORT(q, i->manager, k)
 	{
 		if (q != p && q->instance == i && q->worker && q->configured &&
@@ -372,23 +376,65 @@ void instance_clock_state(struct instance *i, struct mport *p, const struct ipc_
 	}
 }
 
-void instance_push_priorities(struct instance *i)
+/* What is held for the workers, to each (a worker before its CONFIG gets it with it). */
+static void instance_push(struct instance *i)
 {
 	struct ipc_msg m = { .type = IPC_SET_PRIORITY };
+	struct ipc_msg g = { .type = IPC_SET_GM_SETTINGS, .gm_settings = i->push_gm_settings };
 	struct mport *p;
 
 	m.set_priority.priority1 = i->priority1;
 	m.set_priority.priority2 = i->priority2;
+	i->pushed_at_usec = time_mono_usec();
 	MANAGER_FOREACH_PORT(p, i->manager, k)
 	{
-		/* A worker before its CONFIG gets the new values with it. */
 		if (p->instance == i && p->worker && p->configured) {
 			/* A failure: its exit follows on the pidfd and restarts it. */
-			(void) worker_send(p->worker, &m);
+			if (i->push_priorities) {
+				(void) worker_send(p->worker, &m);
+			}
+			if (i->push_gm) {
+				(void) worker_send(p->worker, &g);
+			}
 		}
 	}
-	/* D0 changed: decide again; SET_PRIORITY goes first on each socket. */
+	i->push_priorities = i->push_gm = false;
+	/* D0 (and the own time properties) changed: decide again; the pushes go first. */
 	instance_run_bmca(i);
+}
+
+static int on_push_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct instance *i = userdata;
+
+	i->push_timer = sd_event_source_disable_unref(i->push_timer);
+	instance_push(i);
+	return 0;
+}
+
+/*
+ * Issue 31: SetPriority1 100 times a second, or a flood of management SETs, is one push a tick
+ * to each worker (the last values), not one per call; the first of a burst goes at once.
+ */
+static void instance_push_later(struct instance *i)
+{
+	uint64_t tick = IPC_NEWS_TICK_NS / 1000, now = time_mono_usec();
+
+	if (i->push_timer) {
+		return;
+	}
+	if (now - i->pushed_at_usec >= tick ||
+	    sd_event_add_time(i->manager->event, &i->push_timer, CLOCK_MONOTONIC,
+			      i->pushed_at_usec + tick, 0, on_push_timer, i) < 0) {
+		instance_push(i);
+	}
+}
+
+void instance_push_priorities(struct instance *i)
+{
+	i->push_priorities = true;
+	i->push_timer = sd_event_source_disable_unref(i->push_timer);
+	instance_push(i);
 }
 
 static int instance_set_priority(struct instance *i, uint8_t *field, uint8_t value)
@@ -400,7 +446,8 @@ static int instance_set_priority(struct instance *i, uint8_t *field, uint8_t val
 	i->options.priority1 = i->priority1;
 	i->options.priority2 = i->priority2;
 	manager_instance_changed(i, INSTANCE_CHANGED_CONFIG);
-	instance_push_priorities(i);
+	i->push_priorities = true;
+	instance_push_later(i);
 	return 0;
 }
 

@@ -73,31 +73,91 @@ static int manager_mgmt_clock_at(void *userdata, size_t i, struct mgmt_clock *re
 	return manager_mgmt_clock(manager_instance_at(mm->manager, i), ret, ports, UDS_PORTS_MAX);
 }
 
+/* A burst of SETs ends after this long without one, or is summed up after MGMT_LOG_BURST_MAX. */
+#define MGMT_LOG_QUIET_USEC (1 * USEC_PER_SEC)
+#define MGMT_LOG_BURST_MAX_USEC (10 * USEC_PER_SEC)
+
+static uint64_t mgmt_now(struct instance *inst)
+{
+	uint64_t t;
+
+	sd_event_now(inst->manager->event, CLOCK_MONOTONIC, &t);
+	return t;
+}
+
+/* The end of a burst: one line for every SET after its first, with what they left. */
+static int on_mgmt_log_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct instance *inst = userdata;
+
+	inst->mgmt_log_timer = sd_event_source_disable_unref(inst->mgmt_log_timer);
+	if (inst->mgmt_log_held) {
+		log_full(LOG_INFO,
+			 "instance %s: %u more management SETs in %.1f s, coalesced: priority1 %u "
+			 "priority2 %u clockClass %u",
+			 inst->name, inst->mgmt_log_held,
+			 (double) (usec - inst->mgmt_log_start_usec) / USEC_PER_SEC,
+			 inst->priority1, inst->priority2, inst->clock_quality.clockClass);
+	}
+	inst->mgmt_log_held = 0;
+	return 0;
+}
+
+/*
+ * Issue 31: a flood of SETs wrote a line each (49,702 in 10 s). The first of a burst is logged
+ * (true), the others counted and summed up in one line when the burst ends.
+ */
+static bool mgmt_log_first(struct instance *inst)
+{
+	uint64_t now = mgmt_now(inst);
+
+	if (inst->mgmt_log_timer) {
+		inst->mgmt_log_held++;
+		if (now - inst->mgmt_log_start_usec < MGMT_LOG_BURST_MAX_USEC) {
+			(void) sd_event_source_set_time(inst->mgmt_log_timer,
+							now + MGMT_LOG_QUIET_USEC);
+		}
+		return false;
+	}
+	inst->mgmt_log_start_usec = now;
+	inst->mgmt_log_held = 0;
+	(void) sd_event_add_time(inst->manager->event, &inst->mgmt_log_timer, CLOCK_MONOTONIC,
+				 now + MGMT_LOG_QUIET_USEC, 0, on_mgmt_log_timer, inst);
+	return true;
+}
+
 /* The same setters as D-Bus SetPriority1/2: one state, one change signal. */
 static int manager_mgmt_set(struct instance *inst, const struct mgmt_change *change)
 {
+	bool log = change->mask && mgmt_log_first(inst);
 	int r = 0;
 
 	if (change->mask & MGMT_CHANGE_PRIORITY1) {
-		log_full(LOG_INFO, "instance %s: priority1 %u by management", inst->name,
-			 change->priority1);
+		if (log) {
+			log_full(LOG_INFO, "instance %s: priority1 %u by management", inst->name,
+				 change->priority1);
+		}
 		r = instance_set_priority1(inst, change->priority1);
 	}
 	if (r >= 0 && (change->mask & MGMT_CHANGE_PRIORITY2)) {
-		log_full(LOG_INFO, "instance %s: priority2 %u by management", inst->name,
-			 change->priority2);
+		if (log) {
+			log_full(LOG_INFO, "instance %s: priority2 %u by management", inst->name,
+				 change->priority2);
+		}
 		r = instance_set_priority2(inst, change->priority2);
 	}
 	if (r >= 0 && (change->mask & MGMT_CHANGE_GM_SETTINGS)) {
-		log_full(LOG_INFO,
-			 "instance %s: grandmaster settings clockClass %u clockAccuracy 0x%02x "
-			 "offsetScaledLogVariance 0x%04x currentUtcOffset %d timeTraceable %d "
-			 "frequencyTraceable %d by management",
-			 inst->name, change->gm.clockQuality.clockClass,
-			 change->gm.clockQuality.clockAccuracy,
-			 change->gm.clockQuality.offsetScaledLogVariance,
-			 change->gm.tp.currentUtcOffset, change->gm.tp.timeTraceable,
-			 change->gm.tp.frequencyTraceable);
+		if (log) {
+			log_full(LOG_INFO,
+				 "instance %s: grandmaster settings clockClass %u clockAccuracy "
+				 "0x%02x offsetScaledLogVariance 0x%04x currentUtcOffset %d "
+				 "timeTraceable %d frequencyTraceable %d by management",
+				 inst->name, change->gm.clockQuality.clockClass,
+				 change->gm.clockQuality.clockAccuracy,
+				 change->gm.clockQuality.offsetScaledLogVariance,
+				 change->gm.tp.currentUtcOffset, change->gm.tp.timeTraceable,
+				 change->gm.tp.frequencyTraceable);
+		}
 		r = instance_set_gm_settings(inst, &change->gm);
 	}
 	return r;
@@ -129,7 +189,9 @@ void manager_mgmt_priority_request(struct mport *p, const struct ipc_set_priorit
 	if (s->priority2 != p->instance->priority2) {
 		change.mask |= MGMT_CHANGE_PRIORITY2;
 	}
-	log_port_full(p->ifname, LOG_INFO, "management SET from the network");
+	if (change.mask && !p->instance->mgmt_log_timer) {
+		log_port_full(p->ifname, LOG_INFO, "management SET from the network");
+	}
 	(void) manager_mgmt_set(p->instance, &change);
 }
 
@@ -143,7 +205,9 @@ void manager_mgmt_gm_settings_request(struct mport *p, const struct gm_settings 
 			"GM_SETTINGS_REQUEST without management_network = read-write, ignoring");
 		return;
 	}
-	log_port_full(p->ifname, LOG_INFO, "management SET from the network");
+	if (!p->instance->mgmt_log_timer) {
+		log_port_full(p->ifname, LOG_INFO, "management SET from the network");
+	}
 	(void) manager_mgmt_set(p->instance, &change);
 }
 

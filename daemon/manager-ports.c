@@ -56,6 +56,8 @@ static void mport_trust_limits(const struct mport *p, struct worker_trust_limits
 	enum options_clock_backend b = o->clock_backend;
 
 	l->may_run_servo = (b == OPTIONS_CLOCK_PHC || b == OPTIONS_CLOCK_VIRTUAL) && !p->phc_rival;
+	servo_config_from_options(&o->servo, p->timestamping != TRANSPORT_TS_MODE_HARDWARE,
+				  &l->policy);
 	l->max_frequency_ppb = o->servo.max_frequency > 0
 				       ? (double) o->servo.max_frequency +
 						 fabs((double) o->virtual_clock.initial_freq_ppb)
@@ -236,15 +238,19 @@ static void on_worker_message(struct worker *w, const struct ipc_msg *msg, void 
 		return;
 	case IPC_CLOCK_STATE: {
 		struct worker_trust_limits limits;
+		struct timespec raw; /* the raw clock of virtual clocks that share a state */
 
 		if (!p->configured) {
 			worker_kill(w, -EPROTO, "sent CLOCK_STATE before HELLO");
 			return;
 		}
 		mport_trust_limits(p, &limits);
-		if (mport_worker_lies(p, worker_trust_check_clock_state(&p->trust, &limits,
-									&msg->clock_state,
-									time_mono_usec()))) {
+		clock_gettime(CLOCK_REALTIME, &raw);
+		if (mport_worker_lies(p, worker_trust_check_clock_state(
+						 &p->trust, &limits, &p->instance->served_clock,
+						 &msg->clock_state,
+						 (ns_t) raw.tv_sec * NS_PER_SEC + raw.tv_nsec,
+						 time_mono_usec()))) {
 			return;
 		}
 		instance_clock_state(p->instance, p, &msg->clock_state);
@@ -253,6 +259,10 @@ static void on_worker_message(struct worker *w, const struct ipc_msg *msg, void 
 	case IPC_PRIORITY_REQUEST:
 		/* A management SET the worker accepted (management_network = read-write): as D-Bus
 		 * does. */
+		if (mport_worker_lies(p, worker_trust_check_news(&p->trust, WORKER_NEWS_PRIORITY,
+								 time_mono_usec()))) {
+			return;
+		}
 		if (p->manager->priority_request) {
 			p->manager->priority_request(p, &msg->set_priority);
 		} else {
@@ -261,6 +271,10 @@ static void on_worker_message(struct worker *w, const struct ipc_msg *msg, void 
 		}
 		return;
 	case IPC_GM_SETTINGS_REQUEST:
+		if (mport_worker_lies(p, worker_trust_check_news(&p->trust, WORKER_NEWS_GM_SETTINGS,
+								 time_mono_usec()))) {
+			return;
+		}
 		if (p->manager->gm_settings_request) {
 			p->manager->gm_settings_request(p, &msg->gm_settings);
 		} else {
@@ -286,11 +300,16 @@ static int on_restart_timer(sd_event_source *s, uint64_t usec, void *userdata)
 	struct mport *p = userdata;
 
 	p->restart_timer = sd_event_source_disable_unref(p->restart_timer);
+	/* Given up for the window that has now passed: one more try (backoff.h). */
+	p->backoff.given_up = false;
 	mport_start_worker(p);
 	return 0;
 }
 
-/* Restart with exponential backoff; past restart_limit_burst in the interval, give up. */
+/*
+ * Restart with exponential backoff; past restart_limit_burst in the interval, give up until the
+ * interval has passed: a port that a flood made fail comes back on its own once it ends.
+ */
 static void mport_schedule_restart(struct mport *p)
 {
 	struct manager *m = p->manager;
@@ -304,9 +323,13 @@ static void mport_schedule_restart(struct mport *p)
 		snprintf(last, sizeof(last), "%s", p->last_error_text);
 		mport_set_state(p, PORT_STATE_FAULTY);
 		mport_set_error(p, p->last_error ? p->last_error : -ECHILD,
-				"worker restarted %u times within %u s, giving up (last: %.60s)",
-				p->backoff.in_window, d->restart_limit_interval_sec, last);
+				"worker restarted %u times within %u s, giving up for %" PRIu64
+				" s (last: %.60s)",
+				p->backoff.in_window, d->restart_limit_interval_sec,
+				(delay + USEC_PER_SEC - 1) / USEC_PER_SEC, last);
 		log_port_full(p->ifname, LOG_ERR, "%s", p->last_error_text);
+		sd_event_add_time(m->event, &p->restart_timer, CLOCK_MONOTONIC, now + delay, 0,
+				  on_restart_timer, p);
 		return;
 	}
 	p->restarts++;
@@ -704,6 +727,7 @@ void manager_on_link(struct link_monitor *lm, enum link_event ev, const struct l
 	if (p->link_up) {
 		/* A link that comes back deserves a fresh start, rate limit included. */
 		backoff_reset(&p->backoff);
+		p->restart_timer = sd_event_source_disable_unref(p->restart_timer);
 		p->phc_fault = false;
 		mport_start_worker(p);
 	} else {
@@ -725,6 +749,7 @@ int mport_enable(struct mport *p)
 	}
 	p->enabled = true;
 	backoff_reset(&p->backoff);
+	p->restart_timer = sd_event_source_disable_unref(p->restart_timer);
 	p->phc_fault = false;
 	manager_port_changed(p, MPORT_CHANGED_STATE);
 	if (!p->link_up) {

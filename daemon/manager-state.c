@@ -122,7 +122,8 @@ struct mport *manager_find_port_by_ifindex(const struct manager *m, int ifindex)
 
 bool mport_restarting(const struct mport *p)
 {
-	return p->restart_timer != NULL;
+	/* a port given up waits for its retry with a timer too, FAULTY meanwhile */
+	return p->restart_timer != NULL && !p->backoff.given_up;
 }
 
 size_t instance_port_count(const struct instance *i)

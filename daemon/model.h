@@ -186,6 +186,20 @@ struct instance {
 	bool slave_locked;		 /* the SLAVE port's servo LOCKED, stable, trusted */
 	unsigned int dirty;		 /* enum instance_change bits not emitted yet */
 	struct instance_follow *follow;	 /* daemon/instance-follow.c: NULL while unused */
+	/* the clock state last handed to the ports (worker_trust_check_clock_state()) */
+	struct worker_trust_served served_clock;
+	/*
+	 * Priorities and grandmaster settings go to the workers once a tick (IPC_NEWS_TICK_NS),
+	 * the last values winning: what is held, and when the last went.
+	 */
+	sd_event_source *push_timer;
+	uint64_t pushed_at_usec;
+	bool push_priorities, push_gm;
+	struct gm_settings push_gm_settings;
+	/* management SETs logged one line a burst (manager-mgmt.c): the burst's end, its count */
+	sd_event_source *mgmt_log_timer;
+	uint64_t mgmt_log_start_usec;
+	unsigned int mgmt_log_held;
 };
 
 /*

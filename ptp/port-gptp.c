@@ -161,8 +161,15 @@ void port_follow_up_info_receive(struct port *p, const struct msg *m)
 		struct tlv_follow_up_info f;
 
 		if (tlv_follow_up_info_parse(&t, &f) == 0) {
-			p->upstream_rate_ratio = 1.0 + (double) f.cumulativeScaledRateOffset /
-							       RATE_OFFSET_SCALE;
+			double ratio = 1.0 +
+				       (double) f.cumulativeScaledRateOffset / RATE_OFFSET_SCALE;
+
+			/* Beyond any two clocks' (B.1.1): the last sane rate stays. */
+			if (fabs(ratio - 1.0) > PORT_FOLLOW_UP_RATE_MAX_DEVIATION) {
+				port_count(p, PORT_CNT_OUT_OF_RANGE);
+				return;
+			}
+			p->upstream_rate_ratio = ratio;
 			return;
 		}
 	}
@@ -175,13 +182,18 @@ double port_gm_rate_ratio(const struct port *p)
 	if (!port_is_slave(p) || !p->asc.nrr_valid) {
 		return 0.0;
 	}
-	/* 802.1AS-2020 11.4.4.3.6 / 10.2.8.1.4: the upstream rateRatio times our link's. */
-	return p->upstream_rate_ratio * p->pdreq.nrr;
+	/*
+	 * 802.1AS-2020 11.4.4.3.6 / 10.2.8.1.4: the upstream rateRatio times our link's; each is
+	 * bounded where it entered, their product here.
+	 */
+	return fmax(
+		1.0 - PORT_RATE_RATIO_MAX_DEVIATION,
+		fmin(1.0 + PORT_RATE_RATIO_MAX_DEVIATION, p->upstream_rate_ratio * p->pdreq.nrr));
 }
 
 void port_set_gm_rate_ratio(struct port *p, double ratio)
 {
-	p->gm_rate_ratio = fabs(ratio - 1.0) < PORT_RATE_RATIO_MAX_DEVIATION ? ratio : 0.0;
+	p->gm_rate_ratio = fabs(ratio - 1.0) <= PORT_RATE_RATIO_MAX_DEVIATION ? ratio : 0.0;
 }
 
 /* ---- message interval request (Signaling) ---- */

@@ -10,8 +10,6 @@
 #include "ptp/outlier.h"
 #include "ptp/port.h"
 
-/* A rate ratio further from 1 than this is a measurement gone wrong (a step, a restart). */
-#define PORT_RATE_RATIO_MAX_DEVIATION 0.001
 /*
  * An E2E delay pairs its Delay_Req with the Sync measurements before and after it, the master's
  * time at t3 interpolated between them, so no rate ratio is needed (the servo's frequency

@@ -237,6 +237,18 @@ int port_apply_decision(struct port *p, enum bmca_decision d, uint16_t stepsRemo
 			const struct parentDS *pds, const struct timePropertiesDS *tp,
 			const struct port_path_trace *path, ns_t now);
 /*
+ * A rate ratio further from 1 than this is a measurement gone wrong (a step, a restart): a
+ * neighborRateRatio beyond it is not taken, and the grandmaster's rate ratio a SLAVE port reports
+ * (port_gm_rate_ratio()) is clamped to it, the bound the IPC carries (common/ipc.h ipc_limits).
+ */
+#define PORT_RATE_RATIO_MAX_DEVIATION 0.001
+/*
+ * 802.1AS-2020 B.1.1: every LocalClock runs within +-100 ppm of TAI, so the grandmaster's rate
+ * over a neighbour's (the Follow_Up information TLV's rateRatio, 11.4.4.3.6) lies within
+ * +-200 ppm; a cumulativeScaledRateOffset beyond is not taken (counted as out_of_range).
+ */
+#define PORT_FOLLOW_UP_RATE_MAX_DEVIATION 0.0002
+/*
  * 802.1AS-2020 11.4.4.3.6: the grandmaster's rate over this clock's, as the instance's SLAVE
  * port measured it (port_gm_rate_ratio() there; 0 unknown): a MASTER port's Follow_Up
  * information TLV carries it as cumulativeScaledRateOffset while the clock is not grandmaster.
@@ -244,7 +256,8 @@ int port_apply_decision(struct port *p, enum bmca_decision d, uint16_t stepsRemo
 void port_set_gm_rate_ratio(struct port *p, double ratio);
 /*
  * A SLAVE port's grandmaster rate over this clock: the upstream cumulativeScaledRateOffset's
- * rate times the measured neighborRateRatio (11.4.4.3.6, 11.2.?), 0 when not known.
+ * rate times the measured neighborRateRatio (11.4.4.3.6), clamped to 1 +- PORT_RATE_RATIO_MAX_
+ * DEVIATION; 0 when not known.
  */
 double port_gm_rate_ratio(const struct port *p);
 /* Are the data sets the clock's (a decision came since the start or the last receipt timeout)? */

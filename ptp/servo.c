@@ -121,10 +121,15 @@ static double servo_hold_freq(const struct servo *s)
 }
 
 /* After the first lock, an offset beyond the sanity bound is nothing to act on. */
+bool servo_policy_refuses(const struct servo_config *cfg, bool locked_once, ns_t offset_ns)
+{
+	return (locked_once || cfg->first_step_taken) && cfg->max_offset_jump > 0 &&
+	       (offset_ns > cfg->max_offset_jump || offset_ns < -cfg->max_offset_jump);
+}
+
 static bool servo_refuses(const struct servo *s, ns_t offset_ns)
 {
-	return !s->first_update && s->cfg.max_offset_jump > 0 &&
-	       (offset_ns > s->cfg.max_offset_jump || offset_ns < -s->cfg.max_offset_jump);
+	return servo_policy_refuses(&s->cfg, !s->first_update, offset_ns);
 }
 
 enum servo_state servo_sample(struct servo *s, ns_t offset_ns, ns_t local_ts, double *freq_ppb)

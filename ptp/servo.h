@@ -145,6 +145,12 @@ bool servo_stable(const struct servo *s);
  * *freq_ppb is the stable frequency and the answer SERVO_HOLDOVER (s->refused counts it).
  */
 enum servo_state servo_sample(struct servo *s, ns_t offset_ns, ns_t local_ts, double *freq_ppb);
+/*
+ * The step policy's sanity bound alone, for any clock under cfg: after its first lock
+ * (locked_once, or cfg.first_step_taken) an offset or a step beyond cfg.max_offset_jump is
+ * refused. servo_sample() applies it; the supervisor judges the clock states it hands on by it.
+ */
+bool servo_policy_refuses(const struct servo_config *cfg, bool locked_once, ns_t offset_ns);
 void servo_reset(struct servo *s);
 /*
  * A sample measured and kept from the servo (an outlier): the adjustment to apply until the next

@@ -4,17 +4,6 @@
 
 #include "worker/mgmt-rate.h"
 
-static void refill(struct mgmt_rate_bucket *b, double rate, double burst, ns_t now)
-{
-	if (now > b->last) {
-		b->tokens += rate * (double) (now - b->last) / (double) NS_PER_SEC;
-		if (b->tokens > burst) {
-			b->tokens = burst;
-		}
-	}
-	b->last = now;
-}
-
 /* The source's entry: found, a free one, or the one heard from least recently, taken over. */
 static struct mgmt_rate_source *source(struct mgmt_rate *r, const uint8_t mac[6], ns_t now)
 {
@@ -49,12 +38,11 @@ bool mgmt_rate_allow(struct mgmt_rate *r, const uint8_t mac[6], ns_t now)
 
 	if (!r->started) {
 		r->started = true;
-		r->total = (struct mgmt_rate_bucket){ .tokens = MGMT_RATE_TOTAL_BURST,
-						      .last = now };
+		r->total = (struct token_bucket){ .tokens = MGMT_RATE_TOTAL_BURST, .last = now };
 	}
 	s = source(r, mac, now);
-	refill(&s->bucket, MGMT_RATE_PER_SOURCE, MGMT_RATE_PER_SOURCE_BURST, now);
-	refill(&r->total, MGMT_RATE_TOTAL, MGMT_RATE_TOTAL_BURST, now);
+	token_bucket_refill(&s->bucket, MGMT_RATE_PER_SOURCE, MGMT_RATE_PER_SOURCE_BURST, now);
+	token_bucket_refill(&r->total, MGMT_RATE_TOTAL, MGMT_RATE_TOTAL_BURST, now);
 	if (s->bucket.tokens < 1.0 || r->total.tokens < 1.0) {
 		return false;
 	}

@@ -2,6 +2,8 @@
 /* How many Management messages from the network a worker takes: token buckets per source MAC. */
 #pragma once
 
+#include "common/token-bucket.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -20,21 +22,16 @@
 #define MGMT_RATE_TOTAL 100
 #define MGMT_RATE_TOTAL_BURST 200
 
-struct mgmt_rate_bucket {
-	double tokens;
-	ns_t last; /* when tokens was last brought up to date */
-};
-
 struct mgmt_rate_source {
 	bool used;
 	uint8_t mac[6];
-	struct mgmt_rate_bucket bucket;
+	struct token_bucket bucket;
 };
 
 /* Zero it to start: every bucket starts full. */
 struct mgmt_rate {
 	bool started;
-	struct mgmt_rate_bucket total;
+	struct token_bucket total;
 	struct mgmt_rate_source src[MGMT_RATE_SOURCES];
 };
 

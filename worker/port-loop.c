@@ -32,6 +32,78 @@ static void loop_management(void *userdata, const void *buf, size_t len)
 	port_mgmt_receive(&l->mgmt, buf, len, port_loop_now());
 }
 
+/*
+ * The engine's callbacks: send and management are the loop's own, the others forward to the
+ * mode's table (l->mode) with the loop as userdata. One static table: nothing is written at run
+ * time (a copy of the mode's table patched here once was).
+ */
+static void loop_state_changed(void *userdata, enum port_state from, enum port_state to,
+			       enum fsm_event why)
+{
+	struct port_loop *l = userdata;
+
+	if (l->mode->state_changed) {
+		l->mode->state_changed(l, from, to, why);
+	}
+}
+
+static void loop_master_changed(void *userdata, const struct ClockIdentity *grandmaster, bool local)
+{
+	struct port_loop *l = userdata;
+
+	if (l->mode->master_changed) {
+		l->mode->master_changed(l, grandmaster, local);
+	}
+}
+
+static void loop_sample(void *userdata, const struct port_sample *s)
+{
+	struct port_loop *l = userdata;
+
+	if (l->mode->sample) {
+		l->mode->sample(l, s);
+	}
+}
+
+static void loop_clock_error(void *userdata, const char *op, int error)
+{
+	struct port_loop *l = userdata;
+
+	if (l->mode->clock_error) {
+		l->mode->clock_error(l, op, error);
+	}
+}
+
+static void loop_interval_changed(void *userdata, int8_t log_sync_interval, bool stopped)
+{
+	struct port_loop *l = userdata;
+
+	if (l->mode->interval_changed) {
+		l->mode->interval_changed(l, log_sync_interval, stopped);
+	}
+}
+
+static void loop_as_capable_changed(void *userdata, bool value, enum port_as_capable_reason why,
+				    ns_t mean_link_delay)
+{
+	struct port_loop *l = userdata;
+
+	if (l->mode->as_capable_changed) {
+		l->mode->as_capable_changed(l, value, why, mean_link_delay);
+	}
+}
+
+static const struct port_ops loop_port_ops = {
+	.send = loop_send,
+	.state_changed = loop_state_changed,
+	.master_changed = loop_master_changed,
+	.sample = loop_sample,
+	.clock_error = loop_clock_error,
+	.interval_changed = loop_interval_changed,
+	.as_capable_changed = loop_as_capable_changed,
+	.management = loop_management,
+};
+
 static void engine_result(struct port_loop *l, const char *what, int r)
 {
 	if (r < 0 && l->engine_error) {
@@ -112,9 +184,7 @@ int port_loop_init(struct port_loop *l, const struct port_ops *ops)
 	int r;
 
 	memset(l, 0, sizeof(*l));
-	l->port_ops = *ops;
-	l->port_ops.send = loop_send;
-	l->port_ops.management = loop_management;
+	l->mode = ops;
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
@@ -146,7 +216,7 @@ int port_loop_new_port(struct port_loop *l, const struct port_config *pc)
 {
 	int r;
 
-	r = port_new(pc, l->clock, &l->port_ops, l, &l->port);
+	r = port_new(pc, l->clock, &loop_port_ops, l, &l->port);
 	if (r < 0) {
 		return r;
 	}

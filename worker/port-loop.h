@@ -29,9 +29,10 @@ struct port_loop {
 	/*
 	 * What differs between the two modes, printing like ptp4l -m (port-cli.c) or reporting
 	 * to the supervisor (port-ipc.c): the mode's engine callbacks, called with this loop as
-	 * userdata (container_of finds the mode). send and management are the loop's own.
+	 * userdata (container_of finds the mode); its send and management are not used (the
+	 * loop's own are).
 	 */
-	struct port_ops port_ops;
+	const struct port_ops *mode;
 	/* port_receive or port_tick returned -errno (what: "receive" or "timer"); may be NULL. */
 	void (*engine_error)(struct port_loop *l, const char *what, int error);
 	/*

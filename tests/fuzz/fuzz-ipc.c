@@ -2,7 +2,8 @@
 /*
  * libFuzzer: any datagram decodes or is refused, and whatever decodes re-encodes to itself; the
  * same bytes on a worker's status page (the length word the input's, which may overrun the page)
- * read as a STATUS or are refused, never past the page.
+ * read as a STATUS or are refused, never past the page; a decoded clock state is within the
+ * limits table.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -41,6 +42,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	page(data, size);
 	if (ipc_decode(data, size, &m) < 0) {
 		return 0;
+	}
+	/* What decodes lies within the limits table the senders clamp to (common/ipc.h). */
+	if ((m.type == IPC_CLOCK_STATE || m.type == IPC_SET_CLOCK_STATE) &&
+	    (!ipc_limit_ok(IPC_LIMIT_RATE_PPB, m.clock_state.rate_ppb) ||
+	     !ipc_limit_ok(IPC_LIMIT_GM_RATE_RATIO, m.clock_state.gm_rate_ratio))) {
+		abort();
 	}
 	/* A valid message has exactly one encoding: a second one would be a codec asymmetry. */
 	if (ipc_encode(&m, buf, sizeof(buf), &len) < 0 || len != size ||

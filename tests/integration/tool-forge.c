@@ -28,10 +28,10 @@ static const char usage[] =
 	"logMessageInterval\n"
 	"         N (the list in turn), K times; exit 1 if fewer came within S s (default 30)\n"
 	"       tool-forge announce IFNAME --ids N --priority1 P [--class C] [--rate HZ]\n"
-	"                  [--duration S] [--base ID]\n"
+	"                  [--duration S] [--base ID] [--alternate P2]\n"
 	"         Announces from N forged clocks (ID + i), each HZ times a second (default 4), "
 	"for\n"
-	"         S s (default 10, 0 until SIGTERM)\n"
+	"         S s (default 10, 0 until SIGTERM); every other one with priority1 P2\n"
 	"       tool-forge sync IFNAME --parent ID:PORT --count K --t1 SEC[.NS] [--correction C]\n"
 	"                  [--fup-correction C] [--timeout S]\n"
 	"         after each Sync of the parent seen on IFNAME, a two-step Sync/Follow_Up pair as "
@@ -39,11 +39,21 @@ static const char usage[] =
 	"         parent with the next sequenceId, preciseOriginTimestamp SEC.NS and the scaled\n"
 	"         correctionFields C (Sync) and --fup-correction (Follow_Up), K times\n"
 	"       tool-forge mgmt IFNAME --count K [--rate HZ] [--src-mac MAC] [--set-priority1 P]\n"
-	"                  [--listen S]\n"
+	"                  [--listen S] [--alternate P2]\n"
 	"         K Management GET CLOCK_DESCRIPTION requests (or SET PRIORITY1 P) to all ports, "
 	"HZ\n"
 	"         a second (0: as fast as possible), from MAC (random unicast by default); then\n"
-	"         S s (default 1) more listening; prints sent= answers= (answers of any sender)\n"
+	"         S s (default 1) more listening; prints sent= answers= (answers of any sender);\n"
+	"         with --alternate, every other SET sets P2\n"
+	"       tool-forge gptp-master IFNAME [--rate-ppm R] [--csro N] [--priority1 P]\n"
+	"                  [--duration S] [--base ID]\n"
+	"         an 802.1AS neighbour and grandmaster ID whose clock runs R ppm off "
+	"CLOCK_REALTIME:\n"
+	"         answers Pdelay_Req (two-step), Announces once a second, Sync/Follow_Up 8 a "
+	"second\n"
+	"         with the Follow_Up information TLV's cumulativeScaledRateOffset N, for S s "
+	"(default\n"
+	"         10, 0 until SIGTERM); prints pdelay= sync=\n"
 	"  ID: 16 hex digits (an EUI-64 clockIdentity).\n";
 
 static volatile sig_atomic_t stop;
@@ -117,12 +127,15 @@ struct opts {
 	double timeout, rate, duration, listen;
 	unsigned ids;
 	int priority1, clock_class, set_priority1;
+	int alternate; /* >= 0: every other Announce or SET carries this priority1 instead */
 	struct ClockIdentity base;
 	bool have_base, have_src_mac;
 	uint8_t src_mac[6];
 	uint64_t t1_sec;
 	uint32_t t1_ns;
 	int64_t correction, fup_correction;
+	double rate_ppm;
+	int32_t csro;
 };
 
 /* Finding 1 of issue 17: only the parent's identity and the Delay_Req's sequenceId needed. */
@@ -201,7 +214,10 @@ static int do_announce(const char *ifname, const struct opts *o)
 			msg_header_init(&m.hdr, MSG_ANNOUNCE, 0, &src, seq);
 			m.hdr.logMessageInterval = -2;
 			m.body.announce.currentUtcOffset = 37;
-			m.body.announce.grandmasterPriority1 = (uint8_t) o->priority1;
+			m.body.announce.grandmasterPriority1 = (uint8_t) (o->alternate >= 0 &&
+											  seq % 2
+										  ? o->alternate
+										  : o->priority1);
 			m.body.announce.grandmasterClockQuality.clockClass = (uint8_t)
 										     o->clock_class;
 			m.body.announce.grandmasterClockQuality.clockAccuracy = 0xFE;
@@ -267,6 +283,170 @@ static int do_sync(const char *ifname, const struct opts *o)
 	close(s.fd);
 	printf("forged=%" PRIu64 "\n", forged);
 	return forged == o->count ? 0 : 1;
+}
+
+/* Issue 31, finding 1: the gptp-master's clock, R ppm off CLOCK_REALTIME since t0. */
+static void gptp_time(const struct opts *o, int64_t t0, struct Timestamp *ret)
+{
+	int64_t now = clock_ns(CLOCK_REALTIME);
+
+	ns_to_timestamp(t0 + (now - t0) + (int64_t) ((double) (now - t0) * o->rate_ppm * 1e-6),
+			ret);
+}
+
+/* An 802.1AS message of the forged grandmaster (majorSdoId 1) to the peer-delay address. */
+static int gptp_send(struct raw_sock *s, struct msg *m)
+{
+	uint8_t frame[RAW_HDR_LEN + 512];
+	ssize_t n;
+	int r;
+
+	m->hdr.majorSdoId = 1;
+	n = msg_build(m, frame + RAW_HDR_LEN, sizeof(frame) - RAW_HDR_LEN);
+	if (n < 0) {
+		return (int) n;
+	}
+	while ((r = raw_send(s, frame, (size_t) n, raw_pdelay_mac, s->mac)) < 0) {
+		if (r != -ENOBUFS && r != -EAGAIN) {
+			return r;
+		}
+		usleep(100);
+	}
+	return 0;
+}
+
+/* Answer one Pdelay_Req as a two-step responder: t2 in the Pdelay_Resp, t3 after it. */
+static int gptp_pdelay(struct raw_sock *s, const struct opts *o, int64_t t0,
+		       const struct PortIdentity *me, const struct msg *req)
+{
+	struct msg m;
+	int r;
+
+	memset(&m, 0, sizeof(m));
+	msg_header_init(&m.hdr, MSG_PDELAY_RESP, req->hdr.domainNumber, me, req->hdr.sequenceId);
+	m.hdr.flagField = MSG_FLAG_TWO_STEP;
+	m.hdr.logMessageInterval = 0x7F;
+	gptp_time(o, t0, &m.body.pdelay_resp.requestReceiptTimestamp);
+	m.body.pdelay_resp.requestingPortIdentity = req->hdr.sourcePortIdentity;
+	r = gptp_send(s, &m);
+	if (r < 0) {
+		return r;
+	}
+	memset(&m, 0, sizeof(m));
+	msg_header_init(&m.hdr, MSG_PDELAY_RESP_FOLLOW_UP, req->hdr.domainNumber, me,
+			req->hdr.sequenceId);
+	m.hdr.logMessageInterval = 0x7F;
+	gptp_time(o, t0, &m.body.pdelay_resp_follow_up.responseOriginTimestamp);
+	m.body.pdelay_resp_follow_up.requestingPortIdentity = req->hdr.sourcePortIdentity;
+	return gptp_send(s, &m);
+}
+
+static int gptp_announce(struct raw_sock *s, const struct opts *o, const struct PortIdentity *me,
+			 uint16_t seq)
+{
+	struct msg m;
+
+	memset(&m, 0, sizeof(m));
+	msg_header_init(&m.hdr, MSG_ANNOUNCE, 0, me, seq);
+	m.hdr.flagField = MSG_FLAG_PTP_TIMESCALE;
+	m.hdr.logMessageInterval = 0;
+	m.body.announce.currentUtcOffset = 37;
+	m.body.announce.grandmasterPriority1 = (uint8_t) o->priority1;
+	m.body.announce.grandmasterClockQuality.clockClass = (uint8_t) o->clock_class;
+	m.body.announce.grandmasterClockQuality.clockAccuracy = 0xFE;
+	m.body.announce.grandmasterClockQuality.offsetScaledLogVariance = 0xFFFF;
+	m.body.announce.grandmasterPriority2 = 128;
+	m.body.announce.grandmasterIdentity = me->clockIdentity;
+	m.body.announce.timeSource = 0xA0;
+	return gptp_send(s, &m);
+}
+
+/* A two-step Sync, then its Follow_Up with the information TLV carrying o->csro. */
+static int gptp_sync(struct raw_sock *s, const struct opts *o, int64_t t0,
+		     const struct PortIdentity *me, uint16_t seq)
+{
+	struct tlv_follow_up_info f = { .cumulativeScaledRateOffset = o->csro };
+	struct tlv_builder b;
+	uint8_t tlv[64];
+	struct msg m;
+	int r;
+
+	memset(&m, 0, sizeof(m));
+	msg_header_init(&m.hdr, MSG_SYNC, 0, me, seq);
+	m.hdr.flagField = MSG_FLAG_TWO_STEP | MSG_FLAG_PTP_TIMESCALE;
+	m.hdr.logMessageInterval = -3;
+	gptp_time(o, t0, &m.body.sync.originTimestamp);
+	r = gptp_send(s, &m);
+	if (r < 0) {
+		return r;
+	}
+	memset(&m, 0, sizeof(m));
+	msg_header_init(&m.hdr, MSG_FOLLOW_UP, 0, me, seq);
+	m.hdr.flagField = MSG_FLAG_PTP_TIMESCALE;
+	m.hdr.logMessageInterval = -3;
+	gptp_time(o, t0, &m.body.follow_up.preciseOriginTimestamp);
+	tlv_builder_init(&b, tlv, sizeof(tlv));
+	if (tlv_builder_add_follow_up_info(&b, &f) < 0) {
+		return -EMSGSIZE;
+	}
+	m.tlv = tlv;
+	m.tlv_len = tlv_builder_len(&b);
+	return gptp_send(s, &m);
+}
+
+/*
+ * Issue 31, finding 1: a whole 802.1AS neighbour that is also the grandmaster, its clock off by
+ * rate_ppm (the neighborRateRatio phcd measures), its Follow_Ups carrying csro: together they
+ * reach any combined rate ratio.
+ */
+static int do_gptp_master(const char *ifname, const struct opts *o)
+{
+	const int64_t sync_ns = 125000000, announce_ns = 1000000000;
+	int64_t start = clock_ns(CLOCK_MONOTONIC), t0 = clock_ns(CLOCK_REALTIME);
+	int64_t next_sync = start, next_announce = start;
+	struct PortIdentity me = { .clockIdentity = o->base, .portNumber = 1 };
+	uint64_t pdelays = 0, syncs = 0;
+	uint16_t seq_sync = 0, seq_announce = 0;
+	uint8_t buf[2048];
+	struct raw_sock s;
+
+	if (raw_open("tool-forge", ifname, &s) < 0) {
+		return 2;
+	}
+	while (!stop) {
+		int64_t now = clock_ns(CLOCK_MONOTONIC), wait;
+		struct msg req;
+		bool out;
+
+		if (o->duration > 0 && now - start >= (int64_t) (o->duration * 1e9)) {
+			break;
+		}
+		if (now >= next_announce) {
+			if (gptp_announce(&s, o, &me, seq_announce++) < 0) {
+				return 1;
+			}
+			next_announce += announce_ns;
+		}
+		if (now >= next_sync) {
+			if (gptp_sync(&s, o, t0, &me, seq_sync++) < 0) {
+				return 1;
+			}
+			syncs++;
+			next_sync += sync_ns;
+		}
+		wait = (next_sync < next_announce ? next_sync : next_announce) - now;
+		if (sock_recv(&s, wait > 0 ? (int) (wait / 1000000) : 0, &req, buf, sizeof(buf),
+			      &out, NULL) > 0 &&
+		    !out && req.hdr.messageType == MSG_PDELAY_REQ) {
+			if (gptp_pdelay(&s, o, t0, &me, &req) < 0) {
+				return 1;
+			}
+			pdelays++;
+		}
+	}
+	close(s.fd);
+	printf("pdelay=%" PRIu64 " sync=%" PRIu64 "\n", pdelays, syncs);
+	return 0;
 }
 
 /* Finding 9: a Management GET (or SET PRIORITY1) to every port, over and over. */
@@ -335,7 +515,9 @@ static int do_mgmt(const char *ifname, const struct opts *o)
 		if (sent < o->count &&
 		    (o->rate <= 0 || now >= start + (int64_t) ((double) sent * 1e9 / o->rate))) {
 			ssize_t n = build_mgmt(frame + RAW_HDR_LEN, sizeof(frame) - RAW_HDR_LEN,
-					       &src, (uint16_t) sent, o->set_priority1);
+					       &src, (uint16_t) sent,
+					       o->alternate >= 0 && sent % 2 ? o->alternate
+									     : o->set_priority1);
 			int r;
 
 			if (n < 0) {
@@ -437,6 +619,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 				return -EINVAL;
 			}
 			o->have_src_mac = true;
+		} else if (!strcmp(k, "--alternate")) {
+			o->alternate = atoi(v);
 		} else if (!strcmp(k, "--set-priority1")) {
 			o->set_priority1 = atoi(v);
 		} else if (!strcmp(k, "--t1")) {
@@ -448,6 +632,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->correction = strtoll(v, NULL, 0);
 		} else if (!strcmp(k, "--fup-correction")) {
 			o->fup_correction = strtoll(v, NULL, 0);
+		} else if (!strcmp(k, "--rate-ppm")) {
+			o->rate_ppm = atof(v);
+		} else if (!strcmp(k, "--csro")) {
+			o->csro = (int32_t) strtol(v, NULL, 0);
 		} else {
 			return -EINVAL;
 		}
@@ -466,6 +654,7 @@ int main(int argc, char **argv)
 		.priority1 = 128,
 		.clock_class = 248,
 		.set_priority1 = -1,
+		.alternate = -1,
 	};
 
 	sigaction(SIGTERM, &sa, NULL);
@@ -487,6 +676,9 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "sync")) {
 		return do_sync(argv[2], &o);
+	}
+	if (!strcmp(argv[1], "gptp-master")) {
+		return do_gptp_master(argv[2], &o);
 	}
 	if (!strcmp(argv[1], "mgmt")) {
 		return do_mgmt(argv[2], &o);

@@ -38,10 +38,15 @@ static void test_doubles_then_gives_up(void **state)
 	assert_int_equal(next_ok(&b, &defaults, T0 + 2), 400 * USEC_PER_MSEC);
 	assert_int_equal(next_ok(&b, &defaults, T0 + 3), 800 * USEC_PER_MSEC);
 	assert_int_equal(next_ok(&b, &defaults, T0 + 4), 1600 * USEC_PER_MSEC);
-	/* The sixth death within 60 s: no restart, and it stays that way. */
+	/* The sixth death within 60 s: no restart until the window has passed. */
 	assert_false(backoff_next(&b, &defaults, T0 + 5, &delay));
 	assert_true(b.given_up);
 	assert_int_equal(b.in_window, 5);
+	assert_int_equal(delay, 60 * USEC_PER_SEC - 5 + 1);
+	/* Issue 31: then one more try, in a fresh window (and its backoff from the start). */
+	b.given_up = false;
+	assert_int_equal(next_ok(&b, &defaults, T0 + 5 + delay), 100 * USEC_PER_MSEC);
+	assert_int_equal(b.in_window, 1);
 }
 
 static void test_ceiling(void **state)

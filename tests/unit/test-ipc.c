@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "common/ipc.h"
+#include "ptp/port.h"
 #include "ptp/util.h"
 
 /* A message of each type with every field away from zero, so a dropped field shows. */
@@ -297,7 +298,7 @@ static void test_malformed(void **state)
 
 static void test_bad_values(void **state)
 {
-	struct ipc_msg m;
+	struct ipc_msg m, back;
 	uint8_t buf[IPC_MAX_SIZE];
 	size_t len;
 
@@ -384,6 +385,47 @@ static void test_bad_values(void **state)
 			expect_bad(buf, len, "set clock state rate out of range");
 		}
 	}
+
+	/*
+	 * The limits table at its edges, both ends of the codec: the bounds and 0 (unknown, where
+	 * allowed) pass, the next double beyond is refused, and what ipc_limit_clamp() makes of
+	 * anything (NaN, infinities, the next double beyond) decodes (issue 31, finding 1).
+	 */
+	for (int l = 0; l < _IPC_LIMIT_MAX; l++) {
+		const struct ipc_range *lim = &ipc_limits[l];
+		const double good[] = { lim->min, lim->max, (lim->min + lim->max) / 2 };
+		const double bad[] = { nextafter(lim->min, -INFINITY),
+				       nextafter(lim->max, INFINITY), NAN, INFINITY, -INFINITY };
+		double *field;
+
+		sample(IPC_CLOCK_STATE, &m);
+		field = l == IPC_LIMIT_RATE_PPB ? &m.clock_state.rate_ppb
+						: &m.clock_state.gm_rate_ratio;
+		for (size_t k = 0; k < sizeof(good) / sizeof(good[0]); k++) {
+			*field = good[k];
+			assert_true(ipc_limit_ok(l, good[k]));
+			assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
+			assert_int_equal(ipc_decode(buf, len, &back), 0);
+			assert_true(*field == good[k]);
+		}
+		*field = 0.0;
+		assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
+		assert_int_equal(ipc_decode(buf, len, &back) == 0, lim->zero_ok || lim->min <= 0.0);
+		for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+			*field = bad[k];
+			assert_false(ipc_limit_ok(l, bad[k]));
+			assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
+			expect_bad(buf, len, "a value beyond the limits table");
+			*field = ipc_limit_clamp(l, bad[k]);
+			assert_true(ipc_limit_ok(l, *field));
+			assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
+			assert_int_equal(ipc_decode(buf, len, &back), 0);
+		}
+		assert_true(ipc_limit_clamp(l, nextafter(lim->max, INFINITY)) == lim->max);
+		assert_true(ipc_limit_clamp(l, nextafter(lim->min, -INFINITY)) == lim->min);
+	}
+	/* The grandmaster's rate ratio: the engine's bound, so a clamped engine value passes. */
+	assert_true(ipc_limits[IPC_LIMIT_GM_RATE_RATIO].max == 1.0 + PORT_RATE_RATIO_MAX_DEVIATION);
 
 	/* portNumber 0 and 0xFFFF are not a port's (7.5.2.3): after ifname and clockIdentity. */
 	sample(IPC_CONFIG, &m);

@@ -234,6 +234,39 @@ static void test_priority_hooks(void **state)
 	rig_free(&r);
 }
 
+/*
+ * Issue 31: priorities set faster than a tick reach the workers once a tick, the last values
+ * winning: the first push at once, the rest held until the tick is over, then pushed as one; the
+ * supervisor's own view (D-Bus, management) takes each value at once.
+ */
+static void test_priority_push_coalesced(void **state)
+{
+	struct rig r;
+	struct instance *a;
+
+	rig_init(&r, two);
+	a = manager_find_instance(r.m, "a");
+	assert_int_equal(instance_set_priority1(a, 10), 0);
+	assert_null(a->push_timer);
+	assert_false(a->push_priorities);
+	for (int k = 0; k < 20; k++) {
+		assert_int_equal(instance_set_priority1(a, (uint8_t) (20 + k)), 0);
+		assert_int_equal(instance_set_priority2(a, (uint8_t) (50 + k)), 0);
+		assert_int_equal(a->priority1, 20 + k);
+	}
+	assert_non_null(a->push_timer);
+	assert_true(a->push_priorities);
+	/* the tick runs out on the loop: one push, of the last values */
+	for (int k = 0; k < 10 && a->push_timer; k++) {
+		assert_true(sd_event_run(r.event, 50 * 1000) >= 0);
+	}
+	assert_null(a->push_timer);
+	assert_false(a->push_priorities);
+	assert_int_equal(a->priority1, 39);
+	assert_int_equal(a->priority2, 69);
+	rig_free(&r);
+}
+
 /* Disable, enable and restart on a port whose link is down. */
 static void test_port_control(void **state)
 {
@@ -749,6 +782,7 @@ int main(void)
 		cmocka_unit_test(test_port_numbers),
 		cmocka_unit_test(test_instance_options),
 		cmocka_unit_test(test_priority_hooks),
+		cmocka_unit_test(test_priority_push_coalesced),
 		cmocka_unit_test(test_port_control),
 		cmocka_unit_test(test_reload_applied),
 		cmocka_unit_test(test_follow_admit),

@@ -5,6 +5,7 @@
  * while not asCapable, the path trace TLV and loops dropped, the Follow_Up information TLV, and
  * the automotive profile's static roles (BMCA noop) with the operational interval request.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -111,6 +112,67 @@ static void test_as_capable_and_sync(void **state)
 	/* The slave knows the grandmaster's rate over its clock (upstream 1.0 times its nrr). */
 	assert_true(port_gm_rate_ratio(l.s[1].port) > 0.999 &&
 		    port_gm_rate_ratio(l.s[1].port) < 1.001);
+	link_free(&l);
+}
+
+/* The parent's Follow_Up information TLV, cumulativeScaledRateOffset csro, into the slave. */
+static void follow_up_info_in(struct port *p, int32_t csro)
+{
+	struct tlv_follow_up_info f = { .cumulativeScaledRateOffset = csro };
+	struct tlv_builder b;
+	uint8_t buf[64];
+	struct msg m = { 0 };
+
+	tlv_builder_init(&b, buf, sizeof(buf));
+	assert_int_equal(tlv_builder_add_follow_up_info(&b, &f), 0);
+	m.tlv = buf;
+	m.tlv_len = tlv_builder_len(&b);
+	port_follow_up_info_receive(p, &m);
+}
+
+/*
+ * Issue 31, finding 1: a rate offset beyond any two clocks' (802.1AS-2020 B.1.1, +-200 ppm) is
+ * not taken and counted as out_of_range; the one at the edge is taken; the grandmaster's rate
+ * ratio the slave reports stays within what the IPC carries, whatever its link's rate.
+ */
+static void test_follow_up_info_bounded(void **state)
+{
+	struct link l;
+	const double edge = PORT_FOLLOW_UP_RATE_MAX_DEVIATION * 2199023255552.0;
+	struct port *s;
+	uint64_t before;
+
+	gptp_link(&l, 20 * 1000);
+	link_run(&l, START + 30 * NS_PER_SEC);
+	s = l.s[1].port;
+	assert_int_equal(port_get_state(s), PORT_STATE_SLAVE);
+	before = cnt(&l, 1, PORT_CNT_OUT_OF_RANGE);
+
+	follow_up_info_in(s, INT32_MIN);
+	assert_int_equal(cnt(&l, 1, PORT_CNT_OUT_OF_RANGE), before + 1);
+	follow_up_info_in(s, INT32_MAX);
+	assert_int_equal(cnt(&l, 1, PORT_CNT_OUT_OF_RANGE), before + 2);
+	follow_up_info_in(s, (int32_t) edge + 1);
+	assert_int_equal(cnt(&l, 1, PORT_CNT_OUT_OF_RANGE), before + 3);
+	/* What was refused left the last sane rate: 1.0 times the link's. */
+	assert_true(fabs(port_gm_rate_ratio(s) - s->pdreq.nrr) < 1e-12);
+
+	follow_up_info_in(s, -(int32_t) edge);
+	assert_int_equal(cnt(&l, 1, PORT_CNT_OUT_OF_RANGE), before + 3);
+	assert_true(port_gm_rate_ratio(s) < 1.0 - PORT_FOLLOW_UP_RATE_MAX_DEVIATION / 2);
+
+	/* A link rate at its bound times an upstream rate at its own: clamped to the IPC's. */
+	for (int sign = -1; sign <= 1; sign += 2) {
+		double r;
+
+		s->pdreq.nrr = 1.0 + sign * (PORT_RATE_RATIO_MAX_DEVIATION - 1e-9);
+		follow_up_info_in(s, sign * (int32_t) edge);
+		r = port_gm_rate_ratio(s);
+		/* exactly the IPC's bounds (common/ipc.c), as doubles */
+		assert_true(r >= 1.0 - PORT_RATE_RATIO_MAX_DEVIATION &&
+			    r <= 1.0 + PORT_RATE_RATIO_MAX_DEVIATION);
+		assert_true(fabs(r - 1.0) > PORT_RATE_RATIO_MAX_DEVIATION - 1e-9);
+	}
 	link_free(&l);
 }
 
@@ -428,6 +490,7 @@ int main(void)
 		cmocka_unit_test(test_delay_above_thresh),
 		cmocka_unit_test(test_as_capable_and_sync),
 		cmocka_unit_test(test_lost_responses),
+		cmocka_unit_test(test_follow_up_info_bounded),
 		cmocka_unit_test(test_multiple_responders),
 		cmocka_unit_test(test_as_capable_true),
 		cmocka_unit_test(test_path_trace),
