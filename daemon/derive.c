@@ -126,8 +126,11 @@ static const char *why_not_port(void *ctx, const char *name)
  */
 static void health_log_new(struct instance *i, const struct health_report *now)
 {
-	/* Reasons whose source logs each change itself, with more to say (refclock-feed.c). */
-	static const char *const logged_by_source[] = { "refclock-refused" };
+	/*
+	 * Reasons whose source logs each change itself, with more to say: the feed of chronyd
+	 * (refclock-feed.c) and a port's FAULTY with its error (manager-ports.c, at err).
+	 */
+	static const char *const logged_by_source[] = { "refclock-refused", "port-faulty" };
 	const struct health_report *old = &i->health_logged;
 
 	if (!i->manager->started || i->manager->stopping) {
