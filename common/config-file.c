@@ -854,6 +854,23 @@ static int ptp4l_read(struct loader *l, const char *path, struct config_pos at,
 	return l->oom ? -ENOMEM : 0;
 }
 
+/*
+ * ptp4l's own default transport is UDPv4 (linuxptp config.c), phcd's L2: a linuxptp file that
+ * names none runs as ptp4l runs it, as if it said UDPv4 at its ptp4l_config line.
+ */
+static void ptp4l_default_transport(struct config_layer *global)
+{
+	const struct config_key *k = config_keys_find("network_transport", false);
+	size_t idx = config_keys_index(k);
+
+	if (config_layer_is_set(global, idx) ||
+	    k->parse(k, "UDPv4", config_keys_field(global, k)) < 0) {
+		return;
+	}
+	config_layer_mark_set(global, idx);
+	global->set_at[idx] = global->section;
+}
+
 /* `ptp4l_config = PATH` in [global] or [instance NAME]: once per section, relative to the file. */
 static void ptp4l_config(struct loader *l, const char *value)
 {
@@ -898,7 +915,9 @@ static void ptp4l_config(struct loader *l, const char *value)
 	layer_init(target, here(l));
 	if (ptp4l_read(l, path, here(l), target, owner) < 0) {
 		l->oom = 1;
+		return;
 	}
+	ptp4l_default_transport(target);
 }
 
 static int dropin_filter(const struct dirent *d)
@@ -1300,8 +1319,12 @@ static int load_all(struct loader *l, const char *path, const char *dropin_dir, 
 
 	if (ptp4l_path) {
 		l->section = SECTION_GLOBAL;
-		return ptp4l_read(l, ptp4l_path, (struct config_pos){ 0 }, &l->c->ptp4l_global,
-				  SIZE_MAX);
+		r = ptp4l_read(l, ptp4l_path, (struct config_pos){ 0 }, &l->c->ptp4l_global,
+			       SIZE_MAX);
+		if (r >= 0) {
+			ptp4l_default_transport(&l->c->ptp4l_global);
+		}
+		return r;
 	}
 	if (!dropin_dir) {
 		if (asprintf(&dir, "%s.d", path) < 0) {
