@@ -567,17 +567,18 @@ static void on_ipc(struct evloop *e, int fd, uint32_t revents, void *userdata)
 }
 
 /*
- * CONFIG and the fds that come with it: the port's event and general sockets, its status page,
- * then its PHC when timestamps are hardware (steer_wants_phc()). A CONFIG without the first
- * three, or with a PHC for the system back end (which never reads one), is refused.
+ * CONFIG and the fds that come with it: the port's sockets (as many as its network_transport
+ * has: transport_n_fds()), its status page, then its PHC when timestamps are hardware
+ * (steer_wants_phc()). A CONFIG without the sockets and the page, or with a PHC for the system
+ * back end (which never reads one), is refused.
  */
-static int recv_config(int ipc, struct ipc_config *ret, int ret_socks[TRANSPORT_L2_FDS],
+static int recv_config(int ipc, struct ipc_config *ret, int ret_socks[TRANSPORT_FDS_MAX],
 		       int *ret_page, int *ret_phc)
 {
 	struct pollfd pfd = { .fd = ipc, .events = POLLIN };
-	int fds[4] = { -1, -1, -1, -1 };
+	int fds[IPC_MAX_FDS];
 	struct ipc_msg m;
-	size_t n = 0;
+	size_t n = 0, ns;
 	int r;
 
 	r = poll(&pfd, 1, CONFIG_TIMEOUT_MS);
@@ -588,18 +589,18 @@ static int recv_config(int ipc, struct ipc_config *ret, int ret_socks[TRANSPORT_
 	if (r < 0) {
 		return r;
 	}
-	if (m.type != IPC_CONFIG || n < 3 ||
-	    (n == 4 && m.config.instance.clock_backend == OPTIONS_CLOCK_SYSTEM)) {
+	ns = m.type == IPC_CONFIG ? transport_n_fds(m.config.port.network_transport) : 0;
+	if (m.type != IPC_CONFIG || n < ns + 1 || n > ns + 2 ||
+	    (n == ns + 2 && m.config.instance.clock_backend == OPTIONS_CLOCK_SYSTEM)) {
 		for (size_t k = 0; k < n; k++) {
 			close(fds[k]);
 		}
 		return m.type != IPC_CONFIG ? -EPROTO : -EBADF;
 	}
 	*ret = m.config;
-	ret_socks[TRANSPORT_L2_FD_EVENT] = fds[0];
-	ret_socks[TRANSPORT_L2_FD_GENERAL] = fds[1];
-	*ret_page = fds[2];
-	*ret_phc = fds[3];
+	memcpy(ret_socks, fds, ns * sizeof(fds[0]));
+	*ret_page = fds[ns];
+	*ret_phc = n == ns + 2 ? fds[ns + 1] : -1;
 	return 0;
 }
 
@@ -723,7 +724,7 @@ int port_ipc_run(const struct port_ipc_args *a)
 	struct transport_ts_status st;
 	struct steer_decision steer;
 	struct transport_config tc = { 0 };
-	int socks[TRANSPORT_L2_FDS] = { -1, -1 }, page = -1, r;
+	int socks[TRANSPORT_FDS_MAX] = { -1, -1, -1, -1, -1, -1 }, page = -1, r;
 
 	r = drop_privileges();
 	if (r < 0) {
@@ -759,15 +760,15 @@ int port_ipc_run(const struct port_ipc_args *a)
 	memcpy(tc.ptp_dst_mac, cfg.port.ptp_dst_mac, sizeof(tc.ptp_dst_mac));
 	memcpy(tc.p2p_dst_mac, cfg.port.p2p_dst_mac, sizeof(tc.p2p_dst_mac));
 	if (r >= 0) {
-		r = transport_l2_new(&w.loop.transport);
+		r = transport_new(cfg.port.network_transport, &w.loop.transport);
 	}
 	if (r >= 0) {
-		r = transport_adopt(w.loop.transport, socks[TRANSPORT_L2_FD_EVENT],
-				    socks[TRANSPORT_L2_FD_GENERAL], &tc);
+		r = transport_adopt_fds(w.loop.transport, socks,
+					transport_n_fds(cfg.port.network_transport), &tc);
 	}
 	if (r >= 0) {
 		/* The transport owns them now. */
-		socks[TRANSPORT_L2_FD_EVENT] = socks[TRANSPORT_L2_FD_GENERAL] = -1;
+		memset(socks, -1, sizeof(socks));
 	}
 	if (r >= 0) {
 		r = transport_get_ts_status(w.loop.transport, &st);
