@@ -1,0 +1,60 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# linuxptp's own default.cfg (network_transport UDPv4, IEEE 1588-2019 Annex C), unchanged, in
+# phcd and in ptp4l: phcd reads Debian's 3.1.1 default.cfg and 4.2's through ptp4l_config
+# (--check-config refuses none of their keys, and says the file's transport is UDPv4) and runs it
+# over UDP/IPv4 against ptp4l run with the same file: slave of ptp4l 3.1.1 and master of ptp4l 4.2,
+# then master of 3.1.1 and slave of 4.2. The slave's offsets are judged as the L2 tests judge
+# them (gptp-helpers.sh); phcd's worker holds UDP sockets on ports 319 and 320 and its interface
+# joined 224.0.1.129.
+set -euo pipefail
+: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
+. "$SRC/tests/lib/net-helpers.sh"
+. "$SRC/tests/lib/ptp-helpers.sh"
+. "$SRC/tests/lib/port-helpers.sh"
+. "$SRC/tests/lib/phcd-helpers.sh"
+. "$SRC/tests/lib/gptp-helpers.sh"
+. "$SRC/tests/lib/udp-helpers.sh"
+
+tmp=$(mktemp -d)
+chmod 755 "$tmp"
+trap 'net_cleanup; [ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
+
+# The runs of one linuxptp version, its two roles one after the other (a subshell of its own).
+version_runs() { # INDEX
+	local ver cfg dir role roles
+	trap 'net_cleanup' EXIT
+	PTP4L_DIR=${REF_DIRS[$1]}
+	ver=${REF_VERSIONS[$1]}
+	UDP_TAG=$1
+	dir=${PTP4L_DIR:+$PTP4L_DIR/configs}
+	cfg=$tmp/$ver-default.cfg
+	cp "${dir:-/usr/share/doc/linuxptp/configs}/default.cfg" "$cfg"
+	grep -Eq '^network_transport[[:space:]]+UDPv4' "$cfg" ||
+		fail "$ver's default.cfg: expected network_transport UDPv4"
+	"$BUILD/daemon/phcd" --check-config --ptp4l-config "$cfg" >"$cfg.check" 2>&1 ||
+		fail "phcd --check-config --ptp4l-config $ver's default.cfg: $(grep -m3 'error' "$cfg.check")"
+	grep -Eq "^$cfg:[0-9]+: network_transport UDPv4: honoured \(as phcd key network_transport = UDPv4\)" \
+		"$cfg.check" ||
+		fail "$ver's default.cfg: expected network_transport UDPv4 honoured, got $(grep network_transport "$cfg.check")"
+	echo "ok: linuxptp $ver's default.cfg: no key refused, network_transport UDPv4 honoured"
+	if [ "$1" = 0 ]; then roles=(slave master); else roles=(master slave); fi
+	for role in "${roles[@]}"; do
+		udp_run "$role" 4 "$cfg" "both with linuxptp $ver's default.cfg"
+		udp_stop
+	done
+}
+
+# The two versions at once, so that the test stays within a minute.
+reference_linuxptp
+pids=()
+for i in "${!REF_VERSIONS[@]}"; do
+	version_runs "$i" >"$tmp/runs-$i" 2>&1 &
+	pids+=($!)
+done
+rc=0
+for i in "${!pids[@]}"; do
+	wait "${pids[$i]}" || rc=1
+	cat "$tmp/runs-$i"
+done
+[ "$rc" = 0 ] || fail "a run failed (above)"
