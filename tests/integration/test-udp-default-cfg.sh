@@ -18,7 +18,7 @@ set -euo pipefail
 
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
-trap 'net_cleanup; [ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
+trap 'net_cleanup; rm -rf "$tmp"' EXIT
 
 # The runs of one linuxptp version, its two roles one after the other (a subshell of its own).
 version_runs() { # INDEX
@@ -47,14 +47,4 @@ version_runs() { # INDEX
 
 # The two versions at once, so that the test stays within a minute.
 reference_linuxptp
-pids=()
-for i in "${!REF_VERSIONS[@]}"; do
-	version_runs "$i" >"$tmp/runs-$i" 2>&1 &
-	pids+=($!)
-done
-rc=0
-for i in "${!pids[@]}"; do
-	wait "${pids[$i]}" || rc=1
-	cat "$tmp/runs-$i"
-done
-[ "$rc" = 0 ] || fail "a run failed (above)"
+udp_parallel version_runs "${!REF_VERSIONS[@]}"

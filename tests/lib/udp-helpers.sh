@@ -73,7 +73,7 @@ udp_phcd_sockets() { # NS IF GROUP
 }
 
 # udp_run ROLE FAMILY CFG WHAT [phcd.conf LINE...] (names made unique by $UDP_TAG, one digit,
-# where several run at once): ptp4l in NS A with CFG (from $PTP4L_DIR) on
+# where several run at once; more ptp4l options in $UDP_PTP4L_OPTS): ptp4l in NS A with CFG (from $PTP4L_DIR) on
 # one end of a veth, phcd in NS B with the same CFG through ptp4l_config on the other; phcd is
 # master or slave (ROLE) and the other side's offsets are judged as the L2 tests judge them
 # (gptp-helpers.sh: median within 5 us as slave, 10 us at ptp4l, path delay within 20 us).
@@ -88,13 +88,13 @@ udp_run() {
 	udp_pair "$A" "$B" "$ia" "$ib" "$fam"
 	udp_phcd_conf "$cfg" "$ib" "$role" "$@" >"$log.phcd.conf"
 	"$BUILD/daemon/phcd" --check-config -f "$log.phcd.conf" >"$log.check" 2>&1 ||
-		fail "phcd --check-config with $cfg: $(cat "$log.check")"
+		fail "phcd --check-config with $cfg refused it: $(grep -m3 "error" "$log.check")"
 	! grep -q "not honoured (error" "$log.check" ||
 		fail "phcd --check-config: a key of $cfg refused: $(grep 'not honoured (error' "$log.check")"
 	if [ "$role" = master ]; then
-		udp_ptp4l_start "$A" "$ia" "$log-ptp4l" "$cfg" "$flag"
+		udp_ptp4l_start "$A" "$ia" "$log-ptp4l" "$cfg" "$flag" ${UDP_PTP4L_OPTS:-}
 	else
-		udp_ptp4l_start "$A" "$ia" "$log-ptp4l" "$cfg" "$flag" --priority1 100
+		udp_ptp4l_start "$A" "$ia" "$log-ptp4l" "$cfg" "$flag" ${UDP_PTP4L_OPTS:-} --priority1 100
 	fi
 	ptp4l_pid=$LAST_PID
 	gptp_phcd_start "$B" "$log.phcd.conf"
@@ -107,12 +107,42 @@ udp_run() {
 		gptp_ptp4l_slave_offsets "$id" "ptp4l as slave of phcd (ptp4l_config, UDPv$fam): $what"
 	fi
 	udp_phcd_sockets "$B" "$ib" "$group"
+	if [[ " ${UDP_PTP4L_OPTS:-} " == *" -P "* ]]; then
+		[ "$fam" = 4 ] && group=224.0.0.107 || group=ff02::6b
+		udp_phcd_sockets "$B" "$ib" "$group"
+	fi
 	UDP_LAST_NS=$B UDP_LAST_IF=$ib UDP_LAST_PEER_NS=$A UDP_LAST_PEER_IF=$ia
 	UDP_LAST_PIDS=("$phcd_pid" "$ptp4l_pid")
+	UDP_LAST_FAM=$fam
 }
 
 # udp_stop: end the last udp_run's phcd and ptp4l.
 udp_stop() {
 	kill "${UDP_LAST_PIDS[@]}" 2>/dev/null || true
 	wait "${UDP_LAST_PIDS[@]}" 2>/dev/null || true
+}
+
+# udp_pmc COMMAND...: the last udp_run's peer namespace asks phcd over UDP with pmc -4 or -6 (the
+# version's pmc, boundary hops 0); its answers on stdout.
+udp_pmc() {
+	ip netns exec "$UDP_LAST_PEER_NS" "$(ptp4l_bin pmc)" "-$UDP_LAST_FAM" -i "$UDP_LAST_PEER_IF" \
+		-b 0 "$@"
+}
+
+# udp_parallel FUNCTION ARG...: FUNCTION ARG in a subshell of its own for each ARG, all at once
+# (so that a test of several runs stays within a minute); their output in order, and fail if one
+# failed. FUNCTION sets its own EXIT trap (net_cleanup): a subshell does not inherit it.
+udp_parallel() {
+	local fn=$1 pids=() i rc=0 args
+	shift
+	args=("$@")
+	for i in "${!args[@]}"; do
+		"$fn" "${args[$i]}" >"$tmp/parallel-$i" 2>&1 &
+		pids+=($!)
+	done
+	for i in "${!pids[@]}"; do
+		wait "${pids[$i]}" || rc=1
+		cat "$tmp/parallel-$i"
+	done
+	[ "$rc" = 0 ] || fail "a run failed (above)"
 }

@@ -1,0 +1,50 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Peer delay over UDP/IPv4 (IEEE 1588-2019 Annex C, 11.4): linuxptp's default.cfg unchanged in
+# phcd (ptp4l_config, phcd.conf saying delay_mechanism = P2P) and in ptp4l (-P): phcd slave of
+# ptp4l 3.1.1 and master of ptp4l 4.2, at once; the slave's offsets judged as the L2 tests judge
+# them, phcd's interface a member of 224.0.1.129 and 224.0.0.107. Management over UDPv4 (pmc -4
+# from the peer): phcd's port answers PORT_DATA_SET with delayMechanism 2 (P2P) and
+# peerMeanPathDelay measured.
+set -euo pipefail
+: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
+. "$SRC/tests/lib/net-helpers.sh"
+. "$SRC/tests/lib/ptp-helpers.sh"
+. "$SRC/tests/lib/port-helpers.sh"
+. "$SRC/tests/lib/phcd-helpers.sh"
+. "$SRC/tests/lib/gptp-helpers.sh"
+. "$SRC/tests/lib/udp-helpers.sh"
+
+tmp=$(mktemp -d)
+chmod 755 "$tmp"
+trap 'net_cleanup; rm -rf "$tmp"' EXIT
+
+one() { # INDEX: 0 phcd slave of 3.1.1, 1 phcd master of 4.2 (and pmc -4)
+	local cfg dir ver out id delay
+	trap 'net_cleanup' EXIT
+	PTP4L_DIR=${REF_DIRS[$1]}
+	ver=${REF_VERSIONS[$1]}
+	UDP_TAG=$1
+	UDP_PTP4L_OPTS=-P
+	dir=${PTP4L_DIR:+$PTP4L_DIR/configs}
+	cfg=$tmp/$ver-default.cfg
+	cp "${dir:-/usr/share/doc/linuxptp/configs}/default.cfg" "$cfg"
+	if [ "$1" = 0 ]; then
+		udp_run slave 4 "$cfg" "P2P, linuxptp $ver's default.cfg, ptp4l -P" "delay_mechanism = P2P"
+	else
+		udp_run master 4 "$cfg" "P2P, linuxptp $ver's default.cfg, ptp4l -P" "delay_mechanism = P2P"
+		id=$(status_field "$log.status" instance default clock)
+		out=$(udp_pmc 'GET PORT_DATA_SET')
+		grep -Eq "^[[:space:]]+portIdentity +$id-1$" <<<"$out" &&
+			grep -Eq "^[[:space:]]+delayMechanism +2$" <<<"$out" ||
+			fail "pmc -4: expected PORT_DATA_SET of $id-1 with delayMechanism 2, got: $out"
+		delay=$(awk '$1 == "peerMeanPathDelay" { print $2 }' <<<"$out")
+		[ -n "$delay" ] && [ "$delay" -gt 0 ] ||
+			fail "pmc -4: expected a peerMeanPathDelay measured over UDP (> 0), got '$delay': $out"
+		echo "ok: pmc -4 (linuxptp $ver): PORT_DATA_SET of phcd $id-1, delayMechanism 2, peerMeanPathDelay $delay"
+	fi
+	udp_stop
+}
+
+reference_linuxptp
+udp_parallel one "${!REF_VERSIONS[@]}"
