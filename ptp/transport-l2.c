@@ -14,10 +14,8 @@
 #include <linux/net_tstamp.h>
 #include <linux/sockios.h>
 #include <net/if.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 
 #include "ptp/transport-sock.h"
@@ -50,18 +48,6 @@ struct transport_l2 {
 static struct transport_l2 *to_l2(struct transport *t)
 {
 	return container_of(t, struct transport_l2, base);
-}
-
-static int get_mac(int fd, const char *ifname, uint8_t mac[TRANSPORT_MAC_LEN])
-{
-	struct ifreq ifr = { 0 };
-
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
-	if (ioctl(fd, SIOCGIFHWADDR, &ifr) < 0) {
-		return -errno;
-	}
-	memcpy(mac, ifr.ifr_hwaddr.sa_data, TRANSPORT_MAC_LEN);
-	return 0;
 }
 
 /* The configured address, or Annex E.3's when the configuration leaves it zero. */
@@ -253,7 +239,7 @@ static int l2_adopt(struct transport *t, const int *fds, size_t n,
 	if (r < 0) {
 		return r;
 	}
-	r = get_mac(fd, ifname, l2->mac);
+	r = transport_sock_get_mac(fd, ifname, l2->mac);
 	if (r < 0) {
 		return r;
 	}

@@ -2,7 +2,11 @@
 /* What every transport does to its sockets alike: timestamping set-up, its read-back, TX waits. */
 #include <errno.h>
 #include <linux/net_tstamp.h>
+#include <net/if.h>
 #include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -167,4 +171,16 @@ void transport_sock_rx_ts(const struct msghdr *msg, bool hardware, struct transp
 	hwtstamp_parse_cmsg(msg, hardware, &c);
 	ret->has_ts = c.has_ts;
 	ret->ts = c.ts;
+}
+
+int transport_sock_get_mac(int fd, const char *ifname, uint8_t mac[TRANSPORT_MAC_LEN])
+{
+	struct ifreq ifr = { 0 };
+
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	if (ioctl(fd, SIOCGIFHWADDR, &ifr) < 0) {
+		return -errno;
+	}
+	memcpy(mac, ifr.ifr_hwaddr.sa_data, TRANSPORT_MAC_LEN);
+	return 0;
 }

@@ -48,3 +48,6 @@ int transport_sock_wait_tx_ts(int fd, bool hardware, uint32_t key, ns_t timeout,
 
 /* The receive-side timestamp of a message in msg (has_ts false when none came with it). */
 void transport_sock_rx_ts(const struct msghdr *msg, bool hardware, struct transport_rx_info *ret);
+
+/* The interface's MAC (SIOCGIFHWADDR through fd), for the clockIdentity (7.5.2.2.2). */
+int transport_sock_get_mac(int fd, const char *ifname, uint8_t mac[TRANSPORT_MAC_LEN]);

@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -334,18 +333,6 @@ static int check_fd(int fd, bool ipv6, size_t role)
 	return ifindex > 0 ? ifindex : -EPROTOTYPE;
 }
 
-static int get_mac(int fd, const char *ifname, uint8_t mac[TRANSPORT_MAC_LEN])
-{
-	struct ifreq ifr = { 0 };
-
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
-	if (ioctl(fd, SIOCGIFHWADDR, &ifr) < 0) {
-		return -errno;
-	}
-	memcpy(mac, ifr.ifr_hwaddr.sa_data, TRANSPORT_MAC_LEN);
-	return 0;
-}
-
 static int udp_adopt(struct transport *t, const int *fds, size_t n,
 		     const struct transport_config *cfg)
 {
@@ -386,7 +373,7 @@ static int udp_adopt(struct transport *t, const int *fds, size_t n,
 		}
 	}
 	if (r >= 0) {
-		r = get_mac(fds[TRANSPORT_UDP_FD_EVENT], ifname, u->mac);
+		r = transport_sock_get_mac(fds[TRANSPORT_UDP_FD_EVENT], ifname, u->mac);
 	}
 	if (r < 0) {
 		return r;
@@ -596,35 +583,17 @@ static int udp_get_ts_status(struct transport *t, struct transport_ts_status *re
 	return 0;
 }
 
-static const struct transport_ops udp4_ops = {
-	.name = "UDPv4",
-	.open = udp_open,
-	.adopt = udp_adopt,
-	.close = udp_close,
-	.free = udp_free,
-	.send = udp_send,
-	.recv = udp_recv,
-	.recv_batch = udp_recv_batch,
-	.fd = udp_fd,
-	.rx_fds = udp_rx_fds,
-	.get_mac = udp_get_mac,
-	.get_ts_status = udp_get_ts_status,
-};
+/* One table per family, alike but for the name. */
+#define UDP_OPS(family_name)                                                                   \
+	{                                                                                      \
+		.name = family_name, .open = udp_open, .adopt = udp_adopt, .close = udp_close, \
+		.free = udp_free, .send = udp_send, .recv = udp_recv,                          \
+		.recv_batch = udp_recv_batch, .fd = udp_fd, .rx_fds = udp_rx_fds,              \
+		.get_mac = udp_get_mac, .get_ts_status = udp_get_ts_status,                    \
+	}
 
-static const struct transport_ops udp6_ops = {
-	.name = "UDPv6",
-	.open = udp_open,
-	.adopt = udp_adopt,
-	.close = udp_close,
-	.free = udp_free,
-	.send = udp_send,
-	.recv = udp_recv,
-	.recv_batch = udp_recv_batch,
-	.fd = udp_fd,
-	.rx_fds = udp_rx_fds,
-	.get_mac = udp_get_mac,
-	.get_ts_status = udp_get_ts_status,
-};
+static const struct transport_ops udp4_ops = UDP_OPS("UDPv4");
+static const struct transport_ops udp6_ops = UDP_OPS("UDPv6");
 
 int transport_udp_new(bool ipv6, struct transport **ret)
 {

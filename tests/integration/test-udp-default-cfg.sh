@@ -22,14 +22,10 @@ trap 'net_cleanup; rm -rf "$tmp"' EXIT
 
 # The runs of one linuxptp version, its two roles one after the other (a subshell of its own).
 version_runs() { # INDEX
-	local ver cfg dir role roles
+	local role roles ver cfg
 	trap 'net_cleanup' EXIT
-	PTP4L_DIR=${REF_DIRS[$1]}
-	ver=${REF_VERSIONS[$1]}
-	UDP_TAG=$1
-	dir=${PTP4L_DIR:+$PTP4L_DIR/configs}
-	cfg=$tmp/$ver-default.cfg
-	cp "${dir:-/usr/share/doc/linuxptp/configs}/default.cfg" "$cfg"
+	udp_version "$1"
+	ver=$VER cfg=$CFG
 	grep -Eq '^network_transport[[:space:]]+UDPv4' "$cfg" ||
 		fail "$ver's default.cfg: expected network_transport UDPv4"
 	"$BUILD/daemon/phcd" --check-config --ptp4l-config "$cfg" >"$cfg.check" 2>&1 ||

@@ -20,15 +20,11 @@ chmod 755 "$tmp"
 trap 'net_cleanup; rm -rf "$tmp"' EXIT
 
 one() { # INDEX: 0 phcd slave of 3.1.1, 1 phcd master of 4.2 (and pmc -4)
-	local cfg dir ver out id delay
+	local cfg ver out id delay
 	trap 'net_cleanup' EXIT
-	PTP4L_DIR=${REF_DIRS[$1]}
-	ver=${REF_VERSIONS[$1]}
-	UDP_TAG=$1
+	udp_version "$1"
+	ver=$VER cfg=$CFG
 	UDP_PTP4L_OPTS=-P
-	dir=${PTP4L_DIR:+$PTP4L_DIR/configs}
-	cfg=$tmp/$ver-default.cfg
-	cp "${dir:-/usr/share/doc/linuxptp/configs}/default.cfg" "$cfg"
 	if [ "$1" = 0 ]; then
 		udp_run slave 4 "$cfg" "P2P, linuxptp $ver's default.cfg, ptp4l -P" "delay_mechanism = P2P"
 	else

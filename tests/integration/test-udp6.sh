@@ -66,14 +66,10 @@ udp_user_view() {
 }
 
 one() { # INDEX: 0 phcd master of 3.1.1 (and pmc -6), 1 phcd slave of 4.2
-	local cfg dir ver
+	local cfg ver
 	trap 'net_cleanup' EXIT
-	PTP4L_DIR=${REF_DIRS[$1]}
-	ver=${REF_VERSIONS[$1]}
-	UDP_TAG=$1
-	dir=${PTP4L_DIR:+$PTP4L_DIR/configs}
-	cfg=$tmp/$ver-default.cfg
-	cp "${dir:-/usr/share/doc/linuxptp/configs}/default.cfg" "$cfg"
+	udp_version "$1"
+	ver=$VER cfg=$CFG
 	if [ "$1" = 0 ]; then
 		trap 'net_cleanup; dbus_cleanup' EXIT
 		dbus_start "$tmp/bus"

@@ -33,12 +33,22 @@ udp_wait_ll6() { # NS IF: a link-local IPv6 address past DAD within 10 s
 # $LAST_PID.
 udp_ptp4l_start() {
 	local ns=$1 ifname=$2 log=$3 cfg=$4
+	local PORT_TEST_PTP4L_OPTS=(-f "$cfg" -S -m --free_running 1 --logAnnounceInterval 0
+		--logSyncInterval -3 --summary_interval -3)
 	shift 4
-	ip netns exec "$ns" capsh --drop=cap_sys_time -- -c \
-		"exec $(ptp4l_bin ptp4l) -f $cfg -i $ifname -S -m --free_running 1 --logAnnounceInterval 0 --logSyncInterval -3 --summary_interval -3 --uds_address $tmp/uds-$ifname-$$ $*" \
-		>"$log" 2>&1 &
-	LAST_PID=$!
-	BG_PIDS+=("$LAST_PID")
+	ptp4l_start "$ns" "$ifname" "$log" "$@"
+}
+
+# udp_version INDEX: the reference linuxptp INDEX of reference_linuxptp (port-helpers.sh) for the
+# runs that follow: PTP4L_DIR, VER, UDP_TAG, and CFG its default.cfg as shipped, copied to $tmp.
+udp_version() {
+	local dir
+	PTP4L_DIR=${REF_DIRS[$1]}
+	VER=${REF_VERSIONS[$1]}
+	UDP_TAG=$1
+	dir=${PTP4L_DIR:+$PTP4L_DIR/configs}
+	CFG=$tmp/$VER-default.cfg
+	cp "${dir:-/usr/share/doc/linuxptp/configs}/default.cfg" "$CFG" || fail "no default.cfg of $VER"
 }
 
 # udp_phcd_conf CFG IF master|slave [LINE...]: a phcd.conf that reads CFG through ptp4l_config and
