@@ -442,6 +442,11 @@ static int udp_send(struct transport *t, const void *buf, size_t len,
 		return -EBADF;
 	}
 	n = sendto(u->fd[role], buf, len, 0, NULL, 0);
+	if (n < 0 && (errno == ENETUNREACH || errno == EADDRNOTAVAIL || errno == EINVAL)) {
+		/* The interface lost the address connect() chose (renumbered): measured
+		 * ENETUNREACH. */
+		return TRANSPORT_TX_STALE;
+	}
 	if (n < 0) {
 		return -errno;
 	}

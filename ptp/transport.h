@@ -94,6 +94,13 @@ struct transport_rx_info {
 
 #define TRANSPORT_RX_VLAN_TAGGED (-EPROTOTYPE)
 
+/*
+ * send(): the sockets can no longer send because what the supervisor opened them for is gone
+ * (UDP: the source address fixed at connect() is no longer the interface's, or no route is
+ * left). Only new sockets help: a worker ends so that the supervisor opens them again.
+ */
+#define TRANSPORT_TX_STALE (-ESTALE)
+
 /* The largest payload received: an untagged 1518-byte frame less its 14-byte link header. */
 #define TRANSPORT_PAYLOAD_MAX 1504
 

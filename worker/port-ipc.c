@@ -412,6 +412,18 @@ static void port_engine_error(struct port_loop *l, const char *what, int error)
 {
 	struct worker_port *w = container_of(l, struct worker_port, loop);
 
+	if (error == TRANSPORT_TX_STALE) {
+		fprintf(stderr,
+			"phcd-port: %s: %s failed: the interface's address changed since its "
+			"sockets were opened; ending, to be restarted with new ones\n",
+			w->args->ifname, what);
+		set_error(
+			w, error,
+			"%s failed: the interface's address changed since its sockets were opened "
+			"(the worker ends, to be restarted with new ones)",
+			what);
+		return;
+	}
 	if (error != -ETIME) {
 		set_error(w, error, "%s failed: %s", what, strerror(-error));
 		return;

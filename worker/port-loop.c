@@ -37,6 +37,10 @@ static void engine_result(struct port_loop *l, const char *what, int r)
 	if (r < 0 && l->engine_error) {
 		l->engine_error(l, what, r);
 	}
+	/* Only new sockets can send again (transport.h): end, for whoever opens them. */
+	if (r == TRANSPORT_TX_STALE) {
+		evloop_exit(&l->ev, r);
+	}
 }
 
 static void ran(struct port_loop *l, bool tick)
