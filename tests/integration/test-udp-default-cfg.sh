@@ -6,7 +6,7 @@
 # over UDP/IPv4 against ptp4l run with the same file: slave of ptp4l 3.1.1 and master of ptp4l 4.2,
 # then master of 3.1.1 and slave of 4.2. The slave's offsets are judged as the L2 tests judge
 # them (gptp-helpers.sh); phcd's worker holds UDP sockets on ports 319 and 320 and its interface
-# joined 224.0.1.129.
+# joined 224.0.1.129. And phcd as master of a ptp4l hybrid_e2e slave (below).
 set -euo pipefail
 : "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
 . "$SRC/tests/lib/net-helpers.sh"
@@ -41,6 +41,30 @@ version_runs() { # INDEX
 	done
 }
 
-# The two versions at once, so that the test stays within a minute.
+# A ptp4l 4.2 slave with hybrid_e2e 1 (its Delay_Req unicast to the master's address) and phcd as
+# master: phcd takes the unicast Delay_Req on port 319 and answers to the group, which ptp4l
+# accepts; the slave's offsets as above. (phcd's own hybrid_e2e, unicast Delay_Req and Delay_Resp,
+# is not there: phcd.conf(5).)
+hybrid_run() {
+	local got
+	trap 'net_cleanup' EXIT
+	udp_version 1
+	UDP_TAG=2
+	UDP_PTP4L_OPTS="--hybrid_e2e 1"
+	udp_run master 4 "$CFG" "ptp4l $VER with hybrid_e2e 1, both with default.cfg"
+	got=$(ip netns exec "$UDP_LAST_PEER_NS" timeout 10 tshark -i "$UDP_LAST_PEER_IF" -a duration:5 \
+		-f 'src host 192.0.2.1 and dst host 192.0.2.2 and udp dst port 319' -c 1 -T fields \
+		-e ip.dst 2>/dev/null || true)
+	[ "$got" = 192.0.2.2 ] ||
+		fail "hybrid_e2e: expected ptp4l's Delay_Req unicast to phcd's 192.0.2.2, captured '$got'"
+	echo "ok: ptp4l's hybrid_e2e Delay_Req came unicast to 192.0.2.2 and were answered"
+	udp_stop
+}
+
+job() { # 0, 1: the versions' runs; h: the hybrid run
+	if [ "$1" = h ]; then hybrid_run; else version_runs "$1"; fi
+}
+
+# All at once, so that the test stays within a minute.
 reference_linuxptp
-udp_parallel version_runs "${!REF_VERSIONS[@]}"
+udp_parallel job "${!REF_VERSIONS[@]}" h
