@@ -459,7 +459,8 @@ static const struct config_key keys[] = {
 	     -1, INT32_MAX, "-1", NULL),
 	P(socket_priority, parse_int, 0, 15, "0", NULL),
 	P(udp_ttl, parse_int, 1, 255, "1", NULL),
-	P(udp6_scope, parse_int, 0, 0x0f, "0x0E", NULL),
+	P(udp6_scope, parse_int, 1, 0x0f, "0x0E",
+	  "an integer from 1 to 15 (0x01..0x0F; scope 0 is reserved, RFC 4291 2.7)"),
 	P(dscp_event, parse_int, 0, 63, "0", NULL),
 	P(dscp_general, parse_int, 0, 63, "0", NULL),
 };

@@ -458,8 +458,8 @@ static void f_config(struct codec *c, struct ipc_msg *m)
 	c_u8(c, &p->udp6_scope);
 	c_u8(c, &p->dscp_event);
 	c_u8(c, &p->dscp_general);
-	if (!c->err &&
-	    (p->udp_ttl < 1 || p->udp6_scope > 0xf || p->dscp_event > 63 || p->dscp_general > 63)) {
+	if (!c->err && (p->udp_ttl < 1 || p->udp6_scope < 1 || p->udp6_scope > 0xf ||
+			p->dscp_event > 63 || p->dscp_general > 63)) {
 		c->err = -EBADMSG;
 	}
 }

@@ -268,7 +268,7 @@ struct port_options {
 	uint8_t socket_priority;
 	/*
 	 * ptp4l's keys for UDP (IEEE 1588-2019 Annexes C, D): the hop limit of every message sent
-	 * (1..255), X of the IPv6 primary group FF0X::181 (0x0..0xF), and the DSCP (0..63) of
+	 * (1..255), X of the IPv6 primary group FF0X::181 (0x1..0xF), and the DSCP (0..63) of
 	 * event and of general messages.
 	 */
 	uint8_t udp_ttl;

@@ -66,7 +66,7 @@ struct transport_config {
 	int socket_priority; /* SO_PRIORITY of the socket, 0..15; 0 leaves the default */
 	/* UDP (Annexes C, D), ptp4l's keys: */
 	uint8_t udp_ttl;      /* IP_MULTICAST_TTL / IPV6_MULTICAST_HOPS; 0: 1 */
-	uint8_t udp6_scope;   /* X of FF0X::181, 0x0..0xF; 0: 0xE (global) */
+	uint8_t udp6_scope;   /* X of FF0X::181, 0x1..0xF; 0 (none set): 0xE */
 	uint8_t dscp_event;   /* DSCP of event messages, 0..63 */
 	uint8_t dscp_general; /* DSCP of general messages, 0..63 */
 };
