@@ -858,7 +858,7 @@ static int ptp4l_read(struct loader *l, const char *path, struct config_pos at,
  * ptp4l's own default transport is UDPv4 (linuxptp config.c), phcd's L2: a linuxptp file that
  * names none runs as ptp4l runs it, as if it said UDPv4 at its ptp4l_config line.
  */
-static void ptp4l_default_transport(struct config_layer *global)
+static void ptp4l_default_transport(struct loader *l, struct config_layer *global, const char *path)
 {
 	const struct config_key *k = config_keys_find("network_transport", false);
 	size_t idx = config_keys_index(k);
@@ -869,6 +869,12 @@ static void ptp4l_default_transport(struct config_layer *global)
 	}
 	config_layer_mark_set(global, idx);
 	global->set_at[idx] = global->section;
+	if (l->verdicts) { /* the report names it, as it names each line */
+		fprintf(l->verdicts,
+			"%s: no network_transport: UDPv4, ptp4l's default (as phcd key "
+			"network_transport = UDPv4; phcd.conf's default is L2)\n",
+			path);
+	}
 }
 
 /* `ptp4l_config = PATH` in [global] or [instance NAME]: once per section, relative to the file. */
@@ -917,7 +923,7 @@ static void ptp4l_config(struct loader *l, const char *value)
 		l->oom = 1;
 		return;
 	}
-	ptp4l_default_transport(target);
+	ptp4l_default_transport(l, target, path);
 }
 
 static int dropin_filter(const struct dirent *d)
@@ -1322,7 +1328,7 @@ static int load_all(struct loader *l, const char *path, const char *dropin_dir, 
 		r = ptp4l_read(l, ptp4l_path, (struct config_pos){ 0 }, &l->c->ptp4l_global,
 			       SIZE_MAX);
 		if (r >= 0) {
-			ptp4l_default_transport(&l->c->ptp4l_global);
+			ptp4l_default_transport(l, &l->c->ptp4l_global, ptp4l_path);
 		}
 		return r;
 	}

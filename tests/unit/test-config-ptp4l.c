@@ -278,15 +278,17 @@ static void test_transport_default(void **state)
 	static const struct {
 		const char *conf, *ptp4l;
 		enum options_transport want;
+		bool defaulted; /* the file's [global] names none: the report says UDPv4 came */
 	} cases[] = {
-		{ "", "[global]\npriority1 3\n", OPTIONS_TRANSPORT_UDPV4 },
-		{ "", "[global]\nnetwork_transport L2\n", OPTIONS_TRANSPORT_L2 },
+		{ "", "[global]\npriority1 3\n", OPTIONS_TRANSPORT_UDPV4, true },
+		{ "", "[global]\nnetwork_transport L2\n", OPTIONS_TRANSPORT_L2, false },
 		{ "", "[global]\nnetwork_transport UDPv6\nudp6_scope 0x05\n",
-		  OPTIONS_TRANSPORT_UDPV6 },
-		{ "", "[global]\n[eth0]\nnetwork_transport L2\n", OPTIONS_TRANSPORT_L2 },
-		{ "network_transport = L2\n", "[global]\npriority1 3\n", OPTIONS_TRANSPORT_L2 },
+		  OPTIONS_TRANSPORT_UDPV6, false },
+		{ "", "[global]\n[eth0]\nnetwork_transport L2\n", OPTIONS_TRANSPORT_L2, true },
+		{ "network_transport = L2\n", "[global]\npriority1 3\n", OPTIONS_TRANSPORT_L2,
+		  true },
 		{ "network_transport = UDPv6\n", "[global]\nnetwork_transport UDPv4\n",
-		  OPTIONS_TRANSPORT_UDPV6 },
+		  OPTIONS_TRANSPORT_UDPV6, false },
 	};
 	struct fixture *f = *state;
 
@@ -307,6 +309,14 @@ static void test_transport_default(void **state)
 			fail_msg("case %zu: expected %s, got %s", i,
 				 options_transport_to_string(cases[i].want),
 				 options_transport_to_string(p.network_transport));
+		}
+		/* The report says where the transport came from when the file names none. */
+		if (cases[i].defaulted !=
+		    (res.report && strstr(res.report, ": no network_transport: "
+						      "UDPv4, ptp4l's default"))) {
+			fail_msg("case %zu: the report %s the default: %s", i,
+				 cases[i].defaulted ? "lacks" : "names",
+				 res.report ? res.report : "(none)");
 		}
 		if (i == 2 && p.udp6_scope != 5) {
 			fail_msg("udp6_scope 0x05: expected 5, got %u", p.udp6_scope);
