@@ -422,7 +422,7 @@ static const struct config_key keys[] = {
 	P(announceReceiptTimeout, parse_int, 2, 255, "3", NULL),
 	P(syncReceiptTimeout, parse_int, 0, 255, "0", NULL),
 	P(delay_mechanism, parse_delay, 0, 0, "E2E", "E2E or P2P"),
-	P(network_transport, parse_transport, 0, 0, "L2", "L2 (UDPv4 and UDPv6 are not supported)"),
+	P(network_transport, parse_transport, 0, 0, "L2", "L2, UDPv4 or UDPv6"),
 	P(time_stamping, parse_timestamping, 0, 0, "hardware", "hardware, software or auto"),
 	P(tx_timestamp_timeout, parse_int, 1, INT32_MAX, "1", NULL),
 	P(masterOnly, parse_bool, 0, 1, "0", NULL),
@@ -470,6 +470,11 @@ static const struct config_key keys[] = {
 	P_AS("power_profile.2017.totalTimeInaccuracy", power_profile.totalTimeInaccuracy, parse_int,
 	     -1, INT32_MAX, "-1", NULL),
 	P(socket_priority, parse_int, 0, 15, "0", NULL),
+	P(udp_ttl, parse_int, 1, 255, "1", NULL),
+	P(udp6_scope, parse_int, 1, 0x0f, "0x0E",
+	  "an integer from 1 to 15 (0x01..0x0F; scope 0 is reserved, RFC 4291 2.7)"),
+	P(dscp_event, parse_int, 0, 63, "0", NULL),
+	P(dscp_general, parse_int, 0, 63, "0", NULL),
 };
 
 _Static_assert(ARRAY_SIZE(keys) <= CONFIG_KEYS_MAX, "one bit per key in config_layer.set");

@@ -113,7 +113,6 @@ struct ptp4l_key {
 	const char *reason;
 };
 
-#define L2_ONLY "phcd is L2 only (IEEE 802.3, IEEE 1588-2019 Annex E): no UDP/IP transport"
 #define NO_CLOCK_DESCRIPTION                                                              \
 	"management CLOCK_DESCRIPTION, where ptp4l shows it, is not implemented in phcd " \
 	"(docs/management.md); D-Bus Manager.Describe describes the daemon"
@@ -136,10 +135,8 @@ static const struct ptp4l_key ptp4l_keys[] = {
 	{ "freq_est_interval", SAME, NULL, NULL, "1",
 	  "phcd measures neighborRateRatio from two consecutive Pdelay exchanges, with no "
 	  "averaging interval to set" },
-	{ "dscp_event", SAME, NULL, NULL, "*",
-	  "DSCP marks UDP/IP packets; " L2_ONLY " (socket_priority sets a frame's priority)" },
-	{ "dscp_general", SAME, NULL, NULL, "*",
-	  "DSCP marks UDP/IP packets; " L2_ONLY " (socket_priority sets a frame's priority)" },
+	{ "dscp_event", MAP },
+	{ "dscp_general", MAP },
 	{ "dataset_comparison", MAP },
 	{ "G.8275.defaultDS.localPriority", MAP },
 	{ "maxStepsRemoved", MAP },
@@ -244,8 +241,8 @@ static const struct ptp4l_key ptp4l_keys[] = {
 	{ "transportSpecific", MAP },
 	{ "ptp_dst_mac", MAP },
 	{ "p2p_dst_mac", MAP },
-	{ "udp_ttl", SAME, NULL, NULL, "*", "UDP only; " L2_ONLY },
-	{ "udp6_scope", SAME, NULL, NULL, "*", "UDP only; " L2_ONLY },
+	{ "udp_ttl", MAP },
+	{ "udp6_scope", MAP },
 	{ "uds_address", SAME, NULL, NULL, "*",
 	  "phcd's management socket is its option --uds (phcd(8))" },
 	{ "uds_file_mode", SAME, NULL, NULL, "*",
@@ -258,7 +255,7 @@ static const struct ptp4l_key ptp4l_keys[] = {
 	{ "clock_type", SAME, NULL, "OC|BC", NULL,
 	  "phcd is an ordinary clock with one port and a boundary clock with several; it is not a "
 	  "transparent clock" },
-	{ "network_transport", MAP, NULL, NULL, NULL, L2_ONLY },
+	{ "network_transport", MAP },
 	{ "delay_mechanism", MAP, NULL, NULL, NULL,
 	  "phcd implements E2E and P2P only (no Auto, NONE or COMMON_P2P)" },
 	{ "time_stamping", MAP, NULL, NULL, NULL,

@@ -369,6 +369,29 @@ static int load_file(struct loader *l, const char *path, bool optional)
 	return 0;
 }
 
+/*
+ * ptp4l's own default transport is UDPv4 (linuxptp config.c), phcd's L2: a linuxptp file that
+ * names none runs as ptp4l runs it, as if it said UDPv4 at its ptp4l_config line.
+ */
+static void ptp4l_default_transport(struct loader *l, struct config_layer *global, const char *path)
+{
+	const struct config_key *k = config_keys_find("network_transport", false);
+	size_t idx = config_keys_index(k);
+
+	if (config_layer_is_set(global, idx) ||
+	    k->parse(k, "UDPv4", config_keys_field(global, k)) < 0) {
+		return;
+	}
+	config_layer_mark_set(global, idx);
+	global->set_at[idx] = global->section;
+	if (l->verdicts) { /* the report names it, as it names each line */
+		fprintf(l->verdicts,
+			"%s: no network_transport: UDPv4, ptp4l's default (as phcd key "
+			"network_transport = UDPv4; phcd.conf's default is L2)\n",
+			path);
+	}
+}
+
 /* `ptp4l_config = PATH` in [global] or [instance NAME]: once per section, relative to the file. */
 static void ptp4l_config(struct loader *l, const char *value)
 {
@@ -415,7 +438,9 @@ static void ptp4l_config(struct loader *l, const char *value)
 	config_layer_init(target, loader_here(l));
 	if (config_ptp4l_read(l, path, loader_here(l), target, owner) < 0) {
 		l->oom = 1;
+		return;
 	}
+	ptp4l_default_transport(l, target, path);
 }
 
 static int dropin_filter(const struct dirent *d)
@@ -471,8 +496,12 @@ int config_read(struct loader *l, const struct config_source *src)
 
 	if (src->ptp4l_path) {
 		l->section = SECTION_GLOBAL;
-		return config_ptp4l_read(l, src->ptp4l_path, (struct config_pos){ 0 },
-					 &l->c->ptp4l_global, SIZE_MAX);
+		r = config_ptp4l_read(l, src->ptp4l_path, (struct config_pos){ 0 },
+				      &l->c->ptp4l_global, SIZE_MAX);
+		if (r >= 0) {
+			ptp4l_default_transport(l, &l->c->ptp4l_global, src->ptp4l_path);
+		}
+		return r;
 	}
 	if (!dropin_dir) {
 		if (asprintf(&dir, "%s.d", src->path) < 0) {

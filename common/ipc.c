@@ -426,7 +426,7 @@ static void f_config(struct codec *c, struct ipc_msg *m)
 	c_u8(c, &p->announceReceiptTimeout);
 	c_u8(c, &p->syncReceiptTimeout);
 	c_enum(c, &p->delay_mechanism, DELAY_MECHANISM_E2E, DELAY_MECHANISM_P2P);
-	c_enum(c, &p->network_transport, OPTIONS_TRANSPORT_L2, OPTIONS_TRANSPORT_L2);
+	c_enum(c, &p->network_transport, OPTIONS_TRANSPORT_L2, OPTIONS_TRANSPORT_UDPV6);
 	c_enum(c, &p->time_stamping, OPTIONS_TS_HARDWARE, OPTIONS_TS_AUTO);
 	c_i32(c, &p->tx_timestamp_timeout);
 	c_bool(c, &p->masterOnly);
@@ -475,6 +475,14 @@ static void f_config(struct codec *c, struct ipc_msg *m)
 	c_i32(c, &p->power_profile.totalTimeInaccuracy);
 	c_u8(c, &p->socket_priority);
 	if (!c->err && p->socket_priority > 15) {
+		c->err = -EBADMSG;
+	}
+	c_u8(c, &p->udp_ttl);
+	c_u8(c, &p->udp6_scope);
+	c_u8(c, &p->dscp_event);
+	c_u8(c, &p->dscp_general);
+	if (!c->err && (p->udp_ttl < 1 || p->udp6_scope < 1 || p->udp6_scope > 0xf ||
+			p->dscp_event > 63 || p->dscp_general > 63)) {
 		c->err = -EBADMSG;
 	}
 }

@@ -56,11 +56,14 @@
  * 23: CONFIG comes with two packet sockets, the event socket then the general one
  * (transport.h), before the status page.
  * 24: CONFIG comes with the worker's seccomp filter (a sealed memfd, sandbox-filter.h) after the
+ * status page.
+ * 25: CONFIG carries network_transport L2, UDPv4 or UDPv6 and udp_ttl, udp6_scope, dscp_event and
+ * dscp_general, and comes with the transport's sockets (two for L2, six for UDP) before the
  * status page. */
-#define IPC_VERSION 24
+#define IPC_VERSION 25
 #define IPC_HEADER_SIZE 8
 #define IPC_MAX_SIZE 1024 /* larger than every message; a longer datagram is refused */
-#define IPC_MAX_FDS 5
+#define IPC_MAX_FDS 9	  /* a UDP port's six sockets, its status page, filter and PHC */
 /* One counter slot per PTP messageType value (IEEE 1588-2019 13.3.2.3, Table 36): 4 bits. */
 #define IPC_MSG_KINDS 16
 /*
@@ -200,11 +203,12 @@ double ipc_limit_clamp(enum ipc_limit l, double v);
 
 /*
  * The port's identity and effective options (interface selection of the instance does not
- * travel). It comes with the port's fds over SCM_RIGHTS: the AF_PACKET event socket
- * (ETH_P_1588) first, then the general socket (protocol 0), then the status page (a sealed
- * memfd, status-page.h), then the worker's seccomp filter (a sealed memfd, sandbox-filter.h),
- * then the PHC (read-write) when the instance's clock back end uses it; a worker refuses to run
- * without the first four.
+ * travel). It comes with the port's fds over SCM_RIGHTS: the transport's sockets first
+ * (port.network_transport says how many: transport_n_fds(); L2 the AF_PACKET event socket then
+ * the general one, UDP the six of enum transport_udp_fd), then the status page (a sealed memfd,
+ * status-page.h), then the worker's seccomp filter (a sealed memfd, sandbox-filter.h), then the
+ * PHC (read-write) when the instance's clock back end uses it; a worker refuses to run without
+ * the sockets, the page and the filter.
  */
 struct ipc_config {
 	char ifname[IFNAMSIZ];

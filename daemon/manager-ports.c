@@ -476,6 +476,11 @@ void mport_start_worker(struct mport *p)
 	memcpy(wc.ptp_dst_mac, p->options.ptp_dst_mac, sizeof(wc.ptp_dst_mac));
 	memcpy(wc.p2p_dst_mac, p->options.p2p_dst_mac, sizeof(wc.p2p_dst_mac));
 	wc.socket_priority = p->options.socket_priority;
+	wc.network_transport = p->options.network_transport;
+	wc.udp_ttl = p->options.udp_ttl;
+	wc.udp6_scope = p->options.udp6_scope;
+	wc.dscp_event = p->options.dscp_event;
+	wc.dscp_general = p->options.dscp_general;
 	if (p->worker || !p->enabled || !p->link_up || p->backoff.given_up || m->stopping ||
 	    p->removed || p->restart_timer || p->phc_fault) {
 		return;

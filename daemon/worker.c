@@ -31,6 +31,22 @@ struct worker_env {
 	char *envp[5];
 };
 
+/* A port's sockets, in transport_open_fds()'s order. */
+struct sock_list {
+	int fd[TRANSPORT_FDS_MAX];
+	size_t n;
+};
+
+static void sock_list_close(struct sock_list *l)
+{
+	for (size_t k = 0; k < l->n; k++) {
+		if (l->fd[k] >= 0) {
+			close(l->fd[k]);
+		}
+	}
+	l->n = 0;
+}
+
 struct worker {
 	sd_event *event;
 	const struct worker_ops *ops;
@@ -39,8 +55,7 @@ struct worker {
 	int pidfd;
 	int ipc_fd;
 	/* The port's fds, held until they go out with CONFIG (then closed here). */
-	int sock_fd;
-	int gen_fd; /* the general socket (transport.h, TRANSPORT_L2_FD_GENERAL) */
+	struct sock_list socks; /* transport_open_fds()'s */
 	int phc_fd;
 	int page_fd;
 	int filter_fd; /* its seccomp filter (common/sandbox-filter.h), written for its pid */
@@ -79,8 +94,7 @@ static void worker_release(struct worker *w)
 	w->kill_timer = sd_event_source_disable_unref(w->kill_timer);
 	close_fd(&w->ipc_fd);
 	close_fd(&w->pidfd);
-	close_fd(&w->sock_fd);
-	close_fd(&w->gen_fd);
+	sock_list_close(&w->socks);
 	close_fd(&w->phc_fd);
 	close_fd(&w->page_fd);
 	close_fd(&w->filter_fd);
@@ -269,11 +283,15 @@ int worker_spawn(sd_event *event, const struct worker_config *cfg, const struct 
 		.ifindex = cfg->ifindex,
 		.ts_request = steer_ts_request(cfg->clock_backend, cfg->time_stamping),
 		.peer_delay = cfg->peer_delay,
+		.socket_priority = cfg->socket_priority,
+		.udp_ttl = cfg->udp_ttl,
+		.udp6_scope = cfg->udp6_scope,
+		.dscp_event = cfg->dscp_event,
+		.dscp_general = cfg->dscp_general,
 	};
 	struct transport_ts_status st;
-	_cleanup_close_ int sock = -1, gen = -1, phc = -1, ours = -1, theirs = -1, pidfd = -1,
-			    page_fd = -1, filter = -1;
-	int socks[TRANSPORT_L2_FDS];
+	_cleanup_close_ int phc = -1, ours = -1, theirs = -1, pidfd = -1, page_fd = -1, filter = -1;
+	_cleanup_(sock_list_close) struct sock_list socks = { .n = 0 };
 	_cleanup_free_ struct worker *w = NULL;
 	struct worker_env env;
 	int sv[2], r;
@@ -281,13 +299,11 @@ int worker_spawn(sd_event *event, const struct worker_config *cfg, const struct 
 
 	memcpy(tc.ptp_dst_mac, cfg->ptp_dst_mac, sizeof(tc.ptp_dst_mac));
 	memcpy(tc.p2p_dst_mac, cfg->p2p_dst_mac, sizeof(tc.p2p_dst_mac));
-	tc.socket_priority = cfg->socket_priority;
-	r = transport_l2_open_fd(&tc, socks, &st);
+	r = transport_open_fds(cfg->network_transport, &tc, socks.fd, &st);
 	if (r < 0) {
 		return r;
 	}
-	sock = socks[TRANSPORT_L2_FD_EVENT];
-	gen = socks[TRANSPORT_L2_FD_GENERAL];
+	socks.n = (size_t) r;
 	if (steer_wants_phc(cfg->clock_backend, st.mode == TRANSPORT_TS_MODE_HARDWARE) &&
 	    st.phc_index >= 0) {
 		phc = open_phc(st.phc_index);
@@ -351,8 +367,8 @@ int worker_spawn(sd_event *event, const struct worker_config *cfg, const struct 
 	w->pid = pid;
 	w->pidfd = TAKE_FD(pidfd);
 	w->ipc_fd = TAKE_FD(ours);
-	w->sock_fd = TAKE_FD(sock);
-	w->gen_fd = TAKE_FD(gen);
+	w->socks = socks;
+	socks.n = 0;
 	w->phc_fd = TAKE_FD(phc);
 	w->filter_fd = TAKE_FD(filter);
 	w->page_fd = TAKE_FD(page_fd);
@@ -385,23 +401,30 @@ int worker_send(struct worker *w, const struct ipc_msg *m)
 
 int worker_send_config(struct worker *w, const struct ipc_msg *m)
 {
-	int fds[] = { w->sock_fd, w->gen_fd, w->page_fd, w->filter_fd, w->phc_fd };
+	int fds[IPC_MAX_FDS];
+	size_t n = w->socks.n;
 	int r;
 
+	_Static_assert(TRANSPORT_FDS_MAX + 3 <= IPC_MAX_FDS,
+		       "sockets, page, filter and PHC in one CONFIG");
 	if (w->ipc_fd < 0) {
 		return -ENOTCONN;
 	}
-	if (m->type != IPC_CONFIG || w->sock_fd < 0 || w->gen_fd < 0 || w->page_fd < 0 ||
-	    w->filter_fd < 0) {
+	if (m->type != IPC_CONFIG || n == 0 || w->page_fd < 0 || w->filter_fd < 0) {
 		return -EINVAL;
 	}
-	r = ipc_send(w->ipc_fd, m, fds, w->phc_fd >= 0 ? 5 : 4);
+	memcpy(fds, w->socks.fd, n * sizeof(fds[0]));
+	fds[n++] = w->page_fd;
+	fds[n++] = w->filter_fd;
+	if (w->phc_fd >= 0) {
+		fds[n++] = w->phc_fd;
+	}
+	r = ipc_send(w->ipc_fd, m, fds, n);
 	if (r < 0) {
 		return r;
 	}
 	/* The worker holds them now: the supervisor keeps no copy. */
-	close_fd(&w->sock_fd);
-	close_fd(&w->gen_fd);
+	sock_list_close(&w->socks);
 	close_fd(&w->phc_fd);
 	close_fd(&w->page_fd);
 	close_fd(&w->filter_fd);

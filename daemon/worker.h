@@ -42,7 +42,12 @@ struct worker_config {
 	bool peer_delay;
 	uint8_t ptp_dst_mac[OPTIONS_MAC_LEN]; /* the multicast groups the socket joins */
 	uint8_t p2p_dst_mac[OPTIONS_MAC_LEN];
-	int socket_priority; /* SO_PRIORITY of the socket */
+	int socket_priority;			  /* SO_PRIORITY of the socket */
+	enum options_transport network_transport; /* which sockets (transport_open_fds()) */
+	uint8_t udp_ttl;			  /* UDP: hops, IPv6 scope, DSCP (transport.h) */
+	uint8_t udp6_scope;
+	uint8_t dscp_event;
+	uint8_t dscp_general;
 	/* with the timestamps got, says whether /dev/ptpN is opened (steer_wants_phc()) */
 	enum options_clock_backend clock_backend;
 	bool log_samples; /* -m: one line per servo sample on stderr (logging_level 7) */
@@ -59,8 +64,8 @@ struct worker_info {
 };
 
 /*
- * Open the port's two packet sockets (transport_l2_open_fd(): the ETH_P_1588 event socket with
- * timestamping configured, the general socket) and, if wanted, its PHC, make the IPC socketpair
+ * Open the port's sockets (transport_open_fds(): L2's ETH_P_1588 event socket with timestamping
+ * configured and its general socket, or UDP's six) and, if wanted, its PHC, make the IPC socketpair
  * and fork+exec the binary with only its end of it (fd 3). The sockets and PHC stay here until
  * worker_send_config(). Returns -errno when a resource cannot be acquired; the worker
  * then does not exist.
@@ -69,8 +74,8 @@ int worker_spawn(sd_event *event, const struct worker_config *cfg, const struct 
 		 void *userdata, struct worker **ret, struct worker_info *info);
 int worker_send(struct worker *w, const struct ipc_msg *m);
 /*
- * Send CONFIG with the port's event and general sockets, its status page (status-page.h) and its
- * PHC if any over SCM_RIGHTS, in that order, then close them here; once.
+ * Send CONFIG with the port's sockets (in transport_open_fds()'s order), its status page
+ * (status-page.h) and its PHC if any over SCM_RIGHTS, in that order, then close them here; once.
  */
 int worker_send_config(struct worker *w, const struct ipc_msg *m);
 /*

@@ -70,6 +70,15 @@ static int get_delay_mechanism(sd_bus *bus, const char *path, const char *interf
 	return bus_append_valid_string(reply, d ? d : "unknown");
 }
 
+static int get_network_transport(sd_bus *bus, const char *path, const char *interface,
+				 const char *property, sd_bus_message *reply, void *userdata,
+				 sd_bus_error *error)
+{
+	const char *t = options_transport_to_string(*(enum options_transport *) userdata);
+
+	return bus_append_valid_string(reply, t ? t : "unknown");
+}
+
 static int get_timestamping(sd_bus *bus, const char *path, const char *interface,
 			    const char *property, sd_bus_message *reply, void *userdata,
 			    sd_bus_error *error)
@@ -249,6 +258,8 @@ static const sd_bus_vtable port_vtable[] = {
 	SD_BUS_PROPERTY("PortIdentity", "s", bus_property_get_port_identity, P_OFF(port_identity),
 			EMITS),
 	SD_BUS_PROPERTY("DelayMechanism", "s", get_delay_mechanism, P_OFF(delay_mechanism), EMITS),
+	SD_BUS_PROPERTY("NetworkTransport", "s", get_network_transport,
+			P_OFF(options.network_transport), EMITS),
 	SD_BUS_PROPERTY("LogAnnounceInterval", "n", get_log_interval,
 			P_OFF(options.logAnnounceInterval), EMITS),
 	SD_BUS_PROPERTY("LogSyncInterval", "n", get_log_interval, P_OFF(options.logSyncInterval),
@@ -298,10 +309,11 @@ static const struct bus_prop_group port_groups[] = {
 	{ MPORT_CHANGED_TIMESTAMPING,
 	  (const char *const[]){ "TimestampingMode", "PhcIndex", "TimestampingRxFilter", NULL } },
 	{ MPORT_CHANGED_CONFIG,
-	  (const char *const[]){
-		  "PortIdentity", "DelayMechanism", "LogAnnounceInterval", "LogSyncInterval",
-		  "LogMinDelayReqInterval", "LogMinPdelayReqInterval", "AnnounceReceiptTimeout",
-		  "AnnounceReceiptTimeoutUSec", "SyncReceiptTimeout", "SummaryInterval", NULL } },
+	  (const char *const[]){ "PortIdentity", "DelayMechanism", "NetworkTransport",
+				 "LogAnnounceInterval", "LogSyncInterval", "LogMinDelayReqInterval",
+				 "LogMinPdelayReqInterval", "AnnounceReceiptTimeout",
+				 "AnnounceReceiptTimeoutUSec", "SyncReceiptTimeout",
+				 "SummaryInterval", NULL } },
 	{},
 };
 

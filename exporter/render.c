@@ -467,12 +467,14 @@ static void port_info(struct buf *b, const struct model *m)
 		}
 		if (!head) {
 			family(b, "phcd_port_info", "gauge",
-			       "The port's identity and delay mechanism, value 1.");
+			       "The port's identity, delay mechanism and network transport, value "
+			       "1.");
 			head = true;
 		}
 		labels_open(b, m, o, "phcd_port_info");
 		buf_label(b, "port_identity", object_string(o, "PortIdentity"), false);
 		buf_label(b, "delay_mechanism", object_string(o, "DelayMechanism"), false);
+		buf_label(b, "network_transport", object_string(o, "NetworkTransport"), false);
 		buf_printf(b, "} 1\n");
 	}
 }

@@ -507,6 +507,7 @@ static void print_port(struct phcctl *c, sd_bus_message *p)
 	printf("  %-20s: %s\n", "State", props_str(p, "State"));
 	printf("  %-20s: %s\n", "Port identity", props_str(p, "PortIdentity"));
 	printf("  %-20s: %s\n", "Delay mechanism", props_str(p, "DelayMechanism"));
+	printf("  %-20s: %s\n", "Transport", props_str(p, "NetworkTransport"));
 	printf("  %-20s: %s", "Timestamping", props_str(p, "TimestampingMode"));
 	if (phc >= 0) {
 		printf(", PHC /dev/ptp%" PRIi64 "\n", phc);

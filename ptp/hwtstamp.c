@@ -9,6 +9,7 @@
 #include <linux/net_tstamp.h>
 #include <linux/sockios.h>
 #include <net/if.h>
+#include <netinet/in.h>
 #include <string.h>
 #include <sys/ioctl.h>
 
@@ -51,16 +52,16 @@ int hwtstamp_get_phc_index(int fd, const char *ifname, int *ret_phc_index)
 	return hwtstamp_get_info(fd, ifname, ret_phc_index, &filters);
 }
 
-int hwtstamp_choose_rx_filter(uint32_t rx_filters)
+int hwtstamp_choose_rx_filter(uint32_t rx_filters, bool udp)
 {
-	static const int order[] = {
-		HWTSTAMP_FILTER_PTP_V2_L2_EVENT,
+	const int order[] = {
+		udp ? HWTSTAMP_FILTER_PTP_V2_L4_EVENT : HWTSTAMP_FILTER_PTP_V2_L2_EVENT,
 		HWTSTAMP_FILTER_PTP_V2_EVENT,
 		HWTSTAMP_FILTER_ALL,
 	};
 
 	if (!rx_filters) {
-		return HWTSTAMP_FILTER_PTP_V2_L2_EVENT;
+		return order[0];
 	}
 	for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
 		if (rx_filters & (1u << order[k])) {
@@ -144,7 +145,9 @@ void hwtstamp_parse_cmsg(const struct msghdr *msg, bool hardware, struct hwtstam
 				ret->has_ts = true;
 				ret->ts = (ns_t) t->tv_sec * NS_PER_SEC + t->tv_nsec;
 			}
-		} else if (c->cmsg_level == SOL_PACKET && c->cmsg_type == PACKET_TX_TIMESTAMP &&
+		} else if (((c->cmsg_level == SOL_PACKET && c->cmsg_type == PACKET_TX_TIMESTAMP) ||
+			    (c->cmsg_level == SOL_IP && c->cmsg_type == IP_RECVERR) ||
+			    (c->cmsg_level == SOL_IPV6 && c->cmsg_type == IPV6_RECVERR)) &&
 			   c->cmsg_len >= CMSG_LEN(sizeof(struct sock_extended_err))) {
 			struct sock_extended_err ee;
 

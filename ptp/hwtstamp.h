@@ -17,11 +17,12 @@ int hwtstamp_get_info(int fd, const char *ifname, int *ret_phc_index, uint32_t *
 int hwtstamp_get_phc_index(int fd, const char *ifname, int *ret_phc_index);
 
 /*
- * The receive filter to ask for among those offered: the narrowest that stamps every L2 PTP
- * event message, PTP_V2_L2_EVENT, else PTP_V2_EVENT (L2 and UDP), else ALL; PTP_V2_L2_EVENT
- * when the driver lists none (it answers for itself); -EOPNOTSUPP when it lists only others.
+ * The receive filter to ask for among those offered: the narrowest that stamps every PTP event
+ * message of the transport, PTP_V2_L2_EVENT (udp: PTP_V2_L4_EVENT), else PTP_V2_EVENT (L2 and
+ * UDP), else ALL; the narrowest when the driver lists none (it answers for itself);
+ * -EOPNOTSUPP when it lists only others.
  */
-int hwtstamp_choose_rx_filter(uint32_t rx_filters);
+int hwtstamp_choose_rx_filter(uint32_t rx_filters, bool udp);
 
 /* ethtool's name of a HWTSTAMP_FILTER_* ("ptpv2-l2-event", "ptpv2-event", "all"...). */
 const char *hwtstamp_rx_filter_to_string(int rx_filter);
@@ -47,7 +48,8 @@ struct hwtstamp_cmsg {
 
 /*
  * Pull the timestamp out of a received message's control data: ts[2] (raw hardware) when
- * hardware, else ts[0] (software). For the error queue of a packet socket the extended error
- * (SOL_PACKET/PACKET_TX_TIMESTAMP) carries the OPT_ID key. A zero timestamp counts as absent.
+ * hardware, else ts[0] (software). On the error queue the extended error carries the OPT_ID key
+ * (SOL_PACKET/PACKET_TX_TIMESTAMP of a packet socket, IP_RECVERR or IPV6_RECVERR of a UDP one). A
+ * zero timestamp counts as absent.
  */
 void hwtstamp_parse_cmsg(const struct msghdr *msg, bool hardware, struct hwtstamp_cmsg *ret);

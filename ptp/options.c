@@ -98,6 +98,10 @@ void options_port_defaults(struct port_options *o)
 	o->power_profile.networkTimeInaccuracy = -1;
 	o->power_profile.totalTimeInaccuracy = -1;
 	o->socket_priority = 0;
+	o->udp_ttl = 1;
+	o->udp6_scope = 0x0e;
+	o->dscp_event = 0;
+	o->dscp_general = 0;
 }
 
 /* octet 1 of flagField (13.3.2.8) that a grandmaster's settings may carry */
@@ -250,6 +254,8 @@ static const struct name_value delay_names[] = {
 };
 static const struct name_value transport_names[] = {
 	{ "L2", OPTIONS_TRANSPORT_L2 },
+	{ "UDPv4", OPTIONS_TRANSPORT_UDPV4 },
+	{ "UDPv6", OPTIONS_TRANSPORT_UDPV6 },
 };
 static const struct name_value timestamping_names[] = {
 	{ "hardware", OPTIONS_TS_HARDWARE },

@@ -26,9 +26,11 @@
 /* An IEEE 802 MAC address (ptp_dst_mac, p2p_dst_mac). */
 #define OPTIONS_MAC_LEN 6
 
-/* Only IEEE 802.3 (Annex E) for now; ptp4l's UDPv4/UDPv6 are refused by the config parser. */
+/* What carries a port's messages: IEEE 802.3 (Annex E), UDP over IPv4 (C) or IPv6 (D). */
 enum options_transport {
 	OPTIONS_TRANSPORT_L2 = 0,
+	OPTIONS_TRANSPORT_UDPV4,
+	OPTIONS_TRANSPORT_UDPV6,
 };
 
 enum options_timestamping {
@@ -275,6 +277,15 @@ struct port_options {
 	 * device's egress-qos-map turns into the 802.1Q priority (PCP) of its frames.
 	 */
 	uint8_t socket_priority;
+	/*
+	 * ptp4l's keys for UDP (IEEE 1588-2019 Annexes C, D): the hop limit of every message sent
+	 * (1..255), X of the IPv6 primary group FF0X::181 (0x1..0xF), and the DSCP (0..63) of
+	 * event and of general messages.
+	 */
+	uint8_t udp_ttl;
+	uint8_t udp6_scope;
+	uint8_t dscp_event;
+	uint8_t dscp_general;
 };
 
 /* 01-1B-19-00-00-00 and 01-80-C2-00-00-0E (IEEE 1588-2019 Annex E.3). */
@@ -285,7 +296,10 @@ extern const uint8_t options_mac_p2p_default[OPTIONS_MAC_LEN];
 #define OPTIONS_SUMMARY_INTERVAL_MIN 0
 #define OPTIONS_SUMMARY_INTERVAL_MAX 10
 
-/* Fill with linuxptp 3.1's defaults (config.c), except network_transport (L2 only here). */
+/*
+ * Fill with linuxptp 3.1's defaults (config.c), except network_transport: L2 in phcd.conf,
+ * ptp4l's UDPv4 only for a linuxptp file read through ptp4l_config (config-file.c).
+ */
 void options_instance_defaults(struct instance_options *o);
 void options_port_defaults(struct port_options *o);
 

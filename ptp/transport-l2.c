@@ -14,15 +14,11 @@
 #include <linux/net_tstamp.h>
 #include <linux/sockios.h>
 #include <net/if.h>
-#include <poll.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
-#include <time.h>
 
-#include "ptp/hwtstamp.h"
+#include "ptp/transport-sock.h"
 #include "ptp/transport.h"
 
 #ifndef ETH_P_1588
@@ -35,18 +31,6 @@
 /* IEEE 1588-2019 Annex E.3: the default and the peer delay multicast addresses. */
 static const uint8_t mac_ptp_default[TRANSPORT_MAC_LEN] = { 0x01, 0x1b, 0x19, 0x00, 0x00, 0x00 };
 static const uint8_t mac_ptp_pdelay[TRANSPORT_MAC_LEN] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x0e };
-
-/*
- * The event socket's flags, all socket-wide: reception, reporting and TX recording (a send
- * without an address carries no cmsg to ask for it per message). Only event messages go out
- * through it, so OPT_ID counts event messages and general ones leave nothing on its error queue.
- */
-#define TS_FLAGS_SW                                                                           \
-	(SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE | SOF_TIMESTAMPING_OPT_ID | \
-	 SOF_TIMESTAMPING_OPT_TSONLY | SOF_TIMESTAMPING_TX_SOFTWARE)
-#define TS_FLAGS_HW                                                                               \
-	(SOF_TIMESTAMPING_RX_HARDWARE | SOF_TIMESTAMPING_RAW_HARDWARE | SOF_TIMESTAMPING_OPT_ID | \
-	 SOF_TIMESTAMPING_OPT_TSONLY | SOF_TIMESTAMPING_TX_HARDWARE)
 
 struct transport_l2 {
 	struct transport base;
@@ -64,26 +48,6 @@ struct transport_l2 {
 static struct transport_l2 *to_l2(struct transport *t)
 {
 	return container_of(t, struct transport_l2, base);
-}
-
-static ns_t now_monotonic(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (ns_t) ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
-}
-
-static int get_mac(int fd, const char *ifname, uint8_t mac[TRANSPORT_MAC_LEN])
-{
-	struct ifreq ifr = { 0 };
-
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
-	if (ioctl(fd, SIOCGIFHWADDR, &ifr) < 0) {
-		return -errno;
-	}
-	memcpy(mac, ifr.ifr_hwaddr.sa_data, TRANSPORT_MAC_LEN);
-	return 0;
 }
 
 /* The configured address, or Annex E.3's when the configuration leaves it zero. */
@@ -107,45 +71,6 @@ static int add_membership(int fd, int ifindex, const uint8_t mac[TRANSPORT_MAC_L
 		return -errno;
 	}
 	return 0;
-}
-
-static int set_ts_flags(int fd, int flags)
-{
-	if (setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING, &flags, sizeof(flags)) < 0) {
-		return -errno;
-	}
-	return 0;
-}
-
-/* Hardware when asked for, or when AUTO finds a PHC; software with the reason otherwise. */
-static void configure_timestamping(int fd, const char *ifname, enum options_timestamping req,
-				   struct transport_ts_status *st)
-{
-	bool want_hw = req == OPTIONS_TS_HARDWARE;
-	uint32_t filters = 0;
-	int r, filter;
-
-	st->mode = TRANSPORT_TS_MODE_SOFTWARE;
-	st->hw_error = 0;
-	st->phc_index = -1;
-	if (hwtstamp_get_info(fd, ifname, &st->phc_index, &filters) < 0) {
-		st->phc_index = -1;
-	}
-	if (req == OPTIONS_TS_AUTO && st->phc_index >= 0) {
-		want_hw = true;
-	}
-	if (!want_hw) {
-		return;
-	}
-	/* From what the driver offers (ethtool TSINFO rx_filters), then read back. */
-	filter = hwtstamp_choose_rx_filter(filters);
-	r = filter < 0 ? filter
-		       : hwtstamp_enable(fd, ifname, filter, &st->hw_tx_type, &st->hw_rx_filter);
-	if (r < 0) {
-		st->hw_error = r;
-		return;
-	}
-	st->mode = TRANSPORT_TS_MODE_HARDWARE;
 }
 
 /* A packet socket bound to ifindex with this protocol (0: one that receives nothing). */
@@ -218,8 +143,8 @@ int transport_l2_open_fd(const struct transport_config *cfg, int ret_fds[TRANSPO
 			return r;
 		}
 	}
-	configure_timestamping(fd, ifname, cfg->ts_request, &st);
-	r = set_ts_flags(fd, st.mode == TRANSPORT_TS_MODE_HARDWARE ? TS_FLAGS_HW : TS_FLAGS_SW);
+	transport_sock_timestamping(fd, ifname, cfg->ts_request, false, &st);
+	r = transport_sock_set_ts_flags(fd, transport_sock_ts_flags(st.mode));
 	if (r < 0) {
 		return r;
 	}
@@ -233,24 +158,6 @@ int transport_l2_open_fd(const struct transport_config *cfg, int ret_fds[TRANSPO
 		*ret_status = st;
 	}
 	return 0;
-}
-
-/* Drop whatever an earlier owner left on the error queue, so OPT_ID keys start afresh. */
-static void drain_errqueue(int fd)
-{
-	char buf[64], ctrl[256];
-
-	for (int i = 0; i < 1024; i++) {
-		struct iovec iov = { buf, sizeof(buf) };
-		struct msghdr msg = { .msg_iov = &iov,
-				      .msg_iovlen = 1,
-				      .msg_control = ctrl,
-				      .msg_controllen = sizeof(ctrl) };
-
-		if (recvmsg(fd, &msg, MSG_ERRQUEUE | MSG_DONTWAIT) < 0) {
-			return;
-		}
-	}
 }
 
 /* A SOCK_RAW packet socket bound to an interface with this protocol: its ifindex, or -errno. */
@@ -274,17 +181,22 @@ static int bound_ifindex(int fd, uint16_t protocol)
 	return sll.sll_ifindex;
 }
 
-static int l2_adopt(struct transport *t, int fd, int general_fd, const struct transport_config *cfg)
+static int l2_adopt(struct transport *t, const int *fds, size_t n,
+		    const struct transport_config *cfg)
 {
+	int fd = fds[TRANSPORT_L2_FD_EVENT];
+	int general_fd = n > TRANSPORT_L2_FD_GENERAL ? fds[TRANSPORT_L2_FD_GENERAL] : -1;
 	struct transport_l2 *l2 = to_l2(t);
 	struct transport_config own = { 0 };
 	_cleanup_close_ int gfd = -1;
 	char ifname[IF_NAMESIZE];
-	int ifindex, flags = 0, r;
-	socklen_t len;
+	int ifindex, r;
 
 	if (l2->fd >= 0) {
 		return -EBUSY;
+	}
+	if (n < 1 || n > TRANSPORT_L2_FDS) {
+		return -EINVAL;
 	}
 	ifindex = bound_ifindex(fd, ETH_P_1588);
 	if (ifindex < 0) {
@@ -311,36 +223,23 @@ static int l2_adopt(struct transport *t, int fd, int general_fd, const struct tr
 		}
 	}
 	/* Nothing the general socket sends is timestamped (nothing on its error queue). */
-	r = set_ts_flags(gfd >= 0 ? gfd : general_fd, 0);
+	r = transport_sock_set_ts_flags(gfd >= 0 ? gfd : general_fd, 0);
 	if (r < 0) {
 		return r;
 	}
 	if (!if_indextoname(ifindex, ifname)) {
 		return -errno;
 	}
-	len = sizeof(flags);
-	if (getsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING, &flags, &len) < 0) {
-		return -errno;
-	}
-	l2->status.mode = (flags & SOF_TIMESTAMPING_RAW_HARDWARE) ? TRANSPORT_TS_MODE_HARDWARE
-								  : TRANSPORT_TS_MODE_SOFTWARE;
-	l2->status.phc_index = -1;
-	(void) hwtstamp_get_phc_index(fd, ifname, &l2->status.phc_index);
-	if (l2->status.mode == TRANSPORT_TS_MODE_HARDWARE) {
-		(void) hwtstamp_read(fd, ifname, &l2->status.hw_tx_type, &l2->status.hw_rx_filter);
+	r = transport_sock_read_status(fd, ifname, &l2->status);
+	if (r < 0) {
+		return r;
 	}
 	/* The kernel restarts the OPT_ID counter at 0 only when OPT_ID goes from off to on. */
-	drain_errqueue(fd);
-	r = set_ts_flags(fd, 0);
+	r = transport_sock_restart_keys(fd, transport_sock_ts_flags(l2->status.mode));
 	if (r < 0) {
 		return r;
 	}
-	r = set_ts_flags(fd,
-			 l2->status.mode == TRANSPORT_TS_MODE_HARDWARE ? TS_FLAGS_HW : TS_FLAGS_SW);
-	if (r < 0) {
-		return r;
-	}
-	r = get_mac(fd, ifname, l2->mac);
+	r = transport_sock_get_mac(fd, ifname, l2->mac);
 	if (r < 0) {
 		return r;
 	}
@@ -370,7 +269,7 @@ static int l2_open(struct transport *t, const struct transport_config *cfg)
 	if (r < 0) {
 		return r;
 	}
-	r = l2_adopt(t, fds[TRANSPORT_L2_FD_EVENT], fds[TRANSPORT_L2_FD_GENERAL], cfg);
+	r = l2_adopt(t, fds, TRANSPORT_L2_FDS, cfg);
 	if (r < 0) {
 		close(fds[TRANSPORT_L2_FD_EVENT]);
 		close(fds[TRANSPORT_L2_FD_GENERAL]);
@@ -398,54 +297,6 @@ static void l2_close(struct transport *t)
 static void l2_free(struct transport *t)
 {
 	free(to_l2(t));
-}
-
-/* Wait for the error queue entry whose OPT_ID is key, skipping older ones (late or lost). */
-static int wait_tx_ts(struct transport_l2 *l2, uint32_t key, ns_t *ret)
-{
-	bool hw = l2->status.mode == TRANSPORT_TS_MODE_HARDWARE;
-	ns_t deadline = now_monotonic() + l2->tx_timeout;
-
-	for (;;) {
-		char buf[64], ctrl[512];
-		struct iovec iov = { buf, sizeof(buf) };
-		struct msghdr msg = { .msg_iov = &iov,
-				      .msg_iovlen = 1,
-				      .msg_control = ctrl,
-				      .msg_controllen = sizeof(ctrl) };
-		struct hwtstamp_cmsg c;
-
-		if (recvmsg(l2->fd, &msg, MSG_ERRQUEUE | MSG_DONTWAIT) < 0) {
-			struct pollfd pfd = { .fd = l2->fd, .events = 0 };
-			ns_t left;
-
-			if (errno != EAGAIN && errno != EINTR) {
-				return -errno;
-			}
-			left = deadline - now_monotonic();
-			if (left <= 0) {
-				return -ETIME;
-			}
-			/* An error queue entry shows as POLLERR, reported whatever events asks. */
-			if (poll(&pfd, 1, (int) ((left + NS_PER_MSEC - 1) / NS_PER_MSEC)) < 0 &&
-			    errno != EINTR) {
-				return -errno;
-			}
-			continue;
-		}
-		hwtstamp_parse_cmsg(&msg, hw, &c);
-		if (!c.has_key || !c.has_ts) {
-			continue;
-		}
-		if ((int32_t) (c.key - key) < 0) {
-			continue; /* an earlier frame's timestamp, after its deadline */
-		}
-		if (c.key != key) {
-			return -EPROTO; /* ours went missing and a later one came: never mismatch */
-		}
-		*ret = c.ts;
-		return 0;
-	}
 }
 
 /*
@@ -489,7 +340,9 @@ static int l2_send(struct transport *t, const void *buf, size_t len,
 		/* The kernel gave this frame the key tx_key, whether or not a timestamp comes. */
 		uint32_t key = l2->tx_key++;
 		ns_t ts = 0;
-		int r = wait_tx_ts(l2, key, &ts);
+		int r = transport_sock_wait_tx_ts(l2->fd,
+						  l2->status.mode == TRANSPORT_TS_MODE_HARDWARE,
+						  key, l2->tx_timeout, &ts);
 
 		if (r < 0) {
 			return r;
@@ -532,13 +385,9 @@ static bool l2_vlan_tagged(const struct transport_l2 *l2, const uint8_t *hdr, ss
 static void l2_rx_info(struct transport_l2 *l2, struct msghdr *msg, const uint8_t *hdr,
 		       struct transport_rx_info *ret)
 {
-	struct hwtstamp_cmsg c;
-
-	hwtstamp_parse_cmsg(msg, l2->status.mode == TRANSPORT_TS_MODE_HARDWARE, &c);
 	memset(ret, 0, sizeof(*ret));
 	memcpy(ret->src, hdr + TRANSPORT_MAC_LEN, TRANSPORT_MAC_LEN);
-	ret->has_ts = c.has_ts;
-	ret->ts = c.ts;
+	transport_sock_rx_ts(msg, l2->status.mode == TRANSPORT_TS_MODE_HARDWARE, ret);
 }
 
 static int l2_recv(struct transport *t, void *buf, size_t len, struct transport_rx_info *ret)

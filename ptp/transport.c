@@ -10,9 +10,58 @@ int transport_open(struct transport *t, const struct transport_config *cfg)
 	return t->ops->open(t, cfg);
 }
 
+int transport_adopt_fds(struct transport *t, const int *fds, size_t n,
+			const struct transport_config *cfg)
+{
+	return t->ops->adopt(t, fds, n, cfg);
+}
+
 int transport_adopt(struct transport *t, int fd, int general_fd, const struct transport_config *cfg)
 {
-	return t->ops->adopt(t, fd, general_fd, cfg);
+	int fds[] = { fd, general_fd };
+
+	return t->ops->adopt(t, fds, general_fd < 0 ? 1 : 2, cfg);
+}
+
+int transport_new(enum options_transport kind, struct transport **ret)
+{
+	switch (kind) {
+	case OPTIONS_TRANSPORT_L2:
+		return transport_l2_new(ret);
+	case OPTIONS_TRANSPORT_UDPV4:
+		return transport_udp_new(false, ret);
+	case OPTIONS_TRANSPORT_UDPV6:
+		return transport_udp_new(true, ret);
+	}
+	return -EINVAL;
+}
+
+size_t transport_n_fds(enum options_transport kind)
+{
+	return kind == OPTIONS_TRANSPORT_L2 ? TRANSPORT_L2_FDS : TRANSPORT_UDP_FDS;
+}
+
+int transport_open_fds(enum options_transport kind, const struct transport_config *cfg,
+		       int ret_fds[TRANSPORT_FDS_MAX], struct transport_ts_status *ret_status)
+{
+	int r;
+
+	_Static_assert(TRANSPORT_L2_FDS <= TRANSPORT_FDS_MAX &&
+			       TRANSPORT_UDP_FDS <= TRANSPORT_FDS_MAX,
+		       "every transport's sockets fit");
+	switch (kind) {
+	case OPTIONS_TRANSPORT_L2:
+		r = transport_l2_open_fd(cfg, ret_fds, ret_status);
+		break;
+	case OPTIONS_TRANSPORT_UDPV4:
+	case OPTIONS_TRANSPORT_UDPV6:
+		r = transport_udp_open_fd(kind == OPTIONS_TRANSPORT_UDPV6, cfg, ret_fds,
+					  ret_status);
+		break;
+	default:
+		return -EINVAL;
+	}
+	return r < 0 ? r : (int) transport_n_fds(kind);
 }
 
 struct transport *transport_free(struct transport *t)
@@ -51,6 +100,15 @@ int transport_recv_batch(struct transport *t, struct transport_frame *f, size_t 
 int transport_fd(struct transport *t)
 {
 	return t->ops->fd(t);
+}
+
+int transport_rx_fds(struct transport *t, int fds[TRANSPORT_FDS_MAX])
+{
+	if (t->ops->rx_fds) {
+		return t->ops->rx_fds(t, fds);
+	}
+	fds[0] = t->ops->fd(t);
+	return 1;
 }
 
 int transport_get_mac(struct transport *t, uint8_t mac[TRANSPORT_MAC_LEN])

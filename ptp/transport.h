@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #include "ptp/options.h"
 #include "ptp/types.h"
@@ -17,14 +18,19 @@
 /* Default TX timestamp deadline; linuxptp's tx_timestamp_timeout is of the same order. */
 #define TRANSPORT_TX_TIMEOUT_DEFAULT (10 * NS_PER_MSEC)
 
+/* The longest source address a transport reports: a MAC (L2), IPv4 or IPv6 address (UDP). */
+#define TRANSPORT_ADDR_LEN 16
+
 /*
- * Where a message goes (IEEE 1588-2019 Annex E.3: the two multicast addresses of L2 PTP, which
- * struct transport_config may replace, as ptp4l's ptp_dst_mac and p2p_dst_mac do).
+ * Where a message goes: one of the two multicast groups of the transport (IEEE 1588-2019
+ * Annex E.3: 01-1B-19-00-00-00 and 01-80-C2-00-00-0E, which struct transport_config may replace
+ * as ptp4l's ptp_dst_mac and p2p_dst_mac do; Annex C.3: 224.0.1.129 and 224.0.0.107; Annex D.3:
+ * FF0X::181 and FF02::6B), or (L2 only) a MAC.
  */
 enum transport_dest_kind {
-	TRANSPORT_DEST_DEFAULT, /* ptp_dst_mac (01-1B-19-00-00-00): all but peer delay */
-	TRANSPORT_DEST_PDELAY, /* p2p_dst_mac (01-80-C2-00-00-0E): Pdelay_Req/Resp/Resp_Follow_Up */
-	TRANSPORT_DEST_UNICAST, /* the MAC in struct transport_dest */
+	TRANSPORT_DEST_DEFAULT, /* the primary group: all but peer delay */
+	TRANSPORT_DEST_PDELAY,	/* the peer delay group: Pdelay_Req/Resp/Resp_Follow_Up */
+	TRANSPORT_DEST_UNICAST, /* the MAC in struct transport_dest (L2) */
 };
 
 struct transport_dest {
@@ -52,6 +58,11 @@ struct transport_config {
 	uint8_t ptp_dst_mac[TRANSPORT_MAC_LEN];
 	uint8_t p2p_dst_mac[TRANSPORT_MAC_LEN];
 	int socket_priority; /* SO_PRIORITY of the socket, 0..15; 0 leaves the default */
+	/* UDP (Annexes C, D), ptp4l's keys: */
+	uint8_t udp_ttl;      /* IP_MULTICAST_TTL / IPV6_MULTICAST_HOPS; 0: 1 */
+	uint8_t udp6_scope;   /* X of FF0X::181, 0x1..0xF; 0 (none set): 0xE */
+	uint8_t dscp_event;   /* DSCP of event messages, 0..63 */
+	uint8_t dscp_general; /* DSCP of general messages, 0..63 */
 };
 
 /* How timestamping came out; the caller logs hw_error once, with the interface name. */
@@ -69,12 +80,20 @@ struct transport_ts_status {
 
 /* What came with a received message. */
 struct transport_rx_info {
-	uint8_t src[TRANSPORT_MAC_LEN];
+	/* The sender: its MAC (L2), IPv4 or IPv6 address (UDP), zero-padded to the length. */
+	uint8_t src[TRANSPORT_ADDR_LEN];
 	bool has_ts;
 	ns_t ts; /* RX timestamp, CLOCK_REALTIME (software) or the PHC's time (hardware) */
 };
 
 #define TRANSPORT_RX_VLAN_TAGGED (-EPROTOTYPE)
+
+/*
+ * send(): the sockets can no longer send because what the supervisor opened them for is gone
+ * (UDP: the source address fixed at connect() is no longer the interface's, or no route is
+ * left). Only new sockets help: a worker ends so that the supervisor opens them again.
+ */
+#define TRANSPORT_TX_STALE (-ESTALE)
 
 /* The largest payload received: an untagged 1518-byte frame less its 14-byte link header. */
 #define TRANSPORT_PAYLOAD_MAX 1504
@@ -98,12 +117,12 @@ struct transport_ops {
 	/* Open a socket of our own on cfg->ifindex. */
 	int (*open)(struct transport *t, const struct transport_config *cfg);
 	/*
-	 * Take over the sockets opened (and configured) by the supervisor
-	 * (transport_l2_open_fd()): fd receives and sends event messages, general_fd sends
-	 * general ones; general_fd -1 opens one of our own (CAP_NET_RAW). Ownership of both
-	 * passes on success only. cfg->ifindex may be 0: the sockets know their interface.
+	 * Take over the n sockets opened (and configured) by the supervisor
+	 * (transport_open_fds()), in its order. L2 also takes the event socket alone (n 1) and
+	 * opens a general socket of its own (CAP_NET_RAW). Ownership of all passes on success
+	 * only. cfg->ifindex may be 0: the sockets know their interface.
 	 */
-	int (*adopt)(struct transport *t, int fd, int general_fd,
+	int (*adopt)(struct transport *t, const int *fds, size_t n,
 		     const struct transport_config *cfg);
 	void (*close)(struct transport *t);
 	void (*free)(struct transport *t);
@@ -125,6 +144,11 @@ struct transport_ops {
 	 */
 	int (*recv_batch)(struct transport *t, struct transport_frame *f, size_t n);
 	int (*fd)(struct transport *t);
+	/*
+	 * Optional: every socket that receives, for the caller to poll (fd() when absent).
+	 * Returns how many it wrote, at most TRANSPORT_FDS_MAX.
+	 */
+	int (*rx_fds)(struct transport *t, int fds[]);
 	int (*get_mac)(struct transport *t, uint8_t mac[TRANSPORT_MAC_LEN]);
 	int (*get_ts_status)(struct transport *t, struct transport_ts_status *ret);
 };
@@ -139,6 +163,21 @@ static inline bool transport_is_event(const void *buf, size_t len)
 {
 	return len > 0 && (((const uint8_t *) buf)[0] & 0x0f) < 0x8;
 }
+
+/* The most sockets a transport holds (UDP: transport_udp_fd). */
+#define TRANSPORT_FDS_MAX 6
+
+/* A new, unopened transport of this kind. */
+int transport_new(enum options_transport kind, struct transport **ret);
+/*
+ * Open the sockets of a port of this kind on cfg->ifindex, as the supervisor hands them to a
+ * worker (transport_l2_open_fd(), transport_udp_open_fd()): how many (ret_fds[0..n-1]) or
+ * -errno.
+ */
+int transport_open_fds(enum options_transport kind, const struct transport_config *cfg,
+		       int ret_fds[TRANSPORT_FDS_MAX], struct transport_ts_status *ret_status);
+/* How many sockets a port of this kind holds. */
+size_t transport_n_fds(enum options_transport kind);
 
 /* A new, unopened L2 transport (AF_PACKET, ETH_P_1588). */
 int transport_l2_new(struct transport **ret);
@@ -162,7 +201,51 @@ int transport_l2_open_fd(const struct transport_config *cfg, int ret_fds[TRANSPO
 /* Only the general socket (for a by-hand adopter given the event socket alone): fd or -errno. */
 int transport_l2_open_general_fd(const struct transport_config *cfg);
 
+/*
+ * The sockets of a UDP port (IEEE 1588-2019 Annexes C and D), in the order the supervisor passes
+ * them. Two receive, bound to the interface (SO_BINDTODEVICE) on ports 319 and 320 and members of
+ * the groups the port needs; four send, each connected to one group and port, so that a send
+ * names no address (the worker's sandbox refuses any) and a worker can reach nothing else.
+ */
+enum transport_udp_fd {
+	TRANSPORT_UDP_FD_EVENT,		/* port 319: receives event messages, RX timestamped */
+	TRANSPORT_UDP_FD_GENERAL,	/* port 320: receives general messages */
+	TRANSPORT_UDP_FD_EVENT_TX,	/* to the primary group, 319; TX timestamped */
+	TRANSPORT_UDP_FD_GENERAL_TX,	/* to the primary group, 320 */
+	TRANSPORT_UDP_FD_PDELAY_TX,	/* to the peer delay group, 319; TX timestamped */
+	TRANSPORT_UDP_FD_PDELAY_GEN_TX, /* to the peer delay group, 320 */
+	TRANSPORT_UDP_FDS,
+};
+
+/* IEEE 1588-2019 C.2, D.2: event messages go to UDP port 319, general ones to 320. */
+#define TRANSPORT_UDP_PORT_EVENT 319
+#define TRANSPORT_UDP_PORT_GENERAL 320
+
+/*
+ * The group a UDP port sends to and joins, with this port number (IEEE 1588-2019 C.3: 224.0.1.129,
+ * pdelay 224.0.0.107; D.3: FF0X::181 with X udp6_scope, 0 meaning 0xE, pdelay FF02::6B, scope
+ * ifindex). -EINVAL for a scope above 0xF.
+ */
+int transport_udp_group(bool ipv6, bool pdelay, uint8_t udp6_scope, uint16_t port, int ifindex,
+			struct sockaddr_storage *ret, socklen_t *ret_len);
+/* A datagram's source as struct transport_rx_info has it; -EAFNOSUPPORT (and zero) for another. */
+int transport_udp_src(const struct sockaddr_storage *from, uint8_t ret[TRANSPORT_ADDR_LEN]);
+
+/* A new, unopened UDP transport over IPv4 (Annex C) or, ipv6, IPv6 (Annex D). */
+int transport_udp_new(bool ipv6, struct transport **ret);
+/*
+ * Open a UDP port's six sockets on cfg->ifindex for the supervisor to hand to a worker, with
+ * timestamping configured as transport_l2_open_fd() does (the UDP receive filter). Returns 0 or
+ * -errno (-EADDRNOTAVAIL: the interface has no address of the family to send from).
+ */
+int transport_udp_open_fd(bool ipv6, const struct transport_config *cfg,
+			  int ret_fds[TRANSPORT_UDP_FDS], struct transport_ts_status *ret_status);
+
 int transport_open(struct transport *t, const struct transport_config *cfg);
+/* Adopt n sockets (transport_ops.adopt), or L2's event and general socket (general_fd -1: its
+ * own). */
+int transport_adopt_fds(struct transport *t, const int *fds, size_t n,
+			const struct transport_config *cfg);
 int transport_adopt(struct transport *t, int fd, int general_fd,
 		    const struct transport_config *cfg);
 struct transport *transport_free(struct transport *t);
@@ -176,6 +259,8 @@ int transport_recv(struct transport *t, void *buf, size_t len, struct transport_
  */
 int transport_recv_batch(struct transport *t, struct transport_frame *f, size_t n);
 int transport_fd(struct transport *t);
+/* Every socket that receives, for the caller to poll: how many, at most TRANSPORT_FDS_MAX. */
+int transport_rx_fds(struct transport *t, int fds[TRANSPORT_FDS_MAX]);
 int transport_get_mac(struct transport *t, uint8_t mac[TRANSPORT_MAC_LEN]);
 int transport_get_ts_status(struct transport *t, struct transport_ts_status *ret);
 

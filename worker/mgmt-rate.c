@@ -5,7 +5,8 @@
 #include "worker/mgmt-rate.h"
 
 /* The source's entry: found, a free one, or the one heard from least recently, taken over. */
-static struct mgmt_rate_source *source(struct mgmt_rate *r, const uint8_t mac[6], ns_t now)
+static struct mgmt_rate_source *source(struct mgmt_rate *r, const uint8_t addr[MGMT_RATE_ADDR_LEN],
+				       ns_t now)
 {
 	struct mgmt_rate_source *free_slot = NULL, *lru = NULL;
 
@@ -16,7 +17,7 @@ static struct mgmt_rate_source *source(struct mgmt_rate *r, const uint8_t mac[6]
 			if (!free_slot) {
 				free_slot = s;
 			}
-		} else if (memcmp(s->mac, mac, 6) == 0) {
+		} else if (memcmp(s->addr, addr, MGMT_RATE_ADDR_LEN) == 0) {
 			return s;
 		} else if (!lru || s->bucket.last < lru->bucket.last) {
 			lru = s;
@@ -28,11 +29,11 @@ static struct mgmt_rate_source *source(struct mgmt_rate *r, const uint8_t mac[6]
 		.used = true,
 		.bucket = { .tokens = MGMT_RATE_PER_SOURCE_BURST, .last = now },
 	};
-	memcpy(s->mac, mac, 6);
+	memcpy(s->addr, addr, MGMT_RATE_ADDR_LEN);
 	return s;
 }
 
-bool mgmt_rate_allow(struct mgmt_rate *r, const uint8_t mac[6], ns_t now)
+bool mgmt_rate_allow(struct mgmt_rate *r, const uint8_t addr[MGMT_RATE_ADDR_LEN], ns_t now)
 {
 	struct mgmt_rate_source *s;
 
@@ -40,7 +41,7 @@ bool mgmt_rate_allow(struct mgmt_rate *r, const uint8_t mac[6], ns_t now)
 		r->started = true;
 		r->total = (struct token_bucket){ .tokens = MGMT_RATE_TOTAL_BURST, .last = now };
 	}
-	s = source(r, mac, now);
+	s = source(r, addr, now);
 	token_bucket_refill(&s->bucket, MGMT_RATE_PER_SOURCE, MGMT_RATE_PER_SOURCE_BURST, now);
 	token_bucket_refill(&r->total, MGMT_RATE_TOTAL, MGMT_RATE_TOTAL_BURST, now);
 	if (s->bucket.tokens < 1.0 || r->total.tokens < 1.0) {

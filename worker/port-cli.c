@@ -319,6 +319,10 @@ int port_cli_run(const struct port_cli_args *a)
 	memcpy(tc.ptp_dst_mac, pc.port.ptp_dst_mac, sizeof(tc.ptp_dst_mac));
 	memcpy(tc.p2p_dst_mac, pc.port.p2p_dst_mac, sizeof(tc.p2p_dst_mac));
 	tc.socket_priority = pc.port.socket_priority;
+	tc.udp_ttl = pc.port.udp_ttl;
+	tc.udp6_scope = pc.port.udp6_scope;
+	tc.dscp_event = pc.port.dscp_event;
+	tc.dscp_general = pc.port.dscp_general;
 	if (!tc.ifindex && a->socket_fd < 0) {
 		log_port_error(a->ifname, "no such interface");
 		return -ENODEV;
@@ -329,7 +333,11 @@ int port_cli_run(const struct port_cli_args *a)
 	if (r < 0) {
 		goto out;
 	}
-	r = transport_l2_new(&c.loop.transport);
+	if (a->socket_fd >= 0 && pc.port.network_transport != OPTIONS_TRANSPORT_L2) {
+		r = -EINVAL; /* --socket-fd hands over an L2 event socket only */
+	} else {
+		r = transport_new(pc.port.network_transport, &c.loop.transport);
+	}
 	if (r >= 0) {
 		r = a->socket_fd >= 0 ? transport_adopt(c.loop.transport, a->socket_fd, -1, &tc)
 				      : transport_open(c.loop.transport, &tc);

@@ -125,6 +125,18 @@ static void port_engine_error(struct port_loop *l, const char *what, int error)
 {
 	struct worker_port *w = container_of(l, struct worker_port, loop);
 
+	if (error == TRANSPORT_TX_STALE) {
+		log_port_full(w->args->ifname, LOG_ERR,
+			      "%s failed: the interface's address changed since its sockets were "
+			      "opened; ending, to be restarted with new ones",
+			      what);
+		worker_report_error(
+			w, error,
+			"%s failed: the interface's address changed since its sockets were opened "
+			"(the worker ends, to be restarted with new ones)",
+			what);
+		return;
+	}
 	if (error != -ETIME) {
 		worker_report_error(w, error, "%s failed: %s", what, strerror(-error));
 		return;
@@ -250,7 +262,7 @@ int port_ipc_run(const struct port_ipc_args *a)
 	struct transport_ts_status st;
 	struct steer_decision steer;
 	struct transport_config tc = { 0 };
-	int socks[TRANSPORT_L2_FDS] = { -1, -1 }, page = -1, filter = -1, r;
+	int socks[TRANSPORT_FDS_MAX] = { -1, -1, -1, -1, -1, -1 }, page = -1, filter = -1, r;
 
 	/* Once its fds are in hand a worker needs no privilege at all (docs/security.md). */
 	r = caps_drop_all(false, 0, 0);
@@ -287,15 +299,15 @@ int port_ipc_run(const struct port_ipc_args *a)
 	memcpy(tc.ptp_dst_mac, cfg.port.ptp_dst_mac, sizeof(tc.ptp_dst_mac));
 	memcpy(tc.p2p_dst_mac, cfg.port.p2p_dst_mac, sizeof(tc.p2p_dst_mac));
 	if (r >= 0) {
-		r = transport_l2_new(&w.loop.transport);
+		r = transport_new(cfg.port.network_transport, &w.loop.transport);
 	}
 	if (r >= 0) {
-		r = transport_adopt(w.loop.transport, socks[TRANSPORT_L2_FD_EVENT],
-				    socks[TRANSPORT_L2_FD_GENERAL], &tc);
+		r = transport_adopt_fds(w.loop.transport, socks,
+					transport_n_fds(cfg.port.network_transport), &tc);
 	}
 	if (r >= 0) {
 		/* The transport owns them now. */
-		socks[TRANSPORT_L2_FD_EVENT] = socks[TRANSPORT_L2_FD_GENERAL] = -1;
+		memset(socks, -1, sizeof(socks));
 	}
 	if (r >= 0) {
 		r = transport_get_ts_status(w.loop.transport, &st);

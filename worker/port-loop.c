@@ -109,6 +109,10 @@ static void engine_result(struct port_loop *l, const char *what, int r)
 	if (r < 0 && l->engine_error) {
 		l->engine_error(l, what, r);
 	}
+	/* Only new sockets can send again (transport.h): end, for whoever opens them. */
+	if (r == TRANSPORT_TX_STALE) {
+		evloop_exit(&l->ev, r);
+	}
 }
 
 static void ran(struct port_loop *l, bool tick)
@@ -158,6 +162,7 @@ static void on_frame(struct evloop *e, int fd, uint32_t revents, void *userdata)
 				continue;
 			}
 			/* Management answers are rate-limited per source (port-mgmt.h). */
+			_Static_assert(sizeof(l->mgmt.src) == sizeof(f[k].info.src), "one address");
 			memcpy(l->mgmt.src, f[k].info.src, sizeof(l->mgmt.src));
 			engine_result(l, "receive",
 				      port_receive(l->port, f[k].buf, (size_t) f[k].len,
@@ -227,11 +232,15 @@ int port_loop_new_port(struct port_loop *l, const struct port_config *pc)
 
 int port_loop_run(struct port_loop *l)
 {
-	int r;
+	int fds[TRANSPORT_FDS_MAX], n, r;
 
-	r = evloop_add_io(&l->ev, transport_fd(l->transport), on_frame, l);
-	if (r < 0) {
-		return r;
+	/* Every receiving socket (UDP has two, ports 319 and 320); on_frame reads them all. */
+	n = transport_rx_fds(l->transport, fds);
+	for (int k = 0; k < n; k++) {
+		r = evloop_add_io(&l->ev, fds[k], on_frame, l);
+		if (r < 0) {
+			return r;
+		}
 	}
 	r = port_start(l->port, port_loop_now());
 	if (r < 0) {

@@ -18,7 +18,7 @@
  * and a port number it does not hold is left to the port that does. The instance's
  * management_network says how much: off (nothing answered, counted as unsupported), read-only
  * (SET refused, NOT_SUPPORTED) or read-write (SET handed to apply: the supervisor applies it to
- * the instance). Every message first passes the rate limit of its source MAC (mgmt-rate.h): the
+ * the instance). Every message first passes the rate limit of its source address (mgmt-rate.h): the
  * excess is dropped, counted as management_rate_limited.
  */
 struct port_mgmt {
@@ -33,7 +33,8 @@ struct port_mgmt {
 	struct mgmt_counters cnt;
 	uint64_t rx, tx; /* Management messages handed over, answers sent */
 	struct mgmt_rate rate;
-	uint8_t src[6]; /* the source MAC of the frame being handled (set by the loop) */
+	/* the source address of the message being handled (set by the loop) */
+	uint8_t src[MGMT_RATE_ADDR_LEN];
 };
 
 /*

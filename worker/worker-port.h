@@ -92,7 +92,7 @@ void worker_share_take(struct worker_port *w, const struct ipc_clock_state *cs);
 /* ---- worker-setup.c ---- */
 
 /* CONFIG and its fds (event and general sockets, status page, seccomp filter, PHC or -1). */
-int worker_setup_recv_config(int ipc, struct ipc_config *ret, int ret_socks[TRANSPORT_L2_FDS],
+int worker_setup_recv_config(int ipc, struct ipc_config *ret, int ret_socks[TRANSPORT_FDS_MAX],
 			     int *ret_page, int *ret_filter, int *ret_phc);
 /* What this port steers (ptp/steer.h), from the configuration and what the worker holds. */
 void worker_setup_decide(const struct worker_port *w, const struct ipc_config *c,

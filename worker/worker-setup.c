@@ -16,18 +16,18 @@
 #define CONFIG_TIMEOUT_MS 5000
 
 /*
- * CONFIG and the fds that come with it: the port's event and general sockets, its status page,
- * its seccomp filter, then its PHC when timestamps are hardware (steer_wants_phc()). A CONFIG
- * without the first four, or with a PHC for the system back end (which never reads one), is
- * refused.
+ * CONFIG and the fds that come with it: the port's sockets (as many as its network_transport
+ * has: transport_n_fds()), its status page, its seccomp filter, then its PHC when timestamps are
+ * hardware (steer_wants_phc()). A CONFIG without the sockets, the page and the filter, or with a
+ * PHC for the system back end (which never reads one), is refused.
  */
-int worker_setup_recv_config(int ipc, struct ipc_config *ret, int ret_socks[TRANSPORT_L2_FDS],
+int worker_setup_recv_config(int ipc, struct ipc_config *ret, int ret_socks[TRANSPORT_FDS_MAX],
 			     int *ret_page, int *ret_filter, int *ret_phc)
 {
 	struct pollfd pfd = { .fd = ipc, .events = POLLIN };
-	int fds[5] = { -1, -1, -1, -1, -1 };
+	int fds[IPC_MAX_FDS];
 	struct ipc_msg m;
-	size_t n = 0;
+	size_t n = 0, ns;
 	int r;
 
 	r = poll(&pfd, 1, CONFIG_TIMEOUT_MS);
@@ -38,19 +38,19 @@ int worker_setup_recv_config(int ipc, struct ipc_config *ret, int ret_socks[TRAN
 	if (r < 0) {
 		return r;
 	}
-	if (m.type != IPC_CONFIG || n < 4 ||
-	    (n == 5 && m.config.instance.clock_backend == OPTIONS_CLOCK_SYSTEM)) {
+	ns = m.type == IPC_CONFIG ? transport_n_fds(m.config.port.network_transport) : 0;
+	if (m.type != IPC_CONFIG || n < ns + 2 || n > ns + 3 ||
+	    (n == ns + 3 && m.config.instance.clock_backend == OPTIONS_CLOCK_SYSTEM)) {
 		for (size_t k = 0; k < n; k++) {
 			close(fds[k]);
 		}
 		return m.type != IPC_CONFIG ? -EPROTO : -EBADF;
 	}
 	*ret = m.config;
-	ret_socks[TRANSPORT_L2_FD_EVENT] = fds[0];
-	ret_socks[TRANSPORT_L2_FD_GENERAL] = fds[1];
-	*ret_page = fds[2];
-	*ret_filter = fds[3];
-	*ret_phc = fds[4];
+	memcpy(ret_socks, fds, ns * sizeof(fds[0]));
+	*ret_page = fds[ns];
+	*ret_filter = fds[ns + 1];
+	*ret_phc = n == ns + 3 ? fds[ns + 2] : -1;
 	return 0;
 }
 

@@ -10,7 +10,11 @@
 # (tool-sandbox-probe loads the worker's own filter). And from inside the real worker
 # (worker-escape-shim.so, LD_PRELOADed by the wrapper): it cannot send out of s2, an interface of
 # phcd's namespace that is no port (sendmsg/sendmmsg/sendto naming it refused, nothing captured on
-# its peer), rebind its sockets or make new ones; its sockets are bound to s1.
+# its peer), rebind its sockets or make new ones; its sockets are bound to s1. The same worker on
+# a UDPv4 port (six UDP sockets, IEEE 1588-2019 Annex C): on each socket a datagram addressed to
+# q2's address (sendto, sendmsg), connect() there and setsockopt() are refused, nothing reaches
+# q2, and what is left is sending with no address through its four connected sockets, to
+# 224.0.1.129 and 224.0.0.107 on ports 319 and 320 only.
 set -euo pipefail
 : "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
 . "$SRC/tests/lib/net-helpers.sh"
@@ -58,7 +62,7 @@ cat >"$tmp/port-wrapper" <<WRAP
 #!/bin/sh
 echo "WRAPPER uid=\$(id -u) gid=\$(id -g) groups=\$(id -G)" \$(grep -E '^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs):' /proc/self/status | tr -d '\t ') "env=\$(env | tr '\n' ' ')" "fds=\$(for f in /proc/\$\$/fd/*; do printf '%s=%s ' "\${f##*/}" "\$(readlink "\$f")"; done)" "stdin=\$(readlink /proc/\$\$/fd/0)" "stdout=\$(readlink /proc/\$\$/fd/1)" >&2
 # The escape shim (worker-escape-shim.c) plays a compromised worker from inside this one.
-export LD_PRELOAD=$SHIM PHCD_ESCAPE_IFINDEX=$S2_INDEX
+export LD_PRELOAD=$SHIM PHCD_ESCAPE_IFINDEX=$S2_INDEX PHCD_ESCAPE_ADDR=198.51.100.2
 export ASAN_OPTIONS="\${ASAN_OPTIONS:+\$ASAN_OPTIONS:}verify_asan_link_order=0"
 exec $PORT "\$@"
 WRAP
@@ -211,3 +215,45 @@ leaked=$(tshark -r "$tmp/q2.pcapng" -Y 'eth.type == 0x88b5 || eth.src == 02:00:0
 	-T fields -e frame.number 2>/dev/null | wc -l)
 [ "$leaked" = 0 ] || fail "expected no frame of the worker out of s2, $leaked captured on q2"
 echo "ok: a compromised worker cannot send out of another interface (0 frames on q2) nor make or rebind a socket"
+
+# 5. The same on a UDPv4 port: the compromised worker's UDP sockets. q2 has an address on s2's
+#    link (TEST-NET-2, this veth only) that the shim aims at.
+kill "$PHCD_PID"
+wait "$PHCD_PID" 2>/dev/null || true
+ip -n "$S" addr add 192.0.2.1/24 dev s1 || fail "address on s1"
+ip -n "$P" addr add 192.0.2.2/24 dev p1 || fail "address on p1"
+ip -n "$S" addr add 198.51.100.1/24 dev s2 || fail "address on s2"
+ip -n "$P" addr add 198.51.100.2/24 dev q2 || fail "address on q2"
+ip netns exec "$P" dumpcap -q -i q2 -f udp -w "$tmp/q2-udp.pcapng" >"$tmp/q2-udp.log" 2>&1 &
+CAP_PID=$!
+BG_PIDS+=($CAP_PID)
+deadline=$((SECONDS + 30))
+until [ -s "$tmp/q2-udp.pcapng" ]; do
+	[ "$SECONDS" -lt "$deadline" ] || fail "dumpcap did not start: $(cat "$tmp/q2-udp.log")"
+	sleep 0.05
+done
+sed 's/^\[instance lab\]$/network_transport = UDPv4\n\n[instance lab]/' "$tmp/phcd.conf" >"$tmp/phcd-udp.conf"
+phcd_start "$S" "$tmp/phcd-udp.conf" "$tmp/phcd-udp.log" --port-binary "$tmp/port-wrapper" \
+	--status-file "$STATUS" --uds "" --uds-ro ""
+wait_for "$tmp/phcd-udp.log" '^ESCAPE done' 20
+grep '^ESCAPE ' "$tmp/phcd-udp.log" >"$tmp/escape.out"
+echo "inside the UDP worker: $(tr '\n' ';' <"$tmp/escape.out")"
+n=$(grep -c '^ESCAPE udp-fd ' "$tmp/escape.out" || true)
+[ "$n" = 6 ] || fail "the UDP worker: expected its six UDP sockets, the shim found $n: $(cat "$tmp/escape.out")"
+[ "$(grep -Ec '^ESCAPE udp-fd [0-9]+ port 319$' "$tmp/escape.out")" = 3 ] &&
+	[ "$(grep -Ec '^ESCAPE udp-fd [0-9]+ port 320$' "$tmp/escape.out")" = 3 ] ||
+	fail "the UDP worker: expected three sockets on port 319 and three on 320: $(grep udp-fd "$tmp/escape.out")"
+escape_expect udp-sendto-addr 'refused EPERM'
+escape_expect udp-sendmsg-addr 'refused EPERM'
+escape_expect udp-connect-other 'refused EPERM'
+escape_expect udp-setsockopt 'refused EPERM'
+escape_expect udp-send-own 'allowed|failed EDESTADDRREQ'
+[ "$(grep -c '^ESCAPE udp-send-own .* allowed$' "$tmp/escape.out")" = 4 ] ||
+	fail "the UDP worker: expected sends with no address through its four connected sockets only: $(grep udp-send-own "$tmp/escape.out")"
+wait_for "$STATUS" '^port s1 .* state (MASTER|PRE_MASTER|LISTENING)' 5
+kill "$CAP_PID" 2>/dev/null || true
+wait "$CAP_PID" 2>/dev/null || true
+leaked=$(tshark -r "$tmp/q2-udp.pcapng" -Y 'frame contains "PHCD-ESCAPE"' -T fields -e frame.number \
+	2>/dev/null | wc -l)
+[ "$leaked" = 0 ] || fail "expected no datagram of the UDP worker on q2, $leaked captured"
+echo "ok: a compromised UDP worker cannot send to another address (0 datagrams on q2), connect or reconfigure its sockets; it sends only to the groups it was connected to"

@@ -5,10 +5,9 @@
 #     automotive-master.cfg and automotive-slave.cfg of Debian's linuxptp 3.1.1 and of 4.2: every
 #     key line of each file is listed as FILE:LINE with a verdict (honoured, or not honoured with
 #     a reason), and some verdicts by name: gPTP.cfg's transportSpecific 0x1 honoured,
-#     default.cfg's network_transport UDPv4 refused at its line (the file is refused), 4.2's
-#     clientOnly/serverOnly as slaveOnly/masterOnly;
-#   - phcd started with 4.2's default.cfg (network_transport L2) logs each ignored key with
-#     file:line;
+#     default.cfg's network_transport UDPv4 and its UDP keys honoured (the file loads: phcd runs it
+#     over UDP, test-udp-default-cfg.sh), 4.2's clientOnly/serverOnly as slaveOnly/masterOnly;
+#   - phcd started with 4.2's default.cfg as it is logs each ignored key with file:line;
 #   - phcd (supervisor and worker, software timestamps, a virtual clock) with `ptp4l_config =
 #     gPTP.cfg` and nothing of 802.1AS in phcd.conf but a neighborPropDelayThresh veth can meet
 #     (phcd.conf overrides the file, which --check-config says): D-Bus shows the file's keys
@@ -70,17 +69,21 @@ for i in "${!REF_VERSIONS[@]}"; do
 		cp "$dir/$c" "$tmp/${REF_VERSIONS[$i]}-$c"
 	done
 	d=$tmp/${REF_VERSIONS[$i]}
-	check_file "$d-default.cfg" 1
+	check_file "$d-default.cfg" 0
 	n=$(at_line "$d-default.cfg" '^network_transport[[:space:]]+UDPv4')
-	grep -q "^$d-default.cfg:$n: network_transport UDPv4: not honoured (error, the configuration is refused): phcd is L2 only" \
-		"$tmp/check.out" || fail "default.cfg:$n: expected network_transport UDPv4 refused by name"
-	verdict "$d-default.cfg" "dscp_event 0: not honoured \(warning"
+	grep -q "^$d-default.cfg:$n: network_transport UDPv4: honoured (as phcd key network_transport = UDPv4)" \
+		"$tmp/check.out" || fail "default.cfg:$n: expected network_transport UDPv4 honoured"
+	! grep -q "not honoured (error" "$tmp/check.out" ||
+		fail "default.cfg: expected no key refused, got $(grep -m1 'not honoured (error' "$tmp/check.out")"
+	verdict "$d-default.cfg" "dscp_event 0: honoured \(as phcd key dscp_event = 0\)"
+	verdict "$d-default.cfg" "udp_ttl 1: honoured \(as phcd key udp_ttl = 1\)"
+	verdict "$d-default.cfg" "udp6_scope 0x0E: honoured \(as phcd key udp6_scope = 0x0E\)"
 	verdict "$d-default.cfg" "clock_servo pi: honoured \(as phcd key clock_servo = pi\)"
 	if [ "${REF_VERSIONS[$i]}" = 4.2 ]; then
 		verdict "$d-default.cfg" "clientOnly 0: honoured \(as phcd key slaveOnly = 0\)"
 		verdict "$d-default.cfg" "tx_timestamp_timeout 10: honoured \(as phcd key tx_timestamp_timeout = 10\)"
 	fi
-	echo "ok: linuxptp ${REF_VERSIONS[$i]} default.cfg refused at line $n: network_transport UDPv4"
+	echo "ok: linuxptp ${REF_VERSIONS[$i]} default.cfg loads, network_transport UDPv4 honoured at line $n"
 	check_file "$d-gPTP.cfg" 0
 	verdict "$d-gPTP.cfg" "transportSpecific 0x1: honoured \(as phcd key transportSpecific = 0x1\)"
 	verdict "$d-gPTP.cfg" "follow_up_info 1: honoured \(as phcd key follow_up_info = 1\)"
@@ -167,15 +170,14 @@ run() { # VERSION ROLE(slave|master)
 }
 
 # The daemon logs each ignored key of its linuxptp file, with file:line, when it starts: 4.2's
-# default.cfg with network_transport L2 (its one refused line), in a namespace without ports.
+# default.cfg as it is, in a namespace without ports.
 log=$tmp/warn
-sed 's/^network_transport.*/network_transport\tL2/' "$tmp/4.2-default.cfg" >"$tmp/default-l2.cfg"
-printf '[global]\nptp4l_config = %s\n' "$tmp/default-l2.cfg" >"$log.phcd.conf"
+printf '[global]\nptp4l_config = %s\n' "$tmp/4.2-default.cfg" >"$log.phcd.conf"
 netns_add "p4cw$$"
 gptp_phcd_start "p4cw$$" "$log.phcd.conf"
-n=$(at_line "$tmp/default-l2.cfg" '^freq_est_interval')
-wait_for "$log-phcd" "$tmp/default-l2.cfg:$n: freq_est_interval 1: not honoured \(warning, the key is ignored\): " 10
-grep -q "default-l2.cfg:[0-9]*: .*honoured (as" "$log-phcd" &&
+n=$(at_line "$tmp/4.2-default.cfg" '^freq_est_interval')
+wait_for "$log-phcd" "$tmp/4.2-default.cfg:$n: freq_est_interval 1: not honoured \(warning, the key is ignored\): " 10
+grep -q "4.2-default.cfg:[0-9]*: .*honoured (as" "$log-phcd" &&
 	fail "phcd logged an honoured key as a warning: $(grep -m1 'honoured (as' "$log-phcd")"
 echo "ok: phcd logs default.cfg's ignored keys at start ($(grep -c 'not honoured (warning' "$log-phcd") lines, freq_est_interval at line $n)"
 kill "$LAST_PID"

@@ -16,6 +16,14 @@
  * ("allowed", "refused ERRNO" or "failed ERRNO"), then "ESCAPE done". The frames carry
  * ethertype 0x88B5 (IEEE 802 local experimental) and the text PHCD-ESCAPE, for a capture on the
  * other interface's peer to look for. The worker's own call then goes on as usual.
+ *
+ * A UDP port's worker (network_transport UDPv4) is tried the same way on each of its UDP sockets:
+ * send a datagram with the text PHCD-ESCAPE to $PHCD_ESCAPE_ADDR (an IPv4 address behind the
+ * other interface), port 9, by naming it (sendto, sendmsg), connect the socket there, change its
+ * multicast interface (setsockopt), and send through it with no address:
+ *
+ *   ESCAPE udp-fd 6 port 319
+ *   ESCAPE udp-sendto-addr fd 6 refused EPERM
  */
 #include <arpa/inet.h>
 #include <dlfcn.h>
@@ -23,6 +31,7 @@
 #include <fcntl.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
+#include <netinet/in.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -93,6 +102,66 @@ static bool is_packet(int fd, struct sockaddr_ll *ret)
 	return getsockname(fd, (struct sockaddr *) ret, &len) == 0 && ret->sll_family == AF_PACKET;
 }
 
+/* An IPv4 UDP socket, and its port (getpeername is not on the worker's list: not asked). */
+static bool is_udp4(int fd, uint16_t *ret_port)
+{
+	struct sockaddr_in sin = { 0 };
+	socklen_t len = sizeof(sin);
+	int type = 0;
+	socklen_t tlen = sizeof(type);
+
+	if (getsockname(fd, (struct sockaddr *) &sin, &len) < 0 || sin.sin_family != AF_INET ||
+	    getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tlen) < 0 || type != SOCK_DGRAM) {
+		return false;
+	}
+	*ret_port = ntohs(sin.sin_port);
+	return true;
+}
+
+/* What a compromised UDP worker tries on each of its UDP sockets (the header comment). */
+static void attack_udp(sendmsg_fn real_sendmsg, sendto_fn real_sendto, send_fn real_send)
+{
+	const char *a = getenv("PHCD_ESCAPE_ADDR");
+	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(9) };
+	char text[] = "PHCD-ESCAPE udp";
+	long r;
+
+	if (!a || inet_pton(AF_INET, a, &to.sin_addr) != 1) {
+		return;
+	}
+	for (int fd = 0; fd < 64; fd++) {
+		struct iovec iov = { text, sizeof(text) };
+		struct msghdr msg = {
+			.msg_name = &to, .msg_namelen = sizeof(to), .msg_iov = &iov, .msg_iovlen = 1
+		};
+		struct ip_mreqn mr = { .imr_ifindex = 1 };
+		uint16_t port;
+
+		if (!is_udp4(fd, &port)) {
+			continue;
+		}
+		say("ESCAPE udp-fd %d port %u\n", fd, port);
+		errno = 0;
+		r = real_sendto(fd, text, sizeof(text), 0, (const struct sockaddr *) &to,
+				sizeof(to));
+		result("udp-sendto-addr", fd, r, errno);
+		errno = 0;
+		r = real_sendmsg(fd, &msg, 0);
+		result("udp-sendmsg-addr", fd, r, errno);
+		errno = 0;
+		r = connect(fd, (const struct sockaddr *) &to, sizeof(to));
+		result("udp-connect-other", fd, r, errno);
+		errno = 0;
+		r = setsockopt(fd, IPPROTO_IP, IP_MULTICAST_IF, &mr, sizeof(mr));
+		result("udp-setsockopt", fd, r, errno);
+		/* What the worker may do: to the group its supervisor connected it to (a receiving
+		 * socket, connected to nothing, has nowhere to send: EDESTADDRREQ). */
+		errno = 0;
+		r = real_send(fd, text, sizeof(text), 0);
+		result("udp-send-own", fd, r, errno);
+	}
+}
+
 static size_t frame(uint8_t *buf, const char *tag)
 {
 	size_t n = 60;
@@ -160,6 +229,7 @@ static void attack(void)
 		r = bind(fd, (const struct sockaddr *) &all, sizeof(all));
 		result("bind-other-if", fd, r, errno);
 	}
+	attack_udp(real_sendmsg, real_sendto, real_send);
 	errno = 0;
 	r = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, htons(ETH_P_ALL));
 	result("socket-packet", -1, r, errno);
@@ -172,8 +242,9 @@ static void attack(void)
 static void maybe_attack(int fd)
 {
 	struct sockaddr_ll sll;
+	uint16_t port;
 
-	if (done || !is_packet(fd, &sll) || !filtered()) {
+	if (done || !(is_packet(fd, &sll) || is_udp4(fd, &port)) || !filtered()) {
 		return;
 	}
 	done = true;

@@ -271,6 +271,74 @@ static void test_table_and_docs(void **state)
 	free(docs);
 }
 
+/*
+ * ptp4l's default transport is UDPv4, phcd's L2: a linuxptp file that names none runs over UDPv4
+ * (as ptp4l runs it), one that names one runs over it, and phcd.conf's own key still wins.
+ */
+static void test_transport_default(void **state)
+{
+	static const struct {
+		const char *conf, *ptp4l;
+		enum options_transport want;
+		bool defaulted; /* the file's [global] names none: the report says UDPv4 came */
+	} cases[] = {
+		{ "", "[global]\npriority1 3\n", OPTIONS_TRANSPORT_UDPV4, true },
+		{ "", "[global]\nnetwork_transport L2\n", OPTIONS_TRANSPORT_L2, false },
+		{ "", "[global]\nnetwork_transport UDPv6\nudp6_scope 0x05\n",
+		  OPTIONS_TRANSPORT_UDPV6, false },
+		{ "", "[global]\n[eth0]\nnetwork_transport L2\n", OPTIONS_TRANSPORT_L2, true },
+		{ "network_transport = L2\n", "[global]\npriority1 3\n", OPTIONS_TRANSPORT_L2,
+		  true },
+		{ "network_transport = UDPv6\n", "[global]\nnetwork_transport UDPv4\n",
+		  OPTIONS_TRANSPORT_UDPV6, false },
+	};
+	struct fixture *f = *state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char conf[256];
+		struct port_options p;
+		struct result res;
+
+		snprintf(conf, sizeof(conf),
+			 "[global]\nptp4l_config = ptp4l.cfg\ninterfaces = eth0\n%s",
+			 cases[i].conf);
+		res = load(f, conf, cases[i].ptp4l);
+		if (res.r != 0) {
+			fail_msg("case %zu: expected it to load: %s", i, res.errors);
+		}
+		assert_int_equal(config_port_options(res.c, "default", "eth0", &p), 0);
+		if (p.network_transport != cases[i].want) {
+			fail_msg("case %zu: expected %s, got %s", i,
+				 options_transport_to_string(cases[i].want),
+				 options_transport_to_string(p.network_transport));
+		}
+		/* The report says where the transport came from when the file names none. */
+		if (cases[i].defaulted !=
+		    (res.report && strstr(res.report, ": no network_transport: "
+						      "UDPv4, ptp4l's default"))) {
+			fail_msg("case %zu: the report %s the default: %s", i,
+				 cases[i].defaulted ? "lacks" : "names",
+				 res.report ? res.report : "(none)");
+		}
+		if (i == 2 && p.udp6_scope != 5) {
+			fail_msg("udp6_scope 0x05: expected 5, got %u", p.udp6_scope);
+		}
+		result_free(&res);
+	}
+	/* Without ptp4l_config, phcd's default: L2. */
+	{
+		struct result res = load(f, "[global]\ninterfaces = eth0\n", NULL);
+		struct port_options p;
+
+		assert_int_equal(res.r, 0);
+		assert_int_equal(config_port_options(res.c, "default", "eth0", &p), 0);
+		assert_int_equal(p.network_transport, OPTIONS_TRANSPORT_L2);
+		assert_int_equal(p.udp_ttl, 1);
+		assert_int_equal(p.udp6_scope, 0x0e);
+		result_free(&res);
+	}
+}
+
 static void test_shipped_like(void **state)
 {
 	struct fixture *f = *state;
@@ -353,8 +421,11 @@ static const struct error_case error_cases[] = {
 	  "frobnicate 1: not honoured: unknown key \"frobnicate\"" },
 	{ "out of range", "[global]\npriority1 300\n", 2,
 	  "priority1 300: not honoured: out of range for phcd key priority1" },
-	{ "UDPv4", "[global]\nnetwork_transport UDPv4\n", 2,
-	  "network_transport UDPv4: not honoured: phcd is L2 only" },
+	{ "no such transport", "[global]\nnetwork_transport UDPv5\n", 2,
+	  "network_transport UDPv5: not honoured: not a valid value for phcd key "
+	  "network_transport" },
+	{ "DSCP beyond 6 bits", "[global]\ndscp_general 64\n", 2,
+	  "dscp_general 64: not honoured: out of range for phcd key dscp_general" },
 	{ "nullf", "[global]\nclock_servo nullf\n", 2,
 	  "clock_servo nullf: not honoured: phcd implements the pi, linreg and refclock_sock "
 	  "servos "
@@ -557,6 +628,7 @@ int main(void)
 		cmocka_unit_test(test_map),
 		cmocka_unit_test(test_table_and_docs),
 		cmocka_unit_test_setup_teardown(test_shipped_like, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_transport_default, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_precedence, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_long_and_huge, setup, teardown),

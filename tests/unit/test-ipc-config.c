@@ -29,7 +29,6 @@ static const struct {
 	{ "profile", "only its defaults matter, and they are in the other keys already" },
 	{ "ptp4l_config", "read by the loader, stores nothing" },
 	{ "twoStepFlag", "1 is its only valid value: nothing other than the default to send" },
-	{ "network_transport", "L2 is its only valid value: nothing other than the default" },
 	{ "refclock_sock_address", "the supervisor feeds chronyd (daemon/refclock-feed.c)" },
 };
 
@@ -44,6 +43,7 @@ static const struct {
 	{ "management_network_set", "1" },
 	{ "dataset_comparison", "G.8275.x" },
 	{ "delay_mechanism", "P2P" },
+	{ "network_transport", "UDPv6" },
 	{ "time_stamping", "software" },
 	{ "acceptable_masters", "001122.fffe.334455 001122.fffe.334466" },
 	{ "asCapable", "true" },

@@ -10,7 +10,8 @@
 
 #define T0 (1000 * NS_PER_SEC)
 
-static unsigned allowed(struct mgmt_rate *r, const uint8_t mac[6], unsigned n, ns_t from, ns_t step)
+static unsigned allowed(struct mgmt_rate *r, const uint8_t mac[MGMT_RATE_ADDR_LEN], unsigned n,
+			ns_t from, ns_t step)
 {
 	unsigned ok = 0;
 
@@ -23,7 +24,8 @@ static unsigned allowed(struct mgmt_rate *r, const uint8_t mac[6], unsigned n, n
 /* One source flooding: its burst, then its rate; another source is not held back by it. */
 static void test_per_source(void **state)
 {
-	static const uint8_t a[6] = { 2, 0, 0, 0, 0, 1 }, b[6] = { 2, 0, 0, 0, 0, 2 };
+	static const uint8_t a[MGMT_RATE_ADDR_LEN] = { 2, 0, 0, 0, 0, 1 },
+			     b[MGMT_RATE_ADDR_LEN] = { 2, 0, 0, 0, 0, 2 };
 	struct mgmt_rate r;
 
 	memset(&r, 0, sizeof(r));
@@ -50,17 +52,19 @@ static void test_total(void **state)
 	memset(&r, 0, sizeof(r));
 	/* 20,000 frames at 10,000/s from 20,000 MACs over 2 s. */
 	for (unsigned i = 0; i < 20000; i++) {
-		uint8_t mac[6] = { 2, 0, 0, (uint8_t) (i >> 16), (uint8_t) (i >> 8), (uint8_t) i };
+		uint8_t mac[MGMT_RATE_ADDR_LEN] = {
+			2, 0, 0, (uint8_t) (i >> 16), (uint8_t) (i >> 8), (uint8_t) i
+		};
 
 		ok += mgmt_rate_allow(&r, mac, T0 + (ns_t) i * 100 * NS_PER_USEC);
 	}
 	assert_in_range(ok, MGMT_RATE_TOTAL_BURST, MGMT_RATE_TOTAL_BURST + 2 * MGMT_RATE_TOTAL + 1);
 	/* The table stayed bounded (it is a fixed array) and holds the latest sources. */
-	uint8_t last[6] = { 2, 0, 0, 0, (uint8_t) (19999 >> 8), (uint8_t) 19999 };
+	uint8_t last[MGMT_RATE_ADDR_LEN] = { 2, 0, 0, 0, (uint8_t) (19999 >> 8), (uint8_t) 19999 };
 	bool found = false;
 
 	for (size_t i = 0; i < MGMT_RATE_SOURCES; i++) {
-		found |= r.src[i].used && memcmp(r.src[i].mac, last, 6) == 0;
+		found |= r.src[i].used && memcmp(r.src[i].addr, last, MGMT_RATE_ADDR_LEN) == 0;
 	}
 	assert_true(found);
 }

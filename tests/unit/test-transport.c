@@ -9,6 +9,8 @@
 #include <linux/errqueue.h>
 #include <linux/if_packet.h>
 #include <linux/net_tstamp.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <string.h>
 
 #include "ptp/hwtstamp.h"
@@ -189,6 +191,142 @@ static void test_cmsg_tx_errqueue(void **state)
 	assert_int_equal(r.ts, 7 * NS_PER_SEC + 8);
 }
 
+/* A UDP socket's error queue: the key comes as IP_RECVERR (IPv4) or IPV6_RECVERR. */
+static void test_cmsg_udp_errqueue(void **state)
+{
+	static const int levels[][2] = { { SOL_IP, IP_RECVERR }, { SOL_IPV6, IPV6_RECVERR } };
+	struct scm_timestamping sts = { .ts = { { 5, 6 } } };
+	struct sock_extended_err ee = { .ee_errno = ENOMSG,
+					.ee_origin = SO_EE_ORIGIN_TIMESTAMPING,
+					.ee_info = SCM_TSTAMP_SND,
+					.ee_data = 7 };
+
+	for (size_t i = 0; i < ARRAY_SIZE(levels); i++) {
+		struct ctl c = { .len = 0 };
+		struct hwtstamp_cmsg r;
+		struct msghdr m;
+
+		memset(c.buf, 0, sizeof(c.buf));
+		ctl_add(&c, SOL_SOCKET, SO_TIMESTAMPING, &sts, sizeof(sts));
+		ctl_add(&c, levels[i][0], levels[i][1], &ee, sizeof(ee));
+		msg_of(&c, &m);
+		hwtstamp_parse_cmsg(&m, false, &r);
+		assert_true(r.has_ts && r.has_key);
+		assert_int_equal(r.key, 7);
+	}
+}
+
+/* IEEE 1588-2019 C.3 and D.3: the groups and ports, as text, for every case. */
+static void test_udp_groups(void **state)
+{
+	static const struct {
+		bool ipv6, pdelay;
+		uint8_t scope;
+		uint16_t port;
+		const char *want;
+	} cases[] = {
+		{ false, false, 0, 319, "224.0.1.129" },
+		{ false, true, 0, 320, "224.0.0.107" },
+		{ false, false, 5, 320, "224.0.1.129" }, /* the scope is IPv6's only */
+		{ true, false, 0, 319, "ff0e::181" },	 /* 0: ptp4l's default 0x0E */
+		{ true, false, 0x0e, 320, "ff0e::181" },
+		{ true, false, 0x02, 319, "ff02::181" },
+		{ true, false, 0x05, 319, "ff05::181" },
+		{ true, true, 0x05, 319, "ff02::6b" }, /* peer delay: always link-local */
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct sockaddr_storage sa;
+		socklen_t len = 0;
+		char text[INET6_ADDRSTRLEN];
+		uint16_t port;
+
+		assert_int_equal(transport_udp_group(cases[i].ipv6, cases[i].pdelay, cases[i].scope,
+						     cases[i].port, 7, &sa, &len),
+				 0);
+		if (cases[i].ipv6) {
+			struct sockaddr_in6 *a = (struct sockaddr_in6 *) &sa;
+
+			assert_int_equal(len, sizeof(*a));
+			assert_int_equal(a->sin6_family, AF_INET6);
+			assert_int_equal(a->sin6_scope_id, 7);
+			inet_ntop(AF_INET6, &a->sin6_addr, text, sizeof(text));
+			port = ntohs(a->sin6_port);
+		} else {
+			struct sockaddr_in *a = (struct sockaddr_in *) &sa;
+
+			assert_int_equal(len, sizeof(*a));
+			assert_int_equal(a->sin_family, AF_INET);
+			inet_ntop(AF_INET, &a->sin_addr, text, sizeof(text));
+			port = ntohs(a->sin_port);
+		}
+		if (strcmp(text, cases[i].want) != 0 || port != cases[i].port) {
+			fail_msg("case %zu: expected %s port %u, got %s port %u", i, cases[i].want,
+				 cases[i].port, text, port);
+		}
+	}
+	{
+		struct sockaddr_storage sa;
+		socklen_t len;
+
+		assert_int_equal(transport_udp_group(true, false, 0x10, 319, 1, &sa, &len),
+				 -EINVAL);
+	}
+}
+
+/* A datagram's source as the management rate limit keys it: the address, zero-padded. */
+static void test_udp_src(void **state)
+{
+	struct sockaddr_storage ss = { 0 };
+	struct sockaddr_in *a4 = (struct sockaddr_in *) &ss;
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *) &ss;
+	uint8_t src[TRANSPORT_ADDR_LEN], want[TRANSPORT_ADDR_LEN] = { 192, 0, 2, 1 };
+
+	a4->sin_family = AF_INET;
+	a4->sin_port = htons(319);
+	inet_pton(AF_INET, "192.0.2.1", &a4->sin_addr);
+	assert_int_equal(transport_udp_src(&ss, src), 0);
+	assert_memory_equal(src, want, sizeof(want));
+
+	memset(&ss, 0, sizeof(ss));
+	a6->sin6_family = AF_INET6;
+	inet_pton(AF_INET6, "fe80::1:2", &a6->sin6_addr);
+	assert_int_equal(transport_udp_src(&ss, src), 0);
+	assert_memory_equal(src, &a6->sin6_addr, 16);
+
+	ss.ss_family = AF_UNIX;
+	memset(src, 0xaa, sizeof(src));
+	assert_int_equal(transport_udp_src(&ss, src), -EAFNOSUPPORT);
+	memset(want, 0, sizeof(want));
+	assert_memory_equal(src, want, sizeof(want));
+}
+
+/* One transport per network_transport, and the number of sockets each hands over. */
+static void test_kinds(void **state)
+{
+	static const struct {
+		enum options_transport kind;
+		const char *name;
+		size_t fds;
+	} cases[] = {
+		{ OPTIONS_TRANSPORT_L2, "L2", TRANSPORT_L2_FDS },
+		{ OPTIONS_TRANSPORT_UDPV4, "UDPv4", TRANSPORT_UDP_FDS },
+		{ OPTIONS_TRANSPORT_UDPV6, "UDPv6", TRANSPORT_UDP_FDS },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct transport *t = NULL;
+
+		assert_int_equal(transport_new(cases[i].kind, &t), 0);
+		assert_string_equal(t->ops->name, cases[i].name);
+		assert_int_equal(transport_n_fds(cases[i].kind), cases[i].fds);
+		assert_true(transport_n_fds(cases[i].kind) <= TRANSPORT_FDS_MAX);
+		transport_free(t);
+	}
+	assert_int_equal(transport_new((enum options_transport) 9, &(struct transport *){ NULL }),
+			 -EINVAL);
+}
+
 static void test_cmsg_absent_and_foreign(void **state)
 {
 	struct scm_timestamping sts = { .ts = { { 5, 6 } } };
@@ -229,18 +367,25 @@ static void test_choose_rx_filter(void **state)
 #define F(x) (1u << HWTSTAMP_FILTER_##x)
 	const uint32_t igb = F(NONE) | F(PTP_V1_L4_SYNC) | F(PTP_V1_L4_DELAY_REQ) | F(PTP_V2_EVENT);
 
-	assert_int_equal(hwtstamp_choose_rx_filter(igb), HWTSTAMP_FILTER_PTP_V2_EVENT);
-	assert_int_equal(hwtstamp_choose_rx_filter(igb | F(PTP_V2_L2_EVENT) | F(ALL)),
+	assert_int_equal(hwtstamp_choose_rx_filter(igb, false), HWTSTAMP_FILTER_PTP_V2_EVENT);
+	assert_int_equal(hwtstamp_choose_rx_filter(igb | F(PTP_V2_L2_EVENT) | F(ALL), false),
 			 HWTSTAMP_FILTER_PTP_V2_L2_EVENT);
-	assert_int_equal(hwtstamp_choose_rx_filter(F(NONE) | F(ALL)), HWTSTAMP_FILTER_ALL);
-	assert_int_equal(hwtstamp_choose_rx_filter(F(ALL) | F(PTP_V2_EVENT)),
+	assert_int_equal(hwtstamp_choose_rx_filter(F(NONE) | F(ALL), false), HWTSTAMP_FILTER_ALL);
+	assert_int_equal(hwtstamp_choose_rx_filter(F(ALL) | F(PTP_V2_EVENT), false),
 			 HWTSTAMP_FILTER_PTP_V2_EVENT);
 	/* Sync only (or V1 only) cannot run a port: refused, not half-stamped. */
 	assert_int_equal(
-		hwtstamp_choose_rx_filter(F(NONE) | F(PTP_V2_L2_SYNC) | F(PTP_V1_L4_EVENT)),
+		hwtstamp_choose_rx_filter(F(NONE) | F(PTP_V2_L2_SYNC) | F(PTP_V1_L4_EVENT), false),
 		-EOPNOTSUPP);
 	/* A driver that lists nothing is asked for the narrowest and answers for itself. */
-	assert_int_equal(hwtstamp_choose_rx_filter(0), HWTSTAMP_FILTER_PTP_V2_L2_EVENT);
+	assert_int_equal(hwtstamp_choose_rx_filter(0, false), HWTSTAMP_FILTER_PTP_V2_L2_EVENT);
+	/* UDP (Annexes C, D): the L4 filter first, an L2-only one never. */
+	assert_int_equal(hwtstamp_choose_rx_filter(0, true), HWTSTAMP_FILTER_PTP_V2_L4_EVENT);
+	assert_int_equal(hwtstamp_choose_rx_filter(igb, true), HWTSTAMP_FILTER_PTP_V2_EVENT);
+	assert_int_equal(hwtstamp_choose_rx_filter(F(PTP_V2_L4_EVENT) | F(PTP_V2_EVENT), true),
+			 HWTSTAMP_FILTER_PTP_V2_L4_EVENT);
+	assert_int_equal(hwtstamp_choose_rx_filter(F(NONE) | F(PTP_V2_L2_EVENT), true),
+			 -EOPNOTSUPP);
 #undef F
 	assert_string_equal(hwtstamp_rx_filter_to_string(HWTSTAMP_FILTER_PTP_V2_EVENT),
 			    "ptpv2-event");
@@ -262,6 +407,10 @@ int main(void)
 		cmocka_unit_test(test_recv_batch_fallback),
 		cmocka_unit_test(test_cmsg_tx_errqueue),
 		cmocka_unit_test(test_cmsg_absent_and_foreign),
+		cmocka_unit_test(test_cmsg_udp_errqueue),
+		cmocka_unit_test(test_udp_groups),
+		cmocka_unit_test(test_udp_src),
+		cmocka_unit_test(test_kinds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
