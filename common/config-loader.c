@@ -20,6 +20,8 @@ const char *loader_file_name(const struct config *c, uint32_t file)
 
 /* Past CONFIG_ERRORS_MAX errors are only counted: "... and N more" ends the text. */
 static void vreport(struct loader *l, struct config_pos pos, bool always, const char *fmt,
+		    va_list ap) _printf_(4, 0);
+static void vreport(struct loader *l, struct config_pos pos, bool always, const char *fmt,
 		    va_list ap)
 {
 	l->n_errors++;
