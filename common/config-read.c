@@ -384,9 +384,11 @@ static void ptp4l_default_transport(struct loader *l, struct config_layer *globa
 	}
 	config_layer_mark_set(global, idx);
 	global->set_at[idx] = global->section;
-	if (l->verdicts) { /* the report names it, as it names each line */
+	if (l->verdicts) {
+		/* The report names a file and a line on each of its lines: the file's first here,
+		 * for the key it lacks as a whole. */
 		fprintf(l->verdicts,
-			"%s: no network_transport: UDPv4, ptp4l's default (as phcd key "
+			"%s:1: no network_transport: UDPv4, ptp4l's default (as phcd key "
 			"network_transport = UDPv4; phcd.conf's default is L2)\n",
 			path);
 	}
