@@ -312,7 +312,7 @@ struct manager_settings {
 	const char *config_dir;	  /* drop-in directory; NULL: config_path + ".d" */
 	const char *port_binary;  /* phcd-port to exec; NULL: next to phcd (or a build tree's
 				     worker/), else PHCD_PORT_PATH */
-	const char *status_file;  /* rewritten on each change, for tests; NULL: none */
+	const char *status_file;  /* rewritten on each change, the bus-less view; NULL: none */
 	bool status_stdout;	  /* one line per port state change on stdout */
 	const char *mgmt_path;	  /* management socket (pmc -u -s); NULL: /run/phcd/ptp, "": none */
 	const char *mgmt_ro_path; /* its read-only twin; NULL: /run/phcd/ptp-ro, "": none */
