@@ -7,21 +7,25 @@
 # TIME_PROPERTIES_DATA_SET, polled all along: G's class 6 through phcd while locked; once G is
 # killed, phcd's own clock with class 135 and timeTraceable within a few Announce intervals, then
 # 165 without it when holdover_time ends; G back: its class 6 again through phcd. Never 6 or 7
-# announced with phcd's own identity. Each transition is one journal line of phcd.
+# announced with phcd's own identity. Each transition is one journal line of phcd; D-Bus
+# ClockMode, ClockModeReason and EstimatedTimeError and phcctl status follow.
 set -euo pipefail
 : "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
 . "$SRC/tests/lib/net-helpers.sh"
 . "$SRC/tests/lib/port-helpers.sh"
+. "$SRC/tests/lib/dbus-helpers.sh"
 
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
-trap 'net_cleanup; rm -rf "$tmp"' EXIT
+trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
 reference_linuxptp
 L42=${REF_DIRS[1]}
 CFG=$L42/configs/G.8275.1.cfg
 [ -f "$CFG" ] || fail "linuxptp 4.2 ships no configs/G.8275.1.cfg at $CFG"
 
 HOLDOVER_TIME=6
+INST=/org/phcd1/instance/tbc
+dbus_start "$tmp/bus"
 GM_ID=020000.fffe.00000a
 G=phog$$ S=phos$$ D=phod$$
 for ns in "$G" "$S" "$D"; do netns_add "$ns"; done
@@ -75,6 +79,8 @@ CONF
 ip netns exec "$S" capsh --drop=cap_sys_time -- -c "exec $BUILD/daemon/phcd \
 	-f $tmp/phcd.conf --uds $tmp/phcd.uds --uds-ro ''" >"$tmp/phcd.log" 2>&1 &
 BG_PIDS+=($!)
+PHCD_LOG=$tmp/phcd.log
+wait_bus_name org.phcd1 10
 { cat "$CFG"; printf 'slaveOnly 1\n'; } >"$tmp/d.cfg"
 ip netns exec "$D" capsh --drop=cap_sys_time -- -c "exec $L42/ptp4l -f $tmp/d.cfg -S -m \
 	--free_running 1 -i d1 --uds_address $tmp/d.uds" >"$tmp/d.log" 2>&1 &
@@ -121,12 +127,25 @@ t=$(expect "locked" "$GM_ID" 6 1 60)
 echo "ok: the downstream sees grandmaster $GM_ID class 6 through phcd (${t} s)"
 wait_for "$tmp/phcd.log" 'instance tbc: clock mode free-run -> locked: ' 30
 echo "ok: phcd logged its clock mode free-run -> locked"
+wait_prop "$INST" Instance ClockMode locked 5
+[ "$(prop "$INST" Instance EstimatedTimeError)" = 0 ] ||
+	fail "locked: expected EstimatedTimeError 0, got $(prop "$INST" Instance EstimatedTimeError)"
+echo "ok: D-Bus ClockMode locked, EstimatedTimeError 0"
 
 kill "$GM_PID"
 killed=$(date +%s.%N)
 t=$(expect "grandmaster gone" "$PHCD_ID" 135 1 5)
 echo "ok: grandmaster killed: the downstream sees phcd ($PHCD_ID) with class 135 and" \
 	"timeTraceable after ${t} s (Announce interval 0.125 s)"
+"$BUILD/phcctl/phcctl" status >"$tmp/status" ||
+	fail "phcctl status failed: $(cat "$tmp/status")"
+grep -Eq '^  Clock mode +: holdover \(reference lost, holdover within specification\)' \
+	"$tmp/status" || fail "phcctl status: expected a 'Clock mode: holdover (...)' line, got:
+$(cat "$tmp/status")"
+te=$(prop "$INST" Instance EstimatedTimeError)
+[ "$te" -ge 0 ] && [ "$te" -lt 1000000000 ] ||
+	fail "holdover: expected EstimatedTimeError 0..1e9 ns (holdover_time_error), got '$te'"
+echo "ok: D-Bus and phcctl status say holdover, the estimated time error $te ns"
 t=$(expect "holdover over" "$PHCD_ID" 165 0 $((HOLDOVER_TIME + 5)))
 gone=$(awk -v k="$killed" -v n="$(date +%s.%N)" 'BEGIN { printf "%.1f", n - k }')
 awk -v g="$gone" -v h="$HOLDOVER_TIME" 'BEGIN { exit !(g >= h - 0.5) }' ||
@@ -135,9 +154,17 @@ awk -v g="$gone" -v h="$HOLDOVER_TIME" 'BEGIN { exit !(g >= h - 0.5) }' ||
 echo "ok: class 165 without timeTraceable ${gone} s after the grandmaster went" \
 	"(holdover_time $HOLDOVER_TIME s)"
 
+wait_prop "$INST" Instance ClockMode holdover-out-of-spec 2
+[ "$(prop "$INST" Instance ClockModeReason)" = "reference lost, holdover time exceeded" ] ||
+	fail "expected ClockModeReason 'reference lost, holdover time exceeded', got" \
+		"'$(prop "$INST" Instance ClockModeReason)'"
+echo "ok: D-Bus ClockMode holdover-out-of-spec, reason: holdover time exceeded"
+
 start_gm
 t=$(expect "grandmaster back" "$GM_ID" 6 1 30)
 echo "ok: the grandmaster back: the downstream sees its class 6 through phcd again (${t} s)"
+wait_prop "$INST" Instance ClockMode locked 15
+echo "ok: D-Bus ClockMode locked again (after holdover_lock_time)"
 
 for re in 'clock mode locked -> holdover: reference lost, holdover within specification' \
 	'clock mode holdover -> holdover-out-of-spec: reference lost, holdover time exceeded'; do
