@@ -137,7 +137,10 @@
             ? "rms " + fmtNs(i.OffsetStatisticsRMS) + ", max " + fmtNs(i.OffsetStatisticsMax) +
               "\n" + i.OffsetStatisticsCount + " offsets in " + (i.OffsetStatisticsWindowUSec / 1e6).toFixed(1) + " s"
             : "", "num", i.OffsetStatisticsRMS);
-        setCell(tr, "ServoState", i.ServoState || "", SERVO_CLASS[i.ServoState] || "");
+        /* The clock mode (holdover) under the servo: what the instance may announce of itself. */
+        const mode = i.ClockMode === undefined ? "" : "\nclock mode " + i.ClockMode +
+            (i.EstimatedTimeError > 0 ? ", est. error " + fmtNs(i.EstimatedTimeError) : "");
+        setCell(tr, "ServoState", (i.ServoState || "") + mode, SERVO_CLASS[i.ServoState] || "");
         setCell(tr, "Synchronized", i.Synchronized ? "yes" : "no", i.Synchronized ? "ok" : "bad");
         /* phcd's own verdict (Ready, ReadyReason), as phcctl wait-sync and the exporter use it. */
         setCell(tr, "Ready", i.Ready === undefined ? "—" : (i.Ready ? "yes" : "no") +

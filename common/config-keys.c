@@ -413,6 +413,12 @@ static const struct config_key keys[] = {
 	I_AS("G.8275.defaultDS.localPriority", localPriority, parse_int, 1, 255, "128", NULL),
 	I(maxStepsRemoved, parse_int, 2, 255, "255", NULL),
 	I(clock_class_threshold, parse_int, 6, 248, "248", NULL),
+	/* The clock-mode machine (daemon/clock-mode-step.c): a week at most, as a sanity bound. */
+	I_AS("holdover_time", holdover.time, parse_int, 1, 604800, "300", NULL),
+	I_AS("holdover_time_error", holdover.time_error, parse_int, 1, 1000000000, "1100", NULL),
+	I_AS("holdover_out_of_spec_time", holdover.out_of_spec_time, parse_int, 0, 604800, "3600",
+	     NULL),
+	I_AS("holdover_lock_time", holdover.lock_time, parse_int, 0, 3600, "10", NULL),
 
 	/* Log intervals: ptp4l takes any int8; beyond 2^-7..2^7 s a timer makes no sense. */
 	P(logAnnounceInterval, parse_int, -7, 7, "1", NULL),

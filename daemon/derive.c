@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "common/time-util.h"
+#include "daemon/clock-mode-step.h"
 #include "daemon/health.h"
 #include "daemon/manager-internal.h"
 #include "daemon/refclock-feed.h"
@@ -98,6 +99,23 @@ static void derive_followers(struct instance *i)
 	}
 	if (i->synchronized) {
 		i->was_synchronized = true;
+	}
+}
+
+/*
+ * 2b. The clock mode (clock-mode-step.c), its reference Synchronized as just derived: what the
+ * instance announces follows within a push tick, and time alone moves holdover on.
+ */
+static void derive_clock_mode(struct instance *i)
+{
+	struct manager *m = i->manager;
+	uint64_t when;
+
+	if (instance_clock_mode_step(i, &when)) {
+		instance_push_own_quality(i);
+	}
+	if (when && (!m->gate_wakeup_usec || when < m->gate_wakeup_usec)) {
+		m->gate_wakeup_usec = when;
 	}
 }
 
@@ -261,7 +279,10 @@ static int on_gate_timer(sd_event_source *s, uint64_t usec, void *userdata)
 	return 0;
 }
 
-/* A boot gate still closed: a pass when it opens (nothing else would mark it). */
+/*
+ * A boot gate still closed, or a clock mode in holdover: a pass when it opens (nothing else
+ * would mark it).
+ */
 static void derive_arm_gate(struct manager *m)
 {
 	uint64_t when = m->gate_wakeup_usec;
@@ -296,6 +317,7 @@ void manager_derive(struct manager *m)
 
 		derive_holdover(i, ports, n);
 		derive_followers(i);
+		derive_clock_mode(i);
 		/* the followers may have taken ports FAULTY: the same list, their new states */
 		derive_health(i, ports, n);
 		derive_readiness(i, ports, n);

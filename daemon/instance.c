@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "common/time-util.h"
+#include "daemon/clock-mode-step.h"
 #include "daemon/manager-internal.h"
 #include "daemon/sysclock-follow.h"
 #include "daemon/worker.h"
@@ -23,6 +24,7 @@ int instance_new(struct manager *m, const struct config_instance *ci, struct ins
 	snprintf(i->name, sizeof(i->name), "%s", ci->options.name);
 	i->manager = m;
 	i->servo_state = SERVO_UNLOCKED;
+	instance_clock_mode_init(i);
 	instance_apply_options(i, &ci->options);
 	*ret = i;
 	return 0;
@@ -51,6 +53,8 @@ static void instance_clock_quality_update(struct instance *i)
 void instance_apply_options(struct instance *i, const struct instance_options *o)
 {
 	i->options = *o;
+	/* The configuration in force again: the clock mode's quality, not an override's. */
+	i->gm_override = false;
 	i->domain = o->domainNumber;
 	i->priority1 = o->priority1;
 	i->priority2 = o->priority2;
@@ -60,11 +64,23 @@ void instance_apply_options(struct instance *i, const struct instance_options *o
 	snprintf(i->profile, sizeof(i->profile), "%s", options_profile_to_string(o->profile));
 }
 
+void instance_announced_gm_settings(const struct instance *i, struct gm_settings *ret)
+{
+	options_gm_settings(&i->options, ret);
+	instance_clock_mode_apply(i, ret);
+}
+
 void instance_default_ds(const struct instance *i, struct defaultDS *ret)
 {
+	struct gm_settings gm;
+
 	/* The supervisor's own answers (port 0 of the clock) carry majorSdoId 0. */
 	options_default_ds(&i->options, &i->clock_identity, (uint16_t) instance_port_count(i), 0,
 			   ret);
+	instance_announced_gm_settings(i, &gm);
+	if (!i->options.slaveOnly) {
+		ret->clockQuality.clockClass = gm.clockQuality.clockClass;
+	}
 }
 
 uint16_t instance_free_port_number(const struct instance *i)
@@ -127,8 +143,8 @@ static void instance_own_time_properties(const struct instance *i, struct timePr
 		}
 	}
 
-	/* What the configuration or the last SetGrandmasterSettings says of this clock. */
-	options_gm_settings(&i->options, &gm);
+	/* What the configuration, the clock mode or the last SetGrandmasterSettings says. */
+	instance_announced_gm_settings(i, &gm);
 	*tp = gm.tp;
 	/* Software stamps count UTC: the ARB timescale, as each such worker announces it. */
 	tp->ptpTimescale = hardware && !software;
@@ -146,12 +162,23 @@ static void instance_push_later(struct instance *i);
 int instance_set_gm_settings(struct instance *i, const struct gm_settings *s)
 {
 	options_set_gm_settings(&i->options, s);
+	/* The override for a reference phcd does not read: the clock mode no longer decides. */
+	i->gm_override = true;
 	instance_clock_quality_update(i);
 	manager_instance_changed(i, INSTANCE_CHANGED_CONFIG);
 	i->push_gm = true;
 	i->push_gm_settings = *s;
 	instance_push_later(i);
 	return 0;
+}
+
+void instance_push_own_quality(struct instance *i)
+{
+	instance_clock_quality_update(i);
+	manager_instance_changed(i, INSTANCE_CHANGED_CONFIG);
+	i->push_gm = true;
+	instance_announced_gm_settings(i, &i->push_gm_settings);
+	instance_push_later(i);
 }
 
 void instance_decision_free(struct instance_decision *d)

@@ -49,5 +49,13 @@ int instance_set_priority2(struct instance *i, uint8_t priority2);
 int instance_set_gm_settings(struct instance *i, const struct gm_settings *s);
 /* The settings in effect, ptpTimescale as its ports' timestamping makes it. */
 void instance_gm_settings(const struct instance *i, struct gm_settings *ret);
+/*
+ * What the instance announces of itself as grandmaster: the configured settings, the clock
+ * mode's class and traceability over them (clock-mode-step.c) unless SetGrandmasterSettings
+ * overrides. Its workers get these (CONFIG, IPC_SET_GM_SETTINGS).
+ */
+void instance_announced_gm_settings(const struct instance *i, struct gm_settings *ret);
+/* The clock mode changed what the instance announces: to its workers within a push tick. */
+void instance_push_own_quality(struct instance *i);
 /* The clock's defaultDS (options_default_ds()): what its BMCA uses and management answers. */
 void instance_default_ds(const struct instance *i, struct defaultDS *ret);

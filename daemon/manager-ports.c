@@ -187,6 +187,7 @@ static void on_worker_message(struct worker *w, const struct ipc_msg *msg, void 
 	switch (msg->type) {
 	case IPC_HELLO: {
 		struct ipc_msg c = { .type = IPC_CONFIG };
+		struct gm_settings gm;
 
 		if (msg->hello.protocol_version != IPC_VERSION || p->configured) {
 			worker_kill(w, -EPROTO, "sent an unexpected HELLO");
@@ -196,6 +197,9 @@ static void on_worker_message(struct worker *w, const struct ipc_msg *msg, void 
 		c.config.clock_identity = p->instance->clock_identity;
 		c.config.port_number = p->port_identity.portNumber;
 		c.config.instance = p->instance->options;
+		/* What the instance announces now (its clock mode's class, clock-mode-step.c). */
+		instance_announced_gm_settings(p->instance, &gm);
+		options_set_gm_settings(&c.config.instance, &gm);
 		c.config.port = p->options;
 		c.config.clock_locked_before = p->clock_locked;
 		if (p->phc_rival) {

@@ -19,6 +19,7 @@
 #include "daemon/backoff.h"
 #include "daemon/readiness.h"
 #include "daemon/worker-trust.h"
+#include "ptp/clock-mode.h"
 #include "ptp/ds.h"
 #include "ptp/options.h"
 #include "ptp/servo.h"
@@ -59,6 +60,7 @@ enum instance_change {
 	INSTANCE_CHANGED_HEALTH = 1u << 7,	    /* health, its reasons, is_grandmaster */
 	INSTANCE_CHANGED_FOLLOWERS = 1u << 8,	    /* its PHC followers (instance_followers()) */
 	INSTANCE_CHANGED_READY = 1u << 9,	    /* readiness: ready, its reason */
+	INSTANCE_CHANGED_CLOCK_MODE = 1u << 10,	    /* clock mode, since, reason, time error */
 };
 
 /* What changed in a port (mask bits of manager_ops.port_changed). */
@@ -176,6 +178,11 @@ struct instance {
 	/* public, INSTANCE_CHANGED_TIME_PROPERTIES */
 	struct timePropertiesDS time_properties;
 
+	/* public, INSTANCE_CHANGED_CLOCK_MODE (daemon/clock-mode-step.c) */
+	struct clock_mode_fsm clock_mode;
+	uint64_t clock_mode_since_usec; /* CLOCK_REALTIME usec the mode began */
+	int64_t time_error_ns;		/* the machine's estimate, rounded; -1 in free-run */
+
 	/* supervisor only, but for options.interfaces (the bus: MissingInterfaces) */
 	struct instance_options options; /* from the running configuration */
 	struct parentDS parent;		 /* as last sent with RECOMMENDED_STATE */
@@ -196,6 +203,11 @@ struct instance {
 	uint64_t pushed_at_usec;
 	bool push_priorities, push_gm;
 	struct gm_settings push_gm_settings;
+	/* SetGrandmasterSettings in force (until a reload): it, not the clock mode, is announced */
+	bool gm_override;
+	/* the servo's frequency over its samples while synchronized (clock-mode-step.c) */
+	double freq_mean_ppb, freq_var_ppb2;
+	uint64_t freq_sample_seen; /* sample_monotonic_usec last taken into them */
 	/* management SETs logged one line a burst (manager-mgmt.c): the burst's end, its count */
 	sd_event_source *mgmt_log_timer;
 	uint64_t mgmt_log_start_usec;

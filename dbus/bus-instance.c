@@ -84,6 +84,18 @@ static int get_servo_state(sd_bus *bus, const char *path, const char *interface,
 				       st < ARRAY_SIZE(servo_names) ? servo_names[st] : "unknown");
 }
 
+/* ClockMode and ClockModeReason (clock-mode-step.c): the machine's mode and why. */
+static int get_clock_mode(sd_bus *bus, const char *path, const char *interface,
+			  const char *property, sd_bus_message *reply, void *userdata,
+			  sd_bus_error *error)
+{
+	const struct clock_mode_fsm *f = &((struct instance *) userdata)->clock_mode;
+	const char *s = strcmp(property, "ClockMode") == 0 ? clock_mode_to_string(f->mode)
+							   : f->reason;
+
+	return bus_append_valid_string(reply, s ? s : "unknown");
+}
+
 /* A byte-sized IEEE 1588 enum: its name, or "0xNN" for a profile-specific or reserved value. */
 static int append_byte_enum(sd_bus_message *reply, const char *name, uint8_t value)
 {
@@ -364,6 +376,10 @@ static const sd_bus_vtable instance_vtable[] = {
 	SD_BUS_PROPERTY("Health", "s", get_health, 0, EMITS),
 	SD_BUS_PROPERTY("HealthReasons", "a(ss)", get_health_reasons, 0, EMITS),
 	SD_BUS_PROPERTY("HoldoverSince", "t", NULL, I_OFF(holdover_since_usec), EMITS),
+	SD_BUS_PROPERTY("ClockMode", "s", get_clock_mode, 0, EMITS),
+	SD_BUS_PROPERTY("ClockModeSince", "t", NULL, I_OFF(clock_mode_since_usec), EMITS),
+	SD_BUS_PROPERTY("ClockModeReason", "s", get_clock_mode, 0, EMITS),
+	SD_BUS_PROPERTY("EstimatedTimeError", "x", NULL, I_OFF(time_error_ns), EMITS),
 	SD_BUS_PROPERTY("Ready", "b", bus_property_get_bool, I_OFF(readiness.ready), EMITS),
 	SD_BUS_PROPERTY("ReadyReason", "s", bus_property_get_chars, I_OFF(readiness.reason), EMITS),
 	SD_BUS_PROPERTY("CurrentUtcOffset", "n", NULL, I_OFF(time_properties.currentUtcOffset),
@@ -432,6 +448,9 @@ static const struct bus_prop_group instance_groups[] = {
 	{ INSTANCE_CHANGED_PORTS, (const char *const[]){ "Ports", "MissingInterfaces", NULL } },
 	{ INSTANCE_CHANGED_READY, (const char *const[]){ "Ready", "ReadyReason", NULL } },
 	{ INSTANCE_CHANGED_FOLLOWERS, (const char *const[]){ "PhcFollowers", NULL } },
+	{ INSTANCE_CHANGED_CLOCK_MODE,
+	  (const char *const[]){ "ClockMode", "ClockModeSince", "ClockModeReason",
+				 "EstimatedTimeError", NULL } },
 	{},
 };
 

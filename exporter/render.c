@@ -141,6 +141,8 @@ struct numeric {
 	/* When the object has this property and it is 0, the metric has no sample: phcd says so
 	 * when a value is no measurement at all (OffsetTimestamp 0: no sample yet). */
 	const char *gate;
+	/* A negative value is no measurement (EstimatedTimeError -1 in free-run): no sample. */
+	bool no_negative;
 };
 
 static void put_value(struct buf *b, const struct prop *p, enum value_kind kind)
@@ -196,7 +198,8 @@ static void numeric_family(struct buf *b, const struct model *m, enum object_kin
 		if (o->kind != kind || !object_number(o, n->property, &v)) {
 			continue;
 		}
-		if (n->gate && object_number(o, n->gate, &g) && g == 0) {
+		if ((n->gate && object_number(o, n->gate, &g) && g == 0) ||
+		    (n->no_negative && v < 0)) {
 			continue;
 		}
 		if (!head) {
@@ -276,6 +279,8 @@ static void counter_family(struct buf *b, const struct model *m, const char *met
 }
 
 static const char *const servo_states[] = { "unlocked", "jump", "locked", "holdover", NULL };
+static const char *const clock_modes[] = { "free-run", "locked", "holdover", "holdover-out-of-spec",
+					   NULL };
 static const char *const port_states[] = { "INITIALIZING", "FAULTY", "DISABLED", "LISTENING",
 					   "PRE_MASTER",   "MASTER", "PASSIVE",	 "UNCALIBRATED",
 					   "SLAVE",	   NULL };
@@ -297,6 +302,10 @@ static const struct numeric instance_numerics[] = {
 	{ "phcd_frequency_adjustment_ratio", "gauge",
 	  "The servo's frequency correction as a ratio (1e-9 is 1 ppb).", "FrequencyAdjustment",
 	  VALUE_PPB, OFFSET_GATE },
+	{ "phcd_estimated_time_error_seconds", "gauge",
+	  "The clock mode's estimated time error (EstimatedTimeError): 0 while locked, growing in "
+	  "holdover; no sample in free-run.",
+	  "EstimatedTimeError", VALUE_NS, NULL, true },
 	{ "phcd_offset_timestamp_seconds", "gauge",
 	  "When the last offset was measured (Unix time): time() minus this is its age.",
 	  "OffsetTimestamp", VALUE_US, OFFSET_GATE },
@@ -556,6 +565,9 @@ char *metrics_render(const struct model *m, size_t *ret_len)
 		stateset_family(&b, m, OBJECT_INSTANCE, "phcd_servo_state",
 				"The servo's state: 1 for the current one.", "ServoState", "state",
 				servo_states);
+		stateset_family(&b, m, OBJECT_INSTANCE, "phcd_clock_mode",
+				"The clock mode (holdover): 1 for the current one.", "ClockMode",
+				"mode", clock_modes);
 		stateset_family(&b, m, OBJECT_INSTANCE, "phcd_health",
 				"The instance's health summary: 1 for the current one.", "Health",
 				"health", health_states);

@@ -66,6 +66,19 @@ static void help(FILE *f)
 }
 
 /* Call a Manager method; on error print it and return -exit_code. */
+/* The clock mode, its reason and, in holdover, the estimated time error. */
+static void print_clock_mode(sd_bus_message *i)
+{
+	int64_t te = props_int(i, "EstimatedTimeError");
+
+	printf("  %-20s: %s (%s)", "Clock mode", props_str(i, "ClockMode"),
+	       props_str(i, "ClockModeReason"));
+	if (te > 0) {
+		printf(", estimated time error %" PRIi64 " ns", te);
+	}
+	printf("\n");
+}
+
 static int manager_call(struct phcctl *c, const char *method, const char *what,
 			sd_bus_message **reply)
 {
@@ -327,6 +340,7 @@ static int show_instance(struct phcctl *c, const char *path, bool detail)
 	print_sample(i);
 	printf("  %-20s: %s\n", "Servo", props_str(i, "ServoState"));
 	printf("  %-20s: %s\n", "Synchronized", props_int(i, "Synchronized") ? "yes" : "no");
+	print_clock_mode(i);
 	print_refclock(i);
 	printf("  %-20s: %" PRIi64 " s%s\n", "UTC offset", props_int(i, "CurrentUtcOffset"),
 	       props_int(i, "CurrentUtcOffsetValid") ? "" : " (not valid)");

@@ -57,6 +57,10 @@ void options_instance_defaults(struct instance_options *o)
 	o->localPriority = LOCAL_PRIORITY_DEFAULT;
 	o->maxStepsRemoved = MAX_STEPS_REMOVED_DEFAULT;
 	o->clock_class_threshold = CLOCK_CLASS_DEFAULT;
+	o->holdover.time = 300;
+	o->holdover.time_error = 1100;
+	o->holdover.out_of_spec_time = 3600;
+	o->holdover.lock_time = 10;
 }
 
 void options_port_defaults(struct port_options *o)

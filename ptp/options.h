@@ -95,6 +95,17 @@ struct servo_options {
 	int32_t servo_num_offset_values; /* how many */
 };
 
+/*
+ * The clock-mode machine's timings (ptp/clock-mode.h, daemon/clock-mode-step.c): supervisor only.
+ * Seconds, but the bound in ns.
+ */
+struct holdover_options {
+	int32_t time;		  /* holdover_time: within specification at most this long */
+	int32_t time_error;	  /* holdover_time_error: ... and while the estimate stays below */
+	int32_t out_of_spec_time; /* holdover_out_of_spec_time: then free-run; 0 never */
+	int32_t lock_time;	  /* holdover_lock_time: the parent steady this long to relock */
+};
+
 /* Test knobs of the virtual clock back end: where it starts. Documented as for testing. */
 struct virtual_clock_options {
 	ns_t initial_offset_ns;
@@ -186,6 +197,7 @@ struct instance_options {
 	uint8_t maxStepsRemoved; /* an Announce with stepsRemoved >= this is ignored, 2..255 */
 	uint8_t clock_class_threshold; /* an Announce of a worse grandmaster clockClass is ignored
 					*/
+	struct holdover_options holdover; /* supervisor only */
 	/*
 	 * No key: set at run time only (SetGrandmasterSettings, SET GRANDMASTER_SETTINGS_NP), with
 	 * clockClass, clockAccuracy, offsetScaledLogVariance, utc_offset and timeSource above. The

@@ -215,6 +215,36 @@ static void test_refclock(void **state)
 	model_clear(&m);
 }
 
+/* The clock mode as a state set; EstimatedTimeError -1 (free-run) is no sample, 0 is one. */
+static void test_clock_mode(void **state)
+{
+	struct model m = { .up = true };
+	struct object *o = model_get(&m, "/org/phcd1/instance/lab", OBJECT_INSTANCE);
+	char *t;
+
+	add_prop(o, "Name", 's', 0, "lab");
+	add_prop(o, "ClockMode", 's', 0, "free-run");
+	add_prop(o, "EstimatedTimeError", 'x', -1, NULL);
+	t = render(&m);
+	assert_line(t, "phcd_clock_mode{ptp_instance=\"lab\",mode=\"free-run\"} 1");
+	assert_line(t, "phcd_clock_mode{ptp_instance=\"lab\",mode=\"holdover\"} 0");
+	assert_null(strstr(t, "phcd_estimated_time_error_seconds"));
+	free(t);
+	model_clear(&m);
+
+	o = model_get(&m, "/org/phcd1/instance/lab", OBJECT_INSTANCE);
+	m.up = true;
+	add_prop(o, "Name", 's', 0, "lab");
+	add_prop(o, "ClockMode", 's', 0, "holdover");
+	add_prop(o, "EstimatedTimeError", 'x', 1234, NULL);
+	t = render(&m);
+	assert_line(t, "phcd_clock_mode{ptp_instance=\"lab\",mode=\"holdover\"} 1");
+	assert_line(t, "phcd_clock_mode{ptp_instance=\"lab\",mode=\"locked\"} 0");
+	assert_line(t, "phcd_estimated_time_error_seconds{ptp_instance=\"lab\"} 0.000001234");
+	free(t);
+	model_clear(&m);
+}
+
 /* OffsetTimestamp 0 is "no sample yet": no offset, delay or frequency sample at all, not a 0. */
 static void test_no_measurement_no_sample(void **state)
 {
@@ -324,6 +354,7 @@ int main(void)
 		cmocka_unit_test(test_frequency_ratio),
 		cmocka_unit_test(test_no_measurement_no_sample),
 		cmocka_unit_test(test_refclock),
+		cmocka_unit_test(test_clock_mode),
 		cmocka_unit_test(test_health_reasons),
 		cmocka_unit_test(test_intervals),
 	};

@@ -30,6 +30,10 @@ static const struct {
 	{ "ptp4l_config", "read by the loader, stores nothing" },
 	{ "twoStepFlag", "1 is its only valid value: nothing other than the default to send" },
 	{ "refclock_sock_address", "the supervisor feeds chronyd (daemon/refclock-feed.c)" },
+	{ "holdover_time", "the clock-mode machine runs in the supervisor (clock-mode-step.c)" },
+	{ "holdover_time_error", "the same machine" },
+	{ "holdover_out_of_spec_time", "the same machine" },
+	{ "holdover_lock_time", "the same machine" },
 };
 
 /* Values for the keys whose text is a name, not a number: each other than the default. */
