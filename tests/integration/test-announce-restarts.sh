@@ -10,18 +10,12 @@
 # MASTER -> SLAVE -> MASTER: a better ptp4l (priority1 50) joins the segment and leaves again;
 # after it left, phcd's Announces never name it and the peer selects only phcd.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/dbus-helpers.sh"
-. "$SRC/tests/lib/ptp-helpers.sh"
-. "$SRC/tests/lib/phcd-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin dbus ptp phcd
 
 PHCCTL=$BUILD/phcctl/phcctl
 RESTARTS=3
-tmp=$(mktemp -d)
-chmod 755 "$tmp"
 S=phan-s$$ P=phan-p$$ Q=phan-q$$ B=phan-b$$ X=phan-x$$
-trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
 dbus_start "$tmp/bus"
 # One segment (a bridge): phcd's s1, the peer's p1, and later the better clock's x1.
 lan_bridge "$B"

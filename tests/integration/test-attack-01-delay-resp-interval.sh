@@ -9,16 +9,11 @@
 # configured one (2^-2 s mean: 4/s). ptp4l 3.1.1 is the real master; a relay drops its
 # Delay_Resp, so only the forged answers reach phcd (deterministic, no race).
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/ptp-helpers.sh"
-. "$SRC/tests/lib/dbus-helpers.sh"
-. "$SRC/tests/lib/phcd-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin ptp dbus phcd
 
 FORGE=$BUILD/tests/integration/tool-forge
-tmp=$(mktemp -d /tmp/phcd-atk01.XXXXXX)
 M=pa1m$$ R=pa1r$$ V=pa1v$$
-trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
 dbus_start "$tmp/bus"
 # M (ptp4l) -- R (relay dropping Delay_Resp; the attacker sits here on r-v1) -- V (phcd)
 netns_pair "$M" "$R" m0 r-m0

@@ -9,16 +9,11 @@
 # SLAVE of ptp4l again within seconds, the crowd counted as ignored_announce_rejected; and once
 # the flood stops, its records expire. ptp4l 3.1.1 is the real master.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/ptp-helpers.sh"
-. "$SRC/tests/lib/dbus-helpers.sh"
-. "$SRC/tests/lib/phcd-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin ptp dbus phcd
 
 FORGE=$BUILD/tests/integration/tool-forge
-tmp=$(mktemp -d /tmp/phcd-atk06.XXXXXX)
 L=pa6l$$ M=pa6m$$ X=pa6x$$ V=pa6v$$
-trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
 dbus_start "$tmp/bus"
 # One LAN: ptp4l in M, the attacker in X (the two do not hear each other), phcd in V.
 lan_bridge "$L"

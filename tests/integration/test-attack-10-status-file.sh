@@ -5,15 +5,11 @@
 # PATH.tmp, pointing at a root-owned 0600 file elsewhere, is never followed (that file keeps its
 # content and mode), and the status file is still written, as a regular file.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/ptp-helpers.sh"
-. "$SRC/tests/lib/phcd-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin ptp phcd
 
 PORT=$BUILD/worker/phcd-port
-tmp=$(mktemp -d /tmp/phcd-a10.XXXXXX)
 S=pha10-s$$ P=pha10-p$$
-trap 'net_cleanup; rm -rf "$tmp"' EXIT
 netns_pair "$S" "$P" s1 p1
 cat >"$tmp/phcd.conf" <<CONF
 [global]

@@ -11,18 +11,12 @@
 # s2 never measures an offset beyond 1000 s (37 s, TAI over the host's UTC, while the liar's
 # grandmaster is the instance's).
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/ptp-helpers.sh"
-. "$SRC/tests/lib/port-helpers.sh"
-. "$SRC/tests/lib/phcd-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin ptp port phcd
 
 LIAR=${LIAR:-$BUILD/tests/integration/tool-lying-worker}
 PORT=${PORT:-$BUILD/worker/phcd-port}
-tmp=$(mktemp -d /tmp/phcd-atk16.XXXXXX)
-chmod 755 "$tmp"
 S=pha16-s$$ M=pha16-m$$ D=pha16-d$$
-trap 'net_cleanup; rm -rf "$tmp"' EXIT
 for ns in $S $M $D; do netns_add "$ns"; done
 veth_add "$S" s1 "$M" m1
 veth_add "$S" s2 "$D" d2

@@ -11,13 +11,9 @@
 # linuxptp 4.2's, its configs/G.8275.1.cfg unchanged. Also: phcd's ports joined 01-80-C2-00-00-0E
 # only.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/port-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin port
 
-tmp=$(mktemp -d)
-chmod 755 "$tmp"
-trap 'net_cleanup; rm -rf "$tmp"' EXIT
 reference_linuxptp
 L42=${REF_DIRS[1]}
 CFG=$L42/configs/G.8275.1.cfg

@@ -7,12 +7,8 @@
 # Follow_Up is made to arrive before its Sync: phcd-port still measures each pair. Against
 # Debian's ptp4l 3.1.1 and linuxptp 4.2.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/port-helpers.sh"
-
-tmp=$(mktemp -d)
-trap 'net_cleanup; rm -rf "$tmp"' EXIT
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin port
 
 # Announce every second, Sync every 2^-1 s: the timeout is 3 x 0.5 s = 1.5 s.
 printf '[global]\nlogAnnounceInterval = 0\nannounceReceiptTimeout = 3\nlogSyncInterval = -1\nsyncReceiptTimeout = 3\n' \

@@ -4,12 +4,9 @@
 # interface are counted (vlan_tagged; ignored_vlan_tagged on D-Bus), not dropped unseen; a
 # priority-tagged frame (VID 0) is the interface's own and reaches the engine.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/port-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin port
 
-tmp=$(mktemp -d)
-trap 'net_cleanup; rm -rf "$tmp"' EXIT
 A=pvta$$ B=pvtb$$
 netns_pair "$A" "$B" vta vtb
 phcd_port_start "$B" vtb "$tmp/phcd" --clock virtual
