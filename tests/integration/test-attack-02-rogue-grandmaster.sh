@@ -88,7 +88,7 @@ echo "ok: the rogue became grandmaster (no acceptable master table)"
 # our clock minus the master's: -86,326 s (to within the path)
 wait_for "$tmp/p1.log" "system clock: refused an offset of [-+]?(86325\.9|86326\.0)[0-9]* s" 20
 echo "ok: $(grep -m1 'system clock: refused an offset' "$tmp/p1.log" | sed 's/^phcd: //')"
-sleep 5 # the rogue keeps serving; the follower keeps refusing
+test_duration 5 "the rogue keeps serving; the follower keeps refusing"
 shim_steady "$tmp/p1.shim" "$locked_at" "$MAX_FREQ_PPB" "after lock"
 test_stop "$PHCD_PID" "$ROGUE_PID"
 

@@ -37,7 +37,7 @@ ip netns exec "$X" "$FORGE" announce x0 --ids 16 --priority1 250 --rate 100 --du
 	>"$tmp/flood.log" 2>&1 &
 FLOOD=$!
 BG_PIDS+=($FLOOD)
-sleep 2
+test_duration 2 "the flood goes on: v1 must stay SLAVE through it"
 st=$(field port v1 state)
 [ "$st" = SLAVE ] || fail "v1 left SLAVE under the flood (the parent's record must stay): $st"
 echo "ok: under the flood v1 stays SLAVE"
@@ -60,7 +60,7 @@ until after=$(counter ignored_announce_rejected) && [ "$after" -gt 0 ]; do
 	sleep 0.2
 done
 echo "ok: the crowd's newcomers refused: ignored_announce_rejected = $after (new worker)"
-sleep 3
+test_duration 3 "the flood goes on: v1 must stay SLAVE through it"
 st=$(field port v1 state)
 [ "$st" = SLAVE ] || fail "v1 left SLAVE while the flood went on: $st"
 
@@ -69,9 +69,9 @@ wait "$FLOOD" 2>/dev/null || true
 echo "flood: $(cat "$tmp/flood.log")"
 # The forged records expire (4 announce intervals, 1 s here): the counter stops moving and the
 # port stays SLAVE.
-sleep 3
+test_duration 3 "the forged records' lifetime (4 announce intervals, 1 s) and the counters' second"
 a=$(counter ignored_announce_rejected)
-sleep 2
+test_duration 2 "a quiet period: nothing more may be refused"
 b=$(counter ignored_announce_rejected)
 [ "$a" = "$b" ] || fail "ignored_announce_rejected still moving after the flood stopped: $a -> $b"
 [ "$(field port v1 state)" = SLAVE ] || fail "v1 not SLAVE after the flood: $(field port v1 state)"

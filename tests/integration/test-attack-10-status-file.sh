@@ -30,7 +30,7 @@ phcd_start "$S" "$tmp/phcd.conf" "$tmp/phcd.log" --port-binary "$PORT" --status-
 	--uds "" --uds-ro ""
 wait_status port s1 state 'LISTENING|MASTER' 15
 # Several rewrites (each state change is one): none may have gone through the link.
-sleep 1
+test_duration 1 "phcd rewrites its status file meanwhile"
 [ "$(cat "$secret")" = "root's secret" ] ||
 	fail "the file behind the planted symlink was written: $(head -c 200 "$secret")"
 [ "$(stat -c %a "$secret")" = 600 ] || fail "the file behind the symlink changed mode: $(stat -c %a "$secret")"

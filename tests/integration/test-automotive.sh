@@ -53,7 +53,7 @@ run() { # VERSION ROLE (slave: phcd the designated slave; master: phcd the desig
 			"$stats" 5000 20000
 		wait_for "$log-phcd" 'Sync interval now 2\^0 s' 60
 		echo "ok: phcd-port stable, asked for the operational Sync interval"
-		sleep 5
+		test_duration 5 "5 s of Syncs after the request in the capture"
 		capture_stop
 		"$PCAP" "$log.pcap" >"$log.frames"
 		grep -q "^$pp SIGNALING .* ireq -128,0,-128$" "$log.frames" ||

@@ -236,7 +236,7 @@ denied /org/phcd1 org.phcd1.Manager.Reload
 rc=0
 "${NOBODY[@]}" "$PHCCTL" disable veth0 2>"$tmp/err" || rc=$?
 [ "$rc" = 4 ] || fail "nobody: phcctl disable: expected exit 4, got $rc: $(cat "$tmp/err")"
-sleep 0.1 # nothing may arrive; give a wrongly accepted call time to show up
+test_duration 0.1 "a quiet period: a wrongly accepted call would show up by now"
 if tail -n +$((from + 1)) "$tmp/out" | grep -q '^call '; then
 	fail "a denied call reached the manager: $(tail -n +$((from + 1)) "$tmp/out")"
 fi

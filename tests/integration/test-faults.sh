@@ -85,7 +85,7 @@ echo "ok: kill -9 of s1's worker $old: back as $(field port s1 pid)"
 # 2. SIGSTOP of a worker for longer than the announce timeout, then SIGCONT.
 old=$(field port s2 pid)
 kill -STOP "$old"
-sleep 2
+test_duration 2 "stopped for longer than the announce timeout"
 alive
 kill -CONT "$old" 2>/dev/null || true
 all_back "SIGSTOP/SIGCONT of worker $old (s2)" 15

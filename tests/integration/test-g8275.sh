@@ -34,7 +34,7 @@ expect_gm() {
 	while :; do
 		have=$(gm_of "$2")
 		if [ "$have" = "$3" ]; then
-			sleep 3
+			test_duration 3 "and it still does 3 s later"
 			have=$(gm_of "$2")
 			[ "$have" = "$3" ] && break
 		fi

@@ -81,7 +81,7 @@ expect_slave 7 0 1
 out=$(pmc42 "$tmp/phcd-ro.uds" "$SETGM")
 grep -q 'MANAGEMENT_ERROR_STATUS' <<<"$out" ||
 	fail "SET on the read-only socket: expected MANAGEMENT_ERROR_STATUS, got: $out"
-sleep 1
+test_duration 1 "a quiet period: a SET wrongly applied would show by now"
 expect_slave 7 0 1
 echo "ok: the read-only socket refuses the SET"
 echo PASS

@@ -74,7 +74,7 @@ run() { # VERSION ROLE(slave|master)
 	sed -i 's/^neighborPropDelayThresh = .*/neighborPropDelayThresh = 100/' "$log.phcd.conf"
 	kill -HUP "$phcd_pid"
 	wait_as_capable "$ib" false 30
-	sleep 1
+	test_duration 1 "a Sync or Announce already due when asCapable fell may still leave"
 	capture_for "$A" "$ia" 3 "$log.pcap2"
 	"$PCAP" "$log.pcap2" >"$log.frames2"
 	mac=$(ip -n "$B" -j link show "$ib" | jq -r '.[0].address')

@@ -57,7 +57,7 @@ run() { # VERSION_INDEX
 		sleep 0.3
 	done
 	echo "ok: ptp4l ${REF_VERSIONS[$v]} (${pwr:-no power_profile keys}) follows phcd ($clock)"
-	sleep 3
+	test_duration 3 "3 s more of phcd's frames in the capture"
 	kill "$CAP_PID"
 	wait "$CAP_PID" 2>/dev/null || true
 	mac=$(ip -n "$B" link show "pp${v}b" | awk '/link\/ether/ { print $2 }')

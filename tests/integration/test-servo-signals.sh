@@ -32,7 +32,7 @@ done
 # The signal that says locked may still be on its way (coalesced, at most a second).
 wait_for "$tmp/mon" '"ServoState":"locked"' 5
 from=$(wc -l <"$tmp/mon")
-sleep "$WINDOW"
+test_duration "$WINDOW" "the window in which the servo must stay locked"
 "$PHCCTL" status --json | jq -e '.Instances[0].Synchronized' >/dev/null ||
 	fail "instance lab no longer synchronized after ${WINDOW} s"
 

@@ -134,7 +134,7 @@ while [ "$SECONDS" -lt "$end" ]; do
 	fi
 	round=$((round + 1))
 	alive
-	sleep 1.5 # the fault rate, not a wait for anything
+	test_duration 1.5 "the fault rate"
 done
 echo "faults: $flaps link flaps, $kills worker kills in ${DURATION} s, with SETs and D-Bus reads"
 

@@ -25,7 +25,7 @@ run() { # PTP4L_VERSION PTP4L_TRANSPORT_SPECIFIC
 			"$stats" 5000 20000
 	else
 		# ptp4l announces for 8 s: phcd-port must hear none of it and become MASTER alone.
-		sleep 8
+		test_duration 8 "ptp4l announces: phcd-port must hear none of it"
 		grep -q 'to SLAVE\|to UNCALIBRATED' "$log-phcd" &&
 			fail "phcd-port (transportSpecific 1) followed a ptp4l $1 at transportSpecific 0"
 		kill -TERM "$pid"

@@ -37,7 +37,14 @@ PY
 send "$A" vta 20 5
 send "$A" vta 3 0
 send "$A" vta 4 none
-sleep 1
+# Until phcd-port has read them all: no frame left queued on a packet socket in $B (the Rmem
+# column of /proc/net/packet); it reports its counters when it ends.
+deadline=$((SECONDS + 10))
+until ip netns exec "$B" awk 'NR > 1 && $7 != 0 { q = 1 } END { exit q }' /proc/net/packet; do
+	[ "$SECONDS" -lt "$deadline" ] ||
+		fail "phcd-port left frames unread for 10 s: $(ip netns exec "$B" cat /proc/net/packet)"
+	sleep 0.05
+done
 kill -TERM "$LAST_PID"
 wait_for "$tmp/phcd" '^phcd-port: counters:' 10
 counters=$(grep '^phcd-port: counters:' "$tmp/phcd")
