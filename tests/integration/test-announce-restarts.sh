@@ -122,7 +122,7 @@ for k in $(seq 1 $RESTARTS); do
 		sleep 0.05
 	done
 	wait_peer_parent 20
-	test_duration 2 "the peer follows phcd for 2 s (its Announces in the capture, its choices in its log)"
+	test_duration 2 "the peer follows phcd: its Announces captured, its choices logged"
 	echo "ok: restart $k: worker $old killed, $new took over, s1 MASTER, the peer follows $clock"
 done
 restart_lines=$(wc -l <"$tmp/peer.log")
@@ -148,7 +148,7 @@ until [ "$("$PHCCTL" port s1 --json | jq -r '.State')" = MASTER ]; do
 	sleep 0.05
 done
 wait_peer_parent 20
-test_duration 2 "the peer follows phcd for 2 s (its Announces in the capture, its choices in its log)"
+test_duration 2 "the peer follows phcd: its Announces captured, its choices logged"
 echo "ok: MASTER -> SLAVE of $better -> MASTER again once it left; the peer follows $clock"
 test_duration 1 "a last second of Announces in the capture"
 capture_stop

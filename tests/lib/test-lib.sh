@@ -6,10 +6,11 @@
 # and registers what it starts that net_cleanup does not end with test_on_exit.
 
 # test_begin [LIB...]: check $BUILD, source net-helpers.sh and LIB-helpers.sh for each LIB
-# (dbus, ptp, phcd, port, gptp, udp), make $tmp (/tmp/phcd-NAME.XXXXXX for test-NAME.sh, mode 755 so that the
-# unprivileged callers and daemons of a test reach it) and install the one EXIT trap: the
-# commands of test_on_exit, the last registered first, then net_cleanup (background processes,
-# namespaces), dbus_cleanup when dbus is a LIB, and the removal of $tmp (kept if KEEP_TMP is set).
+# (dbus, ptp, phcd, port, gptp, udp), make $tmp (/tmp/phcd-NAME.XXXXXX for test-NAME.sh, mode
+# 755 so that the unprivileged callers and daemons of a test reach it) and install the one EXIT
+# trap: the commands of test_on_exit, the last registered first, then net_cleanup (background
+# processes, namespaces), dbus_cleanup when dbus is a LIB, and the removal of $tmp (kept if
+# KEEP_TMP is set).
 test_begin() {
 	local name lib
 	name=$(basename "$0" .sh)
