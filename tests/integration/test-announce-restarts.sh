@@ -10,18 +10,12 @@
 # MASTER -> SLAVE -> MASTER: a better ptp4l (priority1 50) joins the segment and leaves again;
 # after it left, phcd's Announces never name it and the peer selects only phcd.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/dbus-helpers.sh"
-. "$SRC/tests/lib/ptp-helpers.sh"
-. "$SRC/tests/lib/phcd-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin dbus ptp phcd
 
 PHCCTL=$BUILD/phcctl/phcctl
 RESTARTS=3
-tmp=$(mktemp -d)
-chmod 755 "$tmp"
 S=phan-s$$ P=phan-p$$ Q=phan-q$$ B=phan-b$$ X=phan-x$$
-trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
 dbus_start "$tmp/bus"
 # One segment (a bridge): phcd's s1, the peer's p1, and later the better clock's x1.
 lan_bridge "$B"
@@ -128,7 +122,7 @@ for k in $(seq 1 $RESTARTS); do
 		sleep 0.05
 	done
 	wait_peer_parent 20
-	sleep 2
+	test_duration 2 "the peer follows phcd: its Announces captured, its choices logged"
 	echo "ok: restart $k: worker $old killed, $new took over, s1 MASTER, the peer follows $clock"
 done
 restart_lines=$(wc -l <"$tmp/peer.log")
@@ -154,9 +148,9 @@ until [ "$("$PHCCTL" port s1 --json | jq -r '.State')" = MASTER ]; do
 	sleep 0.05
 done
 wait_peer_parent 20
-sleep 2
+test_duration 2 "the peer follows phcd: its Announces captured, its choices logged"
 echo "ok: MASTER -> SLAVE of $better -> MASTER again once it left; the peer follows $clock"
-sleep 1
+test_duration 1 "a last second of Announces in the capture"
 capture_stop
 
 # Every Announce from phcd's clock names phcd as grandmaster, with its priority1 (128).

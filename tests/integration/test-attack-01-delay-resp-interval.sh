@@ -9,16 +9,11 @@
 # configured one (2^-2 s mean: 4/s). ptp4l 3.1.1 is the real master; a relay drops its
 # Delay_Resp, so only the forged answers reach phcd (deterministic, no race).
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/ptp-helpers.sh"
-. "$SRC/tests/lib/dbus-helpers.sh"
-. "$SRC/tests/lib/phcd-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin ptp dbus phcd
 
 FORGE=$BUILD/tests/integration/tool-forge
-tmp=$(mktemp -d /tmp/phcd-atk01.XXXXXX)
 M=pa1m$$ R=pa1r$$ V=pa1v$$
-trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
 dbus_start "$tmp/bus"
 # M (ptp4l) -- R (relay dropping Delay_Resp; the attacker sits here on r-v1) -- V (phcd)
 netns_pair "$M" "$R" m0 r-m0
@@ -48,7 +43,7 @@ counter() { port_counter v1 "$1"; }
 
 # The Delay_Req rate before the attack, for comparison.
 a=$(counter tx_delay_req)
-sleep 4
+test_duration 4 "the Delay_Req rate before the attack, over 4 s"
 before=$(($(counter tx_delay_req) - a))
 echo "tx_delay_req over 4 s before the attack: $before"
 
@@ -57,8 +52,14 @@ ip netns exec "$R" "$FORGE" delay-resp r-v1 --parent "$parent" --interval -30,-2
 cat "$tmp/forge.log"
 grep -q '^forged=9$' "$tmp/forge.log" ||
 	fail "the forger answered fewer than 9 Delay_Req within 30 s: $(tail -n 3 "$tmp/forge.log")"
-# The last forged answer was read (or crashed the worker) within a scheduling delay.
-sleep 1
+# Until the last forged answer was read (the worker counted all 9) or crashed the worker.
+deadline=$((SECONDS + 10))
+until ! kill -0 "$PHCD_PID" 2>/dev/null || [ "$(field port v1 pid)" != "$worker" ] ||
+	[ "$(counter ignored_out_of_range)" -ge 9 ]; do
+	[ "$SECONDS" -lt "$deadline" ] ||
+		fail "expected v1's worker $worker to read the 9 forged Delay_Resp within 10 s, ignored_out_of_range $(counter ignored_out_of_range)"
+	sleep 0.2
+done
 kill -0 "$PHCD_PID" 2>/dev/null || fail "phcd died: $(tail -n 20 "$tmp/phcd.log")"
 now_pid=$(field port v1 pid)
 [ "$now_pid" = "$worker" ] ||
@@ -80,7 +81,7 @@ echo "ok: D-Bus Counters ignored_out_of_range = $(counter ignored_out_of_range)"
 # counters read once a second): over 4 s between 2 and 2 x before + 20 (-25 once made it
 # 25,000/s; 23 would leave none).
 a=$(counter tx_delay_req)
-sleep 4
+test_duration 4 "the Delay_Req rate after the attack, over 4 s"
 b=$(counter tx_delay_req)
 echo "tx_delay_req over 4 s after the attack: $((b - a))"
 [ $((b - a)) -ge 2 ] && [ $((b - a)) -le $((2 * before + 20)) ] ||

@@ -14,28 +14,17 @@
 # was refused; the review of issue 17 also saw the servo rebuilt on the parent change step the
 # clock by +86,326 s when the port was not SLAVE at the follower's tick.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/dbus-helpers.sh"
-. "$SRC/tests/lib/ptp-helpers.sh"
-. "$SRC/tests/lib/phcd-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin dbus ptp phcd
 
 PHCD=${PHCD:-$BUILD/daemon/phcd}
 PORT=${PORT:-$BUILD/worker/phcd-port}
 SHIM=${SHIM:-$BUILD/tests/doubles/libphcd-clock-shim.so}
 ROGUE_OFFSET_S=86326
 MAX_FREQ_PPB=50000
-tmp=$(mktemp -d /tmp/phcd-atk02.XXXXXX)
-chmod 755 "$tmp"
 B=pha2-b$$ S=pha2-s$$ G=pha2-g$$ R=pha2-r$$
 PHCD_PID= ROGUE_PID=
-stop() { # PID: SIGTERM and wait
-	if [ -n "$1" ] && kill -0 "$1" 2>/dev/null; then
-		kill -TERM "$1" 2>/dev/null || true
-		wait "$1" 2>/dev/null || true
-	fi
-}
-trap 'stop "$PHCD_PID"; stop "$ROGUE_PID"; net_cleanup; dbus_cleanup; [ -n "${KEEP_TMP-}" ] || rm -rf "$tmp"' EXIT
+test_on_exit 'test_stop "$PHCD_PID" "$ROGUE_PID"'
 dbus_start "$tmp/bus"
 lan_bridge "$B"
 lan_station "$B" "$S" s1
@@ -99,10 +88,9 @@ echo "ok: the rogue became grandmaster (no acceptable master table)"
 # our clock minus the master's: -86,326 s (to within the path)
 wait_for "$tmp/p1.log" "system clock: refused an offset of [-+]?(86325\.9|86326\.0)[0-9]* s" 20
 echo "ok: $(grep -m1 'system clock: refused an offset' "$tmp/p1.log" | sed 's/^phcd: //')"
-sleep 5 # the rogue keeps serving; the follower keeps refusing
+test_duration 5 "the rogue keeps serving; the follower keeps refusing"
 shim_steady "$tmp/p1.shim" "$locked_at" "$MAX_FREQ_PPB" "after lock"
-stop "$PHCD_PID"
-stop "$ROGUE_PID"
+test_stop "$PHCD_PID" "$ROGUE_PID"
 
 # --- Part 2: acceptable_masters names the ptp4l grandmaster ---
 start_phcd p2 "acceptable_masters = $(dotted "$GM_ID")"

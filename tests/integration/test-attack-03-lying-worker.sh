@@ -11,19 +11,13 @@
 # On 493a4b8 phcd stepped CLOCK_REALTIME by -31,536,000 s (the shim logged
 # step_ns=-31536000000000000) and the instance said Synchronized.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/dbus-helpers.sh"
-. "$SRC/tests/lib/ptp-helpers.sh"
-. "$SRC/tests/lib/phcd-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin dbus ptp phcd
 
 PHCD=${PHCD:-$BUILD/daemon/phcd}
 LIAR=${LIAR:-$BUILD/tests/integration/tool-lying-worker}
 SHIM=${SHIM:-$BUILD/tests/doubles/libphcd-clock-shim.so}
-tmp=$(mktemp -d /tmp/phcd-atk03.XXXXXX)
-chmod 755 "$tmp"
 S=pha3-s$$ M=pha3-m$$
-trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
 dbus_start "$tmp/bus"
 netns_pair "$S" "$M" s1 m1
 

@@ -16,17 +16,12 @@
 # q2, and what is left is sending with no address through its four connected sockets, to
 # 224.0.1.129 and 224.0.0.107 on ports 319 and 320 only.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/ptp-helpers.sh"
-. "$SRC/tests/lib/phcd-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin ptp phcd
 
 PORT=$BUILD/worker/phcd-port
-tmp=$(mktemp -d /tmp/phcd-a04.XXXXXX)
-# The wrapper runs as the workers' user: it must reach it.
-chmod 755 "$tmp"
+# The wrapper runs as the workers' user: it must reach it ($tmp is 755, test_begin).
 S=pha4-s$$ P=pha4-p$$
-trap 'net_cleanup; rm -rf "$tmp"' EXIT
 netns_pair "$S" "$P" s1 p1
 # A second interface of phcd's namespace that is no port of its: a worker must not reach it.
 ip link add s2 netns "$S" type veth peer name q2 netns "$P" || fail "veth s2/q2"

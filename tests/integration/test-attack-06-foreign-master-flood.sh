@@ -9,16 +9,11 @@
 # SLAVE of ptp4l again within seconds, the crowd counted as ignored_announce_rejected; and once
 # the flood stops, its records expire. ptp4l 3.1.1 is the real master.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/ptp-helpers.sh"
-. "$SRC/tests/lib/dbus-helpers.sh"
-. "$SRC/tests/lib/phcd-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin ptp dbus phcd
 
 FORGE=$BUILD/tests/integration/tool-forge
-tmp=$(mktemp -d /tmp/phcd-atk06.XXXXXX)
 L=pa6l$$ M=pa6m$$ X=pa6x$$ V=pa6v$$
-trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
 dbus_start "$tmp/bus"
 # One LAN: ptp4l in M, the attacker in X (the two do not hear each other), phcd in V.
 lan_bridge "$L"
@@ -42,7 +37,7 @@ ip netns exec "$X" "$FORGE" announce x0 --ids 16 --priority1 250 --rate 100 --du
 	>"$tmp/flood.log" 2>&1 &
 FLOOD=$!
 BG_PIDS+=($FLOOD)
-sleep 2
+test_duration 2 "the flood goes on: v1 must stay SLAVE through it"
 st=$(field port v1 state)
 [ "$st" = SLAVE ] || fail "v1 left SLAVE under the flood (the parent's record must stay): $st"
 echo "ok: under the flood v1 stays SLAVE"
@@ -65,7 +60,7 @@ until after=$(counter ignored_announce_rejected) && [ "$after" -gt 0 ]; do
 	sleep 0.2
 done
 echo "ok: the crowd's newcomers refused: ignored_announce_rejected = $after (new worker)"
-sleep 3
+test_duration 3 "the flood goes on: v1 must stay SLAVE through it"
 st=$(field port v1 state)
 [ "$st" = SLAVE ] || fail "v1 left SLAVE while the flood went on: $st"
 
@@ -74,9 +69,9 @@ wait "$FLOOD" 2>/dev/null || true
 echo "flood: $(cat "$tmp/flood.log")"
 # The forged records expire (4 announce intervals, 1 s here): the counter stops moving and the
 # port stays SLAVE.
-sleep 3
+test_duration 3 "the forged records' lifetime (4 announce intervals, 1 s) and the counters' second"
 a=$(counter ignored_announce_rejected)
-sleep 2
+test_duration 2 "a quiet period: nothing more may be refused"
 b=$(counter ignored_announce_rejected)
 [ "$a" = "$b" ] || fail "ignored_announce_rejected still moving after the flood stopped: $a -> $b"
 [ "$(field port v1 state)" = SLAVE ] || fail "v1 not SLAVE after the flood: $(field port v1 state)"

@@ -8,16 +8,11 @@
 # (ignored_overflow on D-Bus), the instance's offset never beyond a second while it lasts, the
 # same worker throughout, and SLAVE again with a sane offset after it. ptp4l 3.1.1 is the master.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/ptp-helpers.sh"
-. "$SRC/tests/lib/dbus-helpers.sh"
-. "$SRC/tests/lib/phcd-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin ptp dbus phcd
 
 FORGE=$BUILD/tests/integration/tool-forge
-tmp=$(mktemp -d /tmp/phcd-atk08.XXXXXX)
 L=pa8l$$ M=pa8m$$ X=pa8x$$ V=pa8v$$
-trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
 dbus_start "$tmp/bus"
 # One LAN: ptp4l in M, the attacker in X (it hears ptp4l's Syncs; ptp4l ignores frames with its
 # own portIdentity), phcd in V.

@@ -10,15 +10,11 @@
 # the network is refused; with management_network = off (reload) nothing is answered at all
 # (ignored_unsupported).
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/dbus-helpers.sh"
-. "$SRC/tests/lib/phcd-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin dbus phcd
 
 FORGE=$BUILD/tests/integration/tool-forge
-tmp=$(mktemp -d /tmp/phcd-atk09.XXXXXX)
 S=pa9s$$ Q=pa9q$$
-trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
 dbus_start "$tmp/bus"
 netns_pair "$S" "$Q" s1 q1
 cat >"$tmp/phcd.conf" <<CONF
@@ -92,7 +88,8 @@ ip netns exec "$Q" "$FORGE" mgmt q1 --count 40000 --rate 8000 --src-mac 02:00:5e
 	--listen 0 >"$tmp/flood2.log" 2>&1 &
 fpid=$!
 BG_PIDS+=($fpid)
-sleep 1
+# Until the flood reaches the worker (rate-limited there).
+wait_counter ignored_management_rate_limited $((got + 1)) 10 >/dev/null
 ok=0
 for i in 1 2 3; do
 	out=$(pmc_l2 'GET USER_DESCRIPTION')
@@ -105,7 +102,7 @@ echo "during a flood from another MAC ($(cat "$tmp/flood2.log")): $ok of 3 pmc G
 echo "ok: a flood from one MAC leaves room for other sources"
 
 # 3. A new MAC for every frame: the total limit holds (100/s, bursts of 200).
-sleep 3 # let the total bucket refill
+test_duration 3 "the total bucket (bursts of 200 at 100/s) refills"
 total_sent=0 total_answers=0 t0=$(date +%s%N)
 for i in $(seq 1 40); do
 	mac=$(printf '02:00:5e:01:%02x:%02x' $((i / 256)) $((i % 256)))
@@ -122,9 +119,9 @@ echo "40 MACs: $total_sent GETs in $secs s, $total_answers answered (limit $limi
 echo "ok: changing MACs: $total_answers of $total_sent answered"
 
 # 4. read-only (the default): SET over the network is refused, Priority1 stays.
-sleep 3
+test_duration 3 "the total bucket refills: the SET is refused as read-only, not as rate-limited"
 out=$(pmc_l2 'SET PRIORITY1 90')
-sleep 1
+test_duration 1 "a quiet period: a SET wrongly applied would show by now"
 p1=$(prop /org/phcd1/instance/lab Instance Priority1)
 [ "$p1" = 128 ] || fail "SET PRIORITY1 90 over L2 with the default read-only: expected Priority1 128, got $p1 ($out)"
 echo "ok: read-only by default: SET PRIORITY1 over L2 refused, Priority1 $p1"

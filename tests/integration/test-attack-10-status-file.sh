@@ -5,15 +5,11 @@
 # PATH.tmp, pointing at a root-owned 0600 file elsewhere, is never followed (that file keeps its
 # content and mode), and the status file is still written, as a regular file.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/ptp-helpers.sh"
-. "$SRC/tests/lib/phcd-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin ptp phcd
 
 PORT=$BUILD/worker/phcd-port
-tmp=$(mktemp -d /tmp/phcd-a10.XXXXXX)
 S=pha10-s$$ P=pha10-p$$
-trap 'net_cleanup; rm -rf "$tmp"' EXIT
 netns_pair "$S" "$P" s1 p1
 cat >"$tmp/phcd.conf" <<CONF
 [global]
@@ -34,7 +30,7 @@ phcd_start "$S" "$tmp/phcd.conf" "$tmp/phcd.log" --port-binary "$PORT" --status-
 	--uds "" --uds-ro ""
 wait_status port s1 state 'LISTENING|MASTER' 15
 # Several rewrites (each state change is one): none may have gone through the link.
-sleep 1
+test_duration 1 "phcd rewrites its status file meanwhile"
 [ "$(cat "$secret")" = "root's secret" ] ||
 	fail "the file behind the planted symlink was written: $(head -c 200 "$secret")"
 [ "$(stat -c %a "$secret")" = 600 ] || fail "the file behind the symlink changed mode: $(stat -c %a "$secret")"

@@ -6,16 +6,11 @@
 # regular files are read (a symlink to one is fine), at most 1 MiB each, at most 50 errors shown,
 # and names are shown escaped. The real phcd on a private bus, in a namespace without ports.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/dbus-helpers.sh"
-. "$SRC/tests/lib/phcd-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin dbus phcd
 
 PHCCTL=$BUILD/phcctl/phcctl
-tmp=$(mktemp -d)
-chmod 755 "$tmp"
 NS=phat11-$$
-trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
 dbus_start "$tmp/bus"
 netns_add "$NS"
 conf=$tmp/phcd.conf

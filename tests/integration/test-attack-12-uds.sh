@@ -6,19 +6,16 @@
 # connect (here: the workers' uid, with the socket opened to everyone) gets
 # MANAGEMENT_ERROR_STATUS and priority1 stays; root's SET is applied.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin
 
 PHCD=$BUILD/daemon/phcd
 PORT=$BUILD/worker/phcd-port
-tmp=$(mktemp -d /tmp/phcd-a12.XXXXXX)
-chmod 755 "$tmp"
 mkdir -m 0777 "$tmp/cl" # pmc's client sockets, for root and the unprivileged caller
 S=pha12-s$$ P=pha12-p$$
 PHCD_PID=
 # phcd runs under strace: end phcd itself (strace then exits with it).
-stop_phcd() { [ -z "$PHCD_PID" ] || kill -TERM "$PHCD_PID" 2>/dev/null || true; }
-trap 'stop_phcd; net_cleanup; rm -rf "$tmp"' EXIT
+test_on_exit 'test_stop "$PHCD_PID"'
 netns_pair "$S" "$P" s1 p1
 cat >"$tmp/phcd.conf" <<CONF
 [global]

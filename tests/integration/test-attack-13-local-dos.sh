@@ -8,18 +8,13 @@
 #    times a second; phcd's CPU time for the run, and per call, is measured and bounded.
 # (Worker log floods: per-interface rate limit in common/log.c, tests/unit/test-log.c.)
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/dbus-helpers.sh"
-. "$SRC/tests/lib/phcd-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin dbus phcd
 
 PORT=$BUILD/worker/phcd-port
 FLOOD=$SRC/tests/integration/local-flood.py
-tmp=$(mktemp -d /tmp/phcd-a13.XXXXXX)
-chmod 755 "$tmp"
 mkdir -m 0777 "$tmp/cl"
 S=pha13-s$$ P=pha13-p$$
-trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
 dbus_start "$tmp/bus"
 netns_pair "$S" "$P" s1 p1
 cat >"$tmp/phcd.conf" <<CONF

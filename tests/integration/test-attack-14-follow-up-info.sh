@@ -12,17 +12,11 @@
 # good); the port stays SLAVE; in 1, the TLV beyond 802.1AS B.1.1's +-200 ppm is counted as
 # ignored_out_of_range on D-Bus; in 2, nothing is counted (the product is clamped, not refused).
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/dbus-helpers.sh"
-. "$SRC/tests/lib/ptp-helpers.sh"
-. "$SRC/tests/lib/phcd-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin dbus ptp phcd
 
 FORGE=$BUILD/tests/integration/tool-forge
-tmp=$(mktemp -d /tmp/phcd-atk14.XXXXXX)
-chmod 755 "$tmp"
 A=pha14-a$$ B=pha14-b$$
-trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
 dbus_start "$tmp/bus"
 netns_pair "$A" "$B" fa0 fb0
 STATUS=$tmp/status

@@ -15,17 +15,11 @@
 # the port FAULTY ("giving up"), and back on its own once restart_limit_interval_sec passed
 # (c73b1b8: FAULTY for good).
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/dbus-helpers.sh"
-. "$SRC/tests/lib/ptp-helpers.sh"
-. "$SRC/tests/lib/phcd-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin dbus ptp phcd
 
 FORGE=$BUILD/tests/integration/tool-forge
-tmp=$(mktemp -d /tmp/phcd-atk15.XXXXXX)
-chmod 755 "$tmp"
 S=pha15-s$$ M=pha15-m$$
-trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
 dbus_start "$tmp/bus"
 netns_pair "$S" "$M" s1 m1
 STATUS=$tmp/status

@@ -11,18 +11,12 @@
 # s2 never measures an offset beyond 1000 s (37 s, TAI over the host's UTC, while the liar's
 # grandmaster is the instance's).
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/ptp-helpers.sh"
-. "$SRC/tests/lib/port-helpers.sh"
-. "$SRC/tests/lib/phcd-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin ptp port phcd
 
 LIAR=${LIAR:-$BUILD/tests/integration/tool-lying-worker}
 PORT=${PORT:-$BUILD/worker/phcd-port}
-tmp=$(mktemp -d /tmp/phcd-atk16.XXXXXX)
-chmod 755 "$tmp"
 S=pha16-s$$ M=pha16-m$$ D=pha16-d$$
-trap 'net_cleanup; rm -rf "$tmp"' EXIT
 for ns in $S $M $D; do netns_add "$ns"; done
 veth_add "$S" s1 "$M" m1
 veth_add "$S" s2 "$D" d2
@@ -53,8 +47,7 @@ wait_lines "$tmp/down.log" 'master offset +-?[0-9]+ s[0-9]' 3 30 0
 echo "ok: s1 (the liar) recommended SLAVE, s2 MASTER, ptp4l behind s2 measuring"
 
 # 15 s of the attack: the liar lies 3 s after each S1 (c73b1b8 served its year from then on).
-deadline=$((SECONDS + 15))
-while [ "$SECONDS" -lt "$deadline" ]; do sleep 0.5; done
+test_duration 15 "the attack goes on"
 from=$(wc -l <"$tmp/down.log")
 # ptp4l --free_running prints an offset every 2 s or so: three more see what s2 served since.
 wait_lines "$tmp/down.log" 'master offset +-?[0-9]+ s[0-9]' 3 20 "$from"

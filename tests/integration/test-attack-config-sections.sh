@@ -8,20 +8,15 @@
 # supervisor answers D-Bus throughout. The real phcd on a private bus, in a namespace without
 # ports.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/dbus-helpers.sh"
-. "$SRC/tests/lib/phcd-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin dbus phcd
 
 PHCD=${PHCD:-$BUILD/daemon/phcd}
 PHCCTL=$BUILD/phcctl/phcctl
 # A generous deadline for one load or reload on a loaded machine; c73b1b8 took 7.7 s (40,000
 # sections) and 21.5 s (17,000 instances), the fix a few milliseconds.
 DEADLINE_MS=3000
-tmp=$(mktemp -d)
-chmod 755 "$tmp"
 NS=phatcs-$$
-trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
 now_ms() { echo $((${EPOCHREALTIME//[.,]/} / 1000)); }
 
 # The hostile files: 40,000 [IFNAME] sections in a ptp4l_config (the 1,025th section at line

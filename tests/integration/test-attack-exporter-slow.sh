@@ -6,17 +6,13 @@
 # scrape every half second must be answered, each within 2 s: the exporter evicts the connection
 # that made no progress for longest when a new one arrives beyond its limit.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/dbus-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin dbus
 
 EXPORTER=$BUILD/exporter/phcd-exporter
 ADDR=127.0.0.1:9435
 SLOW=128
-tmp=$(mktemp -d /tmp/phcd-aexp.XXXXXX)
-chmod 755 "$tmp"
 S=phaex-s$$
-trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
 dbus_start "$tmp/bus"
 netns_add "$S"
 # No phcd: the exporter serves phcd_up 0, which is enough to tell an answer from none.

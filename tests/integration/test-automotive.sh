@@ -14,14 +14,10 @@
 # phcd's serving of one is shown by the first part's mirror in tests/unit/test-port-gptp.c.
 # Against Debian's ptp4l 3.1.1 and linuxptp 4.2.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/port-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin port
 
 PCAP=$SRC/tests/integration/ptp-pcap.py
-tmp=$(mktemp -d)
-chmod 755 "$tmp"
-trap 'net_cleanup; rm -rf "$tmp"' EXIT
 
 cfg() { # DIR NAME
 	local f=${1:+$1/configs/$2.cfg}
@@ -57,7 +53,7 @@ run() { # VERSION ROLE (slave: phcd the designated slave; master: phcd the desig
 			"$stats" 5000 20000
 		wait_for "$log-phcd" 'Sync interval now 2\^0 s' 60
 		echo "ok: phcd-port stable, asked for the operational Sync interval"
-		sleep 5
+		test_duration 5 "5 s of Syncs after the request in the capture"
 		capture_stop
 		"$PCAP" "$log.pcap" >"$log.frames"
 		grep -q "^$pp SIGNALING .* ireq -128,0,-128$" "$log.frames" ||

@@ -6,20 +6,14 @@
 # -0.5 s: the MASTER port serves the time its SLAVE sibling learnt, not the host's raw time
 # (which would show as offsets near 0).
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/ptp-helpers.sh"
-. "$SRC/tests/lib/port-helpers.sh"
-. "$SRC/tests/lib/phcd-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin ptp port phcd
 
 PORT=$BUILD/worker/phcd-port
-tmp=$(mktemp -d /tmp/phcd-bcts.XXXXXX)
 S=phbt-s$$ G=phbt-g$$ D=phbt-d$$
 GM_OFFSET=500000000
 TOLERANCE=3000000 # |offset + GM_OFFSET| in ns: a few ms
 # net_cleanup stops every process in BG_PIDS (phcd too, SIGTERM) before the namespaces go.
-trap 'net_cleanup; rm -rf "$tmp"' EXIT
-
 for ns in $S $G $D; do netns_add "$ns"; done
 veth_add "$S" bt1 "$G" gt1
 veth_add "$S" bt2 "$D" dt2

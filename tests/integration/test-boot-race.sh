@@ -9,17 +9,11 @@
 # phcd's went SLAVE once it had qualified ptp4l's Announces. Fast rates (announce 0.25 s, receipt
 # timeout 3): about 6 s a round on an idle machine.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/dbus-helpers.sh"
-. "$SRC/tests/lib/ptp-helpers.sh"
-. "$SRC/tests/lib/phcd-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin dbus ptp phcd
 
 PHCCTL=${PHCCTL:-$BUILD/phcctl/phcctl}
 ROUNDS=${ROUNDS:-10}
-tmp=$(mktemp -d)
-chmod 755 "$tmp"
-trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
 dbus_start "$tmp/bus"
 phcd_virtual_conf lab s1 >"$tmp/phcd.conf"
 

@@ -7,19 +7,15 @@
 # (phc-conflict). phcd, the stand-ins and their /proc live in a PID namespace of their own, so
 # neither sees the other tests' processes. phcd runs without CAP_SYS_TIME, as every test.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/dbus-helpers.sh"
-. "$SRC/tests/lib/ptp-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin dbus ptp
 
 PHCD=$BUILD/daemon/phcd
 PHCCTL=$BUILD/phcctl/phcctl
-tmp=$(mktemp -d)
-chmod 755 "$tmp"
 S=phcr-s$$ P=phcr-p$$
 # unshare --fork ignores SIGTERM: the namespace's PID 1 (run.sh) ends when ns.run goes, and the
 # kernel ends the rest of the namespace with it.
-trap 'rm -f "$tmp/ns.run"; net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
+test_on_exit 'rm -f "$tmp/ns.run"'
 dbus_start "$tmp/bus"
 netns_pair "$S" "$P" s1 p1
 {

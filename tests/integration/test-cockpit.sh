@@ -8,16 +8,10 @@
 # left in the build directory (PHCD_TEST_COCKPIT_SHOT_SAMPLES=N: taken once the chart has N
 # offsets, default 8).
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/dbus-helpers.sh"
-. "$SRC/tests/lib/ptp-helpers.sh"
-. "$SRC/tests/lib/phcd-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin dbus ptp phcd
 
-tmp=$(mktemp -d /tmp/phcd-cockpit.XXXXXX)
-chmod 755 "$tmp"
 S=phck-s$$ G=phck-g$$
-trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
 dbus_start "$tmp/bus"
 netns_pair "$S" "$G" s1 g1
 

@@ -6,17 +6,12 @@
 # disable/enable/set-priority1 go through the supervisor, an unprivileged caller is refused, and a
 # vanished interface's port goes away with InterfacesRemoved.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/dbus-helpers.sh"
-. "$SRC/tests/lib/ptp-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin dbus ptp
 
 PHCD=$BUILD/daemon/phcd
 PHCCTL=$BUILD/phcctl/phcctl
-tmp=$(mktemp -d)
-chmod 755 "$tmp"
 S=phdb-s$$ G=phdb-g$$ Q=phdb-q$$
-trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
 dbus_start "$tmp/bus"
 netns_add "$S"
 netns_add "$G"

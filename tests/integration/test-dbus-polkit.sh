@@ -7,14 +7,10 @@
 # while polkit still decides is answered at once and forgotten (no query kept until shutdown: the
 # stand-in counts them, and exits without a leak when built with ASan).
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/dbus-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin dbus
 
 PHCCTL=$BUILD/phcctl/phcctl
-tmp=$(mktemp -d)
-chmod 755 "$tmp"
-trap 'exec 5>&- 2>/dev/null || true; net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
 dbus_start "$tmp/bus"
 # User sys is granted too, but only once the test opens a gate: polkit is slow to decide.
 polkit_start "$tmp/bus" "$tmp" YES

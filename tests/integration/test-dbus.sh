@@ -6,15 +6,12 @@
 # AccessDenied for an unprivileged caller on every write, InvalidArgs, named phcd errors, the
 # shipped introspection XML, a python3-dbus client, phcctl --json through jq, and wait-sync.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/dbus-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin dbus
 
 FAKE=$BUILD/tests/integration/tool-bus-fake
 PHCCTL=$BUILD/phcctl/phcctl
-tmp=$(mktemp -d)
-chmod 755 "$tmp"
-trap 'exec 5>&- 6>&- 2>/dev/null || true; net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
+test_on_exit 'exec 6>&- 2>/dev/null || true'
 dbus_start "$tmp/bus"
 NOBODY=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
 B=(busctl --system)
@@ -239,7 +236,7 @@ denied /org/phcd1 org.phcd1.Manager.Reload
 rc=0
 "${NOBODY[@]}" "$PHCCTL" disable veth0 2>"$tmp/err" || rc=$?
 [ "$rc" = 4 ] || fail "nobody: phcctl disable: expected exit 4, got $rc: $(cat "$tmp/err")"
-sleep 0.1 # nothing may arrive; give a wrongly accepted call time to show up
+test_duration 0.1 "a quiet period: a wrongly accepted call would show up by now"
 if tail -n +$((from + 1)) "$tmp/out" | grep -q '^call '; then
 	fail "a denied call reached the manager: $(tail -n +$((from + 1)) "$tmp/out")"
 fi

@@ -13,17 +13,10 @@
 # Before options_default_ds, the socket answered the configured 200 (and then 100), and a worker
 # took the SET as given: pmc -2 said 100 while the BMCA used 255.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/dbus-helpers.sh"
-. "$SRC/tests/lib/ptp-helpers.sh"
-. "$SRC/tests/lib/port-helpers.sh"
-. "$SRC/tests/lib/phcd-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin dbus ptp port phcd
 
-tmp=$(mktemp -d /tmp/phcd-dds.XXXXXX)
-chmod 755 "$tmp"
 S=phdd-s$$ P=phdd-p$$ Q=phdd-q$$
-trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
 dbus_start "$tmp/bus"
 netns_add "$S"
 netns_add "$P"

@@ -3,11 +3,9 @@
 # README's first command, unattended: scripts/demo.sh --once must bring both phcd slaves to
 # synchronized against the ptp4l grandmaster, and its `phcctl status --json` must parse and say so.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 # --help: the usage comment, and nothing of the script after it (it printed a line of shell).
 "$SRC/scripts/demo.sh" --help >"$tmp/help" || fail "demo.sh --help exited non-zero"
 [ "$(tail -n 1 "$tmp/help")" = "  --build DIR   use this meson build directory (default: build-demo, set up and built here)" ] ||

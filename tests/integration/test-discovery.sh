@@ -4,14 +4,12 @@
 # ethtool TSINFO on veth (software, no PHC) and on a missing device (-ENODEV), TSCONFIG
 # fallback, and `phcd --list-interfaces --json` parsing with jq.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin
 
 T=$BUILD/tests/integration/tool-netlink
 PHCD=$BUILD/daemon/phcd
 NS=phdi$$
-tmp=$(mktemp -d)
-trap 'net_cleanup; rm -rf "$tmp"' EXIT
 netns_add "$NS"
 
 ip netns exec "$NS" "$T" monitor >"$tmp/ev" 2>&1 &

@@ -7,13 +7,9 @@
 # of ptp4l 3.1.1 and 4.2 configured the same), P2P at two other addresses, and phcd (the
 # supervisor opens the socket) as master of a ptp4l slave at G.8275.1's address.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/port-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin port
 
-tmp=$(mktemp -d)
-chmod 755 "$tmp"
-trap 'net_cleanup; rm -rf "$tmp"' EXIT
 G8275=01:80:c2:00:00:0e
 
 # ptp_groups NS IF: the PTP multicast groups (01-1B-19-xx and 01-80-C2-xx) IF has joined, sorted.
@@ -34,7 +30,6 @@ expect_groups() {
 	done
 	echo "ok: $4: $2 joined exactly $3"
 }
-
 
 # sent_by FILE MAC: "messageType destination" of each frame MAC sent, counted.
 sent_by() {

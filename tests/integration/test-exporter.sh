@@ -6,20 +6,14 @@
 # with phcd stopped the next scrape says phcd_up 0 with no stale value, Prometheus sees it within
 # a scrape interval, and the exporter reads phcd again when it comes back.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/dbus-helpers.sh"
-. "$SRC/tests/lib/ptp-helpers.sh"
-. "$SRC/tests/lib/phcd-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin dbus ptp phcd
 
 EXPORTER=$BUILD/exporter/phcd-exporter
-tmp=$(mktemp -d /tmp/phcd-exporter.XXXXXX)
-chmod 755 "$tmp"
 S=phex-s$$ G=phex-g$$
 EXPORTER_ADDR=127.0.0.1:9433
 PROM_ADDR=127.0.0.1:9090
 SCRAPE_S=1
-trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
 dbus_start "$tmp/bus"
 netns_pair "$S" "$G" s1 g1
 

@@ -7,20 +7,15 @@
 # worker each; at the end phcd holds as many fds as before the faults, SIGTERM leaves no worker
 # behind, and the namespaces are gone.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/dbus-helpers.sh"
-. "$SRC/tests/lib/ptp-helpers.sh"
-. "$SRC/tests/lib/phcd-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin dbus ptp phcd
 
 PORT=$BUILD/worker/phcd-port
 STORM=$BUILD/tests/integration/tool-frame-storm
 N=4
-tmp=$(mktemp -d /tmp/phcd-faults.XXXXXX)
-chmod 755 "$tmp"
 S=phft-s$$ G=phft-g$$
 PHCD_PID=
-trap '[ -z "$PHCD_PID" ] || kill "$PHCD_PID" 2>/dev/null || true; net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
+test_on_exit 'test_stop "$PHCD_PID"'
 dbus_start "$tmp/bus"
 netns_add "$S"
 netns_add "$G"
@@ -90,7 +85,7 @@ echo "ok: kill -9 of s1's worker $old: back as $(field port s1 pid)"
 # 2. SIGSTOP of a worker for longer than the announce timeout, then SIGCONT.
 old=$(field port s2 pid)
 kill -STOP "$old"
-sleep 2
+test_duration 2 "stopped for longer than the announce timeout"
 alive
 kill -CONT "$old" 2>/dev/null || true
 all_back "SIGSTOP/SIGCONT of worker $old (s2)" 15

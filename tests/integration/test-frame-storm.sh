@@ -13,22 +13,17 @@
 # PHCD_STORM_FRAMES (default 100000, each slave receives all of them) and PHCD_STORM_RATE
 # (frames/s, default 25000) make longer storms.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/ptp-helpers.sh"
-. "$SRC/tests/lib/dbus-helpers.sh"
-. "$SRC/tests/lib/phcd-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin ptp dbus phcd
 
 PORT=$BUILD/worker/phcd-port
 STORM=$BUILD/tests/integration/tool-frame-storm
 FRAMES=${PHCD_STORM_FRAMES:-100000}
 RATE=${PHCD_STORM_RATE:-25000}
-tmp=$(mktemp -d /tmp/phcd-storm.XXXXXX)
 # One LAN (a bridge in L): the grandmaster in M, the attacker in X, phcd-port in A, phcd in B.
 # M and X are isolated from each other: the storm is aimed at the slaves, not at ptp4l (which
 # sees frames sent on its own interface and goes FAULTY on a rogue Pdelay_Resp).
 L=phfs-l$$ M=phfs-m$$ X=phfs-x$$ A=phfs-a$$ B=phfs-b$$
-trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
 # A private system bus (never the machine's own) for phcd's Counters.
 dbus_start "$tmp/bus"
 lan_bridge "$L"

@@ -11,13 +11,9 @@
 # linuxptp 4.2's, its configs/G.8275.1.cfg unchanged. Also: phcd's ports joined 01-80-C2-00-00-0E
 # only.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/port-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin port
 
-tmp=$(mktemp -d)
-chmod 755 "$tmp"
-trap 'net_cleanup; rm -rf "$tmp"' EXIT
 reference_linuxptp
 L42=${REF_DIRS[1]}
 CFG=$L42/configs/G.8275.1.cfg
@@ -38,7 +34,7 @@ expect_gm() {
 	while :; do
 		have=$(gm_of "$2")
 		if [ "$have" = "$3" ]; then
-			sleep 3
+			test_duration 3 "and it still does 3 s later"
 			have=$(gm_of "$2")
 			[ "$have" = "$3" ] && break
 		fi

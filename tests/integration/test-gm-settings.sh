@@ -8,15 +8,10 @@
 # D-Bus SetGrandmasterSettings (as root) then makes it class 7 and not time traceable; the
 # read-only socket refuses the SET, and the values stay.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/dbus-helpers.sh"
-. "$SRC/tests/lib/port-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin dbus port
 
-tmp=$(mktemp -d)
-chmod 755 "$tmp"
 S=pgms$$ P=pgmp$$
-trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
 reference_linuxptp
 L42=${REF_DIRS[1]}
 dbus_start "$tmp/bus"
@@ -86,7 +81,7 @@ expect_slave 7 0 1
 out=$(pmc42 "$tmp/phcd-ro.uds" "$SETGM")
 grep -q 'MANAGEMENT_ERROR_STATUS' <<<"$out" ||
 	fail "SET on the read-only socket: expected MANAGEMENT_ERROR_STATUS, got: $out"
-sleep 1
+test_duration 1 "a quiet period: a SET wrongly applied would show by now"
 expect_slave 7 0 1
 echo "ok: the read-only socket refuses the SET"
 echo PASS

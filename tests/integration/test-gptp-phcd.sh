@@ -13,18 +13,10 @@
 #     goes not asCapable (D-Bus false), and no Sync nor Announce of phcd's is on the wire.
 # Against Debian's ptp4l 3.1.1 and linuxptp 4.2, each with its own gPTP.cfg.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/dbus-helpers.sh"
-. "$SRC/tests/lib/ptp-helpers.sh"
-. "$SRC/tests/lib/port-helpers.sh"
-. "$SRC/tests/lib/phcd-helpers.sh"
-. "$SRC/tests/lib/gptp-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin dbus ptp port phcd gptp
 
 PCAP=$SRC/tests/integration/ptp-pcap.py
-tmp=$(mktemp -d)
-chmod 755 "$tmp"
-trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
 dbus_start "$tmp/bus"
 
 run() { # VERSION ROLE(slave|master)
@@ -82,7 +74,7 @@ run() { # VERSION ROLE(slave|master)
 	sed -i 's/^neighborPropDelayThresh = .*/neighborPropDelayThresh = 100/' "$log.phcd.conf"
 	kill -HUP "$phcd_pid"
 	wait_as_capable "$ib" false 30
-	sleep 1
+	test_duration 1 "a Sync or Announce already due when asCapable fell may still leave"
 	capture_for "$A" "$ia" 3 "$log.pcap2"
 	"$PCAP" "$log.pcap2" >"$log.frames2"
 	mac=$(ip -n "$B" -j link show "$ib" | jq -r '.[0].address')

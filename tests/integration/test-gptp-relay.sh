@@ -14,16 +14,10 @@
 #     the downstream ptp4l's TIME_STATUS_NP shows a value phcd sent.
 # Against Debian's ptp4l 3.1.1 and linuxptp 4.2.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/ptp-helpers.sh"
-. "$SRC/tests/lib/port-helpers.sh"
-. "$SRC/tests/lib/phcd-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin ptp port phcd
 
 PCAP=$SRC/tests/integration/ptp-pcap.py
-tmp=$(mktemp -d)
-chmod 755 "$tmp"
-trap 'net_cleanup; rm -rf "$tmp"' EXIT
 
 pmc_down() { # COMMAND: pmc on the downstream ptp4l's UDS (-t 1: gPTP.cfg's transportSpecific)
 	ip netns exec "$D" "$(ptp4l_bin pmc)" -u -b 0 -t 1 -s "$tmp/uds-$id_-$$" -i "$tmp/pmc-$v" \

@@ -8,12 +8,8 @@
 # phcd-port follows ptp4l's gPTP grandmaster. Against Debian's ptp4l 3.1.1 and linuxptp 4.2,
 # each with its own shipped gPTP.cfg.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/port-helpers.sh"
-
-tmp=$(mktemp -d)
-trap 'net_cleanup; rm -rf "$tmp"' EXIT
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin port
 
 run() { # PTP4L_VERSION ROLE(master|slave)
 	local v=${1//./}${2:0:1} A B ia ib log from id stats pds

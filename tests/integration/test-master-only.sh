@@ -6,17 +6,11 @@
 # better clock never becomes the instance's parent: for 10 s the instance names the grandmaster
 # of s1, s1 stays SLAVE and s2 MASTER, and every Announce phcd sends on s2 names that grandmaster.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/dbus-helpers.sh"
-. "$SRC/tests/lib/ptp-helpers.sh"
-. "$SRC/tests/lib/phcd-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin dbus ptp phcd
 
 PHCCTL=$BUILD/phcctl/phcctl
-tmp=$(mktemp -d)
-chmod 755 "$tmp"
 S=phmo-s$$ G=phmo-g$$ B=phmo-b$$
-trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
 dbus_start "$tmp/bus"
 netns_pair "$S" "$G" s1 g1
 netns_add "$B"

@@ -6,13 +6,9 @@
 # others with MANAGEMENT_ERROR_STATUS (neither pmc prints the error id: test-mgmt checks they are
 # NOT_SUPPORTED, not NO_SUCH_ID); docs/management.md gives the reason of each one not served.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/port-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin port
 
-tmp=$(mktemp -d)
-chmod 755 "$tmp"
-trap 'net_cleanup; rm -rf "$tmp"' EXIT
 reference_linuxptp
 L42=${REF_DIRS[1]}
 S=pmis$$ P=pmip$$

@@ -6,16 +6,11 @@
 # signalled on D-Bus; the read-only socket and the network refuse SET; malformed and oversized
 # requests (datagrams and raw L2 frames) get MANAGEMENT_ERROR_STATUS or are dropped and counted.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/dbus-helpers.sh"
-. "$SRC/tests/lib/phcd-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin dbus phcd
 
 RAW=$SRC/tests/integration/mgmt-raw.py
-tmp=$(mktemp -d /tmp/phcd-mgmt.XXXXXX)
-chmod 755 "$tmp"
 S=phmg-s$$ P=phmg-p$$ Q=phmg-q$$
-trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
 dbus_start "$tmp/bus"
 netns_add "$S"
 netns_add "$P"

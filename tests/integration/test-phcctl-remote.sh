@@ -5,27 +5,17 @@
 # by tool-bus-fake; phcctl in the "client" namespace, with no bus of its own, reaches it as
 # root@10.x over a veth pair with a key made for this test (host key checked, no password).
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/dbus-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin dbus
 
 PHCCTL=$BUILD/phcctl/phcctl
 SSHD=/usr/sbin/sshd
 [ -x "$SSHD" ] || { echo "SKIP: no $SSHD (openssh-server, scripts/deps.sh)"; exit 77; }
 command -v systemd-stdio-bridge >/dev/null || { echo "SKIP: no systemd-stdio-bridge"; exit 77; }
 
-tmp=$(mktemp -d)
-chmod 755 "$tmp"
 made_privsep=
-cleanup() {
-	exec 5>&- 2>/dev/null || true
-	[ -s "$tmp/sshd.pid" ] && kill "$(cat "$tmp/sshd.pid")" 2>/dev/null || true
-	net_cleanup
-	dbus_cleanup
-	[ -n "$made_privsep" ] && rmdir /run/sshd 2>/dev/null || true
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+test_on_exit '[ -n "$made_privsep" ] && rmdir /run/sshd 2>/dev/null || true'
+test_on_exit '[ -s "$tmp/sshd.pid" ] && kill "$(cat "$tmp/sshd.pid")" 2>/dev/null || true'
 
 srv=phcsrv$$
 cli=phccli$$

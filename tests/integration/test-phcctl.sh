@@ -5,14 +5,10 @@
 # no system bus, and phcd going away while a command waits for its answer. Served by
 # tool-bus-fake on a private bus.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/dbus-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin dbus
 
 PHCCTL=$BUILD/phcctl/phcctl
-tmp=$(mktemp -d)
-chmod 755 "$tmp"
-trap 'exec 5>&- 2>/dev/null || true; net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
 dbus_start "$tmp/bus"
 
 # expect RC WHAT CMD...: run phcctl CMD..., expect exit RC (139 is a crash) and, when WHAT is not

@@ -3,13 +3,11 @@
 # Each kind of configuration error: `phcd --check-config` and `phcd` itself exit non-zero and name
 # file:line (drop-ins included); a valid file passes the check.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin
 
 PHCD=$BUILD/daemon/phcd
-tmp=$(mktemp -d)
 NS=phcf$$
-trap 'net_cleanup; rm -rf "$tmp"' EXIT
 netns_add "$NS"
 
 # case NAME LINE CONTENT: a file whose error is on LINE.

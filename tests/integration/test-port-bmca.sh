@@ -5,13 +5,9 @@
 # master; when ptp4l goes away, the phcd-port with 110 takes over and the other follows it,
 # within the announce receipt timeout plus qualification (9.2.6.12, 9.3.2.5).
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/ptp-helpers.sh"
-. "$SRC/tests/lib/port-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin ptp port
 
-tmp=$(mktemp -d)
-trap 'net_cleanup; rm -rf "$tmp"' EXIT
 BR=ppbr$$
 lan_bridge "$BR"
 for n in 1 2 3; do

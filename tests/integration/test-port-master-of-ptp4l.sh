@@ -4,12 +4,8 @@
 # as a new foreign master, selects it as best master, goes UNCALIBRATED (free-running ptp4l
 # never claims SLAVE) and prints offsets near zero, both ends stamping the same CLOCK_REALTIME.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/port-helpers.sh"
-
-tmp=$(mktemp -d)
-trap 'net_cleanup; rm -rf "$tmp"' EXIT
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin port
 
 run() {
 	local mech=$1 flag=$2 A=ppma$$$2 B=ppmb$$$2 id from stats

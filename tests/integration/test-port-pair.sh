@@ -3,12 +3,9 @@
 # Two phcd-ports on virtual clocks: the master's clock starts 0.5 s ahead and 100 ppm fast; the
 # slave steps once (s1), locks (s2), and 30 s after locking its offset RMS is a few microseconds.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/port-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin port
 
-tmp=$(mktemp -d)
-trap 'net_cleanup; rm -rf "$tmp"' EXIT
 A=pppa$$
 B=pppb$$
 netns_pair "$A" "$B" ppa ppb

@@ -10,16 +10,10 @@
 # phcd's stderr carries the syslog priority of each line ("<3>" = err) as under journald
 # (JOURNAL_STREAM set).
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/dbus-helpers.sh"
-. "$SRC/tests/lib/ptp-helpers.sh"
-. "$SRC/tests/lib/phcd-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin dbus ptp phcd
 
-tmp=$(mktemp -d)
-chmod 755 "$tmp"
 S=phpr-s$$ P=phpr-p$$
-trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
 dbus_start "$tmp/bus"
 netns_pair "$S" "$P" s1 p1
 veth_add "$S" s2 "$P" p2

@@ -4,12 +4,8 @@
 # SLAVE on a virtual clock, and once settled its offsets and path delay are plausible for veth.
 # Against Debian's ptp4l 3.1.1 and linuxptp 4.2.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/port-helpers.sh"
-
-tmp=$(mktemp -d)
-trap 'net_cleanup; rm -rf "$tmp"' EXIT
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin port
 
 run() { # E2E|P2P E|P PTP4L_VERSION
 	local flag=$2 v=${3//./} gm from stats log

@@ -10,13 +10,9 @@
 # device, so no egress-qos-map) and no classful qdisc: the 802.1Q priority on the wire is not
 # observed here.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/port-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin port
 
-tmp=$(mktemp -d)
-chmod 755 "$tmp"
-trap 'net_cleanup; [ -n "${KEEP_TMP-}" ] || rm -rf "$tmp"' EXIT
 cat >"$tmp/phcd-port.conf" <<CONF
 [global]
 profile = power-2017
@@ -61,7 +57,7 @@ run() { # VERSION_INDEX
 		sleep 0.3
 	done
 	echo "ok: ptp4l ${REF_VERSIONS[$v]} (${pwr:-no power_profile keys}) follows phcd ($clock)"
-	sleep 3
+	test_duration 3 "3 s more of phcd's frames in the capture"
 	kill "$CAP_PID"
 	wait "$CAP_PID" 2>/dev/null || true
 	mac=$(ip -n "$B" link show "pp${v}b" | awk '/link\/ether/ { print $2 }')

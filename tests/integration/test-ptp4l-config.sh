@@ -16,19 +16,11 @@
 #     profile with ptp4l gPTP.cfg: as slave of ptp4l 3.1.1 (offsets near zero), as grandmaster
 #     of ptp4l 4.2 (ptp4l's offsets near zero, phcd's Follow_Up carrying the 802.1AS TLV).
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/dbus-helpers.sh"
-. "$SRC/tests/lib/ptp-helpers.sh"
-. "$SRC/tests/lib/port-helpers.sh"
-. "$SRC/tests/lib/phcd-helpers.sh"
-. "$SRC/tests/lib/gptp-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin dbus ptp port phcd gptp
 
 PHCD=$BUILD/daemon/phcd
 PCAP=$SRC/tests/integration/ptp-pcap.py
-tmp=$(mktemp -d)
-chmod 755 "$tmp"
-trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
 
 # check_file FILE EXPECTED_RC: every key line of FILE has a verdict in phcd's report.
 check_file() {

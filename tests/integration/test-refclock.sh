@@ -10,15 +10,10 @@
 # logged once, retried. Every process runs without CAP_SYS_TIME; the host's adjtimex state is
 # the same after as before.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/ptp-helpers.sh"
-. "$SRC/tests/lib/phcd-helpers.sh"
-. "$SRC/tests/lib/dbus-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin ptp phcd dbus
 
-tmp=$(mktemp -d /tmp/phcd-refclock.XXXXXX)
 S=phrc-s$$ M=phrc-m$$ N=phrc-n$$
-trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
 
 before=$(host_clock_state)
 

@@ -4,18 +4,12 @@
 # monitor` over 30 s. Every ServoState in an instance's PropertiesChanged differs from the one
 # before it, and a servo that stays locked through the window sends none.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/dbus-helpers.sh"
-. "$SRC/tests/lib/ptp-helpers.sh"
-. "$SRC/tests/lib/phcd-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin dbus ptp phcd
 
 PHCCTL=$BUILD/phcctl/phcctl
 WINDOW=${WINDOW:-30}
-tmp=$(mktemp -d)
-chmod 755 "$tmp"
 S=phsv-s$$ G=phsv-g$$
-trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
 dbus_start "$tmp/bus"
 netns_pair "$S" "$G" s1 g1
 
@@ -38,7 +32,7 @@ done
 # The signal that says locked may still be on its way (coalesced, at most a second).
 wait_for "$tmp/mon" '"ServoState":"locked"' 5
 from=$(wc -l <"$tmp/mon")
-sleep "$WINDOW"
+test_duration "$WINDOW" "the window in which the servo must stay locked"
 "$PHCCTL" status --json | jq -e '.Instances[0].Synchronized' >/dev/null ||
 	fail "instance lab no longer synchronized after ${WINDOW} s"
 

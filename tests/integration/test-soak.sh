@@ -8,20 +8,15 @@
 # worker), phcd must hold as many fds as at the start and its RSS may have grown by at most
 # SOAK_RSS_GROWTH_KB (1024). The figures go to stdout (docs/reliability.md quotes them).
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/dbus-helpers.sh"
-. "$SRC/tests/lib/ptp-helpers.sh"
-. "$SRC/tests/lib/phcd-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin dbus ptp phcd
 
 N=${SOAK_PORTS:-32}
 DURATION=${SOAK_SECONDS:-600}
 RSS_GROWTH_KB=${SOAK_RSS_GROWTH_KB:-1024}
-tmp=$(mktemp -d /tmp/phcd-soak.XXXXXX)
-chmod 755 "$tmp"
 S=phsk-s$$ G=phsk-g$$
 PHCD_PID=
-trap '[ -z "$PHCD_PID" ] || kill "$PHCD_PID" 2>/dev/null || true; net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
+test_on_exit 'test_stop "$PHCD_PID"'
 dbus_start "$tmp/bus"
 netns_add "$S"
 netns_add "$G"
@@ -139,7 +134,7 @@ while [ "$SECONDS" -lt "$end" ]; do
 	fi
 	round=$((round + 1))
 	alive
-	sleep 1.5 # the fault rate, not a wait for anything
+	test_duration 1.5 "the fault rate"
 done
 echo "faults: $flaps link flaps, $kills worker kills in ${DURATION} s, with SETs and D-Bus reads"
 

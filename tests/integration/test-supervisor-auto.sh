@@ -3,15 +3,12 @@
 # `interfaces = auto`: interfaces without a PHC stay out unless include_software_interfaces is
 # set (here through a SIGHUP reload), and a hotplugged interface joins the auto instance.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/phcd-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin phcd
 
-tmp=$(mktemp -d /tmp/phcd-auto.XXXXXX)
 S=phau-s$$ P=phau-p$$
 PHCD_PID=
-trap '[ -z "$PHCD_PID" ] || { kill "$PHCD_PID"; wait "$PHCD_PID"; } 2>/dev/null || true
-	net_cleanup; rm -rf "$tmp"' EXIT
+test_on_exit 'test_stop "$PHCD_PID"'
 netns_pair "$S" "$P" a0 a1
 
 printf '%s\n' '[global]' 'time_stamping = software' 'logAnnounceInterval = -2' \

@@ -4,26 +4,16 @@
 # clock (pmc on the downstream ptp4l), unprivileged workers, kill -9, garbage IPC, reload,
 # link down/up, veth delete/recreate, and a clean SIGTERM.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/ptp-helpers.sh"
-. "$SRC/tests/lib/phcd-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin ptp phcd
 
 PORT=$BUILD/worker/phcd-port
-tmp=$(mktemp -d /tmp/phcd-sup.XXXXXX)
-# Workers run as their own user: the wrapper below must be reachable by it, and the flags it
-# removes (ctl/) writable.
-chmod 755 "$tmp"
+# Workers run as their own user: the wrapper below must be reachable by it ($tmp is 755,
+# test_begin), and the flags it removes (ctl/) writable.
 mkdir -m 0777 "$tmp/ctl"
 S=phsu-s$$ P1=phsu-a$$ P2=phsu-b$$ P3=phsu-c$$
 PHCD_PID=
-stop_phcd() {
-	if [ -n "$PHCD_PID" ] && kill -0 "$PHCD_PID" 2>/dev/null; then
-		kill -TERM "$PHCD_PID" 2>/dev/null || true
-		wait "$PHCD_PID" 2>/dev/null || true
-	fi
-}
-trap 'stop_phcd; net_cleanup; rm -rf "$tmp"' EXIT
+test_on_exit 'test_stop "$PHCD_PID"'
 
 for ns in $S $P1 $P2 $P3; do netns_add "$ns"; done
 # s1 faces the grandmaster (domain 0), s2 a downstream slave (domain 0), s3 a slave in domain 24.

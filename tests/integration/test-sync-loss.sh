@@ -7,12 +7,8 @@
 # Follow_Up is made to arrive before its Sync: phcd-port still measures each pair. Against
 # Debian's ptp4l 3.1.1 and linuxptp 4.2.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/port-helpers.sh"
-
-tmp=$(mktemp -d)
-trap 'net_cleanup; rm -rf "$tmp"' EXIT
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin port
 
 # Announce every second, Sync every 2^-1 s: the timeout is 3 x 0.5 s = 1.5 s.
 printf '[global]\nlogAnnounceInterval = 0\nannounceReceiptTimeout = 3\nlogSyncInterval = -1\nsyncReceiptTimeout = 3\n' \
@@ -50,7 +46,7 @@ run() { # PTP4L_VERSION
 	[ "$ms" -le 3000 ] || fail "ptp4l $1: left SLAVE ${ms} ms after Sync stopped, expected <= 3000"
 	echo "ok: ptp4l $1: Sync dropped, phcd-port left SLAVE for LISTENING after ${ms} ms"
 	from=$(wc -l <"$log-phcd")
-	sleep 5 # Announce keeps coming: it must not become SLAVE without Sync
+	test_duration 5 "Announce keeps coming: it must not become SLAVE without Sync"
 	if tail -n +"$((from + 1))" "$log-phcd" | grep -q 'to SLAVE'; then
 		fail "ptp4l $1: SLAVE again without Sync: $(tail -n +"$((from + 1))" "$log-phcd" | grep 'to SLAVE')"
 	fi
@@ -66,7 +62,7 @@ run() { # PTP4L_VERSION
 	# (2 Syncs a second: at least 15 offsets in 10 s), none of the Follow_Ups thrown away.
 	from=$(wc -l <"$log-phcd")
 	echo swap-sync >"$tmp/relay-mode"
-	sleep 10
+	test_duration 10 "10 s of reordered pairs"
 	n=$(tail -n +"$((from + 1))" "$log-phcd" | grep -c 'master offset' || true)
 	[ "$n" -ge 15 ] || fail "ptp4l $1: $n offsets in 10 s with each Follow_Up before its Sync, expected >= 15"
 	if tail -n +"$((from + 1))" "$log-phcd" | grep -q 'SLAVE to '; then

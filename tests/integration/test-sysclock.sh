@@ -4,20 +4,12 @@
 # CAP_SYS_TIME: it follows the master, reports EPERM for the system clock and keeps running,
 # and the host clock's adjtimex state is the same after as before.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/phcd-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin phcd
 
-tmp=$(mktemp -d /tmp/phcd-sysclk.XXXXXX)
 S=phsc-s$$ M=phsc-m$$
 PHCD_PID=
-stop_phcd() {
-	if [ -n "$PHCD_PID" ] && kill -0 "$PHCD_PID" 2>/dev/null; then
-		kill -TERM "$PHCD_PID" 2>/dev/null || true
-		wait "$PHCD_PID" 2>/dev/null || true
-	fi
-}
-trap 'stop_phcd; net_cleanup; rm -rf "$tmp"' EXIT
+test_on_exit 'test_stop "$PHCD_PID"'
 
 before=$(host_clock_state)
 

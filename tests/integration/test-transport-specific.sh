@@ -6,12 +6,9 @@
 # transportSpecific); against a ptp4l left at 0 it hears nothing, and counts every frame as
 # other_domain. Against Debian's ptp4l 3.1.1 and linuxptp 4.2.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/port-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin port
 
-tmp=$(mktemp -d)
-trap 'net_cleanup; rm -rf "$tmp"' EXIT
 printf '[global]\nlogAnnounceInterval = 0\nannounceReceiptTimeout = 3\ntransportSpecific = 1\n' \
 	>"$tmp/phcd-port.conf"
 
@@ -28,7 +25,7 @@ run() { # PTP4L_VERSION PTP4L_TRANSPORT_SPECIFIC
 			"$stats" 5000 20000
 	else
 		# ptp4l announces for 8 s: phcd-port must hear none of it and become MASTER alone.
-		sleep 8
+		test_duration 8 "ptp4l announces: phcd-port must hear none of it"
 		grep -q 'to SLAVE\|to UNCALIBRATED' "$log-phcd" &&
 			fail "phcd-port (transportSpecific 1) followed a ptp4l $1 at transportSpecific 0"
 		kill -TERM "$pid"

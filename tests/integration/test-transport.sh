@@ -3,14 +3,12 @@
 # The L2 transport over veth in namespaces: timestamped exchange, TX timestamp matching under a
 # burst, no foreign traffic on the PTP socket, ETH_P_1588 (never ETH_P_ALL), hardware fallback.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin
 
 T=$BUILD/tests/integration/tool-transport
 A=phta$$
 B=phtb$$
-tmp=$(mktemp -d)
-trap 'net_cleanup; rm -rf "$tmp"' EXIT
 netns_pair "$A" "$B" pva pvb
 
 # 1. Exchange A -> B (B adopts a supervisor-style fd), then B -> A, software timestamps both ways.

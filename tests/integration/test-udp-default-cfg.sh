@@ -8,17 +8,8 @@
 # them (gptp-helpers.sh); phcd's worker holds UDP sockets on ports 319 and 320 and its interface
 # joined 224.0.1.129. And phcd as master of a ptp4l hybrid_e2e slave (below).
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/ptp-helpers.sh"
-. "$SRC/tests/lib/port-helpers.sh"
-. "$SRC/tests/lib/phcd-helpers.sh"
-. "$SRC/tests/lib/gptp-helpers.sh"
-. "$SRC/tests/lib/udp-helpers.sh"
-
-tmp=$(mktemp -d)
-chmod 755 "$tmp"
-trap 'net_cleanup; rm -rf "$tmp"' EXIT
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin ptp port phcd gptp udp
 
 # The runs of one linuxptp version, its two roles one after the other (a subshell of its own).
 version_runs() { # INDEX

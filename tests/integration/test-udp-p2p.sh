@@ -8,17 +8,8 @@
 # peerMeanPathDelay measured. Renumbered (phcd's address changed under the running port): its
 # worker ends and is restarted with new sockets, which send from the new address.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/ptp-helpers.sh"
-. "$SRC/tests/lib/port-helpers.sh"
-. "$SRC/tests/lib/phcd-helpers.sh"
-. "$SRC/tests/lib/gptp-helpers.sh"
-. "$SRC/tests/lib/udp-helpers.sh"
-
-tmp=$(mktemp -d)
-chmod 755 "$tmp"
-trap 'net_cleanup; rm -rf "$tmp"' EXIT
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin ptp port phcd gptp udp
 
 # renumbered: the last run's phcd interface changes its address (192.0.2.2 to .3, as a DHCP
 # renumbering would): the worker's sockets, whose source address was fixed when they were

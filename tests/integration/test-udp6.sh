@@ -10,18 +10,8 @@
 # transport as a user sees it (that run on a private system bus): D-Bus Port.NetworkTransport
 # "UDPv6", `phcctl port` "Transport: UDPv6", phcd-exporter's phcd_port_info network_transport.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/ptp-helpers.sh"
-. "$SRC/tests/lib/port-helpers.sh"
-. "$SRC/tests/lib/phcd-helpers.sh"
-. "$SRC/tests/lib/gptp-helpers.sh"
-. "$SRC/tests/lib/udp-helpers.sh"
-. "$SRC/tests/lib/dbus-helpers.sh"
-
-tmp=$(mktemp -d)
-chmod 755 "$tmp"
-trap 'net_cleanup; rm -rf "$tmp"' EXIT
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin ptp port phcd gptp udp dbus
 
 # udp_mgmt_checks WHAT: pmc over the last run's transport gets phcd's answers, and a SET is
 # refused.

@@ -4,12 +4,9 @@
 # interface are counted (vlan_tagged; ignored_vlan_tagged on D-Bus), not dropped unseen; a
 # priority-tagged frame (VID 0) is the interface's own and reaches the engine.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/port-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin port
 
-tmp=$(mktemp -d)
-trap 'net_cleanup; rm -rf "$tmp"' EXIT
 A=pvta$$ B=pvtb$$
 netns_pair "$A" "$B" vta vtb
 phcd_port_start "$B" vtb "$tmp/phcd" --clock virtual
@@ -40,7 +37,14 @@ PY
 send "$A" vta 20 5
 send "$A" vta 3 0
 send "$A" vta 4 none
-sleep 1
+# Until phcd-port has read them all: no frame left queued on a packet socket in $B (the Rmem
+# column of /proc/net/packet); it reports its counters when it ends.
+deadline=$((SECONDS + 10))
+until ip netns exec "$B" awk 'NR > 1 && $7 != 0 { q = 1 } END { exit q }' /proc/net/packet; do
+	[ "$SECONDS" -lt "$deadline" ] ||
+		fail "phcd-port left frames unread for 10 s: $(ip netns exec "$B" cat /proc/net/packet)"
+	sleep 0.05
+done
 kill -TERM "$LAST_PID"
 wait_for "$tmp/phcd" '^phcd-port: counters:' 10
 counters=$(grep '^phcd-port: counters:' "$tmp/phcd")

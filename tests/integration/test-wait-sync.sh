@@ -8,17 +8,11 @@
 # An instance whose `interfaces` names an interface that is not there yet (a NIC that appears
 # late at boot) is not ready until it is, and --json names it (it counted as "no ports" before).
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/dbus-helpers.sh"
-. "$SRC/tests/lib/ptp-helpers.sh"
-. "$SRC/tests/lib/phcd-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin dbus ptp phcd
 
 PHCCTL=$BUILD/phcctl/phcctl
-tmp=$(mktemp -d)
-chmod 755 "$tmp"
 S=phws-s$$ P=phws-p$$
-trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
 dbus_start "$tmp/bus"
 netns_pair "$S" "$P" s1 p1
 {

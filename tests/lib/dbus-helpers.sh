@@ -88,7 +88,7 @@ wait_prop() {
 # bus_fake_start DIR: tests/integration/tool-bus-fake (phcd's dbus/ code over a scripted
 # stand-in of the supervisor) on the bus of dbus_start, reading its commands from fd 5 (the FIFO
 # DIR/in), its output in DIR/out; returns once it serves org.phcd1, or fails. Its PID is in
-# FAKE_PID and BG_PIDS; the caller's EXIT trap closes fd 5.
+# FAKE_PID and BG_PIDS; fd 5 is closed at exit (test_on_exit of tests/lib/test-lib.sh).
 bus_fake_start() {
 	mkfifo "$1/in"
 	FAKE_OUT=$1/out
@@ -96,6 +96,7 @@ bus_fake_start() {
 	FAKE_PID=$!
 	BG_PIDS+=("$FAKE_PID")
 	exec 5>"$1/in"
+	test_on_exit 'exec 5>&- 2>/dev/null || true'
 	wait_for "$FAKE_OUT" '^ready$' 30
 	wait_bus_name org.phcd1 10
 }
