@@ -10,14 +10,9 @@
 # announced with phcd's own identity. Each transition is one journal line of phcd; D-Bus
 # ClockMode, ClockModeReason and EstimatedTimeError and phcctl status follow.
 set -euo pipefail
-: "${BUILD:?BUILD must name the build directory}" "${SRC:?SRC must name the source directory}"
-. "$SRC/tests/lib/net-helpers.sh"
-. "$SRC/tests/lib/port-helpers.sh"
-. "$SRC/tests/lib/dbus-helpers.sh"
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin port dbus
 
-tmp=$(mktemp -d)
-chmod 755 "$tmp"
-trap 'net_cleanup; dbus_cleanup; rm -rf "$tmp"' EXIT
 reference_linuxptp
 L42=${REF_DIRS[1]}
 CFG=$L42/configs/G.8275.1.cfg
