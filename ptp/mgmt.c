@@ -18,14 +18,18 @@ enum mgmt_scope {
 typedef int (*mgmt_get_fn)(struct wire_writer *w, const struct mgmt_clock *c,
 			   const struct mgmt_port *p);
 
+/*
+ * Widest members first (32 bytes, not 48): the table's pointers make it relocated data, which each
+ * worker copies on write (docs/performance.md, footprint).
+ */
 struct mgmt_entry {
-	uint16_t id;
 	const char *name;
+	mgmt_get_fn get; /* NULL: GET is NOT_SUPPORTED */
 	enum mgmt_scope scope;
-	mgmt_get_fn get;  /* NULL: GET is NOT_SUPPORTED */
-	size_t get_max;	  /* longest dataField a GET may carry (pmc sends a zeroed layout) */
-	bool get_only;	  /* 15.5.2.3 Table 59: no SET in the standard (NOT_SETABLE) */
 	unsigned set_bit; /* MGMT_CHANGE_*: SET is supported; 0: NOT_SUPPORTED */
+	uint16_t id;
+	uint16_t get_max; /* longest dataField a GET may carry (pmc sends a zeroed layout) */
+	bool get_only;	  /* 15.5.2.3 Table 59: no SET in the standard (NOT_SETABLE) */
 };
 
 /* linuxptp's struct management_tlv_datum: one value octet and one reserved octet. */
@@ -354,18 +358,20 @@ static int get_power_profile_settings_np(struct wire_writer *w, const struct mgm
 	return wire_put_u32(w, (uint32_t) pp->totalTimeInaccuracy);
 }
 
-#define CLOCK(id, fn, max, ro, set)                           \
-	{                                                     \
-		MGMT_##id, #id, SCOPE_CLOCK, fn, max, ro, set \
+#define CLOCK(i, fn, max, ro, set)                                                           \
+	{                                                                                    \
+		.id = MGMT_##i, .name = #i, .scope = SCOPE_CLOCK, .get = fn, .get_max = max, \
+		.get_only = ro, .set_bit = set                                               \
 	}
-#define PORT(id, fn, max, ro)                              \
-	{                                                  \
-		MGMT_##id, #id, SCOPE_PORT, fn, max, ro, 0 \
+#define PORT(i, fn, max, ro)                                                                \
+	{                                                                                   \
+		.id = MGMT_##i, .name = #i, .scope = SCOPE_PORT, .get = fn, .get_max = max, \
+		.get_only = ro                                                              \
 	}
 /* Known to the standard or to linuxptp but not served: NOT_SUPPORTED rather than NO_SUCH_ID. */
-#define UNSUPPORTED(id, scope)                           \
-	{                                                \
-		MGMT_##id, #id, scope, NULL, 0, false, 0 \
+#define UNSUPPORTED(i, sc)                              \
+	{                                               \
+		.id = MGMT_##i, .name = #i, .scope = sc \
 	}
 
 static const struct mgmt_entry entries[] = {

@@ -437,24 +437,22 @@ static int l2_recv(struct transport *t, void *buf, size_t len, struct transport_
 	return (int) plen;
 }
 
-/* Up to L2_BATCH frames in one recvmmsg(), each payload straight into its entry. */
-#define L2_BATCH 8
-
+/* Up to TRANSPORT_RX_BATCH frames in one recvmmsg(), each payload straight into its entry. */
 static int l2_recv_batch(struct transport *t, struct transport_frame *f, size_t n)
 {
 	struct transport_l2 *l2 = to_l2(t);
-	uint8_t hdr[L2_BATCH][L2_HDR_LEN];
-	char ctrl[L2_BATCH][512];
-	struct sockaddr_ll from[L2_BATCH];
-	struct iovec iov[L2_BATCH][2];
-	struct mmsghdr mm[L2_BATCH];
+	uint8_t hdr[TRANSPORT_RX_BATCH][L2_HDR_LEN];
+	char ctrl[TRANSPORT_RX_BATCH][512];
+	struct sockaddr_ll from[TRANSPORT_RX_BATCH];
+	struct iovec iov[TRANSPORT_RX_BATCH][2];
+	struct mmsghdr mm[TRANSPORT_RX_BATCH];
 	int got;
 
 	_Static_assert(L2_HDR_LEN + TRANSPORT_PAYLOAD_MAX == L2_FRAME_MAX, "one frame per entry");
 	if (l2->fd < 0) {
 		return -EBADF;
 	}
-	n = n < L2_BATCH ? n : L2_BATCH;
+	n = n < TRANSPORT_RX_BATCH ? n : TRANSPORT_RX_BATCH;
 	memset(mm, 0, n * sizeof(mm[0]));
 	for (size_t k = 0; k < n; k++) {
 		iov[k][0] = (struct iovec){ hdr[k], L2_HDR_LEN };

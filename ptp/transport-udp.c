@@ -481,23 +481,21 @@ static void udp_rx_info(struct transport_udp *u, const struct msghdr *msg,
 	transport_sock_rx_ts(msg, u->status.mode == TRANSPORT_TS_MODE_HARDWARE, ret);
 }
 
-/* Up to UDP_BATCH datagrams in one recvmmsg() per receiving socket, event socket first. */
-#define UDP_BATCH 8
-
+/* Up to TRANSPORT_RX_BATCH datagrams in one recvmmsg() per receiving socket, event socket first. */
 static int udp_recv_batch(struct transport *t, struct transport_frame *f, size_t n)
 {
 	static const size_t rx[] = { TRANSPORT_UDP_FD_EVENT, TRANSPORT_UDP_FD_GENERAL };
 	struct transport_udp *u = to_udp(t);
-	struct sockaddr_storage from[UDP_BATCH];
-	char ctrl[UDP_BATCH][512];
-	struct iovec iov[UDP_BATCH];
-	struct mmsghdr mm[UDP_BATCH];
+	struct sockaddr_storage from[TRANSPORT_RX_BATCH];
+	char ctrl[TRANSPORT_RX_BATCH][512];
+	struct iovec iov[TRANSPORT_RX_BATCH];
+	struct mmsghdr mm[TRANSPORT_RX_BATCH];
 	size_t filled = 0;
 
 	if (u->fd[TRANSPORT_UDP_FD_EVENT] < 0) {
 		return -EBADF;
 	}
-	n = n < UDP_BATCH ? n : UDP_BATCH;
+	n = n < TRANSPORT_RX_BATCH ? n : TRANSPORT_RX_BATCH;
 	for (size_t s = 0; s < ARRAY_SIZE(rx) && filled < n; s++) {
 		size_t want = n - filled;
 		int got;

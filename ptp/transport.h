@@ -98,6 +98,14 @@ struct transport_rx_info {
 /* The largest payload received: an untagged 1518-byte frame less its 14-byte link header. */
 #define TRANSPORT_PAYLOAD_MAX 1504
 
+/*
+ * The most messages one transport_recv_batch() returns. Each entry holds a full frame on the
+ * caller's stack, and stack a worker touches once stays its private memory: 4 is what a port
+ * receives in one wakeup at 8 Sync/s with its Follow_Ups, Announces and Delay_Resps, and a flood
+ * costs one more system call per 4 frames.
+ */
+#define TRANSPORT_RX_BATCH 4
+
 /* One message of a batch (transport_recv_batch()). */
 struct transport_frame {
 	/*

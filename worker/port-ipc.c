@@ -253,16 +253,24 @@ static void on_ipc(struct evloop *e, int fd, uint32_t revents, void *userdata)
 	worker_report(w, false);
 }
 
-int port_ipc_run(const struct port_ipc_args *a)
+/*
+ * Everything before the loop: HELLO, CONFIG, the transport, the clock, the port. *loop_up once the
+ * loop needs port_loop_done(); *done when a port that stays FAULTY has run its own loop. A frame of
+ * its own, never inlined: the CONFIG and the port's configuration (3.4 kB) are dead once the loop
+ * runs, and stack a worker touches stays its private memory, so the loop must not run below them.
+ */
+__attribute__((noinline)) static int port_ipc_setup(const struct port_ipc_args *a,
+						    struct worker_port *w,
+						    int socks[TRANSPORT_FDS_MAX], int *filter,
+						    bool *loop_up, bool *done)
 {
-	struct worker_port w = { .args = a, .ipc = a->ipc_fd, .phc_fd = -1 };
 	struct ipc_msg hello = { .type = IPC_HELLO };
 	struct ipc_config cfg;
 	struct port_config pc;
 	struct transport_ts_status st;
 	struct steer_decision steer;
 	struct transport_config tc = { 0 };
-	int socks[TRANSPORT_FDS_MAX] = { -1, -1, -1, -1, -1, -1 }, page = -1, filter = -1, r;
+	int page = -1, r;
 
 	/* Once its fds are in hand a worker needs no privilege at all (docs/security.md). */
 	r = caps_drop_all(false, 0, 0);
@@ -280,10 +288,10 @@ int port_ipc_run(const struct port_ipc_args *a)
 	hello.hello.pid = getpid();
 	r = ipc_send(a->ipc_fd, &hello, NULL, 0);
 	if (r >= 0) {
-		r = worker_setup_recv_config(a->ipc_fd, &cfg, socks, &page, &filter, &w.phc_fd);
+		r = worker_setup_recv_config(a->ipc_fd, &cfg, socks, &page, filter, &w->phc_fd);
 	}
 	if (r >= 0) {
-		r = status_page_map(page, true, &w.page);
+		r = status_page_map(page, true, &w->page);
 		close(page);
 	}
 	if (r < 0) {
@@ -291,46 +299,47 @@ int port_ipc_run(const struct port_ipc_args *a)
 		return r;
 	}
 
-	r = port_loop_init(&w.loop, &worker_port_ops);
-	w.loop.engine_error = port_engine_error;
+	r = port_loop_init(&w->loop, &worker_port_ops);
+	*loop_up = true;
+	w->loop.engine_error = port_engine_error;
 	/* ptp4l's key and default (1 ms): how long a send waits for its TX timestamp. */
-	w.tx_timeout_ms = cfg.port.tx_timestamp_timeout;
+	w->tx_timeout_ms = cfg.port.tx_timestamp_timeout;
 	tc.tx_timeout = (ns_t) cfg.port.tx_timestamp_timeout * NS_PER_MSEC;
 	memcpy(tc.ptp_dst_mac, cfg.port.ptp_dst_mac, sizeof(tc.ptp_dst_mac));
 	memcpy(tc.p2p_dst_mac, cfg.port.p2p_dst_mac, sizeof(tc.p2p_dst_mac));
 	if (r >= 0) {
-		r = transport_new(cfg.port.network_transport, &w.loop.transport);
+		r = transport_new(cfg.port.network_transport, &w->loop.transport);
 	}
 	if (r >= 0) {
-		r = transport_adopt_fds(w.loop.transport, socks,
+		r = transport_adopt_fds(w->loop.transport, socks,
 					transport_n_fds(cfg.port.network_transport), &tc);
 	}
 	if (r >= 0) {
 		/* The transport owns them now. */
-		memset(socks, -1, sizeof(socks));
+		memset(socks, -1, TRANSPORT_FDS_MAX * sizeof(socks[0]));
 	}
 	if (r >= 0) {
-		r = transport_get_ts_status(w.loop.transport, &st);
+		r = transport_get_ts_status(w->loop.transport, &st);
 	}
 	if (r >= 0) {
 		/* Decided before worker_setup_clock() takes the PHC fd: what is held, not what is
 		 * left. */
-		worker_setup_decide(&w, &cfg, &st, &steer);
+		worker_setup_decide(w, &cfg, &st, &steer);
 		if (steer.target == STEER_FAULTY) {
-			r = sandbox_install(a->ifname, TAKE_FD(filter));
+			r = sandbox_install(a->ifname, TAKE_FD(*filter));
 			if (r < 0) {
 				log_port_error_errno(a->ifname, r,
 						     "cannot install the seccomp filter: %m");
-				goto out;
+				return r;
 			}
-			r = worker_setup_stay_faulty(&w, &steer);
-			goto out;
+			*done = true;
+			return worker_setup_stay_faulty(w, &steer);
 		}
-		r = worker_setup_clock(&w, &cfg, &steer);
+		r = worker_setup_clock(w, &cfg, &steer);
 	}
 	if (r < 0) {
 		log_port_error_errno(a->ifname, r, "cannot set up the port: %m");
-		goto out;
+		return r;
 	}
 	port_config_default(&pc);
 	pc.instance = cfg.instance;
@@ -344,26 +353,42 @@ int port_ipc_run(const struct port_ipc_args *a)
 	pc.external_bmca = true;
 	/* Software timestamps: the virtual clock's raw clock is CLOCK_REALTIME, one for all ports.
 	 */
-	w.share_clock = steer.target == STEER_VIRTUAL && w.loop.raw && !steer.raw_phc;
-	w.summary_ns = NS_PER_SEC << cfg.port.summary_interval;
+	w->share_clock = steer.target == STEER_VIRTUAL && w->loop.raw && !steer.raw_phc;
+	w->summary_ns = NS_PER_SEC << cfg.port.summary_interval;
 	pc.seed = (uint64_t) getpid() ^ (uint64_t) port_loop_now();
-	r = port_loop_new_port(&w.loop, &pc);
+	r = port_loop_new_port(&w->loop, &pc);
 	if (r < 0) {
 		log_port_error_errno(a->ifname, r, "cannot create the port: %m");
-		goto out;
+		return r;
 	}
-	w.loop.mgmt.ifname = a->ifname;
-	w.loop.mgmt.user_description = cfg.instance.userDescription;
-	w.loop.mgmt.mode = cfg.instance.management_network;
-	w.loop.mgmt.apply = port_priority_request;
-	w.loop.mgmt.userdata = &w;
+	w->loop.mgmt.ifname = a->ifname;
+	/* The CONFIG goes with this frame: the port keeps a copy. */
+	_Static_assert(sizeof(w->user_description) == sizeof(cfg.instance.userDescription), "");
+	memcpy(w->user_description, cfg.instance.userDescription, sizeof(w->user_description));
+	w->loop.mgmt.user_description = w->user_description;
+	w->loop.mgmt.mode = cfg.instance.management_network;
+	w->loop.mgmt.apply = port_priority_request;
+	w->loop.mgmt.userdata = w;
 
-	w.loop.engine_ran = worker_report_engine_ran;
-	r = evloop_add_io(&w.loop.ev, a->ipc_fd, on_ipc, &w);
+	w->loop.engine_ran = worker_report_engine_ran;
+	r = evloop_add_io(&w->loop.ev, a->ipc_fd, on_ipc, w);
 	if (r >= 0) {
-		r = w.report_timer = evloop_add_timer(&w.loop.ev, worker_report_on_timer, &w);
+		r = w->report_timer = evloop_add_timer(&w->loop.ev, worker_report_on_timer, w);
 	}
-	if (r < 0) {
+	return r < 0 ? r : 0;
+}
+
+int port_ipc_run(const struct port_ipc_args *a)
+{
+	struct worker_port w = { .args = a, .ipc = a->ipc_fd, .phc_fd = -1 };
+	int socks[TRANSPORT_FDS_MAX] = { -1, -1, -1, -1, -1, -1 }, filter = -1, r;
+	bool loop_up = false, done = false;
+
+	r = port_ipc_setup(a, &w, socks, &filter, &loop_up, &done);
+	if (!loop_up) {
+		return r;
+	}
+	if (r < 0 || done) {
 		goto out;
 	}
 	/* Set up: from here on only what the loop needs (worker/sandbox.h). */

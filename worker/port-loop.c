@@ -6,9 +6,6 @@
 
 #include "worker/port-loop.h"
 
-/* Frames asked for in one system call (each entry holds a full frame: 12 kB of stack). */
-#define PORT_LOOP_BATCH 8
-
 ns_t port_loop_now(void)
 {
 	return evloop_now();
@@ -147,11 +144,11 @@ static void on_timer(struct evloop *e, void *userdata)
 static void on_frame(struct evloop *e, int fd, uint32_t revents, void *userdata)
 {
 	struct port_loop *l = userdata;
-	struct transport_frame f[PORT_LOOP_BATCH];
+	struct transport_frame f[TRANSPORT_RX_BATCH];
 	bool tick = false;
 	ns_t now;
 
-	for (int b = 0; b < 64 / PORT_LOOP_BATCH; b++) {
+	for (int b = 0; b < 64 / TRANSPORT_RX_BATCH; b++) {
 		int n = transport_recv_batch(l->transport, f, ARRAY_SIZE(f));
 
 		for (int k = 0; k < n; k++) {

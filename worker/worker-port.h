@@ -20,6 +20,7 @@ struct worker_port {
 	const struct port_ipc_args *args;
 	int ipc;
 	int phc_fd; /* from CONFIG, or -1; ours until a PHC clock takes it */
+	char user_description[OPTIONS_USER_DESCRIPTION_MAX + 1]; /* from CONFIG, for management */
 	struct port_loop loop;
 	int report_timer; /* Erbest expiring, or the status page due */
 	/* The latest STATUS, for the supervisor to read once a second. */
