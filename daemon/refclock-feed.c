@@ -155,6 +155,9 @@ static void feed_set(struct refclock_feeds *fs, struct refclock_feed *fd, enum r
  * CLOCK_REALTIME at sys against the instance's time ref (its PTP timescale): the offset of UTC
  * from the system clock, with the pending leap second, as sysclock.c computes it for its servo.
  */
+/* The largest offset a worker may report for chronyd: 2^61 ns, so no sum below overflows. */
+#define REFCLOCK_OFFSET_MAX (INT64_C(1) << 61)
+
 static void feed_send(struct refclock_feeds *fs, struct refclock_feed *fd, struct instance *i,
 		      ns_t sys, ns_t ref)
 {
@@ -219,7 +222,7 @@ static struct refclock_feed *feed_get(struct refclock_feeds *fs, const struct in
 	fs->f[fs->n++] = fd;
 	log_full(LOG_INFO,
 		 "instance %s: clock_servo refclock_sock: phcd leaves CLOCK_REALTIME to chronyd "
-		 "and sends it samples at %s while synchronized",
+		 "and sends it samples at %s while it follows its grandmaster",
 		 i->name, fd->address);
 	return fd;
 }
@@ -321,6 +324,14 @@ void refclock_feeds_port_status(struct refclock_feeds *fs, struct mport *p,
 	    sysclock_follow_admit(s->sample_ts, fd->last_sample, 0, 0,
 				  clock_ns(fs, CLOCK_MONOTONIC),
 				  clock_ns(fs, CLOCK_REALTIME)) != SYSCLOCK_FOLLOW_FEED) {
+		return;
+	}
+	/*
+	 * The worker's offset is bounded here, so that the arithmetic of feed_send() cannot
+	 * overflow on what a lying worker sends (about 73 years either way; how far chronyd lets a
+	 * sample move the clock is its own policy: maxchange, makestep).
+	 */
+	if (s->offset_ns < -REFCLOCK_OFFSET_MAX || s->offset_ns > REFCLOCK_OFFSET_MAX) {
 		return;
 	}
 	fd->last_sample = s->sample_ts;

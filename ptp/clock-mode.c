@@ -176,11 +176,13 @@ bool clock_mode_step(struct clock_mode_fsm *f, const struct clock_mode_config *c
 		return enter(f, CLOCK_MODE_HOLDOVER_IN_SPEC, now,
 			     "reference lost, holdover within specification");
 	}
-	if (c->out_of_spec_time == 0 || gone < c->holdover_time + c->out_of_spec_time) {
-		return enter(f, CLOCK_MODE_HOLDOVER_OUT_OF_SPEC, now,
-			     gone >= c->holdover_time
-				     ? "reference lost, holdover time exceeded"
-				     : "reference lost, time error beyond the bound");
+	/* Out of specification for out_of_spec_time from when it went out, then free-run. */
+	if (f->mode == CLOCK_MODE_FREE_RUN ||
+	    (f->mode == CLOCK_MODE_HOLDOVER_OUT_OF_SPEC && c->out_of_spec_time &&
+	     now - f->since >= c->out_of_spec_time)) {
+		return enter(f, CLOCK_MODE_FREE_RUN, now, "reference lost, holdover over");
 	}
-	return enter(f, CLOCK_MODE_FREE_RUN, now, "reference lost, holdover over");
+	return enter(f, CLOCK_MODE_HOLDOVER_OUT_OF_SPEC, now,
+		     gone >= c->holdover_time ? "reference lost, holdover time exceeded"
+					      : "reference lost, time error beyond the bound");
 }

@@ -48,7 +48,7 @@ struct clock_mode_config {
 	uint8_t gm_out_of_spec_class; /* G.8275.1 T-GM out of holdover specification: 140/150/160 */
 	ns_t holdover_time;	 /* in specification at most this long after the reference went */
 	ns_t holdover_max_error; /* ... and while the estimated time error stays below this */
-	ns_t out_of_spec_time;	 /* then out of specification this long before free-run; 0: never */
+	ns_t out_of_spec_time;	 /* out of spec this long (from then) before free-run; 0: never */
 	ns_t lock_time;		 /* the reference steady this long before LOCKED (hysteresis) */
 	double drift_ppb_per_s;	 /* the oscillator's assumed frequency drift in holdover */
 };

@@ -122,6 +122,12 @@ static void test_holdover_by_error(void **state)
 	assert_int_equal(f.mode, CLOCK_MODE_HOLDOVER_OUT_OF_SPEC);
 	assert_int_equal(f.since, lost_at + 20 * S);
 	assert_string_equal(f.reason, "reference lost, time error beyond the bound");
+	/* out of specification for out_of_spec_time from there, not from the loss */
+	t += S;
+	assert_int_equal(run(&f, &c, &lost, &t, f.since + c.out_of_spec_time), 0);
+	assert_int_equal(f.mode, CLOCK_MODE_HOLDOVER_OUT_OF_SPEC);
+	assert_true(clock_mode_step(&f, &c, &lost, t));
+	assert_int_equal(f.mode, CLOCK_MODE_FREE_RUN);
 	/* The drift term: d * t^2 / 2. */
 	assert_true(clock_mode_time_error(0, 0, 2, 10 * S) == 100);
 	assert_true(clock_mode_time_error(-5, -1, 0, 3 * S) == 8);
