@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The fixture of test-config and test-config-keys: a scratch directory with phcd.conf and its
- * drop-ins. */
+/* The fixture of the config unit tests: a scratch directory with phcd.conf, its drop-ins and a
+ * linuxptp file. */
 #include <stdarg.h>
 #include <setjmp.h>
 #include <stdbool.h>
@@ -28,6 +28,7 @@ int setup(void **state)
 	assert_non_null(mkdtemp(f->dir));
 	snprintf(f->path, sizeof(f->path), "%s/phcd.conf", f->dir);
 	snprintf(f->dropins, sizeof(f->dropins), "%s/phcd.conf.d", f->dir);
+	snprintf(f->ptp4l, sizeof(f->ptp4l), "%s/ptp4l.cfg", f->dir);
 	*state = f;
 	return 0;
 }

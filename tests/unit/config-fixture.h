@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The fixture of test-config and test-config-keys: a scratch directory with phcd.conf and its
- * drop-ins. */
+/* The fixture of the config unit tests: a scratch directory with phcd.conf, its drop-ins and a
+ * linuxptp file. */
 #pragma once
 
 struct config;
 
 struct fixture {
 	char dir[64];
-	char path[128];
-	char dropins[128];
+	char path[128];	   /* DIR/phcd.conf */
+	char dropins[128]; /* DIR/phcd.conf.d */
+	char ptp4l[128];   /* DIR/ptp4l.cfg */
 };
 
 /* cmocka setup/teardown: make the directory (state is the struct fixture), remove it. */

@@ -18,37 +18,9 @@
 #include "common/config-file.h"
 #include "common/config-ptp4l.h"
 
-struct fixture {
-	char dir[64];
-	char conf[128];	 /* DIR/phcd.conf */
-	char ptp4l[128]; /* DIR/ptp4l.cfg */
-};
+#include "tests/unit/config-fixture.h"
 
-static int setup(void **state)
-{
-	struct fixture *f = calloc(1, sizeof(*f));
-
-	assert_non_null(f);
-	snprintf(f->dir, sizeof(f->dir), "/tmp/phcd-test-ptp4l-XXXXXX");
-	assert_non_null(mkdtemp(f->dir));
-	snprintf(f->conf, sizeof(f->conf), "%s/phcd.conf", f->dir);
-	snprintf(f->ptp4l, sizeof(f->ptp4l), "%s/ptp4l.cfg", f->dir);
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
-	assert_int_equal(system(cmd), 0);
-	free(f);
-	return 0;
-}
-
-static void write_file(const char *path, const char *text, size_t n)
+static void write_bytes(const char *path, const char *text, size_t n)
 {
 	FILE *fp = fopen(path, "we");
 
@@ -70,12 +42,12 @@ static struct result load(struct fixture *f, const char *conf, const char *ptp4l
 	struct result res = { 0 };
 
 	if (ptp4l) {
-		write_file(f->ptp4l, ptp4l, strlen(ptp4l));
+		write_bytes(f->ptp4l, ptp4l, strlen(ptp4l));
 	}
 	if (conf) {
-		write_file(f->conf, conf, strlen(conf));
+		write_bytes(f->path, conf, strlen(conf));
 		res.r = config_load(
-			&(struct config_source){ .path = f->conf, .dropin_dir = "/nonexistent" },
+			&(struct config_source){ .path = f->path, .dropin_dir = "/nonexistent" },
 			&res.c, &res.errors, &res.report);
 	} else {
 		res.r = config_load(&(struct config_source){ .ptp4l_path = f->ptp4l }, &res.c,
@@ -379,11 +351,11 @@ static void test_precedence(void **state)
 	char other[160];
 
 	snprintf(other, sizeof(other), "%s/inst.cfg", f->dir);
-	write_file(other,
-		   "[global]\npriority2 7\nlogSyncInterval -2\ndomainNumber 9\n"
-		   "logging_level 7\n[eth0]\nlogAnnounceInterval -1\n",
-		   strlen("[global]\npriority2 7\nlogSyncInterval -2\ndomainNumber 9\n"
-			  "logging_level 7\n[eth0]\nlogAnnounceInterval -1\n"));
+	write_bytes(other,
+		    "[global]\npriority2 7\nlogSyncInterval -2\ndomainNumber 9\n"
+		    "logging_level 7\n[eth0]\nlogAnnounceInterval -1\n",
+		    strlen("[global]\npriority2 7\nlogSyncInterval -2\ndomainNumber 9\n"
+			   "logging_level 7\n[eth0]\nlogAnnounceInterval -1\n"));
 	res = load(f,
 		   "[global]\nptp4l_config = ptp4l.cfg\npriority1 = 100\n"
 		   "[instance a]\nptp4l_config = inst.cfg\ninterfaces = eth0, eth1\n"
@@ -459,7 +431,7 @@ static void test_errors(void **state)
 		if (strstr(e->what, "NUL")) {
 			n += strlen(e->ptp4l + n + 1) + 1;
 		}
-		write_file(f->ptp4l, e->ptp4l, n);
+		write_bytes(f->ptp4l, e->ptp4l, n);
 		res = load(f, "[global]\nptp4l_config = ptp4l.cfg\n", NULL);
 		if (res.r != -EINVAL) {
 			fail_msg("%s: expected -EINVAL, got %d", e->what, res.r);
@@ -487,7 +459,7 @@ static void test_long_and_huge(void **state)
 	memset(text + n, 'y', PTP4L_LINE_MAX - 15);
 	n += PTP4L_LINE_MAX - 15;
 	text[n++] = '\n';
-	write_file(f->ptp4l, text, n);
+	write_bytes(f->ptp4l, text, n);
 	res = load(f, NULL, NULL);
 	assert_int_equal(res.r, -EINVAL);
 	/* The first line is read (phcd's userDescription is shorter: ignored, cosmetic). */
@@ -498,10 +470,10 @@ static void test_long_and_huge(void **state)
 
 	/* Beyond 1 MiB: refused before reading. */
 	memset(text, '#', CONFIG_FILE_MAX + 1);
-	write_file(f->ptp4l, text, CONFIG_FILE_MAX + 1);
+	write_bytes(f->ptp4l, text, CONFIG_FILE_MAX + 1);
 	res = load(f, "[global]\nptp4l_config = ptp4l.cfg\n", NULL);
 	assert_int_equal(res.r, -EINVAL);
-	assert_line(res.errors, f->conf, 2, "ptp4l_config ");
+	assert_line(res.errors, f->path, 2, "ptp4l_config ");
 	assert_non_null(strstr(res.errors, "is larger than 1 MiB"));
 	result_free(&res);
 	free(text);
@@ -511,7 +483,7 @@ static void test_long_and_huge(void **state)
 	assert_int_equal(mkdir(f->ptp4l, 0755), 0);
 	res = load(f, "[global]\nptp4l_config = ptp4l.cfg\n", NULL);
 	assert_int_equal(res.r, -EINVAL);
-	assert_line(res.errors, f->conf, 2, "ptp4l_config ");
+	assert_line(res.errors, f->path, 2, "ptp4l_config ");
 	assert_non_null(strstr(res.errors, "is a directory"));
 	result_free(&res);
 }
@@ -566,16 +538,16 @@ static void test_where_allowed(void **state)
 		   "[instance b]\nptp4l_config =\n",
 		   "[global]\n");
 	assert_int_equal(res.r, -EINVAL);
-	assert_line(res.errors, f->conf, 3, "a second ptp4l_config for this section");
-	assert_line(res.errors, f->conf, 6, "key \"ptp4l_config\" is not valid in this section");
-	assert_line(res.errors, f->conf, 8, "ptp4l_config without a path");
+	assert_line(res.errors, f->path, 3, "a second ptp4l_config for this section");
+	assert_line(res.errors, f->path, 6, "key \"ptp4l_config\" is not valid in this section");
+	assert_line(res.errors, f->path, 8, "ptp4l_config without a path");
 	assert_every_line_positioned(f, res.errors);
 	result_free(&res);
 
 	/* Absent: named at phcd.conf's line. */
 	res = load(f, "[global]\nptp4l_config = nothere.cfg\n", NULL);
 	assert_int_equal(res.r, -EINVAL);
-	assert_line(res.errors, f->conf, 2, "ptp4l_config ");
+	assert_line(res.errors, f->path, 2, "ptp4l_config ");
 	assert_non_null(strstr(res.errors, "nothere.cfg: cannot open: No such file"));
 	result_free(&res);
 }

@@ -17,37 +17,7 @@
 #include "common/config-file.h"
 #include "common/config-index.h"
 
-struct fixture {
-	char dir[64];
-	char path[128];	 /* DIR/phcd.conf */
-	char ptp4l[128]; /* DIR/ptp4l.cfg */
-	char dropins[128];
-};
-
-static int setup(void **state)
-{
-	struct fixture *f = calloc(1, sizeof(*f));
-
-	assert_non_null(f);
-	snprintf(f->dir, sizeof(f->dir), "/tmp/phcd-test-sections-XXXXXX");
-	assert_non_null(mkdtemp(f->dir));
-	snprintf(f->path, sizeof(f->path), "%s/phcd.conf", f->dir);
-	snprintf(f->ptp4l, sizeof(f->ptp4l), "%s/ptp4l.cfg", f->dir);
-	snprintf(f->dropins, sizeof(f->dropins), "%s/phcd.conf.d", f->dir);
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
-	assert_int_equal(system(cmd), 0);
-	free(f);
-	return 0;
-}
+#include "tests/unit/config-fixture.h"
 
 enum kind {
 	INTERFACES, /* [interface eN] and a comment: 2 lines */
