@@ -157,10 +157,17 @@ echo "ok: Prometheus query API: phcd_up 1, $SLAVE 1, offset $offset s ($n distin
 "${AS_NOBODY[@]}" systemd-socket-activate -l 127.0.0.1:9188 -E DBUS_SYSTEM_BUS_ADDRESS "$EXPORTER" \
 	>"$tmp/activated.log" 2>&1 &
 BG_PIDS+=($!) # systemd-socket-activate execs the exporter: the same process
+# Its listening socket exists once it says so; a scrape before that is refused by the kernel,
+# which says nothing about the exporter (CI once scraped first, under load).
+deadline=$((SECONDS + 10))
+until grep -q '^Listening on 127.0.0.1:9188' "$tmp/activated.log" 2>/dev/null; do
+	[ "$SECONDS" -lt "$deadline" ] || fail "systemd-socket-activate: not listening on 127.0.0.1:9188 within 10 s: $(cat "$tmp/activated.log")"
+	sleep 0.02
+done
 # The very first scrape (the one that started the exporter) already sees phcd as it is: the
 # exporter reads phcd before it answers (c73b1b8 answered phcd_up 0 while phcd ran).
-ip netns exec "$S" curl -sf --max-time 5 http://127.0.0.1:9188/metrics >"$tmp/ma" ||
-	fail "socket-activated exporter: no answer to the first scrape: $(cat "$tmp/activated.log")"
+ip netns exec "$S" curl -sSf --max-time 5 http://127.0.0.1:9188/metrics >"$tmp/ma" 2>"$tmp/curl.err" ||
+	fail "socket-activated exporter: no answer to the first scrape: curl: $(cat "$tmp/curl.err"); exporter: $(cat "$tmp/activated.log")"
 [ "$(metric phcd_up "$tmp/ma")" = 1 ] && [ "$(metric "$SLAVE" "$tmp/ma")" = 1 ] ||
 	fail "socket-activated exporter: the first scrape said phcd_up $(metric phcd_up "$tmp/ma"), $SLAVE '$(metric "$SLAVE" "$tmp/ma")' while phcd runs with s1 SLAVE"
 deadline=$((SECONDS + 10))
