@@ -10,11 +10,11 @@
 #include <stdint.h>
 
 struct time_source_report {
-	uint64_t at_usec;      /* CLOCK_MONOTONIC when this was learnt */
-	bool ok;	       /* traceable time now: the kernel synchronized, a GNSS fix with time */
-	bool has_offset;       /* offset_ns below is a measurement */
-	int64_t offset_ns;     /* the reference's time minus CLOCK_REALTIME at realtime_ns, UTC */
-	int64_t realtime_ns;   /* CLOCK_REALTIME of the measurement */
+	uint64_t at_usec;    /* CLOCK_MONOTONIC when this was learnt */
+	bool ok;	     /* traceable time now: the kernel synchronized, a GNSS fix with time */
+	bool has_offset;     /* offset_ns below is a measurement */
+	int64_t offset_ns;   /* the reference's time minus CLOCK_REALTIME at realtime_ns, UTC */
+	int64_t realtime_ns; /* CLOCK_REALTIME of the measurement */
 	int64_t max_error_ns;  /* the source's own bound on its error; -1: it gives none */
 	bool utc_offset_valid; /* utc_offset below comes from the source */
 	int16_t utc_offset;    /* TAI - UTC, s */
