@@ -251,8 +251,8 @@
         if (tr)
             return tr;
         tr = el("tr", { "data-path": path });
-        for (const f of ["Interface", "Instance", "State", "Enabled", "TimestampingMode", "PhcIndex",
-            "LinkUp", "Intervals", "WorkerPID", "Restarts", "LastError"])
+        for (const f of ["Interface", "Instance", "State", "Enabled", "Transport", "TimestampingMode",
+            "PhcIndex", "LinkUp", "Intervals", "WorkerPID", "Restarts", "LastError"])
             tr.appendChild(el("td", { "data-field": f }));
         const td = el("td", { "data-field": "Actions" });
         for (const m of ["Enable", "Disable", "Restart"]) {
@@ -274,6 +274,7 @@
         setCell(tr, "Instance", instanceName(p.Instance));
         setCell(tr, "State", p.State || "", "state-" + p.State);
         setCell(tr, "Enabled", p.Enabled ? "yes" : "no");
+        setCell(tr, "Transport", [p.NetworkTransport, p.DelayMechanism].filter(x => x).join(", "));
         setCell(tr, "TimestampingMode", p.TimestampingMode || "");
         setCell(tr, "PhcIndex", p.PhcIndex === undefined ? "" : p.PhcIndex < 0 ? "none" : "/dev/ptp" + p.PhcIndex);
         setCell(tr, "LinkUp", p.LinkUp ? "up" : "down", p.LinkUp ? "" : "bad");

@@ -72,6 +72,13 @@ try:
     driver.get(user_url)
     wait("'phcd ... is running'", lambda: "is running" in driver.find_element(By.ID, "daemon").text, 30)
     wait(f"port {ifname} SLAVE", lambda: port_field(driver, "State") == "SLAVE", 30)
+    # The port's transport and delay mechanism, as phcd says them on the bus.
+    want = ", ".join(subprocess.run(["busctl", "--system", "get-property", "org.phcd1",
+                                     f"/org/phcd1/port/{ifname}", "org.phcd1.Port", prop],
+                                    capture_output=True, text=True, check=True).stdout.split('"')[1]
+                     for prop in ("NetworkTransport", "DelayMechanism"))
+    wait(f"Transport {want!r}", lambda: port_field(driver, "Transport") == want, 10)
+    print(f"ok: page: {ifname} transport {port_field(driver, 'Transport')!r}, as over busctl")
     offsets = set()
 
     def offsets_seen():
