@@ -191,13 +191,22 @@ static int scan_literal(struct scan *s, const char *word, char kind, struct span
 
 static int scan_value(struct scan *s, unsigned int depth, struct span *sp);
 
-/* An object or an array at s->p, its members checked and skipped. */
-static int scan_container(struct scan *s, unsigned int depth, struct span *sp)
+static bool span_is(const struct span *sp, const char *text)
+{
+	return sp->len == strlen(text) && !memcmp(sp->p, text, sp->len);
+}
+
+/*
+ * An object or an array at s->p, its members checked and skipped. With f (the report's own
+ * object), the fields of interest are noted there; a field twice is refused: which one would
+ * count is the sender's trick.
+ */
+static int scan_container(struct scan *s, unsigned int depth, struct span f[_F_MAX],
+			  struct span *sp)
 {
 	const char *start = s->p;
 	char close = *s->p == '{' ? '}' : ']';
-	bool object = close == '}';
-	struct span ignored;
+	struct span key = { 0 }, value;
 	int r;
 
 	if (depth >= GPSD_JSON_DEPTH_MAX) {
@@ -211,8 +220,8 @@ static int scan_container(struct scan *s, unsigned int depth, struct span *sp)
 		return 0;
 	}
 	for (;;) {
-		if (object) {
-			r = scan_string(s, &ignored);
+		if (close == '}') {
+			r = scan_string(s, &key);
 			if (r < 0) {
 				return r;
 			}
@@ -223,9 +232,17 @@ static int scan_container(struct scan *s, unsigned int depth, struct span *sp)
 			s->p++;
 			skip_ws(s);
 		}
-		r = scan_value(s, depth + 1, &ignored);
+		r = scan_value(s, depth + 1, &value);
 		if (r < 0) {
 			return r;
+		}
+		for (size_t k = 0; f && k < _F_MAX; k++) {
+			if (span_is(&key, field_names[k])) {
+				if (f[k].kind) {
+					return -EBADMSG;
+				}
+				f[k] = value;
+			}
 		}
 		skip_ws(s);
 		if (s->p < s->end && *s->p == ',') {
@@ -253,7 +270,7 @@ static int scan_value(struct scan *s, unsigned int depth, struct span *sp)
 		return scan_string(s, sp);
 	case '{':
 	case '[':
-		return scan_container(s, depth, sp);
+		return scan_container(s, depth, NULL, sp);
 	case 't':
 		return scan_literal(s, "true", 't', sp);
 	case 'f':
@@ -265,66 +282,19 @@ static int scan_value(struct scan *s, unsigned int depth, struct span *sp)
 	}
 }
 
-static bool span_is(const struct span *sp, const char *text)
-{
-	return sp->len == strlen(text) && !memcmp(sp->p, text, sp->len);
-}
-
-/*
- * The top-level object: its syntax checked through, the fields of interest noted in f (a field
- * twice is refused: which one would count is the sender's trick).
- */
+/* The report: one object, its fields of interest noted in f, nothing after it but blanks. */
 static int scan_report(struct scan *s, struct span f[_F_MAX])
 {
-	struct span key, value;
+	struct span report;
 	int r;
 
 	skip_ws(s);
 	if (s->p >= s->end || *s->p != '{') {
 		return -EBADMSG;
 	}
-	s->p++;
-	skip_ws(s);
-	if (s->p < s->end && *s->p == '}') {
-		s->p++;
-	} else {
-		for (;;) {
-			size_t k;
-
-			r = scan_string(s, &key);
-			if (r < 0) {
-				return r;
-			}
-			skip_ws(s);
-			if (s->p >= s->end || *s->p != ':') {
-				return -EBADMSG;
-			}
-			s->p++;
-			skip_ws(s);
-			r = scan_value(s, 1, &value);
-			if (r < 0) {
-				return r;
-			}
-			for (k = 0; k < _F_MAX && !span_is(&key, field_names[k]); k++) {
-			}
-			if (k < _F_MAX) {
-				if (f[k].kind) {
-					return -EBADMSG;
-				}
-				f[k] = value;
-			}
-			skip_ws(s);
-			if (s->p < s->end && *s->p == ',') {
-				s->p++;
-				skip_ws(s);
-				continue;
-			}
-			if (s->p < s->end && *s->p == '}') {
-				s->p++;
-				break;
-			}
-			return -EBADMSG;
-		}
+	r = scan_container(s, 0, f, &report);
+	if (r < 0) {
+		return r;
 	}
 	skip_ws(s);
 	return s->p == s->end ? 0 : -EBADMSG;
