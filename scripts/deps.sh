@@ -49,3 +49,9 @@ if [ ! -e /usr/sbin/policy-rc.d ]; then
 fi
 apt-get update -q
 apt-get install -y -q --no-install-recommends "${missing[@]}"
+# gpsd's package enables gpsd.socket, and its udev rule starts gpsd for a USB receiver: the tests
+# start their own gpsd, so one installed here never starts as a service (masked). A gpsd that was
+# installed before is left as it was.
+if [[ " ${missing[*]} " == *" gpsd "* ]]; then
+	systemctl mask gpsd.socket gpsd.service gpsdctl@.service
+fi
