@@ -41,6 +41,7 @@ struct gpsd_client {
 	void *userdata;
 	int fd;
 	bool connecting; /* connect() in progress: the io source waits for EPOLLOUT */
+	bool answered;	 /* gpsd sent a report on this connection */
 	sd_event_source *io;
 	sd_event_source *timer; /* down: the next attempt; up: when the report goes stale */
 	struct backoff backoff;
@@ -172,6 +173,7 @@ static void client_close(struct gpsd_client *c)
 		c->fd = -1;
 	}
 	c->connecting = false;
+	c->answered = false;
 	c->len = 0;
 	c->discarding = false;
 }
@@ -205,9 +207,11 @@ static void client_message(struct gpsd_client *c, const struct gpsd_msg *m)
 {
 	bool measured;
 
-	if (c->counters.reports++ == 0) {
-		backoff_reset(
-			&c->backoff); /* gpsd answers: the next loss starts the backoff afresh */
+	c->counters.reports++;
+	/* gpsd answers: the next loss starts the backoff afresh */
+	if (!c->answered) {
+		c->answered = true;
+		backoff_reset(&c->backoff);
 	}
 	switch (m->cls) {
 	case GPSD_CLASS_VERSION:

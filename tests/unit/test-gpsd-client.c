@@ -64,6 +64,21 @@ static const struct time_source_report *wait_report(sd_event *e, struct seen *s,
 	return &s->r[nth];
 }
 
+/* Run the loop until the client has read n reports from gpsd, or fail. */
+static void wait_reports_read(sd_event *e, struct gpsd_client *c, uint64_t n)
+{
+	struct gpsd_client_counters k;
+	uint64_t end = mono_ms() + 5000;
+
+	for (gpsd_client_get_counters(c, &k); k.reports < n; gpsd_client_get_counters(c, &k)) {
+		if (mono_ms() > end) {
+			fail_msg("expected %llu reports read within 5 s, %llu were",
+				 (unsigned long long) n, (unsigned long long) k.reports);
+		}
+		assert_true(sd_event_run(e, 10 * 1000) >= 0);
+	}
+}
+
 /* Run the loop until the listening socket has a connection, and accept it. */
 static int wait_accept(sd_event *e, int lfd, unsigned int ms)
 {
@@ -257,6 +272,51 @@ static void test_session(void **state)
 	assert_null(c);
 }
 
+/*
+ * The backoff: a gpsd that takes the connection and closes it without a word is retried later
+ * and later (0.5, 1, 2 s); one that answered before closing is retried after 0.5 s each time.
+ */
+static void test_backoff(void **state)
+{
+	struct fixture *f = *state;
+	struct gpsd_client *c = NULL;
+	struct seen s = { 0 };
+	uint64_t closed = 0, waited = 0;
+	int fd;
+
+	assert_int_equal(gpsd_client_new(f->e, f->path, on_report, &s, &c), 0);
+	for (int k = 0; k < 3; k++) {
+		fd = wait_accept(f->e, f->lfd, 5000);
+		waited = mono_ms() - closed;
+		expect_watch(f->e, fd);
+		close(fd);
+		closed = mono_ms();
+	}
+	fd = wait_accept(f->e, f->lfd, 5000);
+	waited = mono_ms() - closed;
+	if (waited < 1900) {
+		fail_msg("expected the 3rd retry after a silent gpsd 2 s later, it came after %llu "
+			 "ms",
+			 (unsigned long long) waited);
+	}
+	for (int k = 0; k < 3; k++) {
+		expect_watch(f->e, fd);
+		send_text(fd, "{\"class\":\"VERSION\",\"release\":\"3.22\"}\n");
+		wait_reports_read(f->e, c, (uint64_t) k + 1);
+		close(fd);
+		closed = mono_ms();
+		fd = wait_accept(f->e, f->lfd, 5000);
+		waited = mono_ms() - closed;
+	}
+	if (waited >= 1500) {
+		fail_msg("expected the retry after a gpsd that answered 0.5 s later, it came after "
+			 "%llu ms",
+			 (unsigned long long) waited);
+	}
+	close(fd);
+	gpsd_client_free(c);
+}
+
 /* No gpsd: not ok with the reason, retried with backoff, never an error to the caller. */
 static void test_absent(void **state)
 {
@@ -359,6 +419,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_session, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_backoff, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_absent, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tcp, setup, teardown),
 		cmocka_unit_test(test_address),
