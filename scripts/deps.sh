@@ -15,6 +15,7 @@ packages=(
 	# reference peers, oracles and test tools
 	linuxptp tshark iperf3 python3 jq systemd
 	chrony # phcd as chronyd's reference clock (test-refclock.sh): run with -x only, never as a service
+	gpsd # time_source = gnss (test-gpsd.sh): started by the test in its namespace, never as a service
 	make debian-archive-keyring # linuxptp 4.2 built from trixie's orig tarball (tests/lib/linuxptp-4.2.sh)
 	libglib2.0-bin python3-dbus python3-gi polkitd # D-Bus clients (gdbus, python) and polkit tests
 	openssh-server # phcctl -H: an sshd in a test namespace (test-phcctl-remote.sh)
@@ -48,3 +49,9 @@ if [ ! -e /usr/sbin/policy-rc.d ]; then
 fi
 apt-get update -q
 apt-get install -y -q --no-install-recommends "${missing[@]}"
+# gpsd's package enables gpsd.socket, and its udev rule starts gpsd for a USB receiver: the tests
+# start their own gpsd, so one installed here never starts as a service (masked). A gpsd that was
+# installed before is left as it was.
+if [[ " ${missing[*]} " == *" gpsd "* ]]; then
+	systemctl mask gpsd.socket gpsd.service gpsdctl@.service
+fi

@@ -66,6 +66,24 @@ seeds = {
 os.makedirs(f'{corpus}/ptp4l', exist_ok=True)
 for name, text in seeds.items():
     open(f'{corpus}/ptp4l/{name}', 'w').write(text)
+# corpus/gpsd-json/: each distinct JSON line of gpsd's output in tests/unit/data/gpsd/ (gpsd 3.22's
+# regression logs and a capture here), named by its SHA-1, and one session in a row.
+import hashlib
+os.makedirs(f'{corpus}/gpsd-json', exist_ok=True)
+session = []
+for path in sorted(glob.glob(f'{data}/../unit/data/gpsd/*')):
+    if path.endswith('.md'):
+        continue
+    for line in open(path, 'rb').read().split(b'\n'):
+        if line.startswith(b'{'):
+            open(f'{corpus}/gpsd-json/{hashlib.sha1(line).hexdigest()}', 'wb').write(line)
+            if path.endswith('.jsonl'):
+                session.append(line)
+open(f'{corpus}/gpsd-json/session', 'wb').write(b'\n'.join(session) + b'\n')
+# PPS in gpsd 3.22's format (gpsd.c ship_pps): no PPS source was at hand to capture one.
+open(f'{corpus}/gpsd-json/pps', 'wb').write(
+    b'{"class":"PPS","device":"/dev/ttyS0","real_sec":1796627386,"real_nsec":0,'
+    b'"clock_sec":1796627385,"clock_nsec":999998765,"precision":-20,"qErr":-1234}\r\n')
 PY
 [ $# -ge 1 ] || exit 0
 
