@@ -169,7 +169,7 @@ static int hex_digit(char c)
 	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
-int options_mac_from_string(const char *s, uint8_t ret[OPTIONS_MAC_LEN])
+int options_mac_parse(const char *s, uint8_t ret[OPTIONS_MAC_LEN])
 {
 	uint8_t mac[OPTIONS_MAC_LEN];
 	char sep = 0;
@@ -193,6 +193,18 @@ int options_mac_from_string(const char *s, uint8_t ret[OPTIONS_MAC_LEN])
 	}
 	if (*s != '\0') {
 		return -EINVAL;
+	}
+	memcpy(ret, mac, OPTIONS_MAC_LEN);
+	return 0;
+}
+
+int options_mac_from_string(const char *s, uint8_t ret[OPTIONS_MAC_LEN])
+{
+	uint8_t mac[OPTIONS_MAC_LEN];
+	int r = options_mac_parse(s, mac);
+
+	if (r < 0) {
+		return r;
 	}
 	/* The port joins the address as a multicast group: a unicast one cannot be joined. */
 	if (!(mac[0] & 0x01)) {

@@ -347,6 +347,8 @@ void options_default_ds(const struct instance_options *io, const struct ClockIde
 
 /* "01:1B:19:00:00:00" (or with '-'): a multicast MAC (the group bit set), as the port joins it. */
 int options_mac_from_string(const char *s, uint8_t ret[OPTIONS_MAC_LEN]);
+/* Any MAC in that syntax, unicast or multicast: -EINVAL for another. */
+int options_mac_parse(const char *s, uint8_t ret[OPTIONS_MAC_LEN]);
 /* "01:1B:19:00:00:00", as ptp4l writes it; buf of OPTIONS_MAC_STRLEN. */
 #define OPTIONS_MAC_STRLEN 18
 const char *options_mac_to_string(const uint8_t mac[OPTIONS_MAC_LEN], char *buf);
