@@ -106,6 +106,10 @@ void options_port_defaults(struct port_options *o)
 	o->udp6_scope = 0x0e;
 	o->dscp_event = 0;
 	o->dscp_general = 0;
+	o->unicast_listen = false;
+	o->unicast_master_table = 0;
+	o->unicast_req_duration = 3600;
+	o->inhibit_multicast_service = false;
 }
 
 /* octet 1 of flagField (13.3.2.8) that a grandmaster's settings may carry */

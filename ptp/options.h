@@ -298,6 +298,17 @@ struct port_options {
 	uint8_t udp6_scope;
 	uint8_t dscp_event;
 	uint8_t dscp_general;
+	/*
+	 * ptp4l's unicast keys (IEEE 1588-2019 16.1, ptp/unicast-neg.h): grant unicast service
+	 * to the ports that ask (unicast_listen), ask the masters of the unicast master table of
+	 * this id (0: none) for grants of unicast_req_duration s, and send no multicast Announce
+	 * and Sync (inhibit_multicast_service). Parsed and checked, not yet run: a configuration
+	 * that sets one to another value than its default is refused (common/config-unicast.c).
+	 */
+	bool unicast_listen;
+	int32_t unicast_master_table;
+	int32_t unicast_req_duration;
+	bool inhibit_multicast_service;
 };
 
 /* 01-1B-19-00-00-00 and 01-80-C2-00-00-0E (IEEE 1588-2019 Annex E.3). */
