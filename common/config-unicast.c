@@ -9,6 +9,7 @@
 
 #include "common/config-keys.h"
 #include "common/config-ptp4l-read.h"
+#include "common/config-resolve.h"
 #include "common/config-unicast.h"
 
 const struct config_unicast_table *config_find_unicast_table(const struct config *c, int32_t id)
@@ -228,9 +229,93 @@ static void check_layer(struct loader *l, const struct config_layer *layer)
 	}
 }
 
+static enum unicast_family family_of(enum options_transport t)
+{
+	switch (t) {
+	case OPTIONS_TRANSPORT_UDPV4:
+		return UNICAST_FAMILY_IPV4;
+	case OPTIONS_TRANSPORT_UDPV6:
+		return UNICAST_FAMILY_IPV6;
+	default:
+		return UNICAST_FAMILY_L2;
+	}
+}
+
+/*
+ * The port on ifname of instance in (NULL: no instance takes it): the masters of its table are of
+ * its network_transport, or the port could never ask them (ptp4l skips them with a warning). One
+ * error per table (reported[]), at its header.
+ */
+static void check_port_family(struct loader *l, const struct config_instance *in,
+			      const char *ifname, bool *reported)
+{
+	const struct config *c = l->c;
+	const struct config_unicast_table *t;
+	struct port_options p;
+	enum unicast_family f;
+	char buf[UNICAST_ADDR_STRLEN];
+
+	if (!in || config_port_options(c, in->options.name, ifname, &p) < 0) {
+		return;
+	}
+	t = config_find_unicast_table(c, p.unicast_master_table);
+	if (!t || reported[t - c->unicast_tables]) {
+		return;
+	}
+	f = family_of(p.network_transport);
+	for (unsigned i = 0; i <= t->table.n; i++) {
+		const struct unicast_addr *a = i < t->table.n	   ? &t->table.addr[i]
+					       : t->table.has_peer ? &t->table.peer_address
+								   : NULL;
+
+		if (!a || a->family == f) {
+			continue;
+		}
+		reported[t - c->unicast_tables] = true;
+		loader_report(l, t->section,
+			      "[unicast_master_table] table_id %" PRId32
+			      " lists %s %s, but port %s (instance %s) runs over %s, expected "
+			      "addresses of the port's network_transport",
+			      t->table.table_id, unicast_family_to_string(a->family),
+			      unicast_addr_to_string(a, buf), ifname, in->options.name,
+			      options_transport_to_string(p.network_transport));
+		return;
+	}
+}
+
+/* Every port the configuration names: its instance's explicit interfaces and its sections. */
+static void check_families(struct loader *l)
+{
+	const struct config *c = l->c;
+	bool reported[CONFIG_UNICAST_TABLES_MAX] = { false };
+
+	for (size_t i = 0; i < c->n_instances; i++) {
+		const struct interface_selection *sel = &c->instances[i].options.interfaces;
+
+		for (unsigned n = 0; !sel->auto_select && n < sel->n_names; n++) {
+			check_port_family(l, &c->instances[i], sel->names[n], reported);
+		}
+	}
+	for (size_t i = 0; i < c->n_interfaces; i++) {
+		check_port_family(l,
+				  config_instance_for_interface(c, c->interfaces[i].ifname, true),
+				  c->interfaces[i].ifname, reported);
+	}
+	for (size_t i = 0; i < c->n_ptp4l_sections; i++) {
+		const char *ifname = c->ptp4l_sections[i].ifname;
+
+		check_port_family(l, config_instance_for_interface(c, ifname, true), ifname,
+				  reported);
+	}
+}
+
 void config_unicast_check(struct loader *l)
 {
 	const struct config *c = l->c;
+
+	if (c->n_unicast_tables > 0) {
+		check_families(l);
+	}
 
 	check_layer(l, &c->ptp4l_global);
 	check_layer(l, &c->global);

@@ -443,6 +443,12 @@ static const struct error_case error_cases[] = {
 	  "UDS /tmp/x: unknown line in [unicast_master_table]" },
 	{ "a port naming a missing table", "[global]\n[eth0]\nunicast_master_table 7\n", 3,
 	  "unicast_master_table 7: no [unicast_master_table] has that table_id" },
+	{ "a table of another transport than the port's",
+	  "[global]\n[unicast_master_table]\ntable_id 1\nL2 00:11:22:33:44:55\n[eth0]\n"
+	  "unicast_master_table 1\n",
+	  2,
+	  "[unicast_master_table] table_id 1 lists L2 00:11:22:33:44:55, but port eth0 (instance "
+	  "default) runs over UDPv4" },
 	{ "unicast_listen refused", "[global]\nunicast_listen 1\n", 2,
 	  "unicast_listen: unicast negotiation: not yet wired to the port" },
 	{ "unicast_req_duration below ptp4l's 10", "[global]\nunicast_req_duration 9\n", 2,
