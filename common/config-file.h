@@ -35,6 +35,7 @@ struct config_unicast_table {
 	struct unicast_master_table table; /* table_id 0: the section has none (an error) */
 	struct config_pos section;	   /* its header */
 	struct config_pos id_at;	   /* its table_id line */
+	bool ptp4l;			   /* of a linuxptp file (else of phcd.conf) */
 };
 
 struct config_instance {

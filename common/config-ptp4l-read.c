@@ -74,7 +74,7 @@ static void ptp4l_open_section(struct loader *l, struct ptp4l_file *pf, struct c
 	}
 	pf->section = SIZE_MAX - 1; /* keys of a refused section are not read */
 	if (strcmp(name, "unicast_master_table") == 0) {
-		pf->table = config_unicast_open(l, pos);
+		pf->table = config_unicast_open(l, pos, true);
 		return;
 	}
 	if (!config_keys_ifname_valid(name, strlen(name))) {

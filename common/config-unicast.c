@@ -2,6 +2,7 @@
 /* ptp4l's [unicast_master_table] sections read strictly, and the unicast keys checked across. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,7 @@ const struct config_unicast_table *config_find_unicast_table(const struct config
 	return NULL;
 }
 
-size_t config_unicast_open(struct loader *l, struct config_pos pos)
+size_t config_unicast_open(struct loader *l, struct config_pos pos, bool ptp4l)
 {
 	struct config *c = l->c;
 	struct config_unicast_table *t;
@@ -40,6 +41,7 @@ size_t config_unicast_open(struct loader *l, struct config_pos pos)
 	t = &c->unicast_tables[c->n_unicast_tables];
 	memset(t, 0, sizeof(*t));
 	t->section = pos;
+	t->ptp4l = ptp4l;
 	return c->n_unicast_tables++;
 }
 
@@ -59,6 +61,22 @@ static int parse_int32(const char *s, long min, long max, int32_t *ret)
 	}
 	*ret = (int32_t) v;
 	return 0;
+}
+
+/* A line of a linuxptp file's table gets its verdict in the report, as every line of the file. */
+_printf_(5, 6) static void honoured(struct loader *l, const struct config_unicast_table *t,
+				    struct config_pos pos, const char *line, const char *fmt, ...)
+{
+	char text[256];
+	va_list ap;
+
+	if (!t->ptp4l) {
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	ptp4l_verdict(l, pos, line, PTP4L_HONOURED, "%s", text);
 }
 
 static void table_id(struct loader *l, struct config_unicast_table *t, struct config_pos pos,
@@ -89,7 +107,7 @@ static void table_id(struct loader *l, struct config_unicast_table *t, struct co
 	}
 	t->table.table_id = id;
 	t->id_at = pos;
-	ptp4l_verdict(l, pos, line, PTP4L_HONOURED, "(unicast master table %" PRId32 ")", id);
+	honoured(l, t, pos, line, "(unicast master table %" PRId32 ")", id);
 }
 
 static void table_address(struct loader *l, struct config_unicast_table *t, struct config_pos pos,
@@ -116,9 +134,8 @@ static void table_address(struct loader *l, struct config_unicast_table *t, stru
 				      : "more than 16 addresses in one table, expected at most 16");
 		return;
 	}
-	ptp4l_verdict(l, pos, line, PTP4L_HONOURED,
-		      "(a master of unicast master table %" PRId32 ", entry %u)", t->table.table_id,
-		      t->table.n);
+	honoured(l, t, pos, line, "(a master of unicast master table %" PRId32 ", entry %u)",
+		 t->table.table_id, t->table.n);
 }
 
 void config_unicast_line(struct loader *l, size_t i, struct config_pos pos, const char *key,
@@ -130,7 +147,8 @@ void config_unicast_line(struct loader *l, size_t i, struct config_pos pos, cons
 	int32_t v;
 	int r;
 
-	snprintf(line, sizeof(line), "%s %s", key, value);
+	/* The line as its file writes it. */
+	snprintf(line, sizeof(line), t->ptp4l ? "%s %s" : "%s = %s", key, value);
 	if (strcmp(key, "table_id") == 0) {
 		table_id(l, t, pos, line, value);
 		return;
@@ -150,9 +168,8 @@ void config_unicast_line(struct loader *l, size_t i, struct config_pos pos, cons
 			return;
 		}
 		t->table.logQueryInterval = (int8_t) v;
-		ptp4l_verdict(l, pos, line, PTP4L_HONOURED,
-			      "(table %" PRId32 " is asked every 2^%" PRId32 " s)",
-			      t->table.table_id, v);
+		honoured(l, t, pos, line, "(table %" PRId32 " is asked every 2^%" PRId32 " s)",
+			 t->table.table_id, v);
 	} else if (strcmp(key, "peer_address") == 0) {
 		if (t->table.has_peer) {
 			loader_report(l, pos, "%s: a second peer_address, expected one", line);
@@ -162,8 +179,8 @@ void config_unicast_line(struct loader *l, size_t i, struct config_pos pos, cons
 				      r == -ERANGE ? "not a unicast address" : "not an address");
 		} else {
 			t->table.has_peer = true;
-			ptp4l_verdict(l, pos, line, PTP4L_HONOURED,
-				      "(the P2P peer of table %" PRId32 ")", t->table.table_id);
+			honoured(l, t, pos, line, "(the P2P peer of table %" PRId32 ")",
+				 t->table.table_id);
 		}
 	} else if (strcasecmp(key, "UDPv4") == 0 || strcasecmp(key, "UDPv6") == 0 ||
 		   strcasecmp(key, "L2") == 0) {

@@ -5,21 +5,23 @@
  */
 #pragma once
 
+#include <stdbool.h>
+
 #include "common/config-loader.h"
 
 /* Why a configuration that uses unicast is refused, until the port engine runs it. */
 #define CONFIG_UNICAST_REFUSED "unicast negotiation: not yet wired to the port"
 
 /*
- * A [unicast_master_table] header at pos: a new table, which its lines fill. Returns its index in
+ * A [unicast_master_table] header at pos, of a linuxptp file (ptp4l: its lines get a verdict in
+ * the report) or of phcd.conf: a new table, which its lines fill. Returns its index in
  * c->unicast_tables, or SIZE_MAX when none was opened (past CONFIG_UNICAST_TABLES_MAX: reported;
  * no memory: l->oom).
  */
-size_t config_unicast_open(struct loader *l, struct config_pos pos);
+size_t config_unicast_open(struct loader *l, struct config_pos pos, bool ptp4l);
 /*
- * One line of table t (ptp4l's syntax: table_id N, logQueryInterval N, peer_address ADDRESS, or
- * UDPv4|UDPv6|L2 ADDRESS); each problem reported at pos. verdict_line: the line as the report
- * shows it.
+ * One line of table t: table_id N, logQueryInterval N, peer_address ADDRESS, or UDPv4|UDPv6|L2
+ * ADDRESS (ptp4l's words, in either file's syntax); each problem reported at pos.
  */
 void config_unicast_line(struct loader *l, size_t t, struct config_pos pos, const char *key,
 			 const char *value);
