@@ -125,14 +125,15 @@ int unicast_grantee_init(struct unicast_grantee *g, size_t n_peers, uint32_t dur
 /*
  * Want messageType from peer every 2^log_period s, or no longer (wanted false): a REQUEST, or a
  * CANCEL of what was asked or granted. Wanting again with another period asks again. -EINVAL for
- * a peer or type out of range.
+ * a peer, type or period out of range, or fewer than two places left in out (nothing done).
  */
 int unicast_grantee_want(struct unicast_grantee *g, size_t peer, enum msg_type messageType,
 			 bool wanted, int8_t log_period, ns_t now, struct unicast_actions *out);
 
 /*
  * A GRANT, CANCEL or ACKNOWLEDGE_CANCEL from peer (a REQUEST is the grantor's): 0, or -EINVAL for
- * a peer out of range. What it was not expected for is counted as unexpected and changes nothing.
+ * a peer out of range or fewer than two places left in out. What it was not expected for is
+ * counted as unexpected and changes nothing.
  */
 int unicast_grantee_receive(struct unicast_grantee *g, size_t peer, const struct unicast_tlv *t,
 			    ns_t now, struct unicast_actions *out);
@@ -214,7 +215,8 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(struct unicast_grantor *, unicast_grantor_free);
  * A TLV from the peer at addr: a REQUEST is granted (the GRANT, and START when the flow is new or
  * its period changed) or denied (a GRANT of duration 0, counted by reason); a CANCEL of a grant
  * is acknowledged and its flow stopped, one from an address without a place is counted and
- * dropped; an ACKNOWLEDGE_CANCEL ends a CANCEL. 0 or -EINVAL (a GRANT: not the grantor's).
+ * dropped; an ACKNOWLEDGE_CANCEL ends a CANCEL. 0, or -EINVAL for a GRANT (not the grantor's) or
+ * fewer than two places left in out.
  */
 int unicast_grantor_receive(struct unicast_grantor *gr, const struct unicast_addr *addr,
 			    const struct unicast_tlv *t, ns_t now, struct unicast_actions *out);
