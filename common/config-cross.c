@@ -7,6 +7,7 @@
 #include "common/config-cross.h"
 #include "common/config-keys.h"
 #include "common/config-resolve.h"
+#include "common/config-unicast.h"
 
 static size_t key_index(const char *name)
 {
@@ -193,6 +194,7 @@ void config_cross_check(struct loader *l)
 		}
 	}
 	check_combinations(l);
+	config_unicast_check(l);
 	for (size_t i = 0; i < c->n_instances; i++) {
 		const struct config_instance *in = &c->instances[i];
 

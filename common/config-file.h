@@ -9,6 +9,7 @@
 #include "common/config-index.h"
 #include "common/config-layer.h"
 #include "ptp/options.h"
+#include "ptp/unicast-table.h"
 #include "ptp/util.h"
 
 /* Implicit instance when a configuration has no [instance NAME] section at all. */
@@ -25,6 +26,17 @@
  * about 8 MB and a few milliseconds to load (40,000 sections took 7.7 s and 130 MB).
  */
 #define CONFIG_SECTIONS_MAX 1024
+
+/* [unicast_master_table] sections of ptp4l_config files in one configuration (ptp4l: no bound). */
+#define CONFIG_UNICAST_TABLES_MAX 64
+
+/* A [unicast_master_table] of a ptp4l_config file, as ptp4l reads it (config-unicast.c). */
+struct config_unicast_table {
+	struct unicast_master_table table; /* table_id 0: the section has none (an error) */
+	struct config_pos section;	   /* its header */
+	struct config_pos id_at;	   /* its table_id line */
+	bool ptp4l;			   /* of a linuxptp file (else of phcd.conf) */
+};
 
 struct config_instance {
 	struct instance_options options; /* resolved: defaults <- global <- instance */
@@ -63,6 +75,9 @@ struct config {
 	struct config_layer ptp4l_global;
 	struct config_ptp4l_section *ptp4l_sections;
 	size_t n_ptp4l_sections;
+	/* Every [unicast_master_table] read, table ids unique across the configuration. */
+	struct config_unicast_table *unicast_tables;
+	size_t n_unicast_tables;
 	/* Keys of ptp4l_config files that are ignored, one "file:line: ..." line each; NULL: none.
 	 */
 	char *warnings;
@@ -113,6 +128,8 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(struct config *, config_free);
 int config_check(const struct config_source *src, FILE *out);
 
 const struct config_instance *config_find_instance(const struct config *c, const char *name);
+/* The [unicast_master_table] whose table_id is id, or NULL. */
+const struct config_unicast_table *config_find_unicast_table(const struct config *c, int32_t id);
 /* phcd.conf's [interface IFNAME], or NULL. */
 const struct config_interface *config_find_interface(const struct config *c, const char *ifname);
 

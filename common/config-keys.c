@@ -481,6 +481,11 @@ static const struct config_key keys[] = {
 	  "an integer from 1 to 15 (0x01..0x0F; scope 0 is reserved, RFC 4291 2.7)"),
 	P(dscp_event, parse_int, 0, 63, "0", NULL),
 	P(dscp_general, parse_int, 0, 63, "0", NULL),
+	P(unicast_listen, parse_bool, 0, 1, "0", NULL),
+	P(unicast_master_table, parse_int, 0, INT32_MAX, "0",
+	  "0 (none) or the table_id of a [unicast_master_table], 1 to 2147483647"),
+	P(unicast_req_duration, parse_int, 10, INT32_MAX, "3600", NULL),
+	P(inhibit_multicast_service, parse_bool, 0, 1, "0", NULL),
 };
 
 _Static_assert(ARRAY_SIZE(keys) <= CONFIG_KEYS_MAX, "one bit per key in config_layer.set");

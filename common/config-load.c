@@ -22,6 +22,7 @@ struct config *config_free(struct config *c)
 	free(c->instances);
 	free(c->interfaces);
 	free(c->ptp4l_sections);
+	free(c->unicast_tables);
 	free(c->warnings);
 	config_index_free(&c->instance_index);
 	config_index_free(&c->interface_index);

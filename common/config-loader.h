@@ -19,6 +19,7 @@ enum section_kind {
 	SECTION_GLOBAL,
 	SECTION_INSTANCE,
 	SECTION_INTERFACE,
+	SECTION_UNICAST, /* [unicast_master_table]: its lines go to config-unicast.c */
 };
 
 /* State of one load: the config being built, the current file/line/section, the error text. */
@@ -31,7 +32,7 @@ struct loader {
 	char buf[INI_MAX_LINE + 2];
 	enum section_kind section;
 	uint32_t section_line; /* of the current section's header */
-	size_t index;	  /* of the current instance or interface; arrays may move, so no pointer */
+	size_t index;	  /* of the current instance, interface or unicast table; arrays may move */
 	const char *path; /* of the current file, as given */
 	FILE *err;
 	char *err_text;

@@ -10,10 +10,10 @@
 #include "common/config-ptp4l-read.h"
 #include "common/config-ptp4l.h"
 #include "common/config-resolve.h"
+#include "common/config-unicast.h"
 
-/* One verdict line; a warning also goes to warnings, a refusal to the errors. */
-_printf_(5, 6) static void verdict(struct loader *l, struct config_pos pos, const char *line,
-				   enum ptp4l_verdict v, const char *fmt, ...)
+void ptp4l_verdict(struct loader *l, struct config_pos pos, const char *line, enum ptp4l_verdict v,
+		   const char *fmt, ...)
 {
 	static const char *const head[] = {
 		[PTP4L_HONOURED] = "honoured",
@@ -44,6 +44,7 @@ struct ptp4l_file {
 	struct config_layer *global; /* the file's [global] */
 	size_t owner;		     /* instance index, SIZE_MAX: [global]'s file */
 	size_t section;		     /* current [IFNAME] in c->ptp4l_sections, SIZE_MAX: [global] */
+	size_t table;		     /* current [unicast_master_table], SIZE_MAX: none */
 	bool in_section;	     /* a header was seen */
 };
 
@@ -59,18 +60,21 @@ static void ptp4l_open_section(struct loader *l, struct ptp4l_file *pf, struct c
 	const struct config_key *itf = config_keys_find("interfaces", false);
 	const struct config_ptp4l_section *old;
 	struct config_ptp4l_section *n;
-	const char *why = ptp4l_special_section(name);
 	size_t idx = config_keys_index(itf);
 	int r;
 
+	if (pf->table != SIZE_MAX) {
+		config_unicast_close(l, pf->table);
+		pf->table = SIZE_MAX;
+	}
 	pf->in_section = true;
 	pf->section = SIZE_MAX;
 	if (strcmp(name, "global") == 0) {
 		return;
 	}
 	pf->section = SIZE_MAX - 1; /* keys of a refused section are not read */
-	if (why) {
-		loader_report(l, pos, "[%s] is not honoured: %s", name, why);
+	if (strcmp(name, "unicast_master_table") == 0) {
+		pf->table = config_unicast_open(l, pos, true);
 		return;
 	}
 	if (!config_keys_ifname_valid(name, strlen(name))) {
@@ -115,9 +119,9 @@ static void ptp4l_open_section(struct loader *l, struct ptp4l_file *pf, struct c
 	}
 	config_layer_mark_set(pf->global, idx);
 	pf->global->set_at[idx] = pos;
-	verdict(l, pos, name, PTP4L_HONOURED,
-		"(a port, as in ptp4l: phcd key interfaces, unless phcd.conf sets it; the "
-		"section's keys are its port keys)");
+	ptp4l_verdict(l, pos, name, PTP4L_HONOURED,
+		      "(a port, as in ptp4l: phcd key interfaces, unless phcd.conf sets it; the "
+		      "section's keys are its port keys)");
 }
 
 static void ptp4l_key(struct loader *l, struct ptp4l_file *pf, struct config_pos pos,
@@ -131,25 +135,27 @@ static void ptp4l_key(struct loader *l, struct ptp4l_file *pf, struct config_pos
 
 	snprintf(line, sizeof(line), "%s %s", key, value);
 	if (ptp4l_map_key(key, value, &m) < 0) {
-		verdict(l, pos, line, PTP4L_REFUSED,
-			"unknown key \"%s\", expected a key of linuxptp's ptp4l listed in "
-			"phcd.conf(5)",
-			key);
+		ptp4l_verdict(l, pos, line, PTP4L_REFUSED,
+			      "unknown key \"%s\", expected a key of linuxptp's ptp4l listed in "
+			      "phcd.conf(5)",
+			      key);
 		return;
 	}
 	if (!m.key) {
-		verdict(l, pos, line, m.verdict,
-			m.verdict == PTP4L_HONOURED ? "(phcd's behaviour: %s)" : "%s", m.reason);
+		ptp4l_verdict(l, pos, line, m.verdict,
+			      m.verdict == PTP4L_HONOURED ? "(phcd's behaviour: %s)" : "%s",
+			      m.reason);
 		return;
 	}
 	if (pf->section != SIZE_MAX && m.key->scope != SCOPE_PORT) {
-		verdict(l, pos, line, PTP4L_REFUSED,
-			"%s is not a port key, expected it in [global] (as ptp4l does)", key);
+		ptp4l_verdict(l, pos, line, PTP4L_REFUSED,
+			      "%s is not a port key, expected it in [global] (as ptp4l does)", key);
 		return;
 	}
 	if (m.key->scope == SCOPE_DAEMON && pf->owner != SIZE_MAX) {
-		verdict(l, pos, line, PTP4L_IGNORED,
-			"%s is a daemon key, which only the ptp4l_config of [global] sets", key);
+		ptp4l_verdict(l, pos, line, PTP4L_IGNORED,
+			      "%s is a daemon key, which only the ptp4l_config of [global] sets",
+			      key);
 		return;
 	}
 	idx = config_keys_index(m.key);
@@ -157,24 +163,24 @@ static void ptp4l_key(struct loader *l, struct ptp4l_file *pf, struct config_pos
 	if (r < 0) {
 		config_keys_expect(m.key, expect, sizeof(expect));
 		if (m.reason) {
-			verdict(l, pos, line, m.cosmetic ? PTP4L_IGNORED : PTP4L_REFUSED,
-				"%s (phcd key %s takes %s)", m.reason, m.key->name, expect);
+			ptp4l_verdict(l, pos, line, m.cosmetic ? PTP4L_IGNORED : PTP4L_REFUSED,
+				      "%s (phcd key %s takes %s)", m.reason, m.key->name, expect);
 		} else {
-			verdict(l, pos, line, m.cosmetic ? PTP4L_IGNORED : PTP4L_REFUSED,
-				"%s for phcd key %s, expected %s",
-				r == -ERANGE ? "out of range" : "not a valid value", m.key->name,
-				expect);
+			ptp4l_verdict(l, pos, line, m.cosmetic ? PTP4L_IGNORED : PTP4L_REFUSED,
+				      "%s for phcd key %s, expected %s",
+				      r == -ERANGE ? "out of range" : "not a valid value",
+				      m.key->name, expect);
 		}
 		return;
 	}
 	if (config_layer_is_set(layer, idx) && layer->set_at[idx].file == pos.file) {
-		verdict(l, pos, line, PTP4L_HONOURED,
-			"(as phcd key %s = %s; line %" PRIu32
-			"'s value is overridden, as in ptp4l)",
-			m.key->name, m.value, layer->set_at[idx].line);
+		ptp4l_verdict(l, pos, line, PTP4L_HONOURED,
+			      "(as phcd key %s = %s; line %" PRIu32
+			      "'s value is overridden, as in ptp4l)",
+			      m.key->name, m.value, layer->set_at[idx].line);
 	} else {
-		verdict(l, pos, line, PTP4L_HONOURED, "(as phcd key %s = %s)", m.key->name,
-			m.value);
+		ptp4l_verdict(l, pos, line, PTP4L_HONOURED, "(as phcd key %s = %s)", m.key->name,
+			      m.value);
 	}
 	config_layer_mark_set(layer, idx);
 	layer->set_at[idx] = pos;
@@ -217,6 +223,7 @@ int config_ptp4l_read(struct loader *l, const char *path, struct config_pos at,
 		.global = global,
 		.owner = owner,
 		.section = SIZE_MAX,
+		.table = SIZE_MAX,
 	};
 	char buf[PTP4L_LINE_MAX + 1]; /* a longer line is an error */
 	uint64_t bytes = 0;
@@ -275,6 +282,8 @@ int config_ptp4l_read(struct loader *l, const char *path, struct config_pos at,
 					      "key \"%s\" outside of any section, expected "
 					      "[global] or [IFNAME] before it (as ptp4l)",
 					      pl.key);
+			} else if (pf.table != SIZE_MAX) {
+				config_unicast_line(l, pf.table, pos, pl.key, pl.value);
 			} else if (pf.section != SIZE_MAX - 1) {
 				ptp4l_key(l, &pf, pos, pl.key, pl.value);
 			}
@@ -282,5 +291,8 @@ int config_ptp4l_read(struct loader *l, const char *path, struct config_pos at,
 		}
 	}
 	fclose(f);
+	if (pf.table != SIZE_MAX && !l->oom) {
+		config_unicast_close(l, pf.table);
+	}
 	return l->oom ? -ENOMEM : 0;
 }

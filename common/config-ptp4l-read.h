@@ -5,6 +5,11 @@
 #include <stddef.h>
 
 #include "common/config-loader.h"
+#include "common/config-ptp4l.h"
+
+/* One line of the report of a ptp4l file; a warning also goes to warnings, a refusal to errors. */
+_printf_(5, 6) void ptp4l_verdict(struct loader *l, struct config_pos pos, const char *line,
+				  enum ptp4l_verdict v, const char *fmt, ...);
 
 /*
  * Read the linuxptp file path into global (its [global]) and into c->ptp4l_sections ([IFNAME],

@@ -116,7 +116,6 @@ struct ptp4l_key {
 #define NO_CLOCK_DESCRIPTION                                                              \
 	"management CLOCK_DESCRIPTION, where ptp4l shows it, is not implemented in phcd " \
 	"(docs/management.md); D-Bus Manager.Describe describes the daemon"
-#define NO_UNICAST "phcd has no unicast (negotiation, tables): it sends multicast only"
 
 static const struct ptp4l_key ptp4l_keys[] = {
 	/* Default data set. */
@@ -182,15 +181,14 @@ static const struct ptp4l_key ptp4l_keys[] = {
 	{ "follow_up_info", MAP },
 	{ "hybrid_e2e", SAME, NULL, "0", NULL,
 	  "phcd sends Delay_Req to the multicast address (no unicast Delay_Req)" },
-	{ "inhibit_multicast_service", SAME, NULL, "0", NULL, NO_UNICAST },
+	{ "inhibit_multicast_service", MAP },
 	{ "net_sync_monitor", SAME, NULL, "0", NULL,
 	  "phcd does not take part in the network synchronization monitor (NSM) protocol" },
 	{ "tc_spanning_tree", SAME, NULL, "0", NULL, "phcd is not a transparent clock" },
 	{ "tx_timestamp_timeout", MAP },
-	{ "unicast_listen", SAME, NULL, "0", NULL, NO_UNICAST },
-	{ "unicast_master_table", SAME, NULL, "0", NULL, NO_UNICAST },
-	{ "unicast_req_duration", SAME, NULL, NULL, "*",
-	  "used by unicast negotiation only; " NO_UNICAST },
+	{ "unicast_listen", MAP },
+	{ "unicast_master_table", MAP },
+	{ "unicast_req_duration", MAP },
 	{ "use_syslog", SAME, NULL, NULL, "*",
 	  "phcd logs to the journal (or standard error); logging_level sets how much" },
 	{ "verbose", SAME, NULL, NULL, "*",
@@ -361,14 +359,6 @@ int ptp4l_map_key(const char *name, const char *value, struct ptp4l_map *ret)
 		break;
 	}
 	return 0;
-}
-
-const char *ptp4l_special_section(const char *name)
-{
-	if (strcmp(name, "unicast_master_table") == 0) {
-		return NO_UNICAST;
-	}
-	return NULL;
 }
 
 void ptp4l_dump_keys(FILE *out)

@@ -59,9 +59,5 @@ struct ptp4l_map {
 /* Look ptp4l's key name up with its value. -ENOENT: not a key phcd knows of ptp4l's. */
 int ptp4l_map_key(const char *name, const char *value, struct ptp4l_map *ret);
 
-/* Why a ptp4l section that is not an interface (such as [unicast_master_table]) is refused, or
- * NULL when name is not one of them. */
-const char *ptp4l_special_section(const char *name);
-
 /* Print the table: one line per ptp4l key with its kind, phcd key, values and reason. */
 void ptp4l_dump_keys(FILE *out);

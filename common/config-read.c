@@ -10,6 +10,7 @@
 #include "common/config-keys.h"
 #include "common/config-ptp4l-read.h"
 #include "common/config-read.h"
+#include "common/config-unicast.h"
 #include "common/utf8.h"
 
 static struct config_layer *current_layer(struct loader *l)
@@ -105,6 +106,9 @@ static void open_section(struct loader *l, const char *line)
 	char *arg;
 	size_t n;
 
+	if (l->section == SECTION_UNICAST) {
+		config_unicast_close(l, l->index);
+	}
 	l->section_line = l->line;
 
 	if (!close) {
@@ -136,11 +140,14 @@ static void open_section(struct loader *l, const char *line)
 		open_named(l, SECTION_INSTANCE, arg);
 	} else if (strcmp(inner, "interface") == 0 && *arg) {
 		open_named(l, SECTION_INTERFACE, arg);
+	} else if (strcmp(inner, "unicast_master_table") == 0 && *arg == '\0') {
+		l->index = config_unicast_open(l, loader_here(l), false);
+		l->section = l->index == SIZE_MAX ? SECTION_BAD : SECTION_UNICAST;
 	} else {
 		l->section = SECTION_BAD;
 		loader_report(l, loader_here(l),
-			      "unknown section [%.*s], expected [global], [instance NAME] or "
-			      "[interface IFNAME]",
+			      "unknown section [%.*s], expected [global], [instance NAME], "
+			      "[interface IFNAME] or [unicast_master_table]",
 			      (int) (close - line - 1), line + 1);
 	}
 }
@@ -189,6 +196,10 @@ static int handler(void *user, const char *section, const char *name, const char
 			      "key \"%s\" outside of any section, expected a [global], [instance "
 			      "NAME] or [interface IFNAME] header before it",
 			      name);
+		return 1;
+	}
+	if (l->section == SECTION_UNICAST) {
+		config_unicast_line(l, l->index, loader_here(l), name, value);
 		return 1;
 	}
 	if (strcmp(name, "ptp4l_config") == 0) {
@@ -357,6 +368,10 @@ static int load_file(struct loader *l, const char *path, bool optional)
 	r = ini_parse_stream(read_line, l, handler, l);
 	fclose(l->f);
 	l->f = NULL;
+	if (l->section == SECTION_UNICAST && !l->oom) {
+		config_unicast_close(l, l->index);
+		l->section = SECTION_NONE;
+	}
 	if (l->oom) {
 		return -ENOMEM;
 	}

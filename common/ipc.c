@@ -485,6 +485,13 @@ static void f_config(struct codec *c, struct ipc_msg *m)
 			p->dscp_event > 63 || p->dscp_general > 63)) {
 		c->err = -EBADMSG;
 	}
+	c_bool(c, &p->unicast_listen);
+	c_i32(c, &p->unicast_master_table);
+	c_i32(c, &p->unicast_req_duration);
+	c_bool(c, &p->inhibit_multicast_service);
+	if (!c->err && (p->unicast_master_table < 0 || p->unicast_req_duration < 10)) {
+		c->err = -EBADMSG;
+	}
 }
 
 static void f_recommended_state(struct codec *c, struct ipc_msg *m)

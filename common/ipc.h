@@ -60,7 +60,7 @@
  * 25: CONFIG carries network_transport L2, UDPv4 or UDPv6 and udp_ttl, udp6_scope, dscp_event and
  * dscp_general, and comes with the transport's sockets (two for L2, six for UDP) before the
  * status page. */
-#define IPC_VERSION 25
+#define IPC_VERSION 26
 #define IPC_HEADER_SIZE 8
 #define IPC_MAX_SIZE 1024 /* larger than every message; a longer datagram is refused */
 #define IPC_MAX_FDS 9	  /* a UDP port's six sockets, its status page, filter and PHC */

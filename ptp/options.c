@@ -106,6 +106,10 @@ void options_port_defaults(struct port_options *o)
 	o->udp6_scope = 0x0e;
 	o->dscp_event = 0;
 	o->dscp_general = 0;
+	o->unicast_listen = false;
+	o->unicast_master_table = 0;
+	o->unicast_req_duration = 3600;
+	o->inhibit_multicast_service = false;
 }
 
 /* octet 1 of flagField (13.3.2.8) that a grandmaster's settings may carry */
@@ -169,7 +173,7 @@ static int hex_digit(char c)
 	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
-int options_mac_from_string(const char *s, uint8_t ret[OPTIONS_MAC_LEN])
+int options_mac_parse(const char *s, uint8_t ret[OPTIONS_MAC_LEN])
 {
 	uint8_t mac[OPTIONS_MAC_LEN];
 	char sep = 0;
@@ -193,6 +197,18 @@ int options_mac_from_string(const char *s, uint8_t ret[OPTIONS_MAC_LEN])
 	}
 	if (*s != '\0') {
 		return -EINVAL;
+	}
+	memcpy(ret, mac, OPTIONS_MAC_LEN);
+	return 0;
+}
+
+int options_mac_from_string(const char *s, uint8_t ret[OPTIONS_MAC_LEN])
+{
+	uint8_t mac[OPTIONS_MAC_LEN];
+	int r = options_mac_parse(s, mac);
+
+	if (r < 0) {
+		return r;
 	}
 	/* The port joins the address as a multicast group: a unicast one cannot be joined. */
 	if (!(mac[0] & 0x01)) {

@@ -298,6 +298,17 @@ struct port_options {
 	uint8_t udp6_scope;
 	uint8_t dscp_event;
 	uint8_t dscp_general;
+	/*
+	 * ptp4l's unicast keys (IEEE 1588-2019 16.1, ptp/unicast-neg.h): grant unicast service
+	 * to the ports that ask (unicast_listen), ask the masters of the unicast master table of
+	 * this id (0: none) for grants of unicast_req_duration s, and send no multicast Announce
+	 * and Sync (inhibit_multicast_service). Parsed and checked, not yet run: a configuration
+	 * that sets one to another value than its default is refused (common/config-unicast.c).
+	 */
+	bool unicast_listen;
+	int32_t unicast_master_table;
+	int32_t unicast_req_duration;
+	bool inhibit_multicast_service;
 };
 
 /* 01-1B-19-00-00-00 and 01-80-C2-00-00-0E (IEEE 1588-2019 Annex E.3). */
@@ -347,6 +358,8 @@ void options_default_ds(const struct instance_options *io, const struct ClockIde
 
 /* "01:1B:19:00:00:00" (or with '-'): a multicast MAC (the group bit set), as the port joins it. */
 int options_mac_from_string(const char *s, uint8_t ret[OPTIONS_MAC_LEN]);
+/* Any MAC in that syntax, unicast or multicast: -EINVAL for another. */
+int options_mac_parse(const char *s, uint8_t ret[OPTIONS_MAC_LEN]);
 /* "01:1B:19:00:00:00", as ptp4l writes it; buf of OPTIONS_MAC_STRLEN. */
 #define OPTIONS_MAC_STRLEN 18
 const char *options_mac_to_string(const uint8_t mac[OPTIONS_MAC_LEN], char *buf);

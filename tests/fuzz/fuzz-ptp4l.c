@@ -67,12 +67,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	}
 	check_lines(report, path, lines);
-	/* errors may end with "... and N more errors": check the positioned lines before it. */
+	/*
+	 * errors may end with "... and N more errors": check the positioned lines before it. Only a
+	 * line that starts so is that summary: a key of the file may hold the words too.
+	 */
 	if (errors) {
-		char *more = strstr(errors, "... and ");
+		char *more = strncmp(errors, "... and ", 8) == 0 ? errors
+								 : strstr(errors, "\n... and ");
 
-		if (more && (more == errors || more[-1] == '\n')) {
-			*more = '\0';
+		if (more) {
+			more[more == errors ? 0 : 1] = '\0';
 		}
 		check_lines(errors, path, lines);
 	}

@@ -60,6 +60,10 @@ seeds = {
     'verdicts': '[global]\nuse_syslog 1\nfreq_est_interval 1\nclock_type BC\n'
                 'pi_proportional_scale 0.0\nboundary_clock_jbod 0\nsummary_interval -3\n'
                 'productDescription ;;\n',
+    'unicast-slave': '[global]\nunicast_req_duration 60\n[unicast_master_table]\ntable_id 1\n'
+                     'logQueryInterval 2\nUDPv4 192.168.1.11\nUDPv6 2001:db8::1\n'
+                     '[unicast_master_table]\ntable_id 2\nL2 00:11:22:33:44:55\n'
+                     'peer_address 192.168.4.44\n[eth0]\nunicast_master_table 1\n',
     'errors': 'priority1 3\n[global]\nnetwork_transport UDPv4\npriority1\nfrobnicate 1\n'
               '[unicast_master_table]\ntable_id 1\n[eth0\n[eth0]\npriority1 3\n[eth0]\n',
 }
@@ -84,6 +88,19 @@ open(f'{corpus}/gpsd-json/session', 'wb').write(b'\n'.join(session) + b'\n')
 open(f'{corpus}/gpsd-json/pps', 'wb').write(
     b'{"class":"PPS","device":"/dev/ttyS0","real_sec":1796627386,"real_nsec":0,'
     b'"clock_sec":1796627385,"clock_nsec":999998765,"precision":-20,"qErr":-1234}\r\n')
+# corpus/unicast-tlv/: the four negotiation TLVs as ptp4l sends them (16.1.4), in one suffix and
+# alone; corpus/unicast-addr/: one address of each family and a few near misses.
+os.makedirs(f'{corpus}/unicast-tlv', exist_ok=True)
+tlvs = {'request': '00040006 00fc0000003c', 'grant': '00050008 b00100000e100001',
+        'cancel': '00060002 9000', 'ack': '00070002 3200'}
+for name, h in tlvs.items():
+    open(f'{corpus}/unicast-tlv/{name}', 'wb').write(bytes.fromhex(h.replace(' ', '')))
+open(f'{corpus}/unicast-tlv/all', 'wb').write(
+    b''.join(bytes.fromhex(h.replace(' ', '')) for h in tlvs.values()))
+os.makedirs(f'{corpus}/unicast-addr', exist_ok=True)
+for i, a in enumerate(['192.168.1.11', '2001:db8::44', '00:11:22:33:44:55', '00-11-22-33-44-55',
+                       '224.0.1.129', 'fe80::1%eth0', '::ffff:192.0.2.1', '01:1b:19:00:00:00']):
+    open(f'{corpus}/unicast-addr/{i}', 'w').write(a)
 PY
 [ $# -ge 1 ] || exit 0
 

@@ -7,6 +7,9 @@
 #     a reason), and some verdicts by name: gPTP.cfg's transportSpecific 0x1 honoured,
 #     default.cfg's network_transport UDPv4 and its UDP keys honoured (the file loads: phcd runs it
 #     over UDP, test-udp-default-cfg.sh), 4.2's clientOnly/serverOnly as slaveOnly/masterOnly;
+#   - UNICAST-SLAVE.cfg, UNICAST-MASTER.cfg, G.8265.1.cfg and G.8275.2.cfg (both versions): every
+#     line listed with a verdict, tables included, and refused only with "unicast negotiation:
+#     not yet wired to the port" (and hybrid_e2e 1 where the file sets it);
 #   - phcd started with 4.2's default.cfg as it is logs each ignored key with file:line;
 #   - phcd (supervisor and worker, software timestamps, a virtual clock) with `ptp4l_config =
 #     gPTP.cfg` and nothing of 802.1AS in phcd.conf but a neighborPropDelayThresh veth can meet
@@ -91,6 +94,28 @@ for i in "${!REF_VERSIONS[@]}"; do
 	verdict "$d-automotive-master.cfg" "(masterOnly|serverOnly) 1: honoured \(as phcd key masterOnly = 1\)"
 	check_file "$d-automotive-slave.cfg" 0
 	verdict "$d-automotive-slave.cfg" "(slaveOnly|clientOnly) 1: honoured \(as phcd key slaveOnly = 1\)"
+	# The unicast files: every line read and checked (each [unicast_master_table] line has its
+	# verdict), and refused only for what is not run yet: unicast negotiation, and hybrid_e2e
+	# where the file has it. No other error.
+	for c in UNICAST-SLAVE.cfg UNICAST-MASTER.cfg G.8265.1.cfg G.8275.2.cfg; do
+		[ -f "$dir/$c" ] || fail "linuxptp ${REF_VERSIONS[$i]}: no $dir/$c"
+		cp "$dir/$c" "$d-$c"
+		check_file "$d-$c" 1
+		grep -q "^$d-$c:[0-9]*: [^ ]*: unicast negotiation: not yet wired to the port" \
+			"$tmp/check.out" || fail "$c: expected 'unicast negotiation: not yet wired to the port'"
+		other=$(grep -Ev ": honoured |: not honoured \((warning|error)|: no network_transport: |: unicast negotiation: not yet wired to the port|: hybrid_e2e 1: not honoured: " \
+			"$tmp/check.out" | grep -v "^$d-$c: " || true)
+		[ -z "$other" ] || fail "$c: expected no error but unicast's and hybrid_e2e's, got: $other"
+		if grep -q "not honoured (error" "$tmp/check.out" &&
+			! grep "not honoured (error" "$tmp/check.out" | grep -q ": hybrid_e2e 1: "; then
+			fail "$c: a key refused other than hybrid_e2e: $(grep -m1 'not honoured (error' "$tmp/check.out")"
+		fi
+		if [ "$c" = UNICAST-SLAVE.cfg ]; then
+			verdict "$d-$c" "UDPv4 192.168.3.33: honoured \(a master of unicast master table 1, entry 3\)"
+			verdict "$d-$c" "peer_address 192.168.4.44: honoured \(the P2P peer of table 3\)"
+		fi
+	done
+	echo "ok: linuxptp ${REF_VERSIONS[$i]} UNICAST-SLAVE, UNICAST-MASTER, G.8265.1, G.8275.2: read in full, refused for unicast (and hybrid_e2e) only"
 done
 
 dbus_start "$tmp/bus"

@@ -192,8 +192,6 @@ static void test_map(void **state)
 		assert_true(m.key || m.reason);
 	}
 	assert_int_equal(ptp4l_map_key("no_such_key", "1", &m), -ENOENT);
-	assert_non_null(ptp4l_special_section("unicast_master_table"));
-	assert_null(ptp4l_special_section("eth0"));
 }
 
 /* Every phcd key the table names exists, and every ptp4l key is in phcd.conf(5). */
@@ -406,7 +404,55 @@ static const struct error_case error_cases[] = {
 	  "clock_type E2E_TC: not honoured: phcd is an ordinary clock" },
 	{ "outside a section", "priority1 3\n", 1, "key \"priority1\" outside of any section" },
 	{ "unicast table", "[global]\n[unicast_master_table]\ntable_id 1\n", 2,
-	  "[unicast_master_table] is not honoured: phcd has no unicast" },
+	  "[unicast_master_table]: unicast negotiation: not yet wired to the port" },
+	{ "duplicate table_id",
+	  "[global]\n[unicast_master_table]\ntable_id 1\n"
+	  "[unicast_master_table]\ntable_id 1\n",
+	  5, "table_id 1: duplicate table_id 1 (first at " },
+	{ "table without table_id", "[global]\n[unicast_master_table]\nlogQueryInterval 1\n", 2,
+	  "[unicast_master_table] without a table_id" },
+	{ "line before table_id", "[global]\n[unicast_master_table]\nUDPv4 192.0.2.1\ntable_id 1\n",
+	  3, "UDPv4 192.0.2.1: before the table_id, expected table_id first" },
+	{ "table_id 0", "[global]\n[unicast_master_table]\ntable_id 0\n", 3,
+	  "table_id 0: expected a table_id from 1 to 2147483647" },
+	{ "table_id not a number", "[global]\n[unicast_master_table]\ntable_id 1x\n", 3,
+	  "table_id 1x: expected a table_id" },
+	{ "second table_id", "[global]\n[unicast_master_table]\ntable_id 1\ntable_id 2\n", 4,
+	  "table_id 2: a second table_id in one [unicast_master_table]" },
+	{ "logQueryInterval 8",
+	  "[global]\n[unicast_master_table]\ntable_id 1\nlogQueryInterval 8\n", 4,
+	  "logQueryInterval 8: expected a logQueryInterval from -7 to 7" },
+	{ "IPv4 octet 256", "[global]\n[unicast_master_table]\ntable_id 1\nUDPv4 192.168.1.256\n",
+	  4, "UDPv4 192.168.1.256: not an address, expected a unicast IPv4 address" },
+	{ "IPv4 multicast", "[global]\n[unicast_master_table]\ntable_id 1\nUDPv4 224.0.1.129\n", 4,
+	  "UDPv4 224.0.1.129: not a unicast address" },
+	{ "IPv6 with a zone", "[global]\n[unicast_master_table]\ntable_id 1\nUDPv6 fe80::1%eth0\n",
+	  4, "UDPv6 fe80::1%eth0: not an address, expected a unicast IPv6 address" },
+	{ "short MAC", "[global]\n[unicast_master_table]\ntable_id 1\nL2 00:11:22:33:44\n", 4,
+	  "L2 00:11:22:33:44: not an address" },
+	{ "group MAC", "[global]\n[unicast_master_table]\ntable_id 1\nL2 01:1b:19:00:00:00\n", 4,
+	  "L2 01:1b:19:00:00:00: not a unicast address" },
+	{ "address twice",
+	  "[global]\n[unicast_master_table]\ntable_id 1\nUDPv4 192.0.2.1\nudpv4 192.0.2.1\n", 5,
+	  "udpv4 192.0.2.1: the address is in the table already" },
+	{ "second peer_address",
+	  "[global]\n[unicast_master_table]\ntable_id 1\npeer_address 192.0.2.1\npeer_address "
+	  "192.0.2.2\n",
+	  5, "peer_address 192.0.2.2: a second peer_address" },
+	{ "unknown table line", "[global]\n[unicast_master_table]\ntable_id 1\nUDS /tmp/x\n", 4,
+	  "UDS /tmp/x: unknown line in [unicast_master_table]" },
+	{ "a port naming a missing table", "[global]\n[eth0]\nunicast_master_table 7\n", 3,
+	  "unicast_master_table 7: no [unicast_master_table] has that table_id" },
+	{ "a table of another transport than the port's",
+	  "[global]\n[unicast_master_table]\ntable_id 1\nL2 00:11:22:33:44:55\n[eth0]\n"
+	  "unicast_master_table 1\n",
+	  2,
+	  "[unicast_master_table] table_id 1 lists L2 00:11:22:33:44:55, but port eth0 (instance "
+	  "default) runs over UDPv4" },
+	{ "unicast_listen refused", "[global]\nunicast_listen 1\n", 2,
+	  "unicast_listen: unicast negotiation: not yet wired to the port" },
+	{ "unicast_req_duration below ptp4l's 10", "[global]\nunicast_req_duration 9\n", 2,
+	  "unicast_req_duration 9: not honoured: out of range for phcd key unicast_req_duration" },
 	{ "global key in a port section", "[global]\n[eth0]\npriority1 3\n", 3,
 	  "priority1 3: not honoured: priority1 is not a port key" },
 	{ "duplicate port section", "[global]\n[eth0]\n[eth0]\n", 3, "duplicate [eth0]" },
@@ -441,6 +487,70 @@ static void test_errors(void **state)
 		assert_every_line_positioned(f, res.errors);
 		result_free(&res);
 	}
+}
+
+/*
+ * linuxptp's UNICAST-SLAVE.cfg as it is: every line of its tables honoured in the report, and the
+ * only errors are the refusal of unicast, each at its line.
+ */
+static void test_unicast_slave(void **state)
+{
+	static const char text[] = "[global]\n"
+				   "unicast_req_duration	60\n"
+				   "[unicast_master_table]\n"
+				   "table_id		1\n"
+				   "logQueryInterval	2\n"
+				   "UDPv4			192.168.1.11\n"
+				   "UDPv4			192.168.2.22\n"
+				   "[unicast_master_table]\n"
+				   "table_id		2\n"
+				   "L2			00:11:22:33:44:55\n"
+				   "[unicast_master_table]\n"
+				   "table_id		3\n"
+				   "peer_address		192.168.4.44\n"
+				   "UDPv6			2001:db8::44\n"
+				   "[eth0]\n"
+				   "unicast_master_table	1\n"
+				   "[eth1]\n"
+				   "network_transport	L2\n"
+				   "unicast_master_table	2\n";
+	static const struct {
+		unsigned line;
+		const char *what;
+	} refused[] = { { 2, "unicast_req_duration" },	 { 3, "[unicast_master_table]" },
+			{ 8, "[unicast_master_table]" }, { 11, "[unicast_master_table]" },
+			{ 16, "unicast_master_table" },	 { 19, "unicast_master_table" } };
+	char want[128];
+	struct fixture *f = *state;
+	struct result res;
+	size_t n = 0;
+
+	write_bytes(f->ptp4l, text, sizeof(text) - 1);
+	res = load(f, NULL, NULL);
+	assert_int_equal(res.r, -EINVAL);
+	assert_line(res.report, f->ptp4l, 4, "table_id 1: honoured (unicast master table 1)");
+	assert_line(res.report, f->ptp4l, 5,
+		    "logQueryInterval 2: honoured (table 1 is asked every");
+	assert_line(res.report, f->ptp4l, 7,
+		    "UDPv4 192.168.2.22: honoured (a master of unicast master table 1, entry 2)");
+	assert_line(res.report, f->ptp4l, 10, "L2 00:11:22:33:44:55: honoured (a master of");
+	assert_line(res.report, f->ptp4l, 13, "peer_address 192.168.4.44: honoured (the P2P peer");
+	assert_line(res.report, f->ptp4l, 14, "UDPv6 2001:db8::44: honoured (a master of");
+	assert_line(res.report, f->ptp4l, 16, "unicast_master_table 1: honoured (as phcd key");
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		snprintf(want, sizeof(want), "%s: unicast negotiation: not yet wired to the port",
+			 refused[i].what);
+		assert_line(res.errors, f->ptp4l, refused[i].line, want);
+	}
+	for (const char *p = res.errors; p && *p; p = strchr(p, '\n') + 1) {
+		if (!strstr(p, "unicast negotiation: not yet wired to the port")) {
+			fail_msg("an error other than the refusal of unicast: %.*s",
+				 (int) strcspn(p, "\n"), p);
+		}
+		n++;
+	}
+	assert_int_equal(n, sizeof(refused) / sizeof(refused[0]));
+	result_free(&res);
 }
 
 static void test_long_and_huge(void **state)
@@ -603,6 +713,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_transport_default, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_precedence, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unicast_slave, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_long_and_huge, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_duplicate_key, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_warnings_bounded, setup, teardown),

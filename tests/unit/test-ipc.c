@@ -147,7 +147,7 @@ static const struct {
 	{ IPC_HELLO, 10 },
 	{ IPC_STATUS, 588 },
 	{ IPC_ERBEST, 113 },
-	{ IPC_CONFIG, 483 },
+	{ IPC_CONFIG, 493 },
 	{ IPC_RECOMMENDED_STATE, 109 },
 	{ IPC_SET_PRIORITY, 2 },
 	{ IPC_SHUTDOWN, 0 },
@@ -235,7 +235,7 @@ static void test_fields(void **state)
 	/* Header: type, version, length, big-endian. */
 	sample(IPC_SET_PRIORITY, &m);
 	assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
-	assert_memory_equal(buf, "\x00\x42\x00\x19\x00\x00\x00\x02\x0a\x14", 10);
+	assert_memory_equal(buf, "\x00\x42\x00\x1a\x00\x00\x00\x02\x0a\x14", 10);
 }
 
 static void expect_bad(const uint8_t *buf, size_t len, const char *what)
