@@ -481,6 +481,8 @@ static const struct config_key keys[] = {
 	  "an integer from 1 to 15 (0x01..0x0F; scope 0 is reserved, RFC 4291 2.7)"),
 	P(dscp_event, parse_int, 0, 63, "0", NULL),
 	P(dscp_general, parse_int, 0, 63, "0", NULL),
+	P(hybrid_e2e, parse_bool, 0, 1, "0", NULL),
+	P(unicast_peers_max, parse_int, 1, OPTIONS_UNICAST_PEERS_MAX, "16", NULL),
 };
 
 _Static_assert(ARRAY_SIZE(keys) <= CONFIG_KEYS_MAX, "one bit per key in config_layer.set");

@@ -106,6 +106,8 @@ void options_port_defaults(struct port_options *o)
 	o->udp6_scope = 0x0e;
 	o->dscp_event = 0;
 	o->dscp_general = 0;
+	o->hybrid_e2e = false;
+	o->unicast_peers_max = OPTIONS_UNICAST_PEERS_DEFAULT;
 }
 
 /* octet 1 of flagField (13.3.2.8) that a grandmaster's settings may carry */
