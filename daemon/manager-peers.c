@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "common/time-util.h"
-#include "daemon/manager-internal.h"
+#include "common/log.h"
 #include "daemon/manager-peers.h"
 #include "daemon/worker.h"
 
