@@ -424,17 +424,18 @@ int transport_udp_open_peer_fds(bool ipv6, const struct transport_config *cfg,
 	return 0;
 }
 
-/* fd is the UDP socket of this family the role asks for, bound to an interface: its ifindex. */
-static int check_fd(int fd, bool ipv6, size_t role)
+/*
+ * fd is a UDP socket of this family bound to an interface: its local address in *sa and the
+ * interface's name in dev. Only calls a sandboxed worker may make (getsockname, getsockopt).
+ */
+static int check_udp_sock(int fd, bool ipv6, struct sockaddr_storage *sa, char dev[IF_NAMESIZE + 1])
 {
-	struct sockaddr_storage sa = { 0 }, peer = { 0 };
-	socklen_t len = sizeof(sa), plen = sizeof(peer);
-	char dev[IF_NAMESIZE + 1] = "";
-	int type = 0, proto = 0, ifindex;
-	bool connected;
-	uint16_t port;
+	socklen_t len = sizeof(*sa);
+	int type = 0, proto = 0;
 
-	if (getsockname(fd, (struct sockaddr *) &sa, &len) < 0) {
+	memset(sa, 0, sizeof(*sa));
+	memset(dev, 0, IF_NAMESIZE + 1);
+	if (getsockname(fd, (struct sockaddr *) sa, &len) < 0) {
 		return -errno;
 	}
 	len = sizeof(type);
@@ -445,19 +446,36 @@ static int check_fd(int fd, bool ipv6, size_t role)
 	if (getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &proto, &len) < 0) {
 		return -errno;
 	}
-	if (sa.ss_family != (ipv6 ? AF_INET6 : AF_INET) || type != SOCK_DGRAM ||
+	if (sa->ss_family != (ipv6 ? AF_INET6 : AF_INET) || type != SOCK_DGRAM ||
 	    proto != IPPROTO_UDP) {
 		return -EPROTOTYPE;
+	}
+	len = IF_NAMESIZE;
+	if (getsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, dev, &len) < 0) {
+		return -errno;
+	}
+	return dev[0] ? 0 : -EPROTOTYPE;
+}
+
+/* fd is the UDP socket of this family the role asks for, bound to an interface: its ifindex. */
+static int check_fd(int fd, bool ipv6, size_t role)
+{
+	struct sockaddr_storage sa, peer = { 0 };
+	socklen_t plen = sizeof(peer);
+	char dev[IF_NAMESIZE + 1];
+	bool connected;
+	uint16_t port;
+	int ifindex, r;
+
+	r = check_udp_sock(fd, ipv6, &sa, dev);
+	if (r < 0) {
+		return r;
 	}
 	port = ntohs(ipv6 ? ((struct sockaddr_in6 *) &sa)->sin6_port
 			  : ((struct sockaddr_in *) &sa)->sin_port);
 	connected = getpeername(fd, (struct sockaddr *) &peer, &plen) == 0;
 	if (port != udp_fd_role[role].port || connected != udp_fd_role[role].tx) {
 		return -EPROTOTYPE;
-	}
-	len = sizeof(dev) - 1;
-	if (getsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, dev, &len) < 0) {
-		return -errno;
 	}
 	ifindex = (int) if_nametoindex(dev);
 	return ifindex > 0 ? ifindex : -EPROTOTYPE;
@@ -565,38 +583,18 @@ static struct udp_peer *find_peer(struct transport_udp *u, const uint8_t *addr, 
 	return NULL;
 }
 
-/*
- * A peer's socket as the supervisor opens it: UDP of the port's family on the port's interface.
- * Only what a sandboxed worker may ask (getsockname, getsockopt: worker/sandbox.c); the supervisor
- * connected it, and that is its word.
- */
+/* A peer's socket as the supervisor opens it: UDP of the port's family on the port's interface. */
 static int check_peer_fd(const struct transport_udp *u, int fd)
 {
-	struct sockaddr_storage sa = { 0 };
-	socklen_t len = sizeof(sa);
-	char dev[IF_NAMESIZE + 1] = "";
-	int type = 0, proto = 0;
+	struct sockaddr_storage sa;
+	char dev[IF_NAMESIZE + 1];
+	int r = check_udp_sock(fd, u->ipv6, &sa, dev);
 
-	if (getsockname(fd, (struct sockaddr *) &sa, &len) < 0) {
-		return -errno;
+	if (r < 0) {
+		return r;
 	}
-	len = sizeof(type);
-	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) < 0) {
-		return -errno;
-	}
-	len = sizeof(proto);
-	if (getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &proto, &len) < 0) {
-		return -errno;
-	}
-	len = sizeof(dev) - 1;
-	if (getsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, dev, &len) < 0) {
-		return -errno;
-	}
-	if (sa.ss_family != (u->ipv6 ? AF_INET6 : AF_INET) || type != SOCK_DGRAM ||
-	    proto != IPPROTO_UDP || strcmp(dev, u->ifname) != 0) {
-		return -EPROTOTYPE;
-	}
-	return 0;
+	/* The supervisor connected it, and that is its word (getpeername is not the sandbox's). */
+	return strcmp(dev, u->ifname) == 0 ? 0 : -EPROTOTYPE;
 }
 
 static int udp_add_peer(struct transport *t, const uint8_t *addr, size_t len, const int *fds,
