@@ -57,14 +57,16 @@ rel 192.0.2.5
 rel 192.0.2.6
 flood 300 10.9
 EOF2
-cat >"$out/s2.script" <<'EOF2'
+# Another interface's link-local address: s1's, a real interface of phcd's namespace.
+s1_index=$(ip -n "$S" -o link show s1 | cut -d: -f1)
+cat >"$out/s2.script" <<EOF2
 req ff02::1
 req ff0e::181
 req ::1
 req ::
 req ::ffff:192.0.2.2
 req 192.0.2.2
-req fe80::1 +1000
+req fe80::1 $s1_index
 req fe80::2
 req fe80::3 +0
 EOF2
