@@ -486,6 +486,8 @@ static const struct config_key keys[] = {
 	  "0 (none) or the table_id of a [unicast_master_table], 1 to 2147483647"),
 	P(unicast_req_duration, parse_int, 10, INT32_MAX, "3600", NULL),
 	P(inhibit_multicast_service, parse_bool, 0, 1, "0", NULL),
+	P(hybrid_e2e, parse_bool, 0, 1, "0", NULL),
+	P(unicast_peers_max, parse_int, 1, OPTIONS_UNICAST_PEERS_MAX, "16", NULL),
 };
 
 _Static_assert(ARRAY_SIZE(keys) <= CONFIG_KEYS_MAX, "one bit per key in config_layer.set");

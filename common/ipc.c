@@ -110,6 +110,7 @@ _Static_assert(
 	"STATUS carries every ignored reason of the engine: a new one needs a new IPC_VERSION");
 _Static_assert(sizeof(enum delay_mechanism) == sizeof(int), "int-sized enum");
 _Static_assert(sizeof(enum options_clock_backend) == sizeof(int), "int-sized enum");
+_Static_assert(sizeof(enum peer_policy_verdict) == sizeof(int), "int-sized enum");
 
 /*
  * A fixed-size text field: NUL-padded when written; read, it must be NUL-padded too, so that a
@@ -489,7 +490,10 @@ static void f_config(struct codec *c, struct ipc_msg *m)
 	c_i32(c, &p->unicast_master_table);
 	c_i32(c, &p->unicast_req_duration);
 	c_bool(c, &p->inhibit_multicast_service);
-	if (!c->err && (p->unicast_master_table < 0 || p->unicast_req_duration < 10)) {
+	c_bool(c, &p->hybrid_e2e);
+	c_u8(c, &p->unicast_peers_max);
+	if (!c->err && (p->unicast_master_table < 0 || p->unicast_req_duration < 10 ||
+			p->unicast_peers_max < 1 || p->unicast_peers_max > OPTIONS_UNICAST_PEERS_MAX)) {
 		c->err = -EBADMSG;
 	}
 }
@@ -541,6 +545,51 @@ static void f_shutdown(struct codec *c, struct ipc_msg *m)
 {
 }
 
+/*
+ * An IPv4 or IPv6 address, zero-padded to PEER_ADDR_MAX (the padding must be zero: one encoding
+ * per message), with a scope only for an IPv6 one. What the address may be is the policy's.
+ */
+static void c_peer_addr(struct codec *c, struct peer_addr *a)
+{
+	c_u8(c, &a->len);
+	if (!c->err && a->len != 4 && a->len != 16) {
+		c->err = -EBADMSG;
+	}
+	if (!c->err) {
+		c->err = c->decode ? wire_get_bytes(&c->r, a->bytes, sizeof(a->bytes))
+				   : wire_put_bytes(&c->w, a->bytes, sizeof(a->bytes));
+	}
+	c_u32(c, &a->scope_id);
+	if (c->err || !c->decode) {
+		return;
+	}
+	for (size_t k = a->len; k < sizeof(a->bytes); k++) {
+		if (a->bytes[k]) {
+			c->err = -EBADMSG;
+		}
+	}
+	if (a->len == 4 && a->scope_id != 0) {
+		c->err = -EBADMSG;
+	}
+}
+
+static void f_peer(struct codec *c, struct ipc_msg *m)
+{
+	c_peer_addr(c, &m->peer);
+}
+
+static void f_peer_sockets(struct codec *c, struct ipc_msg *m)
+{
+	struct ipc_peer_sockets *s = &m->peer_sockets;
+
+	c_peer_addr(c, &s->peer);
+	c_enum(c, &s->verdict, PEER_POLICY_GRANTED, _PEER_POLICY_MAX - 1);
+	c_i32(c, &s->error);
+	if (!c->err && (s->error > 0 || (s->error != 0 && s->verdict == PEER_POLICY_GRANTED))) {
+		c->err = -EBADMSG;
+	}
+}
+
 struct ipc_type_info {
 	enum ipc_type type;
 	const char *name;
@@ -555,12 +604,15 @@ static const struct ipc_type_info types[] = {
 	{ IPC_PRIORITY_REQUEST, "PRIORITY_REQUEST", true, f_set_priority },
 	{ IPC_CLOCK_STATE, "CLOCK_STATE", true, f_clock_state },
 	{ IPC_GM_SETTINGS_REQUEST, "GM_SETTINGS_REQUEST", true, f_gm_settings },
+	{ IPC_PEER_REQUEST, "PEER_REQUEST", true, f_peer },
+	{ IPC_PEER_RELEASE, "PEER_RELEASE", true, f_peer },
 	{ IPC_CONFIG, "CONFIG", false, f_config },
 	{ IPC_RECOMMENDED_STATE, "RECOMMENDED_STATE", false, f_recommended_state },
 	{ IPC_SET_PRIORITY, "SET_PRIORITY", false, f_set_priority },
 	{ IPC_SHUTDOWN, "SHUTDOWN", false, f_shutdown },
 	{ IPC_SET_CLOCK_STATE, "SET_CLOCK_STATE", false, f_clock_state },
 	{ IPC_SET_GM_SETTINGS, "SET_GM_SETTINGS", false, f_gm_settings },
+	{ IPC_PEER_SOCKETS, "PEER_SOCKETS", false, f_peer_sockets },
 };
 
 static const struct ipc_type_info *type_info(unsigned int t)

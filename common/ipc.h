@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "common/peer-policy.h"
 #include "ptp/bmca.h"
 #include "ptp/ds.h"
 #include "ptp/options.h"
@@ -59,11 +60,15 @@
  * status page.
  * 25: CONFIG carries network_transport L2, UDPv4 or UDPv6 and udp_ttl, udp6_scope, dscp_event and
  * dscp_general, and comes with the transport's sockets (two for L2, six for UDP) before the
- * status page. */
+ * status page.
+ * 26: CONFIG carries the unicast keys (unicast_listen, unicast_master_table,
+ * unicast_req_duration, inhibit_multicast_service), hybrid_e2e and unicast_peers_max;
+ * PEER_REQUEST, PEER_RELEASE and PEER_SOCKETS (the unicast broker, common/peer-policy.h). */
 #define IPC_VERSION 26
 #define IPC_HEADER_SIZE 8
 #define IPC_MAX_SIZE 1024 /* larger than every message; a longer datagram is refused */
 #define IPC_MAX_FDS 9	  /* a UDP port's six sockets, its status page, filter and PHC */
+#define IPC_PEER_FDS 2	  /* PEER_SOCKETS: the event socket, then the general one */
 /* One counter slot per PTP messageType value (IEEE 1588-2019 13.3.2.3, Table 36): 4 bits. */
 #define IPC_MSG_KINDS 16
 /*
@@ -90,7 +95,9 @@ enum ipc_type {
 	IPC_PRIORITY_REQUEST = 5, /* a management SET over the network (payload: set_priority) */
 	IPC_CLOCK_STATE = 6,	  /* the SLAVE port's virtual clock correction (clock_state) */
 	IPC_GM_SETTINGS_REQUEST =
-		7, /* SET GRANDMASTER_SETTINGS_NP from the network (gm_settings) */
+		7,	      /* SET GRANDMASTER_SETTINGS_NP from the network (gm_settings) */
+	IPC_PEER_REQUEST = 8, /* sockets to this unicast peer, please (peer) */
+	IPC_PEER_RELEASE = 9, /* the sockets to this peer are closed (peer) */
 	/* supervisor -> worker */
 	IPC_CONFIG = 64,
 	IPC_RECOMMENDED_STATE = 65,
@@ -98,6 +105,7 @@ enum ipc_type {
 	IPC_SHUTDOWN = 67,
 	IPC_SET_CLOCK_STATE = 68, /* take this virtual clock correction (payload: clock_state) */
 	IPC_SET_GM_SETTINGS = 69, /* announce these of yourself as grandmaster (gm_settings) */
+	IPC_PEER_SOCKETS = 70,	  /* the answer to PEER_REQUEST (peer_sockets), with its fds */
 };
 
 /* First message of a worker: who it is and which protocol it speaks. */
@@ -236,6 +244,18 @@ struct ipc_recommended_state {
 	struct port_path_trace path; /* the parent's path trace (16.2), empty as grandmaster */
 };
 
+/*
+ * The answer to PEER_REQUEST (the unicast broker, docs/architecture.md): GRANTED comes with two
+ * UDP sockets over SCM_RIGHTS, connected to the peer's ports 319 (event, timestamped) and 320
+ * (general) on the port's interface (transport_udp_open_peer_fds()); any other verdict with
+ * none, error the -errno of a failed open (0 otherwise).
+ */
+struct ipc_peer_sockets {
+	struct peer_addr peer;
+	enum peer_policy_verdict verdict;
+	int32_t error;
+};
+
 struct ipc_set_priority {
 	uint8_t priority1;
 	uint8_t priority2;
@@ -253,6 +273,8 @@ struct ipc_msg {
 		struct ipc_set_priority set_priority;
 		/* ptpTimescale travels not: the worker's timestamping decides it */
 		struct gm_settings gm_settings;
+		struct peer_addr peer; /* PEER_REQUEST, PEER_RELEASE */
+		struct ipc_peer_sockets peer_sockets;
 	};
 };
 

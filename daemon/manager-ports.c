@@ -15,6 +15,7 @@
 #include "daemon/backoff.h"
 #include "daemon/clock-rivals.h"
 #include "daemon/manager-internal.h"
+#include "daemon/manager-peers.h"
 #include "daemon/sysclock-follow.h"
 #include "daemon/worker.h"
 #include "ptp/hwtstamp.h"
@@ -286,6 +287,18 @@ static void on_worker_message(struct worker *w, const struct ipc_msg *msg, void 
 				      "GM_SETTINGS_REQUEST with no management sockets, ignoring");
 		}
 		return;
+	case IPC_PEER_REQUEST:
+	case IPC_PEER_RELEASE:
+		if (!p->configured) {
+			worker_kill(w, -EPROTO, "asked for unicast sockets before HELLO");
+			return;
+		}
+		if (msg->type == IPC_PEER_REQUEST) {
+			mport_peer_request(p, &msg->peer);
+		} else {
+			mport_peer_release(p, &msg->peer);
+		}
+		return;
 	default:
 		return;
 	}
@@ -369,6 +382,8 @@ static void on_worker_exited(struct worker *w, int error, const char *reason, vo
 	p->has_erbest = false;
 	p->sent_valid = false;
 	worker_trust_reset(&p->trust);
+	/* Its unicast sockets went with it. */
+	peer_policy_reset(&p->peers);
 	manager_port_changed(p, MPORT_CHANGED_WORKER);
 	if (p->removed) {
 		mport_free(p);

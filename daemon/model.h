@@ -297,6 +297,11 @@ struct mport {
 	uint64_t listening_since_usec;
 	unsigned int dirty;	/* enum mport_change bits not emitted yet */
 	struct backoff backoff; /* restarts in the rate limit's window; given_up: stays FAULTY */
+	/*
+	 * public, MPORT_CHANGED_COUNTERS: the unicast sockets its workers asked for and what they
+	 * were answered (counters), and those the running one holds (manager-peers.c)
+	 */
+	struct peer_policy peers;
 };
 
 /*

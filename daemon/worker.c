@@ -399,6 +399,14 @@ int worker_send(struct worker *w, const struct ipc_msg *m)
 	return ipc_send(w->ipc_fd, m, NULL, 0);
 }
 
+int worker_send_fds(struct worker *w, const struct ipc_msg *m, const int *fds, size_t n)
+{
+	if (w->ipc_fd < 0) {
+		return -ENOTCONN;
+	}
+	return ipc_send(w->ipc_fd, m, fds, n);
+}
+
 int worker_send_config(struct worker *w, const struct ipc_msg *m)
 {
 	int fds[IPC_MAX_FDS];

@@ -73,6 +73,8 @@ struct worker_info {
 int worker_spawn(sd_event *event, const struct worker_config *cfg, const struct worker_ops *ops,
 		 void *userdata, struct worker **ret, struct worker_info *info);
 int worker_send(struct worker *w, const struct ipc_msg *m);
+/* With n fds over SCM_RIGHTS (PEER_SOCKETS); they stay the caller's to close. */
+int worker_send_fds(struct worker *w, const struct ipc_msg *m, const int *fds, size_t n);
 /*
  * Send CONFIG with the port's sockets (in transport_open_fds()'s order), its status page
  * (status-page.h) and its PHC if any over SCM_RIGHTS, in that order, then close them here; once.

@@ -113,6 +113,7 @@ static struct {
 	bool built;
 	char msg[2][IPC_MSG_KINDS][64];
 	char ignored[IPC_IGNORED_KINDS][64];
+	char peer_refused[_PEER_POLICY_MAX][64];
 } counter_keys;
 
 static void build_counter_keys(void)
@@ -138,6 +139,10 @@ static void build_counter_keys(void)
 	for (unsigned int i = 0; i < IPC_IGNORED_KINDS; i++) {
 		snprintf(counter_keys.ignored[i], sizeof(counter_keys.ignored[i]), "ignored_%s",
 			 port_counter_to_string(PORT_CNT_IGNORED_FIRST + (int) i));
+	}
+	for (unsigned int v = 0; v < _PEER_POLICY_MAX; v++) {
+		snprintf(counter_keys.peer_refused[v], sizeof(counter_keys.peer_refused[v]),
+			 "peer_refused_%s", peer_policy_verdict_to_string(v));
 	}
 	counter_keys.built = true;
 }
@@ -179,6 +184,17 @@ static int get_counters(sd_bus *bus, const char *path, const char *interface, co
 	}
 	for (unsigned int i = 0; r >= 0 && i < IPC_IGNORED_KINDS; i++) {
 		r = append_counter(reply, counter_keys.ignored[i], p->ignored[i]);
+	}
+	/* The unicast broker's, the supervisor's own (manager-peers.c). */
+	if (r >= 0) {
+		r = append_counter(reply, "peer_sockets_granted",
+				   p->peers.counters[PEER_POLICY_GRANTED]);
+	}
+	if (r >= 0) {
+		r = append_counter(reply, "peer_sockets_released", p->peers.released);
+	}
+	for (unsigned int v = PEER_POLICY_GRANTED + 1; r >= 0 && v < _PEER_POLICY_MAX; v++) {
+		r = append_counter(reply, counter_keys.peer_refused[v], p->peers.counters[v]);
 	}
 	return r < 0 ? r : sd_bus_message_close_container(reply);
 }

@@ -601,6 +601,13 @@ char *metrics_render(const struct model *m, size_t *ret_len)
 		counter_family(&b, m, "phcd_port_frames_ignored_total",
 			       "Frames counted and never acted on, per reason.", "ignored_",
 			       "reason");
+		counter_family(&b, m, "phcd_port_peer_sockets_total",
+			       "Pairs of unicast sockets the supervisor handed the port's workers "
+			       "(granted) and they gave back (released).",
+			       "peer_sockets_", "event");
+		counter_family(&b, m, "phcd_port_peer_refused_total",
+			       "Requests for unicast sockets the supervisor refused, per reason.",
+			       "peer_refused_", "reason");
 	}
 	if (b.oom) {
 		free(b.p);

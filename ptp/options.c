@@ -110,6 +110,8 @@ void options_port_defaults(struct port_options *o)
 	o->unicast_master_table = 0;
 	o->unicast_req_duration = 3600;
 	o->inhibit_multicast_service = false;
+	o->hybrid_e2e = false;
+	o->unicast_peers_max = OPTIONS_UNICAST_PEERS_DEFAULT;
 }
 
 /* octet 1 of flagField (13.3.2.8) that a grandmaster's settings may carry */

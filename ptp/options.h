@@ -309,7 +309,23 @@ struct port_options {
 	int32_t unicast_master_table;
 	int32_t unicast_req_duration;
 	bool inhibit_multicast_service;
+	/*
+	 * ptp4l's hybrid_e2e (ITU-T G.8275.2's hybrid mode): a slave sends its Delay_Req to the
+	 * master's address rather than the group, a master answers a unicast Delay_Req to its
+	 * sender. E2E only.
+	 */
+	bool hybrid_e2e;
+	/*
+	 * The most peers a UDP port holds unicast sockets to at once
+	 * (1..OPTIONS_UNICAST_PEERS_MAX): the supervisor opens each pair (docs/security.md) and
+	 * refuses more.
+	 */
+	uint8_t unicast_peers_max;
 };
+
+/* The range of unicast_peers_max, and its default. */
+#define OPTIONS_UNICAST_PEERS_MAX 64
+#define OPTIONS_UNICAST_PEERS_DEFAULT 16
 
 /* 01-1B-19-00-00-00 and 01-80-C2-00-00-0E (IEEE 1588-2019 Annex E.3). */
 extern const uint8_t options_mac_ptp_default[OPTIONS_MAC_LEN];

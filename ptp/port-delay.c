@@ -19,7 +19,9 @@ int port_delay_req_send(struct port *p, ns_t now)
 	port_msg_init(p, &m, MSG_DELAY_REQ, seq);
 	/* 11.6.3: the Delay_Req carries -delayAsymmetry, so the mean path delay stays symmetric. */
 	m.hdr.correctionField = ns_to_correction(-p->portds.delayAsymmetry);
-	r = port_send(p, &m, false, &tx, PORT_CNT_TX_DELAY_REQ, now);
+	/* hybrid_e2e (ITU-T G.8275.2, as ptp4l's key): to the parent's address, not the group. */
+	r = port_send_unicast(p, &m, p->cfg.port.hybrid_e2e ? &p->parent_address : NULL, &tx,
+			      PORT_CNT_TX_DELAY_REQ, now);
 	if (r < 0) {
 		return r;
 	}
@@ -51,6 +53,14 @@ int port_delay_req_receive(struct port *p, const struct msg *m, ns_t rx, ns_t no
 	if (ns_to_timestamp(rx, &r.body.delay_resp.receiveTimestamp) < 0) {
 		port_count(p, PORT_CNT_BAD_TIMESTAMP);
 		return 0;
+	}
+	/*
+	 * hybrid_e2e: a unicast Delay_Req is answered to its sender, as ptp4l does, with
+	 * logMessageInterval 0x7F (13.3.2.14 Table 42: a unicast Delay_Resp carries none).
+	 */
+	if (p->cfg.port.hybrid_e2e && msg_flag(&m->hdr, MSG_FLAG_UNICAST) && p->rx_from) {
+		r.hdr.logMessageInterval = MSG_LOG_INTERVAL_NONE;
+		return port_send_unicast(p, &r, p->rx_from, NULL, PORT_CNT_TX_DELAY_RESP, now);
 	}
 	return port_send(p, &r, false, NULL, PORT_CNT_TX_DELAY_RESP, now);
 }

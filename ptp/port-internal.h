@@ -203,6 +203,10 @@ struct port {
 	struct port_as_capable asc;
 	enum servo_state servo_state;
 	bool sample_seen; /* a free-running port has measured once: it may go SLAVE */
+	/* The sender of the frame being handled (port_receive_from()), NULL when unknown. */
+	const struct port_address *rx_from;
+	/* hybrid_e2e: where the parent's Syncs come from, for unicast Delay_Req (len 0: unknown) */
+	struct port_address parent_address;
 
 	uint64_t counters[_PORT_CNT_MAX];
 };
@@ -212,6 +216,12 @@ void port_count(struct port *p, enum port_counter c);
 /* Build m into a frame and send it; counts tx_cnt, or a TX error (and goes FAULTY). */
 int port_send(struct port *p, const struct msg *m, bool pdelay, ns_t *ret_tx_ts,
 	      enum port_counter tx_cnt, ns_t now);
+/*
+ * port_send() to one peer (to NULL or empty: to the group), the message's unicast flag set;
+ * to the group, flag clear, when the caller has no way to that peer (send_unicast -ENOTCONN).
+ */
+int port_send_unicast(struct port *p, struct msg *m, const struct port_address *to, ns_t *ret_tx_ts,
+		      enum port_counter tx_cnt, ns_t now);
 void port_msg_init(const struct port *p, struct msg *m, enum msg_type type, uint16_t seq);
 void port_timer_set(struct port *p, enum port_timer t, ns_t when);
 ns_t port_log_interval(int8_t log_interval);

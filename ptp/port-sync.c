@@ -52,6 +52,7 @@ void port_sync_reset(struct port *p)
 {
 	/* Keep last_seq: a replay must stay a replay across a reset. */
 	p->sync.pending = false;
+	p->parent_address.len = 0;
 	p->sync.have_pair = false;
 	p->sync.have_prev = false;
 	p->dreq.waiting = false;
@@ -264,6 +265,10 @@ int port_sync_receive(struct port *p, const struct msg *m, ns_t rx, ns_t now)
 	}
 	p->sync.have_last = true;
 	p->sync.last_seq = seq;
+	/* hybrid_e2e: the parent's address, where the Delay_Req goes (as ptp4l, its last one). */
+	if (p->rx_from) {
+		p->parent_address = *p->rx_from;
+	}
 	port_sync_interval_follow(p, m->hdr.logMessageInterval);
 	/* assume_two_step: a Sync without the flag (802.1AS-2011) still has a Follow_Up. */
 	if (msg_flag(&m->hdr, MSG_FLAG_TWO_STEP) || p->cfg.port.assume_two_step) {

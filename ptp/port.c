@@ -201,8 +201,10 @@ void port_msg_init(const struct port *p, struct msg *m, enum msg_type type, uint
 	m->hdr.minorSdoId = p->dds.sdoId & 0xff;
 }
 
-int port_send(struct port *p, const struct msg *m, bool pdelay, ns_t *ret_tx_ts,
-	      enum port_counter tx_cnt, ns_t now)
+/* Build m and send it to the group (pdelay: the peer delay one) or, to set, to that peer. */
+static int port_send_to(struct port *p, const struct msg *m, bool pdelay,
+			const struct port_address *to, ns_t *ret_tx_ts, enum port_counter tx_cnt,
+			ns_t now)
 {
 	uint8_t buf[PORT_FRAME_MAX];
 	ssize_t n;
@@ -213,7 +215,16 @@ int port_send(struct port *p, const struct msg *m, bool pdelay, ns_t *ret_tx_ts,
 		/* Our own message does not encode: a bug, not the peer's fault. */
 		return (int) n;
 	}
-	r = p->ops->send(p->userdata, buf, (size_t) n, pdelay, ret_tx_ts != NULL, ret_tx_ts);
+	if (to) {
+		r = p->ops->send_unicast(p->userdata, buf, (size_t) n, to, ret_tx_ts != NULL,
+					 ret_tx_ts);
+	} else {
+		r = p->ops->send(p->userdata, buf, (size_t) n, pdelay, ret_tx_ts != NULL,
+				 ret_tx_ts);
+	}
+	if (r == -ENOTCONN && to) {
+		return r;
+	}
 	if (r < 0) {
 		port_count(p, PORT_CNT_TX_ERROR);
 		/* 9.2.6.2: a port that cannot transmit (or timestamp) is faulty. */
@@ -226,6 +237,29 @@ int port_send(struct port *p, const struct msg *m, bool pdelay, ns_t *ret_tx_ts,
 	}
 	port_count(p, tx_cnt);
 	return 0;
+}
+
+int port_send(struct port *p, const struct msg *m, bool pdelay, ns_t *ret_tx_ts,
+	      enum port_counter tx_cnt, ns_t now)
+{
+	return port_send_to(p, m, pdelay, NULL, ret_tx_ts, tx_cnt, now);
+}
+
+int port_send_unicast(struct port *p, struct msg *m, const struct port_address *to, ns_t *ret_tx_ts,
+		      enum port_counter tx_cnt, ns_t now)
+{
+	int r;
+
+	if (to && to->len > 0 && p->ops->send_unicast) {
+		/* IEEE 1588-2019 13.3.2.8 Table 37: unicastFlag, the message goes to one port. */
+		m->hdr.flagField |= MSG_FLAG_UNICAST;
+		r = port_send_to(p, m, false, to, ret_tx_ts, tx_cnt, now);
+		if (r != -ENOTCONN) {
+			return r;
+		}
+		m->hdr.flagField &= (uint16_t) ~MSG_FLAG_UNICAST;
+	}
+	return port_send_to(p, m, false, NULL, ret_tx_ts, tx_cnt, now);
 }
 
 void port_message_counts(const struct port *p, uint64_t rx[16], uint64_t tx[16])
@@ -412,7 +446,26 @@ static int port_filter(struct port *p, const struct msg *m)
 	return 0;
 }
 
+static int port_receive_msg(struct port *p, const void *buf, size_t len, ns_t rx_ts, ns_t now);
+
 int port_receive(struct port *p, const void *buf, size_t len, ns_t rx_ts, ns_t now)
+{
+	return port_receive_from(p, buf, len, rx_ts, NULL, now);
+}
+
+int port_receive_from(struct port *p, const void *buf, size_t len, ns_t rx_ts,
+		      const struct port_address *from, ns_t now)
+{
+	int r;
+
+	/* Only for the handlers of this frame: the pointer is the caller's. */
+	p->rx_from = from && from->len > 0 && from->len <= PORT_ADDRESS_MAX ? from : NULL;
+	r = port_receive_msg(p, buf, len, rx_ts, now);
+	p->rx_from = NULL;
+	return r;
+}
+
+static int port_receive_msg(struct port *p, const void *buf, size_t len, ns_t rx_ts, ns_t now)
 {
 	struct msg m;
 	ns_t rx = 0;

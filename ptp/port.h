@@ -119,6 +119,18 @@ struct port_sample {
 	ns_t local_ts;		/* t2 on the port's clock */
 };
 
+/*
+ * A peer's address as the engine holds it: the addressField of a PortAddress (IEEE 1588-2019
+ * 7.5.2.3, 5.3.6), opaque bytes the transport reported with a frame (an IPv4 or IPv6 address,
+ * a MAC). The engine stores, compares and hands them back; it never reads them (one engine for
+ * every transport). len 0: none.
+ */
+#define PORT_ADDRESS_MAX 16
+struct port_address {
+	uint8_t len;
+	uint8_t bytes[PORT_ADDRESS_MAX];
+};
+
 /* What the engine asks of its caller. send is required; the rest may be NULL. */
 struct port_ops {
 	/*
@@ -128,6 +140,13 @@ struct port_ops {
 	 */
 	int (*send)(void *userdata, const void *buf, size_t len, bool pdelay, bool event,
 		    ns_t *ret_tx_ts);
+	/*
+	 * Send one message (its unicast flag set) to one peer, as send() otherwise. -ENOTCONN:
+	 * no way to that peer (yet): the engine sends the message to the group instead, its
+	 * unicast flag clear, and that is no failure. NULL: every message goes to the group.
+	 */
+	int (*send_unicast)(void *userdata, const void *buf, size_t len,
+			    const struct port_address *to, bool event, ns_t *ret_tx_ts);
 	void (*state_changed)(void *userdata, enum port_state from, enum port_state to,
 			      enum fsm_event why);
 	/* A different grandmaster (or ourselves, local true) was selected. */
@@ -196,6 +215,9 @@ int port_start(struct port *p, ns_t now);
  * counted and ignored) or -errno when an action failed (the port then went FAULTY).
  */
 int port_receive(struct port *p, const void *buf, size_t len, ns_t rx_ts, ns_t now);
+/* The same, with the sender's address (NULL or len 0: unknown), for answers sent unicast. */
+int port_receive_from(struct port *p, const void *buf, size_t len, ns_t rx_ts,
+		      const struct port_address *from, ns_t now);
 /*
  * A frame the caller refused before (or instead of) the engine, for one of the engine's
  * ignored_* reasons (PORT_CNT_VLAN_TAGGED from the transport, PORT_CNT_MGMT_RATE_LIMITED and

@@ -321,7 +321,10 @@ static int l2_send(struct transport *t, const void *buf, size_t len,
 	if (dest && dest->kind == TRANSPORT_DEST_PDELAY) {
 		dst = l2->p2p_dst_mac;
 	} else if (dest && dest->kind == TRANSPORT_DEST_UNICAST) {
-		dst = dest->mac;
+		if (dest->addr_len != TRANSPORT_MAC_LEN) {
+			return TRANSPORT_TX_NO_PEER; /* not a MAC: no way to it here */
+		}
+		dst = dest->addr;
 	}
 	memcpy(frame, dst, TRANSPORT_MAC_LEN);
 	memcpy(frame + TRANSPORT_MAC_LEN, l2->mac, TRANSPORT_MAC_LEN);
@@ -387,6 +390,7 @@ static void l2_rx_info(struct transport_l2 *l2, struct msghdr *msg, const uint8_
 {
 	memset(ret, 0, sizeof(*ret));
 	memcpy(ret->src, hdr + TRANSPORT_MAC_LEN, TRANSPORT_MAC_LEN);
+	ret->src_len = TRANSPORT_MAC_LEN;
 	transport_sock_rx_ts(msg, l2->status.mode == TRANSPORT_TS_MODE_HARDWARE, ret);
 }
 

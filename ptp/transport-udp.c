@@ -8,6 +8,13 @@
  * (the kernel delivers multicast only to sockets connected to the sender or to none), and every
  * send names no address, so a sandbox that refuses any address (worker/sandbox.c) confines a
  * worker to the four destinations the supervisor chose.
+ *
+ * Unicast (hybrid_e2e): two more sockets per peer, connected to its ports 319 and 320, which the
+ * supervisor opens when its policy allows that peer (common/peer-policy.h) and the worker adds
+ * (transport_add_peer()). They are bound to a port the kernel chooses, not 319 and 320: bound
+ * there and connected, they would be the kernel's better match for the peer's own datagrams to
+ * 319 and 320 (and, IP_MULTICAST_ALL, for its multicast ones), which must keep coming to the two
+ * receiving sockets. A unicast datagram to the port's address lands on those as a group's does.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -22,11 +29,24 @@
 #include "ptp/transport-sock.h"
 #include "ptp/transport.h"
 
+/* A unicast peer's sockets (transport_add_peer()). */
+struct udp_peer {
+	uint8_t addr[TRANSPORT_ADDR_LEN];
+	uint8_t len;
+	int fd[TRANSPORT_UDP_PEER_FDS];
+	uint32_t tx_key; /* OPT_ID the kernel gives the next event send */
+	uint64_t used;	 /* udp->use_clock at the last send: the least is dropped first */
+};
+
 struct transport_udp {
 	struct transport base;
 	bool ipv6;
 	int fd[TRANSPORT_UDP_FDS];
 	int ifindex;
+	char ifname[IF_NAMESIZE];
+	size_t n_peers;
+	uint64_t use_clock;
+	struct udp_peer peers[TRANSPORT_UDP_PEERS_MAX];
 	uint8_t mac[TRANSPORT_MAC_LEN];
 	struct transport_ts_status status;
 	ns_t tx_timeout;
@@ -294,17 +314,128 @@ int transport_udp_open_fd(bool ipv6, const struct transport_config *cfg,
 	return 0;
 }
 
-/* fd is the UDP socket of this family the role asks for, bound to an interface: its ifindex. */
-static int check_fd(int fd, bool ipv6, size_t role)
+int transport_udp_peer_sockaddr(bool ipv6, const uint8_t *addr, size_t len, uint32_t scope_id,
+				uint16_t port, int ifindex, struct sockaddr_storage *ret,
+				socklen_t *ret_len)
 {
-	struct sockaddr_storage sa = { 0 }, peer = { 0 };
-	socklen_t len = sizeof(sa), plen = sizeof(peer);
-	char dev[IF_NAMESIZE + 1] = "";
-	int type = 0, proto = 0, ifindex;
-	bool connected;
-	uint16_t port;
+	memset(ret, 0, sizeof(*ret));
+	if (len != (ipv6 ? 16u : 4u)) {
+		return -EINVAL;
+	}
+	if (!ipv6) {
+		struct sockaddr_in *a = (struct sockaddr_in *) ret;
 
-	if (getsockname(fd, (struct sockaddr *) &sa, &len) < 0) {
+		a->sin_family = AF_INET;
+		a->sin_port = htons(port);
+		memcpy(&a->sin_addr, addr, 4);
+		*ret_len = sizeof(*a);
+	} else {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *) ret;
+
+		a->sin6_family = AF_INET6;
+		a->sin6_port = htons(port);
+		memcpy(&a->sin6_addr, addr, 16);
+		/* A link-local address is on the port's link; the kernel ignores it for others. */
+		if (IN6_IS_ADDR_LINKLOCAL(&a->sin6_addr)) {
+			a->sin6_scope_id = scope_id ? scope_id : (uint32_t) ifindex;
+		}
+		*ret_len = sizeof(*a);
+	}
+	return 0;
+}
+
+/* One socket to a peer's port: as open_one()'s senders, but unicast, and bound by connect(). */
+static int open_peer_one(bool ipv6, const char *ifname, const struct transport_config *cfg,
+			 const struct sockaddr_storage *peer, socklen_t len, bool event,
+			 enum transport_ts_mode mode)
+{
+	_cleanup_close_ int fd = -1;
+	uint8_t dscp = event ? cfg->dscp_event : cfg->dscp_general;
+	int r = 0;
+
+	fd = socket(ipv6 ? AF_INET6 : AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, IPPROTO_UDP);
+	if (fd < 0) {
+		return -errno;
+	}
+	if (ipv6) {
+		r = set_int(fd, IPPROTO_IPV6, IPV6_V6ONLY, 1);
+	}
+	if (r >= 0 &&
+	    setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, ifname, (socklen_t) strlen(ifname)) < 0) {
+		r = -errno;
+	}
+	if (r >= 0 && cfg->socket_priority > 0) {
+		r = set_int(fd, SOL_SOCKET, SO_PRIORITY, cfg->socket_priority);
+	}
+	if (r >= 0 && dscp) {
+		r = ipv6 ? set_int(fd, IPPROTO_IPV6, IPV6_TCLASS, dscp << 2)
+			 : set_int(fd, IPPROTO_IP, IP_TOS, dscp << 2);
+	}
+	/* It only sends: whatever reaches its own port waits in the smallest buffer there is. */
+	if (r >= 0) {
+		r = set_int(fd, SOL_SOCKET, SO_RCVBUF, 1);
+	}
+	if (r >= 0 && event) {
+		r = transport_sock_set_ts_flags(fd, transport_sock_ts_flags(mode));
+	}
+	if (r < 0) {
+		return r;
+	}
+	if (connect(fd, (const struct sockaddr *) peer, len) < 0) {
+		return -errno;
+	}
+	return TAKE_FD(fd);
+}
+
+int transport_udp_open_peer_fds(bool ipv6, const struct transport_config *cfg,
+				enum transport_ts_mode mode, const uint8_t *addr, size_t len,
+				uint32_t scope_id, int ret_fds[TRANSPORT_UDP_PEER_FDS])
+{
+	static const uint16_t ports[TRANSPORT_UDP_PEER_FDS] = {
+		[TRANSPORT_UDP_PEER_EVENT] = TRANSPORT_UDP_PORT_EVENT,
+		[TRANSPORT_UDP_PEER_GENERAL] = TRANSPORT_UDP_PORT_GENERAL,
+	};
+	int fds[TRANSPORT_UDP_PEER_FDS] = { -1, -1 }, r = 0;
+	char ifname[IF_NAMESIZE];
+
+	if (cfg->ifindex <= 0 || cfg->dscp_event > 63 || cfg->dscp_general > 63) {
+		return -EINVAL;
+	}
+	if (!if_indextoname(cfg->ifindex, ifname)) {
+		return -errno;
+	}
+	for (size_t k = 0; k < TRANSPORT_UDP_PEER_FDS && r >= 0; k++) {
+		struct sockaddr_storage sa;
+		socklen_t sl;
+
+		r = transport_udp_peer_sockaddr(ipv6, addr, len, scope_id, ports[k], cfg->ifindex,
+						&sa, &sl);
+		if (r >= 0) {
+			fds[k] = open_peer_one(ipv6, ifname, cfg, &sa, sl,
+					       k == TRANSPORT_UDP_PEER_EVENT, mode);
+			r = fds[k] < 0 ? fds[k] : 0;
+		}
+	}
+	if (r < 0) {
+		close_all(fds, TRANSPORT_UDP_PEER_FDS);
+		return r;
+	}
+	memcpy(ret_fds, fds, sizeof(fds));
+	return 0;
+}
+
+/*
+ * fd is a UDP socket of this family bound to an interface: its local address in *sa and the
+ * interface's name in dev. Only calls a sandboxed worker may make (getsockname, getsockopt).
+ */
+static int check_udp_sock(int fd, bool ipv6, struct sockaddr_storage *sa, char dev[IF_NAMESIZE + 1])
+{
+	socklen_t len = sizeof(*sa);
+	int type = 0, proto = 0;
+
+	memset(sa, 0, sizeof(*sa));
+	memset(dev, 0, IF_NAMESIZE + 1);
+	if (getsockname(fd, (struct sockaddr *) sa, &len) < 0) {
 		return -errno;
 	}
 	len = sizeof(type);
@@ -315,19 +446,36 @@ static int check_fd(int fd, bool ipv6, size_t role)
 	if (getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &proto, &len) < 0) {
 		return -errno;
 	}
-	if (sa.ss_family != (ipv6 ? AF_INET6 : AF_INET) || type != SOCK_DGRAM ||
+	if (sa->ss_family != (ipv6 ? AF_INET6 : AF_INET) || type != SOCK_DGRAM ||
 	    proto != IPPROTO_UDP) {
 		return -EPROTOTYPE;
+	}
+	len = IF_NAMESIZE;
+	if (getsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, dev, &len) < 0) {
+		return -errno;
+	}
+	return dev[0] ? 0 : -EPROTOTYPE;
+}
+
+/* fd is the UDP socket of this family the role asks for, bound to an interface: its ifindex. */
+static int check_fd(int fd, bool ipv6, size_t role)
+{
+	struct sockaddr_storage sa, peer = { 0 };
+	socklen_t plen = sizeof(peer);
+	char dev[IF_NAMESIZE + 1];
+	bool connected;
+	uint16_t port;
+	int ifindex, r;
+
+	r = check_udp_sock(fd, ipv6, &sa, dev);
+	if (r < 0) {
+		return r;
 	}
 	port = ntohs(ipv6 ? ((struct sockaddr_in6 *) &sa)->sin6_port
 			  : ((struct sockaddr_in *) &sa)->sin_port);
 	connected = getpeername(fd, (struct sockaddr *) &peer, &plen) == 0;
 	if (port != udp_fd_role[role].port || connected != udp_fd_role[role].tx) {
 		return -EPROTOTYPE;
-	}
-	len = sizeof(dev) - 1;
-	if (getsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, dev, &len) < 0) {
-		return -errno;
 	}
 	ifindex = (int) if_nametoindex(dev);
 	return ifindex > 0 ? ifindex : -EPROTOTYPE;
@@ -381,6 +529,7 @@ static int udp_adopt(struct transport *t, const int *fds, size_t n,
 	memcpy(u->fd, fds, sizeof(u->fd));
 	memset(u->tx_key, 0, sizeof(u->tx_key));
 	u->ifindex = ifindex;
+	memcpy(u->ifname, ifname, sizeof(u->ifname));
 	u->tx_timeout = cfg && cfg->tx_timeout > 0 ? cfg->tx_timeout : TRANSPORT_TX_TIMEOUT_DEFAULT;
 	return 0;
 }
@@ -410,12 +559,105 @@ static int udp_open(struct transport *t, const struct transport_config *cfg)
 
 static void udp_close(struct transport *t)
 {
-	close_all(to_udp(t)->fd, TRANSPORT_UDP_FDS);
+	struct transport_udp *u = to_udp(t);
+
+	close_all(u->fd, TRANSPORT_UDP_FDS);
+	for (size_t k = 0; k < u->n_peers; k++) {
+		close_all(u->peers[k].fd, TRANSPORT_UDP_PEER_FDS);
+	}
+	u->n_peers = 0;
 }
 
 static void udp_free(struct transport *t)
 {
 	free(to_udp(t));
+}
+
+static struct udp_peer *find_peer(struct transport_udp *u, const uint8_t *addr, size_t len)
+{
+	for (size_t k = 0; k < u->n_peers; k++) {
+		if (u->peers[k].len == len && !memcmp(u->peers[k].addr, addr, len)) {
+			return &u->peers[k];
+		}
+	}
+	return NULL;
+}
+
+/* A peer's socket as the supervisor opens it: UDP of the port's family on the port's interface. */
+static int check_peer_fd(const struct transport_udp *u, int fd)
+{
+	struct sockaddr_storage sa;
+	char dev[IF_NAMESIZE + 1];
+	int r = check_udp_sock(fd, u->ipv6, &sa, dev);
+
+	if (r < 0) {
+		return r;
+	}
+	/* The supervisor connected it, and that is its word (getpeername is not the sandbox's). */
+	return strcmp(dev, u->ifname) == 0 ? 0 : -EPROTOTYPE;
+}
+
+static int udp_add_peer(struct transport *t, const uint8_t *addr, size_t len, const int *fds,
+			size_t n)
+{
+	struct transport_udp *u = to_udp(t);
+	struct udp_peer *p;
+	int r;
+
+	if (u->fd[TRANSPORT_UDP_FD_EVENT] < 0) {
+		return -EBADF;
+	}
+	if (n != TRANSPORT_UDP_PEER_FDS || len != (u->ipv6 ? 16u : 4u)) {
+		return -EINVAL;
+	}
+	for (size_t k = 0; k < n; k++) {
+		r = check_peer_fd(u, fds[k]);
+		if (r < 0) {
+			return r;
+		}
+	}
+	p = find_peer(u, addr, len);
+	if (p) {
+		close_all(p->fd, TRANSPORT_UDP_PEER_FDS);
+	} else if (u->n_peers >= TRANSPORT_UDP_PEERS_MAX) {
+		return -ENOSPC;
+	} else {
+		p = &u->peers[u->n_peers++];
+	}
+	memset(p, 0, sizeof(*p));
+	memcpy(p->addr, addr, len);
+	p->len = (uint8_t) len;
+	memcpy(p->fd, fds, sizeof(p->fd));
+	/* New sockets: their OPT_ID counts from 0 (the supervisor sent nothing through them). */
+	p->tx_key = 0;
+	p->used = ++u->use_clock;
+	return 0;
+}
+
+static int udp_drop_peer(struct transport *t, uint8_t ret_addr[TRANSPORT_ADDR_LEN], size_t *ret_len)
+{
+	struct transport_udp *u = to_udp(t);
+	size_t lru = 0;
+
+	if (u->n_peers == 0) {
+		return -ENOENT;
+	}
+	for (size_t k = 1; k < u->n_peers; k++) {
+		if (u->peers[k].used < u->peers[lru].used) {
+			lru = k;
+		}
+	}
+	memset(ret_addr, 0, TRANSPORT_ADDR_LEN);
+	memcpy(ret_addr, u->peers[lru].addr, u->peers[lru].len);
+	*ret_len = u->peers[lru].len;
+	close_all(u->peers[lru].fd, TRANSPORT_UDP_PEER_FDS);
+	u->peers[lru] = u->peers[--u->n_peers];
+	return 0;
+}
+
+static size_t udp_n_peers(struct transport *t)
+{
+	return to_udp(t)->n_peers;
 }
 
 /*
@@ -427,21 +669,40 @@ static int udp_send(struct transport *t, const void *buf, size_t len,
 {
 	struct transport_udp *u = to_udp(t);
 	bool pdelay = dest && dest->kind == TRANSPORT_DEST_PDELAY;
+	struct udp_peer *peer = NULL;
+	uint32_t *tx_key;
 	size_t role;
 	ssize_t n;
+	int fd;
 
-	if (dest && dest->kind == TRANSPORT_DEST_UNICAST) {
-		return -EOPNOTSUPP; /* multicast only: no unicast destination to connect to */
-	}
 	if (len > TRANSPORT_PAYLOAD_MAX) {
 		return -EMSGSIZE;
 	}
-	role = event ? (pdelay ? TRANSPORT_UDP_FD_PDELAY_TX : TRANSPORT_UDP_FD_EVENT_TX)
-		     : (pdelay ? TRANSPORT_UDP_FD_PDELAY_GEN_TX : TRANSPORT_UDP_FD_GENERAL_TX);
-	if (u->fd[role] < 0) {
+	if (dest && dest->kind == TRANSPORT_DEST_UNICAST) {
+		peer = find_peer(u, dest->addr, dest->addr_len);
+		if (!peer) {
+			return TRANSPORT_TX_NO_PEER;
+		}
+		peer->used = ++u->use_clock;
+		fd = peer->fd[event ? TRANSPORT_UDP_PEER_EVENT : TRANSPORT_UDP_PEER_GENERAL];
+		tx_key = &peer->tx_key;
+	} else {
+		role = event ? (pdelay ? TRANSPORT_UDP_FD_PDELAY_TX : TRANSPORT_UDP_FD_EVENT_TX)
+			     : (pdelay ? TRANSPORT_UDP_FD_PDELAY_GEN_TX
+				       : TRANSPORT_UDP_FD_GENERAL_TX);
+		fd = u->fd[role];
+		tx_key = &u->tx_key[role];
+	}
+	if (fd < 0) {
 		return -EBADF;
 	}
-	n = sendto(u->fd[role], buf, len, 0, NULL, 0);
+	n = sendto(fd, buf, len, 0, NULL, 0);
+	if (n < 0 && peer &&
+	    (errno == ECONNREFUSED || errno == EHOSTUNREACH || errno == EHOSTDOWN ||
+	     errno == ENETUNREACH)) {
+		/* The peer's host or the way to it said no (ICMP): to the group instead. */
+		return TRANSPORT_TX_NO_PEER;
+	}
 	if (n < 0 && (errno == ENETUNREACH || errno == EADDRNOTAVAIL || errno == EINVAL)) {
 		/* The interface lost the address connect() chose (renumbered): measured
 		 * ENETUNREACH. */
@@ -456,11 +717,10 @@ static int udp_send(struct transport *t, const void *buf, size_t len,
 	if (event) {
 		/* The kernel gave this datagram the key tx_key, whether or not a timestamp comes.
 		 */
-		uint32_t key = u->tx_key[role]++;
+		uint32_t key = (*tx_key)++;
 		ns_t ts = 0;
-		int r = transport_sock_wait_tx_ts(u->fd[role],
-						  u->status.mode == TRANSPORT_TS_MODE_HARDWARE, key,
-						  u->tx_timeout, &ts);
+		int r = transport_sock_wait_tx_ts(fd, u->status.mode == TRANSPORT_TS_MODE_HARDWARE,
+						  key, u->tx_timeout, &ts);
 
 		if (r < 0) {
 			return r;
@@ -477,7 +737,9 @@ static void udp_rx_info(struct transport_udp *u, const struct msghdr *msg,
 			struct transport_rx_info *ret)
 {
 	memset(ret, 0, sizeof(*ret));
-	(void) transport_udp_src(msg->msg_name, ret->src);
+	if (transport_udp_src(msg->msg_name, ret->src) == 0) {
+		ret->src_len = u->ipv6 ? 16 : 4;
+	}
 	transport_sock_rx_ts(msg, u->status.mode == TRANSPORT_TS_MODE_HARDWARE, ret);
 }
 
@@ -593,6 +855,7 @@ static int udp_get_ts_status(struct transport *t, struct transport_ts_status *re
 		.free = udp_free, .send = udp_send, .recv = udp_recv,                          \
 		.recv_batch = udp_recv_batch, .fd = udp_fd, .rx_fds = udp_rx_fds,              \
 		.get_mac = udp_get_mac, .get_ts_status = udp_get_ts_status,                    \
+		.add_peer = udp_add_peer, .drop_peer = udp_drop_peer, .n_peers = udp_n_peers,  \
 	}
 
 static const struct transport_ops udp4_ops = UDP_OPS("UDPv4");
@@ -611,6 +874,9 @@ int transport_udp_new(bool ipv6, struct transport **ret)
 		u->fd[k] = -1;
 	}
 	u->status.phc_index = -1;
+	for (size_t k = 0; k < TRANSPORT_UDP_PEERS_MAX; k++) {
+		u->peers[k].fd[0] = u->peers[k].fd[1] = -1;
+	}
 	*ret = &u->base;
 	return 0;
 }

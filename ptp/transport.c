@@ -131,3 +131,19 @@ const char *transport_ts_mode_to_string(enum transport_ts_mode m)
 	}
 	return "unknown";
 }
+
+int transport_add_peer(struct transport *t, const uint8_t *addr, size_t len, const int *fds,
+		       size_t n)
+{
+	return t->ops->add_peer ? t->ops->add_peer(t, addr, len, fds, n) : -EOPNOTSUPP;
+}
+
+int transport_drop_peer(struct transport *t, uint8_t ret_addr[TRANSPORT_ADDR_LEN], size_t *ret_len)
+{
+	return t->ops->drop_peer ? t->ops->drop_peer(t, ret_addr, ret_len) : -ENOENT;
+}
+
+size_t transport_n_peers(struct transport *t)
+{
+	return t->ops->n_peers ? t->ops->n_peers(t) : 0;
+}

@@ -30,13 +30,25 @@
 enum transport_dest_kind {
 	TRANSPORT_DEST_DEFAULT, /* the primary group: all but peer delay */
 	TRANSPORT_DEST_PDELAY,	/* the peer delay group: Pdelay_Req/Resp/Resp_Follow_Up */
-	TRANSPORT_DEST_UNICAST, /* the MAC in struct transport_dest (L2) */
+	/*
+	 * The address in struct transport_dest: a MAC (L2); an IPv4 or IPv6 address (UDP), sent
+	 * through the sockets the supervisor connected to it (transport_add_peer()).
+	 */
+	TRANSPORT_DEST_UNICAST,
 };
 
 struct transport_dest {
 	enum transport_dest_kind kind;
-	uint8_t mac[TRANSPORT_MAC_LEN]; /* TRANSPORT_DEST_UNICAST only */
+	/* TRANSPORT_DEST_UNICAST only: as struct transport_rx_info's src */
+	uint8_t addr[TRANSPORT_ADDR_LEN];
+	uint8_t addr_len;
 };
+
+/*
+ * send() to a unicast peer the transport has no sockets to (UDP: none added, or the peer's host
+ * refused the datagram, ICMP): the message was not sent, nothing is wrong with the port.
+ */
+#define TRANSPORT_TX_NO_PEER (-ENOTCONN)
 
 /* What the socket actually does. */
 enum transport_ts_mode {
@@ -82,6 +94,7 @@ struct transport_ts_status {
 struct transport_rx_info {
 	/* The sender: its MAC (L2), IPv4 or IPv6 address (UDP), zero-padded to the length. */
 	uint8_t src[TRANSPORT_ADDR_LEN];
+	uint8_t src_len; /* 6, 4 or 16; 0: unknown */
 	bool has_ts;
 	ns_t ts; /* RX timestamp, CLOCK_REALTIME (software) or the PHC's time (hardware) */
 };
@@ -159,6 +172,12 @@ struct transport_ops {
 	int (*rx_fds)(struct transport *t, int fds[]);
 	int (*get_mac)(struct transport *t, uint8_t mac[TRANSPORT_MAC_LEN]);
 	int (*get_ts_status)(struct transport *t, struct transport_ts_status *ret);
+	/* Optional (UDP): transport_add_peer(), transport_drop_peer(), transport_n_peers(). */
+	int (*add_peer)(struct transport *t, const uint8_t *addr, size_t len, const int *fds,
+			size_t n);
+	int (*drop_peer)(struct transport *t, uint8_t ret_addr[TRANSPORT_ADDR_LEN],
+			 size_t *ret_len);
+	size_t (*n_peers)(struct transport *t);
 };
 
 /* The base every implementation embeds first; fakes in tests do the same. */
@@ -249,6 +268,33 @@ int transport_udp_new(bool ipv6, struct transport **ret);
 int transport_udp_open_fd(bool ipv6, const struct transport_config *cfg,
 			  int ret_fds[TRANSPORT_UDP_FDS], struct transport_ts_status *ret_status);
 
+/* The most unicast peers a UDP transport holds sockets to (unicast_peers_max's range). */
+#define TRANSPORT_UDP_PEERS_MAX OPTIONS_UNICAST_PEERS_MAX
+/* A peer's sockets, in the order the supervisor passes them (ipc.h, PEER_SOCKETS). */
+enum {
+	TRANSPORT_UDP_PEER_EVENT,   /* connected to the peer's 319, TX timestamped */
+	TRANSPORT_UDP_PEER_GENERAL, /* connected to the peer's 320 */
+	TRANSPORT_UDP_PEER_FDS,
+};
+/*
+ * The peer's address (len 4 or 16 bytes; scope_id, an ifindex, for an IPv6 link-local one, 0:
+ * cfg->ifindex) and port as a sockaddr. -EINVAL for a length that is not the family's.
+ */
+int transport_udp_peer_sockaddr(bool ipv6, const uint8_t *addr, size_t len, uint32_t scope_id,
+				uint16_t port, int ifindex, struct sockaddr_storage *ret,
+				socklen_t *ret_len);
+/*
+ * Open the two sockets of a unicast peer of a UDP port, for the supervisor to hand to its worker
+ * (transport_add_peer()): bound to cfg->ifindex, with its socket_priority and dscp_event or
+ * dscp_general, connected to the peer's ports 319 and 320 from a port the kernel chooses (so that
+ * they take nothing from the receiving sockets on 319 and 320: a connected socket is the better
+ * match for the peer's datagrams), the event one timestamped as mode says. Returns 0, or -errno
+ * of socket(), setsockopt() or connect() (-EACCES: a broadcast address).
+ */
+int transport_udp_open_peer_fds(bool ipv6, const struct transport_config *cfg,
+				enum transport_ts_mode mode, const uint8_t *addr, size_t len,
+				uint32_t scope_id, int ret_fds[TRANSPORT_UDP_PEER_FDS]);
+
 int transport_open(struct transport *t, const struct transport_config *cfg);
 /* Adopt n sockets (transport_ops.adopt), or L2's event and general socket (general_fd -1: its
  * own). */
@@ -271,6 +317,19 @@ int transport_fd(struct transport *t);
 int transport_rx_fds(struct transport *t, int fds[TRANSPORT_FDS_MAX]);
 int transport_get_mac(struct transport *t, uint8_t mac[TRANSPORT_MAC_LEN]);
 int transport_get_ts_status(struct transport *t, struct transport_ts_status *ret);
+/*
+ * Take over the n sockets the supervisor opened to a unicast peer (transport_udp_open_peer_fds(),
+ * in its order): later sends to addr go through them. Ownership passes on success only; a peer
+ * held already gets the new ones. -ENOSPC when TRANSPORT_UDP_PEERS_MAX are held
+ * (transport_drop_peer() first), -EPROTOTYPE for sockets that are not the port's, -EOPNOTSUPP
+ * for a transport without unicast sockets (L2 sends to a MAC through its own).
+ */
+int transport_add_peer(struct transport *t, const uint8_t *addr, size_t len, const int *fds,
+		       size_t n);
+/* Close the sockets of the peer used least recently: its address, or -ENOENT when none. */
+int transport_drop_peer(struct transport *t, uint8_t ret_addr[TRANSPORT_ADDR_LEN], size_t *ret_len);
+/* How many peers it holds sockets to. */
+size_t transport_n_peers(struct transport *t);
 
 const char *transport_ts_mode_to_string(enum transport_ts_mode m);
 

@@ -27,7 +27,43 @@ struct cli_port {
 	const struct port_cli_args *args;
 	struct port_loop loop;
 	ns_t last_summary;
+	/* UDP: the sockets to a unicast peer are opened here (no supervisor by hand) */
+	struct transport_config tc;
+	bool ipv6;
+	enum transport_ts_mode ts_mode;
+	unsigned int peers_max;
 };
+
+/*
+ * By hand, hybrid_e2e over UDP: the sockets to a peer opened as the supervisor would (no policy:
+ * the one who runs phcd-port by hand may open any socket), the least recently used pair closed
+ * beyond unicast_peers_max.
+ */
+static int cli_peer_missing(struct port_loop *l, const struct port_address *to)
+{
+	struct cli_port *c = container_of(l, struct cli_port, loop);
+	int fds[TRANSPORT_UDP_PEER_FDS], r;
+
+	while (transport_n_peers(l->transport) >= c->peers_max) {
+		uint8_t addr[TRANSPORT_ADDR_LEN];
+		size_t len;
+
+		if (transport_drop_peer(l->transport, addr, &len) < 0) {
+			break;
+		}
+	}
+	r = transport_udp_open_peer_fds(c->ipv6, &c->tc, c->ts_mode, to->bytes, to->len, 0, fds);
+	if (r < 0) {
+		return -ENOTCONN;
+	}
+	r = transport_add_peer(l->transport, to->bytes, to->len, fds, TRANSPORT_UDP_PEER_FDS);
+	if (r < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return -ENOTCONN;
+	}
+	return 0;
+}
 
 void port_cli_args_init(struct port_cli_args *a)
 {
@@ -363,6 +399,13 @@ int port_cli_run(const struct port_cli_args *a)
 	report(&c, "cannot create the port", r);
 	if (r < 0) {
 		goto out;
+	}
+	if (pc.port.network_transport != OPTIONS_TRANSPORT_L2) {
+		c.tc = tc;
+		c.ipv6 = pc.port.network_transport == OPTIONS_TRANSPORT_UDPV6;
+		c.ts_mode = st.mode;
+		c.peers_max = pc.port.unicast_peers_max;
+		c.loop.peer_missing = cli_peer_missing;
 	}
 	c.loop.mgmt.ifname = a->ifname;
 	c.loop.mgmt.user_description = pc.instance.userDescription;

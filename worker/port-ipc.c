@@ -211,10 +211,13 @@ static void apply_recommendation(struct worker_port *w, const struct ipc_recomme
 static void on_ipc(struct evloop *e, int fd, uint32_t revents, void *userdata)
 {
 	struct worker_port *w = userdata;
+	int fds[IPC_PEER_FDS];
+	size_t n_fds = 0;
 	struct ipc_msg m;
 	int r;
 
-	r = ipc_recv(fd, &m, NULL, 0, NULL);
+	/* Only PEER_SOCKETS comes with fds; they are closed below for any other message. */
+	r = ipc_recv(fd, &m, fds, ARRAY_SIZE(fds), &n_fds);
 	if (r == -EAGAIN || r == -EINTR) {
 		return;
 	}
@@ -246,9 +249,16 @@ static void on_ipc(struct evloop *e, int fd, uint32_t revents, void *userdata)
 	case IPC_SET_CLOCK_STATE:
 		worker_share_take(w, &m.clock_state);
 		break;
+	case IPC_PEER_SOCKETS:
+		worker_peers_answer(w, &m.peer_sockets, fds, n_fds);
+		n_fds = 0;
+		break;
 	default:
 		/* A second CONFIG: ignored. */
 		break;
+	}
+	for (size_t k = 0; k < n_fds; k++) {
+		close(fds[k]);
 	}
 	worker_report(w, false);
 }
@@ -302,6 +312,11 @@ __attribute__((noinline)) static int port_ipc_setup(const struct port_ipc_args *
 	r = port_loop_init(&w->loop, &worker_port_ops);
 	*loop_up = true;
 	w->loop.engine_error = port_engine_error;
+	if (cfg.port.network_transport != OPTIONS_TRANSPORT_L2) {
+		/* Its unicast sockets come from the supervisor (worker-peers.c). */
+		w->peers_max = cfg.port.unicast_peers_max;
+		w->loop.peer_missing = worker_peers_missing;
+	}
 	/* ptp4l's key and default (1 ms): how long a send waits for its TX timestamp. */
 	w->tx_timeout_ms = cfg.port.tx_timestamp_timeout;
 	tc.tx_timeout = (ns_t) cfg.port.tx_timestamp_timeout * NS_PER_MSEC;

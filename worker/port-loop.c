@@ -22,6 +22,23 @@ static int loop_send(void *userdata, const void *buf, size_t len, bool pdelay, b
 	return transport_send(l->transport, buf, len, &d, event, ret_tx_ts);
 }
 
+static int loop_send_unicast(void *userdata, const void *buf, size_t len,
+			     const struct port_address *to, bool event, ns_t *ret_tx_ts)
+{
+	struct port_loop *l = userdata;
+	struct transport_dest d = { .kind = TRANSPORT_DEST_UNICAST };
+	int r;
+
+	_Static_assert(sizeof(d.addr) == sizeof(to->bytes), "one address");
+	memcpy(d.addr, to->bytes, sizeof(d.addr));
+	d.addr_len = to->len;
+	r = transport_send(l->transport, buf, len, &d, event, ret_tx_ts);
+	if (r == TRANSPORT_TX_NO_PEER && l->peer_missing && l->peer_missing(l, to) == 0) {
+		r = transport_send(l->transport, buf, len, &d, event, ret_tx_ts);
+	}
+	return r;
+}
+
 static void loop_management(void *userdata, const void *buf, size_t len)
 {
 	struct port_loop *l = userdata;
@@ -92,6 +109,7 @@ static void loop_as_capable_changed(void *userdata, bool value, enum port_as_cap
 
 static const struct port_ops loop_port_ops = {
 	.send = loop_send,
+	.send_unicast = loop_send_unicast,
 	.state_changed = loop_state_changed,
 	.master_changed = loop_master_changed,
 	.sample = loop_sample,
@@ -145,6 +163,7 @@ static void on_frame(struct evloop *e, int fd, uint32_t revents, void *userdata)
 {
 	struct port_loop *l = userdata;
 	struct transport_frame f[TRANSPORT_RX_BATCH];
+	struct port_address from;
 	bool tick = false;
 	ns_t now;
 
@@ -161,10 +180,13 @@ static void on_frame(struct evloop *e, int fd, uint32_t revents, void *userdata)
 			/* Management answers are rate-limited per source (port-mgmt.h). */
 			_Static_assert(sizeof(l->mgmt.src) == sizeof(f[k].info.src), "one address");
 			memcpy(l->mgmt.src, f[k].info.src, sizeof(l->mgmt.src));
-			engine_result(l, "receive",
-				      port_receive(l->port, f[k].buf, (size_t) f[k].len,
-						   f[k].info.has_ts ? f[k].info.ts : PORT_TS_NONE,
-						   port_loop_now()));
+			from.len = f[k].info.src_len <= sizeof(from.bytes) ? f[k].info.src_len : 0;
+			memcpy(from.bytes, f[k].info.src, sizeof(from.bytes));
+			engine_result(
+				l, "receive",
+				port_receive_from(l->port, f[k].buf, (size_t) f[k].len,
+						  f[k].info.has_ts ? f[k].info.ts : PORT_TS_NONE,
+						  &from, port_loop_now()));
 		}
 		if (n < (int) ARRAY_SIZE(f)) {
 			break;

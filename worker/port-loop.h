@@ -40,6 +40,12 @@ struct port_loop {
 	 * before that timer is set again; may be NULL.
 	 */
 	void (*engine_ran)(struct port_loop *l, bool tick);
+	/*
+	 * A unicast message to a peer the transport has no sockets to (UDP): get some, 0 when it
+	 * did at once (the send is tried again), -ENOTCONN when they may come later or never
+	 * (the message goes to the group). NULL: always to the group.
+	 */
+	int (*peer_missing)(struct port_loop *l, const struct port_address *to);
 };
 
 /* CLOCK_MONOTONIC in ns: the engine's `now`. */

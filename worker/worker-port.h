@@ -16,6 +16,17 @@
 #include "worker/news.h"
 #include "worker/port-loop.h"
 
+/* A question to the supervisor about a unicast peer's sockets (worker-peers.c). */
+#define WORKER_PEER_ASKS 8
+/* After a refusal, a peer's messages go to the group this long before it is asked again. */
+#define WORKER_PEER_RETRY_NS (10 * NS_PER_SEC)
+struct worker_peer_ask {
+	bool used;
+	bool pending; /* asked, no answer yet */
+	struct peer_addr peer;
+	ns_t retry_at; /* refused: not asked again before (port_loop_now()) */
+};
+
 struct worker_port {
 	const struct port_ipc_args *args;
 	int ipc;
@@ -68,6 +79,9 @@ struct worker_port {
 	bool clock_sent_valid;
 	struct clock_virtual_state clock_sent;
 	ns_t clock_sent_at;
+	/* unicast_peers_max over UDP, 0 over L2 (no sockets to ask for) */
+	unsigned int peers_max;
+	struct worker_peer_ask peer_asks[WORKER_PEER_ASKS];
 };
 
 /* ---- worker-report.c ---- */
@@ -89,6 +103,14 @@ void worker_report_engine_ran(struct port_loop *l, bool tick);
 void worker_share_report(struct worker_port *w);
 /* The SLAVE port's correction, from the supervisor: a port that steers itself keeps its own. */
 void worker_share_take(struct worker_port *w, const struct ipc_clock_state *cs);
+
+/* ---- worker-peers.c ---- */
+
+/* port_loop.peer_missing: ask the supervisor for sockets to the peer; -ENOTCONN meanwhile. */
+int worker_peers_missing(struct port_loop *l, const struct port_address *to);
+/* Its answer, with the n_fds fds that came (taken or closed here). */
+void worker_peers_answer(struct worker_port *w, const struct ipc_peer_sockets *a, int *fds,
+			 size_t n_fds);
 
 /* ---- worker-setup.c ---- */
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The link of tests/unit/port-link.h: frames queued in memory, delivered in time order. */
+#include <errno.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -124,6 +125,46 @@ static int fake_send(void *userdata, const void *buf, size_t len, bool pdelay, b
 	return (int) len;
 }
 
+void side_address(int idx, struct port_address *ret)
+{
+	*ret = (struct port_address){ 4, { 192, 0, 2, (uint8_t) (idx + 1) } };
+}
+
+static int fake_send_group(void *userdata, const void *buf, size_t len, bool pdelay, bool event,
+			   ns_t *ret_tx_ts)
+{
+	struct side *s = userdata;
+	struct msg m;
+
+	assert_int_equal(msg_parse(buf, len, &m), 0);
+	if (msg_flag(&m.hdr, MSG_FLAG_UNICAST)) {
+		s->group_flagged_tx[m.hdr.messageType]++;
+	}
+	return fake_send(userdata, buf, len, pdelay, event, ret_tx_ts);
+}
+
+/* To the other side, the only peer there is; counted, with the address checked. */
+static int fake_send_unicast(void *userdata, const void *buf, size_t len,
+			     const struct port_address *to, bool event, ns_t *ret_tx_ts)
+{
+	struct side *s = userdata;
+	struct port_address other;
+	struct msg m;
+
+	if (s->refuse_unicast) {
+		return -ENOTCONN;
+	}
+	side_address(!s->idx, &other);
+	if (to->len != other.len || memcmp(to->bytes, other.bytes, other.len)) {
+		s->unicast_misaddressed++;
+	}
+	assert_int_equal(msg_parse(buf, len, &m), 0);
+	assert_true(msg_flag(&m.hdr, MSG_FLAG_UNICAST));
+	s->unicast_tx[m.hdr.messageType]++;
+	s->last_unicast_interval[m.hdr.messageType] = m.hdr.logMessageInterval;
+	return fake_send(userdata, buf, len, false, event, ret_tx_ts);
+}
+
 static void fake_sample(void *userdata, const struct port_sample *smp)
 {
 	struct side *s = userdata;
@@ -154,7 +195,8 @@ static void fake_state(void *userdata, enum port_state from, enum port_state to,
 }
 
 static const struct port_ops fake_ops = {
-	.send = fake_send,
+	.send = fake_send_group,
+	.send_unicast = fake_send_unicast,
 	.sample = fake_sample,
 	.state_changed = fake_state,
 };
@@ -265,6 +307,7 @@ void link_run(struct link *l, ns_t until)
 		for (i = 0, k = 0; i < l->nq; i++) {
 			struct frame f = l->q[i];
 			struct side *s = &l->s[f.to];
+			struct port_address from;
 			ns_t rx;
 
 			if (f.at > l->now) {
@@ -272,7 +315,8 @@ void link_run(struct link *l, ns_t until)
 				continue;
 			}
 			assert_int_equal(clock_get_time(s->clk, &rx), 0);
-			port_receive(s->port, f.buf, f.len, rx, l->now);
+			side_address(!f.to, &from);
+			port_receive_from(s->port, f.buf, f.len, rx, &from, l->now);
 		}
 		/* Frames sent while delivering were appended after i; keep them. */
 		l->nq = k;

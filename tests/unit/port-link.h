@@ -36,7 +36,17 @@ struct side {
 	bool check_gm;
 	struct ClockIdentity expect_gm;
 	unsigned announces, announces_other_gm;
+	/*
+	 * Per messageType: sent to one peer (send_unicast), to the group with the unicast flag
+	 * set (never right), and unicast to another address than the other side's (never).
+	 */
+	unsigned unicast_tx[16], group_flagged_tx[16], unicast_misaddressed;
+	int8_t last_unicast_interval[16]; /* logMessageInterval of the last one sent unicast */
+	bool refuse_unicast;		  /* send_unicast says -ENOTCONN: no socket yet */
 };
+
+/* Each side's address, as a transport would report it with its frames. */
+void side_address(int idx, struct port_address *ret);
 
 struct frame {
 	int to;

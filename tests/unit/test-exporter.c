@@ -134,6 +134,8 @@ static void test_port_states_and_counters(void **state)
 	add_counter(p, "rx_sync", 42);
 	add_counter(p, "ignored_own_frame", 7);
 	add_counter(p, "rx_", 1); /* no type: not exported */
+	add_counter(p, "peer_sockets_granted", 5);
+	add_counter(p, "peer_refused_multicast", 2);
 	add_prop(q, "Interface", 's', 0, "s2");
 	add_prop(q, "Instance", 'o', 0, "/org/phcd1/instance/gone");
 	add_prop(q, "State", 's', 0, "WEIRD");
@@ -149,6 +151,10 @@ static void test_port_states_and_counters(void **state)
 		       "type=\"sync\"} 42");
 	assert_line(t, "phcd_port_frames_ignored_total{ptp_instance=\"lab\",interface=\"s1\","
 		       "reason=\"own_frame\"} 7");
+	assert_line(t, "phcd_port_peer_sockets_total{ptp_instance=\"lab\",interface=\"s1\","
+		       "event=\"granted\"} 5");
+	assert_line(t, "phcd_port_peer_refused_total{ptp_instance=\"lab\",interface=\"s1\","
+		       "reason=\"multicast\"} 2");
 	assert_null(strstr(t, "type=\"\""));
 	/* Each family's HELP and TYPE once, before its samples. */
 	assert_ptr_equal(strstr(t, "# TYPE phcd_port_state gauge"),

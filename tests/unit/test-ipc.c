@@ -85,6 +85,8 @@ static void sample(enum ipc_type t, struct ipc_msg *m)
 		m->config.port.time_stamping = OPTIONS_TS_SOFTWARE;
 		m->config.port.delayAsymmetry = -42;
 		m->config.port.summary_interval = 3;
+		m->config.port.hybrid_e2e = true;
+		m->config.port.unicast_peers_max = 5;
 		break;
 	case IPC_RECOMMENDED_STATE:
 		m->recommended_state.decision = BMCA_DECISION_M3;
@@ -121,6 +123,16 @@ static void sample(enum ipc_type t, struct ipc_msg *m)
 							   INT64_C(1764500000623456000),
 							   -98765.25 };
 		break;
+	case IPC_PEER_REQUEST:
+	case IPC_PEER_RELEASE:
+		/* fe80::1:2 on interface 7 */
+		m->peer = (struct peer_addr){ 16, { 0xfe, 0x80, [13] = 1, [15] = 2 }, 7 };
+		break;
+	case IPC_PEER_SOCKETS:
+		m->peer_sockets.peer = (struct peer_addr){ 4, { 192, 0, 2, 1 }, 0 };
+		m->peer_sockets.verdict = PEER_POLICY_OPEN_FAILED;
+		m->peer_sockets.error = -ENETUNREACH;
+		break;
 	}
 }
 
@@ -137,6 +149,9 @@ static const enum ipc_type all_types[] = {
 	IPC_SET_CLOCK_STATE,
 	IPC_GM_SETTINGS_REQUEST,
 	IPC_SET_GM_SETTINGS,
+	IPC_PEER_REQUEST,
+	IPC_PEER_RELEASE,
+	IPC_PEER_SOCKETS,
 };
 
 /* The payload sizes are the protocol: a change here is a protocol change (bump IPC_VERSION). */
@@ -147,7 +162,7 @@ static const struct {
 	{ IPC_HELLO, 10 },
 	{ IPC_STATUS, 588 },
 	{ IPC_ERBEST, 113 },
-	{ IPC_CONFIG, 493 },
+	{ IPC_CONFIG, 495 },
 	{ IPC_RECOMMENDED_STATE, 109 },
 	{ IPC_SET_PRIORITY, 2 },
 	{ IPC_SHUTDOWN, 0 },
@@ -156,6 +171,9 @@ static const struct {
 	{ IPC_SET_CLOCK_STATE, 32 },
 	{ IPC_GM_SETTINGS_REQUEST, 8 },
 	{ IPC_SET_GM_SETTINGS, 8 },
+	{ IPC_PEER_REQUEST, 21 },
+	{ IPC_PEER_RELEASE, 21 },
+	{ IPC_PEER_SOCKETS, 26 },
 };
 
 /* Encode and decode again; compare by re-encoding, since the structs have padding. */
@@ -224,6 +242,21 @@ static void test_fields(void **state)
 	assert_int_equal(back.config.instance.servo.clock_servo, SERVO_TYPE_LINREG);
 	assert_int_equal(back.config.instance.servo.servo_offset_threshold, 100);
 	assert_int_equal(back.config.instance.servo.servo_num_offset_values, 12);
+	assert_true(back.config.port.hybrid_e2e);
+	assert_int_equal(back.config.port.unicast_peers_max, 5);
+
+	sample(IPC_PEER_REQUEST, &m);
+	assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
+	assert_int_equal(ipc_decode(buf, len, &back), 0);
+	assert_int_equal(back.peer.len, 16);
+	assert_memory_equal(back.peer.bytes, m.peer.bytes, 16);
+	assert_int_equal(back.peer.scope_id, 7);
+	sample(IPC_PEER_SOCKETS, &m);
+	assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
+	assert_int_equal(ipc_decode(buf, len, &back), 0);
+	assert_int_equal(back.peer_sockets.verdict, PEER_POLICY_OPEN_FAILED);
+	assert_int_equal(back.peer_sockets.error, -ENETUNREACH);
+	assert_memory_equal(back.peer_sockets.peer.bytes, "\xc0\x00\x02\x01", 4);
 
 	sample(IPC_SET_CLOCK_STATE, &m);
 	assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
@@ -245,6 +278,20 @@ static void expect_bad(const uint8_t *buf, size_t len, const char *what)
 
 	if (r != -EBADMSG) {
 		fail_msg("%s: expected -EBADMSG, got %d", what, r);
+	}
+}
+
+/* A message no end may exchange: the encoder refuses it, or else the decoder. */
+static void expect_refused(const struct ipc_msg *m, const char *what)
+{
+	uint8_t buf[IPC_MAX_SIZE];
+	size_t len;
+	int r = ipc_encode(m, buf, sizeof(buf), &len);
+
+	if (r == 0) {
+		expect_bad(buf, len, what);
+	} else if (r != -EBADMSG) {
+		fail_msg("%s: expected -EBADMSG from the encoder, got %d", what, r);
 	}
 }
 
@@ -437,6 +484,49 @@ static void test_bad_values(void **state)
 	buf[IPC_HEADER_SIZE + IFNAMSIZ + 9] = 0xff;
 	expect_bad(buf, len, "port number 0xFFFF");
 
+	/*
+	 * A peer address: only 4 or 16 bytes, zero past its length, a scope only for IPv6; an
+	 * answer's verdict within the enum, an error only with a refusal, never positive.
+	 */
+	{
+		static const struct {
+			uint8_t len, pad;
+			uint32_t scope;
+			const char *what;
+		} bad_peers[] = {
+			{ 0, 0, 0, "length 0" },
+			{ 6, 0, 0, "length 6 (a MAC)" },
+			{ 17, 0, 0, "length 17" },
+			{ 4, 1, 0, "IPv4 with bytes past its length" },
+			{ 4, 0, 3, "IPv4 with a scope" },
+		};
+
+		/* Patched into a valid IPv4 request: len, bytes[16], scope (big-endian). */
+		for (size_t k = 0; k < sizeof(bad_peers) / sizeof(bad_peers[0]); k++) {
+			sample(IPC_PEER_REQUEST, &m);
+			m.peer = (struct peer_addr){ 4, { 192, 0, 2, 1 }, 0 };
+			assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
+			assert_int_equal(ipc_decode(buf, len, &back), 0);
+			buf[IPC_HEADER_SIZE] = bad_peers[k].len;
+			buf[IPC_HEADER_SIZE + 16] = bad_peers[k].pad;
+			buf[IPC_HEADER_SIZE + 20] = (uint8_t) bad_peers[k].scope;
+			expect_bad(buf, len, bad_peers[k].what);
+		}
+		sample(IPC_PEER_SOCKETS, &m);
+		m.peer_sockets.verdict = _PEER_POLICY_MAX;
+		expect_refused(&m, "verdict past the enum");
+		m.peer_sockets.verdict = PEER_POLICY_GRANTED;
+		expect_refused(&m, "granted with an error");
+		m.peer_sockets.verdict = PEER_POLICY_RATE;
+		m.peer_sockets.error = 5;
+		expect_refused(&m, "a positive error");
+		sample(IPC_CONFIG, &m);
+		m.config.port.unicast_peers_max = 0;
+		expect_refused(&m, "unicast_peers_max 0");
+		m.config.port.unicast_peers_max = OPTIONS_UNICAST_PEERS_MAX + 1;
+		expect_refused(&m, "unicast_peers_max 65");
+	}
+
 	/* Encode refuses an unknown type and a buffer too small. */
 	m.type = (enum ipc_type) 99;
 	assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), -EINVAL);
@@ -448,6 +538,9 @@ static void test_bad_values(void **state)
 	assert_true(ipc_type_from_worker(IPC_CLOCK_STATE));
 	assert_false(ipc_type_from_worker(IPC_SET_CLOCK_STATE));
 	assert_false(ipc_type_from_worker((enum ipc_type) 99));
+	assert_true(ipc_type_from_worker(IPC_PEER_REQUEST));
+	assert_true(ipc_type_from_worker(IPC_PEER_RELEASE));
+	assert_false(ipc_type_from_worker(IPC_PEER_SOCKETS));
 	assert_string_equal(ipc_type_to_string(IPC_RECOMMENDED_STATE), "RECOMMENDED_STATE");
 }
 

@@ -645,6 +645,93 @@ static void test_seq_check(void **state)
 	}
 }
 
+static void tweak_hybrid_both(int idx, struct port_config *pc)
+{
+	pc->port.hybrid_e2e = true;
+}
+
+static void tweak_hybrid_slave(int idx, struct port_config *pc)
+{
+	pc->port.hybrid_e2e = idx == 1;
+}
+
+/*
+ * hybrid_e2e (ptp4l's key): the slave sends each Delay_Req to the address its parent's Syncs
+ * come from, unicast flag set; a hybrid master answers a unicast one to its sender (0x7F for
+ * logMessageInterval, 13.3.2.14), a master without the key to the group (as ptp4l); with no
+ * socket to the peer yet (-ENOTCONN) the message goes to the group, flag clear, no fault. The
+ * slave converges in every case.
+ */
+static void test_hybrid_e2e(void **state)
+{
+	static const struct {
+		void (*tweak)(int idx, struct port_config *pc);
+		bool refuse;
+		bool want_req_unicast, want_resp_unicast;
+	} cases[] = {
+		{ tweak_hybrid_both, false, true, true },
+		{ tweak_hybrid_slave, false, true, false },
+		{ tweak_hybrid_both, true, false, false },
+		{ NULL, false, false, false },
+	};
+
+	for (size_t k = 0; k < ARRAY_SIZE(cases); k++) {
+		struct link l;
+		struct side *m, *s;
+		uint64_t req, resp;
+
+		memset(&l, 0, sizeof(l));
+		l.tweak = cases[k].tweak;
+		l.servo = SERVO_TYPE_PI;
+		l.now = START;
+		side_init(&l, 0, 100, 1000.0, 0, DELAY_MECHANISM_E2E);
+		side_init(&l, 1, 200, 0.0, NS_PER_MSEC, DELAY_MECHANISM_E2E);
+		m = &l.s[0];
+		s = &l.s[1];
+		m->refuse_unicast = s->refuse_unicast = cases[k].refuse;
+		assert_int_equal(port_start(m->port, l.now), 0);
+		assert_int_equal(port_start(s->port, l.now), 0);
+		link_run(&l, START + 60 * NS_PER_SEC);
+		assert_int_equal(port_get_state(s->port), PORT_STATE_SLAVE);
+		if (llabs(link_error(&l)) > 200) {
+			fail_msg("case %zu: error %lld ns, expected within 200", k,
+				 (long long) link_error(&l));
+		}
+		req = port_get_counter(s->port, PORT_CNT_TX_DELAY_REQ);
+		resp = port_get_counter(m->port, PORT_CNT_TX_DELAY_RESP);
+		assert_true(req > 20);
+		/* Only the first, sent before a Sync named the parent's address, may go to the
+		 * group. */
+		if (cases[k].want_req_unicast ? s->unicast_tx[MSG_DELAY_REQ] + 1 < req
+					      : s->unicast_tx[MSG_DELAY_REQ] != 0) {
+			fail_msg("case %zu: %u of %llu Delay_Req unicast", k,
+				 s->unicast_tx[MSG_DELAY_REQ], (unsigned long long) req);
+		}
+		if (cases[k].want_resp_unicast ? m->unicast_tx[MSG_DELAY_RESP] + 1 < resp
+					       : m->unicast_tx[MSG_DELAY_RESP] != 0) {
+			fail_msg("case %zu: %u of %llu Delay_Resp unicast", k,
+				 m->unicast_tx[MSG_DELAY_RESP], (unsigned long long) resp);
+		}
+		if (cases[k].want_resp_unicast) {
+			assert_int_equal(m->last_unicast_interval[MSG_DELAY_RESP],
+					 MSG_LOG_INTERVAL_NONE);
+		}
+		/* Nothing else unicast, never a flag on a group message, never elsewhere. */
+		for (int t = 0; t < 16; t++) {
+			assert_int_equal(m->group_flagged_tx[t] + s->group_flagged_tx[t], 0);
+			if (t != MSG_DELAY_REQ && t != MSG_DELAY_RESP) {
+				assert_int_equal(m->unicast_tx[t] + s->unicast_tx[t], 0);
+			}
+		}
+		assert_int_equal(m->unicast_misaddressed + s->unicast_misaddressed, 0);
+		assert_int_equal(port_get_counter(s->port, PORT_CNT_TX_ERROR), 0);
+		assert_int_equal(port_get_counter(m->port, PORT_CNT_TX_ERROR), 0);
+		assert_no_hostile(m);
+		assert_no_hostile(s);
+		link_free(&l);
+	}
+}
+
 /* An asymmetric link (1 us longer towards the slave): off by it, until delayAsymmetry says so. */
 static void test_delay_asymmetry(void **state)
 {
@@ -771,6 +858,7 @@ int main(void)
 		cmocka_unit_test(test_converge_correction),
 		cmocka_unit_test(test_converge_spikes),
 		cmocka_unit_test(test_delay_asymmetry),
+		cmocka_unit_test(test_hybrid_e2e),
 		cmocka_unit_test(test_ingress_egress_latency),
 		cmocka_unit_test(test_free_running_reports_spikes),
 		cmocka_unit_test(test_servo_reports_every_offset),

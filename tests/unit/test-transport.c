@@ -301,6 +301,38 @@ static void test_udp_src(void **state)
 	assert_memory_equal(src, want, sizeof(want));
 }
 
+/*
+ * A unicast peer's address as the sockets to it are connected: its family's length only, the
+ * port asked, and for an IPv6 link-local one the scope given or else the port's interface.
+ */
+static void test_udp_peer_sockaddr(void **state)
+{
+	struct sockaddr_storage ss;
+	const struct sockaddr_in *a4 = (const struct sockaddr_in *) &ss;
+	const struct sockaddr_in6 *a6 = (const struct sockaddr_in6 *) &ss;
+	uint8_t v4[4] = { 192, 0, 2, 1 }, ll[16], global[16];
+	socklen_t len;
+
+	inet_pton(AF_INET6, "fe80::1:2", ll);
+	inet_pton(AF_INET6, "2001:db8::2", global);
+	assert_int_equal(transport_udp_peer_sockaddr(false, v4, 4, 0, 319, 5, &ss, &len), 0);
+	assert_int_equal(len, sizeof(struct sockaddr_in));
+	assert_int_equal(a4->sin_family, AF_INET);
+	assert_int_equal(ntohs(a4->sin_port), 319);
+	assert_memory_equal(&a4->sin_addr, v4, 4);
+	assert_int_equal(transport_udp_peer_sockaddr(true, ll, 16, 0, 320, 5, &ss, &len), 0);
+	assert_int_equal(len, sizeof(struct sockaddr_in6));
+	assert_int_equal(ntohs(a6->sin6_port), 320);
+	assert_int_equal(a6->sin6_scope_id, 5);
+	assert_memory_equal(&a6->sin6_addr, ll, 16);
+	assert_int_equal(transport_udp_peer_sockaddr(true, ll, 16, 9, 320, 5, &ss, &len), 0);
+	assert_int_equal(a6->sin6_scope_id, 9);
+	assert_int_equal(transport_udp_peer_sockaddr(true, global, 16, 0, 319, 5, &ss, &len), 0);
+	assert_int_equal(a6->sin6_scope_id, 0);
+	assert_int_equal(transport_udp_peer_sockaddr(true, v4, 4, 0, 319, 5, &ss, &len), -EINVAL);
+	assert_int_equal(transport_udp_peer_sockaddr(false, ll, 16, 0, 319, 5, &ss, &len), -EINVAL);
+}
+
 /* One transport per network_transport, and the number of sockets each hands over. */
 static void test_kinds(void **state)
 {
@@ -410,6 +442,7 @@ int main(void)
 		cmocka_unit_test(test_cmsg_udp_errqueue),
 		cmocka_unit_test(test_udp_groups),
 		cmocka_unit_test(test_udp_src),
+		cmocka_unit_test(test_udp_peer_sockaddr),
 		cmocka_unit_test(test_kinds),
 	};
 
