@@ -492,8 +492,9 @@ static void f_config(struct codec *c, struct ipc_msg *m)
 	c_bool(c, &p->inhibit_multicast_service);
 	c_bool(c, &p->hybrid_e2e);
 	c_u8(c, &p->unicast_peers_max);
-	if (!c->err && (p->unicast_master_table < 0 || p->unicast_req_duration < 10 ||
-			p->unicast_peers_max < 1 || p->unicast_peers_max > OPTIONS_UNICAST_PEERS_MAX)) {
+	if (!c->err &&
+	    (p->unicast_master_table < 0 || p->unicast_req_duration < 10 ||
+	     p->unicast_peers_max < 1 || p->unicast_peers_max > OPTIONS_UNICAST_PEERS_MAX)) {
 		c->err = -EBADMSG;
 	}
 }
