@@ -62,6 +62,20 @@ bool health_equal(const struct health_report *a, const struct health_report *b)
 	return true;
 }
 
+static uint64_t fnv1a(uint64_t h, const char *s)
+{
+	/* The terminating NUL too: "ab" + "c" and "a" + "bc" differ. */
+	do {
+		h = (h ^ (uint8_t) *s) * UINT64_C(0x100000001b3);
+	} while (*s++);
+	return h;
+}
+
+uint64_t health_reason_hash(const struct health_reason *r)
+{
+	return fnv1a(fnv1a(UINT64_C(0xcbf29ce484222325), r->code), r->text);
+}
+
 void health_instance(const struct instance *i, struct mport *const *ports, size_t n,
 		     health_why_not_port_fn why_not_port, void *ctx, struct health_report *h,
 		     bool *ret_gm)

@@ -163,7 +163,9 @@ struct instance {
 
 	/* public, INSTANCE_CHANGED_HEALTH */
 	struct health_report health;
-	struct health_report health_logged; /* the reasons last logged (derive.c) */
+	/* the reasons last logged (derive.c), by health_reason_hash(): 136 bytes, not 3 kB */
+	uint64_t health_logged[HEALTH_REASONS_MAX];
+	size_t n_health_logged;
 	bool is_grandmaster; /* grandmaster of its domain: own identity, a port MASTER */
 
 	/* public, INSTANCE_CHANGED_READY (readiness.h): may time-sync.target be reached? */

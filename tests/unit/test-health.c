@@ -171,6 +171,25 @@ static void test_daemon(void **state)
 	assert_string_equal(h.reasons[0].code, "clock-conflict");
 }
 
+/*
+ * What derive.c keeps of the reasons it logged: equal reasons hash alike, a changed sentence or
+ * code does not, and the boundary between code and sentence counts ("ab" + "c" is not "a" + "bc").
+ */
+static void test_reason_hash(void **state)
+{
+	struct health_reason a = { "port-faulty", "port eth0 is FAULTY: no link" };
+	struct health_reason b = a;
+	struct health_reason c = { "port-faulty", "port eth1 is FAULTY: no link" };
+	struct health_reason d = { "ab", "c" };
+	struct health_reason e = { "a", "bc" };
+	struct health_reason f = { "port-faultz", "port eth0 is FAULTY: no link" };
+
+	assert_true(health_reason_hash(&a) == health_reason_hash(&b));
+	assert_true(health_reason_hash(&a) != health_reason_hash(&c));
+	assert_true(health_reason_hash(&a) != health_reason_hash(&f));
+	assert_true(health_reason_hash(&d) != health_reason_hash(&e));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -180,6 +199,7 @@ int main(void)
 		cmocka_unit_test(test_sync),
 		cmocka_unit_test(test_overflow),
 		cmocka_unit_test(test_daemon),
+		cmocka_unit_test(test_reason_hash),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
