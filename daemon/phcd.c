@@ -2,6 +2,7 @@
 /* phcd, the supervisor: options, then config -> instances -> workers on one sd-event loop. */
 #include <errno.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -13,6 +14,9 @@
 #include "daemon/list-interfaces.h"
 #include "daemon/log-journal.h"
 #include "daemon/supervisor.h"
+
+/* glibc's default for both, before its dynamic adjustment. */
+#define SUPERVISOR_MALLOC_THRESHOLD (128 * 1024)
 
 static void help(FILE *f)
 {
@@ -136,5 +140,13 @@ int main(int argc, char **argv)
 	if (check) {
 		return supervisor_check_config(&settings) < 0 ? 1 : 0;
 	}
+	/*
+	 * glibc raises its trim threshold to twice the largest mmapped block freed (a config's
+	 * instance array, a big D-Bus reply), after which the free top of the heap (400 kB at 64
+	 * instances, half of it resident) is never given back. Fixed thresholds keep the defaults
+	 * for the daemon's whole life (docs/performance.md, "Footprint and scale").
+	 */
+	(void) mallopt(M_MMAP_THRESHOLD, SUPERVISOR_MALLOC_THRESHOLD);
+	(void) mallopt(M_TRIM_THRESHOLD, SUPERVISOR_MALLOC_THRESHOLD);
 	return supervisor_run(&settings) < 0 ? 1 : 0;
 }
