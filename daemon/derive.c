@@ -183,8 +183,21 @@ static void derive_health(struct instance *i, struct mport *const *ports, size_t
 	health_instance(i, ports, n, why_not_port, i->manager, &h, &gm);
 	refclock_feed_health(i, &h);
 	health_log_new(i, &h);
-	if (!health_equal(&h, &i->health) || gm != i->is_grandmaster) {
-		i->health = h;
+	if (!health_equal(&h, instance_health(i)) || gm != i->is_grandmaster) {
+		if (h.level == HEALTH_OK && !h.n_reasons) {
+			free(i->health);
+			i->health = NULL;
+		} else {
+			if (!i->health) {
+				i->health = malloc(sizeof(*i->health));
+			}
+			if (!i->health) {
+				log_full(LOG_ERR, "instance %s: out of memory, its health is stale",
+					 i->name);
+				return;
+			}
+			*i->health = h;
+		}
 		i->is_grandmaster = gm;
 		i->dirty |= INSTANCE_CHANGED_HEALTH;
 	}

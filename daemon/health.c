@@ -187,7 +187,7 @@ void health_daemon(struct instance *const *instances, size_t n, const char *conf
 {
 	memset(h, 0, sizeof(*h));
 	for (size_t k = 0; k < n; k++) {
-		const struct health_report *ih = &instances[k]->health;
+		const struct health_report *ih = instance_health(instances[k]);
 
 		for (size_t r = 0; r < health_reasons_shown(ih); r++) {
 			health_add(h, ih->level, ih->reasons[r].code, "instance %s: %s",

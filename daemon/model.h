@@ -161,8 +161,11 @@ struct instance {
 	/* public, INSTANCE_CHANGED_STATS */
 	struct instance_offset_stats stats;
 
-	/* public, INSTANCE_CHANGED_HEALTH */
-	struct health_report health;
+	/*
+	 * public, INSTANCE_CHANGED_HEALTH: NULL while ok without a reason, as a synchronized
+	 * instance is (a report is 3 kB; instance_health() reads an empty one then)
+	 */
+	struct health_report *health;
 	/* the reasons last logged (derive.c), by health_reason_hash(): 136 bytes, not 3 kB */
 	uint64_t health_logged[HEALTH_REASONS_MAX];
 	size_t n_health_logged;
@@ -215,6 +218,14 @@ struct instance {
 	uint64_t mgmt_log_start_usec;
 	unsigned int mgmt_log_held;
 };
+
+/* An instance's health: ok and no reason when it holds no report. */
+static inline const struct health_report *instance_health(const struct instance *i)
+{
+	static const struct health_report ok = { .level = HEALTH_OK };
+
+	return i->health ? i->health : &ok;
+}
 
 /*
  * One PHC of the instance kept in step with its SLAVE port's PHC (a boundary clock across NICs,

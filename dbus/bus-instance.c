@@ -154,7 +154,7 @@ static int get_health(sd_bus *bus, const char *path, const char *interface, cons
 {
 	struct instance *i = userdata;
 
-	return bus_append_health(reply, &i->health);
+	return bus_append_health(reply, instance_health(i));
 }
 
 static int get_health_reasons(sd_bus *bus, const char *path, const char *interface,
@@ -163,7 +163,7 @@ static int get_health_reasons(sd_bus *bus, const char *path, const char *interfa
 {
 	struct instance *i = userdata;
 
-	return bus_append_health_reasons(reply, &i->health);
+	return bus_append_health_reasons(reply, instance_health(i));
 }
 
 static int get_ports(sd_bus *bus, const char *path, const char *interface, const char *property,

@@ -236,7 +236,8 @@ static void add_instance(struct manager *m, const char *name)
 {
 	struct instance *i = calloc(1, sizeof(*i));
 
-	if (!i || m->n_instances == FAKE_MAX) {
+	/* A report of its own, which `health` writes (phcd holds one only while not ok). */
+	if (!i || m->n_instances == FAKE_MAX || !(i->health = calloc(1, sizeof(*i->health)))) {
 		abort();
 	}
 	snprintf(i->name, sizeof(i->name), "%s", name);
@@ -307,6 +308,7 @@ static void remove_instance(struct manager *m, struct instance *i)
 			memmove(&m->instances[k], &m->instances[k + 1],
 				(m->n_instances - k - 1) * sizeof(i));
 			m->n_instances--;
+			free(i->health);
 			free(i);
 			return;
 		}
@@ -405,7 +407,7 @@ static void command(struct manager *m, char *line)
 		HOOK(m, instance_changed, i, INSTANCE_CHANGED_STATS);
 	} else if (strcmp(a, "health") == 0 && n >= 2) {
 		/* health INSTANCE|manager ok|degraded|failed [CODE TEXT...]: one reason or none */
-		struct health_report *h = i ? &i->health : &m->health;
+		struct health_report *h = i ? i->health : &m->health;
 		int at = 0;
 
 		if (!i && strcmp(b, "manager")) {

@@ -149,19 +149,20 @@ static void test_overflow(void **state)
 /* The daemon: the worst of its instances (reasons prefixed) and the system clock. */
 static void test_daemon(void **state)
 {
-	struct health_report h;
+	struct health_report h, ih;
 	struct rig r;
 	struct instance *list[1];
 	bool gm;
 
 	rig_init(&r, 1, PORT_STATE_FAULTY);
-	health_instance(&r.i, r.ports, 1, NULL, NULL, &r.i.health, &gm);
+	r.i.health = &ih;
+	health_instance(&r.i, r.ports, 1, NULL, NULL, &ih, &gm);
 	list[0] = &r.i;
 	health_daemon(list, 1, "", "", false, &h);
 	assert_int_equal(h.level, HEALTH_FAILED);
 	assert_string_equal(h.reasons[0].text, "instance a: port eth0 is FAULTY: no reason given");
 	r.port[0].state = PORT_STATE_MASTER;
-	health_instance(&r.i, r.ports, 1, NULL, NULL, &r.i.health, &gm);
+	health_instance(&r.i, r.ports, 1, NULL, NULL, &ih, &gm);
 	health_daemon(list, 1, "", "a", false, &h);
 	assert_int_equal(h.level, HEALTH_DEGRADED);
 	assert_string_equal(h.reasons[0].code, "system-clock-unsynchronized");
