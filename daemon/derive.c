@@ -177,26 +177,17 @@ static void health_log_new(struct instance *i, const struct health_report *now)
 /* 3. Health (and its new reasons logged), and whether the instance is the grandmaster. */
 static void derive_health(struct instance *i, struct mport *const *ports, size_t n)
 {
-	struct health_report h;
+	struct health_report h, kept;
 	bool gm;
 
 	health_instance(i, ports, n, why_not_port, i->manager, &h, &gm);
 	refclock_feed_health(i, &h);
 	health_log_new(i, &h);
-	if (!health_equal(&h, instance_health(i)) || gm != i->is_grandmaster) {
-		if (h.level == HEALTH_OK && !h.n_reasons) {
-			free(i->health);
-			i->health = NULL;
-		} else {
-			if (!i->health) {
-				i->health = malloc(sizeof(*i->health));
-			}
-			if (!i->health) {
-				log_full(LOG_ERR, "instance %s: out of memory, its health is stale",
-					 i->name);
-				return;
-			}
-			*i->health = h;
+	if (!health_equal(&h, instance_health(i, &kept)) || gm != i->is_grandmaster) {
+		if (health_keep(&i->health, &h) < 0) {
+			log_full(LOG_ERR, "instance %s: out of memory, its health is stale",
+				 i->name);
+			return;
 		}
 		i->is_grandmaster = gm;
 		i->dirty |= INSTANCE_CHANGED_HEALTH;

@@ -17,6 +17,11 @@ bool health_equal(const struct health_report *a, const struct health_report *b);
  * 2^64, would leave one line out of the journal, never out of D-Bus).
  */
 uint64_t health_reason_hash(const struct health_reason *r);
+/*
+ * Keep h as an instance's health: *kept replaced by a copy of its reasons only, or NULL when h is
+ * ok without a reason. 0, or -ENOMEM with *kept unchanged.
+ */
+int health_keep(struct health_kept **kept, const struct health_report *h);
 /* Why an interface the configuration names is not a port ("not present", "is a loopback ..."). */
 typedef const char *(*health_why_not_port_fn)(void *ctx, const char *ifname);
 /*
