@@ -42,9 +42,15 @@ struct config_instance {
 	struct instance_options options; /* resolved: defaults <- global <- instance */
 	struct port_options port;	 /* resolved port defaults of this instance's ports */
 	struct config_layer layer;
-	/* The [global] section of its ptp4l_config file, under layer; section.line 0: none. */
-	struct config_layer ptp4l;
+	/*
+	 * The [global] section of its ptp4l_config file, under layer; NULL: none (most instances:
+	 * a layer is 3.3 kB, config_instance_ptp4l() reads an empty one instead).
+	 */
+	struct config_layer *ptp4l;
 };
+
+/* An instance's ptp4l_config layer, or an empty one (nothing set) when it names no file. */
+const struct config_layer *config_instance_ptp4l(const struct config_instance *in);
 
 struct config_interface {
 	char ifname[IFNAMSIZ];

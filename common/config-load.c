@@ -10,6 +10,13 @@
 #include "common/config-read.h"
 #include "common/config-resolve.h"
 
+const struct config_layer *config_instance_ptp4l(const struct config_instance *in)
+{
+	static const struct config_layer none;
+
+	return in->ptp4l ? in->ptp4l : &none;
+}
+
 struct config *config_free(struct config *c)
 {
 	if (!c) {
@@ -19,6 +26,9 @@ struct config *config_free(struct config *c)
 		free(c->files[i]);
 	}
 	free(c->files);
+	for (size_t i = 0; i < c->n_instances; i++) {
+		free(c->instances[i].ptp4l);
+	}
 	free(c->instances);
 	free(c->interfaces);
 	free(c->ptp4l_sections);

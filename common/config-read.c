@@ -421,7 +421,14 @@ static void ptp4l_config(struct loader *l, const char *value)
 		target = &l->c->ptp4l_global;
 		owner = SIZE_MAX;
 	} else if (l->section == SECTION_INSTANCE) {
-		target = &l->c->instances[l->index].ptp4l;
+		/* Allocated only for an instance that names a file (config_instance_ptp4l()). */
+		struct config_layer **slot = &l->c->instances[l->index].ptp4l;
+
+		if (!*slot && !(*slot = calloc(1, sizeof(**slot)))) {
+			l->oom = 1;
+			return;
+		}
+		target = *slot;
 		owner = l->index;
 	} else {
 		loader_report(l, loader_here(l),

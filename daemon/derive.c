@@ -149,41 +149,46 @@ static void health_log_new(struct instance *i, const struct health_report *now)
 	 * (refclock-feed.c) and a port's FAULTY with its error (manager-ports.c, at err).
 	 */
 	static const char *const logged_by_source[] = { "refclock-refused", "port-faulty" };
-	const struct health_report *old = &i->health_logged;
+	uint64_t logged[HEALTH_REASONS_MAX];
+	size_t n = health_reasons_shown(now);
 
 	if (!i->manager->started || i->manager->stopping) {
 		return;
 	}
-	for (size_t k = 0; k < health_reasons_shown(now); k++) {
+	for (size_t k = 0; k < n; k++) {
 		bool known = false;
 
+		logged[k] = health_reason_hash(&now->reasons[k]);
 		for (size_t j = 0; j < ARRAY_SIZE(logged_by_source) && !known; j++) {
 			known = !strcmp(now->reasons[k].code, logged_by_source[j]);
 		}
-
-		for (size_t j = 0; j < health_reasons_shown(old) && !known; j++) {
-			known = !strcmp(old->reasons[j].code, now->reasons[k].code) &&
-				!strcmp(old->reasons[j].text, now->reasons[k].text);
+		for (size_t j = 0; j < i->n_health_logged && !known; j++) {
+			known = i->health_logged[j] == logged[k];
 		}
 		if (!known) {
 			log_full(now->level >= HEALTH_FAILED ? LOG_ERR : LOG_NOTICE,
 				 "instance %s: %s", i->name, now->reasons[k].text);
 		}
 	}
-	i->health_logged = *now;
+	memcpy(i->health_logged, logged, n * sizeof(logged[0]));
+	i->n_health_logged = n;
 }
 
 /* 3. Health (and its new reasons logged), and whether the instance is the grandmaster. */
 static void derive_health(struct instance *i, struct mport *const *ports, size_t n)
 {
-	struct health_report h;
+	struct health_report h, kept;
 	bool gm;
 
 	health_instance(i, ports, n, why_not_port, i->manager, &h, &gm);
 	refclock_feed_health(i, &h);
 	health_log_new(i, &h);
-	if (!health_equal(&h, &i->health) || gm != i->is_grandmaster) {
-		i->health = h;
+	if (!health_equal(&h, instance_health(i, &kept)) || gm != i->is_grandmaster) {
+		if (health_keep(&i->health, &h) < 0) {
+			log_full(LOG_ERR, "instance %s: out of memory, its health is stale",
+				 i->name);
+			return;
+		}
 		i->is_grandmaster = gm;
 		i->dirty |= INSTANCE_CHANGED_HEALTH;
 	}

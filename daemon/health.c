@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Health of each instance and of the daemon: ok / degraded / failed with the reasons (pure). */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -60,6 +62,39 @@ bool health_equal(const struct health_report *a, const struct health_report *b)
 		}
 	}
 	return true;
+}
+
+static uint64_t fnv1a(uint64_t h, const char *s)
+{
+	/* The terminating NUL too: "ab" + "c" and "a" + "bc" differ. */
+	do {
+		h = (h ^ (uint8_t) *s) * UINT64_C(0x100000001b3);
+	} while (*s++);
+	return h;
+}
+
+uint64_t health_reason_hash(const struct health_reason *r)
+{
+	return fnv1a(fnv1a(UINT64_C(0xcbf29ce484222325), r->code), r->text);
+}
+
+int health_keep(struct health_kept **kept, const struct health_report *h)
+{
+	size_t shown = health_reasons_shown(h);
+	struct health_kept *k = NULL;
+
+	if (h->level != HEALTH_OK || shown) {
+		k = malloc(sizeof(*k) + shown * sizeof(k->reasons[0]));
+		if (!k) {
+			return -ENOMEM;
+		}
+		k->level = h->level;
+		k->n_reasons = h->n_reasons;
+		memcpy(k->reasons, h->reasons, shown * sizeof(k->reasons[0]));
+	}
+	free(*kept);
+	*kept = k;
+	return 0;
 }
 
 void health_instance(const struct instance *i, struct mport *const *ports, size_t n,
@@ -173,7 +208,8 @@ void health_daemon(struct instance *const *instances, size_t n, const char *conf
 {
 	memset(h, 0, sizeof(*h));
 	for (size_t k = 0; k < n; k++) {
-		const struct health_report *ih = &instances[k]->health;
+		struct health_report buf;
+		const struct health_report *ih = instance_health(instances[k], &buf);
 
 		for (size_t r = 0; r < health_reasons_shown(ih); r++) {
 			health_add(h, ih->level, ih->reasons[r].code, "instance %s: %s",

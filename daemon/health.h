@@ -11,6 +11,17 @@ void health_add(struct health_report *h, enum health level, const char *code, co
 /* The reasons users see: at most HEALTH_REASONS_MAX (the last counts what did not fit). */
 size_t health_reasons_shown(const struct health_report *h);
 bool health_equal(const struct health_report *a, const struct health_report *b);
+/*
+ * A reason's code and sentence as one 64-bit hash (FNV-1a): what derive.c keeps of the reasons it
+ * logged, so that a changed sentence is logged again (two reasons sharing a hash, one chance in
+ * 2^64, would leave one line out of the journal, never out of D-Bus).
+ */
+uint64_t health_reason_hash(const struct health_reason *r);
+/*
+ * Keep h as an instance's health: *kept replaced by a copy of its reasons only, or NULL when h is
+ * ok without a reason. 0, or -ENOMEM with *kept unchanged.
+ */
+int health_keep(struct health_kept **kept, const struct health_report *h);
 /* Why an interface the configuration names is not a port ("not present", "is a loopback ..."). */
 typedef const char *(*health_why_not_port_fn)(void *ctx, const char *ifname);
 /*

@@ -36,6 +36,7 @@ struct instance *instance_free(struct instance *i)
 		instance_follow_free(i);
 		i->push_timer = sd_event_source_disable_unref(i->push_timer);
 		i->mgmt_log_timer = sd_event_source_disable_unref(i->mgmt_log_timer);
+		free(i->health);
 	}
 	free(i);
 	return NULL;

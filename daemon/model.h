@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 #include <systemd/sd-event.h>
 
@@ -108,6 +109,16 @@ struct health_report {
 	struct health_reason reasons[HEALTH_REASONS_MAX];
 };
 
+/*
+ * What an instance keeps of its health report: only the reasons it has (one reason is 200 bytes, a
+ * full report 3 kB). NULL while ok without a reason, as a synchronized instance is.
+ */
+struct health_kept {
+	enum health level;
+	size_t n_reasons;		/* as health_report's: may count reasons that did not fit */
+	struct health_reason reasons[]; /* the first HEALTH_REASONS_MAX of them at most */
+};
+
 /* "ok", "degraded", "failed" (inline: the D-Bus layer and test doubles use it without the rest). */
 static inline const char *health_to_string(enum health h)
 {
@@ -161,9 +172,11 @@ struct instance {
 	/* public, INSTANCE_CHANGED_STATS */
 	struct instance_offset_stats stats;
 
-	/* public, INSTANCE_CHANGED_HEALTH */
-	struct health_report health;
-	struct health_report health_logged; /* the reasons last logged (derive.c) */
+	/* public, INSTANCE_CHANGED_HEALTH: read with instance_health(), set with health_keep() */
+	struct health_kept *health;
+	/* the reasons last logged (derive.c), by health_reason_hash(): 136 bytes, not 3 kB */
+	uint64_t health_logged[HEALTH_REASONS_MAX];
+	size_t n_health_logged;
 	bool is_grandmaster; /* grandmaster of its domain: own identity, a port MASTER */
 
 	/* public, INSTANCE_CHANGED_READY (readiness.h): may time-sync.target be reached? */
@@ -213,6 +226,22 @@ struct instance {
 	uint64_t mgmt_log_start_usec;
 	unsigned int mgmt_log_held;
 };
+
+/* An instance's health as a whole report, written to buf (returned): ok and no reason for none. */
+static inline const struct health_report *instance_health(const struct instance *i,
+							  struct health_report *buf)
+{
+	const struct health_kept *k = i->health;
+	size_t shown = k ? (k->n_reasons < HEALTH_REASONS_MAX ? k->n_reasons : HEALTH_REASONS_MAX)
+			 : 0;
+
+	buf->level = k ? k->level : HEALTH_OK;
+	buf->n_reasons = k ? k->n_reasons : 0;
+	if (shown) {
+		memcpy(buf->reasons, k->reasons, shown * sizeof(k->reasons[0]));
+	}
+	return buf;
+}
 
 /*
  * One PHC of the instance kept in step with its SLAVE port's PHC (a boundary clock across NICs,

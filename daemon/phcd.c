@@ -2,6 +2,7 @@
 /* phcd, the supervisor: options, then config -> instances -> workers on one sd-event loop. */
 #include <errno.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -13,6 +14,15 @@
 #include "daemon/list-interfaces.h"
 #include "daemon/log-journal.h"
 #include "daemon/supervisor.h"
+
+/*
+ * Blocks from this size get their own mapping (glibc's default, before its dynamic adjustment); the
+ * free top of the heap goes back to the system past SUPERVISOR_MALLOC_TRIM, down to
+ * SUPERVISOR_MALLOC_PAD (glibc keeps 128 kB of each, touched once and resident for good).
+ */
+#define SUPERVISOR_MALLOC_MMAP (128 * 1024)
+#define SUPERVISOR_MALLOC_TRIM (64 * 1024)
+#define SUPERVISOR_MALLOC_PAD (16 * 1024)
 
 static void help(FILE *f)
 {
@@ -136,5 +146,15 @@ int main(int argc, char **argv)
 	if (check) {
 		return supervisor_check_config(&settings) < 0 ? 1 : 0;
 	}
+	/*
+	 * glibc raises its trim threshold to twice the largest mapped block freed (a config's
+	 * instance array, a big D-Bus reply), after which the free top of the heap (400 kB at 64
+	 * instances, half of it resident) is never given back; and it keeps 128 kB of free top
+	 * after a trim. Fixed, smaller thresholds for the daemon's whole life: a few more brk()
+	 * calls around a large reply (docs/performance.md, "Footprint and scale").
+	 */
+	(void) mallopt(M_MMAP_THRESHOLD, SUPERVISOR_MALLOC_MMAP);
+	(void) mallopt(M_TRIM_THRESHOLD, SUPERVISOR_MALLOC_TRIM);
+	(void) mallopt(M_TOP_PAD, SUPERVISOR_MALLOC_PAD);
 	return supervisor_run(&settings) < 0 ? 1 : 0;
 }

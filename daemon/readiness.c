@@ -127,6 +127,8 @@ int readiness_of_instance(const struct instance *i, struct mport *const *ports, 
 			  struct readiness *ret, uint64_t *ret_gate_opens)
 {
 	char gm[CLOCK_IDENTITY_STRLEN];
+	struct health_report buf;
+	const struct health_report *health = instance_health(i, &buf);
 	struct readiness_port *rp = calloc(n ? n : 1, sizeof(*rp));
 	struct readiness_instance_input in = {
 		.domain = i->domain,
@@ -135,7 +137,7 @@ int readiness_of_instance(const struct instance *i, struct mport *const *ports, 
 		.configured_grandmaster = configured_grandmaster(i, ports, n),
 		.grandmaster = clock_identity_to_string(&i->grandmaster_identity, gm),
 		.servo = i->servo_state,
-		.health_reason = i->health.n_reasons ? i->health.reasons[0].text : NULL,
+		.health_reason = health->n_reasons ? health->reasons[0].text : NULL,
 		.refclock = refclock,
 		.ports = rp,
 		.n_ports = n,

@@ -153,8 +153,9 @@ static int get_health(sd_bus *bus, const char *path, const char *interface, cons
 		      sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
 	struct instance *i = userdata;
+	struct health_report buf;
 
-	return bus_append_health(reply, &i->health);
+	return bus_append_health(reply, instance_health(i, &buf));
 }
 
 static int get_health_reasons(sd_bus *bus, const char *path, const char *interface,
@@ -162,8 +163,9 @@ static int get_health_reasons(sd_bus *bus, const char *path, const char *interfa
 			      sd_bus_error *error)
 {
 	struct instance *i = userdata;
+	struct health_report buf;
 
-	return bus_append_health_reasons(reply, &i->health);
+	return bus_append_health_reasons(reply, instance_health(i, &buf));
 }
 
 static int get_ports(sd_bus *bus, const char *path, const char *interface, const char *property,

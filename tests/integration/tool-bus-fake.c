@@ -307,6 +307,7 @@ static void remove_instance(struct manager *m, struct instance *i)
 			memmove(&m->instances[k], &m->instances[k + 1],
 				(m->n_instances - k - 1) * sizeof(i));
 			m->n_instances--;
+			free(i->health);
 			free(i);
 			return;
 		}
@@ -405,7 +406,7 @@ static void command(struct manager *m, char *line)
 		HOOK(m, instance_changed, i, INSTANCE_CHANGED_STATS);
 	} else if (strcmp(a, "health") == 0 && n >= 2) {
 		/* health INSTANCE|manager ok|degraded|failed [CODE TEXT...]: one reason or none */
-		struct health_report *h = i ? &i->health : &m->health;
+		struct health_report report, *h = i ? &report : &m->health;
 		int at = 0;
 
 		if (!i && strcmp(b, "manager")) {
@@ -421,6 +422,16 @@ static void command(struct manager *m, char *line)
 			h->n_reasons = 1;
 		}
 		if (i) {
+			/* Kept as phcd keeps it (health_keep(): the reasons it has, at most one
+			 * here). */
+			free(i->health);
+			i->health = malloc(sizeof(*i->health) + sizeof(i->health->reasons[0]));
+			if (!i->health) {
+				abort();
+			}
+			i->health->level = h->level;
+			i->health->n_reasons = h->n_reasons;
+			i->health->reasons[0] = h->reasons[0];
 			HOOK(m, instance_changed, i, INSTANCE_CHANGED_HEALTH);
 		} else {
 			HOOK(m, manager_changed, MANAGER_CHANGED_HEALTH);

@@ -662,6 +662,32 @@ static void test_where_allowed(void **state)
 	result_free(&res);
 }
 
+/*
+ * An instance's ptp4l_config layer exists only for an instance that names a file (3.3 kB each,
+ * docs/performance.md), and the others read as if it were empty.
+ */
+static void test_instance_layer_when_named(void **state)
+{
+	struct fixture *f = *state;
+	struct result res;
+
+	res = load(f,
+		   "[instance a]\nptp4l_config = ptp4l.cfg\ninterfaces = eth0\n"
+		   "[instance b]\ninterfaces = eth1\n",
+		   "[global]\npriority2 7\n");
+	if (res.r != 0) {
+		fail_msg("expected it to load: %s", res.errors);
+	}
+	assert_int_equal(res.c->n_instances, 2);
+	assert_non_null(res.c->instances[0].ptp4l);
+	assert_int_equal(res.c->instances[0].ptp4l->section.line, 2);
+	assert_int_equal(res.c->instances[0].options.priority2, 7);
+	assert_null(res.c->instances[1].ptp4l);
+	assert_int_equal(config_instance_ptp4l(&res.c->instances[1])->section.line, 0);
+	assert_int_equal(res.c->instances[1].options.priority2, 128);
+	result_free(&res);
+}
+
 /* A combination that cannot work, in a linuxptp [IFNAME] section: named at its line. */
 static void test_port_combination(void **state)
 {
@@ -720,6 +746,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_where_allowed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reload_diff, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_port_combination, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_instance_layer_when_named, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -149,19 +149,21 @@ static void test_overflow(void **state)
 /* The daemon: the worst of its instances (reasons prefixed) and the system clock. */
 static void test_daemon(void **state)
 {
-	struct health_report h;
+	struct health_report h, ih;
 	struct rig r;
 	struct instance *list[1];
 	bool gm;
 
 	rig_init(&r, 1, PORT_STATE_FAULTY);
-	health_instance(&r.i, r.ports, 1, NULL, NULL, &r.i.health, &gm);
+	health_instance(&r.i, r.ports, 1, NULL, NULL, &ih, &gm);
+	assert_int_equal(health_keep(&r.i.health, &ih), 0);
 	list[0] = &r.i;
 	health_daemon(list, 1, "", "", false, &h);
 	assert_int_equal(h.level, HEALTH_FAILED);
 	assert_string_equal(h.reasons[0].text, "instance a: port eth0 is FAULTY: no reason given");
 	r.port[0].state = PORT_STATE_MASTER;
-	health_instance(&r.i, r.ports, 1, NULL, NULL, &r.i.health, &gm);
+	health_instance(&r.i, r.ports, 1, NULL, NULL, &ih, &gm);
+	assert_int_equal(health_keep(&r.i.health, &ih), 0);
 	health_daemon(list, 1, "", "a", false, &h);
 	assert_int_equal(h.level, HEALTH_DEGRADED);
 	assert_string_equal(h.reasons[0].code, "system-clock-unsynchronized");
@@ -169,6 +171,60 @@ static void test_daemon(void **state)
 	assert_int_equal(h.level, HEALTH_OK);
 	health_daemon(list, 1, "chronyd (pid 1)", "a", true, &h);
 	assert_string_equal(h.reasons[0].code, "clock-conflict");
+	free(r.i.health);
+}
+
+/*
+ * What an instance keeps (health_keep()): nothing while ok without a reason, else its reasons only,
+ * read back (instance_health()) as the report it was, overflow count included.
+ */
+static void test_keep(void **state)
+{
+	struct health_report h = { 0 }, back;
+	struct instance i = { 0 };
+
+	assert_int_equal(health_keep(&i.health, &h), 0);
+	assert_null(i.health);
+	assert_int_equal(instance_health(&i, &back)->level, HEALTH_OK);
+	assert_int_equal(back.n_reasons, 0);
+
+	health_add(&h, HEALTH_DEGRADED, "not-synchronized", "following %s", "gm");
+	assert_int_equal(health_keep(&i.health, &h), 0);
+	assert_non_null(i.health);
+	assert_true(health_equal(instance_health(&i, &back), &h));
+	assert_string_equal(back.reasons[0].text, "following gm");
+
+	for (int k = 0; k < HEALTH_REASONS_MAX + 3; k++) {
+		health_add(&h, HEALTH_FAILED, "port-faulty", "port eth%d is FAULTY", k);
+	}
+	assert_int_equal(health_keep(&i.health, &h), 0);
+	assert_true(health_equal(instance_health(&i, &back), &h));
+	assert_int_equal(back.n_reasons, h.n_reasons);
+	assert_string_equal(back.reasons[HEALTH_REASONS_MAX - 1].text,
+			    h.reasons[HEALTH_REASONS_MAX - 1].text);
+
+	memset(&h, 0, sizeof(h));
+	assert_int_equal(health_keep(&i.health, &h), 0);
+	assert_null(i.health);
+}
+
+/*
+ * What derive.c keeps of the reasons it logged: equal reasons hash alike, a changed sentence or
+ * code does not, and the boundary between code and sentence counts ("ab" + "c" is not "a" + "bc").
+ */
+static void test_reason_hash(void **state)
+{
+	struct health_reason a = { "port-faulty", "port eth0 is FAULTY: no link" };
+	struct health_reason b = a;
+	struct health_reason c = { "port-faulty", "port eth1 is FAULTY: no link" };
+	struct health_reason d = { "ab", "c" };
+	struct health_reason e = { "a", "bc" };
+	struct health_reason f = { "port-faultz", "port eth0 is FAULTY: no link" };
+
+	assert_true(health_reason_hash(&a) == health_reason_hash(&b));
+	assert_true(health_reason_hash(&a) != health_reason_hash(&c));
+	assert_true(health_reason_hash(&a) != health_reason_hash(&f));
+	assert_true(health_reason_hash(&d) != health_reason_hash(&e));
 }
 
 int main(void)
@@ -180,6 +236,8 @@ int main(void)
 		cmocka_unit_test(test_sync),
 		cmocka_unit_test(test_overflow),
 		cmocka_unit_test(test_daemon),
+		cmocka_unit_test(test_reason_hash),
+		cmocka_unit_test(test_keep),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
