@@ -337,7 +337,7 @@ void config_unicast_check(struct loader *l)
 	check_layer(l, &c->ptp4l_global);
 	check_layer(l, &c->global);
 	for (size_t i = 0; i < c->n_instances; i++) {
-		check_layer(l, &c->instances[i].ptp4l);
+		check_layer(l, config_instance_ptp4l(&c->instances[i]));
 		check_layer(l, &c->instances[i].layer);
 	}
 	for (size_t i = 0; i < c->n_interfaces; i++) {
