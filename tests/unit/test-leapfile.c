@@ -14,7 +14,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "common/config-file.h"
 #include "common/leapfile.h"
+
+#include "tests/unit/config-fixture.h"
 
 /* The tail of tzdata's file as Debian ships it, its head's comments shortened. */
 static const char tzdata[] = "#\tIn the following text, the symbol '#' introduces\n"
@@ -177,12 +180,53 @@ static void test_load(void **state)
 	}
 }
 
+/* phcd.conf names a bad leapfile: refused at the key's line, with the file's own line. */
+static void test_config_refuses(void **state)
+{
+	struct fixture *f = *state;
+	struct config *c = NULL;
+	char *errors = NULL, leaps[256], text[512], want[768];
+
+	snprintf(leaps, sizeof(leaps), "%s/leaps.list", f->dir);
+	write_file(leaps, "2272060800 10\n2287785600 12\n");
+	snprintf(text, sizeof(text),
+		 "[instance gm]\ninterfaces = e0\ntime_source = system\nleapfile = %s\n"
+		 "[instance so]\ninterfaces = e1\nslaveOnly = 1\ntime_source = gnss\n",
+		 leaps);
+	write_file(f->path, text);
+	assert_int_not_equal(
+		config_load(&(struct config_source){ .path = f->path }, &c, &errors, NULL), 0);
+	snprintf(want, sizeof(want),
+		 "%s:4: instance gm: leapfile %s:2: TAI-UTC moving by other than one second",
+		 f->path, leaps);
+	if (!errors || !strstr(errors, want)) {
+		fail_msg("expected \"%s\" in:\n%s", want, errors ? errors : "(none)");
+	}
+	snprintf(want, sizeof(want), "%s:8: instance so: time_source gnss on a slaveOnly clock",
+		 f->path);
+	if (!strstr(errors, want)) {
+		fail_msg("expected \"%s\" in:\n%s", want, errors);
+	}
+	free(errors);
+	config_free(c);
+
+	/* tzdata's own file loads. */
+	if (access("/usr/share/zoneinfo/leap-seconds.list", R_OK) == 0) {
+		config_free(load_ok(f, "[instance gm]\ninterfaces = e0\ntime_source = system\n"
+				       "leapfile = /usr/share/zoneinfo/leap-seconds.list\n"));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_tzdata),		cmocka_unit_test(test_lookup_around_leap),
-		cmocka_unit_test(test_lookup_negative), cmocka_unit_test(test_bad_files),
-		cmocka_unit_test(test_limits),		cmocka_unit_test(test_load),
+		cmocka_unit_test(test_tzdata),
+		cmocka_unit_test(test_lookup_around_leap),
+		cmocka_unit_test(test_lookup_negative),
+		cmocka_unit_test(test_bad_files),
+		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_load),
+		cmocka_unit_test_setup_teardown(test_config_refuses, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
