@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define DAY_S 86400
@@ -154,19 +155,27 @@ int leapfile_load(const char *path, struct leap_table *ret, char *err, size_t er
 	char *buf = malloc(FILE_MAX);
 	const char *why;
 	unsigned int line;
-	ssize_t n = 0, k;
+	struct stat st;
+	ssize_t n = 0, k = 0;
 	int fd, r;
 
 	if (!buf) {
 		snprintf(err, err_len, "%s: out of memory", path);
 		return -ENOMEM;
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/* Non-blocking: a FIFO named here must not stall the supervisor; it is refused below. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
 		r = -errno;
 		snprintf(err, err_len, "%s: %s", path, strerror(errno));
 		free(buf);
 		return r;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		snprintf(err, err_len, "%s: not a regular file", path);
+		close(fd);
+		free(buf);
+		return -EINVAL;
 	}
 	while (n < FILE_MAX && (k = read(fd, buf + n, (size_t) (FILE_MAX - n))) > 0) {
 		n += k;

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -171,6 +172,12 @@ static void test_load(void **state)
 	assert_int_equal(strncmp(err, path, strlen(path)), 0);
 	unlink(path);
 	assert_int_equal(leapfile_load(path, &t, err, sizeof(err)), -ENOENT);
+	/* A FIFO or a directory is no file (and a FIFO must not block the loader). */
+	assert_int_equal(mkfifo(path, 0600), 0);
+	assert_int_equal(leapfile_load(path, &t, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "not a regular file"));
+	unlink(path);
+	assert_int_equal(leapfile_load("/tmp", &t, err, sizeof(err)), -EINVAL);
 	if (access("/usr/share/zoneinfo/leap-seconds.list", R_OK) == 0) {
 		assert_int_equal(leapfile_load("/usr/share/zoneinfo/leap-seconds.list", &t, err,
 					       sizeof(err)),
