@@ -19,6 +19,7 @@
 #include "daemon/instance-source.h"
 #include "daemon/manager-internal.h"
 #include "daemon/time-source-system.h"
+#include "tests/unit/mode-rig.h"
 
 /* ---- the kernel's sync state ---- */
 
@@ -74,50 +75,24 @@ static void test_judge(void **state)
 
 /* ---- the T-GM machine wired in ---- */
 
-/* A manager with no event loop, workers or bus, one instance with a time source and one port. */
-struct rig {
-	struct manager m;
-	struct instance *inst;
-	struct instance *instances[1];
-	struct mport port;
-	struct mport *ports[1];
-};
-
-static void rig_init(struct rig *r, bool g8275, void (*tune)(struct instance_options *))
+/* time_source system on a clock that is CLOCK_REALTIME itself: on the reference whenever no port
+ * follows a master. */
+static void tgm(struct instance_options *o)
 {
-	struct config_instance ci = { 0 };
+	o->time_source = OPTIONS_TIME_SOURCE_SYSTEM;
+	o->clock_backend = OPTIONS_CLOCK_SYSTEM;
+	o->holdover.gm_out_of_spec_class = 150;
+}
 
-	memset(r, 0, sizeof(*r));
-	options_instance_defaults(&ci.options);
-	options_port_defaults(&ci.port);
-	snprintf(ci.options.name, sizeof(ci.options.name), "tgm");
-	if (g8275) {
-		ci.options.dataset_comparison = BMCA_COMPARISON_G8275;
-	}
-	ci.options.time_source = OPTIONS_TIME_SOURCE_SYSTEM;
-	/* Its clock is CLOCK_REALTIME itself: on the reference whenever no port follows one. */
-	ci.options.clock_backend = OPTIONS_CLOCK_SYSTEM;
-	ci.options.holdover.lock_time = 0;
-	ci.options.holdover.gm_out_of_spec_class = 150;
-	if (tune) {
-		tune(&ci.options);
-	}
-	assert_int_equal(instance_new(&r->m, &ci, &r->inst), 0);
-	r->instances[0] = r->inst;
-	r->m.instances = r->instances;
-	r->m.n_instances = 1;
-	r->port.instance = r->inst;
-	r->port.manager = &r->m;
-	r->port.state = PORT_STATE_MASTER;
-	r->port.timestamping = TRANSPORT_TS_MODE_SOFTWARE;
-	r->ports[0] = &r->port;
-	r->m.ports = r->ports;
-	r->m.n_ports = 1;
+/* One instance with a time source and one MASTER port. */
+static void rig_init(struct mode_rig *r, bool g8275, void (*tune)(struct instance_options *))
+{
+	mode_rig_init(r, "tgm", g8275, tgm, tune, true);
 	assert_non_null(r->inst->source);
 }
 
 /* One derive step: the quality pushed when it moved. */
-static void step(struct rig *r)
+static void step(struct mode_rig *r)
 {
 	uint64_t wake;
 
@@ -129,7 +104,7 @@ static void step(struct rig *r)
 }
 
 /* The kernel says synchronized (or not) now, with TAI - UTC 37; then one derive step. */
-static void report(struct rig *r, bool ok)
+static void report(struct mode_rig *r, bool ok)
 {
 	struct timex tx = { .status = ok ? 0 : STA_UNSYNC, .maxerror = 1000, .tai = 37 };
 	struct time_source_report rep;
@@ -141,7 +116,7 @@ static void report(struct rig *r, bool ok)
 }
 
 /* What the instance announces as grandmaster, and what its workers were sent last. */
-static void expect(struct rig *r, enum clock_mode mode, uint8_t cls, bool traceable)
+static void expect(struct mode_rig *r, enum clock_mode mode, uint8_t cls, bool traceable)
 {
 	struct defaultDS dds;
 	struct gm_settings gm;
@@ -162,7 +137,7 @@ static void expect(struct rig *r, enum clock_mode mode, uint8_t cls, bool tracea
 }
 
 /* Time passes for the machine: its holdover began, its mode began, this much earlier. */
-static void age(struct rig *r, ns_t ns)
+static void age(struct mode_rig *r, ns_t ns)
 {
 	struct clock_mode_fsm *f = &r->inst->clock_mode;
 
@@ -184,7 +159,7 @@ static void class_6(struct instance_options *o)
 /* G.8275.1 T-GM: 248 -> 6 -> 7 -> 150 -> 248 -> 6, flags with them, UTC and timeSource. */
 static void test_g8275_every_transition(void **state)
 {
-	struct rig r;
+	struct mode_rig r;
 	struct gm_settings gm;
 
 	rig_init(&r, true, class_6);
@@ -242,7 +217,7 @@ static void lock_10(struct instance_options *o)
  */
 static void test_hysteresis(void **state)
 {
-	struct rig r;
+	struct mode_rig r;
 
 	rig_init(&r, true, lock_10);
 	report(&r, true);
@@ -272,7 +247,7 @@ static void test_hysteresis(void **state)
 /* A report that goes stale is no reference; nor is a clock a port's servo steers. */
 static void test_stale_and_slave(void **state)
 {
-	struct rig r;
+	struct mode_rig r;
 
 	rig_init(&r, true, NULL);
 	report(&r, true);
@@ -303,7 +278,7 @@ static void test_stale_and_slave(void **state)
 /* IEEE 1588-2019 Table 4 under the default profile: 6, 7, 52, 248. */
 static void test_ieee1588_classes(void **state)
 {
-	struct rig r;
+	struct mode_rig r;
 
 	rig_init(&r, false, NULL);
 	step(&r);
@@ -324,7 +299,7 @@ static void test_ieee1588_classes(void **state)
 /* SetGrandmasterSettings stays the override with a time source, until a reload. */
 static void test_override(void **state)
 {
-	struct rig r;
+	struct mode_rig r;
 	struct gm_settings gm;
 	struct instance_options file;
 
@@ -356,7 +331,7 @@ static void test_leapfile_wins(void **state)
 {
 	static const char text[] = "3550089600 35\n3644697600 36\n";
 	struct gm_settings gm;
-	struct rig r;
+	struct mode_rig r;
 	int fd = mkstemp(leapfile);
 
 	assert_true(fd >= 0);
