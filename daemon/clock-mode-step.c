@@ -105,7 +105,7 @@ static bool source_input(struct instance *i, struct clock_mode_input *in)
 		why = ref->reason ? ref->reason : "no time source";
 	} else if (!ref->updated_usec) {
 		why = ref->reason ? ref->reason : "no report yet";
-	} else if (time_mono_usec() - ref->last.at_usec > TIME_SOURCE_STALE_USEC) {
+	} else if (ref->last.at_usec + TIME_SOURCE_STALE_USEC < time_mono_usec()) {
 		why = "no report from the time source for 3 s";
 	} else if (!ref->last.ok) {
 		why = ref->last.reason;
