@@ -100,9 +100,16 @@ grep -q 'Time source *: system, ok (the kernel.s clock is synchronized), max err
 	<<<"$status" || fail "phcctl status: expected the time source's line, got: $status"
 echo "ok: D-Bus ClockMode locked, ReferenceOk, maxerror and TAI offset; phcctl status's line"
 
+# PropertiesChanged: what the machine says reaches a D-Bus client without asking.
+"$BUILD/phcctl/phcctl" monitor --json >"$tmp/mon" 2>"$tmp/mon.err" &
+BG_PIDS+=($!)
+wait_for "$tmp/mon.err" '^Monitoring' 5
+
 echo "unsync maxerror=16000000" >"$tmp/sync"
-flip=$(date +%s.%N)
 expect_class 7 1 5
+wait_for "$tmp/mon" '"ReferenceOk":false' 3
+wait_for "$tmp/mon" '"ClockMode":"holdover"' 3
+echo "ok: PropertiesChanged ReferenceOk false and ClockMode holdover"
 wait_prop $I Instance ReferenceOk false 3
 reason=$(prop $I Instance ReferenceReason)
 [[ "$reason" == *"clock is not synchronized (STA_UNSYNC)" ]] ||
