@@ -139,7 +139,12 @@
             : "", "num", i.OffsetStatisticsRMS);
         /* The clock mode (holdover) under the servo: what the instance may announce of itself. */
         const mode = i.ClockMode === undefined ? "" : "\nclock mode " + i.ClockMode +
-            (i.EstimatedTimeError > 0 ? ", est. error " + fmtNs(i.EstimatedTimeError) : "");
+            (i.EstimatedTimeError > 0 ? ", est. error " + fmtNs(i.EstimatedTimeError) : "") +
+            /* A grandmaster's own time source (time_source): which, good or not, and why. */
+            (i.ReferenceSource && i.ReferenceSource !== "none"
+                ? "\ntime source " + i.ReferenceSource + " " + (i.ReferenceOk ? "ok" : "not ok") +
+                  (i.ReferenceReason ? ": " + i.ReferenceReason : "")
+                : "");
         setCell(tr, "ServoState", (i.ServoState || "") + mode, SERVO_CLASS[i.ServoState] || "");
         setCell(tr, "Synchronized", i.Synchronized ? "yes" : "no", i.Synchronized ? "ok" : "bad");
         /* phcd's own verdict (Ready, ReadyReason), as phcctl wait-sync and the exporter use it. */

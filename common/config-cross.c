@@ -8,6 +8,7 @@
 #include "common/config-keys.h"
 #include "common/config-resolve.h"
 #include "common/config-unicast.h"
+#include "common/leapfile.h"
 
 static size_t key_index(const char *name)
 {
@@ -152,6 +153,30 @@ static void check_combinations(struct loader *l)
 	}
 }
 
+/*
+ * A grandmaster's reference: the leap-seconds file must parse (its own file:line said at the key),
+ * and a slave-only clock has no use for a time source.
+ */
+static void check_time_source(struct loader *l, const struct config_instance *in)
+{
+	struct leap_table t;
+	char err[LEAPFILE_LINE_MAX];
+
+	if (in->options.leapfile[0] &&
+	    leapfile_load(in->options.leapfile, &t, err, sizeof(err)) < 0) {
+		loader_report(l, key_pos(l->c, in, "leapfile"),
+			      "instance %s: leapfile %s, expected tzdata's leap-seconds.list",
+			      in->options.name, err);
+	}
+	if (in->options.time_source != OPTIONS_TIME_SOURCE_NONE && in->options.slaveOnly) {
+		loader_report(l, key_pos(l->c, in, "time_source"),
+			      "instance %s: time_source %s on a slaveOnly clock, expected none (a "
+			      "time source serves a grandmaster)",
+			      in->options.name,
+			      options_time_source_to_string(in->options.time_source));
+	}
+}
+
 /* Checks across sections and files, once everything is read and resolved. */
 void config_cross_check(struct loader *l)
 {
@@ -226,6 +251,9 @@ void config_cross_check(struct loader *l)
 			      "system_clock_instance = %s names no instance, expected the name of "
 			      "an [instance NAME]",
 			      c->daemon.system_clock_instance);
+	}
+	for (size_t k = 0; k < c->n_instances; k++) {
+		check_time_source(l, &c->instances[k]);
 	}
 	for (size_t k = 0; k < c->n_instances; k++) {
 		const struct config_instance *in = &c->instances[k];

@@ -285,6 +285,53 @@ static int parse_sock_path(const struct config_key *k, const char *value, void *
 }
 
 DEFINE_ENUM_PARSER(parse_phc_follow, enum options_phc_follow, options_phc_follow_from_string)
+DEFINE_ENUM_PARSER(parse_time_source, enum options_time_source, options_time_source_from_string)
+
+/* An absolute path (the leapfile: read by the supervisor, whatever its directory), or "": none. */
+static int parse_abs_path(const struct config_key *k, const char *value, void *dst)
+{
+	if (value[0] != '/' && value[0] != '\0') {
+		return -EINVAL;
+	}
+	return parse_string(k, value, dst);
+}
+
+/* gpsd's socket: a Unix socket path, or host:port with a port of 1..65535 (IPv6: [addr]:port). */
+static int parse_gpsd_address(const struct config_key *k, const char *value, void *dst)
+{
+	const char *colon = strrchr(value, ':');
+	char *end;
+	long port;
+
+	if (value[0] == '/') {
+		return parse_string(k, value, dst);
+	}
+	if (!colon || colon == value) {
+		return -EINVAL;
+	}
+	errno = 0;
+	port = strtol(colon + 1, &end, 10);
+	if (end == colon + 1 || *end != '\0' || errno || port < 1 || port > 65535) {
+		return -EINVAL;
+	}
+	return parse_string(k, value, dst);
+}
+
+/* G.8275.1 Table 2: a T-GM out of holdover specification announces 140, 150 or 160. */
+static int parse_gm_out_of_spec_class(const struct config_key *k, const char *value, void *dst)
+{
+	uint8_t v;
+	int r = parse_int(k, value, &v);
+
+	if (r < 0) {
+		return r;
+	}
+	if (v != 140 && v != 150 && v != 160) {
+		return -ERANGE;
+	}
+	*(uint8_t *) dst = v;
+	return 0;
+}
 DEFINE_ENUM_PARSER(parse_mgmt_network, enum options_mgmt_network, options_mgmt_network_from_string)
 
 /*
@@ -419,6 +466,13 @@ static const struct config_key keys[] = {
 	I_AS("holdover_out_of_spec_time", holdover.out_of_spec_time, parse_int, 0, 604800, "3600",
 	     NULL),
 	I_AS("holdover_lock_time", holdover.lock_time, parse_int, 0, 3600, "10", NULL),
+	I_AS("gm_out_of_spec_class", holdover.gm_out_of_spec_class, parse_gm_out_of_spec_class, 140,
+	     160, "140", "140, 150 or 160"),
+	/* The grandmaster's own reference (daemon/instance-source.c). */
+	I(time_source, parse_time_source, 0, 0, "none", "none, system or gnss"),
+	I(gpsd_address, parse_gpsd_address, 0, 0, "localhost:2947",
+	  "host:port or an absolute Unix socket path of at most 107 bytes"),
+	I(leapfile, parse_abs_path, 0, 0, "", "an absolute path of at most 255 bytes"),
 
 	/* Log intervals: ptp4l takes any int8; beyond 2^-7..2^7 s a timer makes no sense. */
 	P(logAnnounceInterval, parse_int, -7, 7, "1", NULL),

@@ -226,6 +226,7 @@ static const struct ptp4l_key ptp4l_keys[] = {
 	  "phcd has no such check: max_frequency bounds the adjustment, max_offset_jump refuses "
 	  "offsets that jump" },
 	{ "refclock_sock_address", MAP },
+	{ "leapfile", MAP },
 	{ "ntpshm_segment", SAME, NULL, NULL, "*",
 	  "used by clock_servo ntpshm only, which phcd does not implement (refclock_sock feeds "
 	  "chronyd; phcd.service's PrivateIPC=yes would hide an SHM segment from it)" },

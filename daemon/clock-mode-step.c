@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * An instance's clock mode (issue 28, boundary-clock half): the pure machine of ptp/clock-mode.c
- * stepped once per derive pass, its reference the instance's parent, its quality announced.
+ * An instance's clock mode (issue 28): the pure machine of ptp/clock-mode.c stepped once per
+ * derive pass, its reference the instance's parent (a T-BC), or its own time source (time_source:
+ * a T-GM, daemon/instance-source.c), its quality announced.
  */
 #include "daemon/clock-mode-step.h"
 
@@ -11,9 +12,18 @@
 
 #include "common/log.h"
 #include "common/time-util.h"
+#include "daemon/instance-source.h"
 
 /* The servo's frequency spread: an exponential average over about this many samples. */
 #define FREQ_EWMA_SAMPLES 16.0
+
+static bool has_source(const struct instance *i)
+{
+	return i->options.time_source != OPTIONS_TIME_SOURCE_NONE;
+}
+
+static bool gm_settings_equal(const struct gm_settings *a, const struct gm_settings *b);
+static void apply_source(const struct instance *i, struct gm_settings *gm);
 
 /* The machine's configuration from the instance's options (a reload takes new ones at once). */
 static void config_of(const struct instance *i, struct clock_mode_config *c)
@@ -21,12 +31,17 @@ static void config_of(const struct instance *i, struct clock_mode_config *c)
 	const struct holdover_options *h = &i->options.holdover;
 
 	clock_mode_config_default(c);
-	/* No time source of its own yet: its reference is the parent, a T-BC's tables. */
-	c->role = CLOCK_MODE_ROLE_BOUNDARY;
+	/* A time source of its own: a T-GM's tables; else its reference is the parent, a T-BC's. */
+	c->role = has_source(i) ? CLOCK_MODE_ROLE_GRANDMASTER : CLOCK_MODE_ROLE_BOUNDARY;
 	c->classes = i->options.dataset_comparison == BMCA_COMPARISON_G8275
 			     ? CLOCK_MODE_CLASSES_G8275
 			     : CLOCK_MODE_CLASSES_IEEE1588;
 	c->configured_class = i->options.clockClass;
+	/* A grandmaster free-running is 248 at best, whatever clockClass says (never better). */
+	if (has_source(i) && c->configured_class < CLOCK_CLASS_DEFAULT) {
+		c->configured_class = CLOCK_CLASS_DEFAULT;
+	}
+	c->gm_out_of_spec_class = h->gm_out_of_spec_class;
 	c->holdover_time = (ns_t) h->time * NS_PER_SEC;
 	c->holdover_max_error = h->time_error;
 	c->out_of_spec_time = (ns_t) h->out_of_spec_time * NS_PER_SEC;
@@ -76,6 +91,37 @@ static bool quality_changed(const struct clock_mode_config *c, enum clock_mode a
 	       qa.frequencyTraceable != qb.frequencyTraceable;
 }
 
+/*
+ * A grandmaster's reference: its time source's last report ok and recent, and the instance's
+ * clock on it. i->reference.reason says why (not); true when that changed.
+ */
+static bool source_input(struct instance *i, struct clock_mode_input *in)
+{
+	struct instance_reference *ref = &i->reference;
+	const char *why = NULL, *old = ref->reason;
+	bool ok = false;
+
+	if (!i->source) {
+		why = ref->reason ? ref->reason : "no time source";
+	} else if (!ref->updated_usec) {
+		why = ref->reason ? ref->reason : "no report yet";
+	} else if (ref->last.at_usec + TIME_SOURCE_STALE_USEC < time_mono_usec()) {
+		why = "no report from the time source for 3 s";
+	} else if (!ref->last.ok) {
+		why = ref->last.reason;
+	} else if (instance_source_locked(i, &why)) {
+		ok = true;
+		why = ref->last.reason;
+	}
+	*in = (struct clock_mode_input){ .reference_ok = ok };
+	if (ref->ok != ok || !old || strcmp(old, why)) {
+		ref->ok = ok;
+		ref->reason = why;
+		return true;
+	}
+	return false;
+}
+
 bool instance_clock_mode_step(struct instance *i, uint64_t *ret_wakeup_usec)
 {
 	struct clock_mode_config c;
@@ -85,6 +131,7 @@ bool instance_clock_mode_step(struct instance *i, uint64_t *ret_wakeup_usec)
 	const char *old_reason = f->reason;
 	ns_t now = time_mono_ns();
 	struct clock_mode_input in = {
+		/* a T-BC's reference; a T-GM's is its time source (source_input) */
 		.reference_ok = i->synchronized,
 		/* The last summary window's RMS; before the first, the last offset. */
 		.offset_rms_ns = i->stats.count ? (double) i->stats.rms_ns
@@ -95,6 +142,9 @@ bool instance_clock_mode_step(struct instance *i, uint64_t *ret_wakeup_usec)
 	int64_t te;
 
 	config_of(i, &c);
+	if (has_source(i) && source_input(i, &in)) {
+		i->dirty |= INSTANCE_CHANGED_REFERENCE;
+	}
 	if (clock_mode_step(f, &c, &in, now)) {
 		log_full(LOG_NOTICE, "instance %s: clock mode %s -> %s: %s", i->name,
 			 clock_mode_to_string(old), clock_mode_to_string(f->mode), f->reason);
@@ -107,13 +157,66 @@ bool instance_clock_mode_step(struct instance *i, uint64_t *ret_wakeup_usec)
 		i->time_error_ns = te;
 		i->dirty |= INSTANCE_CHANGED_CLOCK_MODE;
 	}
-	/* Time alone moves holdover on, and a pending relock: a pass a second then. */
+	/* What it announces of UTC moved with its source (or a grandmaster's first pass). */
+	if (has_source(i) && !i->gm_override) {
+		struct gm_settings g;
+
+		options_gm_settings(&i->options, &g);
+		apply_source(i, &g);
+		push |= !gm_settings_equal(&g, &i->push_gm_settings);
+	}
+	/*
+	 * Time alone moves holdover on, a pending relock, and a time source's report going stale:
+	 * a pass a second then.
+	 */
 	*ret_wakeup_usec = 0;
 	if (f->mode == CLOCK_MODE_HOLDOVER_IN_SPEC || f->mode == CLOCK_MODE_HOLDOVER_OUT_OF_SPEC ||
-	    (f->ref_steady_since >= 0 && f->mode != CLOCK_MODE_LOCKED)) {
+	    (f->ref_steady_since >= 0 && f->mode != CLOCK_MODE_LOCKED) || has_source(i)) {
 		*ret_wakeup_usec = time_mono_usec() + USEC_PER_SEC;
 	}
 	return push;
+}
+
+static bool gm_settings_equal(const struct gm_settings *a, const struct gm_settings *b)
+{
+	return a->clockQuality.clockClass == b->clockQuality.clockClass &&
+	       a->clockQuality.clockAccuracy == b->clockQuality.clockAccuracy &&
+	       a->clockQuality.offsetScaledLogVariance == b->clockQuality.offsetScaledLogVariance &&
+	       ds_time_properties_flags(&a->tp) == ds_time_properties_flags(&b->tp) &&
+	       a->tp.currentUtcOffset == b->tp.currentUtcOffset &&
+	       a->tp.timeSource == b->tp.timeSource;
+}
+
+/*
+ * A grandmaster with a time source announces what its machine says from the start (free-run
+ * 248 and no traceability before the first lock, never the configuration's better class): the
+ * class and both flags are the mode's in both tables (G.8275.1 Table 2; IEEE 1588-2019 Table 4
+ * and 7.6.2.8-9, a primary reference's traceability). UTC as the source and leapfile say; the
+ * timeSource (Table 6) the source's while locked, the configured one (internal oscillator)
+ * otherwise.
+ */
+static void apply_source(const struct instance *i, struct gm_settings *gm)
+{
+	const struct instance_reference *ref = &i->reference;
+	struct clock_mode_config c;
+	struct clock_mode_quality q;
+
+	config_of(i, &c);
+	q = clock_mode_quality(&c, i->clock_mode.mode);
+	gm->clockQuality.clockClass = q.clockClass;
+	gm->tp.timeTraceable = q.timeTraceable;
+	gm->tp.frequencyTraceable = q.frequencyTraceable;
+	if (ref->utc_offset_valid) {
+		gm->tp.currentUtcOffset = ref->utc_offset;
+		gm->tp.currentUtcOffsetValid = true;
+		gm->tp.leap61 = ref->leap61;
+		gm->tp.leap59 = ref->leap59;
+	}
+	if (i->clock_mode.mode == CLOCK_MODE_LOCKED) {
+		gm->tp.timeSource = i->options.time_source == OPTIONS_TIME_SOURCE_GNSS
+					    ? TIME_SOURCE_GNSS
+					    : TIME_SOURCE_NTP;
+	}
 }
 
 /*
@@ -127,7 +230,14 @@ void instance_clock_mode_apply(const struct instance *i, struct gm_settings *gm)
 	struct clock_mode_config c;
 	struct clock_mode_quality q;
 
-	if (i->gm_override || (f->mode == CLOCK_MODE_FREE_RUN && f->ref_lost < 0)) {
+	if (i->gm_override) {
+		return;
+	}
+	if (has_source(i)) {
+		apply_source(i, gm);
+		return;
+	}
+	if (f->mode == CLOCK_MODE_FREE_RUN && f->ref_lost < 0) {
 		return;
 	}
 	config_of(i, &c);

@@ -3,6 +3,8 @@
  * A boundary clock across NICs in the supervisor: each instance whose ports (clock_backend phc,
  * hardware timestamps) sit on several PHCs keeps the PHCs of its other NICs in step with the PHC
  * of its SLAVE port (daemon/phc-follow.c), at that port's Sync rate. phc_follow = off: never.
+ * A grandmaster with time_source = system keeps all its PHCs on CLOCK_REALTIME the same way
+ * (phc2sys -s CLOCK_REALTIME) while no port follows a master.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/time-util.h"
@@ -18,6 +21,7 @@
 #include "daemon/manager-object.h"
 #include "daemon/manager-state.h"
 #include "daemon/phc-follow.h"
+#include "daemon/sysclock.h"
 #include "daemon/worker-trust.h"
 
 #define FOLLOW_MAX_PHCS 16
@@ -89,9 +93,38 @@ static void readers_close(struct instance_follow *f)
 	f->n_rd = 0;
 }
 
+/*
+ * CLOCK_REALTIME on the PHCs' timescale (TAI: UTC plus the offset the instance announces). Not in
+ * the two seconds around a UTC midnight with a leap pending, where UTC is ambiguous.
+ */
+static int realtime_measure(const struct instance *i, struct sysoff_pair *ret)
+{
+	const struct instance_reference *ref = &i->reference;
+	int16_t off = ref->utc_offset_valid ? ref->utc_offset : i->options.utc_offset;
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_REALTIME, &ts) < 0) {
+		return -errno;
+	}
+	if ((ref->leap61 || ref->leap59) && sysclock_utc_ambiguous(ts.tv_sec)) {
+		return -EAGAIN;
+	}
+	*ret = (struct sysoff_pair){
+		.sys = (ns_t) ts.tv_sec * NS_PER_SEC + ts.tv_nsec,
+		.phc = ((ns_t) ts.tv_sec + off) * NS_PER_SEC + ts.tv_nsec,
+	};
+	return 0;
+}
+
 static int linux_measure(void *userdata, int phc_index, struct sysoff_pair *ret)
 {
-	struct follow_reader *rd = reader(userdata, phc_index);
+	struct instance_follow *f = userdata;
+	struct follow_reader *rd;
+
+	if (phc_index == PHC_FOLLOW_REALTIME) {
+		return realtime_measure(f->i, ret);
+	}
+	rd = reader(f, phc_index);
 
 	if (!rd) {
 		return -errno ? -errno : -ENODEV;
@@ -153,10 +186,30 @@ static bool port_on_phc(const struct mport *p)
  * its master) is then behind: followers that had locked onto the PHC before it would see a jump
  * they may not step for (first_step_taken), and slew it for minutes.
  */
+static bool follows_realtime(const struct instance *i)
+{
+	struct mport *p;
+
+	if (i->options.time_source != OPTIONS_TIME_SOURCE_SYSTEM) {
+		return false;
+	}
+	MANAGER_FOREACH_PORT(p, i->manager, k)
+	{
+		if (p->instance == i &&
+		    (p->state == PORT_STATE_SLAVE || p->state == PORT_STATE_UNCALIBRATED)) {
+			return false;
+		}
+	}
+	return true;
+}
+
 static int source_phc(const struct instance *i)
 {
 	struct mport *p;
 
+	if (follows_realtime(i)) {
+		return PHC_FOLLOW_REALTIME;
+	}
 	if (i->servo_state != SERVO_LOCKED) {
 		return -1;
 	}
@@ -290,6 +343,11 @@ static bool report(struct instance_follow *f)
 					 "instance %s: /dev/ptp%d holds its frequency (no locked "
 					 "SLAVE port to follow)",
 					 i->name, fl->phc_index);
+			} else if (f->pf->source == PHC_FOLLOW_REALTIME) {
+				log_full(LOG_INFO,
+					 "instance %s: /dev/ptp%d follows CLOCK_REALTIME (%s)",
+					 i->name, fl->phc_index,
+					 phc_follower_state_to_string(fl->state));
 			} else {
 				log_full(LOG_INFO,
 					 "instance %s: /dev/ptp%d follows /dev/ptp%d (%s)", i->name,
@@ -309,8 +367,10 @@ static bool report(struct instance_follow *f)
 
 static bool wanted(const struct instance *i, size_t n_phcs)
 {
-	return i->options.phc_follow == OPTIONS_PHC_FOLLOW_AUTO &&
-	       i->clock_backend == OPTIONS_CLOCK_PHC && n_phcs >= 2 && !i->manager->stopping;
+	bool realtime = follows_realtime(i) && n_phcs >= 1;
+
+	return (realtime || (i->options.phc_follow == OPTIONS_PHC_FOLLOW_AUTO && n_phcs >= 2)) &&
+	       i->clock_backend == OPTIONS_CLOCK_PHC && !i->manager->stopping;
 }
 
 static int on_tick(sd_event_source *es, uint64_t usec, void *userdata);
@@ -353,10 +413,16 @@ static int follow_new(struct instance *i)
 		return r;
 	}
 	i->follow = f;
-	log_full(LOG_INFO,
-		 "instance %s spans several PHCs: the other NICs' PHCs follow the SLAVE port's "
-		 "(phc_follow)",
-		 i->name);
+	if (follows_realtime(i)) {
+		log_full(LOG_INFO,
+			 "instance %s: its PHCs follow CLOCK_REALTIME (time_source system)",
+			 i->name);
+	} else {
+		log_full(LOG_INFO,
+			 "instance %s spans several PHCs: the other NICs' PHCs follow the SLAVE "
+			 "port's (phc_follow)",
+			 i->name);
+	}
 	return 0;
 }
 
@@ -405,7 +471,8 @@ static int on_tick(sd_event_source *es, uint64_t usec, void *userdata)
 		return 0;
 	}
 	(void) phc_follow_tick(f->pf);
-	for (size_t k = 0; f->pf->source >= 0 && k < f->pf->n; k++) {
+	for (size_t k = 0;
+	     f->pf->source >= 0 && f->pf->source != PHC_FOLLOW_REALTIME && k < f->pf->n; k++) {
 		const struct phc_follower *fl = &f->pf->f[k];
 
 		/* one line a sample, as a port logs its offsets */
@@ -425,7 +492,16 @@ static int on_tick(sd_event_source *es, uint64_t usec, void *userdata)
 
 bool instance_follow_locked(const struct instance *i)
 {
-	return !i->follow || phc_follow_locked(i->follow->pf);
+	/* Followers of CLOCK_REALTIME are the time source's (instance-source.c), not the servo's.
+	 */
+	return !i->follow || i->follow->pf->source == PHC_FOLLOW_REALTIME ||
+	       phc_follow_locked(i->follow->pf);
+}
+
+bool instance_follow_on_realtime(const struct instance *i)
+{
+	return i->follow && i->follow->pf->source == PHC_FOLLOW_REALTIME && i->follow->pf->n &&
+	       phc_follow_locked(i->follow->pf);
 }
 
 size_t instance_followers(const struct instance *i, struct instance_follower_info *ret, size_t max)
@@ -438,7 +514,8 @@ size_t instance_followers(const struct instance *i, struct instance_follower_inf
 
 		ret[n++] = (struct instance_follower_info){
 			.phc_index = fl->phc_index,
-			.source_phc_index = pf->source,
+			/* -2: CLOCK_REALTIME (time_source system) */
+			.source_phc_index = pf->source == PHC_FOLLOW_REALTIME ? -2 : pf->source,
 			.state = phc_follower_state_to_string(fl->state),
 			.offset_ns = fl->offset,
 			.error_ns = fl->error,

@@ -14,5 +14,7 @@ bool instance_follow_take_fault(struct instance *i, int *ret_phc, int *ret_error
 void instance_follow_free(struct instance *i);
 /* Every follower locked (true without any): the instance may be Synchronized. */
 bool instance_follow_locked(const struct instance *i);
+/* Its PHCs follow CLOCK_REALTIME (time_source system) and every one is locked to it. */
+bool instance_follow_on_realtime(const struct instance *i);
 /* The instance's followers (0 without any); fills up to max. */
 size_t instance_followers(const struct instance *i, struct instance_follower_info *ret, size_t max);

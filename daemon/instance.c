@@ -9,6 +9,7 @@
 
 #include "common/time-util.h"
 #include "daemon/clock-mode-step.h"
+#include "daemon/instance-source.h"
 #include "daemon/manager-internal.h"
 #include "daemon/sysclock-follow.h"
 #include "daemon/worker.h"
@@ -34,6 +35,7 @@ struct instance *instance_free(struct instance *i)
 {
 	if (i) {
 		instance_follow_free(i);
+		instance_source_free(i);
 		i->push_timer = sd_event_source_disable_unref(i->push_timer);
 		i->mgmt_log_timer = sd_event_source_disable_unref(i->mgmt_log_timer);
 		free(i->health);
@@ -63,6 +65,8 @@ void instance_apply_options(struct instance *i, const struct instance_options *o
 	i->clock_backend = o->clock_backend;
 	i->clock_servo = o->servo.clock_servo;
 	snprintf(i->profile, sizeof(i->profile), "%s", options_profile_to_string(o->profile));
+	/* time_source, gpsd_address, leapfile: reopened when one changed */
+	instance_source_update(i);
 }
 
 void instance_announced_gm_settings(const struct instance *i, struct gm_settings *ret)

@@ -19,6 +19,7 @@
 #include "common/ipc.h"
 #include "daemon/backoff.h"
 #include "daemon/readiness.h"
+#include "daemon/time-source.h"
 #include "daemon/worker-trust.h"
 #include "ptp/clock-mode.h"
 #include "ptp/ds.h"
@@ -62,6 +63,7 @@ enum instance_change {
 	INSTANCE_CHANGED_FOLLOWERS = 1u << 8,	    /* its PHC followers (instance_followers()) */
 	INSTANCE_CHANGED_READY = 1u << 9,	    /* readiness: ready, its reason */
 	INSTANCE_CHANGED_CLOCK_MODE = 1u << 10,	    /* clock mode, since, reason, time error */
+	INSTANCE_CHANGED_REFERENCE = 1u << 11,	    /* its time source's last report */
 };
 
 /* What changed in a port (mask bits of manager_ops.port_changed). */
@@ -139,6 +141,23 @@ struct instance_offset_stats {
 	uint64_t monotonic_usec; /* the same on CLOCK_MONOTONIC */
 };
 
+/*
+ * A grandmaster's own reference (time_source, daemon/instance-source.c): its last report and
+ * whether it is good now (ok and not stale). The report's reason is the source's static text.
+ */
+struct instance_reference {
+	bool ok;			/* the last report ok, and recent */
+	const char *reason;		/* why (static text) */
+	uint64_t updated_usec;		/* CLOCK_REALTIME usec of the last report; 0: none */
+	struct time_source_report last; /* as the source said it (reason: static) */
+	/* the instance's clock kept on CLOCK_REALTIME: when last (CLOCK_MONOTONIC usec), 0 never */
+	uint64_t clock_kept_usec;
+	/* what it announces of UTC: the leapfile's, else the source's, else the configuration's */
+	int16_t utc_offset;
+	bool utc_offset_valid;
+	bool leap61, leap59;
+};
+
 /* The instance's clock as its ports measure it (currentDS / parentDS / servo of the SLAVE port). */
 struct instance {
 	/* public, const for the instance's life */
@@ -196,6 +215,9 @@ struct instance {
 	uint64_t clock_mode_since_usec; /* CLOCK_REALTIME usec the mode began */
 	int64_t time_error_ns;		/* the machine's estimate, rounded; -1 in free-run */
 
+	/* public, INSTANCE_CHANGED_REFERENCE (daemon/instance-source.c) */
+	struct instance_reference reference;
+
 	/* supervisor only, but for options.interfaces (the bus: MissingInterfaces) */
 	struct instance_options options; /* from the running configuration */
 	struct parentDS parent;		 /* as last sent with RECOMMENDED_STATE */
@@ -206,6 +228,7 @@ struct instance {
 	bool slave_locked;		 /* the SLAVE port's servo LOCKED, stable, trusted */
 	unsigned int dirty;		 /* enum instance_change bits not emitted yet */
 	struct instance_follow *follow;	 /* daemon/instance-follow.c: NULL while unused */
+	struct instance_source *source;	 /* daemon/instance-source.c: NULL without time_source */
 	/* the clock state last handed to the ports (worker_trust_check_clock_state()) */
 	struct worker_trust_served served_clock;
 	/*

@@ -7,12 +7,19 @@
 #pragma once
 
 #include <stdbool.h>
+#include <limits.h>
 #include <stddef.h>
 
 #include "ptp/clock.h"
 #include "ptp/outlier.h"
 #include "ptp/servo.h"
 #include "ptp/sysoff.h"
+
+/*
+ * The source index that stands for CLOCK_REALTIME itself (time_source = system: phc2sys -s
+ * CLOCK_REALTIME): ops->measure of it reads CLOCK_REALTIME on the PHCs' timescale.
+ */
+#define PHC_FOLLOW_REALTIME INT_MAX
 
 struct phc_follow_ops {
 	/*

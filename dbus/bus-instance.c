@@ -244,6 +244,35 @@ static int get_refclock(sd_bus *bus, const char *path, const char *interface, co
 	return sd_bus_message_append(reply, "t", info.last_accepted_usec);
 }
 
+/* The grandmaster's own time source (time_source, daemon/instance-source.c) and its last report. */
+static int get_reference(sd_bus *bus, const char *path, const char *interface, const char *property,
+			 sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+	const struct instance *i = userdata;
+	const struct instance_reference *ref = &i->reference;
+	bool any = ref->updated_usec != 0;
+
+	if (!strcmp(property, "ReferenceSource")) {
+		return bus_append_valid_string(
+			reply, options_time_source_to_string(i->options.time_source));
+	}
+	if (!strcmp(property, "ReferenceOk")) {
+		return sd_bus_message_append(reply, "b", ref->ok);
+	}
+	if (!strcmp(property, "ReferenceReason")) {
+		return bus_append_valid_string(reply, ref->reason ? ref->reason : "");
+	}
+	if (!strcmp(property, "ReferenceUpdated")) {
+		return sd_bus_message_append(reply, "t", ref->updated_usec);
+	}
+	if (!strcmp(property, "ReferenceMaxError")) {
+		return sd_bus_message_append(reply, "x",
+					     any ? (int64_t) ref->last.max_error_ns : (int64_t) -1);
+	}
+	return sd_bus_message_append(reply, "n",
+				     any && ref->last.utc_offset_valid ? ref->last.utc_offset : 0);
+}
+
 /* SetPriority1(y) and SetPriority2(y): one handler, the member says which. */
 static int method_set_priority(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
@@ -406,6 +435,12 @@ static const sd_bus_vtable instance_vtable[] = {
 	SD_BUS_PROPERTY("RefclockReason", "s", get_refclock, 0, EMITS),
 	SD_BUS_PROPERTY("RefclockError", "i", get_refclock, 0, EMITS),
 	SD_BUS_PROPERTY("RefclockLastAccepted", "t", get_refclock, 0, EMITS),
+	SD_BUS_PROPERTY("ReferenceSource", "s", get_reference, 0, EMITS),
+	SD_BUS_PROPERTY("ReferenceOk", "b", get_reference, 0, EMITS),
+	SD_BUS_PROPERTY("ReferenceReason", "s", get_reference, 0, EMITS),
+	SD_BUS_PROPERTY("ReferenceUpdated", "t", get_reference, 0, EMITS),
+	SD_BUS_PROPERTY("ReferenceMaxError", "x", get_reference, 0, EMITS),
+	SD_BUS_PROPERTY("ReferenceUtcOffset", "n", get_reference, 0, EMITS),
 	SD_BUS_METHOD_WITH_ARGS("SetPriority1", SD_BUS_ARGS("y", priority1), SD_BUS_NO_RESULT,
 				method_set_priority, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("SetPriority2", SD_BUS_ARGS("y", priority2), SD_BUS_NO_RESULT,
@@ -453,6 +488,10 @@ static const struct bus_prop_group instance_groups[] = {
 	{ INSTANCE_CHANGED_CLOCK_MODE,
 	  (const char *const[]){ "ClockMode", "ClockModeSince", "ClockModeReason",
 				 "EstimatedTimeError", NULL } },
+	{ INSTANCE_CHANGED_REFERENCE,
+	  (const char *const[]){ "ReferenceSource", "ReferenceOk", "ReferenceReason",
+				 "ReferenceUpdated", "ReferenceMaxError", "ReferenceUtcOffset",
+				 NULL } },
 	{},
 };
 

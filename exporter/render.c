@@ -287,6 +287,7 @@ static const char *const port_states[] = { "INITIALIZING", "FAULTY", "DISABLED",
 static const char *const ts_modes[] = { "hardware", "software", NULL };
 static const char *const health_states[] = { "ok", "degraded", "failed", NULL };
 static const char *const refclock_states[] = { "idle", "sending", "refused", NULL };
+static const char *const reference_sources[] = { "none", "system", "gnss", NULL };
 
 #define OFFSET_GATE "OffsetTimestamp"
 #define STATS_GATE "OffsetStatisticsTimestamp"
@@ -332,6 +333,17 @@ static const struct numeric instance_numerics[] = {
 	  "When chronyd's refclock socket last accepted a sample of the instance (Unix time): "
 	  "time() minus this is its age.",
 	  "RefclockLastAccepted", VALUE_US, "RefclockLastAccepted" },
+	{ "phcd_reference_ok", "gauge",
+	  "1 when the grandmaster's own time source (time_source) is good and the clock on it "
+	  "(ReferenceOk).",
+	  "ReferenceOk", VALUE_PLAIN, NULL },
+	{ "phcd_reference_max_error_seconds", "gauge",
+	  "The time source's own bound on its error in its last report (ReferenceMaxError); no "
+	  "sample when it gives none.",
+	  "ReferenceMaxError", VALUE_NS, NULL, true },
+	{ "phcd_reference_updated_timestamp_seconds", "gauge",
+	  "When the time source last reported (Unix time): time() minus this is its age.",
+	  "ReferenceUpdated", VALUE_US, "ReferenceUpdated" },
 	{ "phcd_ready", "gauge",
 	  "1 when phcd calls the instance ready (Ready: synchronized, or the grandmaster past its "
 	  "boot gate, or without ports): what phcctl wait-sync waits for.",
@@ -568,6 +580,10 @@ char *metrics_render(const struct model *m, size_t *ret_len)
 		stateset_family(&b, m, OBJECT_INSTANCE, "phcd_clock_mode",
 				"The clock mode (holdover): 1 for the current one.", "ClockMode",
 				"mode", clock_modes);
+		stateset_family(&b, m, OBJECT_INSTANCE, "phcd_reference_source",
+				"The grandmaster's own time source (time_source): 1 for the "
+				"configured one.",
+				"ReferenceSource", "source", reference_sources);
 		stateset_family(&b, m, OBJECT_INSTANCE, "phcd_health",
 				"The instance's health summary: 1 for the current one.", "Health",
 				"health", health_states);

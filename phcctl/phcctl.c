@@ -79,6 +79,23 @@ static void print_clock_mode(sd_bus_message *i)
 	printf("\n");
 }
 
+/* A grandmaster's own time source: which, whether it is good, why, and its error bound. */
+static void print_reference(sd_bus_message *i)
+{
+	const char *src = props_str(i, "ReferenceSource");
+	int64_t max = props_int(i, "ReferenceMaxError");
+
+	if (!strcmp(src, "none") || !strcmp(src, "")) {
+		return;
+	}
+	printf("  %-20s: %s, %s (%s)", "Time source", src,
+	       props_int(i, "ReferenceOk") ? "ok" : "not ok", props_str(i, "ReferenceReason"));
+	if (max >= 0) {
+		printf(", max error %" PRIi64 " ns", max);
+	}
+	printf("\n");
+}
+
 static int manager_call(struct phcctl *c, const char *method, const char *what,
 			sd_bus_message **reply)
 {
@@ -341,6 +358,7 @@ static int show_instance(struct phcctl *c, const char *path, bool detail)
 	printf("  %-20s: %s\n", "Servo", props_str(i, "ServoState"));
 	printf("  %-20s: %s\n", "Synchronized", props_int(i, "Synchronized") ? "yes" : "no");
 	print_clock_mode(i);
+	print_reference(i);
 	print_refclock(i);
 	printf("  %-20s: %" PRIi64 " s%s\n", "UTC offset", props_int(i, "CurrentUtcOffset"),
 	       props_int(i, "CurrentUtcOffsetValid") ? "" : " (not valid)");

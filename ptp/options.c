@@ -61,6 +61,9 @@ void options_instance_defaults(struct instance_options *o)
 	o->holdover.time_error = 1100;
 	o->holdover.out_of_spec_time = 3600;
 	o->holdover.lock_time = 10;
+	o->holdover.gm_out_of_spec_class = 140;
+	o->time_source = OPTIONS_TIME_SOURCE_NONE;
+	snprintf(o->gpsd_address, sizeof(o->gpsd_address), "%s", "localhost:2947");
 }
 
 void options_port_defaults(struct port_options *o)
@@ -307,6 +310,11 @@ static const struct name_value phc_follow_names[] = {
 	{ "auto", OPTIONS_PHC_FOLLOW_AUTO },
 	{ "off", OPTIONS_PHC_FOLLOW_OFF },
 };
+static const struct name_value time_source_names[] = {
+	{ "none", OPTIONS_TIME_SOURCE_NONE },
+	{ "system", OPTIONS_TIME_SOURCE_SYSTEM },
+	{ "gnss", OPTIONS_TIME_SOURCE_GNSS },
+};
 static const struct name_value power_profile_names[] = {
 	{ "none", OPTIONS_POWER_PROFILE_NONE },
 	{ "2011", OPTIONS_POWER_PROFILE_2011 },
@@ -458,6 +466,7 @@ DEFINE_NAMES(options_timestamping, enum options_timestamping, timestamping_names
 DEFINE_NAMES(options_clock_backend, enum options_clock_backend, backend_names)
 DEFINE_NAMES(options_mgmt_network, enum options_mgmt_network, mgmt_network_names)
 DEFINE_NAMES(options_phc_follow, enum options_phc_follow, phc_follow_names)
+DEFINE_NAMES(options_time_source, enum options_time_source, time_source_names)
 
 bool options_acceptable_master(const struct acceptable_masters *t, const struct ClockIdentity *c)
 {

@@ -78,6 +78,21 @@ enum servo_type {
 /* sockaddr_un's sun_path: 108 bytes with its NUL. */
 #define OPTIONS_REFCLOCK_SOCK_ADDRESS_MAX 108
 
+/*
+ * time_source: a grandmaster's own reference (daemon/instance-source.c), supervisor only: none
+ * (the configured quality, or SetGrandmasterSettings), the system clock as the kernel's sync
+ * state says (phc2sys -s CLOCK_REALTIME), or a GNSS receiver through gpsd.
+ */
+enum options_time_source {
+	OPTIONS_TIME_SOURCE_NONE = 0,
+	OPTIONS_TIME_SOURCE_SYSTEM,
+	OPTIONS_TIME_SOURCE_GNSS,
+};
+/* gpsd_address: "host:port" or a Unix socket path, with its NUL. */
+#define OPTIONS_GPSD_ADDRESS_MAX 108
+/* leapfile: a path, with its NUL. */
+#define OPTIONS_LEAPFILE_MAX 256
+
 /* The servo, with ptp4l's key names; 0.0 for a PI constant means "pick by timestamping mode". */
 struct servo_options {
 	enum servo_type clock_servo;
@@ -104,6 +119,7 @@ struct holdover_options {
 	int32_t time_error;	  /* holdover_time_error: ... and while the estimate stays below */
 	int32_t out_of_spec_time; /* holdover_out_of_spec_time: then free-run; 0 never */
 	int32_t lock_time;	  /* holdover_lock_time: the parent steady this long to relock */
+	uint8_t gm_out_of_spec_class; /* gm_out_of_spec_class: a T-GM beyond it, 140/150/160 */
 };
 
 /* Test knobs of the virtual clock back end: where it starts. Documented as for testing. */
@@ -198,6 +214,10 @@ struct instance_options {
 	uint8_t clock_class_threshold; /* an Announce of a worse grandmaster clockClass is ignored
 					*/
 	struct holdover_options holdover; /* supervisor only */
+	/* the grandmaster's own reference (supervisor only): its kind, gpsd, the leap table */
+	enum options_time_source time_source;
+	char gpsd_address[OPTIONS_GPSD_ADDRESS_MAX];
+	char leapfile[OPTIONS_LEAPFILE_MAX]; /* "": none */
 	/*
 	 * No key: set at run time only (SetGrandmasterSettings, SET GRANDMASTER_SETTINGS_NP), with
 	 * clockClass, clockAccuracy, offsetScaledLogVariance, utc_offset and timeSource above. The
@@ -396,3 +416,6 @@ const char *options_mgmt_network_to_string(enum options_mgmt_network m);
 int options_mgmt_network_from_string(const char *s, enum options_mgmt_network *ret);
 const char *options_phc_follow_to_string(enum options_phc_follow f);
 int options_phc_follow_from_string(const char *s, enum options_phc_follow *ret);
+/* "none", "system", "gnss" */
+const char *options_time_source_to_string(enum options_time_source t);
+int options_time_source_from_string(const char *s, enum options_time_source *ret);

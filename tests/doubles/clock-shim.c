@@ -12,6 +12,12 @@
  *
  * (clock 0 is CLOCK_REALTIME; a PHC's clock id is negative). Used with capsh
  * --drop=cap_sys_time as a second net: a call that slipped past the shim fails with EPERM.
+ *
+ * With $PHCD_CLOCK_SHIM_SYNC naming a file, a read of CLOCK_REALTIME's state (modes 0) says what
+ * that file says instead of the host's sync state, so a test flips "the kernel's clock is
+ * synchronized" without touching the host: the words "sync" or "unsync" (STA_UNSYNC clear or
+ * set, TIME_OK or TIME_ERROR returned), and optionally "maxerror=US", "tai=S", "ins", "del".
+ * No file, or no "sync"/"unsync" word in it: the host's state as it is.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -27,6 +33,7 @@
 #include <unistd.h>
 
 #define SHIM_LOG_ENV "PHCD_CLOCK_SHIM_LOG"
+#define SHIM_SYNC_ENV "PHCD_CLOCK_SHIM_SYNC"
 
 typedef int (*clock_adjtime_fn)(clockid_t, struct timex *);
 
@@ -74,6 +81,53 @@ static int real_clock_adjtime(clockid_t id, struct timex *tx)
 	return real(id, tx);
 }
 
+/* A read of CLOCK_REALTIME's state: the host's, with $PHCD_CLOCK_SHIM_SYNC's words over it. */
+static int shim_read(clockid_t id, struct timex *tx)
+{
+	const char *path = getenv(SHIM_SYNC_ENV);
+	int r = real_clock_adjtime(id, tx), synced = -1;
+	char buf[256], *save = NULL;
+	ssize_t n;
+	int fd;
+
+	if (r < 0 || id != CLOCK_REALTIME || !path || !path[0] || tx->modes != 0) {
+		return r;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		return r;
+	}
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0) {
+		return r;
+	}
+	buf[n] = '\0';
+	tx->status &= ~(STA_UNSYNC | STA_INS | STA_DEL);
+	for (char *w = strtok_r(buf, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) {
+		if (!strcmp(w, "sync")) {
+			synced = 1;
+		} else if (!strcmp(w, "unsync")) {
+			synced = 0;
+		} else if (!strncmp(w, "maxerror=", 9)) {
+			tx->maxerror = strtol(w + 9, NULL, 10);
+		} else if (!strncmp(w, "tai=", 4)) {
+			tx->tai = (int) strtol(w + 4, NULL, 10);
+		} else if (!strcmp(w, "ins")) {
+			tx->status |= STA_INS;
+		} else if (!strcmp(w, "del")) {
+			tx->status |= STA_DEL;
+		}
+	}
+	if (synced < 0) {
+		return real_clock_adjtime(id, tx);
+	}
+	if (!synced) {
+		tx->status |= STA_UNSYNC;
+	}
+	return synced ? TIME_OK : TIME_ERROR;
+}
+
 static int64_t timeval_ns(const struct timeval *tv, int nano)
 {
 	/* ADJ_SETOFFSET: tv_usec carries nanoseconds with ADJ_NANO */
@@ -88,7 +142,10 @@ static int shim_adjtime(const char *fn, clockid_t id, struct timex *tx)
 	size_t len = 0;
 	unsigned int m = tx->modes;
 
-	if (m == 0 || m == ADJ_OFFSET_SS_READ) {
+	if (m == 0) {
+		return shim_read(id, tx);
+	}
+	if (m == ADJ_OFFSET_SS_READ) {
 		return real_clock_adjtime(id, tx);
 	}
 #define ADD(...)                                                                \

@@ -14,38 +14,16 @@
 #include "daemon/clock-mode-step.h"
 #include "daemon/manager-internal.h"
 #include "ptp/msg.h"
+#include "tests/unit/mode-rig.h"
 
-/* A manager with no event loop, workers or bus, and one instance of no port. */
-struct rig {
-	struct manager m;
-	struct instance *inst;
-	struct instance *instances[1];
-};
-
-static void rig_init(struct rig *r, bool g8275, void (*tune)(struct instance_options *))
+/* One instance of no port: a T-BC whose reference is its parent. */
+static void rig_init(struct mode_rig *r, bool g8275, void (*tune)(struct instance_options *))
 {
-	struct config_instance ci = { 0 };
-
-	memset(r, 0, sizeof(*r));
-	options_instance_defaults(&ci.options);
-	options_port_defaults(&ci.port);
-	snprintf(ci.options.name, sizeof(ci.options.name), "tbc");
-	if (g8275) {
-		ci.options.dataset_comparison = BMCA_COMPARISON_G8275;
-	}
-	/* No waiting for the lock: the clock is real, the test does not sleep. */
-	ci.options.holdover.lock_time = 0;
-	if (tune) {
-		tune(&ci.options);
-	}
-	assert_int_equal(instance_new(&r->m, &ci, &r->inst), 0);
-	r->instances[0] = r->inst;
-	r->m.instances = r->instances;
-	r->m.n_instances = 1;
+	mode_rig_init(r, "tbc", g8275, NULL, tune, false);
 }
 
 /* One derive step with the parent there (synchronized) or not; the quality pushed if it moved. */
-static uint64_t step(struct rig *r, bool synchronized)
+static uint64_t step(struct mode_rig *r, bool synchronized)
 {
 	uint64_t wake;
 
@@ -57,7 +35,7 @@ static uint64_t step(struct rig *r, bool synchronized)
 }
 
 /* What the instance announces as grandmaster: its defaultDS class and its own flags. */
-static void expect_announced(struct rig *r, enum clock_mode mode, uint8_t cls, bool traceable)
+static void expect_announced(struct mode_rig *r, enum clock_mode mode, uint8_t cls, bool traceable)
 {
 	struct defaultDS dds;
 	struct gm_settings gm;
@@ -77,7 +55,7 @@ static void expect_announced(struct rig *r, enum clock_mode mode, uint8_t cls, b
 }
 
 /* What the workers were sent last (IPC_SET_GM_SETTINGS). */
-static void expect_pushed(struct rig *r, uint8_t cls, bool traceable)
+static void expect_pushed(struct mode_rig *r, uint8_t cls, bool traceable)
 {
 	assert_int_equal(r->inst->push_gm_settings.clockQuality.clockClass, cls);
 	assert_int_equal(r->inst->push_gm_settings.tp.timeTraceable, traceable);
@@ -88,7 +66,7 @@ static void expect_pushed(struct rig *r, uint8_t cls, bool traceable)
  * went, with both flags; a time pass a second is asked for while in holdover. */
 static void test_g8275_holdover_in_spec(void **state)
 {
-	struct rig r;
+	struct mode_rig r;
 
 	rig_init(&r, true, NULL);
 	assert_int_equal(step(&r, false), 0);
@@ -113,7 +91,7 @@ static void tight_bound(struct instance_options *o)
 /* Beyond the time-error bound at once (the last offset 5 ns against 1 ns): 165, no flags. */
 static void test_g8275_out_of_spec(void **state)
 {
-	struct rig r;
+	struct mode_rig r;
 
 	rig_init(&r, true, tight_bound);
 	r.inst->offset_ns = 5;
@@ -136,7 +114,7 @@ static void class_200(struct instance_options *o)
 /* Never locked: the configuration as it was (a grandmaster by configuration is unchanged). */
 static void test_never_locked_is_configured(void **state)
 {
-	struct rig r;
+	struct mode_rig r;
 
 	rig_init(&r, true, class_200);
 	step(&r, false);
@@ -147,7 +125,7 @@ static void test_never_locked_is_configured(void **state)
 /* ieee1588: the configured class in every mode; its flags only while the mode allows them. */
 static void test_ieee1588_keeps_class(void **state)
 {
-	struct rig r;
+	struct mode_rig r;
 
 	rig_init(&r, false, class_200);
 	step(&r, true);
@@ -168,7 +146,7 @@ static void test_ieee1588_keeps_class(void **state)
 /* SetGrandmasterSettings overrides the mode until a reload; the mode still runs. */
 static void test_override(void **state)
 {
-	struct rig r;
+	struct mode_rig r;
 	struct gm_settings gm;
 	struct instance_options file;
 
@@ -197,7 +175,7 @@ static void slave_only(struct instance_options *o)
 
 static void test_slave_only(void **state)
 {
-	struct rig r;
+	struct mode_rig r;
 	struct defaultDS dds;
 
 	rig_init(&r, true, slave_only);

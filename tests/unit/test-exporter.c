@@ -251,6 +251,42 @@ static void test_clock_mode(void **state)
 	model_clear(&m);
 }
 
+/* A grandmaster's time source: its kind as a state set, ok, its error bound (-1: no sample). */
+static void test_reference(void **state)
+{
+	struct model m = { .up = true };
+	struct object *o = model_get(&m, "/org/phcd1/instance/lab", OBJECT_INSTANCE);
+	char *t;
+
+	add_prop(o, "Name", 's', 0, "lab");
+	add_prop(o, "ReferenceSource", 's', 0, "system");
+	add_prop(o, "ReferenceOk", 'b', 1, NULL);
+	add_prop(o, "ReferenceMaxError", 'x', 2000000, NULL);
+	add_u64(o, "ReferenceUpdated", 1700000000500000ULL);
+	t = render(&m);
+	assert_line(t, "phcd_reference_source{ptp_instance=\"lab\",source=\"system\"} 1");
+	assert_line(t, "phcd_reference_source{ptp_instance=\"lab\",source=\"none\"} 0");
+	assert_line(t, "phcd_reference_ok{ptp_instance=\"lab\"} 1");
+	assert_line(t, "phcd_reference_max_error_seconds{ptp_instance=\"lab\"} 0.002000000");
+	assert_line(t, "phcd_reference_updated_timestamp_seconds{ptp_instance=\"lab\"} "
+		       "1700000000.500000");
+	free(t);
+	model_clear(&m);
+
+	o = model_get(&m, "/org/phcd1/instance/lab", OBJECT_INSTANCE);
+	m.up = true;
+	add_prop(o, "Name", 's', 0, "lab");
+	add_prop(o, "ReferenceSource", 's', 0, "none");
+	add_prop(o, "ReferenceMaxError", 'x', -1, NULL);
+	add_u64(o, "ReferenceUpdated", 0);
+	t = render(&m);
+	assert_line(t, "phcd_reference_source{ptp_instance=\"lab\",source=\"none\"} 1");
+	assert_null(strstr(t, "phcd_reference_max_error_seconds{"));
+	assert_null(strstr(t, "phcd_reference_updated_timestamp_seconds{"));
+	free(t);
+	model_clear(&m);
+}
+
 /* OffsetTimestamp 0 is "no sample yet": no offset, delay or frequency sample at all, not a 0. */
 static void test_no_measurement_no_sample(void **state)
 {
@@ -361,6 +397,7 @@ int main(void)
 		cmocka_unit_test(test_no_measurement_no_sample),
 		cmocka_unit_test(test_refclock),
 		cmocka_unit_test(test_clock_mode),
+		cmocka_unit_test(test_reference),
 		cmocka_unit_test(test_health_reasons),
 		cmocka_unit_test(test_intervals),
 	};

@@ -34,6 +34,11 @@ static const struct {
 	{ "holdover_time_error", "the same machine" },
 	{ "holdover_out_of_spec_time", "the same machine" },
 	{ "holdover_lock_time", "the same machine" },
+	{ "gm_out_of_spec_class", "the same machine" },
+	{ "time_source",
+	  "the grandmaster's reference is read by the supervisor (instance-source.c)" },
+	{ "gpsd_address", "the same reference" },
+	{ "leapfile", "the same reference" },
 };
 
 /* Values for the keys whose text is a name, not a number: each other than the default. */

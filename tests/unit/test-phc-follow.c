@@ -20,6 +20,7 @@
 #define READ_NS 3000   /* each sysoff reading takes this long */
 #define WINDOW_NS 1000 /* and brackets the PHC read within this window */
 #define INTERVAL_NS (NS_PER_SEC / 8)
+#define TAI_UTC_NS (37 * NS_PER_SEC)
 
 struct rig {
 	struct clock *phc[NPHC];
@@ -43,6 +44,15 @@ static int sim_measure(void *userdata, int phc_index, struct sysoff_pair *ret)
 	struct rig *r = userdata;
 	ns_t sys;
 
+	if (phc_index == PHC_FOLLOW_REALTIME) {
+		/* CLOCK_REALTIME on the PHCs' timescale: TAI, UTC plus 37 s (instance-follow.c) */
+		r->measured++;
+		assert_int_equal(clock_get_time(r->sys, &ret->sys), 0);
+		ret->phc = ret->sys + TAI_UTC_NS;
+		ret->error = 0;
+		rig_advance(r, READ_NS);
+		return 0;
+	}
 	if (phc_index < 0 || phc_index >= NPHC) {
 		return -ENODEV;
 	}
@@ -206,6 +216,40 @@ static void test_converge_step(void **state)
 	assert_int_equal(f->state, PHC_FOLLOWER_LOCKED);
 	assert_true(llabs(rig_diff(&r, 1, 0)) < 200);
 	assert_true(llabs(f->offset) < 1000);
+	rig_free(&r);
+}
+
+/*
+ * time_source = system: every PHC follows CLOCK_REALTIME itself (PHC_FOLLOW_REALTIME, a valid
+ * source, not "none"): each stepped once onto TAI (37 s ahead of UTC), then locked on it with its
+ * own frequency error learnt.
+ */
+static void test_realtime_source(void **state)
+{
+	const double freq[NPHC] = { -20000, 30000, 0 };
+	const ns_t off[NPHC] = { 0, NS_PER_MSEC, 0 };
+	const int targets[] = { 0, 1 };
+	struct rig r;
+
+	(void) state;
+	rig_init(&r, freq, off, NULL);
+	assert_int_equal(phc_follow_set(r.pf, PHC_FOLLOW_REALTIME, targets, 2), 0);
+	assert_int_equal(r.pf->source, PHC_FOLLOW_REALTIME);
+	assert_int_equal(r.pf->n, 2);
+	rig_run(&r, 60);
+	for (int k = 0; k < 2; k++) {
+		const struct phc_follower *f = rig_f(&r, k);
+		ns_t err = clock_sim_error(r.phc[k]) - clock_sim_error(r.sys) - TAI_UTC_NS;
+
+		assert_int_equal(f->state, PHC_FOLLOWER_LOCKED);
+		assert_int_equal(f->steps, 1);
+		if (llabs(err) >= 200) {
+			fail_msg("PHC %d: expected within 200 ns of CLOCK_REALTIME + 37 s, got "
+				 "%lld ns",
+				 k, (long long) err);
+		}
+	}
+	assert_true(phc_follow_locked(r.pf));
 	rig_free(&r);
 }
 
@@ -379,7 +423,7 @@ int main(void)
 		cmocka_unit_test(test_converge_slew),  cmocka_unit_test(test_converge_step),
 		cmocka_unit_test(test_no_step_policy), cmocka_unit_test(test_role_change),
 		cmocka_unit_test(test_holdover),       cmocka_unit_test(test_max_offset_jump),
-		cmocka_unit_test(test_faulty),
+		cmocka_unit_test(test_faulty),	       cmocka_unit_test(test_realtime_source),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,142 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Issue 28, a grandmaster with a reference: phcd (profile G.8275.1, a virtual clock over
+# CLOCK_REALTIME, time_source system, leapfile) is the grandmaster of a ptp4l 3.1.1 slave
+# (linuxptp's G.8275.1.cfg, domain 24 as 4.x sets it, --free_running 1). The kernel's sync state
+# phcd reads is the clock shim's (tests/doubles/clock-shim.c, $PHCD_CLOCK_SHIM_SYNC): the test
+# flips it, never the host's.
+# The slave's PARENT_DATA_SET and TIME_PROPERTIES_DATA_SET follow the T-GM classes: synchronized ->
+# 6 (after holdover_lock_time), STA_UNSYNC -> 7, after holdover_time -> 150 (gm_out_of_spec_class),
+# after holdover_out_of_spec_time -> 248, synchronized again -> 6 only after the lock time;
+# timeTraceable with them, currentUtcOffset 37 from the leapfile. A poller sees every Announce's
+# class: never one better than the machine's, nothing out of that order. D-Bus and phcctl agree.
+set -euo pipefail
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin dbus phcd
+
+S=tsgm$$ P=tssl$$
+LEAPS=/usr/share/zoneinfo/leap-seconds.list
+[ -r "$LEAPS" ] || fail "expected tzdata's $LEAPS"
+dbus_start "$tmp/bus"
+netns_pair "$S" "$P" tsg tss
+
+echo "sync maxerror=2000 tai=37" >"$tmp/sync"
+cat >"$tmp/phcd.conf" <<CONF
+[global]
+time_stamping = software
+
+[instance tgm]
+interfaces = tsg
+profile = G.8275.1
+clock_backend = virtual
+time_source = system
+leapfile = $LEAPS
+holdover_lock_time = 2
+holdover_time = 4
+holdover_out_of_spec_time = 4
+gm_out_of_spec_class = 150
+CONF
+phcd_start_shimmed "$S" "$tmp/phcd.conf" "$tmp/phcd.log" "$tmp/shim.log" \
+	PHCD_CLOCK_SHIM_SYNC="$tmp/sync"
+ip netns exec "$P" capsh --drop=cap_sys_time -- -c "exec ptp4l \
+	-f /usr/share/doc/linuxptp/configs/G.8275.1.cfg -i tss -s -S -m --free_running 1 --domainNumber 24 \
+	--uds_address $tmp/slave.uds" >"$tmp/slave.log" 2>&1 &
+BG_PIDS+=($!)
+wait_bus_name org.phcd1 10
+wait_for "$tmp/slave.log" 'to UNCALIBRATED on RS_SLAVE' 30
+
+# The poller: what the slave holds of its grandmaster five times a second, one line each
+# ("SECONDS.ms class timeTraceable currentUtcOffset valid"), repeats dropped.
+python3 -u - "$tmp/slave.uds" >"$tmp/seen" 2>"$tmp/poller.err" <<'PY' &
+import subprocess, sys, time
+uds, last, t0 = sys.argv[1], None, time.monotonic()
+def get(what):
+    out = subprocess.run(['pmc', '-u', '-b', '0', '-d', '24', '-s', uds, '-i', uds + '.pmc',
+                          'GET ' + what], capture_output=True, text=True, timeout=5).stdout
+    return {l.split()[0]: l.split()[1] for l in out.splitlines() if len(l.split()) == 2}
+while True:
+    # Two data sets are two GETs: the time properties before and after the parent's, and a
+    # sample only when they agree (an Announce that changed both between the GETs is skipped).
+    tp, pds, tp2 = get('TIME_PROPERTIES_DATA_SET'), get('PARENT_DATA_SET'), \
+        get('TIME_PROPERTIES_DATA_SET')
+    now = (pds.get('gm.ClockClass'), tp.get('timeTraceable'), tp.get('currentUtcOffset'),
+           tp.get('currentUtcOffsetValid'))
+    if None not in now and now != last and tp == tp2:
+        print('%.2f %s %s %s %s' % ((time.monotonic() - t0,) + now), flush=True)
+        last = now
+    time.sleep(0.2)
+PY
+BG_PIDS+=($!)
+t0=$SECONDS
+
+# expect_class CLASS TT SECONDS: the poller's last line says class CLASS, timeTraceable TT within
+# SECONDS; prints the poller's time of that line.
+expect_class() {
+	local deadline=$((SECONDS + $3)) last
+	while :; do
+		last=$(tail -n 1 "$tmp/seen" 2>/dev/null || true)
+		if [ "$(cut -d' ' -f2,3 <<<"$last")" = "$1 $2" ]; then
+			echo "ok: the slave sees grandmaster clockClass $1, timeTraceable $2 ($last)"
+			return 0
+		fi
+		[ "$SECONDS" -lt "$deadline" ] || fail "expected the slave to see clockClass $1 timeTraceable $2 within $3 s, last seen: '${last}'; phcd: $(grep -i 'clock mode\|time source' "$tmp/phcd.log" | tail -n 5)"
+		sleep 0.1
+	done
+}
+I=/org/phcd1/instance/tgm
+
+expect_class 6 1 20
+wait_prop $I Instance ClockMode locked 5
+wait_prop $I Instance ReferenceSource system 1
+wait_prop $I Instance ReferenceOk true 1
+[ "$(prop $I Instance ReferenceMaxError)" = 2000000 ] ||
+	fail "ReferenceMaxError: expected 2000000 ns (the kernel's maxerror 2000 us), got $(prop $I Instance ReferenceMaxError)"
+[ "$(prop $I Instance ReferenceUtcOffset)" = 37 ] ||
+	fail "ReferenceUtcOffset: expected 37 (the kernel's tai), got $(prop $I Instance ReferenceUtcOffset)"
+tail -n 1 "$tmp/seen" | grep -q ' 37 1$' ||
+	fail "expected the slave's currentUtcOffset 37, valid (the leapfile's), got: $(tail -n 1 "$tmp/seen")"
+status=$(ip netns exec "$S" "$BUILD/phcctl/phcctl" status 2>&1 || true)
+grep -q 'Time source *: system, ok (the kernel.s clock is synchronized), max error 2000000 ns' \
+	<<<"$status" || fail "phcctl status: expected the time source's line, got: $status"
+echo "ok: D-Bus ClockMode locked, ReferenceOk, maxerror and TAI offset; phcctl status's line"
+
+# PropertiesChanged: what the machine says reaches a D-Bus client without asking.
+"$BUILD/phcctl/phcctl" monitor --json >"$tmp/mon" 2>"$tmp/mon.err" &
+BG_PIDS+=($!)
+wait_for "$tmp/mon.err" '^Monitoring' 5
+
+echo "unsync maxerror=16000000" >"$tmp/sync"
+expect_class 7 1 5
+wait_for "$tmp/mon" '"ReferenceOk":false' 3
+wait_for "$tmp/mon" '"ClockMode":"holdover"' 3
+echo "ok: PropertiesChanged ReferenceOk false and ClockMode holdover"
+wait_prop $I Instance ReferenceOk false 3
+reason=$(prop $I Instance ReferenceReason)
+[[ "$reason" == *"clock is not synchronized (STA_UNSYNC)" ]] ||
+	fail "ReferenceReason: expected STA_UNSYNC's, got '$reason'"
+expect_class 150 0 10
+expect_class 248 0 10
+
+echo "sync maxerror=3000 tai=37" >"$tmp/sync"
+flip=$(date +%s.%N)
+expect_class 6 1 10
+back=$(date +%s.%N)
+awk -v a="$flip" -v b="$back" 'BEGIN { exit !(b - a >= 1.9) }' ||
+	fail "expected class 6 again only after holdover_lock_time (2 s), it came after $(awk -v a="$flip" -v b="$back" 'BEGIN { print b - a }') s"
+echo "ok: class 6 again $(awk -v a="$flip" -v b="$back" 'BEGIN { printf "%.1f", b - a }') s after the kernel is synchronized (lock time 2 s)"
+
+# Every class the slave saw, in order: exactly the machine's sequence, nothing better between.
+seq=$(cut -d' ' -f2,3 "$tmp/seen" | uniq | tr '\n' ',')
+case "$seq" in
+"6 1,7 1,150 0,248 0,6 1," | "248 0,6 1,7 1,150 0,248 0,6 1,") ;;
+*) fail "expected the slave to see 6 1, 7 1, 150 0, 248 0, 6 1 in that order (248 0 first if it heard phcd before its lock), got: $seq" ;;
+esac
+echo "ok: the slave saw only the machine's classes, in order: $seq"
+
+# One journal line per transition.
+n=$(grep -c 'instance tgm: clock mode ' "$tmp/phcd.log" || true)
+[ "$n" = 5 ] || fail "expected 5 clock mode transitions logged (free-run -> locked -> holdover -> holdover-out-of-spec -> free-run -> locked), got $n: $(grep 'clock mode' "$tmp/phcd.log")"
+echo "ok: $n transitions, one line each"
+# The shim saw no write to CLOCK_REALTIME: the time source only reads the kernel's state.
+! grep -q 'clock=0 ' "$tmp/shim.log" || fail "expected no write to CLOCK_REALTIME, the shim logged: $(grep 'clock=0 ' "$tmp/shim.log" | head -n 3)"
+echo PASS
