@@ -22,35 +22,15 @@
 # adjtimex state is compared before and after.
 set -euo pipefail
 . "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
-test_begin phcd
+test_begin phcd gnss
 
 command -v gpsd >/dev/null || fail "gpsd is not installed (scripts/deps.sh installs it)"
 NS=phgpsd$$
-dev=$tmp/phcd-test-gps$$
 before=$(host_clock_state)
 netns_add "$NS"
 
-echo fix >"$tmp/control"
-python3 "$SRC/tests/integration/nmea-pty.py" "$dev" "$tmp/control" 2>"$tmp/writer.log" &
-BG_PIDS+=($!)
-deadline=$((SECONDS + 10))
-until [ -L "$dev" ]; do
-	[ "$SECONDS" -lt "$deadline" ] || fail "nmea-pty.py made no pty within 10 s: $(cat "$tmp/writer.log")"
-	sleep 0.05
-done
-
-# gpsd in the foreground (-N), reading the device without waiting for a client (-n), read-only
-# (-b), its JSON on port 2947 of the namespace's loopback, no system bus to talk to.
-GPSD_PID=
-gpsd_start() {
-	DBUS_SYSTEM_BUS_ADDRESS=unix:path=/nonexistent ip netns exec "$NS" unshare --ipc \
-		gpsd -N -n -b -D 1 -S 2947 -F "$tmp/gpsd-control.sock" "$dev" >>"$tmp/gpsd.log" 2>&1 &
-	GPSD_PID=$!
-	BG_PIDS+=("$GPSD_PID")
-}
-# No gpsd left running, whatever happens: stopped by its pid, then checked.
-test_on_exit 'test_stop "$GPSD_PID"; ! kill -0 "$GPSD_PID" 2>/dev/null || echo "gpsd $GPSD_PID still running" >&2'
-gpsd_start
+gnss_receiver_start
+gpsd_start "$NS"
 
 ip netns exec "$NS" "$BUILD/tests/integration/tool-gpsd-client" localhost:2947 \
 	>"$tmp/reports" 2>"$tmp/client.log" &
@@ -81,7 +61,7 @@ echo "fix: $line"
 
 # 2. The fix lost: not ok, with the reason.
 from=$(lines)
-echo nofix >"$tmp/control"
+echo nofix >"$tmp/gnss-control"
 wait_for "$tmp/reports" '^report ok=0 .* reason="gpsd: no fix"$' 15 "$from"
 echo "no fix: $(first_after "$from" 'ok=0')"
 # never ok again while the receiver has no fix
@@ -93,7 +73,7 @@ fi
 
 # 3. The fix back: ok again.
 from=$(lines)
-echo fix >"$tmp/control"
+echo fix >"$tmp/gnss-control"
 wait_for "$tmp/reports" "$ok_re" 15 "$from"
 echo "fix again: $(first_after "$from" "$ok_re")"
 
@@ -103,7 +83,7 @@ test_stop "$GPSD_PID"
 wait_for "$tmp/reports" '^report ok=0 has_offset=0 .* reason="gpsd: connection (closed|lost)"$' 10 "$from"
 echo "gpsd gone: $(first_after "$from" 'ok=0')"
 from=$(lines)
-gpsd_start
+gpsd_start "$NS"
 wait_for "$tmp/reports" "$ok_re" 30 "$from"
 echo "gpsd back: $(first_after "$from" "$ok_re")"
 

@@ -12,7 +12,7 @@
 # class: never one better than the machine's, nothing out of that order. D-Bus and phcctl agree.
 set -euo pipefail
 . "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
-test_begin dbus phcd
+test_begin dbus phcd gmclass
 
 S=tsgm$$ P=tssl$$
 LEAPS=/usr/share/zoneinfo/leap-seconds.list
@@ -47,42 +47,9 @@ wait_for "$tmp/slave.log" 'to UNCALIBRATED on RS_SLAVE' 30
 
 # The poller: what the slave holds of its grandmaster five times a second, one line each
 # ("SECONDS.ms class timeTraceable currentUtcOffset valid"), repeats dropped.
-python3 -u - "$tmp/slave.uds" >"$tmp/seen" 2>"$tmp/poller.err" <<'PY' &
-import subprocess, sys, time
-uds, last, t0 = sys.argv[1], None, time.monotonic()
-def get(what):
-    out = subprocess.run(['pmc', '-u', '-b', '0', '-d', '24', '-s', uds, '-i', uds + '.pmc',
-                          'GET ' + what], capture_output=True, text=True, timeout=5).stdout
-    return {l.split()[0]: l.split()[1] for l in out.splitlines() if len(l.split()) == 2}
-while True:
-    # Two data sets are two GETs: the time properties before and after the parent's, and a
-    # sample only when they agree (an Announce that changed both between the GETs is skipped).
-    tp, pds, tp2 = get('TIME_PROPERTIES_DATA_SET'), get('PARENT_DATA_SET'), \
-        get('TIME_PROPERTIES_DATA_SET')
-    now = (pds.get('gm.ClockClass'), tp.get('timeTraceable'), tp.get('currentUtcOffset'),
-           tp.get('currentUtcOffsetValid'))
-    if None not in now and now != last and tp == tp2:
-        print('%.2f %s %s %s %s' % ((time.monotonic() - t0,) + now), flush=True)
-        last = now
-    time.sleep(0.2)
-PY
-BG_PIDS+=($!)
+gm_poller_start "$tmp/slave.uds" 24
 t0=$SECONDS
 
-# expect_class CLASS TT SECONDS: the poller's last line says class CLASS, timeTraceable TT within
-# SECONDS; prints the poller's time of that line.
-expect_class() {
-	local deadline=$((SECONDS + $3)) last
-	while :; do
-		last=$(tail -n 1 "$tmp/seen" 2>/dev/null || true)
-		if [ "$(cut -d' ' -f2,3 <<<"$last")" = "$1 $2" ]; then
-			echo "ok: the slave sees grandmaster clockClass $1, timeTraceable $2 ($last)"
-			return 0
-		fi
-		[ "$SECONDS" -lt "$deadline" ] || fail "expected the slave to see clockClass $1 timeTraceable $2 within $3 s, last seen: '${last}'; phcd: $(grep -i 'clock mode\|time source' "$tmp/phcd.log" | tail -n 5)"
-		sleep 0.1
-	done
-}
 I=/org/phcd1/instance/tgm
 
 expect_class 6 1 20
