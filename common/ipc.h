@@ -63,8 +63,9 @@
  * status page.
  * 26: CONFIG carries the unicast keys (unicast_listen, unicast_master_table,
  * unicast_req_duration, inhibit_multicast_service), hybrid_e2e and unicast_peers_max;
- * PEER_REQUEST, PEER_RELEASE and PEER_SOCKETS (the unicast broker, common/peer-policy.h). */
-#define IPC_VERSION 26
+ * PEER_REQUEST, PEER_RELEASE and PEER_SOCKETS (the unicast broker, common/peer-policy.h).
+ * 27: CONFIG carries the port's unicast master table (its addresses). */
+#define IPC_VERSION 27
 #define IPC_HEADER_SIZE 8
 #define IPC_MAX_SIZE 1024 /* larger than every message; a longer datagram is refused */
 #define IPC_MAX_FDS 9	  /* a UDP port's six sockets, its status page, filter and PHC */
