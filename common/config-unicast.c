@@ -216,11 +216,12 @@ static void check_layer(struct loader *l, const struct config_layer *layer)
 
 	if (config_layer_is_set(layer, idx) && layer->port.unicast_master_table != 0 &&
 	    !config_find_unicast_table(l->c, layer->port.unicast_master_table)) {
-		loader_report(l, layer->set_at[idx],
-			      "unicast_master_table %" PRId32
-			      ": no [unicast_master_table] has that table_id, expected the table_id "
-			      "of one",
-			      layer->port.unicast_master_table);
+		loader_report(
+			l, layer->set_at[idx],
+			"unicast_master_table %" PRId32
+			": no [unicast_master_table] has that table_id, expected the table_id "
+			"of one",
+			layer->port.unicast_master_table);
 	}
 }
 
@@ -234,12 +235,16 @@ static bool set_where(const struct config *c, const struct config_instance *in, 
 {
 	size_t idx = config_keys_index(config_keys_find(name, false));
 	const struct config_interface *itf = config_find_interface(c, ifname);
-	const struct config_ptp4l_section *own =
-		config_find_ptp4l_section(c, (size_t) (in - c->instances), ifname);
+	const struct config_ptp4l_section *own = config_find_ptp4l_section(
+		c, (size_t) (in - c->instances), ifname);
 	const struct config_ptp4l_section *glob = config_find_ptp4l_section(c, SIZE_MAX, ifname);
 	const struct config_layer *layers[] = {
-		itf ? &itf->layer : NULL, own ? &own->layer : NULL, glob ? &glob->layer : NULL,
-		&in->layer,		  &in->ptp4l,		     &c->global,
+		itf ? &itf->layer : NULL,
+		own ? &own->layer : NULL,
+		glob ? &glob->layer : NULL,
+		&in->layer,
+		&in->ptp4l,
+		&c->global,
 		&c->ptp4l_global,
 	};
 
@@ -278,10 +283,10 @@ static bool report_once(struct reported_pos *r, struct config_pos pos)
 static void check_port_runs(struct loader *l, const struct config_instance *in, const char *ifname,
 			    const struct port_options *p, struct reported_pos *done)
 {
-	const char *key = p->unicast_listen		    ? "unicast_listen"
-			  : p->unicast_master_table > 0	    ? "unicast_master_table"
+	const char *key = p->unicast_listen		 ? "unicast_listen"
+			  : p->unicast_master_table > 0	 ? "unicast_master_table"
 			  : p->inhibit_multicast_service ? "inhibit_multicast_service"
-							    : NULL;
+							 : NULL;
 	struct config_pos pos;
 
 	if (!key || !set_where(l->c, in, ifname, key, &pos) ||

@@ -30,7 +30,7 @@ struct port_unicast {
 	bool heard[UNICAST_TABLE_ADDRS_MAX];
 	struct PortIdentity heard_from[UNICAST_TABLE_ADDRS_MAX];
 	struct unicast_grantee ge;
-	struct unicast_grantor *gr; /* unicast_listen, else NULL */
+	struct unicast_grantor *gr;	/* unicast_listen, else NULL */
 	struct port_uc_flow (*flow)[2]; /* per grantor place: Announce, Sync */
 	/* Signaling from an address the grantor does not hold yet: bounded work under a flood. */
 	struct token_bucket new_peers;

@@ -313,21 +313,21 @@ void port_gm_settings(const struct port *p, struct gm_settings *ret);
  * table) and as grantor (unicast_listen). All 0 on a port that runs neither.
  */
 struct port_unicast_counters {
-	uint64_t requests_sent;	    /* grantee: REQUESTs */
-	uint64_t grants_received;   /* grantee: GRANTs of a duration */
-	uint64_t denials_received;  /* grantee: GRANTs of duration 0 */
-	uint64_t grants_given;	    /* grantor: requests granted (renewals too) */
-	uint64_t denied_type;	    /* grantor: a type the port does not grant */
+	uint64_t requests_sent;	     /* grantee: REQUESTs */
+	uint64_t grants_received;    /* grantee: GRANTs of a duration */
+	uint64_t denials_received;   /* grantee: GRANTs of duration 0 */
+	uint64_t grants_given;	     /* grantor: requests granted (renewals too) */
+	uint64_t denied_type;	     /* grantor: a type the port does not grant */
 	uint64_t denied_not_allowed; /* grantor: another address family */
-	uint64_t denied_period;	    /* grantor: a period outside the port's range */
-	uint64_t denied_duration;   /* grantor: a duration below the minimum */
-	uint64_t denied_table_full; /* grantor: every place of its table taken */
-	uint64_t cancels_received;  /* either: CANCELs acted on */
-	uint64_t cancels_unknown;   /* grantor: a CANCEL from an address it does not hold */
-	uint64_t expiries;	    /* either: grants that ran out */
-	uint64_t malformed_tlv;	    /* unicast TLVs refused by the codec */
-	uint64_t rate_limited;	    /* Signaling from new addresses beyond the grantor's rate */
-	uint64_t clients;	    /* grantor: addresses holding a grant now */
+	uint64_t denied_period;	     /* grantor: a period outside the port's range */
+	uint64_t denied_duration;    /* grantor: a duration below the minimum */
+	uint64_t denied_table_full;  /* grantor: every place of its table taken */
+	uint64_t cancels_received;   /* either: CANCELs acted on */
+	uint64_t cancels_unknown;    /* grantor: a CANCEL from an address it does not hold */
+	uint64_t expiries;	     /* either: grants that ran out */
+	uint64_t malformed_tlv;	     /* unicast TLVs refused by the codec */
+	uint64_t rate_limited;	     /* Signaling from new addresses beyond the grantor's rate */
+	uint64_t clients;	     /* grantor: addresses holding a grant now */
 };
 void port_unicast_get_counters(const struct port *p, struct port_unicast_counters *ret);
 

@@ -447,8 +447,10 @@ static const struct error_case error_cases[] = {
 	  2,
 	  "[unicast_master_table] table_id 1 lists L2 00:11:22:33:44:55, but port eth0 (instance "
 	  "default) runs over UDPv4" },
-	{ "unicast_listen with P2P refused", "[global]\nunicast_listen 1\ndelay_mechanism P2P\n[eth0]\n",
-	  2, "unicast_listen: unicast negotiation: not supported with delay_mechanism P2P (port eth0)" },
+	{ "unicast_listen with P2P refused",
+	  "[global]\nunicast_listen 1\ndelay_mechanism P2P\n[eth0]\n", 2,
+	  "unicast_listen: unicast negotiation: not supported with delay_mechanism P2P (port "
+	  "eth0)" },
 	{ "unicast_req_duration below ptp4l's 10", "[global]\nunicast_req_duration 9\n", 2,
 	  "unicast_req_duration 9: not honoured: out of range for phcd key unicast_req_duration" },
 	{ "global key in a port section", "[global]\n[eth0]\npriority1 3\n", 3,
