@@ -1,0 +1,116 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Unicast negotiation (IEEE 1588-2019 16.1) over UDPv4 against Debian's ptp4l 3.1.1, with
+# linuxptp's own UNICAST-MASTER.cfg and UNICAST-SLAVE.cfg (only their address lines adapted):
+#  a) phcd grantee (UNICAST-SLAVE.cfg, its table naming ptp4l) of ptp4l grantor
+#     (UNICAST-MASTER.cfg): the REQUEST/GRANT exchange on the wire, Sync to phcd unicast only,
+#     phcd SLAVE with offsets within the UDP tests' bounds;
+#  b) ptp4l grantee (UNICAST-SLAVE.cfg naming phcd) of phcd grantor (UNICAST-MASTER.cfg): ptp4l
+#     SLAVE within the same bounds, phcd's Sync to ptp4l unicast only and none to the group
+#     (inhibit_multicast_service);
+#  c) ptp4l refusing (unicast_listen 0, so it answers no REQUEST): phcd asks again with backoff,
+#     never SLAVE, no grant in its counters;
+#  d) ptp4l grantor stopped: phcd's grant runs out, the port leaves SLAVE.
+set -euo pipefail
+. "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
+test_begin ptp port phcd gptp udp
+
+CONFIGS=/usr/share/doc/linuxptp/configs
+
+# uc_slave_cfg OUT MASTER_ADDR IF: UNICAST-SLAVE.cfg as shipped, its first table naming only
+# MASTER_ADDR, its [eth0] section for IF and its L2 [eth1] (a second port) left out.
+uc_slave_cfg() {
+	sed -e "s/^UDPv4[[:space:]]*192\.168\.1\.11/UDPv4 $2/" \
+		-e '/^UDPv4[[:space:]]*192\.168\.[23]\./d' \
+		-e "s/^\[eth0\]/[$3]/" -e '/^\[eth1\]/,$d' \
+		"$CONFIGS/UNICAST-SLAVE.cfg" >"$1"
+	grep -q "^UDPv4 $2\$" "$1" || fail "UNICAST-SLAVE.cfg: its table line not adapted: $(cat "$1")"
+}
+
+# uc_pair TAG: namespaces A (ptp4l, 192.0.2.1) and B (phcd, 192.0.2.2).
+uc_pair() {
+	v=$1$((RANDOM % 100))
+	A=uca$$$v B=ucb$$$v ia=uc${v}a ib=uc${v}b log=$tmp/$v
+	udp_pair "$A" "$B" "$ia" "$ib" 4
+}
+
+# uc_capture_start NS IF FILE: tshark records IF's PTP frames into FILE from now (pid in CAP_PID),
+# once it listens.
+uc_capture_start() {
+	ip netns exec "$1" tshark -i "$2" -f 'udp port 319 or udp port 320' -w "$3" \
+		>"$3.log" 2>&1 &
+	CAP_PID=$!
+	wait_for "$3.log" "Capturing on" 10
+}
+
+# uc_capture_read FILE: stop the capture; type, source, destination, unicast flag and the
+# Signaling TLV types of each frame, one a line.
+uc_capture_read() {
+	local cap
+	kill "$CAP_PID" 2>/dev/null || true
+	wait "$CAP_PID" 2>/dev/null || true
+	cap=$(tshark -r "$1" -T fields -E separator=' ' -E aggregator=, -e ptp.v2.messagetype \
+		-e ip.src -e ip.dst -e ptp.v2.flags.unicast -e ptp.v2.sig.tlv.tlvType 2>/dev/null || true)
+	while read -r t s d u tlv; do [ -n "$t" ] && echo "$((t)) $s $d $u ${tlv:-}"; done <<<"$cap"
+}
+
+run_a() {
+	trap 'net_cleanup' EXIT
+	uc_pair a
+	cp "$CONFIGS/UNICAST-MASTER.cfg" "$tmp/master-a.cfg"
+	uc_slave_cfg "$tmp/slave-a.cfg" 192.0.2.1 "$ib"
+	udp_phcd_conf "$tmp/slave-a.cfg" "$ib" slave "network_transport = UDPv4" >"$log.phcd.conf"
+	"$BUILD/daemon/phcd" --check-config -f "$log.phcd.conf" >"$log.check" 2>&1 ||
+		fail "phcd --check-config with UNICAST-SLAVE.cfg refused it: $(grep -m3 error "$log.check")"
+	uc_capture_start "$A" "$ia" "$log.pcap"
+	udp_ptp4l_start "$A" "$ia" "$log-ptp4l" "$tmp/master-a.cfg" -4 --priority1 100
+	gptp_phcd_start "$B" "$log.phcd.conf"
+	gptp_phcd_slave_offsets "$ib" "phcd (UNICAST-SLAVE.cfg) grantee of ptp4l (UNICAST-MASTER.cfg)"
+	cap=$(uc_capture_read "$log.pcap")
+	# Signaling (12) from phcd to ptp4l with a REQUEST (4) TLV, from ptp4l with a GRANT (5).
+	grep -Eq '^12 192\.0\.2\.2 192\.0\.2\.1 (1|True) (0x0*)?4$' <<<"$cap" ||
+		fail "a: expected phcd's REQUEST to ptp4l on the wire, captured: $(grep '^12 ' <<<"$cap" | head -n 20)"
+	grep -Eq '^12 192\.0\.2\.1 192\.0\.2\.2 (1|True) (0x0*)?5$' <<<"$cap" ||
+		fail "a: expected ptp4l's GRANT to phcd on the wire, captured: $(grep '^12 ' <<<"$cap" | head -n 20)"
+	grep -Eq '^0 192\.0\.2\.1 192\.0\.2\.2 (1|True)' <<<"$cap" ||
+		fail "a: expected ptp4l's Sync unicast to phcd, captured: $(head -n 20 <<<"$cap")"
+	! grep -Eq '^0 192\.0\.2\.1 224\.' <<<"$cap" ||
+		fail "a: ptp4l (inhibit_multicast_service) sent Sync to the group: $(head -n 5 <<<"$cap")"
+	grep -Eq '^1 192\.0\.2\.2 192\.0\.2\.1 (1|True)' <<<"$cap" ||
+		fail "a: expected phcd's Delay_Req unicast to ptp4l, captured: $(head -n 20 <<<"$cap")"
+	! grep -Eq '^1 192\.0\.2\.2 224\.' <<<"$cap" ||
+		fail "a: phcd sent a Delay_Req to the group: $(grep -E '^1 ' <<<"$cap" | head -n 3)"
+	echo "ok: a: phcd SLAVE of ptp4l by negotiated unicast; $(grep -c '^0 ' <<<"$cap") unicast Sync captured"
+}
+
+run_b() {
+	trap 'net_cleanup' EXIT
+	uc_pair b
+	cp "$CONFIGS/UNICAST-MASTER.cfg" "$tmp/master-b.cfg"
+	uc_slave_cfg "$tmp/slave-b.cfg" 192.0.2.2 "$ia"
+	udp_phcd_conf "$tmp/master-b.cfg" "$ib" master "network_transport = UDPv4" >"$log.phcd.conf"
+	"$BUILD/daemon/phcd" --check-config -f "$log.phcd.conf" >"$log.check" 2>&1 ||
+		fail "phcd --check-config with UNICAST-MASTER.cfg refused it: $(grep -m3 error "$log.check")"
+	uc_capture_start "$A" "$ia" "$log.pcap"
+	udp_ptp4l_start "$A" "$ia" "$log-ptp4l" "$tmp/slave-b.cfg" -4 --priority1 250
+	gptp_phcd_start "$B" "$log.phcd.conf"
+	wait_for "$log.status" "^instance default .* clock [0-9a-f.]+ " 10
+	id=$(status_field "$log.status" instance default clock)
+	gptp_ptp4l_slave_offsets "$id" "ptp4l (UNICAST-SLAVE.cfg) grantee of phcd (UNICAST-MASTER.cfg)"
+	wait_for "$log-ptp4l" "UNCALIBRATED to SLAVE" 30
+	cap=$(uc_capture_read "$log.pcap")
+	grep -Eq '^12 192\.0\.2\.2 192\.0\.2\.1 (1|True) (0x0*)?5$' <<<"$cap" ||
+		fail "b: expected phcd's GRANT to ptp4l on the wire, captured: $(grep '^12 ' <<<"$cap" | head -n 20)"
+	grep -Eq '^0 192\.0\.2\.2 192\.0\.2\.1 (1|True)' <<<"$cap" ||
+		fail "b: expected phcd's Sync unicast to ptp4l, captured: $(head -n 20 <<<"$cap")"
+	! grep -Eq '^(0|11) 192\.0\.2\.2 224\.' <<<"$cap" ||
+		fail "b: phcd (inhibit_multicast_service) sent Sync or Announce to the group: $(grep -E '224\.' <<<"$cap" | head -n 3)"
+	grep -Eq '^9 192\.0\.2\.2 192\.0\.2\.1 (1|True)' <<<"$cap" ||
+		fail "b: expected phcd's Delay_Resp unicast to ptp4l, captured: $(head -n 20 <<<"$cap")"
+	echo "ok: b: ptp4l SLAVE of phcd by negotiated unicast; $(grep -c '^0 ' <<<"$cap") unicast Sync captured"
+}
+
+job() { "run_$1"; }
+
+reference_linuxptp
+udp_parallel job a b
