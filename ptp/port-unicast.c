@@ -19,6 +19,8 @@
 /* The durations the grantor grants (s): G.8265.1 asks 60 to 1000, ptp4l's slaves 60 (default). */
 #define PORT_UC_MIN_DURATION 10
 #define PORT_UC_MAX_DURATION 1000
+/* A GRANT that could not go is sent again this much later, until its grant ends. */
+#define PORT_UC_GRANT_RETRY (20 * NS_PER_MSEC)
 
 static bool addr_from_port(const struct port_address *a, struct unicast_addr *ret)
 {
@@ -104,8 +106,8 @@ int port_unicast_new(struct port *p)
 		if (r < 0) {
 			return r;
 		}
-		uc->flow = calloc(o->unicast_peers_max, sizeof(*uc->flow));
-		if (!uc->flow) {
+		uc->client = calloc(o->unicast_peers_max, sizeof(*uc->client));
+		if (!uc->client) {
 			return -ENOMEM;
 		}
 	}
@@ -116,7 +118,7 @@ void port_unicast_free(struct port *p)
 {
 	if (p->uc) {
 		unicast_grantor_free(p->uc->gr);
-		free(p->uc->flow);
+		free(p->uc->client);
 		free(p->uc);
 		p->uc = NULL;
 	}
@@ -134,7 +136,6 @@ static int send_tlv(struct port *p, const struct port_address *to, const struct 
 	uint8_t tlv[TLV_HEADER_LEN + UNICAST_TLV_GRANT_LEN];
 	struct tlv_builder b;
 	struct msg m;
-	int r;
 
 	tlv_builder_init(&b, tlv, sizeof(tlv));
 	if (unicast_tlv_build(&b, u) < 0) {
@@ -146,8 +147,7 @@ static int send_tlv(struct port *p, const struct port_address *to, const struct 
 	       sizeof(m.body.signaling.targetPortIdentity));
 	m.tlv = tlv;
 	m.tlv_len = tlv_builder_len(&b);
-	r = port_send_unicast_only(p, &m, to, NULL, PORT_CNT_TX_SIGNALING, now);
-	return r == -ENOTCONN ? 0 : r;
+	return port_send_unicast_only(p, &m, to, NULL, PORT_CNT_TX_SIGNALING, now);
 }
 
 static const uint16_t act_tlv[] = {
@@ -166,7 +166,7 @@ static void grantor_flow(struct port *p, const struct unicast_action *a, ns_t no
 	if (k < 0 || a->peer >= p->uc->gr->cap) {
 		return; /* Delay_Resp, Pdelay_Resp: answered per request */
 	}
-	f = &p->uc->flow[a->peer][k];
+	f = &p->uc->client[a->peer].flow[k];
 	f->on = a->kind == UNICAST_ACT_START;
 	f->log_period = a->log_period;
 	f->next = now;
@@ -215,7 +215,18 @@ static int perform(struct port *p, struct unicast_actions *out, bool grantor, ns
 		}
 		u.tlvType = act_tlv[a->kind];
 		q = send_tlv(p, &to, &u, now);
-		if (q < 0 && r == 0) {
+		if (q == -ENOTCONN && grantor && a->kind == UNICAST_ACT_GRANT && a->duration > 0 &&
+		    a->peer < p->uc->gr->cap) {
+			struct port_uc_client *c = &p->uc->client[a->peer];
+			int mt = unicast_mt_from_msg_type(a->messageType);
+
+			if (mt >= 0) {
+				c->pending |= (uint8_t) (1u << mt);
+				c->grant[mt] = u;
+				c->retry_at = now + PORT_UC_GRANT_RETRY;
+			}
+		}
+		if (q < 0 && q != -ENOTCONN && r == 0) {
 			r = q;
 		}
 	}
@@ -403,25 +414,58 @@ static int grantee_tick(struct port *p, ns_t now)
 	return r;
 }
 
+/* The GRANTs of client c that could not go yet: 0 when none is left, else -ENOTCONN or < 0. */
+static int grants_again(struct port *p, struct port_uc_client *c, const struct port_address *to,
+			ns_t now)
+{
+	int r;
+
+	if (!c->pending) {
+		return 0;
+	}
+	if (now < c->retry_at) {
+		return -ENOTCONN;
+	}
+	for (int mt = 0; mt < UNICAST_MT_N; mt++) {
+		if (!(c->pending & (1u << mt))) {
+			continue;
+		}
+		r = send_tlv(p, to, &c->grant[mt], now);
+		if (r < 0) {
+			c->retry_at = now + PORT_UC_GRANT_RETRY;
+			return r;
+		}
+		c->pending &= (uint8_t) ~(1u << mt);
+	}
+	return 0;
+}
+
 /* Announce and Sync to each granted peer, at its period, while the port is MASTER. */
 static int grantor_send_flows(struct port *p, ns_t now)
 {
 	struct port_unicast *uc = p->uc;
-	int r = 0;
+	int r = 0, q;
 
 	for (size_t i = 0; i < uc->gr->cap; i++) {
 		const struct unicast_addr *ua = unicast_grantor_addr(uc->gr, i);
+		struct port_uc_client *c = &uc->client[i];
 		struct port_address to;
 
 		if (!ua) {
+			c->pending = 0;
 			continue;
 		}
 		addr_to_port(ua, &to);
+		q = grants_again(p, c, &to, now);
+		if (q < 0) {
+			if (q != -ENOTCONN && r == 0) {
+				r = q;
+			}
+			continue;
+		}
 		for (int k = 0; k < 2; k++) {
-			struct port_uc_flow *f = &uc->flow[i][k];
+			struct port_uc_flow *f = &c->flow[k];
 			ns_t period = port_log_interval(f->log_period);
-			int q = 0;
-
 			if (!f->on || now < f->next) {
 				continue;
 			}
@@ -493,8 +537,13 @@ ns_t port_unicast_next(const struct port *p)
 		t = unicast_grantor_next(uc->gr);
 		next = t < next ? t : next;
 		for (size_t i = 0; i < uc->gr->cap; i++) {
+			const struct port_uc_client *c = &uc->client[i];
+
+			if (c->pending && c->retry_at < next) {
+				next = c->retry_at;
+			}
 			for (int k = 0; k < 2; k++) {
-				const struct port_uc_flow *f = &uc->flow[i][k];
+				const struct port_uc_flow *f = &c->flow[k];
 
 				if (f->on && f->next < next) {
 					next = f->next;

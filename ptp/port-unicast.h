@@ -22,6 +22,19 @@ struct port_uc_flow {
 	ns_t next;
 };
 
+/*
+ * A grantor client as the port serves it. A GRANT that could not go yet (its sockets were still
+ * being asked for) is sent again PORT_UC_GRANT_RETRY later, and the client gets no Announce or
+ * Sync before its GRANT went: ptp4l's grantee takes an Announce that came before the GRANT as its
+ * master's and then never asks for Sync.
+ */
+struct port_uc_client {
+	struct port_uc_flow flow[2]; /* Announce, Sync */
+	uint8_t pending;	     /* UNICAST_MT_* bits: GRANTs to send again */
+	struct unicast_tlv grant[UNICAST_MT_N];
+	ns_t retry_at;
+};
+
 struct port_unicast {
 	bool grantee_on; /* unicast_master_table: ask its masters */
 	bool started;	 /* Announce asked of every master */
@@ -30,8 +43,8 @@ struct port_unicast {
 	bool heard[UNICAST_TABLE_ADDRS_MAX];
 	struct PortIdentity heard_from[UNICAST_TABLE_ADDRS_MAX];
 	struct unicast_grantee ge;
-	struct unicast_grantor *gr;	/* unicast_listen, else NULL */
-	struct port_uc_flow (*flow)[2]; /* per grantor place: Announce, Sync */
+	struct unicast_grantor *gr;    /* unicast_listen, else NULL */
+	struct port_uc_client *client; /* per grantor place */
 	/* Signaling from an address the grantor does not hold yet: bounded work under a flood. */
 	struct token_bucket new_peers;
 	bool bucket_started;
