@@ -318,6 +318,10 @@ static void f_status(struct codec *c, struct ipc_msg *m)
 		c_u64(c, &s->ignored[i]);
 	}
 	c_u64(c, &s->mgmt_malformed);
+	_Static_assert(IPC_UNICAST_KINDS == _PORT_UC_MAX, "one slot per unicast counter");
+	for (size_t i = 0; i < IPC_UNICAST_KINDS; i++) {
+		c_u64(c, &s->unicast[i]);
+	}
 	c_i32(c, &s->last_error);
 	c_string(c, s->last_error_text, sizeof(s->last_error_text));
 }

@@ -296,7 +296,7 @@ static int take_tlv(struct port *p, const struct unicast_tlv *t, ns_t now)
 			return PORT_CNT_UNSUPPORTED;
 		}
 		if (!grantor_holds(uc->gr, &a) && !rate_ok(uc, now)) {
-			uc->counters.rate_limited++;
+			uc->rate_limited++;
 			return 0;
 		}
 		(void) unicast_grantor_receive(uc->gr, &a, t, now, &out);
@@ -322,7 +322,7 @@ int port_unicast_signaling(struct port *p, const struct msg *m, ns_t now)
 	if (unicast_tlv_set_parse(m, &set) < 0) {
 		return -ENOMSG; /* a broken suffix: the other Signaling handler counts it */
 	}
-	p->uc->counters.malformed_tlv += set.malformed;
+	p->uc->malformed_tlv += set.malformed;
 	if (set.n == 0) {
 		return set.malformed ? PORT_CNT_MALFORMED : -ENOMSG;
 	}
@@ -554,38 +554,58 @@ ns_t port_unicast_next(const struct port *p)
 	return next;
 }
 
-void port_unicast_get_counters(const struct port *p, struct port_unicast_counters *ret)
+const char *port_unicast_counter_to_string(enum port_unicast_counter c)
+{
+	static const char *const names[_PORT_UC_MAX] = {
+		[PORT_UC_REQUESTS_SENT] = "requests_sent",
+		[PORT_UC_GRANTS_RECEIVED] = "grants_received",
+		[PORT_UC_DENIALS_RECEIVED] = "denials_received",
+		[PORT_UC_GRANTS_GIVEN] = "grants_given",
+		[PORT_UC_DENIED_TYPE] = "denied_type",
+		[PORT_UC_DENIED_NOT_ALLOWED] = "denied_not_allowed",
+		[PORT_UC_DENIED_PERIOD] = "denied_period",
+		[PORT_UC_DENIED_DURATION] = "denied_duration",
+		[PORT_UC_DENIED_TABLE_FULL] = "denied_table_full",
+		[PORT_UC_CANCELS_RECEIVED] = "cancels_received",
+		[PORT_UC_CANCELS_UNKNOWN] = "cancels_unknown",
+		[PORT_UC_EXPIRIES] = "expiries",
+		[PORT_UC_MALFORMED_TLV] = "malformed_tlv",
+		[PORT_UC_RATE_LIMITED] = "rate_limited",
+	};
+
+	return (unsigned) c < _PORT_UC_MAX ? names[c] : NULL;
+}
+
+void port_unicast_counters(const struct port *p, uint64_t ret[_PORT_UC_MAX])
 {
 	const struct port_unicast *uc = p->uc;
 
-	memset(ret, 0, sizeof(*ret));
+	memset(ret, 0, _PORT_UC_MAX * sizeof(ret[0]));
 	if (!uc) {
 		return;
 	}
-	*ret = uc->counters;
+	ret[PORT_UC_MALFORMED_TLV] = uc->malformed_tlv;
+	ret[PORT_UC_RATE_LIMITED] = uc->rate_limited;
 	if (uc->grantee_on) {
 		const struct unicast_grantee_stats *g = &uc->ge.stats;
 
-		ret->requests_sent = g->requests;
-		ret->grants_received = g->grants;
-		ret->denials_received = g->denials;
-		ret->cancels_received += g->cancels;
-		ret->expiries += g->expiries;
+		ret[PORT_UC_REQUESTS_SENT] = g->requests;
+		ret[PORT_UC_GRANTS_RECEIVED] = g->grants;
+		ret[PORT_UC_DENIALS_RECEIVED] = g->denials;
+		ret[PORT_UC_CANCELS_RECEIVED] += g->cancels;
+		ret[PORT_UC_EXPIRIES] += g->expiries;
 	}
 	if (uc->gr) {
 		const struct unicast_grantor_stats *s = &uc->gr->stats;
 
-		ret->grants_given = s->grants + s->renewals;
-		ret->denied_type = s->denied[UNICAST_DENIED_TYPE];
-		ret->denied_not_allowed = s->denied[UNICAST_DENIED_NOT_ALLOWED];
-		ret->denied_period = s->denied[UNICAST_DENIED_PERIOD];
-		ret->denied_duration = s->denied[UNICAST_DENIED_DURATION];
-		ret->denied_table_full = s->denied[UNICAST_DENIED_TABLE_FULL];
-		ret->cancels_received += s->cancels;
-		ret->cancels_unknown = s->cancel_unknown;
-		ret->expiries += s->expiries;
-		for (size_t i = 0; i < uc->gr->cap; i++) {
-			ret->clients += unicast_grantor_addr(uc->gr, i) != NULL;
-		}
+		ret[PORT_UC_GRANTS_GIVEN] = s->grants + s->renewals;
+		ret[PORT_UC_DENIED_TYPE] = s->denied[UNICAST_DENIED_TYPE];
+		ret[PORT_UC_DENIED_NOT_ALLOWED] = s->denied[UNICAST_DENIED_NOT_ALLOWED];
+		ret[PORT_UC_DENIED_PERIOD] = s->denied[UNICAST_DENIED_PERIOD];
+		ret[PORT_UC_DENIED_DURATION] = s->denied[UNICAST_DENIED_DURATION];
+		ret[PORT_UC_DENIED_TABLE_FULL] = s->denied[UNICAST_DENIED_TABLE_FULL];
+		ret[PORT_UC_CANCELS_RECEIVED] += s->cancels;
+		ret[PORT_UC_CANCELS_UNKNOWN] = s->cancel_unknown;
+		ret[PORT_UC_EXPIRIES] += s->expiries;
 	}
 }

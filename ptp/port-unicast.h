@@ -48,7 +48,7 @@ struct port_unicast {
 	/* Signaling from an address the grantor does not hold yet: bounded work under a flood. */
 	struct token_bucket new_peers;
 	bool bucket_started;
-	struct port_unicast_counters counters;
+	uint64_t malformed_tlv, rate_limited; /* PORT_UC_MALFORMED_TLV, PORT_UC_RATE_LIMITED */
 };
 
 /* port_new(): the machines the options ask for (none: p->uc stays NULL). 0, -EINVAL, -ENOMEM. */

@@ -309,27 +309,29 @@ const struct instance_options *port_get_instance_options(const struct port *p);
 void port_gm_settings(const struct port *p, struct gm_settings *ret);
 
 /*
- * Unicast negotiation (16.1) of the port (ptp/port-unicast.c): as grantee (its unicast master
+ * Unicast negotiation (16.1) of the port (ptp/port-unicast.c), as grantee (its unicast master
  * table) and as grantor (unicast_listen). All 0 on a port that runs neither.
  */
-struct port_unicast_counters {
-	uint64_t requests_sent;	     /* grantee: REQUESTs */
-	uint64_t grants_received;    /* grantee: GRANTs of a duration */
-	uint64_t denials_received;   /* grantee: GRANTs of duration 0 */
-	uint64_t grants_given;	     /* grantor: requests granted (renewals too) */
-	uint64_t denied_type;	     /* grantor: a type the port does not grant */
-	uint64_t denied_not_allowed; /* grantor: another address family */
-	uint64_t denied_period;	     /* grantor: a period outside the port's range */
-	uint64_t denied_duration;    /* grantor: a duration below the minimum */
-	uint64_t denied_table_full;  /* grantor: every place of its table taken */
-	uint64_t cancels_received;   /* either: CANCELs acted on */
-	uint64_t cancels_unknown;    /* grantor: a CANCEL from an address it does not hold */
-	uint64_t expiries;	     /* either: grants that ran out */
-	uint64_t malformed_tlv;	     /* unicast TLVs refused by the codec */
-	uint64_t rate_limited;	     /* Signaling from new addresses beyond the grantor's rate */
-	uint64_t clients;	     /* grantor: addresses holding a grant now */
+enum port_unicast_counter {
+	PORT_UC_REQUESTS_SENT,	    /* grantee: REQUESTs */
+	PORT_UC_GRANTS_RECEIVED,    /* grantee: GRANTs of a duration */
+	PORT_UC_DENIALS_RECEIVED,   /* grantee: GRANTs of duration 0 */
+	PORT_UC_GRANTS_GIVEN,	    /* grantor: requests granted (renewals too) */
+	PORT_UC_DENIED_TYPE,	    /* grantor: a type the port does not grant */
+	PORT_UC_DENIED_NOT_ALLOWED, /* grantor: another address family */
+	PORT_UC_DENIED_PERIOD,	    /* grantor: a period outside the port's range */
+	PORT_UC_DENIED_DURATION,    /* grantor: a duration below its minimum */
+	PORT_UC_DENIED_TABLE_FULL,  /* grantor: every place of its table taken */
+	PORT_UC_CANCELS_RECEIVED,   /* either: CANCELs acted on */
+	PORT_UC_CANCELS_UNKNOWN,    /* grantor: a CANCEL from an address it does not hold */
+	PORT_UC_EXPIRIES,	    /* either: grants that ran out */
+	PORT_UC_MALFORMED_TLV,	    /* unicast TLVs the codec refused */
+	PORT_UC_RATE_LIMITED,	    /* Signaling from new addresses beyond the grantor's rate */
+	_PORT_UC_MAX,
 };
-void port_unicast_get_counters(const struct port *p, struct port_unicast_counters *ret);
+/* "requests_sent", ...: stable names for D-Bus (unicast_<name>). */
+const char *port_unicast_counter_to_string(enum port_unicast_counter c);
+void port_unicast_counters(const struct port *p, uint64_t ret[_PORT_UC_MAX]);
 
 enum port_state port_get_state(const struct port *p);
 uint64_t port_get_counter(const struct port *p, enum port_counter c);

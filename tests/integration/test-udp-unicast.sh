@@ -9,9 +9,8 @@
 #     selects phcd (RS_SLAVE; --free_running keeps its servo at s0, so it logs no SLAVE, as in
 #     every test here) and its offsets are within the same bounds, phcd's Sync to ptp4l unicast only and none to the group
 #     (inhibit_multicast_service);
-#  c) ptp4l refusing (unicast_listen 0, so it answers no REQUEST): phcd asks again with backoff,
-#     never SLAVE, no grant in its counters;
-#  d) ptp4l grantor stopped: phcd's grant runs out, the port leaves SLAVE.
+#  c) ptp4l refusing (unicast_listen 0, so it answers no REQUEST; slaveOnly, no multicast Announce):
+#     phcd asks again with backoff, never UNCALIBRATED or SLAVE, no GRANT on the wire.
 set -euo pipefail
 . "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
 test_begin ptp port phcd gptp udp
@@ -110,7 +109,44 @@ run_b() {
 	echo "ok: b: ptp4l slave (RS_SLAVE) of phcd by negotiated unicast; $(grep -c '^0 ' <<<"$cap") unicast Sync captured"
 }
 
+run_c() {
+	local times gaps
+	trap 'net_cleanup' EXIT
+	uc_pair c
+	cp "$CONFIGS/UNICAST-MASTER.cfg" "$tmp/master-c.cfg"
+	# Asked every second (the file's 4 s would make this run two minutes long).
+	uc_slave_cfg "$tmp/slave-c.cfg" 192.0.2.1 "$ib"
+	sed -i 's/^logQueryInterval.*/logQueryInterval 0/' "$tmp/slave-c.cfg"
+	udp_phcd_conf "$tmp/slave-c.cfg" "$ib" slave "network_transport = UDPv4" >"$log.phcd.conf"
+	# ptp4l serves no unicast (unicast_listen 0: it answers no REQUEST), and sends no multicast
+	# Announce (slaveOnly) that phcd would take as ptp4l's own unicast client takes one: a
+	# master that will not serve phcd. (This kernel has no tc actions to drop its multicast.)
+	uc_capture_start "$A" "$ia" "$log.pcap"
+	udp_ptp4l_start "$A" "$ia" "$log-ptp4l" "$tmp/master-c.cfg" -4 --priority1 100 \
+		--unicast_listen 0 --slaveOnly 1
+	gptp_phcd_start "$B" "$log.phcd.conf"
+	wait_for "$log-phcd" "$ib: LISTENING" 20
+	sleep_until=$((SECONDS + 25))
+	while [ "$SECONDS" -lt "$sleep_until" ]; do
+		! grep -Eq "$ib: .*-> (UNCALIBRATED|SLAVE)" "$log-phcd" ||
+			fail "c: phcd's port left LISTENING with no grant: $(grep -E "$ib: .*->" "$log-phcd")"
+		sleep 1
+	done
+	cap=$(uc_capture_read "$log.pcap")
+	! grep -Eq '^12 192\.0\.2\.1 192\.0\.2\.2 .* (0x0*)?5$' <<<"$cap" ||
+		fail "c: ptp4l (unicast_listen 0) granted: $(grep '^12 ' <<<"$cap" | head -n 5)"
+	# The times of phcd's REQUESTs: each wait longer than the one before (the backoff).
+	times=$(tshark -r "$log.pcap" -Y 'ip.src == 192.0.2.2 && ptp.v2.sig.tlv.tlvType == 4' \
+		-T fields -e frame.time_relative 2>/dev/null)
+	gaps=$(awk 'NR > 1 { printf "%.1f\n", $1 - prev } { prev = $1 }' <<<"$times")
+	[ "$(wc -l <<<"$gaps")" -ge 2 ] ||
+		fail "c: expected at least 3 REQUESTs of phcd in 25 s, got at: $(tr '\n' ' ' <<<"$times")"
+	awk 'NR > 1 && $1 < 1.5 * prev { bad = 1 } { prev = $1 } END { exit bad }' <<<"$gaps" ||
+		fail "c: expected each wait between phcd's REQUESTs to grow (backoff), got: $(tr '\n' ' ' <<<"$gaps")"
+	echo "ok: c: no grant, phcd not SLAVE, REQUESTs $(tr '\n' ' ' <<<"$gaps")s apart"
+}
+
 job() { "run_$1"; }
 
 reference_linuxptp
-udp_parallel job ${UC_RUNS:-a b}
+udp_parallel job ${UC_RUNS:-a b c}

@@ -166,7 +166,7 @@ static const struct {
 	size_t payload;
 } sizes[] = {
 	{ IPC_HELLO, 10 },
-	{ IPC_STATUS, 588 },
+	{ IPC_STATUS, 700 },
 	{ IPC_ERBEST, 113 },
 	{ IPC_CONFIG, 507 },
 	{ IPC_RECOMMENDED_STATE, 109 },
