@@ -554,6 +554,31 @@ ns_t port_unicast_next(const struct port *p)
 	return next;
 }
 
+int port_shutdown(struct port *p, ns_t now)
+{
+	struct unicast_actions out = { .n = 0 };
+	int r = 0, q, s;
+
+	if (!p->uc) {
+		return 0;
+	}
+	if (p->uc->grantee_on) {
+		do {
+			q = unicast_grantee_shutdown(&p->uc->ge, now, &out);
+			s = perform(p, &out, false, now);
+			r = r ? r : s;
+		} while (q == 1);
+	}
+	if (p->uc->gr) {
+		do {
+			q = unicast_grantor_cancel_all(p->uc->gr, now, &out);
+			s = perform(p, &out, true, now);
+			r = r ? r : s;
+		} while (q == 1);
+	}
+	return r;
+}
+
 const char *port_unicast_counter_to_string(enum port_unicast_counter c)
 {
 	static const char *const names[_PORT_UC_MAX] = {

@@ -235,6 +235,13 @@ ns_t port_next_deadline(const struct port *p);
 /* From when port_tick has work: a caller awake anyway (a frame came) runs it then. */
 ns_t port_next_due(const struct port *p);
 
+/*
+ * The port is about to go away (its worker stops): CANCEL every unicast grant it asked for or
+ * gave (IEEE 1588-2019 16.1.3), once, no acknowledgement awaited, so its peers need not wait for
+ * the grants to run out. 0 or the first send error.
+ */
+int port_shutdown(struct port *p, ns_t now);
+
 /* Link or socket trouble seen by the caller: FAULT_DETECTED; retried after fault_reset_interval. */
 int port_fault(struct port *p, ns_t now);
 

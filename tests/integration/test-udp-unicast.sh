@@ -9,6 +9,8 @@
 #     selects phcd (RS_SLAVE; --free_running keeps its servo at s0, so it logs no SLAVE, as in
 #     every test here) and its offsets are within the same bounds, phcd's Sync to ptp4l unicast only and none to the group
 #     (inhibit_multicast_service);
+#  a, b) phcd stopped: its worker sends CANCEL for what it asked for and what it granted, which
+#     ptp4l's grantee logs ("server unilaterally canceled");
 #  c) ptp4l refusing (unicast_listen 0, so it answers no REQUEST; slaveOnly, no multicast Announce):
 #     phcd asks again with backoff, never UNCALIBRATED or SLAVE, no GRANT on the wire.
 set -euo pipefail
@@ -34,24 +36,53 @@ uc_pair() {
 	udp_pair "$A" "$B" "$ia" "$ib" 4
 }
 
-# uc_capture_start NS IF FILE: tshark records IF's PTP frames into FILE from now (pid in CAP_PID),
-# once it listens.
+# uc_capture_start NS IF FILE: tshark prints IF's PTP frames into FILE from now, a line each as it
+# sees them (pid in CAP_PID), once it listens: time, type, source, destination, unicast flag and
+# the Signaling TLV types.
 uc_capture_start() {
-	ip netns exec "$1" tshark -i "$2" -f 'udp port 319 or udp port 320' -w "$3" \
-		>"$3.log" 2>&1 &
+	ip netns exec "$1" tshark -l -i "$2" -f 'udp port 319 or udp port 320' -T fields \
+		-E separator=' ' -E aggregator=, -e frame.time_relative -e ptp.v2.messagetype \
+		-e ip.src -e ip.dst -e ptp.v2.flags.unicast -e ptp.v2.sig.tlv.tlvType \
+		>"$3" 2>"$3.log" &
 	CAP_PID=$!
 	wait_for "$3.log" "Capturing on" 10
 }
 
-# uc_capture_read FILE: stop the capture; type, source, destination, unicast flag and the
-# Signaling TLV types of each frame, one a line.
+# uc_capture_lines FILE: what was seen so far, without the time: type (decimal), source,
+# destination, unicast flag, TLV types.
+uc_capture_lines() {
+	while read -r _ t s d u tlv; do
+		[ -n "$t" ] && echo "$((t)) $s $d $u ${tlv:-}"
+	done <"$1"
+}
+
+# uc_capture_wait FILE PATTERN WHAT: a line of uc_capture_lines matching PATTERN within 5 s.
+uc_capture_wait() {
+	local deadline=$((SECONDS + 5))
+	until uc_capture_lines "$1" | grep -Eq "$2"; do
+		[ "$SECONDS" -lt "$deadline" ] ||
+			fail "$3, captured: $(uc_capture_lines "$1" | grep '^12 ' | tail -n 10)"
+		sleep 0.1
+	done
+}
+
+# uc_capture_read FILE: stop the capture; uc_capture_lines.
 uc_capture_read() {
-	local cap
 	kill "$CAP_PID" 2>/dev/null || true
 	wait "$CAP_PID" 2>/dev/null || true
-	cap=$(tshark -r "$1" -T fields -E separator=' ' -E aggregator=, -e ptp.v2.messagetype \
-		-e ip.src -e ip.dst -e ptp.v2.flags.unicast -e ptp.v2.sig.tlv.tlvType 2>/dev/null || true)
-	while read -r t s d u tlv; do [ -n "$t" ] && echo "$((t)) $s $d $u ${tlv:-}"; done <<<"$cap"
+	uc_capture_lines "$1"
+}
+
+# uc_stop_phcd: stop phcd, and wait (10 s at most) until its worker in $B is gone too: the worker
+# sends its CANCELs on its way out, after the supervisor.
+uc_stop_phcd() {
+	local deadline=$((SECONDS + 10))
+	kill "$PHCD_PID"
+	wait "$PHCD_PID" 2>/dev/null || true
+	while [ -n "$(ip netns pids "$B")" ]; do
+		[ "$SECONDS" -lt "$deadline" ] || fail "phcd's worker still running 10 s after phcd stopped"
+		sleep 0.1
+	done
 }
 
 run_a() {
@@ -62,11 +93,15 @@ run_a() {
 	udp_phcd_conf "$tmp/slave-a.cfg" "$ib" slave "network_transport = UDPv4" >"$log.phcd.conf"
 	"$BUILD/daemon/phcd" --check-config -f "$log.phcd.conf" >"$log.check" 2>&1 ||
 		fail "phcd --check-config with UNICAST-SLAVE.cfg refused it: $(grep -m3 error "$log.check")"
-	uc_capture_start "$A" "$ia" "$log.pcap"
+	uc_capture_start "$A" "$ia" "$log.cap"
 	udp_ptp4l_start "$A" "$ia" "$log-ptp4l" "$tmp/master-a.cfg" -4 --priority1 100
 	gptp_phcd_start "$B" "$log.phcd.conf"
 	gptp_phcd_slave_offsets "$ib" "phcd (UNICAST-SLAVE.cfg) grantee of ptp4l (UNICAST-MASTER.cfg)"
-	cap=$(uc_capture_read "$log.pcap")
+	# phcd stopped: its worker cancels what it asked for (CANCEL, tlvType 6) on its way out.
+	uc_stop_phcd
+	uc_capture_wait "$log.cap" '^12 192\.0\.2\.2 192\.0\.2\.1 (1|True) (0x0*)?6$' \
+		"a: expected phcd's CANCEL to ptp4l when it stopped"
+	cap=$(uc_capture_read "$log.cap")
 	# Signaling (12) from phcd to ptp4l with a REQUEST (4) TLV, from ptp4l with a GRANT (5).
 	grep -Eq '^12 192\.0\.2\.2 192\.0\.2\.1 (1|True) (0x0*)?4$' <<<"$cap" ||
 		fail "a: expected phcd's REQUEST to ptp4l on the wire, captured: $(grep '^12 ' <<<"$cap" | head -n 20)"
@@ -91,13 +126,16 @@ run_b() {
 	udp_phcd_conf "$tmp/master-b.cfg" "$ib" master "network_transport = UDPv4" >"$log.phcd.conf"
 	"$BUILD/daemon/phcd" --check-config -f "$log.phcd.conf" >"$log.check" 2>&1 ||
 		fail "phcd --check-config with UNICAST-MASTER.cfg refused it: $(grep -m3 error "$log.check")"
-	uc_capture_start "$A" "$ia" "$log.pcap"
+	uc_capture_start "$A" "$ia" "$log.cap"
 	udp_ptp4l_start "$A" "$ia" "$log-ptp4l" "$tmp/slave-b.cfg" -4 --priority1 250
 	gptp_phcd_start "$B" "$log.phcd.conf"
 	wait_for "$log.status" "^instance default .* clock [0-9a-f.]+ " 10
 	id=$(status_field "$log.status" instance default clock)
 	gptp_ptp4l_slave_offsets "$id" "ptp4l (UNICAST-SLAVE.cfg) grantee of phcd (UNICAST-MASTER.cfg)"
-	cap=$(uc_capture_read "$log.pcap")
+	# phcd stopped: its grants cancelled, which ptp4l's grantee says.
+	uc_stop_phcd
+	wait_for "$log-ptp4l" "server unilaterally canceled unicast (SYNC|ANNOUNCE) grant" 10
+	cap=$(uc_capture_read "$log.cap")
 	grep -Eq '^12 192\.0\.2\.2 192\.0\.2\.1 (1|True) (0x0*)?5$' <<<"$cap" ||
 		fail "b: expected phcd's GRANT to ptp4l on the wire, captured: $(grep '^12 ' <<<"$cap" | head -n 20)"
 	grep -Eq '^0 192\.0\.2\.2 192\.0\.2\.1 (1|True)' <<<"$cap" ||
@@ -121,7 +159,7 @@ run_c() {
 	# ptp4l serves no unicast (unicast_listen 0: it answers no REQUEST), and sends no multicast
 	# Announce (slaveOnly) that phcd would take as ptp4l's own unicast client takes one: a
 	# master that will not serve phcd. (This kernel has no tc actions to drop its multicast.)
-	uc_capture_start "$A" "$ia" "$log.pcap"
+	uc_capture_start "$A" "$ia" "$log.cap"
 	udp_ptp4l_start "$A" "$ia" "$log-ptp4l" "$tmp/master-c.cfg" -4 --priority1 100 \
 		--unicast_listen 0 --slaveOnly 1
 	gptp_phcd_start "$B" "$log.phcd.conf"
@@ -132,12 +170,11 @@ run_c() {
 			fail "c: phcd's port left LISTENING with no grant: $(grep -E "$ib: .*->" "$log-phcd")"
 		sleep 1
 	done
-	cap=$(uc_capture_read "$log.pcap")
+	cap=$(uc_capture_read "$log.cap")
 	! grep -Eq '^12 192\.0\.2\.1 192\.0\.2\.2 .* (0x0*)?5$' <<<"$cap" ||
 		fail "c: ptp4l (unicast_listen 0) granted: $(grep '^12 ' <<<"$cap" | head -n 5)"
 	# The times of phcd's REQUESTs: each wait longer than the one before (the backoff).
-	times=$(tshark -r "$log.pcap" -Y 'ip.src == 192.0.2.2 && ptp.v2.sig.tlv.tlvType == 4' \
-		-T fields -e frame.time_relative 2>/dev/null)
+	times=$(awk '$2 == "0x0c" && $3 == "192.0.2.2" && $6 ~ /^(0x0*)?4$/ { print $1 }' "$log.cap")
 	gaps=$(awk 'NR > 1 { printf "%.1f\n", $1 - prev } { prev = $1 }' <<<"$times")
 	[ "$(wc -l <<<"$gaps")" -ge 2 ] ||
 		fail "c: expected at least 3 REQUESTs of phcd in 25 s, got at: $(tr '\n' ' ' <<<"$times")"

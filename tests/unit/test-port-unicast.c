@@ -104,6 +104,16 @@ static void test_negotiated(void **state)
 	assert_int_equal(m->unicast_misaddressed + s->unicast_misaddressed, 0);
 	assert_int_equal(port_get_counter(m->port, PORT_CNT_TX_ERROR), 0);
 	assert_int_equal(port_get_counter(s->port, PORT_CNT_TX_ERROR), 0);
+	/* Going away: each side cancels its three grants (16.1.3), unicast. */
+	for (int k = 0; k < 2; k++) {
+		unsigned before = l.s[k].unicast_tx[MSG_SIGNALING];
+
+		assert_int_equal(port_shutdown(l.s[k].port, l.now), 0);
+		if (l.s[k].unicast_tx[MSG_SIGNALING] != before + 3) {
+			fail_msg("side %d: %u Signaling at shutdown, expected 3 CANCELs", k,
+				 l.s[k].unicast_tx[MSG_SIGNALING] - before);
+		}
+	}
 	link_free(&l);
 }
 
