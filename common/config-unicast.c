@@ -309,18 +309,6 @@ static void check_port_runs(struct loader *l, const struct config_instance *in, 
 	}
 }
 
-static enum unicast_family family_of(enum options_transport t)
-{
-	switch (t) {
-	case OPTIONS_TRANSPORT_UDPV4:
-		return UNICAST_FAMILY_IPV4;
-	case OPTIONS_TRANSPORT_UDPV6:
-		return UNICAST_FAMILY_IPV6;
-	default:
-		return UNICAST_FAMILY_L2;
-	}
-}
-
 /*
  * The port on ifname of instance in (NULL: no instance takes it): the masters of its table are of
  * its network_transport, or the port could never ask them (ptp4l skips them with a warning). One
@@ -343,7 +331,7 @@ static void check_port_family(struct loader *l, const struct config_instance *in
 	if (!t || reported[t - c->unicast_tables]) {
 		return;
 	}
-	f = family_of(p.network_transport);
+	f = options_transport_family(p.network_transport);
 	for (unsigned i = 0; i <= t->table.n; i++) {
 		const struct unicast_addr *a = i < t->table.n	   ? &t->table.addr[i]
 					       : t->table.has_peer ? &t->table.peer_address

@@ -387,6 +387,8 @@ const char *options_power_profile_to_string(enum options_power_profile v);
 int options_power_profile_from_string(const char *s, enum options_power_profile *ret);
 
 const char *options_transport_to_string(enum options_transport t);
+/* The address family of a transport's unicast peers (its unicast master table entries). */
+enum unicast_family options_transport_family(enum options_transport t);
 int options_transport_from_string(const char *s, enum options_transport *ret);
 const char *options_timestamping_to_string(enum options_timestamping t);
 int options_timestamping_from_string(const char *s, enum options_timestamping *ret);

@@ -232,6 +232,9 @@ int port_send_unicast(struct port *p, struct msg *m, const struct port_address *
 int port_send_unicast_only(struct port *p, struct msg *m, const struct port_address *to,
 			   ns_t *ret_tx_ts, enum port_counter tx_cnt, ns_t now);
 void port_msg_init(const struct port *p, struct msg *m, enum msg_type type, uint16_t seq);
+/* A Signaling message to every port (targetPortIdentity all ones) carrying tlv_len octets of TLVs.
+ */
+void port_signaling_init(struct port *p, struct msg *m, const uint8_t *tlv, size_t tlv_len);
 void port_timer_set(struct port *p, enum port_timer t, ns_t when);
 ns_t port_log_interval(int8_t log_interval);
 /* A uniform random time in [0, 2 * 2^log_interval] (9.5.11.2, 9.5.13.2). */

@@ -50,18 +50,6 @@ static void addr_to_port(const struct unicast_addr *a, struct port_address *ret)
 	memcpy(ret->bytes, a->bytes, ret->len);
 }
 
-static enum unicast_family port_family(const struct port *p)
-{
-	switch (p->cfg.port.network_transport) {
-	case OPTIONS_TRANSPORT_UDPV4:
-		return UNICAST_FAMILY_IPV4;
-	case OPTIONS_TRANSPORT_UDPV6:
-		return UNICAST_FAMILY_IPV6;
-	default:
-		return UNICAST_FAMILY_L2;
-	}
-}
-
 int port_unicast_new(struct port *p)
 {
 	const struct port_options *o = &p->cfg.port;
@@ -88,7 +76,7 @@ int port_unicast_new(struct port *p)
 	}
 	if (o->unicast_listen) {
 		struct unicast_grantor_config gc = {
-			.family = port_family(p),
+			.family = options_transport_family(p->cfg.port.network_transport),
 			.min_duration = PORT_UC_MIN_DURATION,
 			.max_duration = PORT_UC_MAX_DURATION,
 			.logQueryInterval = t->n > 0 ? t->logQueryInterval : 0,
@@ -141,12 +129,8 @@ static int send_tlv(struct port *p, const struct port_address *to, const struct 
 	if (unicast_tlv_build(&b, u) < 0) {
 		return 0; /* a machine's action the codec refuses: a bug, nothing to send */
 	}
-	port_msg_init(p, &m, MSG_SIGNALING, p->seq_signaling++);
 	/* 16.1.4: addressed by the unicast address; the target is every port there. */
-	memset(&m.body.signaling.targetPortIdentity, 0xff,
-	       sizeof(m.body.signaling.targetPortIdentity));
-	m.tlv = tlv;
-	m.tlv_len = tlv_builder_len(&b);
+	port_signaling_init(p, &m, tlv, tlv_builder_len(&b));
 	return port_send_unicast_only(p, &m, to, NULL, PORT_CNT_TX_SIGNALING, now);
 }
 

@@ -201,6 +201,15 @@ void port_msg_init(const struct port *p, struct msg *m, enum msg_type type, uint
 	m->hdr.minorSdoId = p->dds.sdoId & 0xff;
 }
 
+void port_signaling_init(struct port *p, struct msg *m, const uint8_t *tlv, size_t tlv_len)
+{
+	port_msg_init(p, m, MSG_SIGNALING, p->seq_signaling++);
+	memset(&m->body.signaling.targetPortIdentity, 0xff,
+	       sizeof(m->body.signaling.targetPortIdentity));
+	m->tlv = tlv;
+	m->tlv_len = tlv_len;
+}
+
 /* Build m and send it to the group (pdelay: the peer delay one) or, to set, to that peer. */
 static int port_send_to(struct port *p, const struct msg *m, bool pdelay,
 			const struct port_address *to, ns_t *ret_tx_ts, enum port_counter tx_cnt,
