@@ -35,18 +35,12 @@ run_a() {
 		"a: expected phcd's CANCEL to ptp4l when it stopped"
 	cap=$(uc_capture_read "$log.cap")
 	# Signaling (12) from phcd to ptp4l with a REQUEST (4) TLV, from ptp4l with a GRANT (5).
-	grep -Eq '^12 192\.0\.2\.2 192\.0\.2\.1 (1|True) (0x0*)?4$' <<<"$cap" ||
-		fail "a: expected phcd's REQUEST to ptp4l on the wire, captured: $(grep '^12 ' <<<"$cap" | head -n 20)"
-	grep -Eq '^12 192\.0\.2\.1 192\.0\.2\.2 (1|True) (0x0*)?5$' <<<"$cap" ||
-		fail "a: expected ptp4l's GRANT to phcd on the wire, captured: $(grep '^12 ' <<<"$cap" | head -n 20)"
-	grep -Eq '^0 192\.0\.2\.1 192\.0\.2\.2 (1|True)' <<<"$cap" ||
-		fail "a: expected ptp4l's Sync unicast to phcd, captured: $(head -n 20 <<<"$cap")"
-	! grep -Eq '^0 192\.0\.2\.1 224\.' <<<"$cap" ||
-		fail "a: ptp4l (inhibit_multicast_service) sent Sync to the group: $(head -n 5 <<<"$cap")"
-	grep -Eq '^1 192\.0\.2\.2 192\.0\.2\.1 (1|True)' <<<"$cap" ||
-		fail "a: expected phcd's Delay_Req unicast to ptp4l, captured: $(head -n 20 <<<"$cap")"
-	! grep -Eq '^1 192\.0\.2\.2 224\.' <<<"$cap" ||
-		fail "a: phcd sent a Delay_Req to the group: $(grep -E '^1 ' <<<"$cap" | head -n 3)"
+	uc_seen "$cap" '^12 192\.0\.2\.2 192\.0\.2\.1 (1|True) (0x0*)?4$' "a: expected phcd's REQUEST to ptp4l on the wire"
+	uc_seen "$cap" '^12 192\.0\.2\.1 192\.0\.2\.2 (1|True) (0x0*)?5$' "a: expected ptp4l's GRANT to phcd on the wire"
+	uc_seen "$cap" '^0 192\.0\.2\.1 192\.0\.2\.2 (1|True)' "a: expected ptp4l's Sync unicast to phcd"
+	uc_unseen "$cap" '^0 192\.0\.2\.1 224\.' "a: ptp4l (inhibit_multicast_service) sent Sync to the group"
+	uc_seen "$cap" '^1 192\.0\.2\.2 192\.0\.2\.1 (1|True)' "a: expected phcd's Delay_Req unicast to ptp4l"
+	uc_unseen "$cap" '^1 192\.0\.2\.2 224\.' "a: phcd sent a Delay_Req to the group"
 	echo "ok: a: phcd SLAVE of ptp4l by negotiated unicast; $(grep -c '^0 ' <<<"$cap") unicast Sync captured"
 }
 
@@ -68,14 +62,10 @@ run_b() {
 	uc_stop_phcd
 	wait_for "$log-ptp4l" "server unilaterally canceled unicast (SYNC|ANNOUNCE) grant" 10
 	cap=$(uc_capture_read "$log.cap")
-	grep -Eq '^12 192\.0\.2\.2 192\.0\.2\.1 (1|True) (0x0*)?5$' <<<"$cap" ||
-		fail "b: expected phcd's GRANT to ptp4l on the wire, captured: $(grep '^12 ' <<<"$cap" | head -n 20)"
-	grep -Eq '^0 192\.0\.2\.2 192\.0\.2\.1 (1|True)' <<<"$cap" ||
-		fail "b: expected phcd's Sync unicast to ptp4l, captured: $(head -n 20 <<<"$cap")"
-	! grep -Eq '^(0|11) 192\.0\.2\.2 224\.' <<<"$cap" ||
-		fail "b: phcd (inhibit_multicast_service) sent Sync or Announce to the group: $(grep -E '224\.' <<<"$cap" | head -n 3)"
-	grep -Eq '^9 192\.0\.2\.2 192\.0\.2\.1 (1|True)' <<<"$cap" ||
-		fail "b: expected phcd's Delay_Resp unicast to ptp4l, captured: $(head -n 20 <<<"$cap")"
+	uc_seen "$cap" '^12 192\.0\.2\.2 192\.0\.2\.1 (1|True) (0x0*)?5$' "b: expected phcd's GRANT to ptp4l on the wire"
+	uc_seen "$cap" '^0 192\.0\.2\.2 192\.0\.2\.1 (1|True)' "b: expected phcd's Sync unicast to ptp4l"
+	uc_unseen "$cap" '^(0|11) 192\.0\.2\.2 224\.' "b: phcd (inhibit_multicast_service) sent Sync or Announce to the group"
+	uc_seen "$cap" '^9 192\.0\.2\.2 192\.0\.2\.1 (1|True)' "b: expected phcd's Delay_Resp unicast to ptp4l"
 	echo "ok: b: ptp4l slave (RS_SLAVE) of phcd by negotiated unicast; $(grep -c '^0 ' <<<"$cap") unicast Sync captured"
 }
 
@@ -103,8 +93,7 @@ run_c() {
 		sleep 1
 	done
 	cap=$(uc_capture_read "$log.cap")
-	! grep -Eq '^12 192\.0\.2\.1 192\.0\.2\.2 .* (0x0*)?5$' <<<"$cap" ||
-		fail "c: ptp4l (unicast_listen 0) granted: $(grep '^12 ' <<<"$cap" | head -n 5)"
+	uc_unseen "$cap" '^12 192\.0\.2\.1 192\.0\.2\.2 .* (0x0*)?5$' "c: ptp4l (unicast_listen 0) granted"
 	# The times of phcd's REQUESTs: each wait longer than the one before (the backoff).
 	times=$(awk '$2 == "0x0c" && $3 == "192.0.2.2" && $6 ~ /^(0x0*)?4$/ { print $1 }' "$log.cap")
 	gaps=$(awk 'NR > 1 { printf "%.1f\n", $1 - prev } { prev = $1 }' <<<"$times")

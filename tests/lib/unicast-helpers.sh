@@ -52,6 +52,15 @@ uc_capture_wait() {
 	done
 }
 
+# uc_seen LINES PATTERN WHAT / uc_unseen LINES PATTERN WHAT: fail with WHAT and what was captured
+# unless a line of LINES (uc_capture_lines) matches PATTERN / when one does.
+uc_seen() {
+	grep -Eq "$2" <<<"$1" || fail "$3, captured: $(head -n 20 <<<"$1")"
+}
+uc_unseen() {
+	! grep -Eq "$2" <<<"$1" || fail "$3: $(grep -E "$2" <<<"$1" | head -n 3)"
+}
+
 # uc_capture_read FILE: stop the capture; uc_capture_lines.
 uc_capture_read() {
 	kill "$CAP_PID" 2>/dev/null || true
