@@ -11,6 +11,7 @@
 #     (inhibit_multicast_service);
 #  a, b) phcd stopped: its worker sends CANCEL for what it asked for and what it granted, which
 #     ptp4l's grantee logs ("server unilaterally canceled");
+#  a6) a) over UDPv6 (link-local addresses);
 #  c) ptp4l refusing (unicast_listen 0, so it answers no REQUEST; slaveOnly, no multicast Announce):
 #     phcd asks again with backoff, never UNCALIBRATED or SLAVE, no GRANT on the wire.
 set -euo pipefail
@@ -104,7 +105,24 @@ run_c() {
 	echo "ok: c: no grant, phcd not SLAVE, REQUESTs $(tr '\n' ' ' <<<"$gaps")s apart"
 }
 
+# a6: a) over UDPv6, the table naming ptp4l's link-local address: phcd SLAVE within the bounds
+# (ptp4l sends no multicast, inhibit_multicast_service: only the negotiation makes it SLAVE).
+run_a6() {
+	local peer
+	trap 'net_cleanup' EXIT
+	uc_pair a 6
+	peer=$(ip -n "$A" -6 addr show dev "$ia" scope link | awk '/inet6/ { sub("/.*", "", $2); print $2; exit }')
+	cp "$CONFIGS/UNICAST-MASTER.cfg" "$tmp/master-a6.cfg"
+	uc_slave_cfg "$tmp/slave-a6.cfg" "$peer" "$ib"
+	udp_phcd_conf "$tmp/slave-a6.cfg" "$ib" slave "network_transport = UDPv6" >"$log.phcd.conf"
+	"$BUILD/daemon/phcd" --check-config -f "$log.phcd.conf" >"$log.check" 2>&1 ||
+		fail "phcd --check-config with UNICAST-SLAVE.cfg (UDPv6) refused it: $(grep -m3 error "$log.check")"
+	udp_ptp4l_start "$A" "$ia" "$log-ptp4l" "$tmp/master-a6.cfg" -6 --priority1 100
+	gptp_phcd_start "$B" "$log.phcd.conf"
+	gptp_phcd_slave_offsets "$ib" "phcd (UNICAST-SLAVE.cfg, UDPv6 $peer) grantee of ptp4l (UNICAST-MASTER.cfg, -6)"
+}
+
 job() { "run_$1"; }
 
 reference_linuxptp
-udp_parallel job ${UC_RUNS:-a b c}
+udp_parallel job ${UC_RUNS:-a b c a6}

@@ -5,21 +5,24 @@
 CONFIGS=/usr/share/doc/linuxptp/configs
 
 # uc_slave_cfg OUT MASTER_ADDR IF: UNICAST-SLAVE.cfg as shipped, its first table naming only
-# MASTER_ADDR, its [eth0] section for IF and its L2 [eth1] (a second port) left out.
+# MASTER_ADDR (UDPv6 when it has a colon), its [eth0] section for IF and its L2 [eth1] (a second
+# port) left out.
 uc_slave_cfg() {
-	sed -e "s/^UDPv4[[:space:]]*192\.168\.1\.11/UDPv4 $2/" \
+	local fam=UDPv4
+	[[ "$2" != *:* ]] || fam=UDPv6
+	sed -e "s/^UDPv4[[:space:]]*192\.168\.1\.11/$fam $2/" \
 		-e '/^UDPv4[[:space:]]*192\.168\.[23]\./d' \
 		-e "s/^\[eth0\]/[$3]/" -e '/^\[eth1\]/,$d' \
 		"$CONFIGS/UNICAST-SLAVE.cfg" >"$1"
-	grep -q "^UDPv4 $2\$" "$1" || fail "UNICAST-SLAVE.cfg: its table line not adapted: $(cat "$1")"
+	grep -q "^$fam $2\$" "$1" || fail "UNICAST-SLAVE.cfg: its table line not adapted: $(cat "$1")"
 }
 
-# uc_pair TAG: namespaces A (ptp4l, 192.0.2.1) and B (phcd, 192.0.2.2) on a veth ia - ib; $log
-# the run's log prefix.
+# uc_pair TAG [4|6]: namespaces A (ptp4l, 192.0.2.1) and B (phcd, 192.0.2.2), or their IPv6
+# link-local addresses, on a veth ia - ib; $log the run's log prefix.
 uc_pair() {
 	v=$1$((RANDOM % 100))
 	A=uca$$$v B=ucb$$$v ia=uc${v}a ib=uc${v}b log=$tmp/$v
-	udp_pair "$A" "$B" "$ia" "$ib" 4
+	udp_pair "$A" "$B" "$ia" "$ib" "${2:-4}"
 }
 
 # uc_capture_start NS IF FILE: tshark prints IF's PTP frames into FILE from now, a line each as it
