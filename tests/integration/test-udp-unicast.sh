@@ -11,7 +11,7 @@
 #     (inhibit_multicast_service);
 #  a, b) phcd stopped: its worker sends CANCEL for what it asked for and what it granted, which
 #     ptp4l's grantee logs ("server unilaterally canceled");
-#  a6) a) over UDPv6 (link-local addresses);
+#  a6, b6) a) and b) over UDPv6 (link-local addresses);
 #  c) ptp4l refusing (unicast_listen 0, so it answers no REQUEST; slaveOnly, no multicast Announce):
 #     phcd asks again with backoff, never UNCALIBRATED or SLAVE, no GRANT on the wire.
 set -euo pipefail
@@ -122,7 +122,23 @@ run_a6() {
 	gptp_phcd_slave_offsets "$ib" "phcd (UNICAST-SLAVE.cfg, UDPv6 $peer) grantee of ptp4l (UNICAST-MASTER.cfg, -6)"
 }
 
+# b6: b) over UDPv6, ptp4l's table naming phcd's link-local address.
+run_b6() {
+	local peer
+	trap 'net_cleanup' EXIT
+	uc_pair b 6
+	peer=$(ip -n "$B" -6 addr show dev "$ib" scope link | awk '/inet6/ { sub("/.*", "", $2); print $2; exit }')
+	cp "$CONFIGS/UNICAST-MASTER.cfg" "$tmp/master-b6.cfg"
+	uc_slave_cfg "$tmp/slave-b6.cfg" "$peer" "$ia"
+	udp_phcd_conf "$tmp/master-b6.cfg" "$ib" master "network_transport = UDPv6" >"$log.phcd.conf"
+	udp_ptp4l_start "$A" "$ia" "$log-ptp4l" "$tmp/slave-b6.cfg" -6 --priority1 250
+	gptp_phcd_start "$B" "$log.phcd.conf"
+	wait_for "$log.status" "^instance default .* clock [0-9a-f.]+ " 10
+	id=$(status_field "$log.status" instance default clock)
+	gptp_ptp4l_slave_offsets "$id" "ptp4l (UNICAST-SLAVE.cfg, UDPv6 $peer) grantee of phcd (UNICAST-MASTER.cfg)"
+}
+
 job() { "run_$1"; }
 
 reference_linuxptp
-udp_parallel job ${UC_RUNS:-a b c a6}
+udp_parallel job ${UC_RUNS:-a b c a6 b6}
