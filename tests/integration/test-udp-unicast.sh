@@ -12,11 +12,12 @@
 #  a, b) phcd stopped: its worker sends CANCEL for what it asked for and what it granted, which
 #     ptp4l's grantee logs ("server unilaterally canceled");
 #  a6, b6) a) and b) over UDPv6 (link-local addresses);
+#  d) ptp4l grantor stopped: phcd leaves SLAVE and its grants expire (D-Bus Counters);
 #  c) ptp4l refusing (unicast_listen 0, so it answers no REQUEST; slaveOnly, no multicast Announce):
 #     phcd asks again with backoff, never UNCALIBRATED or SLAVE, no GRANT on the wire.
 set -euo pipefail
 . "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
-test_begin ptp port phcd gptp udp unicast
+test_begin dbus ptp port phcd gptp udp unicast
 
 run_a() {
 	trap 'net_cleanup' EXIT
@@ -138,7 +139,42 @@ run_b6() {
 	gptp_ptp4l_slave_offsets "$id" "ptp4l (UNICAST-SLAVE.cfg, UDPv6 $peer) grantee of phcd (UNICAST-MASTER.cfg)"
 }
 
+# d: ptp4l, the grantor, stops (it sends no CANCEL): phcd leaves SLAVE, its grants run out
+# (unicast_req_duration 10 here: the file's 60 would make the run a minute longer), counted as
+# Counters unicast_expiries on D-Bus (phcd alone on the test's bus).
+run_d() {
+	local deadline exp
+	uc_pair d
+	cp "$CONFIGS/UNICAST-MASTER.cfg" "$tmp/master-d.cfg"
+	uc_slave_cfg "$tmp/slave-d.cfg" 192.0.2.1 "$ib"
+	udp_phcd_conf "$tmp/slave-d.cfg" "$ib" slave "network_transport = UDPv4" \
+		"unicast_req_duration = 10" >"$log.phcd.conf"
+	udp_ptp4l_start "$A" "$ia" "$log-ptp4l" "$tmp/master-d.cfg" -4 --priority1 100
+	ptp4l_pid=$LAST_PID
+	gptp_phcd_start "$B" "$log.phcd.conf"
+	wait_for "$log-phcd" "$ib: .*-> SLAVE" 60
+	kill "$ptp4l_pid"
+	wait "$ptp4l_pid" 2>/dev/null || true
+	from=$(wc -l <"$log-phcd")
+	wait_for "$log-phcd" "$ib: SLAVE -> " 20 "$from"
+	deadline=$((SECONDS + 20))
+	until exp=$(busctl --system --json=short get-property org.phcd1 "/org/phcd1/port/$ib" \
+		org.phcd1.Port Counters | jq -r '.data.unicast_expiries') && [ "$exp" -ge 1 ]; do
+		[ "$SECONDS" -lt "$deadline" ] ||
+			fail "d: expected Counters unicast_expiries >= 1 within 20 s of ptp4l stopping, got '$exp'"
+		sleep 0.5
+	done
+	echo "ok: d: ptp4l stopped, phcd left SLAVE and $exp grant(s) expired"
+}
+
 job() { "run_$1"; }
 
 reference_linuxptp
-udp_parallel job ${UC_RUNS:-a b c a6 b6}
+runs=${UC_RUNS-a b c a6 b6 d}
+if [ -n "${runs% d}" ] && [ "${runs% d}" != d ]; then
+	udp_parallel job ${runs% d}
+fi
+if [[ " $runs " == *" d "* ]]; then
+	dbus_start "$tmp/bus"
+	run_d
+fi
