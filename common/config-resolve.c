@@ -172,5 +172,14 @@ int config_port_options(const struct config *c, const char *instance, const char
 	if (itf) {
 		config_keys_apply(&itf->layer, SCOPE_PORT, ret);
 	}
+	memset(&ret->unicast_table, 0, sizeof(ret->unicast_table));
+	if (ret->unicast_master_table > 0) {
+		const struct config_unicast_table *t = config_find_unicast_table(
+			c, ret->unicast_master_table);
+
+		if (t) {
+			ret->unicast_table = t->table;
+		}
+	}
 	return 0;
 }

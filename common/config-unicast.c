@@ -208,53 +208,104 @@ void config_unicast_close(struct loader *l, size_t i)
 	}
 }
 
-static const char *const unicast_keys[] = {
-	"unicast_listen",
-	"unicast_master_table",
-	"unicast_req_duration",
-	"inhibit_multicast_service",
-};
-
-/* The unicast keys of one layer: the table each names exists; any other value than the default
- * is refused for now. */
+/* The unicast keys of one layer: the table each names exists. */
 static void check_layer(struct loader *l, const struct config_layer *layer)
 {
-	struct port_options def;
+	const struct config_key *key = config_keys_find("unicast_master_table", false);
+	size_t idx = config_keys_index(key);
 
-	options_port_defaults(&def);
-	for (size_t k = 0; k < ARRAY_SIZE(unicast_keys); k++) {
-		const struct config_key *key = config_keys_find(unicast_keys[k], false);
-		size_t idx = config_keys_index(key);
-		const uint8_t *v = (const uint8_t *) &layer->port + key->offset;
-
-		if (!config_layer_is_set(layer, idx) ||
-		    memcmp(v, (const uint8_t *) &def + key->offset, key->size) == 0) {
-			continue;
-		}
-		if (strcmp(key->name, "unicast_master_table") == 0 &&
-		    !config_find_unicast_table(l->c, layer->port.unicast_master_table)) {
-			loader_report(l, layer->set_at[idx],
-				      "unicast_master_table %" PRId32
-				      ": no [unicast_master_table] has that table_id, expected "
-				      "the table_id of one",
-				      layer->port.unicast_master_table);
-		}
-		loader_report(l, layer->set_at[idx],
-			      "%s: " CONFIG_UNICAST_REFUSED
-			      " (phcd --check-config validates it; phcd cannot run it yet)",
-			      key->name);
+	if (config_layer_is_set(layer, idx) && layer->port.unicast_master_table != 0 &&
+	    !config_find_unicast_table(l->c, layer->port.unicast_master_table)) {
+		loader_report(
+			l, layer->set_at[idx],
+			"unicast_master_table %" PRId32
+			": no [unicast_master_table] has that table_id, expected the table_id "
+			"of one",
+			layer->port.unicast_master_table);
 	}
 }
 
-static enum unicast_family family_of(enum options_transport t)
+/*
+ * Where the port on ifname of instance in got key from: the most specific layer that sets it
+ * ([interface], ptp4l's [IFNAME] of the instance's file then of [global]'s, the instance, the
+ * global ones); false when none does (its default).
+ */
+static bool set_where(const struct config *c, const struct config_instance *in, const char *ifname,
+		      const char *name, struct config_pos *ret)
 {
-	switch (t) {
-	case OPTIONS_TRANSPORT_UDPV4:
-		return UNICAST_FAMILY_IPV4;
-	case OPTIONS_TRANSPORT_UDPV6:
-		return UNICAST_FAMILY_IPV6;
-	default:
-		return UNICAST_FAMILY_L2;
+	size_t idx = config_keys_index(config_keys_find(name, false));
+	const struct config_interface *itf = config_find_interface(c, ifname);
+	const struct config_ptp4l_section *own = config_find_ptp4l_section(
+		c, (size_t) (in - c->instances), ifname);
+	const struct config_ptp4l_section *glob = config_find_ptp4l_section(c, SIZE_MAX, ifname);
+	const struct config_layer *layers[] = {
+		itf ? &itf->layer : NULL,
+		own ? &own->layer : NULL,
+		glob ? &glob->layer : NULL,
+		&in->layer,
+		&in->ptp4l,
+		&c->global,
+		&c->ptp4l_global,
+	};
+
+	for (size_t k = 0; k < ARRAY_SIZE(layers); k++) {
+		if (layers[k] && config_layer_is_set(layers[k], idx)) {
+			*ret = layers[k]->set_at[idx];
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * A port that negotiates unicast runs over UDPv4 or UDPv6 with E2E (ptp/port-unicast.c): over
+ * L2 there is no unicast path yet, and unicast Pdelay_Resp (P2P, peer_address) is not served.
+ */
+/* The positions reported already: a port named twice (an instance's list, a section) once. */
+struct reported_pos {
+	size_t n;
+	struct config_pos pos[32];
+};
+
+static bool report_once(struct reported_pos *r, struct config_pos pos)
+{
+	for (size_t k = 0; k < r->n; k++) {
+		if (r->pos[k].file == pos.file && r->pos[k].line == pos.line) {
+			return false;
+		}
+	}
+	if (r->n < ARRAY_SIZE(r->pos)) {
+		r->pos[r->n++] = pos;
+	}
+	return true;
+}
+
+static void check_port_runs(struct loader *l, const struct config_instance *in, const char *ifname,
+			    const struct port_options *p, struct reported_pos *done)
+{
+	const char *key = p->unicast_listen		 ? "unicast_listen"
+			  : p->unicast_master_table > 0	 ? "unicast_master_table"
+			  : p->inhibit_multicast_service ? "inhibit_multicast_service"
+							 : NULL;
+	struct config_pos pos;
+
+	if (!key || !set_where(l->c, in, ifname, key, &pos) ||
+	    (p->network_transport != OPTIONS_TRANSPORT_L2 &&
+	     p->delay_mechanism == DELAY_MECHANISM_E2E) ||
+	    !report_once(done, pos)) {
+		return;
+	}
+	if (p->network_transport == OPTIONS_TRANSPORT_L2) {
+		loader_report(l, pos,
+			      "%s: " CONFIG_UNICAST_REFUSED
+			      " over network_transport L2 (port %s), expected UDPv4 or UDPv6",
+			      key, ifname);
+	} else if (p->delay_mechanism != DELAY_MECHANISM_E2E) {
+		loader_report(l, pos,
+			      "%s: " CONFIG_UNICAST_REFUSED
+			      " with delay_mechanism %s (port %s): unicast Pdelay_Resp is not "
+			      "negotiated, expected E2E",
+			      key, delay_mechanism_to_string(p->delay_mechanism), ifname);
 	}
 }
 
@@ -264,7 +315,7 @@ static enum unicast_family family_of(enum options_transport t)
  * error per table (reported[]), at its header.
  */
 static void check_port_family(struct loader *l, const struct config_instance *in,
-			      const char *ifname, bool *reported)
+			      const char *ifname, bool *reported, struct reported_pos *done)
 {
 	const struct config *c = l->c;
 	const struct config_unicast_table *t;
@@ -275,11 +326,12 @@ static void check_port_family(struct loader *l, const struct config_instance *in
 	if (!in || config_port_options(c, in->options.name, ifname, &p) < 0) {
 		return;
 	}
+	check_port_runs(l, in, ifname, &p, done);
 	t = config_find_unicast_table(c, p.unicast_master_table);
 	if (!t || reported[t - c->unicast_tables]) {
 		return;
 	}
-	f = family_of(p.network_transport);
+	f = options_transport_family(p.network_transport);
 	for (unsigned i = 0; i <= t->table.n; i++) {
 		const struct unicast_addr *a = i < t->table.n	   ? &t->table.addr[i]
 					       : t->table.has_peer ? &t->table.peer_address
@@ -305,34 +357,31 @@ static void check_families(struct loader *l)
 {
 	const struct config *c = l->c;
 	bool reported[CONFIG_UNICAST_TABLES_MAX] = { false };
+	struct reported_pos done = { .n = 0 };
 
 	for (size_t i = 0; i < c->n_instances; i++) {
 		const struct interface_selection *sel = &c->instances[i].options.interfaces;
 
 		for (unsigned n = 0; !sel->auto_select && n < sel->n_names; n++) {
-			check_port_family(l, &c->instances[i], sel->names[n], reported);
+			check_port_family(l, &c->instances[i], sel->names[n], reported, &done);
 		}
 	}
 	for (size_t i = 0; i < c->n_interfaces; i++) {
 		check_port_family(l,
 				  config_instance_for_interface(c, c->interfaces[i].ifname, true),
-				  c->interfaces[i].ifname, reported);
+				  c->interfaces[i].ifname, reported, &done);
 	}
 	for (size_t i = 0; i < c->n_ptp4l_sections; i++) {
 		const char *ifname = c->ptp4l_sections[i].ifname;
 
 		check_port_family(l, config_instance_for_interface(c, ifname, true), ifname,
-				  reported);
+				  reported, &done);
 	}
 }
 
 void config_unicast_check(struct loader *l)
 {
 	const struct config *c = l->c;
-
-	if (c->n_unicast_tables > 0) {
-		check_families(l);
-	}
 
 	check_layer(l, &c->ptp4l_global);
 	check_layer(l, &c->global);
@@ -346,13 +395,5 @@ void config_unicast_check(struct loader *l)
 	for (size_t i = 0; i < c->n_ptp4l_sections; i++) {
 		check_layer(l, &c->ptp4l_sections[i].layer);
 	}
-	for (size_t i = 0; i < c->n_unicast_tables; i++) {
-		if (c->unicast_tables[i].table.table_id) {
-			loader_report(l, c->unicast_tables[i].section,
-				      "[unicast_master_table]: " CONFIG_UNICAST_REFUSED
-				      " (table_id %" PRId32
-				      " is read and checked; phcd cannot run it yet)",
-				      c->unicast_tables[i].table.table_id);
-		}
-	}
+	check_families(l);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Internal to config_load(): ptp4l's [unicast_master_table] sections of a ptp4l_config file, and
- * the unicast keys' checks across the configuration (ptp/unicast-neg.h runs them, once wired).
+ * the unicast keys' checks across the configuration (ptp/port-unicast.c runs them).
  */
 #pragma once
 
@@ -9,8 +9,8 @@
 
 #include "common/config-loader.h"
 
-/* Why a configuration that uses unicast is refused, until the port engine runs it. */
-#define CONFIG_UNICAST_REFUSED "unicast negotiation: not yet wired to the port"
+/* Why a port's use of unicast is refused: what the port engine does not run (below). */
+#define CONFIG_UNICAST_REFUSED "unicast negotiation: not supported"
 
 /*
  * A [unicast_master_table] header at pos, of a linuxptp file (ptp4l: its lines get a verdict in
@@ -28,8 +28,8 @@ void config_unicast_line(struct loader *l, size_t t, struct config_pos pos, cons
 /* The end of table t's section: a table without a table_id is an error at its header. */
 void config_unicast_close(struct loader *l, size_t t);
 /*
- * After resolution: every unicast_master_table key names a table that exists, and every use of
- * unicast (a table, or a unicast key set to another value than its default) is refused with
- * CONFIG_UNICAST_REFUSED at its file:line.
+ * After resolution: every unicast_master_table key names a table that exists, the masters of a
+ * port's table are of its transport, and a port that uses unicast over L2 or with P2P is refused
+ * with CONFIG_UNICAST_REFUSED at the file:line of the key that made it use unicast.
  */
 void config_unicast_check(struct loader *l);

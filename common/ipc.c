@@ -160,6 +160,42 @@ static void c_mac(struct codec *c, uint8_t mac[OPTIONS_MAC_LEN])
 	}
 }
 
+/* A unicast peer's address: its family, then exactly the octets of that family. */
+static void c_unicast_addr(struct codec *c, struct unicast_addr *a)
+{
+	static const uint8_t lens[] = {
+		[UNICAST_FAMILY_L2] = 6, [UNICAST_FAMILY_IPV4] = 4, [UNICAST_FAMILY_IPV6] = 16
+	};
+
+	c_enum(c, &a->family, UNICAST_FAMILY_L2, UNICAST_FAMILY_IPV6);
+	if (c->err) {
+		return;
+	}
+	a->len = lens[a->family];
+	c->err = c->decode ? wire_get_bytes(&c->r, a->bytes, a->len)
+			   : wire_put_bytes(&c->w, a->bytes, a->len);
+}
+
+/* A port's [unicast_master_table]: only its n addresses travel (n 0: none). */
+static void c_unicast_table(struct codec *c, struct unicast_master_table *t)
+{
+	c_i32(c, &t->table_id);
+	c_i8(c, &t->logQueryInterval);
+	c_u8(c, &t->n);
+	c_bool(c, &t->has_peer);
+	if (!c->err && (t->n > UNICAST_TABLE_ADDRS_MAX || t->table_id < 0 ||
+			t->logQueryInterval < UNICAST_TABLE_LOG_QUERY_MIN ||
+			t->logQueryInterval > UNICAST_TABLE_LOG_QUERY_MAX)) {
+		c->err = -EBADMSG;
+	}
+	for (unsigned k = 0; !c->err && k < t->n; k++) {
+		c_unicast_addr(c, &t->addr[k]);
+	}
+	if (t->has_peer) {
+		c_unicast_addr(c, &t->peer_address);
+	}
+}
+
 static void c_clock_identity(struct codec *c, struct ClockIdentity *v)
 {
 	if (!c->err) {
@@ -282,6 +318,10 @@ static void f_status(struct codec *c, struct ipc_msg *m)
 		c_u64(c, &s->ignored[i]);
 	}
 	c_u64(c, &s->mgmt_malformed);
+	_Static_assert(IPC_UNICAST_KINDS == _PORT_UC_MAX, "one slot per unicast counter");
+	for (size_t i = 0; i < IPC_UNICAST_KINDS; i++) {
+		c_u64(c, &s->unicast[i]);
+	}
 	c_i32(c, &s->last_error);
 	c_string(c, s->last_error_text, sizeof(s->last_error_text));
 }
@@ -488,6 +528,7 @@ static void f_config(struct codec *c, struct ipc_msg *m)
 	}
 	c_bool(c, &p->unicast_listen);
 	c_i32(c, &p->unicast_master_table);
+	c_unicast_table(c, &p->unicast_table);
 	c_i32(c, &p->unicast_req_duration);
 	c_bool(c, &p->inhibit_multicast_service);
 	c_bool(c, &p->hybrid_e2e);

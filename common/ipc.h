@@ -63,8 +63,10 @@
  * status page.
  * 26: CONFIG carries the unicast keys (unicast_listen, unicast_master_table,
  * unicast_req_duration, inhibit_multicast_service), hybrid_e2e and unicast_peers_max;
- * PEER_REQUEST, PEER_RELEASE and PEER_SOCKETS (the unicast broker, common/peer-policy.h). */
-#define IPC_VERSION 26
+ * PEER_REQUEST, PEER_RELEASE and PEER_SOCKETS (the unicast broker, common/peer-policy.h).
+ * 27: CONFIG carries the port's unicast master table (its addresses); STATUS the unicast
+ * negotiation's counters. */
+#define IPC_VERSION 27
 #define IPC_HEADER_SIZE 8
 #define IPC_MAX_SIZE 1024 /* larger than every message; a longer datagram is refused */
 #define IPC_MAX_FDS 9	  /* a UDP port's six sockets, its status page, filter and PHC */
@@ -77,6 +79,8 @@
  * changes the layout, so it comes with a new IPC_VERSION.
  */
 #define IPC_IGNORED_KINDS 21
+/* One counter slot per enum port_unicast_counter (ptp/port.h; ipc.c asserts the count). */
+#define IPC_UNICAST_KINDS 14
 #define IPC_ERROR_TEXT_MAX 64
 /*
  * A worker's news (STATUS on the socket, PRIORITY_REQUEST, GM_SETTINGS_REQUEST) goes out at most
@@ -159,6 +163,7 @@ struct ipc_status {
 	uint64_t tx[IPC_MSG_KINDS];
 	uint64_t ignored[IPC_IGNORED_KINDS]; /* [i]: PORT_CNT_IGNORED_FIRST + i */
 	uint64_t mgmt_malformed;	     /* Management messages dropped (MGMT_CNT_MALFORMED) */
+	uint64_t unicast[IPC_UNICAST_KINDS]; /* [i]: enum port_unicast_counter i */
 	int32_t last_error;		     /* -errno or 0 */
 	char last_error_text[IPC_ERROR_TEXT_MAX];
 };

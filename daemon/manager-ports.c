@@ -109,10 +109,12 @@ static void mport_take_status(struct mport *p, const struct ipc_status *s, bool 
 
 	if (memcmp(p->rx, s->rx, sizeof(p->rx)) || memcmp(p->tx, s->tx, sizeof(p->tx)) ||
 	    memcmp(p->ignored, s->ignored, sizeof(p->ignored)) ||
+	    memcmp(p->unicast, s->unicast, sizeof(p->unicast)) ||
 	    p->dropped_management != s->mgmt_malformed) {
 		memcpy(p->rx, s->rx, sizeof(p->rx));
 		memcpy(p->tx, s->tx, sizeof(p->tx));
 		memcpy(p->ignored, s->ignored, sizeof(p->ignored));
+		memcpy(p->unicast, s->unicast, sizeof(p->unicast));
 		p->dropped_management = s->mgmt_malformed;
 		mask |= MPORT_CHANGED_COUNTERS;
 	}

@@ -317,6 +317,8 @@ struct mport {
 	/* the engine's ignored frames per reason: [i] is PORT_CNT_IGNORED_FIRST + i */
 	uint64_t ignored[IPC_IGNORED_KINDS];
 	uint64_t dropped_management; /* malformed Management messages, part of rx[MANAGEMENT] */
+	uint64_t unicast[IPC_UNICAST_KINDS]; /* the unicast negotiation's: enum port_unicast_counter
+					      */
 
 	/* public, MPORT_CHANGED_ERROR: why the port is FAULTY (or the last trouble it had) */
 	int last_error; /* -errno, 0 for none */

@@ -114,6 +114,7 @@ static struct {
 	char msg[2][IPC_MSG_KINDS][64];
 	char ignored[IPC_IGNORED_KINDS][64];
 	char peer_refused[_PEER_POLICY_MAX][64];
+	char unicast[IPC_UNICAST_KINDS][64];
 } counter_keys;
 
 static void build_counter_keys(void)
@@ -139,6 +140,10 @@ static void build_counter_keys(void)
 	for (unsigned int i = 0; i < IPC_IGNORED_KINDS; i++) {
 		snprintf(counter_keys.ignored[i], sizeof(counter_keys.ignored[i]), "ignored_%s",
 			 port_counter_to_string(PORT_CNT_IGNORED_FIRST + (int) i));
+	}
+	for (unsigned int i = 0; i < IPC_UNICAST_KINDS; i++) {
+		snprintf(counter_keys.unicast[i], sizeof(counter_keys.unicast[i]), "unicast_%s",
+			 port_unicast_counter_to_string((enum port_unicast_counter) i));
 	}
 	for (unsigned int v = 0; v < _PEER_POLICY_MAX; v++) {
 		snprintf(counter_keys.peer_refused[v], sizeof(counter_keys.peer_refused[v]),
@@ -195,6 +200,10 @@ static int get_counters(sd_bus *bus, const char *path, const char *interface, co
 	}
 	for (unsigned int v = PEER_POLICY_GRANTED + 1; r >= 0 && v < _PEER_POLICY_MAX; v++) {
 		r = append_counter(reply, counter_keys.peer_refused[v], p->peers.counters[v]);
+	}
+	/* Unicast negotiation (the worker's engine, ptp/port-unicast.c). */
+	for (unsigned int i = 0; r >= 0 && i < IPC_UNICAST_KINDS; i++) {
+		r = append_counter(reply, counter_keys.unicast[i], p->unicast[i]);
 	}
 	return r < 0 ? r : sd_bus_message_close_container(reply);
 }

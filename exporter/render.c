@@ -624,6 +624,10 @@ char *metrics_render(const struct model *m, size_t *ret_len)
 		counter_family(&b, m, "phcd_port_peer_refused_total",
 			       "Requests for unicast sockets the supervisor refused, per reason.",
 			       "peer_refused_", "reason");
+		counter_family(&b, m, "phcd_port_unicast_negotiation_total",
+			       "Unicast negotiation (IEEE 1588-2019 16.1) events of the port, as "
+			       "grantee and as grantor.",
+			       "unicast_", "event");
 	}
 	if (b.oom) {
 		free(b.p);

@@ -480,3 +480,15 @@ bool options_acceptable_master(const struct acceptable_masters *t, const struct 
 	}
 	return false;
 }
+
+enum unicast_family options_transport_family(enum options_transport t)
+{
+	switch (t) {
+	case OPTIONS_TRANSPORT_UDPV4:
+		return UNICAST_FAMILY_IPV4;
+	case OPTIONS_TRANSPORT_UDPV6:
+		return UNICAST_FAMILY_IPV6;
+	default:
+		return UNICAST_FAMILY_L2;
+	}
+}

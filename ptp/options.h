@@ -9,6 +9,7 @@
 #include "ptp/bmca.h"
 #include "ptp/ds.h"
 #include "ptp/types.h"
+#include "ptp/unicast-table.h"
 
 /*
  * Field names follow ptp4l's configuration keys (ptp4l(8)) wherever a key means what the ptp4l
@@ -322,11 +323,13 @@ struct port_options {
 	 * ptp4l's unicast keys (IEEE 1588-2019 16.1, ptp/unicast-neg.h): grant unicast service
 	 * to the ports that ask (unicast_listen), ask the masters of the unicast master table of
 	 * this id (0: none) for grants of unicast_req_duration s, and send no multicast Announce
-	 * and Sync (inhibit_multicast_service). Parsed and checked, not yet run: a configuration
-	 * that sets one to another value than its default is refused (common/config-unicast.c).
+	 * and Sync (inhibit_multicast_service). The engine runs them over UDPv4 and UDPv6
+	 * (ptp/port-unicast.c); unicast_table is the [unicast_master_table] whose table_id is
+	 * unicast_master_table, copied in by config_port_options() (n 0: none).
 	 */
 	bool unicast_listen;
 	int32_t unicast_master_table;
+	struct unicast_master_table unicast_table;
 	int32_t unicast_req_duration;
 	bool inhibit_multicast_service;
 	/*
@@ -404,6 +407,8 @@ const char *options_power_profile_to_string(enum options_power_profile v);
 int options_power_profile_from_string(const char *s, enum options_power_profile *ret);
 
 const char *options_transport_to_string(enum options_transport t);
+/* The address family of a transport's unicast peers (its unicast master table entries). */
+enum unicast_family options_transport_family(enum options_transport t);
 int options_transport_from_string(const char *s, enum options_transport *ret);
 const char *options_timestamping_to_string(enum options_timestamping t);
 int options_timestamping_from_string(const char *s, enum options_timestamping *ret);

@@ -31,6 +31,16 @@ static int port_announce_c37_238(const struct port *p, struct tlv_builder *b)
 /* IEEE 1588-2019 13.5 and 9.5.8: an Announce is the parent data set as this clock sees it. */
 int port_announce_send(struct port *p, ns_t now)
 {
+	/* inhibit_multicast_service: the granted peers get theirs unicast (port-unicast.c). */
+	if (port_unicast_inhibits_multicast(p)) {
+		return 0;
+	}
+	return port_announce_send_to(p, NULL, p->portds.logAnnounceInterval, now);
+}
+
+int port_announce_send_to(struct port *p, const struct port_address *to, int8_t log_period,
+			  ns_t now)
+{
 	/* The IEEE C37.238 TLV (at most 64 octets) and the path trace TLV. */
 	uint8_t tlv[64 + TLV_HEADER_LEN + 8 * (PORT_PATH_TRACE_MAX + 1)];
 	struct tlv_builder b;
@@ -48,7 +58,7 @@ int port_announce_send(struct port *p, ns_t now)
 		return 0;
 	}
 	port_msg_init(p, &m, MSG_ANNOUNCE, p->seq_announce++);
-	m.hdr.logMessageInterval = p->portds.logAnnounceInterval;
+	m.hdr.logMessageInterval = log_period;
 	/* 13.3.2.8: the time properties travel in flagField (MSG_FLAG_* of octet 1). */
 	m.hdr.flagField = ds_time_properties_flags(&p->tpds);
 	/* 13.5.2.1: originTimestamp may be 0; the engine reads no clock to fill it. */
@@ -69,6 +79,10 @@ int port_announce_send(struct port *p, ns_t now)
 	n = port_path_trace_tlv(p, tlv + m.tlv_len, sizeof(tlv) - m.tlv_len);
 	if (n > 0) {
 		m.tlv_len += (size_t) n;
+	}
+	if (to) {
+		r = port_send_unicast_only(p, &m, to, NULL, PORT_CNT_TX_ANNOUNCE, now);
+		return r == -ENOTCONN ? 0 : r;
 	}
 	return port_send(p, &m, false, NULL, PORT_CNT_TX_ANNOUNCE, now);
 }

@@ -19,9 +19,18 @@ int port_delay_req_send(struct port *p, ns_t now)
 	port_msg_init(p, &m, MSG_DELAY_REQ, seq);
 	/* 11.6.3: the Delay_Req carries -delayAsymmetry, so the mean path delay stays symmetric. */
 	m.hdr.correctionField = ns_to_correction(-p->portds.delayAsymmetry);
-	/* hybrid_e2e (ITU-T G.8275.2, as ptp4l's key): to the parent's address, not the group. */
-	r = port_send_unicast(p, &m, p->cfg.port.hybrid_e2e ? &p->parent_address : NULL, &tx,
-			      PORT_CNT_TX_DELAY_REQ, now);
+	if (p->uc && p->uc->grantee_on) {
+		/* Negotiated unicast (16.1): to the parent's address or not at all. */
+		r = port_send_unicast_only(p, &m, &p->parent_address, &tx, PORT_CNT_TX_DELAY_REQ,
+					   now);
+		if (r == -ENOTCONN) {
+			return 0;
+		}
+	} else {
+		/* hybrid_e2e (ITU-T G.8275.2, as ptp4l's key): to the parent's address. */
+		r = port_send_unicast(p, &m, p->cfg.port.hybrid_e2e ? &p->parent_address : NULL,
+				      &tx, PORT_CNT_TX_DELAY_REQ, now);
+	}
 	if (r < 0) {
 		return r;
 	}
@@ -58,6 +67,14 @@ int port_delay_req_receive(struct port *p, const struct msg *m, ns_t rx, ns_t no
 	 * hybrid_e2e: a unicast Delay_Req is answered to its sender, as ptp4l does, with
 	 * logMessageInterval 0x7F (13.3.2.14 Table 42: a unicast Delay_Resp carries none).
 	 */
+	if (p->uc && p->uc->gr && msg_flag(&m->hdr, MSG_FLAG_UNICAST) && p->rx_from) {
+		/* unicast_listen: to the requester or not at all (16.1). */
+		int q;
+
+		r.hdr.logMessageInterval = MSG_LOG_INTERVAL_NONE;
+		q = port_send_unicast_only(p, &r, p->rx_from, NULL, PORT_CNT_TX_DELAY_RESP, now);
+		return q == -ENOTCONN ? 0 : q;
+	}
 	if (p->cfg.port.hybrid_e2e && msg_flag(&m->hdr, MSG_FLAG_UNICAST) && p->rx_from) {
 		r.hdr.logMessageInterval = MSG_LOG_INTERVAL_NONE;
 		return port_send_unicast(p, &r, p->rx_from, NULL, PORT_CNT_TX_DELAY_RESP, now);

@@ -219,12 +219,8 @@ int port_interval_request_send(struct port *p, int8_t sync_interval, ns_t now)
 	if (tlv_builder_add_org_ext(&b, &o) < 0) {
 		return 0;
 	}
-	port_msg_init(p, &m, MSG_SIGNALING, p->seq_signaling++);
 	/* 7.5.2.4: all ones, every port: the designated master's identity is not known. */
-	memset(&m.body.signaling.targetPortIdentity, 0xff,
-	       sizeof(m.body.signaling.targetPortIdentity));
-	m.tlv = tlv;
-	m.tlv_len = tlv_builder_len(&b);
+	port_signaling_init(p, &m, tlv, tlv_builder_len(&b));
 	return port_send(p, &m, false, NULL, PORT_CNT_TX_SIGNALING, now);
 }
 

@@ -9,6 +9,7 @@
 #include "ptp/msg.h"
 #include "ptp/outlier.h"
 #include "ptp/port.h"
+#include "ptp/port-unicast.h"
 
 /*
  * An E2E delay pairs its Delay_Req with the Sync measurements before and after it, the master's
@@ -207,6 +208,8 @@ struct port {
 	const struct port_address *rx_from;
 	/* hybrid_e2e: where the parent's Syncs come from, for unicast Delay_Req (len 0: unknown) */
 	struct port_address parent_address;
+	/* Unicast negotiation (port-unicast.c): NULL on a port that runs none. */
+	struct port_unicast *uc;
 
 	uint64_t counters[_PORT_CNT_MAX];
 };
@@ -222,7 +225,16 @@ int port_send(struct port *p, const struct msg *m, bool pdelay, ns_t *ret_tx_ts,
  */
 int port_send_unicast(struct port *p, struct msg *m, const struct port_address *to, ns_t *ret_tx_ts,
 		      enum port_counter tx_cnt, ns_t now);
+/*
+ * Negotiated unicast (16.1): to that peer or not at all. -ENOTCONN (nothing sent, no fault) when
+ * there is no way to it yet; the negotiation sends again in its own time.
+ */
+int port_send_unicast_only(struct port *p, struct msg *m, const struct port_address *to,
+			   ns_t *ret_tx_ts, enum port_counter tx_cnt, ns_t now);
 void port_msg_init(const struct port *p, struct msg *m, enum msg_type type, uint16_t seq);
+/* A Signaling message to every port (targetPortIdentity all ones) carrying tlv_len octets of TLVs.
+ */
+void port_signaling_init(struct port *p, struct msg *m, const uint8_t *tlv, size_t tlv_len);
 void port_timer_set(struct port *p, enum port_timer t, ns_t when);
 ns_t port_log_interval(int8_t log_interval);
 /* A uniform random time in [0, 2 * 2^log_interval] (9.5.11.2, 9.5.13.2). */
@@ -250,10 +262,15 @@ void port_default_ds_update(struct port *p);
 
 /* port-announce.c */
 int port_announce_send(struct port *p, ns_t now);
+/* One Announce to one granted peer at its granted period (port-unicast.c). */
+int port_announce_send_to(struct port *p, const struct port_address *to, int8_t log_period,
+			  ns_t now);
 int port_announce_receive(struct port *p, const struct msg *m, ns_t now);
 
 /* port-sync.c */
 int port_sync_send(struct port *p, ns_t now);
+/* One Sync and its Follow_Up to one granted peer at its granted period (port-unicast.c). */
+int port_sync_send_to(struct port *p, const struct port_address *to, int8_t log_period, ns_t now);
 int port_sync_receive(struct port *p, const struct msg *m, ns_t rx, ns_t now);
 int port_follow_up_receive(struct port *p, const struct msg *m, ns_t now);
 /* Feed one offset to the servo and the FSM (shared by E2E and P2P). */

@@ -8,6 +8,28 @@
 /* IEEE 1588-2019 9.5.9, 11.3: a two-step Sync, then its Follow_Up with the egress time. */
 int port_sync_send(struct port *p, ns_t now)
 {
+	/* inhibit_multicast_service: the granted peers get theirs unicast (port-unicast.c). */
+	if (port_unicast_inhibits_multicast(p)) {
+		return 0;
+	}
+	return port_sync_send_to(p, NULL, p->portds.logSyncInterval, now);
+}
+
+/* To the group (to NULL) or to one granted peer, which then also gets the Follow_Up. */
+static int port_sync_send_msg(struct port *p, struct msg *m, const struct port_address *to,
+			      ns_t *ret_tx_ts, enum port_counter cnt, ns_t now)
+{
+	int r;
+
+	if (!to) {
+		return port_send(p, m, false, ret_tx_ts, cnt, now);
+	}
+	r = port_send_unicast_only(p, m, to, ret_tx_ts, cnt, now);
+	return r == -ENOTCONN ? 1 : r;
+}
+
+int port_sync_send_to(struct port *p, const struct port_address *to, int8_t log_period, ns_t now)
+{
 	uint16_t seq;
 	struct msg m;
 	uint8_t tlv[64];
@@ -21,17 +43,17 @@ int port_sync_send(struct port *p, ns_t now)
 	}
 	seq = p->seq_sync++;
 	port_msg_init(p, &m, MSG_SYNC, seq);
-	m.hdr.logMessageInterval = p->portds.logSyncInterval;
+	m.hdr.logMessageInterval = log_period;
 	m.hdr.flagField |= MSG_FLAG_TWO_STEP;
-	r = port_send(p, &m, false, &tx, PORT_CNT_TX_SYNC, now);
-	if (r < 0) {
-		return r;
+	r = port_sync_send_msg(p, &m, to, &tx, PORT_CNT_TX_SYNC, now);
+	if (r != 0) {
+		return r < 0 ? r : 0; /* 1: no way to that peer yet */
 	}
 	if (!port_local_time(p, tx, &t1)) {
 		return 0;
 	}
 	port_msg_init(p, &m, MSG_FOLLOW_UP, seq);
-	m.hdr.logMessageInterval = p->portds.logSyncInterval;
+	m.hdr.logMessageInterval = log_period;
 	/* 802.1AS-2020 11.4.4.3: the Follow_Up information TLV on every Follow_Up. */
 	if (p->cfg.port.follow_up_info) {
 		n = port_follow_up_info_tlv(p, tlv, sizeof(tlv));
@@ -45,7 +67,8 @@ int port_sync_send(struct port *p, ns_t now)
 		port_count(p, PORT_CNT_BAD_TIMESTAMP);
 		return 0;
 	}
-	return port_send(p, &m, false, NULL, PORT_CNT_TX_FOLLOW_UP, now);
+	r = port_sync_send_msg(p, &m, to, NULL, PORT_CNT_TX_FOLLOW_UP, now);
+	return r < 0 ? r : 0;
 }
 
 void port_sync_reset(struct port *p)

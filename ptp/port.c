@@ -201,6 +201,15 @@ void port_msg_init(const struct port *p, struct msg *m, enum msg_type type, uint
 	m->hdr.minorSdoId = p->dds.sdoId & 0xff;
 }
 
+void port_signaling_init(struct port *p, struct msg *m, const uint8_t *tlv, size_t tlv_len)
+{
+	port_msg_init(p, m, MSG_SIGNALING, p->seq_signaling++);
+	memset(&m->body.signaling.targetPortIdentity, 0xff,
+	       sizeof(m->body.signaling.targetPortIdentity));
+	m->tlv = tlv;
+	m->tlv_len = tlv_len;
+}
+
 /* Build m and send it to the group (pdelay: the peer delay one) or, to set, to that peer. */
 static int port_send_to(struct port *p, const struct msg *m, bool pdelay,
 			const struct port_address *to, ns_t *ret_tx_ts, enum port_counter tx_cnt,
@@ -260,6 +269,16 @@ int port_send_unicast(struct port *p, struct msg *m, const struct port_address *
 		m->hdr.flagField &= (uint16_t) ~MSG_FLAG_UNICAST;
 	}
 	return port_send_to(p, m, false, NULL, ret_tx_ts, tx_cnt, now);
+}
+
+int port_send_unicast_only(struct port *p, struct msg *m, const struct port_address *to,
+			   ns_t *ret_tx_ts, enum port_counter tx_cnt, ns_t now)
+{
+	if (!to || to->len == 0 || !p->ops->send_unicast) {
+		return -ENOTCONN;
+	}
+	m->hdr.flagField |= MSG_FLAG_UNICAST;
+	return port_send_to(p, m, false, to, ret_tx_ts, tx_cnt, now);
 }
 
 void port_message_counts(const struct port *p, uint64_t rx[16], uint64_t tx[16])
@@ -385,6 +404,11 @@ int port_new(const struct port_config *cfg, struct clock *clock, const struct po
 	}
 	p->pdreq.nrr = 1.0;
 	p->upstream_rate_ratio = 1.0;
+	r = port_unicast_new(p);
+	if (r < 0) {
+		port_unicast_free(p);
+		return r;
+	}
 
 	if (cfg->adjust_clock) {
 		servo_config_from_options(&io->servo, cfg->utc_timescale, &sc);
@@ -398,6 +422,7 @@ int port_new(const struct port_config *cfg, struct clock *clock, const struct po
 		}
 		r = servo_new(&sc, freq, &p->servo);
 		if (r < 0) {
+			port_unicast_free(p);
 			return r;
 		}
 		p->sync.log_interval = po->logSyncInterval;
@@ -412,6 +437,7 @@ struct port *port_free(struct port *p)
 {
 	if (p) {
 		servo_free(p->servo);
+		port_unicast_free(p);
 		free(p);
 	}
 	return NULL;
@@ -505,6 +531,7 @@ static int port_receive_msg(struct port *p, const void *buf, size_t len, ns_t rx
 	switch (m.hdr.messageType) {
 	case MSG_ANNOUNCE:
 		port_count(p, PORT_CNT_RX_ANNOUNCE);
+		port_unicast_announce_heard(p, &m);
 		return port_announce_receive(p, &m, now);
 	case MSG_SYNC:
 		port_count(p, PORT_CNT_RX_SYNC);
@@ -529,7 +556,10 @@ static int port_receive_msg(struct port *p, const void *buf, size_t len, ns_t rx
 		return port_pdelay_resp_follow_up_receive(p, &m, now);
 	case MSG_SIGNALING:
 		/* One counter per frame: rx_signaling when used, else the reason it was not. */
-		r = port_signaling_receive(p, &m, now);
+		r = port_unicast_signaling(p, &m, now);
+		if (r == -ENOMSG) {
+			r = port_signaling_receive(p, &m, now);
+		}
 		port_count(p, r ? r : PORT_CNT_RX_SIGNALING);
 		return 0;
 	case MSG_MANAGEMENT:
@@ -645,7 +675,8 @@ int port_tick(struct port *p, ns_t now)
 			r = k;
 		}
 	}
-	return r;
+	k = port_unicast_tick(p, now);
+	return r ? r : k;
 }
 
 /*
@@ -673,6 +704,9 @@ static ns_t port_next(const struct port *p, bool slack)
 	}
 	if (p->announce_timer.running && p->announce_timer.deadline < next) {
 		next = p->announce_timer.deadline;
+	}
+	if (port_unicast_next(p) < next) {
+		next = port_unicast_next(p);
 	}
 	return next;
 }

@@ -235,6 +235,13 @@ ns_t port_next_deadline(const struct port *p);
 /* From when port_tick has work: a caller awake anyway (a frame came) runs it then. */
 ns_t port_next_due(const struct port *p);
 
+/*
+ * The port is about to go away (its worker stops): CANCEL every unicast grant it asked for or
+ * gave (IEEE 1588-2019 16.1.3), once, no acknowledgement awaited, so its peers need not wait for
+ * the grants to run out. 0 or the first send error.
+ */
+int port_shutdown(struct port *p, ns_t now);
+
 /* Link or socket trouble seen by the caller: FAULT_DETECTED; retried after fault_reset_interval. */
 int port_fault(struct port *p, ns_t now);
 
@@ -307,6 +314,31 @@ const struct port_options *port_get_options(const struct port *p);
 const struct instance_options *port_get_instance_options(const struct port *p);
 /* The settings in effect (GET GRANDMASTER_SETTINGS_NP). */
 void port_gm_settings(const struct port *p, struct gm_settings *ret);
+
+/*
+ * Unicast negotiation (16.1) of the port (ptp/port-unicast.c), as grantee (its unicast master
+ * table) and as grantor (unicast_listen). All 0 on a port that runs neither.
+ */
+enum port_unicast_counter {
+	PORT_UC_REQUESTS_SENT,	    /* grantee: REQUESTs */
+	PORT_UC_GRANTS_RECEIVED,    /* grantee: GRANTs of a duration */
+	PORT_UC_DENIALS_RECEIVED,   /* grantee: GRANTs of duration 0 */
+	PORT_UC_GRANTS_GIVEN,	    /* grantor: requests granted (renewals too) */
+	PORT_UC_DENIED_TYPE,	    /* grantor: a type the port does not grant */
+	PORT_UC_DENIED_NOT_ALLOWED, /* grantor: another address family */
+	PORT_UC_DENIED_PERIOD,	    /* grantor: a period outside the port's range */
+	PORT_UC_DENIED_DURATION,    /* grantor: a duration below its minimum */
+	PORT_UC_DENIED_TABLE_FULL,  /* grantor: every place of its table taken */
+	PORT_UC_CANCELS_RECEIVED,   /* either: CANCELs acted on */
+	PORT_UC_CANCELS_UNKNOWN,    /* grantor: a CANCEL from an address it does not hold */
+	PORT_UC_EXPIRIES,	    /* either: grants that ran out */
+	PORT_UC_MALFORMED_TLV,	    /* unicast TLVs the codec refused */
+	PORT_UC_RATE_LIMITED,	    /* Signaling from new addresses beyond the grantor's rate */
+	_PORT_UC_MAX,
+};
+/* "requests_sent", ...: stable names for D-Bus (unicast_<name>). */
+const char *port_unicast_counter_to_string(enum port_unicast_counter c);
+void port_unicast_counters(const struct port *p, uint64_t ret[_PORT_UC_MAX]);
 
 enum port_state port_get_state(const struct port *p);
 uint64_t port_get_counter(const struct port *p, enum port_counter c);

@@ -271,6 +271,10 @@ int port_loop_run(struct port_loop *l)
 
 void port_loop_done(struct port_loop *l)
 {
+	/* Unicast grants cancelled while the sockets are still there (16.1.3). */
+	if (l->port && l->transport) {
+		(void) port_shutdown(l->port, port_loop_now());
+	}
 	l->port = port_free(l->port);
 	l->clock = clock_free(l->clock);
 	l->raw = clock_free(l->raw);

@@ -52,6 +52,7 @@ static void fill_counters(struct worker_port *w, struct ipc_status *s)
 	for (size_t i = 0; i < IPC_IGNORED_KINDS; i++) {
 		s->ignored[i] = port_get_counter(w->loop.port, PORT_CNT_IGNORED_FIRST + (int) i);
 	}
+	port_unicast_counters(w->loop.port, s->unicast);
 }
 
 /*

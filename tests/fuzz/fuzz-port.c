@@ -2,9 +2,11 @@
 /*
  * libFuzzer harness: frames from the wire into the port engine with the 802.1AS and automotive
  * behaviours on (Follow_Up information TLV, path trace, asCapable, Signaling interval requests,
- * operational intervals), as a master and as a slave. Input: frames, each a 2-byte big-endian
- * length and that many bytes; every frame gets an RX timestamp and a tick. Nothing may crash,
- * read out of bounds or leave a log interval outside -7..7.
+ * operational intervals), as a master and as a slave, and a third time with unicast negotiation
+ * (IEEE 1588-2019 16.1) as grantor and grantee over UDPv4 E2E, each frame from the table's master
+ * or from an address its octet 16 (messageTypeSpecific, ignored) picks. Input: frames, each a
+ * 2-byte big-endian length and that many bytes; every frame gets an RX timestamp and a tick.
+ * Nothing may crash, read out of bounds or leave a log interval outside -7..7.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -30,10 +32,26 @@ static int fuzz_send(void *userdata, const void *buf, size_t len, bool pdelay, b
 	return (int) len;
 }
 
-static const struct port_ops ops = { .send = fuzz_send };
-
-static void run(const uint8_t *data, size_t size, bool slave)
+static int fuzz_send_unicast(void *userdata, const void *buf, size_t len,
+			     const struct port_address *to, bool event, ns_t *ret_tx_ts)
 {
+	if (to->len != 4) {
+		abort(); /* the engine hands back only the addresses it was given */
+	}
+	return fuzz_send(userdata, buf, len, false, event, ret_tx_ts);
+}
+
+static const struct port_ops ops = { .send = fuzz_send, .send_unicast = fuzz_send_unicast };
+
+enum mode {
+	MODE_MASTER,
+	MODE_SLAVE,
+	MODE_UNICAST
+};
+
+static void run(const uint8_t *data, size_t size, enum mode mode)
+{
+	bool slave = mode == MODE_SLAVE;
 	struct clock_sim_config cc = { .start = START, .seed = 1 };
 	struct port_config pc;
 	struct clock *clk = NULL;
@@ -61,6 +79,21 @@ static void run(const uint8_t *data, size_t size, bool slave)
 		pc.port.msg_interval_request = true;
 		pc.port.operLogPdelayReqInterval = 2;
 	}
+	if (mode == MODE_UNICAST) {
+		pc.port.follow_up_info = false;
+		pc.port.path_trace_enabled = false;
+		pc.port.transportSpecific = 0;
+		pc.port.delay_mechanism = DELAY_MECHANISM_E2E;
+		pc.port.network_transport = OPTIONS_TRANSPORT_UDPV4;
+		pc.port.unicast_listen = true;
+		pc.port.inhibit_multicast_service = true;
+		pc.port.unicast_peers_max = 4;
+		pc.port.unicast_master_table = 1;
+		pc.port.unicast_table = (struct unicast_master_table){ .table_id = 1, .n = 1 };
+		pc.port.unicast_table.addr[0] = (struct unicast_addr){
+			.family = UNICAST_FAMILY_IPV4, .len = 4, .bytes = { 192, 0, 2, 1 }
+		};
+	}
 	if (port_new(&pc, clk, &ops, clk, &p) < 0 || port_start(p, now) < 0) {
 		abort();
 	}
@@ -74,7 +107,16 @@ static void run(const uint8_t *data, size_t size, bool slave)
 		}
 		now += 10 * NS_PER_MSEC;
 		(void) clock_get_time(clk, &rx);
-		(void) port_receive(p, data + pos, n, rx, now);
+		if (mode == MODE_UNICAST) {
+			/* the table's master, or one of 7 others: messageTypeSpecific's first octet
+			 */
+			uint8_t k = n > 16 ? data[pos + 16] & 0x7 : 0;
+			struct port_address from = { 4, { 192, 0, 2, (uint8_t) (1 + k) } };
+
+			(void) port_receive_from(p, data + pos, n, rx, &from, now);
+		} else {
+			(void) port_receive(p, data + pos, n, rx, now);
+		}
 		(void) port_tick(p, now);
 		pos += n;
 		if (port_port_ds(p)->logSyncInterval < -7 || port_port_ds(p)->logSyncInterval > 7 ||
@@ -90,7 +132,8 @@ static void run(const uint8_t *data, size_t size, bool slave)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	run(data, size, false);
-	run(data, size, true);
+	run(data, size, MODE_MASTER);
+	run(data, size, MODE_SLAVE);
+	run(data, size, MODE_UNICAST);
 	return 0;
 }

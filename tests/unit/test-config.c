@@ -82,19 +82,18 @@ static const struct error_case error_cases[] = {
 	  ":2: p2p_dst_mac = 01:80:C2:00:00 is not a valid value, expected a multicast MAC" },
 	{ "mixed separators", "[global]\np2p_dst_mac = 01:80-C2:00:00:0E\n",
 	  ":2: p2p_dst_mac = 01:80-C2:00:00:0E is not a valid value" },
-	{ "unicast_listen (not run yet)", "[global]\nunicast_listen = 1\n",
-	  ":2: unicast_listen: unicast negotiation: not yet wired to the port" },
-	{ "inhibit_multicast_service (not run yet)",
-	  "[instance a]\ninhibit_multicast_service = 1\n",
-	  ":2: inhibit_multicast_service: unicast negotiation: not yet wired to the port" },
+	{ "unicast_listen over L2", "[interface eth0]\nunicast_listen = 1\n",
+	  ":2: unicast_listen: unicast negotiation: not supported over network_transport L2 "
+	  "(port eth0), expected UDPv4 or UDPv6" },
+	{ "inhibit_multicast_service with P2P",
+	  "[interface eth0]\nnetwork_transport = UDPv4\ndelay_mechanism = P2P\n"
+	  "inhibit_multicast_service = 1\n",
+	  ":4: inhibit_multicast_service: unicast negotiation: not supported with delay_mechanism "
+	  "P2P (port eth0)" },
 	{ "a missing unicast master table", "[interface eth0]\nunicast_master_table = 3\n",
 	  ":2: unicast_master_table 3: no [unicast_master_table] has that table_id" },
 	{ "unicast_req_duration below 10", "[global]\nunicast_req_duration = 9\n",
 	  ":2: unicast_req_duration = 9 is out of range, expected an integer from 10 to " },
-	{ "a unicast table in phcd.conf",
-	  "[unicast_master_table]\ntable_id = 4\nUDPv4 = 192.0.2.1\n",
-	  ":1: [unicast_master_table]: unicast negotiation: not yet wired to the port (table_id "
-	  "4" },
 	{ "a multicast master in phcd.conf's table",
 	  "[unicast_master_table]\ntable_id = 4\nUDPv6 = ff02::1\n",
 	  ":3: UDPv6 = ff02::1: not a unicast address, expected a unicast IPv6 address" },

@@ -87,6 +87,12 @@ static void sample(enum ipc_type t, struct ipc_msg *m)
 		m->config.port.summary_interval = 3;
 		m->config.port.hybrid_e2e = true;
 		m->config.port.unicast_peers_max = 5;
+		m->config.port.unicast_table.table_id = 3;
+		m->config.port.unicast_table.logQueryInterval = 2;
+		m->config.port.unicast_table.n = 1;
+		m->config.port.unicast_table.addr[0] = (struct unicast_addr){
+			.family = UNICAST_FAMILY_IPV4, .len = 4, .bytes = { 192, 0, 2, 7 }
+		};
 		break;
 	case IPC_RECOMMENDED_STATE:
 		m->recommended_state.decision = BMCA_DECISION_M3;
@@ -160,9 +166,9 @@ static const struct {
 	size_t payload;
 } sizes[] = {
 	{ IPC_HELLO, 10 },
-	{ IPC_STATUS, 588 },
+	{ IPC_STATUS, 700 },
 	{ IPC_ERBEST, 113 },
-	{ IPC_CONFIG, 495 },
+	{ IPC_CONFIG, 507 },
 	{ IPC_RECOMMENDED_STATE, 109 },
 	{ IPC_SET_PRIORITY, 2 },
 	{ IPC_SHUTDOWN, 0 },
@@ -244,6 +250,11 @@ static void test_fields(void **state)
 	assert_int_equal(back.config.instance.servo.servo_num_offset_values, 12);
 	assert_true(back.config.port.hybrid_e2e);
 	assert_int_equal(back.config.port.unicast_peers_max, 5);
+	assert_int_equal(back.config.port.unicast_table.table_id, 3);
+	assert_int_equal(back.config.port.unicast_table.logQueryInterval, 2);
+	assert_int_equal(back.config.port.unicast_table.n, 1);
+	assert_int_equal(back.config.port.unicast_table.addr[0].len, 4);
+	assert_memory_equal(back.config.port.unicast_table.addr[0].bytes, "\xc0\x00\x02\x07", 4);
 
 	sample(IPC_PEER_REQUEST, &m);
 	assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
@@ -268,7 +279,7 @@ static void test_fields(void **state)
 	/* Header: type, version, length, big-endian. */
 	sample(IPC_SET_PRIORITY, &m);
 	assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
-	assert_memory_equal(buf, "\x00\x42\x00\x1a\x00\x00\x00\x02\x0a\x14", 10);
+	assert_memory_equal(buf, "\x00\x42\x00\x1b\x00\x00\x00\x02\x0a\x14", 10);
 }
 
 static void expect_bad(const uint8_t *buf, size_t len, const char *what)
@@ -525,6 +536,12 @@ static void test_bad_values(void **state)
 		expect_refused(&m, "unicast_peers_max 0");
 		m.config.port.unicast_peers_max = OPTIONS_UNICAST_PEERS_MAX + 1;
 		expect_refused(&m, "unicast_peers_max 65");
+		sample(IPC_CONFIG, &m);
+		m.config.port.unicast_table.n = UNICAST_TABLE_ADDRS_MAX + 1;
+		expect_refused(&m, "a unicast table of 17 addresses");
+		sample(IPC_CONFIG, &m);
+		m.config.port.unicast_table.logQueryInterval = 8;
+		expect_refused(&m, "logQueryInterval 8");
 	}
 
 	/* Encode refuses an unknown type and a buffer too small. */

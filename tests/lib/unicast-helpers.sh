@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Shell helpers for the tests of unicast negotiation (IEEE 1588-2019 16.1) against ptp4l with
+# linuxptp's UNICAST-*.cfg. Source after udp-helpers.sh; uses $tmp, $log, $A, $B, $ia, $ib.
+
+CONFIGS=/usr/share/doc/linuxptp/configs
+
+# uc_slave_cfg OUT MASTER_ADDR IF: UNICAST-SLAVE.cfg as shipped, its first table naming only
+# MASTER_ADDR (UDPv6 when it has a colon), its [eth0] section for IF and its L2 [eth1] (a second
+# port) left out.
+uc_slave_cfg() {
+	local fam=UDPv4
+	[[ "$2" != *:* ]] || fam=UDPv6
+	sed -e "s/^UDPv4[[:space:]]*192\.168\.1\.11/$fam $2/" \
+		-e '/^UDPv4[[:space:]]*192\.168\.[23]\./d' \
+		-e "s/^\[eth0\]/[$3]/" -e '/^\[eth1\]/,$d' \
+		"$CONFIGS/UNICAST-SLAVE.cfg" >"$1"
+	grep -q "^$fam $2\$" "$1" || fail "UNICAST-SLAVE.cfg: its table line not adapted: $(cat "$1")"
+}
+
+# uc_pair TAG [4|6]: namespaces A (ptp4l, 192.0.2.1) and B (phcd, 192.0.2.2), or their IPv6
+# link-local addresses, on a veth ia - ib; $log the run's log prefix.
+uc_pair() {
+	v=$1$((RANDOM % 100))
+	A=uca$$$v B=ucb$$$v ia=uc${v}a ib=uc${v}b log=$tmp/$v
+	udp_pair "$A" "$B" "$ia" "$ib" "${2:-4}"
+}
+
+# uc_capture_start NS IF FILE: tshark prints IF's PTP frames into FILE from now, a line each as it
+# sees them (pid in CAP_PID), once it listens: time, type, source, destination, unicast flag and
+# the Signaling TLV types.
+uc_capture_start() {
+	ip netns exec "$1" tshark -l -i "$2" -f 'udp port 319 or udp port 320' -T fields \
+		-E separator=' ' -E aggregator=, -e frame.time_relative -e ptp.v2.messagetype \
+		-e ip.src -e ip.dst -e ptp.v2.flags.unicast -e ptp.v2.sig.tlv.tlvType \
+		>"$3" 2>"$3.log" &
+	CAP_PID=$!
+	wait_for "$3.log" "Capturing on" 10
+}
+
+# uc_capture_lines FILE: what was seen so far, without the time: type (decimal), source,
+# destination, unicast flag, TLV types.
+uc_capture_lines() {
+	while read -r _ t s d u tlv; do
+		[ -n "$t" ] && echo "$((t)) $s $d $u ${tlv:-}"
+	done <"$1"
+}
+
+# uc_capture_wait FILE PATTERN WHAT: a line of uc_capture_lines matching PATTERN within 5 s.
+uc_capture_wait() {
+	local deadline=$((SECONDS + 5))
+	until uc_capture_lines "$1" | grep -Eq "$2"; do
+		[ "$SECONDS" -lt "$deadline" ] ||
+			fail "$3, captured: $(uc_capture_lines "$1" | grep '^12 ' | tail -n 10)"
+		sleep 0.1
+	done
+}
+
+# uc_seen LINES PATTERN WHAT / uc_unseen LINES PATTERN WHAT: fail with WHAT and what was captured
+# unless a line of LINES (uc_capture_lines) matches PATTERN / when one does.
+uc_seen() {
+	grep -Eq "$2" <<<"$1" || fail "$3, captured: $(head -n 20 <<<"$1")"
+}
+uc_unseen() {
+	! grep -Eq "$2" <<<"$1" || fail "$3: $(grep -E "$2" <<<"$1" | head -n 3)"
+}
+
+# uc_capture_read FILE: stop the capture; uc_capture_lines.
+uc_capture_read() {
+	kill "$CAP_PID" 2>/dev/null || true
+	wait "$CAP_PID" 2>/dev/null || true
+	uc_capture_lines "$1"
+}
+
+# uc_stop_phcd: stop phcd, and wait (10 s at most) until its worker in $B is gone too: the worker
+# sends its CANCELs on its way out, after the supervisor.
+uc_stop_phcd() {
+	local deadline=$((SECONDS + 10))
+	kill "$PHCD_PID"
+	wait "$PHCD_PID" 2>/dev/null || true
+	while [ -n "$(ip netns pids "$B")" ]; do
+		[ "$SECONDS" -lt "$deadline" ] || fail "phcd's worker still running 10 s after phcd stopped"
+		sleep 0.1
+	done
+}

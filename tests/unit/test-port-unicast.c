@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Unicast negotiation (IEEE 1588-2019 16.1) driven by the port engine (ptp/port-unicast.c), two
+ * ports back to back (port-link.c): side 0 a grantor (unicast_listen, inhibit_multicast_service),
+ * side 1 a grantee whose unicast master table names side 0.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "ptp/msg.h"
+#include "ptp/port-internal.h"
+#include "ptp/port.h"
+#include "ptp/tlv.h"
+#include "ptp/unicast-tlv.h"
+#include "tests/unit/port-link.h"
+
+static void tweak_unicast(int idx, struct port_config *pc)
+{
+	pc->port.network_transport = OPTIONS_TRANSPORT_UDPV4;
+	pc->port.unicast_req_duration = 60;
+	pc->port.unicast_peers_max = 16;
+	if (idx == 0) {
+		pc->port.unicast_listen = true;
+		pc->port.inhibit_multicast_service = true;
+	} else {
+		struct port_address a;
+
+		side_address(0, &a);
+		pc->port.unicast_master_table = 1;
+		pc->port.unicast_table = (struct unicast_master_table){
+			.table_id = 1,
+			.logQueryInterval = 0,
+			.n = 1,
+		};
+		pc->port.unicast_table.addr[0].family = UNICAST_FAMILY_IPV4;
+		pc->port.unicast_table.addr[0].len = a.len;
+		memcpy(pc->port.unicast_table.addr[0].bytes, a.bytes, a.len);
+	}
+}
+
+static void link_unicast(struct link *l, bool refuse)
+{
+	memset(l, 0, sizeof(*l));
+	l->tweak = tweak_unicast;
+	l->servo = SERVO_TYPE_PI;
+	l->now = START;
+	side_init(l, 0, 100, 1000.0, 0, DELAY_MECHANISM_E2E);
+	side_init(l, 1, 200, 0.0, NS_PER_MSEC, DELAY_MECHANISM_E2E);
+	l->s[0].refuse_unicast = l->s[1].refuse_unicast = refuse;
+	assert_int_equal(port_start(l->s[0].port, l->now), 0);
+	assert_int_equal(port_start(l->s[1].port, l->now), 0);
+}
+
+/*
+ * Both ends negotiate: the slave asks for Announce, then Sync and Delay_Resp of the master it
+ * selected, and synchronizes; every Announce and Sync of the master goes unicast (none to the
+ * group: inhibit_multicast_service), its Delay_Resp too, the Delay_Req of the slave too.
+ */
+static void test_negotiated(void **state)
+{
+	uint64_t gm[_PORT_UC_MAX], gs[_PORT_UC_MAX];
+	struct side *m, *s;
+	struct link l;
+
+	link_unicast(&l, false);
+	m = &l.s[0];
+	s = &l.s[1];
+	link_run(&l, START + 60 * NS_PER_SEC);
+	assert_int_equal(port_get_state(s->port), PORT_STATE_SLAVE);
+	if (llabs(link_error(&l)) > 200) {
+		fail_msg("error %lld ns, expected within 200", (long long) link_error(&l));
+	}
+	port_unicast_counters(m->port, gm);
+	port_unicast_counters(s->port, gs);
+	/* Announce, Sync, Delay_Resp: asked, granted. */
+	assert_true(gs[PORT_UC_REQUESTS_SENT] >= 3);
+	assert_true(gs[PORT_UC_GRANTS_RECEIVED] >= 3);
+	assert_true(gm[PORT_UC_GRANTS_GIVEN] >= 3);
+	assert_int_equal(gs[PORT_UC_DENIALS_RECEIVED], 0);
+	assert_int_equal(gm[PORT_UC_DENIED_TABLE_FULL] + gm[PORT_UC_DENIED_TYPE], 0);
+	/* Every Announce and Sync of the master unicast: none to the group. */
+	assert_true(m->unicast_tx[MSG_SYNC] > 30); /* 1 a second, once granted */
+	assert_int_equal(port_get_counter(m->port, PORT_CNT_TX_SYNC), m->unicast_tx[MSG_SYNC]);
+	assert_int_equal(port_get_counter(m->port, PORT_CNT_TX_ANNOUNCE),
+			 m->unicast_tx[MSG_ANNOUNCE]);
+	assert_int_equal(port_get_counter(m->port, PORT_CNT_TX_FOLLOW_UP),
+			 m->unicast_tx[MSG_FOLLOW_UP]);
+	assert_int_equal(port_get_counter(m->port, PORT_CNT_TX_DELAY_RESP),
+			 m->unicast_tx[MSG_DELAY_RESP]);
+	assert_int_equal(port_get_counter(s->port, PORT_CNT_TX_DELAY_REQ),
+			 s->unicast_tx[MSG_DELAY_REQ]);
+	assert_int_equal(port_get_counter(s->port, PORT_CNT_TX_SIGNALING),
+			 s->unicast_tx[MSG_SIGNALING]);
+	for (int t = 0; t < 16; t++) {
+		assert_int_equal(m->group_flagged_tx[t] + s->group_flagged_tx[t], 0);
+	}
+	assert_int_equal(m->unicast_misaddressed + s->unicast_misaddressed, 0);
+	assert_int_equal(port_get_counter(m->port, PORT_CNT_TX_ERROR), 0);
+	assert_int_equal(port_get_counter(s->port, PORT_CNT_TX_ERROR), 0);
+	/* Going away: each side cancels its three grants (16.1.3), unicast. */
+	for (int k = 0; k < 2; k++) {
+		unsigned before = l.s[k].unicast_tx[MSG_SIGNALING];
+
+		assert_int_equal(port_shutdown(l.s[k].port, l.now), 0);
+		if (l.s[k].unicast_tx[MSG_SIGNALING] != before + 3) {
+			fail_msg("side %d: %u Signaling at shutdown, expected 3 CANCELs", k,
+				 l.s[k].unicast_tx[MSG_SIGNALING] - before);
+		}
+	}
+	link_free(&l);
+}
+
+/*
+ * No way to the peer (its sockets never come: -ENOTCONN): nothing of the negotiation falls back
+ * to the group, no fault; the grantee asks again with backoff and never synchronizes.
+ */
+static void test_no_fallback(void **state)
+{
+	uint64_t gs[_PORT_UC_MAX];
+	struct side *m, *s;
+	struct link l;
+
+	link_unicast(&l, true);
+	m = &l.s[0];
+	s = &l.s[1];
+	link_run(&l, START + 60 * NS_PER_SEC);
+	assert_int_not_equal(port_get_state(s->port), PORT_STATE_SLAVE);
+	assert_int_not_equal(port_get_state(s->port), PORT_STATE_UNCALIBRATED);
+	port_unicast_counters(s->port, gs);
+	/* Asked at 0, then after 1 + 2, 1 + 4, ... (logQueryInterval 0): a handful in 60 s. */
+	assert_true(gs[PORT_UC_REQUESTS_SENT] >= 4);
+	assert_true(gs[PORT_UC_REQUESTS_SENT] <= 8);
+	assert_int_equal(gs[PORT_UC_GRANTS_RECEIVED], 0);
+	assert_int_equal(port_get_counter(s->port, PORT_CNT_TX_SIGNALING), 0);
+	assert_int_equal(port_get_counter(m->port, PORT_CNT_TX_SYNC), 0);
+	assert_int_equal(port_get_counter(m->port, PORT_CNT_TX_ANNOUNCE), 0);
+	assert_int_equal(port_get_counter(m->port, PORT_CNT_TX_ERROR), 0);
+	assert_int_equal(port_get_counter(s->port, PORT_CNT_TX_ERROR), 0);
+	link_free(&l);
+}
+
+/* A REQUEST for Announce from addr with a sourcePortIdentity of its own, into buf. */
+static size_t request_from(uint32_t k, uint8_t *buf, size_t size)
+{
+	struct unicast_tlv u = {
+		.tlvType = TLV_REQUEST_UNICAST_TRANSMISSION,
+		.messageType = MSG_ANNOUNCE,
+		.logInterMessagePeriod = 0,
+		.durationField = 60,
+	};
+	struct PortIdentity src = { .portNumber = 1 };
+	uint8_t tlv[32];
+	struct tlv_builder b;
+	struct msg m;
+	ssize_t n;
+
+	tlv_builder_init(&b, tlv, sizeof(tlv));
+	assert_int_equal(unicast_tlv_build(&b, &u), 0);
+	src.clockIdentity.id[0] = 0x0a;
+	memcpy(&src.clockIdentity.id[4], &k, sizeof(k));
+	memset(&m, 0, sizeof(m));
+	msg_header_init(&m.hdr, MSG_SIGNALING, 0, &src, (uint16_t) k);
+	memset(&m.body.signaling.targetPortIdentity, 0xff,
+	       sizeof(m.body.signaling.targetPortIdentity));
+	m.tlv = tlv;
+	m.tlv_len = tlv_builder_len(&b);
+	n = msg_build(&m, buf, size);
+	assert_true(n > 0);
+	return (size_t) n;
+}
+
+/*
+ * A grant-request flood from 5000 addresses against the grantor while it serves its slave: the
+ * work per new address is rate limited, the table holds at most its 16 places (the slave's among
+ * them), the rest is denied as table_full and counted, and the slave stays synchronized.
+ */
+static void test_request_flood(void **state)
+{
+	uint64_t gm[_PORT_UC_MAX];
+	struct side *m, *s;
+	struct link l;
+	uint8_t buf[FRAME_MAX];
+
+	link_unicast(&l, false);
+	m = &l.s[0];
+	s = &l.s[1];
+	link_run(&l, START + 40 * NS_PER_SEC);
+	assert_int_equal(port_get_state(s->port), PORT_STATE_SLAVE);
+	for (uint32_t k = 0; k < 5000; k++) {
+		struct port_address from = { 4, { 198, 51, (uint8_t) (k >> 8), (uint8_t) k } };
+		size_t n = request_from(k, buf, sizeof(buf));
+
+		assert_int_equal(port_receive_from(m->port, buf, n, PORT_TS_NONE, &from, l.now), 0);
+		if (k % 50 == 49) {
+			link_run(&l, l.now + 100 * NS_PER_MSEC);
+		}
+	}
+	link_run(&l, l.now + 10 * NS_PER_SEC);
+	port_unicast_counters(m->port, gm);
+	/* 20 a second after a burst of 40 over 10 s: about 240 taken, the rest refused early. */
+	assert_true(gm[PORT_UC_RATE_LIMITED] > 4000);
+	assert_true(gm[PORT_UC_DENIED_TABLE_FULL] > 100);
+	/* 15 places for strangers (the slave holds one); each holds an Announce grant. */
+	assert_true(gm[PORT_UC_GRANTS_GIVEN] < 40);
+	assert_int_equal(port_get_state(s->port), PORT_STATE_SLAVE);
+	if (llabs(link_error(&l)) > 200) {
+		fail_msg("error %lld ns after the flood, expected within 200",
+			 (long long) link_error(&l));
+	}
+	link_free(&l);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_negotiated),
+		cmocka_unit_test(test_no_fallback),
+		cmocka_unit_test(test_request_flood),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
