@@ -243,7 +243,7 @@ static bool set_where(const struct config *c, const struct config_instance *in, 
 		own ? &own->layer : NULL,
 		glob ? &glob->layer : NULL,
 		&in->layer,
-		&in->ptp4l,
+		config_instance_ptp4l(in),
 		&c->global,
 		&c->ptp4l_global,
 	};
