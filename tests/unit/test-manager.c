@@ -642,7 +642,9 @@ static void chrony_close(struct chrony_sock *c, int fd)
 
 /*
  * clock_servo refclock_sock, even with system_clock_instance auto: the clock is never written, and
- * chronyd's socket gets each offset of the port as true time minus CLOCK_REALTIME.
+ * chronyd's socket gets each offset of the port as true time minus CLOCK_REALTIME. The grandmaster
+ * announces the PTP timescale (a PHC's, as most do): the worker's software offsets are on UTC
+ * already (port_sync_offset), and chronyd must get UTC, not 37 s less.
  */
 static void test_follow_refclock(void **state)
 {
@@ -665,6 +667,8 @@ static void test_follow_refclock(void **state)
 		 "refclock_sock_address = %s\n",
 		 chrony.sa.sun_path);
 	follow_init(&fr, conf, 50 * NS_PER_MSEC);
+	manager_find_instance(fr.r.m, "a")->time_properties.ptpTimescale = true;
+	manager_find_instance(fr.r.m, "a")->time_properties.currentUtcOffset = 37;
 	assert_true(sysclock_sim_read(fr.sim, &before) >= 0);
 	err = sim_error(&fr);
 	sysclock_follow_tick(fr.f, USEC_PER_SEC); /* the feed comes with the tick */
