@@ -316,8 +316,7 @@ void refclock_feeds_port_status(struct refclock_feeds *fs, struct mport *p,
 				const struct ipc_status *s)
 {
 	struct refclock_feed *fd = fs ? feed_find(fs, p->instance->name) : NULL;
-	const struct timePropertiesDS *tp;
-	ns_t utc;
+	ns_t ref;
 
 	/* sysclock_follow_slave_port: SLAVE as the supervisor made it, and trusted */
 	if (!fd || !instance_feeds_refclock(p->instance) ||
@@ -338,14 +337,13 @@ void refclock_feeds_port_status(struct refclock_feeds *fs, struct mport *p,
 	}
 	fd->last_sample = s->sample_ts;
 	/*
-	 * The offset is CLOCK_REALTIME minus the master at the Sync's receive time, and the worker
-	 * has already taken the UTC offset off a master on the PTP timescale (software stamps count
-	 * UTC: port_sync_offset). Back on the master's timescale, which feed_send() takes it off:
-	 * otherwise chronyd's clock would end up currentUtcOffset (37 s) behind UTC.
+	 * The offset is CLOCK_REALTIME minus the master at the Sync's receive time, on UTC: back on
+	 * the master's timescale, which feed_send() takes the UTC offset off (taken off twice,
+	 * chronyd's clock ended up currentUtcOffset, 37 s, behind UTC).
 	 */
-	tp = &p->instance->time_properties;
-	utc = tp->ptpTimescale ? (ns_t) tp->currentUtcOffset * NS_PER_SEC : 0;
-	feed_send(fs, fd, p->instance, s->sample_ts, s->sample_ts - s->offset_ns + utc);
+	if (sysclock_follow_software_ref(s, &p->instance->time_properties, &ref)) {
+		feed_send(fs, fd, p->instance, s->sample_ts, ref);
+	}
 }
 
 bool refclock_feed_info(const struct instance *i, struct refclock_info *ret)
