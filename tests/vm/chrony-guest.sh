@@ -4,12 +4,14 @@
 # the two ways docs/phcd.conf.5.md ("phcd with chrony") documents. In the guest chronyd runs
 # without -x: the guest's clocks are its own. One ptp4l -H grandmaster on eth1 (PHC 1, +50 ppm
 # since the start of hw-guest.sh), phcd a slave on eth0:
+#  S: phcd alone with software timestamps (system_clock_instance): D's baseline, as A is E's;
 #  D: phcd with software timestamps and clock_servo refclock_sock, chronyd's refclock SOCK;
 #  E: phcd with hardware timestamps steering PHC 0 (clock_backend phc, no system clock of its
 #     own), chronyd's refclock PHC /dev/ptp0 (tai, leap seconds from right/UTC).
-# Each: chronyc sources must show "#* PHCD"; then, after CHRONY_SETTLE_S, the guest's
-# CLOCK_REALTIME + 37 s (the TAI-UTC offset ptp4l announces) is read against the grandmaster's
-# PHC 1 over WINDOW_S, as A reads it while phcd steers CLOCK_REALTIME alone. The host judges.
+# D and E: chronyc sources must show "#* PHCD" (S: phcd's system clock LOCKED); then, after
+# CHRONY_SETTLE_S, the guest's CLOCK_REALTIME + 37 s (the UTC offset ptp4l announces) is read
+# against the grandmaster's PHC 1 over WINDOW_S, as A reads it while phcd steers the clock
+# alone. The host judges (tests/vm/hw.sh).
 
 # chronyd_start NAME CONFIG-LINE...: chronyd in the foreground (-d), as root, steering the guest's
 # clock; its command socket /run/chrony-NAME/chronyd.sock, nothing on the network.
@@ -20,7 +22,7 @@ chronyd_start() {
 	chmod 700 $dir
 	{
 		printf '%s\n' "$@"
-		# The guest's clock may be 37 s off when D runs first (PHCD_VM_ONLY): step then.
+		# Without A before (PHCD_VM_ONLY), the guest's clock is 37 s off: step then.
 		printf 'makestep 0.1 3\npidfile %s/pid\nbindcmdaddress %s/chronyd.sock\n' $dir $dir
 		printf 'cmdport 0\nport 0\ndriftfile %s/drift\n' $dir
 	} >/chrony-$name.conf
@@ -41,7 +43,7 @@ chrony_selected() {
 		sleep 0.5
 	done
 }
-# chrony_phase X NAME: selected, settle, read CLOCK_REALTIME against PHC 1 (and, with hardware
+# chrony_phase X NAME START: selected (the time since START), settle, read CLOCK_REALTIME against PHC 1 (and, with hardware
 # timestamps, phcd's PHC 0 against PHC 1 beside it), chronyd's view, phcd's refclock state.
 chrony_phase() {
 	local x=$1 name=$2 start=$3 tp=
@@ -63,11 +65,12 @@ chrony_gm() { # X
 	$B/ptp4l -i eth1 $PTP4L_OPTS --masterOnly 1 --uds_address /run/ptp4l-$1 >/tmp/ptp4l-$1.log 2>&1 &
 	echo $! >/tmp/ptp4l.pid
 }
-chrony_phcd_conf() { # NAME TIME_STAMPING INSTANCE-LINES...
-	local name=$1 ts=$2
-	shift 2
+chrony_phcd_conf() { # NAME TIME_STAMPING GLOBAL-LINE INSTANCE-LINES...
+	local name=$1 ts=$2 global=$3
+	shift 3
 	{
-		printf '[global]\ntime_stamping = %s\ntx_timestamp_timeout = %s\n' $ts $TX_TIMEOUT_MS
+		printf '[global]\n%s\ntime_stamping = %s\n' "$global" $ts
+		printf 'tx_timestamp_timeout = %s\n' $TX_TIMEOUT_MS
 		printf 'logAnnounceInterval = -2\nannounceReceiptTimeout = 3\n'
 		printf 'logSyncInterval = -3\nlogMinDelayReqInterval = -3\n\n[instance %s]\n' $name
 		printf 'interfaces = eth0\nslaveOnly = 1\n'
@@ -79,14 +82,32 @@ chrony_tails() { # X NAME
 	tail -n 12 /tmp/chronyd-$2.log | sed "s/^/VMTEST: $1: chronyd log: /"
 }
 
+# --- S: phcd alone steering CLOCK_REALTIME from software timestamps: D's baseline, as A is E's ---
+if want S; then
+	chrony_gm s
+	chrony_phcd_conf sws software "system_clock_instance = sws" "clock_backend = system"
+	start=$(up)
+	start_phcd sws
+	if wait_for /tmp/sws.log 'system clock LOCKED' $SLAVE_WAIT_S; then
+		echo "VMTEST-S-LOCKED $(since $start)"
+		say "S: phcd's system clock LOCKED at $(up)s; settling ${CHRONY_SETTLE_S}s, then ${WINDOW_S}s read"
+		sleep $CHRONY_SETTLE_S
+		echo "VMTEST-S-TRACK $($B/tool-vm-igb track CLOCK_REALTIME /dev/ptp1 $WINDOW_S 37)"
+	fi
+	echo "VMTEST-S-LOAD $(cut -d' ' -f1-3 /proc/loadavg)"
+	stop_all
+	grep 'system clock' /tmp/sws.log | head -n 4 | sed 's/^/VMTEST: S: phcd: /'
+fi
+
 # --- D: phcd (software timestamps) -> refclock SOCK -> chronyd steering CLOCK_REALTIME ---
 if want D; then
 	chrony_gm d
-	chrony_phcd_conf sw software "clock_backend = system" "clock_servo = refclock_sock" \
+	chrony_phcd_conf sw software "" "clock_backend = system" "clock_servo = refclock_sock" \
 		"refclock_sock_address = /run/phcd-refclock.sock"
 	start=$(up)
 	start_phcd sw
-	chronyd_start sw "refclock SOCK /run/phcd-refclock.sock refid PHCD poll 1 precision 1e-7 prefer"
+	# The lines docs/phcd.conf.5.md ("phcd with chrony") gives, with refid PHCD.
+	chronyd_start sw "refclock SOCK /run/phcd-refclock.sock refid PHCD poll 2 precision 1e-7 prefer"
 	chrony_phase D sw $start
 	echo "VMTEST-D-REFCLOCK $($B/busctl --system get-property org.phcd1 /org/phcd1/instance/sw \
 		org.phcd1.Instance RefclockState 2>&1)"
@@ -97,7 +118,7 @@ fi
 # --- E: phcd (hardware timestamps) steering PHC 0 -> refclock PHC -> chronyd ---
 if want E; then
 	chrony_gm e
-	chrony_phcd_conf hw hardware "clock_backend = phc"
+	chrony_phcd_conf hw hardware "" "clock_backend = phc"
 	start=$(up)
 	start_phcd hw
 	# chronyd reads the PHC once phcd has locked it: a PHC still being stepped reads as a good

@@ -34,13 +34,16 @@ if [ "$CLOSED" = 1 ]; then
 	# on the same seat (or C_FLOOR_NS); "locked": 40 samples within LOCK_NS.
 	C_FACTOR=${PHCD_VM_C_FACTOR:-3}
 	C_FLOOR_NS=${PHCD_VM_C_FLOOR_NS:-2000}
-	# A, D, E: the guest's CLOCK_REALTIME against the grandmaster's PHC 1 over the window,
-	# bounds on the median and p95 of |offset| (ns): phcd steering it alone (A), chronyd on
-	# phcd's SOCK samples with software timestamps (D), chronyd on the PHC phcd steers (E).
-	# From the runs in docs/performance.md ("chronyd on phcd"), with margin: see there.
-	SYS_GM_A=${PHCD_VM_SYS_GM_A:-"20000 50000"}
-	SYS_GM_D=${PHCD_VM_SYS_GM_D:-"200000 500000"}
-	SYS_GM_E=${PHCD_VM_SYS_GM_E:-"20000 50000"}
+	# A, S, D, E: the guest's CLOCK_REALTIME against the grandmaster's PHC 1 over the window,
+	# bounds on the median and p95 of |offset| (ns). Hardware timestamps: phcd steering it alone
+	# (A) and chronyd on the PHC phcd steers (E), seen at medians 0.23-1.44 us and p95 0.66-3.72
+	# us in four runs: 5 and 20 us. Software timestamps: phcd alone (S) and chronyd on phcd's SOCK
+	# samples (D), seen at medians 61-295 us and p95 150-650 us (TCG delivers the stamps late,
+	# never early): 1 and 2 ms. About 3-5 times the worst, for the host's load, which moves TCG's
+	# timing. Runs and figures in docs/performance.md ("The guest's CLOCK_REALTIME in QEMU").
+	SYS_GM_A=${PHCD_VM_SYS_GM_A:-"5000 20000"}
+	SYS_GM_D=${PHCD_VM_SYS_GM_D:-"1000000 2000000"}
+	SYS_GM_E=${PHCD_VM_SYS_GM_E:-"5000 20000"}
 	CHRONY_SELECT_S=${PHCD_VM_CHRONY_SELECT_S:-90}
 	tier="closed-loop tier"
 else
@@ -51,7 +54,7 @@ fi
 
 LOCK_NS=${PHCD_VM_LOCK_NS:-50000}
 # PHCD_VM_ONLY: a subset of the scenarios, for diagnosis; the tier then judges those and fails.
-ALL=$([ "$CLOSED" = 1 ] && echo ABCDE || echo ABC)
+ALL=$([ "$CLOSED" = 1 ] && echo ABCSDE || echo ABC)
 ONLY=${PHCD_VM_ONLY:-$ALL}
 want() { case "$ONLY" in *$1*) return 0 ;; esac; return 1; }
 not_run() {
@@ -342,6 +345,14 @@ chrony_judge() { # X WHAT MEDIAN_NS P95_NS
 	sys_judge "$1 ($2)" "$(v "$1-TRACK")" "$3" "$4"
 }
 if [ "$CLOSED" = 1 ]; then
+	if want S; then
+		[ -n "$(v S-LOCKED)" ] ||
+			fail "S: phcd's system clock (software timestamps) not LOCKED within ${PHCD_VM_SLAVE_WAIT_S:-90} s"
+		echo "ok: S: phcd alone, software timestamps: system clock LOCKED $(v S-LOCKED) s after" \
+			"phcd started (guest load $(v S-LOAD))"
+		# shellcheck disable=SC2086 # "MEDIAN P95"
+		sys_judge "S (phcd alone, software timestamps)" "$(v S-TRACK)" $SYS_GM_D
+	fi
 	if want D; then
 		[ "$(v D-REFCLOCK)" = 's "sending"' ] ||
 			fail "D: phcd's RefclockState: expected \"sending\", got $(v D-REFCLOCK)"
