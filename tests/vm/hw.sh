@@ -37,10 +37,10 @@ if [ "$CLOSED" = 1 ]; then
 	# A, S, D, E: the guest's CLOCK_REALTIME against the grandmaster's PHC 1 over the window,
 	# bounds on the median and p95 of |offset| (ns). Hardware timestamps: phcd steering it alone
 	# (A) and chronyd on the PHC phcd steers (E), seen at medians 0.23-1.44 us and p95 0.66-3.72
-	# us in four runs: 5 and 20 us. Software timestamps: phcd alone (S) and chronyd on phcd's SOCK
-	# samples (D), seen at medians 61-295 us and p95 150-650 us (TCG delivers the stamps late,
-	# never early): 1 and 2 ms. About 3-5 times the worst, for the host's load, which moves TCG's
-	# timing. Runs and figures in docs/performance.md ("The guest's CLOCK_REALTIME in QEMU").
+	# us in five runs: 5 and 20 us. Software timestamps: phcd alone (S, two runs) and chronyd on
+	# phcd's SOCK samples (D, four), seen at medians 61-295 us and p95 150-732 us (TCG delivers
+	# the stamps late, never early): 1 and 2 ms. About 3-5 times the worst, for the host's load,
+	# which moves TCG's timing. Figures in docs/performance.md ("The guest's CLOCK_REALTIME").
 	SYS_GM_A=${PHCD_VM_SYS_GM_A:-"5000 20000"}
 	SYS_GM_D=${PHCD_VM_SYS_GM_D:-"1000000 2000000"}
 	SYS_GM_E=${PHCD_VM_SYS_GM_E:-"5000 20000"}
