@@ -316,6 +316,7 @@ void refclock_feeds_port_status(struct refclock_feeds *fs, struct mport *p,
 				const struct ipc_status *s)
 {
 	struct refclock_feed *fd = fs ? feed_find(fs, p->instance->name) : NULL;
+	ns_t ref;
 
 	/* sysclock_follow_slave_port: SLAVE as the supervisor made it, and trusted */
 	if (!fd || !instance_feeds_refclock(p->instance) ||
@@ -335,8 +336,14 @@ void refclock_feeds_port_status(struct refclock_feeds *fs, struct mport *p,
 		return;
 	}
 	fd->last_sample = s->sample_ts;
-	/* the offset is CLOCK_REALTIME minus the master at the Sync's receive time */
-	feed_send(fs, fd, p->instance, s->sample_ts, s->sample_ts - s->offset_ns);
+	/*
+	 * The offset is CLOCK_REALTIME minus the master at the Sync's receive time, on UTC: back on
+	 * the master's timescale, which feed_send() takes the UTC offset off (taken off twice,
+	 * chronyd's clock ended up currentUtcOffset, 37 s, behind UTC).
+	 */
+	if (sysclock_follow_software_ref(s, &p->instance->time_properties, &ref)) {
+		feed_send(fs, fd, p->instance, s->sample_ts, ref);
+	}
 }
 
 bool refclock_feed_info(const struct instance *i, struct refclock_info *ret)

@@ -436,10 +436,19 @@ enum sysclock_follow_verdict sysclock_follow_admit(ns_t sample_ts, ns_t last_sam
 							    : SYSCLOCK_FOLLOW_FEED;
 }
 
+bool sysclock_follow_software_ref(const struct ipc_status *s, const struct timePropertiesDS *tp,
+				  ns_t *ref)
+{
+	ns_t utc = tp->ptpTimescale ? (ns_t) tp->currentUtcOffset * NS_PER_SEC : 0;
+
+	return !__builtin_sub_overflow(s->sample_ts, s->offset_ns, ref) &&
+	       !__builtin_add_overflow(*ref, utc, ref);
+}
+
 void sysclock_follow_port_status(struct sysclock_follow *f, struct mport *p,
 				 const struct ipc_status *s)
 {
-	ns_t now = 0, mono = 0;
+	ns_t now = 0, mono = 0, ref = 0;
 	double before = 0;
 	int r;
 
@@ -462,6 +471,9 @@ void sysclock_follow_port_status(struct sysclock_follow *f, struct mport *p,
 					    f->step_real, mono, now) != SYSCLOCK_FOLLOW_FEED) {
 		return;
 	}
+	if (r >= 0 && !sysclock_follow_software_ref(s, &p->instance->time_properties, &ref)) {
+		return;
+	}
 	if (r >= 0) {
 		enum outlier_verdict v = outlier_gate_judge(&f->gate, s->sample_ts, s->offset_ns);
 
@@ -473,7 +485,7 @@ void sysclock_follow_port_status(struct sysclock_follow *f, struct mport *p,
 		before = f->sc->servo->freq_ppb;
 		r = sysclock_sample(f->sc,
 				    &(struct sysclock_sample){ .sys = s->sample_ts,
-							       .ref = s->sample_ts - s->offset_ns,
+							       .ref = ref,
 							       .error = s->mean_path_delay_ns },
 				    &p->instance->time_properties);
 	}

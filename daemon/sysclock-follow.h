@@ -77,6 +77,15 @@ void sysclock_follow_tick(struct sysclock_follow *f, uint64_t usec);
 void sysclock_follow_port_status(struct sysclock_follow *f, struct mport *p,
 				 const struct ipc_status *s);
 
+/*
+ * The master's time at a worker's software-timestamped sample, on the master's own timescale: the
+ * worker's offset is CLOCK_REALTIME minus the master's time with currentUtcOffset already taken
+ * off a master on the PTP timescale (software stamps count UTC: port_sync_offset), and
+ * sysclock_sample() and the refclock feed take it off themselves. False if it does not fit.
+ */
+bool sysclock_follow_software_ref(const struct ipc_status *s, const struct timePropertiesDS *tp,
+				  ns_t *ref);
+
 /* After a step, offsets the worker measured before it may still arrive: ignore them this long. */
 #define SYSCLOCK_FOLLOW_HOLDOFF_NS (2 * NS_PER_SEC)
 /*

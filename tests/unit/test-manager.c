@@ -422,6 +422,25 @@ static void test_follow_locks(void **state)
 	follow_free(&fr);
 }
 
+/*
+ * Software timestamps from a grandmaster on the PTP timescale (a PHC's, as most are): the worker's
+ * offsets are on UTC already (port_sync_offset), and CLOCK_REALTIME must follow UTC, not UTC less
+ * currentUtcOffset (the closed-loop tier's S saw the guest's clock steered 37 s behind).
+ */
+static void test_follow_software_ptp_timescale(void **state)
+{
+	struct follow_rig fr;
+
+	follow_init(&fr, follow_free_running, 50 * NS_PER_MSEC);
+	manager_find_instance(fr.r.m, "a")->time_properties.ptpTimescale = true;
+	manager_find_instance(fr.r.m, "a")->time_properties.currentUtcOffset = 37;
+	follow_run(&fr, 120);
+	rig_turn(&fr.r);
+	assert_true(sysclock_follow_synchronized(fr.f));
+	assert_true(llabs(sim_error(&fr)) < 100 * NS_PER_USEC);
+	follow_free(&fr);
+}
+
 /* Nothing is written to the clock: nothing followed, a port not SLAVE, a virtual clock. */
 static void follow_never_writes(const char *config, enum port_state st)
 {
@@ -642,7 +661,9 @@ static void chrony_close(struct chrony_sock *c, int fd)
 
 /*
  * clock_servo refclock_sock, even with system_clock_instance auto: the clock is never written, and
- * chronyd's socket gets each offset of the port as true time minus CLOCK_REALTIME.
+ * chronyd's socket gets each offset of the port as true time minus CLOCK_REALTIME. The grandmaster
+ * announces the PTP timescale (a PHC's, as most do): the worker's software offsets are on UTC
+ * already (port_sync_offset), and chronyd must get UTC, not 37 s less.
  */
 static void test_follow_refclock(void **state)
 {
@@ -665,6 +686,8 @@ static void test_follow_refclock(void **state)
 		 "refclock_sock_address = %s\n",
 		 chrony.sa.sun_path);
 	follow_init(&fr, conf, 50 * NS_PER_MSEC);
+	manager_find_instance(fr.r.m, "a")->time_properties.ptpTimescale = true;
+	manager_find_instance(fr.r.m, "a")->time_properties.currentUtcOffset = 37;
 	assert_true(sysclock_sim_read(fr.sim, &before) >= 0);
 	err = sim_error(&fr);
 	sysclock_follow_tick(fr.f, USEC_PER_SEC); /* the feed comes with the tick */
@@ -793,6 +816,7 @@ int main(void)
 		cmocka_unit_test(test_follow_never_writes),
 		cmocka_unit_test(test_follow_auto),
 		cmocka_unit_test(test_follow_repeat_fed_once),
+		cmocka_unit_test(test_follow_software_ptp_timescale),
 		cmocka_unit_test(test_follow_refclock),
 		cmocka_unit_test(test_follow_refclock_phc),
 	};

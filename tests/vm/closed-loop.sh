@@ -5,11 +5,15 @@
 # clock_backend phc: the slave's PHC, read against the master's in the guest, must run at the
 # master's rate (+50 ppm imposed) within 0.5 ppm, no event message of A or B may miss its hardware
 # timestamp, and in C phcd's PHC must stay as close to the grandmaster's as ptp4l's on each seat.
-# Usage: tests/vm/closed-loop.sh [WORKDIR] (default build-vm/).
+# Then D and E (tests/vm/chrony-guest.sh): chronyd steering the guest's CLOCK_REALTIME from
+# phcd's samples (refclock SOCK, software timestamps) and from the PHC phcd steers (refclock PHC,
+# hardware ones), judged against the grandmaster's PHC beside phcd steering it alone (A).
+# Usage: tests/vm/closed-loop.sh [WORKDIR] (default build-vm/). The QEMU is cached in
+# $PHCD_VM_QEMU_CACHE (default WORKDIR/qemu-fixed), which worktrees may share.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(realpath -m "${1:-$top/build-vm}")
-qemu=$("$top/tests/vm/qemu-fixed.sh" "$work/qemu-fixed") || {
+qemu=$("$top/tests/vm/qemu-fixed.sh" "${PHCD_VM_QEMU_CACHE:-$work/qemu-fixed}") || {
 	echo "closed-loop tier: NOT RUN: tests/vm/qemu-fixed.sh could not build QEMU" >&2
 	exit 1
 }

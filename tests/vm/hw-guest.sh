@@ -8,7 +8,7 @@ guest_boot 1
 . /hw.env
 
 # want X: scenario X is to run (ONLY, from PHCD_VM_ONLY: a subset for diagnosis; default all).
-want() { case "${ONLY:-ABC}" in *$1*) return 0 ;; esac; return 1; }
+want() { case "${ONLY:-ABCSDE}" in *$1*) return 0 ;; esac; return 1; }
 # wait_for FILE REGEX SECONDS
 wait_for() {
 	local end=$(($(cut -d. -f1 /proc/uptime) + $3))
@@ -110,9 +110,16 @@ if wait_prop eth0 State 's "SLAVE"' $SLAVE_WAIT_S; then
 		awk '{ v[NR] = $1 } END { if (NR) printf "VMTEST-A-FREQ %d %d\n", v[int((NR + 1) / 2)], NR }'
 	# clock_backend phc: the verdict is from the clocks. Both PHCs are in this guest: read the
 	# steered PHC 0 against the grandmaster's PHC 1 over WINDOW_S.
+	# And beside it the guest's CLOCK_REALTIME, which phcd's system-clock follower keeps on
+	# PHC 0 less 37 s (the UTC offset ptp4l announces), against the grandmaster's PHC 1: how
+	# D and E (tests/vm/chrony-guest.sh) read it when chronyd steers it instead.
 	if [ "$BACKEND" = phc ]; then
-		say "A: PHC 0 against PHC 1 for ${WINDOW_S}s from $(up)s"
+		say "A: PHC 0 and CLOCK_REALTIME against PHC 1 for ${WINDOW_S}s from $(up)s"
+		$B/tool-vm-igb track CLOCK_REALTIME /dev/ptp1 $WINDOW_S 37 >/tmp/systrack-a &
+		st=$!
 		echo "VMTEST-A-TRACK $($B/tool-vm-igb track /dev/ptp0 /dev/ptp1 $WINDOW_S)"
+		wait $st
+		echo "VMTEST-A-SYSTRACK $(cat /tmp/systrack-a)"
 	fi
 	grep 'master offset' /tmp/a.log | tail -n 3 | sed 's/^/VMTEST: A: phcd: /'
 	series_full /tmp/a.log | sed 's/^/VMTEST-A-SERIES /'
@@ -263,5 +270,8 @@ if [ "$BACKEND" = phc ] && [ -e /dev/ptp2 ] && want C; then
 	echo "VMTEST-C-GM-NOTS $(grep -c 'without timestamp' /tmp/ptp4l-c-gm.log)"
 	echo "VMTEST-C-GM-TXTO $(grep -c 'timed out while polling' /tmp/ptp4l-c-gm.log)"
 fi
+# S, D and E (closed loop): the guest's CLOCK_REALTIME from software timestamps by phcd alone,
+# and chronyd steering it from phcd.
+[ "$BACKEND" = phc ] && . /chrony-guest.sh
 echo "VMTEST-DONE at $(up)s"
 poweroff -f

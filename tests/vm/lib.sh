@@ -2,11 +2,12 @@
 # Shared by the VM tiers (tests/vm/*.sh): build the guest's binaries, pack an initramfs, boot it.
 
 # vm_fixed_qemu WORKDIR: root, the QEMU with the igb PTP fixes (tests/vm/qemu-fixed.sh, built once
-# and cached) and the guest kernel (tests/vm/setup.sh); prints that QEMU's path, or calls the
-# caller's not_run. Use as qemu=$(vm_fixed_qemu DIR) || exit 1.
+# and cached in $PHCD_VM_QEMU_CACHE, default WORKDIR/qemu-fixed) and the guest kernel
+# (tests/vm/setup.sh); prints that QEMU's path, or calls the caller's not_run. Use as
+# qemu=$(vm_fixed_qemu DIR) || exit 1.
 vm_fixed_qemu() {
 	[ "$(id -u)" -eq 0 ] || not_run "needs root (apt-get for QEMU 10 from bookworm-backports)"
-	"$top/tests/vm/qemu-fixed.sh" "$1/qemu-fixed" || not_run "no fixed QEMU"
+	"$top/tests/vm/qemu-fixed.sh" "${PHCD_VM_QEMU_CACHE:-$1/qemu-fixed}" || not_run "no fixed QEMU"
 	"$top/tests/vm/setup.sh" "$1" >/dev/null || not_run "tests/vm/setup.sh could not provide a kernel"
 }
 

@@ -20,12 +20,15 @@
  * emulated PHCs tick from one QEMU clock: this is the error imposed on A, quantized by the 82576
  * to steps of 2^-23).
  *
- * And: tool-vm-igb track /dev/ptpS /dev/ptpG SECONDS reads S - G 8 times a second for SECONDS
- * and prints "track SECONDS RATE_PPB D0 D1 MIN MAX N MEANABS MEDABS P99ABS SLOPE_PPB": S's rate
- * against G from the first and last reads ((D1 - D0) over G's elapsed time), the first and last
- * S - G, its extremes, the mean, median and p99 of |S - G| (ns), and S - G's least-squares slope.
- * With S a steered PHC and G its grandmaster's in the same guest this is the clock itself, not a
- * servo's log: what the closed-loop tier judges.
+ * And: tool-vm-igb track /dev/ptpS /dev/ptpG SECONDS [OFFSET_S] reads S - G 8 times a second
+ * for SECONDS and prints "track SECONDS RATE_PPB D0 D1 MIN MAX N MEANABS MEDABS P99ABS SLOPE_PPB
+ * P95ABS MAXABS": S's rate against G from the first and last reads ((D1 - D0) over G's elapsed
+ * time), the first and last S - G, its extremes, the mean, median and p99 of |S - G| (ns), S - G's
+ * least-squares slope, then the p95 and the largest |S - G|. With S a steered PHC and G its
+ * grandmaster's in the same guest this is the clock itself, not a servo's log: what the
+ * closed-loop tier judges. S may be CLOCK_REALTIME, the guest's system clock, and OFFSET_S is
+ * added to every read of S: CLOCK_REALTIME + 37 - G is the system clock's error against a
+ * grandmaster that keeps the PTP timescale (TAI, 37 s ahead of UTC).
  */
 #include <errno.h>
 #include <arpa/inet.h>
@@ -266,15 +269,19 @@ static int cmp_i64(const void *a, const void *b)
 }
 
 #define TRACK_HZ 8
-static int cmd_track(const char *ps, const char *pg, int seconds)
+static int cmd_track(const char *ps, const char *pg, int seconds, int64_t offset_s)
 {
-	int fs = open(ps, O_RDONLY), fg = open(pg, O_RDONLY);
+	bool realtime = !strcmp(ps, "CLOCK_REALTIME");
+	int fs = realtime ? -1 : open(ps, O_RDONLY), fg = open(pg, O_RDONLY);
+	clockid_t cs = realtime ? CLOCK_REALTIME : FD_TO_CLOCKID(fs);
 	int64_t s0 = 0, g0 = 0, s1 = 0, g1 = 0, d, dmin = INT64_MAX, dmax = INT64_MIN, *abs_d;
 	int n = 0, count = seconds * TRACK_HZ + 1;
 	double sum_abs = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, x, slope;
 
-	if (fs < 0 || fg < 0 || seconds <= 0) {
-		fprintf(stderr, "tool-vm-igb: track: cannot open %s or %s\n", ps, pg);
+	if ((!realtime && fs < 0) || fg < 0 || seconds <= 0 || offset_s < -86400 ||
+	    offset_s > 86400) {
+		fprintf(stderr, "tool-vm-igb: track: cannot open %s or %s, or a bad window\n", ps,
+			pg);
 		return 1;
 	}
 	abs_d = calloc((size_t) count, sizeof(*abs_d));
@@ -285,7 +292,8 @@ static int cmd_track(const char *ps, const char *pg, int seconds)
 		if (i > 0) {
 			usleep(1000000 / TRACK_HZ);
 		}
-		read_pair(FD_TO_CLOCKID(fs), FD_TO_CLOCKID(fg), &s1, &g1);
+		read_pair(cs, FD_TO_CLOCKID(fg), &s1, &g1);
+		s1 += offset_s * 1000000000;
 		if (i == 0) {
 			s0 = s1;
 			g0 = g1;
@@ -304,12 +312,15 @@ static int cmd_track(const char *ps, const char *pg, int seconds)
 	}
 	qsort(abs_d, (size_t) n, sizeof(*abs_d), cmp_i64);
 	slope = (sxy - sx * sy / n) / (sxx - sx * sx / n);
-	printf("track %d %.1f %lld %lld %lld %lld %d %.0f %lld %lld %.1f\n", seconds,
+	printf("track %d %.1f %lld %lld %lld %lld %d %.0f %lld %lld %.1f %lld %lld\n", seconds,
 	       (double) ((s1 - g1) - (s0 - g0)) / (double) (g1 - g0) * 1e9, (long long) (s0 - g0),
 	       (long long) (s1 - g1), (long long) dmin, (long long) dmax, n, sum_abs / n,
-	       (long long) abs_d[(n - 1) / 2], (long long) abs_d[(n * 99 + 50) / 100 - 1], slope);
+	       (long long) abs_d[(n - 1) / 2], (long long) abs_d[(n * 99 + 50) / 100 - 1], slope,
+	       (long long) abs_d[(n * 95 + 50) / 100 - 1], (long long) abs_d[n - 1]);
 	free(abs_d);
-	close(fs);
+	if (fs >= 0) {
+		close(fs);
+	}
 	close(fg);
 	return 0;
 }
@@ -369,11 +380,12 @@ int main(int argc, char **argv)
 	if (argc == 5 && !strcmp(argv[1], "rate")) {
 		return cmd_rate(argv[2], argv[3], atoi(argv[4]));
 	}
-	if (argc == 5 && !strcmp(argv[1], "track")) {
-		return cmd_track(argv[2], argv[3], atoi(argv[4]));
+	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "track")) {
+		return cmd_track(argv[2], argv[3], atoi(argv[4]), argc == 6 ? atoll(argv[5]) : 0);
 	}
-	fprintf(stderr, "usage: tool-vm-igb quirks IFNAME=TYPE...\n"
-			"       tool-vm-igb rate /dev/ptpA /dev/ptpB SECONDS\n"
-			"       tool-vm-igb track /dev/ptpS /dev/ptpG SECONDS\n");
+	fprintf(stderr,
+		"usage: tool-vm-igb quirks IFNAME=TYPE...\n"
+		"       tool-vm-igb rate /dev/ptpA /dev/ptpB SECONDS\n"
+		"       tool-vm-igb track /dev/ptpS|CLOCK_REALTIME /dev/ptpG SECONDS [OFFSET_S]\n");
 	return 2;
 }
