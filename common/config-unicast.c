@@ -239,12 +239,9 @@ static bool set_where(const struct config *c, const struct config_instance *in, 
 		c, (size_t) (in - c->instances), ifname);
 	const struct config_ptp4l_section *glob = config_find_ptp4l_section(c, SIZE_MAX, ifname);
 	const struct config_layer *layers[] = {
-		itf ? &itf->layer : NULL,
-		own ? &own->layer : NULL,
-		glob ? &glob->layer : NULL,
-		&in->layer,
-		config_instance_ptp4l(in),
-		&c->global,
+		itf ? &itf->layer : NULL,   own ? &own->layer : NULL,
+		glob ? &glob->layer : NULL, &in->layer,
+		config_instance_ptp4l(in),  &c->global,
 		&c->ptp4l_global,
 	};
 
