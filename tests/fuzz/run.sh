@@ -31,8 +31,9 @@ if [ ${#harnesses[@]} -eq 0 ]; then
 	exit 1
 fi
 
-failed=0
-for h in "${harnesses[@]}"; do
+# fuzz_one HARNESS: one harness for SECONDS; its lines in $work/NAME.out, its verdict the status.
+fuzz_one() {
+	local h=$1 name corpus seeds runs cov
 	name=$(basename "$h")
 	name=${name#fuzz-}
 	corpus="$work/$name"
@@ -50,11 +51,30 @@ for h in "${harnesses[@]}"; do
 		cov=$(grep -Eo 'cov: [0-9]+ ft: [0-9]+' "$work/$name.log" | tail -1 || true)
 		echo "fuzz: $name ok: ${runs:-?}(s), $cov, corpus $(find "$corpus" -type f | wc -l) inputs"
 	else
-		echo "fuzz: $name FAILED; last lines of its log:" >&2
-		tail -40 "$work/$name.log" >&2
-		echo "fuzz: reproducer and log kept in $work" >&2
+		echo "fuzz: $name FAILED; last lines of its log:"
+		tail -40 "$work/$name.log"
+		echo "fuzz: reproducer and log kept in $work"
+		return 1
+	fi
+}
+
+# As many harnesses at once as there are CPUs (each is one process), so that the tier's time
+# does not grow by SECONDS with each new harness; their lines are printed in order.
+jobs=$(nproc)
+pids=()
+for i in "${!harnesses[@]}"; do
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
+		wait -n || true
+	done
+	fuzz_one "${harnesses[$i]}" >"$work/job$i.out" 2>&1 &
+	pids[i]=$!
+done
+failed=0
+for i in "${!harnesses[@]}"; do
+	if ! wait "${pids[$i]}"; then
 		failed=1
 		keep=1
 	fi
+	cat "$work/job$i.out"
 done
 exit $failed
