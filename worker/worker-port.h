@@ -54,6 +54,11 @@ struct worker_port {
 	bool erbest_sent;
 	size_t erbest_len; /* the last ERBEST sent, as encoded */
 	uint8_t erbest_wire[IPC_MAX_SIZE];
+	/* The last UNICAST_TABLE sent, as encoded, and when (one a second at most). */
+	bool uc_table_sent;
+	ns_t uc_table_at;
+	size_t uc_table_len;
+	uint8_t uc_table_wire[IPC_MAX_SIZE];
 	int last_error;
 	char last_error_text[IPC_ERROR_TEXT_MAX];
 	uint64_t tx_ts_timeouts; /* sends whose TX timestamp did not come in tx_timestamp_timeout */

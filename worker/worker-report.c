@@ -178,6 +178,41 @@ static void send_requests(struct worker_port *w, ns_t now)
 }
 
 /*
+ * The port's unicast table (port_unicast_table()) when its encoding changed, once a second at
+ * most: a running grant's seconds left count down, so it goes once a second while one runs,
+ * otherwise when a negotiation moves. A change within the second waits for the next wakeup
+ * after it (frames, the engine's timer). A port without unicast sends none.
+ */
+static void report_unicast_table(struct worker_port *w, ns_t now)
+{
+	struct ipc_msg m = { .type = IPC_UNICAST_TABLE };
+	struct ipc_unicast_table *t = &m.unicast_table;
+	uint8_t wire[IPC_MAX_SIZE];
+	size_t n, len;
+
+	if (w->uc_table_sent && now - w->uc_table_at < NS_PER_SEC) {
+		return;
+	}
+	n = port_unicast_table(w->loop.port, now, t->e, IPC_UNICAST_TABLE_MAX);
+	if (n == 0 && !w->uc_table_sent) {
+		return;
+	}
+	t->total = n > UINT16_MAX ? UINT16_MAX : (uint16_t) n;
+	t->n = n > IPC_UNICAST_TABLE_MAX ? IPC_UNICAST_TABLE_MAX : (uint8_t) n;
+	if (ipc_encode(&m, wire, sizeof(wire), &len) < 0 ||
+	    (w->uc_table_sent && len == w->uc_table_len && !memcmp(w->uc_table_wire, wire, len))) {
+		return;
+	}
+	memcpy(w->uc_table_wire, wire, len);
+	w->uc_table_len = len;
+	w->uc_table_sent = true;
+	w->uc_table_at = now;
+	if (ipc_send(w->ipc, &m, NULL, 0) < 0) {
+		evloop_exit(&w->loop.ev, 1);
+	}
+}
+
+/*
  * After anything that may have changed the port (frames, its timer, the supervisor): Erbest at
  * once when it changed, the status page when due, news (a state change, a new error, a push
  * taken, management SETs) on the socket once a tick at most (IPC_NEWS_TICK_NS), and a wakeup for
@@ -206,6 +241,7 @@ void worker_report(struct worker_port *w, bool frames)
 		publish_status(w, send);
 	}
 	send_requests(w, now);
+	report_unicast_table(w, now);
 	if (w->page_stale) {
 		next = w->page_written + PAGE_PERIOD_NS + PAGE_SLACK_NS;
 	}
