@@ -112,6 +112,30 @@ static int counters_reply(sd_bus_message *reply, void *userdata, sd_bus_error *r
 	return 0;
 }
 
+static int uc_table_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error)
+{
+	struct request *q = userdata;
+	struct object *o;
+	int r;
+
+	/* A phcd without the property (an older one) answers an error: no table, no rows. */
+	if (q->generation != q->x->generation || sd_bus_message_is_method_error(reply, NULL)) {
+		return 0;
+	}
+	o = model_find(q->x->model, q->path);
+	if (!o) {
+		return 0;
+	}
+	r = sd_bus_message_enter_container(reply, SD_BUS_TYPE_VARIANT, "a(sssnu)");
+	if (r >= 0) {
+		r = object_read_unicast_table(o, reply);
+	}
+	if (r < 0) {
+		log_bus("reading a port's UnicastTable, ignoring", NULL, r);
+	}
+	return 0;
+}
+
 /* An async call whose reply handler gets a struct request; the request dies with the slot. */
 static int call_for(struct exporter *x, const char *path, const char *iface, const char *member,
 		    sd_bus_message_handler_t handler, const char *types, ...)
@@ -167,6 +191,11 @@ static void counters_fetch(struct exporter *x, const char *path)
 
 	if (r < 0) {
 		log_bus("asking for a port's Counters, ignoring", NULL, r);
+	}
+	r = call_for(x, path, "org.freedesktop.DBus.Properties", "Get", uc_table_reply, "ss",
+		     PHCD_BUS_IFACE_PORT, "UnicastTable");
+	if (r < 0) {
+		log_bus("asking for a port's UnicastTable, ignoring", NULL, r);
 	}
 }
 
