@@ -231,7 +231,7 @@ static int get_log_interval(sd_bus *bus, const char *path, const char *interface
 }
 
 /*
- * UnicastTable a(sssnu): one row per peer and negotiated message type that is not "none": the
+ * UnicastTable a(ssssnu): one row per peer and negotiated message type that is not "none": the
  * peer's address, the port's role towards it ("grantee": the peer is a master the port asks;
  * "grantor": a client the port serves), the message type, the state, the logInterMessagePeriod
  * asked or granted, and the seconds the grant has left now (the worker's figure aged by the time
@@ -245,7 +245,7 @@ static int get_unicast_table(sd_bus *bus, const char *path, const char *interfac
 							 "pdelay_resp" };
 	const struct mport *p = userdata;
 	uint64_t aged = (time_mono_usec() - p->uc_table_usec) / USEC_PER_SEC;
-	int r = sd_bus_message_open_container(reply, 'a', "(sssnu)");
+	int r = sd_bus_message_open_container(reply, 'a', "(ssssnu)");
 
 	for (unsigned i = 0; r >= 0 && i < p->uc_table.n; i++) {
 		const struct port_uc_entry *e = &p->uc_table.e[i];
@@ -261,7 +261,7 @@ static int get_unicast_table(sd_bus *bus, const char *path, const char *interfac
 				continue;
 			}
 			r = sd_bus_message_append(
-				reply, "(sssnu)", addr, port_uc_role_to_string(e->role), types[k],
+				reply, "(ssssnu)", addr, port_uc_role_to_string(e->role), types[k],
 				port_uc_state_to_string(g->state), (int16_t) g->log_period, left);
 		}
 	}
@@ -355,7 +355,7 @@ static const sd_bus_vtable port_vtable[] = {
 	 */
 	SD_BUS_PROPERTY("Counters", "a{st}", get_counters, 0, SD_BUS_VTABLE_PROPERTY_EXPLICIT),
 	/* The unicast negotiation's table: Get only, never signalled, as Counters. */
-	SD_BUS_PROPERTY("UnicastTable", "a(sssnu)", get_unicast_table, 0,
+	SD_BUS_PROPERTY("UnicastTable", "a(ssssnu)", get_unicast_table, 0,
 			SD_BUS_VTABLE_PROPERTY_EXPLICIT),
 	SD_BUS_PROPERTY("LastError", "s", bus_property_get_chars, P_OFF(last_error_text), EMITS),
 	SD_BUS_PROPERTY("LastErrorCode", "i", get_last_error_code, P_OFF(last_error), EMITS),

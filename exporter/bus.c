@@ -126,7 +126,7 @@ static int uc_table_reply(sd_bus_message *reply, void *userdata, sd_bus_error *r
 	if (!o) {
 		return 0;
 	}
-	r = sd_bus_message_enter_container(reply, SD_BUS_TYPE_VARIANT, "a(sssnu)");
+	r = sd_bus_message_enter_container(reply, SD_BUS_TYPE_VARIANT, "a(ssssnu)");
 	if (r >= 0) {
 		r = object_read_unicast_table(o, reply);
 	}

@@ -32,7 +32,7 @@ struct counter {
 	uint64_t value;
 };
 
-/* One row of a port's UnicastTable a(sssnu). */
+/* One row of a port's UnicastTable a(ssssnu). */
 struct uc_row {
 	char *peer, *role, *message, *state;
 	int16_t log_period;
@@ -77,7 +77,7 @@ int object_read_props(struct object *o, sd_bus_message *m);
 int object_read_invalidated(struct object *o, sd_bus_message *m);
 /* Replace o's counters with an a{st}. */
 int object_read_counters(struct object *o, sd_bus_message *m);
-/* Replace o's unicast table with an a(sssnu). */
+/* Replace o's unicast table with an a(ssssnu). */
 int object_read_unicast_table(struct object *o, sd_bus_message *m);
 
 /* The text served on /metrics (Prometheus text format 0.0.4); NULL when out of memory. */

@@ -418,11 +418,11 @@ int object_read_unicast_table(struct object *o, sd_bus_message *m)
 	int r;
 
 	uc_rows_free(o);
-	r = sd_bus_message_enter_container(m, SD_BUS_TYPE_ARRAY, "(sssnu)");
+	r = sd_bus_message_enter_container(m, SD_BUS_TYPE_ARRAY, "(ssssnu)");
 	if (r < 0) {
 		return r;
 	}
-	while ((r = sd_bus_message_read(m, "(sssnu)", &peer, &role, &message, &state, &period,
+	while ((r = sd_bus_message_read(m, "(ssssnu)", &peer, &role, &message, &state, &period,
 					&left)) > 0) {
 		struct uc_row *u = reallocarray(o->uc_rows, o->n_uc_rows + 1, sizeof(*u));
 

@@ -532,9 +532,9 @@ static void print_unicast_table(struct phcctl *c, const char *path)
 	printf("  %-20s:", "Unicast table");
 	if (phcctl_call(c, path, "org.freedesktop.DBus.Properties", "Get", NULL, &reply, "ss",
 			PHCD_BUS_IFACE_PORT, "UnicastTable") >= 0 &&
-	    sd_bus_message_enter_container(reply, 'v', "a(sssnu)") > 0 &&
-	    sd_bus_message_enter_container(reply, 'a', "(sssnu)") > 0) {
-		while (sd_bus_message_read(reply, "(sssnu)", &addr, &role, &type, &state, &period,
+	    sd_bus_message_enter_container(reply, 'v', "a(ssssnu)") > 0 &&
+	    sd_bus_message_enter_container(reply, 'a', "(ssssnu)") > 0) {
+		while (sd_bus_message_read(reply, "(ssssnu)", &addr, &role, &type, &state, &period,
 					   &left) > 0) {
 			if (!any) {
 				printf("\n    %-39s %-7s %-11s %-10s %6s %8s\n", "PEER", "ROLE",
