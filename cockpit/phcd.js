@@ -257,7 +257,7 @@
             return tr;
         tr = el("tr", { "data-path": path });
         for (const f of ["Interface", "Instance", "State", "Enabled", "Transport", "TimestampingMode",
-            "PhcIndex", "LinkUp", "Intervals", "WorkerPID", "Restarts", "LastError"])
+            "PhcIndex", "LinkUp", "Intervals", "Unicast", "WorkerPID", "Restarts", "LastError"])
             tr.appendChild(el("td", { "data-field": f }));
         const td = el("td", { "data-field": "Actions" });
         for (const m of ["Enable", "Disable", "Restart"]) {
@@ -290,6 +290,38 @@
         setCell(tr, "WorkerPID", p.WorkerPID ? String(p.WorkerPID) : "none");
         setCell(tr, "Restarts", p.Restarts === undefined ? "" : String(p.Restarts), "num");
         setCell(tr, "LastError", p.LastError || "", p.LastError ? "bad" : "");
+    }
+
+    /* UnicastTable a(ssssnu) (Get only, not signalled): a small table in the port's row. */
+    function renderUnicast(path, rows) {
+        const td = portRow(path).querySelector('td[data-field="Unicast"]');
+        td.textContent = "";
+        if (!rows.length)
+            return;
+        const t = el("table", { class: "unicast" });
+        const head = el("tr");
+        for (const h of ["Peer", "Role", "Message", "State", "Period", "Left"])
+            head.appendChild(el("th", {}, h));
+        t.appendChild(head);
+        for (const [peer, role, msg, state, period, left] of rows) {
+            const tr = el("tr", { "data-peer": peer, "data-message": msg });
+            for (const [f, v] of [["peer", peer], ["role", role], ["message", msg], ["state", state],
+                ["period", Math.pow(2, period) + " s"], ["left", state === "granted" ? left + " s" : ""]])
+                tr.appendChild(el("td", { "data-unicast": f }, v));
+            t.appendChild(tr);
+        }
+        td.appendChild(t);
+    }
+
+    function fetchUnicast() {
+        for (const path in model.ports) {
+            client.call(path, "org.freedesktop.DBus.Properties", "Get", ["org.phcd1.Port", "UnicastTable"])
+                    .then(([v]) => {
+                        if (model.ports[path])
+                            renderUnicast(path, v.v);
+                    })
+                    .catch(() => {}); /* an older phcd without the property: no table */
+        }
     }
 
     /* ---- daemon ---- */
@@ -430,6 +462,8 @@
         window.setInterval(() => {
             for (const p in model.instances)
                 setAge(instanceRow(p), model.instances[p]);
+            if (model.up)
+                fetchUnicast();
         }, 1000);
         load();
     }

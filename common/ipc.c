@@ -111,6 +111,8 @@ _Static_assert(
 _Static_assert(sizeof(enum delay_mechanism) == sizeof(int), "int-sized enum");
 _Static_assert(sizeof(enum options_clock_backend) == sizeof(int), "int-sized enum");
 _Static_assert(sizeof(enum peer_policy_verdict) == sizeof(int), "int-sized enum");
+_Static_assert(sizeof(enum port_uc_role) == sizeof(int), "int-sized enum");
+_Static_assert(sizeof(enum port_uc_state) == sizeof(int), "int-sized enum");
 
 /*
  * A fixed-size text field: NUL-padded when written; read, it must be NUL-padded too, so that a
@@ -632,6 +634,43 @@ static void f_peer_sockets(struct codec *c, struct ipc_msg *m)
 	}
 }
 
+/*
+ * One peer of the unicast table: what the port may hold, and nothing else. A period outside the
+ * TLVs' range, time left of a flow not granted, or more time than a duration can hold is refused.
+ */
+static void c_uc_entry(struct codec *c, struct port_uc_entry *e)
+{
+	c_unicast_addr(c, &e->addr);
+	c_enum(c, &e->role, PORT_UC_GRANTEE, _PORT_UC_ROLE_MAX - 1);
+	for (int k = 0; k < UNICAST_MT_N; k++) {
+		struct port_uc_grant *g = &e->mt[k];
+
+		c_enum(c, &g->state, PORT_UC_NONE, _PORT_UC_STATE_MAX - 1);
+		c_i8(c, &g->log_period);
+		c_u32(c, &g->seconds_left);
+		if (!c->err &&
+		    (g->log_period < UNICAST_TLV_LOG_PERIOD_MIN ||
+		     g->log_period > UNICAST_TLV_LOG_PERIOD_MAX || g->seconds_left > INT32_MAX ||
+		     (g->seconds_left && g->state != PORT_UC_GRANTED))) {
+			c->err = -EBADMSG;
+		}
+	}
+}
+
+static void f_unicast_table(struct codec *c, struct ipc_msg *m)
+{
+	struct ipc_unicast_table *t = &m->unicast_table;
+
+	c_u16(c, &t->total);
+	c_u8(c, &t->n);
+	if (!c->err && (t->n > IPC_UNICAST_TABLE_MAX || t->n > t->total)) {
+		c->err = -EBADMSG;
+	}
+	for (unsigned k = 0; !c->err && k < t->n; k++) {
+		c_uc_entry(c, &t->e[k]);
+	}
+}
+
 struct ipc_type_info {
 	enum ipc_type type;
 	const char *name;
@@ -648,6 +687,7 @@ static const struct ipc_type_info types[] = {
 	{ IPC_GM_SETTINGS_REQUEST, "GM_SETTINGS_REQUEST", true, f_gm_settings },
 	{ IPC_PEER_REQUEST, "PEER_REQUEST", true, f_peer },
 	{ IPC_PEER_RELEASE, "PEER_RELEASE", true, f_peer },
+	{ IPC_UNICAST_TABLE, "UNICAST_TABLE", true, f_unicast_table },
 	{ IPC_CONFIG, "CONFIG", false, f_config },
 	{ IPC_RECOMMENDED_STATE, "RECOMMENDED_STATE", false, f_recommended_state },
 	{ IPC_SET_PRIORITY, "SET_PRIORITY", false, f_set_priority },

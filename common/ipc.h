@@ -66,7 +66,7 @@
  * PEER_REQUEST, PEER_RELEASE and PEER_SOCKETS (the unicast broker, common/peer-policy.h).
  * 27: CONFIG carries the port's unicast master table (its addresses); STATUS the unicast
  * negotiation's counters. */
-#define IPC_VERSION 27
+#define IPC_VERSION 28
 #define IPC_HEADER_SIZE 8
 #define IPC_MAX_SIZE 1024 /* larger than every message; a longer datagram is refused */
 #define IPC_MAX_FDS 9	  /* a UDP port's six sockets, its status page, filter and PHC */
@@ -102,6 +102,8 @@ enum ipc_type {
 		7,	      /* SET GRANDMASTER_SETTINGS_NP from the network (gm_settings) */
 	IPC_PEER_REQUEST = 8, /* sockets to this unicast peer, please (peer) */
 	IPC_PEER_RELEASE = 9, /* the sockets to this peer are closed (peer) */
+	IPC_UNICAST_TABLE =
+		10, /* the port's unicast table (unicast_table), once a second at most */
 	/* supervisor -> worker */
 	IPC_CONFIG = 64,
 	IPC_RECOMMENDED_STATE = 65,
@@ -261,6 +263,18 @@ struct ipc_peer_sockets {
 	int32_t error;
 };
 
+/*
+ * The port's unicast table (port_unicast_table()): its first n entries of total, at most
+ * IPC_UNICAST_TABLE_MAX (an entry is at most 42 bytes encoded, 16 of them 683 with the header).
+ * A worker sends it when its encoding changed, once a second at most (seconds_left counts down).
+ */
+#define IPC_UNICAST_TABLE_MAX 16
+struct ipc_unicast_table {
+	uint16_t total; /* entries the port has, n of them here */
+	uint8_t n;
+	struct port_uc_entry e[IPC_UNICAST_TABLE_MAX];
+};
+
 struct ipc_set_priority {
 	uint8_t priority1;
 	uint8_t priority2;
@@ -280,6 +294,7 @@ struct ipc_msg {
 		struct gm_settings gm_settings;
 		struct peer_addr peer; /* PEER_REQUEST, PEER_RELEASE */
 		struct ipc_peer_sockets peer_sockets;
+		struct ipc_unicast_table unicast_table;
 	};
 };
 

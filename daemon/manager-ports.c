@@ -214,6 +214,7 @@ static void on_worker_message(struct worker *w, const struct ipc_msg *msg, void 
 			return;
 		}
 		p->configured = true;
+		p->uc_table.n = p->uc_table.total = 0; /* a new worker tells its own */
 		/* From now on it listens on the link: the boot gate counts from here. */
 		p->listening_since_usec = time_mono_usec();
 		/* A static role (BMCA noop) is SLAVE by configuration, not by our decision. */
@@ -288,6 +289,19 @@ static void on_worker_message(struct worker *w, const struct ipc_msg *msg, void 
 			log_port_full(p->ifname, LOG_WARNING,
 				      "GM_SETTINGS_REQUEST with no management sockets, ignoring");
 		}
+		return;
+	case IPC_UNICAST_TABLE:
+		if (!p->configured) {
+			worker_kill(w, -EPROTO, "sent UNICAST_TABLE before HELLO");
+			return;
+		}
+		if (mport_worker_lies(p,
+				      worker_trust_check_news(&p->trust, WORKER_NEWS_UNICAST_TABLE,
+							      time_mono_usec()))) {
+			return;
+		}
+		p->uc_table = msg->unicast_table;
+		p->uc_table_usec = time_mono_usec();
 		return;
 	case IPC_PEER_REQUEST:
 	case IPC_PEER_RELEASE:

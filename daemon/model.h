@@ -319,6 +319,12 @@ struct mport {
 	uint64_t dropped_management; /* malformed Management messages, part of rx[MANAGEMENT] */
 	uint64_t unicast[IPC_UNICAST_KINDS]; /* the unicast negotiation's: enum port_unicast_counter
 					      */
+	/*
+	 * public, on request (UnicastTable): the worker's last UNICAST_TABLE and when it came
+	 * (CLOCK_MONOTONIC usec: its seconds left are aged by the time since); empty without one.
+	 */
+	struct ipc_unicast_table uc_table;
+	uint64_t uc_table_usec;
 
 	/* public, MPORT_CHANGED_ERROR: why the port is FAULTY (or the last trouble it had) */
 	int last_error; /* -errno, 0 for none */

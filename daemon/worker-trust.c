@@ -48,6 +48,7 @@ const char *worker_trust_check_news(struct worker_trust *t, enum worker_news new
 		[WORKER_NEWS_PRIORITY] = "flooded the supervisor with PRIORITY_REQUEST messages",
 		[WORKER_NEWS_GM_SETTINGS] =
 			"flooded the supervisor with GM_SETTINGS_REQUEST messages",
+		[WORKER_NEWS_UNICAST_TABLE] = "flooded the supervisor with UNICAST_TABLE messages",
 	};
 
 	ns_t at = (ns_t) now * 1000;

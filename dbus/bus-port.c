@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "common/time-util.h"
 #include "dbus/bus-internal.h"
 #include "ptp/hwtstamp.h"
 #include "ptp/msg.h"
@@ -229,6 +230,44 @@ static int get_log_interval(sd_bus *bus, const char *path, const char *interface
 	return sd_bus_message_append_basic(reply, 'n', &v);
 }
 
+/*
+ * UnicastTable a(ssssnu): one row per peer and negotiated message type that is not "none": the
+ * peer's address, the port's role towards it ("grantee": the peer is a master the port asks;
+ * "grantor": a client the port serves), the message type, the state, the logInterMessagePeriod
+ * asked or granted, and the seconds the grant has left now (the worker's figure aged by the time
+ * since it came).
+ */
+static int get_unicast_table(sd_bus *bus, const char *path, const char *interface,
+			     const char *property, sd_bus_message *reply, void *userdata,
+			     sd_bus_error *error)
+{
+	static const char *const types[UNICAST_MT_N] = { "announce", "sync", "delay_resp",
+							 "pdelay_resp" };
+	const struct mport *p = userdata;
+	uint64_t aged = (time_mono_usec() - p->uc_table_usec) / USEC_PER_SEC;
+	int r = sd_bus_message_open_container(reply, 'a', "(ssssnu)");
+
+	for (unsigned i = 0; r >= 0 && i < p->uc_table.n; i++) {
+		const struct port_uc_entry *e = &p->uc_table.e[i];
+		char addr[UNICAST_ADDR_STRLEN];
+
+		unicast_addr_to_string(&e->addr, addr);
+		for (unsigned k = 0; r >= 0 && k < UNICAST_MT_N; k++) {
+			const struct port_uc_grant *g = &e->mt[k];
+			uint32_t left = g->seconds_left > aged ? g->seconds_left - (uint32_t) aged
+							       : 0;
+
+			if (g->state == PORT_UC_NONE) {
+				continue;
+			}
+			r = sd_bus_message_append(
+				reply, "(ssssnu)", addr, port_uc_role_to_string(e->role), types[k],
+				port_uc_state_to_string(g->state), (int16_t) g->log_period, left);
+		}
+	}
+	return r < 0 ? r : sd_bus_message_close_container(reply);
+}
+
 /* announceReceiptTimeout x 2^logAnnounceInterval s: how long a silent master stays chosen. */
 static int get_announce_timeout_usec(sd_bus *bus, const char *path, const char *interface,
 				     const char *property, sd_bus_message *reply, void *userdata,
@@ -315,6 +354,9 @@ static const sd_bus_vtable port_vtable[] = {
 	 * systemd does for its large ones); never signalled (bus-server.c, on_port_changed).
 	 */
 	SD_BUS_PROPERTY("Counters", "a{st}", get_counters, 0, SD_BUS_VTABLE_PROPERTY_EXPLICIT),
+	/* The unicast negotiation's table: Get only, never signalled, as Counters. */
+	SD_BUS_PROPERTY("UnicastTable", "a(ssssnu)", get_unicast_table, 0,
+			SD_BUS_VTABLE_PROPERTY_EXPLICIT),
 	SD_BUS_PROPERTY("LastError", "s", bus_property_get_chars, P_OFF(last_error_text), EMITS),
 	SD_BUS_PROPERTY("LastErrorCode", "i", get_last_error_code, P_OFF(last_error), EMITS),
 	SD_BUS_METHOD_WITH_ARGS("Enable", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_control,

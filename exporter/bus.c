@@ -89,26 +89,43 @@ static void request_free(void *userdata)
 	free(q);
 }
 
-static int counters_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error)
+/*
+ * The reply to a Get of a port's explicit property of D-Bus type sig into its object with read;
+ * an error (a phcd too old to have it), a port gone or a reply of a bus before this one: nothing.
+ */
+static void explicit_reply(sd_bus_message *reply, struct request *q, const char *sig,
+			   int (*read)(struct object *o, sd_bus_message *m), const char *what)
 {
-	struct request *q = userdata;
 	struct object *o;
 	int r;
 
 	if (q->generation != q->x->generation || sd_bus_message_is_method_error(reply, NULL)) {
-		return 0;
+		return;
 	}
 	o = model_find(q->x->model, q->path);
 	if (!o) {
-		return 0;
+		return;
 	}
-	r = sd_bus_message_enter_container(reply, SD_BUS_TYPE_VARIANT, "a{st}");
+	r = sd_bus_message_enter_container(reply, SD_BUS_TYPE_VARIANT, sig);
 	if (r >= 0) {
-		r = object_read_counters(o, reply);
+		r = read(o, reply);
 	}
 	if (r < 0) {
-		log_bus("reading a port's Counters, ignoring", NULL, r);
+		log_bus(what, NULL, r);
 	}
+}
+
+static int counters_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error)
+{
+	explicit_reply(reply, userdata, "a{st}", object_read_counters,
+		       "reading a port's Counters, ignoring");
+	return 0;
+}
+
+static int uc_table_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error)
+{
+	explicit_reply(reply, userdata, "a(ssssnu)", object_read_unicast_table,
+		       "reading a port's UnicastTable, ignoring");
 	return 0;
 }
 
@@ -167,6 +184,11 @@ static void counters_fetch(struct exporter *x, const char *path)
 
 	if (r < 0) {
 		log_bus("asking for a port's Counters, ignoring", NULL, r);
+	}
+	r = call_for(x, path, "org.freedesktop.DBus.Properties", "Get", uc_table_reply, "ss",
+		     PHCD_BUS_IFACE_PORT, "UnicastTable");
+	if (r < 0) {
+		log_bus("asking for a port's UnicastTable, ignoring", NULL, r);
 	}
 }
 

@@ -32,6 +32,13 @@ struct counter {
 	uint64_t value;
 };
 
+/* One row of a port's UnicastTable a(ssssnu). */
+struct uc_row {
+	char *peer, *role, *message, *state;
+	int16_t log_period;
+	uint32_t seconds_left;
+};
+
 struct object {
 	char *path;
 	enum object_kind kind;
@@ -39,6 +46,8 @@ struct object {
 	size_t n_props;
 	struct counter *counters; /* a port's Counters, read with Get (phcd does not signal it) */
 	size_t n_counters;
+	struct uc_row *uc_rows; /* a port's UnicastTable, read with Get with the counters */
+	size_t n_uc_rows;
 	char **reasons; /* the codes of HealthReasons a(ss), when phcd has that property */
 	size_t n_reasons;
 	bool has_reasons;
@@ -68,6 +77,8 @@ int object_read_props(struct object *o, sd_bus_message *m);
 int object_read_invalidated(struct object *o, sd_bus_message *m);
 /* Replace o's counters with an a{st}. */
 int object_read_counters(struct object *o, sd_bus_message *m);
+/* Replace o's unicast table with an a(ssssnu). */
+int object_read_unicast_table(struct object *o, sd_bus_message *m);
 
 /* The text served on /metrics (Prometheus text format 0.0.4); NULL when out of memory. */
 char *metrics_render(const struct model *m, size_t *ret_len);

@@ -24,6 +24,21 @@ static void counters_free(struct object *o)
 	o->n_counters = 0;
 }
 
+static void uc_rows_free(struct object *o)
+{
+	for (size_t i = 0; i < o->n_uc_rows; i++) {
+		struct uc_row *u = &o->uc_rows[i];
+
+		free(u->peer);
+		free(u->role);
+		free(u->message);
+		free(u->state);
+	}
+	free(o->uc_rows);
+	o->uc_rows = NULL;
+	o->n_uc_rows = 0;
+}
+
 static void reasons_free(struct object *o)
 {
 	for (size_t i = 0; i < o->n_reasons; i++) {
@@ -45,6 +60,7 @@ static struct object *object_free(struct object *o)
 	}
 	free(o->props);
 	counters_free(o);
+	uc_rows_free(o);
 	reasons_free(o);
 	free(o->path);
 	free(o);
@@ -387,6 +403,39 @@ int object_read_counters(struct object *o, sd_bus_message *m)
 			return -ENOMEM;
 		}
 		c[o->n_counters++].value = value;
+	}
+	if (r < 0) {
+		return r;
+	}
+	return sd_bus_message_exit_container(m);
+}
+
+int object_read_unicast_table(struct object *o, sd_bus_message *m)
+{
+	const char *peer, *role, *message, *state;
+	uint32_t left;
+	int16_t period;
+	int r;
+
+	uc_rows_free(o);
+	r = sd_bus_message_enter_container(m, SD_BUS_TYPE_ARRAY, "(ssssnu)");
+	if (r < 0) {
+		return r;
+	}
+	while ((r = sd_bus_message_read(m, "(ssssnu)", &peer, &role, &message, &state, &period,
+					&left)) > 0) {
+		struct uc_row *u = reallocarray(o->uc_rows, o->n_uc_rows + 1, sizeof(*u));
+
+		if (!u) {
+			return -ENOMEM;
+		}
+		o->uc_rows = u;
+		u = &u[o->n_uc_rows++];
+		*u = (struct uc_row){ strdup(peer),  strdup(role), strdup(message),
+				      strdup(state), period,	   left };
+		if (!u->peer || !u->role || !u->message || !u->state) {
+			return -ENOMEM;
+		}
 	}
 	if (r < 0) {
 		return r;

@@ -278,6 +278,40 @@ static void counter_family(struct buf *b, const struct model *m, const char *met
 	}
 }
 
+/*
+ * A port's UnicastTable: per peer, role and message type, the grant's seconds left and its
+ * logInterMessagePeriod (gauges), and its state (1 for the current one, as a label).
+ */
+static void unicast_family(struct buf *b, const struct model *m, const char *metric,
+			   const char *type, const char *help, int what)
+{
+	bool head = false;
+
+	for (size_t i = 0; i < m->n_objects; i++) {
+		const struct object *o = m->objects[i];
+
+		for (size_t j = 0; o->kind == OBJECT_PORT && j < o->n_uc_rows; j++) {
+			const struct uc_row *u = &o->uc_rows[j];
+
+			if (!head) {
+				family(b, metric, type, help);
+				head = true;
+			}
+			labels_open(b, m, o, metric);
+			buf_label(b, "peer", u->peer, false);
+			buf_label(b, "role", u->role, false);
+			buf_label(b, "message", u->message, false);
+			if (what == 2) {
+				buf_label(b, "state", u->state, false);
+			}
+			buf_printf(b, "} %" PRId64 "\n",
+				   what == 0   ? (int64_t) u->seconds_left
+				   : what == 1 ? (int64_t) u->log_period
+					       : 1);
+		}
+	}
+}
+
 static const char *const servo_states[] = { "unlocked", "jump", "locked", "holdover", NULL };
 static const char *const clock_modes[] = { "free-run", "locked", "holdover", "holdover-out-of-spec",
 					   NULL };
@@ -628,6 +662,18 @@ char *metrics_render(const struct model *m, size_t *ret_len)
 			       "Unicast negotiation (IEEE 1588-2019 16.1) events of the port, as "
 			       "grantee and as grantor.",
 			       "unicast_", "event");
+		unicast_family(&b, m, "phcd_port_unicast_grant_seconds_left", "gauge",
+			       "Seconds left of a unicast grant (IEEE 1588-2019 16.1), per peer, "
+			       "role and message type; 0 unless granted.",
+			       0);
+		unicast_family(&b, m, "phcd_port_unicast_log_period", "gauge",
+			       "logInterMessagePeriod asked for or granted, per peer, role and "
+			       "message type.",
+			       1);
+		unicast_family(&b, m, "phcd_port_unicast_state", "gauge",
+			       "Where the negotiation of a message type with a peer stands: 1 for "
+			       "the current state (requested, denied, granted, cancelling).",
+			       2);
 	}
 	if (b.oom) {
 		free(b.p);

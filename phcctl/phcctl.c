@@ -520,8 +520,39 @@ static void print_counters(sd_bus_message *p, const char *dir, const char *label
 	printf("%s\n", any ? "" : " none");
 }
 
+/* The port's UnicastTable (Get only): a row per peer and message type, or "none". */
+static void print_unicast_table(struct phcctl *c, const char *path)
+{
+	const char *addr, *role, *type, *state;
+	sd_bus_message *reply = NULL;
+	bool any = false;
+	int16_t period;
+	uint32_t left;
+
+	printf("  %-20s:", "Unicast table");
+	if (phcctl_call(c, path, "org.freedesktop.DBus.Properties", "Get", NULL, &reply, "ss",
+			PHCD_BUS_IFACE_PORT, "UnicastTable") >= 0 &&
+	    sd_bus_message_enter_container(reply, 'v', "a(ssssnu)") > 0 &&
+	    sd_bus_message_enter_container(reply, 'a', "(ssssnu)") > 0) {
+		while (sd_bus_message_read(reply, "(ssssnu)", &addr, &role, &type, &state, &period,
+					   &left) > 0) {
+			if (!any) {
+				printf("\n    %-39s %-7s %-11s %-10s %6s %8s\n", "PEER", "ROLE",
+				       "MESSAGE", "STATE", "PERIOD", "LEFT");
+			}
+			printf("    %-39s %-7s %-11s %-10s %6d %7" PRIu32 "s\n", addr, role, type,
+			       state, period, left);
+			any = true;
+		}
+	}
+	if (!any) {
+		printf(" none\n");
+	}
+	sd_bus_message_unref(reply);
+}
+
 /* port IFNAME: one block like status's instances. */
-static void print_port(struct phcctl *c, sd_bus_message *p)
+static void print_port(struct phcctl *c, sd_bus_message *p, const char *path)
 {
 	sd_bus_message *reply = NULL;
 	const char *inst = NULL;
@@ -560,6 +591,7 @@ static void print_port(struct phcctl *c, sd_bus_message *p)
 	print_counters(p, "tx", "Sent");
 	print_counters(p, "dropped", "Dropped");
 	print_counters(p, "ignored", "Ignored");
+	print_unicast_table(c, path);
 }
 
 /* port IFNAME / instance NAME: a readable block, or every property as one JSON object. */
@@ -586,7 +618,7 @@ static int cmd_show(struct phcctl *c, const char *method, const char *iface, con
 	if (c->json) {
 		r = phcctl_print_json(props);
 	} else {
-		print_port(c, props);
+		print_port(c, props, path);
 	}
 	sd_bus_message_unref(props);
 	return r < 0 ? phcctl_error(name, NULL, r) : EXIT_OK;

@@ -618,3 +618,91 @@ void port_unicast_counters(const struct port *p, uint64_t ret[_PORT_UC_MAX])
 		ret[PORT_UC_EXPIRIES] += s->expiries;
 	}
 }
+
+const char *port_uc_role_to_string(enum port_uc_role r)
+{
+	static const char *const names[] = {
+		[PORT_UC_GRANTEE] = "grantee",
+		[PORT_UC_GRANTOR] = "grantor",
+	};
+
+	return (unsigned) r < _PORT_UC_ROLE_MAX ? names[r] : NULL;
+}
+
+const char *port_uc_state_to_string(enum port_uc_state s)
+{
+	static const char *const names[] = {
+		[PORT_UC_NONE] = "none",
+		[PORT_UC_REQUESTED] = "requested",
+		[PORT_UC_DENIED] = "denied",
+		[PORT_UC_GRANTED] = "granted",
+		[PORT_UC_CANCELLING] = "cancelling",
+	};
+
+	return (unsigned) s < _PORT_UC_STATE_MAX ? names[s] : NULL;
+}
+
+/* Whole seconds from now to until, 0 when past, at most INT32_MAX. */
+static uint32_t seconds_left(ns_t until, ns_t now)
+{
+	ns_t left = until > now ? (until - now) / NS_PER_SEC : 0;
+
+	return left > INT32_MAX ? INT32_MAX : (uint32_t) left;
+}
+
+static void grantee_entry(const struct unicast_grantee_slot *s, ns_t now, struct port_uc_grant *g)
+{
+	static const enum port_uc_state states[] = {
+		[UNICAST_GRANTEE_IDLE] = PORT_UC_NONE,
+		[UNICAST_GRANTEE_WAITING] = PORT_UC_REQUESTED,
+		[UNICAST_GRANTEE_BACKOFF] = PORT_UC_DENIED,
+		[UNICAST_GRANTEE_GRANTED] = PORT_UC_GRANTED,
+		[UNICAST_GRANTEE_CANCELLING] = PORT_UC_CANCELLING,
+	};
+
+	g->state = states[s->state];
+	g->log_period = s->state == UNICAST_GRANTEE_GRANTED ? s->log_period : s->want_period;
+	g->seconds_left = s->state == UNICAST_GRANTEE_GRANTED ? seconds_left(s->expires, now) : 0;
+}
+
+static void grantor_entry(const struct unicast_grantor_flow *f, ns_t now, struct port_uc_grant *g)
+{
+	g->state = f->cancelling ? PORT_UC_CANCELLING : f->granted ? PORT_UC_GRANTED : PORT_UC_NONE;
+	g->log_period = g->state == PORT_UC_NONE ? 0 : f->log_period;
+	g->seconds_left = g->state == PORT_UC_GRANTED ? seconds_left(f->expires, now) : 0;
+}
+
+size_t port_unicast_table(const struct port *p, ns_t now, struct port_uc_entry *ret, size_t max)
+{
+	const struct port_unicast *uc = p->uc;
+	size_t n = 0;
+
+	if (!uc) {
+		return 0;
+	}
+	for (size_t i = 0; uc->grantee_on && i < uc->ge.n_peers; i++, n++) {
+		if (n >= max) {
+			continue;
+		}
+		ret[n] = (struct port_uc_entry){ .addr = p->cfg.port.unicast_table.addr[i],
+						 .role = PORT_UC_GRANTEE };
+		for (int k = 0; k < UNICAST_MT_N; k++) {
+			grantee_entry(&uc->ge.slot[i][k], now, &ret[n].mt[k]);
+		}
+	}
+	for (size_t i = 0; uc->gr && i < uc->gr->cap; i++) {
+		const struct unicast_grantor_client *c = &uc->gr->client[i];
+
+		if (!c->used) {
+			continue;
+		}
+		if (n < max) {
+			ret[n] = (struct port_uc_entry){ .addr = c->addr, .role = PORT_UC_GRANTOR };
+			for (int k = 0; k < UNICAST_MT_N; k++) {
+				grantor_entry(&c->flow[k], now, &ret[n].mt[k]);
+			}
+		}
+		n++;
+	}
+	return n;
+}

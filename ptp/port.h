@@ -12,6 +12,7 @@
 #include "ptp/options.h"
 #include "ptp/servo.h"
 #include "ptp/types.h"
+#include "ptp/unicast-neg.h"
 #include "ptp/util.h"
 
 /*
@@ -339,6 +340,46 @@ enum port_unicast_counter {
 /* "requests_sent", ...: stable names for D-Bus (unicast_<name>). */
 const char *port_unicast_counter_to_string(enum port_unicast_counter c);
 void port_unicast_counters(const struct port *p, uint64_t ret[_PORT_UC_MAX]);
+
+/*
+ * The unicast table of the port, one entry per peer: the grantee's masters (its unicast master
+ * table, in table order), then the grantor's clients (its places in use). Per negotiable message
+ * type (UNICAST_MT_*): where its negotiation stands, the logInterMessagePeriod asked for or
+ * granted, and the whole seconds the grant has left (0 unless GRANTED).
+ */
+enum port_uc_role {
+	PORT_UC_GRANTEE, /* the peer is a master this port asks */
+	PORT_UC_GRANTOR, /* the peer is a client this port serves */
+	_PORT_UC_ROLE_MAX,
+};
+
+enum port_uc_state {
+	PORT_UC_NONE,	    /* not asked, nothing granted */
+	PORT_UC_REQUESTED,  /* grantee: REQUEST sent, no answer yet */
+	PORT_UC_DENIED,	    /* grantee: denied or unanswered, asking again later */
+	PORT_UC_GRANTED,    /* granted, seconds_left to run */
+	PORT_UC_CANCELLING, /* CANCEL sent, its acknowledgement awaited */
+	_PORT_UC_STATE_MAX,
+};
+
+/* "grantee", "grantor"; "none", "requested", "denied", "granted", "cancelling"; NULL else. */
+const char *port_uc_role_to_string(enum port_uc_role r);
+const char *port_uc_state_to_string(enum port_uc_state s);
+
+struct port_uc_grant {
+	enum port_uc_state state;
+	int8_t log_period;
+	uint32_t seconds_left; /* at most INT32_MAX (a duration's bound) */
+};
+
+struct port_uc_entry {
+	struct unicast_addr addr;
+	enum port_uc_role role;
+	struct port_uc_grant mt[UNICAST_MT_N];
+};
+
+/* Up to max entries into ret (grantees first); returns how many the port has in all. */
+size_t port_unicast_table(const struct port *p, ns_t now, struct port_uc_entry *ret, size_t max);
 
 enum port_state port_get_state(const struct port *p);
 uint64_t port_get_counter(const struct port *p, enum port_counter c);

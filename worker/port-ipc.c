@@ -202,7 +202,7 @@ static void apply_recommendation(struct worker_port *w, const struct ipc_recomme
 				&rs->path, now);
 	if (r == -ENOENT) {
 		/* Our Erbest vanished meanwhile: say so, the supervisor decides again. */
-		w->erbest_sent = false;
+		w->erbest_last.sent = false;
 		worker_report_erbest(w, now);
 	}
 	port_loop_rearm(&w->loop);

@@ -27,6 +27,13 @@ struct worker_peer_ask {
 	ns_t retry_at; /* refused: not asked again before (port_loop_now()) */
 };
 
+/* A message as last sent, encoded: the next goes only when it differs. */
+struct worker_sent {
+	bool sent;
+	size_t len;
+	uint8_t wire[IPC_MAX_SIZE];
+};
+
 struct worker_port {
 	const struct port_ipc_args *args;
 	int ipc;
@@ -49,11 +56,11 @@ struct worker_port {
 	double window_sum, window_sumsq;
 	ns_t window_max;
 	struct ipc_offset_stats stats;
-	uint64_t announces_seen; /* PORT_CNT_RX_ANNOUNCE when Erbest was last looked at */
-	ns_t erbest_expiry;	 /* port_erbest_next_expiry() then */
-	bool erbest_sent;
-	size_t erbest_len; /* the last ERBEST sent, as encoded */
-	uint8_t erbest_wire[IPC_MAX_SIZE];
+	uint64_t announces_seen;	  /* PORT_CNT_RX_ANNOUNCE when Erbest was last looked at */
+	ns_t erbest_expiry;		  /* port_erbest_next_expiry() then */
+	struct worker_sent erbest_last;	  /* the last ERBEST sent */
+	struct worker_sent uc_table_last; /* the last UNICAST_TABLE sent (one a second at most) */
+	ns_t uc_table_at;
 	int last_error;
 	char last_error_text[IPC_ERROR_TEXT_MAX];
 	uint64_t tx_ts_timeouts; /* sends whose TX timestamp did not come in tx_timestamp_timeout */

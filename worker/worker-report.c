@@ -92,30 +92,38 @@ static void publish_status(struct worker_port *w, bool urgent)
 	}
 }
 
+/*
+ * Send m unless it is what last holds, compared as encoded, not as structs: their padding is
+ * whatever the stack held, which differs between callers (frames, ticks, IPC) and made an
+ * unchanged Erbest look new. true when it went (or the supervisor is gone: the loop exits).
+ */
+static bool send_if_new(struct worker_port *w, const struct ipc_msg *m, struct worker_sent *last)
+{
+	uint8_t wire[IPC_MAX_SIZE];
+	size_t len;
+
+	if (ipc_encode(m, wire, sizeof(wire), &len) < 0 ||
+	    (last->sent && len == last->len && !memcmp(last->wire, wire, len))) {
+		return false;
+	}
+	memcpy(last->wire, wire, len);
+	last->len = len;
+	last->sent = true;
+	if (ipc_send(w->ipc, m, NULL, 0) < 0) {
+		evloop_exit(&w->loop.ev, 1);
+	}
+	return true;
+}
+
 /* 9.3.2.3: report Erbest when it changed (or appeared, or vanished). */
 void worker_report_erbest(struct worker_port *w, ns_t now)
 {
 	struct ipc_msg m = { .type = IPC_ERBEST };
 	struct ipc_erbest *e = &m.erbest;
-	uint8_t wire[IPC_MAX_SIZE];
-	size_t len;
 
 	/* The time properties travel with Erbest, so the instance adopts them with S1 (9.3.5). */
 	e->present = port_get_erbest(w->loop.port, now, &e->ds, &e->tp, &e->path) == 0;
-	/*
-	 * Compared as encoded, not as structs: their padding is whatever the stack held, which
-	 * differs between callers (frames, ticks, IPC) and made an unchanged Erbest look new.
-	 */
-	if (ipc_encode(&m, wire, sizeof(wire), &len) < 0 ||
-	    (w->erbest_sent && len == w->erbest_len && !memcmp(w->erbest_wire, wire, len))) {
-		return;
-	}
-	memcpy(w->erbest_wire, wire, len);
-	w->erbest_len = len;
-	w->erbest_sent = true;
-	if (ipc_send(w->ipc, &m, NULL, 0) < 0) {
-		evloop_exit(&w->loop.ev, 1);
-	}
+	(void) send_if_new(w, &m, &w->erbest_last);
 }
 
 /* A double in ns, clamped to what ns_t holds. */
@@ -178,6 +186,32 @@ static void send_requests(struct worker_port *w, ns_t now)
 }
 
 /*
+ * The port's unicast table (port_unicast_table()) when its encoding changed, once a second at
+ * most: a running grant's seconds left count down, so it goes once a second while one runs,
+ * otherwise when a negotiation moves. A change within the second waits for the next wakeup
+ * after it (frames, the engine's timer). A port without unicast sends none.
+ */
+static void report_unicast_table(struct worker_port *w, ns_t now)
+{
+	struct ipc_msg m = { .type = IPC_UNICAST_TABLE };
+	struct ipc_unicast_table *t = &m.unicast_table;
+	size_t n;
+
+	if (w->uc_table_last.sent && now - w->uc_table_at < NS_PER_SEC) {
+		return;
+	}
+	n = port_unicast_table(w->loop.port, now, t->e, IPC_UNICAST_TABLE_MAX);
+	if (n == 0 && !w->uc_table_last.sent) {
+		return;
+	}
+	t->total = n > UINT16_MAX ? UINT16_MAX : (uint16_t) n;
+	t->n = n > IPC_UNICAST_TABLE_MAX ? IPC_UNICAST_TABLE_MAX : (uint8_t) n;
+	if (send_if_new(w, &m, &w->uc_table_last)) {
+		w->uc_table_at = now;
+	}
+}
+
+/*
  * After anything that may have changed the port (frames, its timer, the supervisor): Erbest at
  * once when it changed, the status page when due, news (a state change, a new error, a push
  * taken, management SETs) on the socket once a tick at most (IPC_NEWS_TICK_NS), and a wakeup for
@@ -206,6 +240,7 @@ void worker_report(struct worker_port *w, bool frames)
 		publish_status(w, send);
 	}
 	send_requests(w, now);
+	report_unicast_table(w, now);
 	if (w->page_stale) {
 		next = w->page_written + PAGE_PERIOD_NS + PAGE_SLACK_NS;
 	}

@@ -141,9 +141,11 @@ run_b6() {
 
 # d: ptp4l, the grantor, stops (it sends no CANCEL): phcd leaves SLAVE, its grants run out
 # (unicast_req_duration 10 here: the file's 60 would make the run a minute longer), counted as
-# Counters unicast_expiries on D-Bus (phcd alone on the test's bus).
+# Counters unicast_expiries on D-Bus (phcd alone on the test's bus). Before that, while SLAVE:
+# Port.UnicastTable shows ptp4l's address with Sync granted, seconds left above 0, and phcctl's
+# port view shows the same row, and phcd-exporter exports its seconds left.
 run_d() {
-	local deadline exp
+	local deadline exp row view m
 	uc_pair d
 	cp "$CONFIGS/UNICAST-MASTER.cfg" "$tmp/master-d.cfg"
 	uc_slave_cfg "$tmp/slave-d.cfg" 192.0.2.1 "$ib"
@@ -153,6 +155,31 @@ run_d() {
 	ptp4l_pid=$LAST_PID
 	gptp_phcd_start "$B" "$log.phcd.conf"
 	wait_for "$log-phcd" "$ib: .*-> SLAVE" 60
+	deadline=$((SECONDS + 10))
+	until row=$(busctl --system --json=short get-property org.phcd1 "/org/phcd1/port/$ib" \
+		org.phcd1.Port UnicastTable | jq -c '.data[] | select(.[0] == "192.0.2.1" and
+		.[1] == "grantee" and .[2] == "sync" and .[3] == "granted" and .[5] > 0)') &&
+		[ -n "$row" ]; do
+		[ "$SECONDS" -lt "$deadline" ] ||
+			fail "d: expected UnicastTable to show 192.0.2.1 grantee sync granted with time left, got: $(busctl --system get-property org.phcd1 "/org/phcd1/port/$ib" org.phcd1.Port UnicastTable)"
+		sleep 0.5
+	done
+	view=$("$BUILD/phcctl/phcctl" port "$ib")
+	grep -Eq '^ +192\.0\.2\.1 +grantee +sync +granted +-?[0-9]+ +[1-9][0-9]*s$' <<<"$view" ||
+		fail "d: expected phcctl port $ib to show 192.0.2.1 grantee sync granted with time left, got: $view"
+	echo "ok: d: UnicastTable $row; phcctl: $(grep -E '192\.0\.2\.1 +grantee +sync' <<<"$view" | tr -s ' ')"
+	ip netns exec "$B" "$BUILD/exporter/phcd-exporter" --listen 127.0.0.1:9434 \
+		--counter-interval 1 >"$log.exporter" 2>&1 &
+	BG_PIDS+=($!)
+	m='phcd_port_unicast_grant_seconds_left{ptp_instance="default",interface="'$ib'",peer="192.0.2.1",role="grantee",message="sync"}'
+	deadline=$((SECONDS + 15))
+	until ip netns exec "$B" curl -sf --max-time 5 http://127.0.0.1:9434/metrics >"$log.metrics" &&
+		awk -v k="$m" '$1 == k && $2 > 0 { ok = 1 } END { exit !ok }' "$log.metrics"; do
+		[ "$SECONDS" -lt "$deadline" ] ||
+			fail "d: expected the exporter's $m above 0 within 15 s, got: $(grep -s unicast_grant "$log.metrics"; cat "$log.exporter")"
+		sleep 0.5
+	done
+	echo "ok: d: exporter: $(grep -F "$m" "$log.metrics")"
 	kill "$ptp4l_pid"
 	wait "$ptp4l_pid" 2>/dev/null || true
 	from=$(wc -l <"$log-phcd")

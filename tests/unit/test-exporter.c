@@ -118,6 +118,47 @@ static void test_labels_escaped(void **state)
 	model_clear(&m);
 }
 
+static void add_uc_row(struct object *o, const char *peer, const char *role, const char *message,
+		       const char *state, int16_t period, uint32_t left)
+{
+	o->uc_rows = realloc(o->uc_rows, (o->n_uc_rows + 1) * sizeof(*o->uc_rows));
+	assert_non_null(o->uc_rows);
+	o->uc_rows[o->n_uc_rows++] = (struct uc_row){ strdup(peer),  strdup(role), strdup(message),
+						      strdup(state), period,	   left };
+}
+
+/* A port's UnicastTable: seconds left, period and state per peer, role and message type. */
+static void test_unicast_table(void **state)
+{
+	struct model m = { .up = true };
+	struct object *i = model_get(&m, "/org/phcd1/instance/lab", OBJECT_INSTANCE);
+	struct object *p = model_get(&m, "/org/phcd1/port/s1", OBJECT_PORT);
+	char *t;
+
+	add_prop(i, "Name", 's', 0, "lab");
+	add_prop(p, "Interface", 's', 0, "s1");
+	add_prop(p, "Instance", 'o', 0, "/org/phcd1/instance/lab");
+	t = render(&m);
+	assert_null(strstr(t, "phcd_port_unicast_grant_seconds_left"));
+	free(t);
+	add_uc_row(p, "192.0.2.1", "grantee", "sync", "granted", -4, 57);
+	add_uc_row(p, "fe80::1", "grantor", "announce", "cancelling", 1, 0);
+	t = render(&m);
+	assert_line(t, "# TYPE phcd_port_unicast_grant_seconds_left gauge");
+	assert_line(t, "phcd_port_unicast_grant_seconds_left{ptp_instance=\"lab\",interface=\"s1\","
+		       "peer=\"192.0.2.1\",role=\"grantee\",message=\"sync\"} 57");
+	assert_line(t, "phcd_port_unicast_log_period{ptp_instance=\"lab\",interface=\"s1\","
+		       "peer=\"192.0.2.1\",role=\"grantee\",message=\"sync\"} -4");
+	assert_line(
+		t,
+		"phcd_port_unicast_state{ptp_instance=\"lab\",interface=\"s1\","
+		"peer=\"fe80::1\",role=\"grantor\",message=\"announce\",state=\"cancelling\"} 1");
+	assert_line(t, "phcd_port_unicast_grant_seconds_left{ptp_instance=\"lab\",interface=\"s1\","
+		       "peer=\"fe80::1\",role=\"grantor\",message=\"announce\"} 0");
+	free(t);
+	model_clear(&m);
+}
+
 static void test_port_states_and_counters(void **state)
 {
 	struct model m = { .up = true };
@@ -400,6 +441,7 @@ int main(void)
 		cmocka_unit_test(test_reference),
 		cmocka_unit_test(test_health_reasons),
 		cmocka_unit_test(test_intervals),
+		cmocka_unit_test(test_unicast_table),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

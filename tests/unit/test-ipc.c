@@ -19,6 +19,26 @@
 #include "ptp/port.h"
 #include "ptp/util.h"
 
+/* The largest table: IPC_UNICAST_TABLE_MAX IPv6 peers of 20, every flow granted. */
+static void sample_unicast_table(struct ipc_unicast_table *t)
+{
+	t->total = 20;
+	t->n = IPC_UNICAST_TABLE_MAX;
+	for (int i = 0; i < IPC_UNICAST_TABLE_MAX; i++) {
+		struct port_uc_entry *e = &t->e[i];
+
+		e->addr = (struct unicast_addr){ .family = UNICAST_FAMILY_IPV6,
+						 .len = 16,
+						 .bytes = { 0x20, 0x01, 0x0d,
+							    0xb8, [15] = (uint8_t) i } };
+		e->role = i % 2 ? PORT_UC_GRANTOR : PORT_UC_GRANTEE;
+		for (int k = 0; k < UNICAST_MT_N; k++) {
+			e->mt[k] = (struct port_uc_grant){ PORT_UC_GRANTED, (int8_t) (k - 3),
+							   (uint32_t) (300 + i) };
+		}
+	}
+}
+
 /* A message of each type with every field away from zero, so a dropped field shows. */
 static void sample(enum ipc_type t, struct ipc_msg *m)
 {
@@ -139,6 +159,9 @@ static void sample(enum ipc_type t, struct ipc_msg *m)
 		m->peer_sockets.verdict = PEER_POLICY_OPEN_FAILED;
 		m->peer_sockets.error = -ENETUNREACH;
 		break;
+	case IPC_UNICAST_TABLE:
+		sample_unicast_table(&m->unicast_table);
+		break;
 	}
 }
 
@@ -158,6 +181,7 @@ static const enum ipc_type all_types[] = {
 	IPC_PEER_REQUEST,
 	IPC_PEER_RELEASE,
 	IPC_PEER_SOCKETS,
+	IPC_UNICAST_TABLE,
 };
 
 /* The payload sizes are the protocol: a change here is a protocol change (bump IPC_VERSION). */
@@ -180,6 +204,7 @@ static const struct {
 	{ IPC_PEER_REQUEST, 21 },
 	{ IPC_PEER_RELEASE, 21 },
 	{ IPC_PEER_SOCKETS, 26 },
+	{ IPC_UNICAST_TABLE, 675 }, /* 3 + 16 entries of 42: the largest, well below IPC_MAX_SIZE */
 };
 
 /* Encode and decode again; compare by re-encoding, since the structs have padding. */
@@ -279,7 +304,7 @@ static void test_fields(void **state)
 	/* Header: type, version, length, big-endian. */
 	sample(IPC_SET_PRIORITY, &m);
 	assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
-	assert_memory_equal(buf, "\x00\x42\x00\x1b\x00\x00\x00\x02\x0a\x14", 10);
+	assert_memory_equal(buf, "\x00\x42\x00\x1c\x00\x00\x00\x02\x0a\x14", 10);
 }
 
 static void expect_bad(const uint8_t *buf, size_t len, const char *what)
@@ -561,6 +586,65 @@ static void test_bad_values(void **state)
 	assert_string_equal(ipc_type_to_string(IPC_RECOMMENDED_STATE), "RECOMMENDED_STATE");
 }
 
+/* UNICAST_TABLE: every field the supervisor trusts is range-checked. */
+static void test_unicast_table(void **state)
+{
+	struct ipc_msg m, back;
+	uint8_t buf[IPC_MAX_SIZE];
+	size_t len;
+
+	assert_true(ipc_type_from_worker(IPC_UNICAST_TABLE));
+	sample(IPC_UNICAST_TABLE, &m);
+	m.unicast_table.n = 2;
+	m.unicast_table.e[1].addr = (struct unicast_addr){ .family = UNICAST_FAMILY_IPV4,
+							   .len = 4,
+							   .bytes = { 192, 0, 2, 9 } };
+	m.unicast_table.e[1].mt[UNICAST_MT_SYNC] = (struct port_uc_grant){ PORT_UC_DENIED, -4, 0 };
+	assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
+	assert_int_equal(len, IPC_HEADER_SIZE + 3 + 42 + 30);
+	assert_int_equal(ipc_decode(buf, len, &back), 0);
+	assert_int_equal(back.unicast_table.total, 20);
+	assert_int_equal(back.unicast_table.n, 2);
+	assert_int_equal(back.unicast_table.e[1].role, PORT_UC_GRANTOR);
+	assert_memory_equal(back.unicast_table.e[1].addr.bytes, "\xc0\x00\x02\x09", 4);
+	assert_int_equal(back.unicast_table.e[1].mt[UNICAST_MT_SYNC].state, PORT_UC_DENIED);
+	assert_int_equal(back.unicast_table.e[1].mt[UNICAST_MT_SYNC].log_period, -4);
+	assert_int_equal(back.unicast_table.e[0].mt[UNICAST_MT_ANNOUNCE].seconds_left, 300);
+
+	sample(IPC_UNICAST_TABLE, &m);
+	m.unicast_table.n = IPC_UNICAST_TABLE_MAX + 1;
+	expect_refused(&m, "17 entries");
+	sample(IPC_UNICAST_TABLE, &m);
+	m.unicast_table.total = 3;
+	expect_refused(&m, "more entries than the total");
+	sample(IPC_UNICAST_TABLE, &m);
+	m.unicast_table.e[5].role = _PORT_UC_ROLE_MAX;
+	expect_refused(&m, "role 2");
+	sample(IPC_UNICAST_TABLE, &m);
+	m.unicast_table.e[5].mt[0].state = _PORT_UC_STATE_MAX;
+	expect_refused(&m, "state 5");
+	sample(IPC_UNICAST_TABLE, &m);
+	m.unicast_table.e[5].mt[1].log_period = UNICAST_TLV_LOG_PERIOD_MAX + 1;
+	expect_refused(&m, "logInterMessagePeriod 8");
+	sample(IPC_UNICAST_TABLE, &m);
+	m.unicast_table.e[5].mt[1].log_period = UNICAST_TLV_LOG_PERIOD_MIN - 1;
+	expect_refused(&m, "logInterMessagePeriod -8");
+	sample(IPC_UNICAST_TABLE, &m);
+	m.unicast_table.e[5].mt[2].seconds_left = (uint32_t) INT32_MAX + 1;
+	expect_refused(&m, "2^31 s left");
+	sample(IPC_UNICAST_TABLE, &m);
+	m.unicast_table.e[5].mt[2].state = PORT_UC_REQUESTED;
+	expect_refused(&m, "time left of a flow not granted");
+	/* An address family outside L2, UDPv4, UDPv6 (its byte follows total and n). */
+	sample(IPC_UNICAST_TABLE, &m);
+	assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
+	buf[IPC_HEADER_SIZE + 3] = 7;
+	expect_bad(buf, len, "address family 7");
+	/* Cut short by one entry's last byte. */
+	assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
+	expect_bad(buf, len - 1, "a truncated table");
+}
+
 static bool fd_is_open(int fd)
 {
 	return fcntl(fd, F_GETFD) >= 0;
@@ -697,9 +781,10 @@ int main(void)
 		write_seeds(getenv("PHCD_IPC_SEED_DIR"));
 	}
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_round_trip), cmocka_unit_test(test_fields),
-		cmocka_unit_test(test_malformed),  cmocka_unit_test(test_bad_values),
-		cmocka_unit_test(test_fd_passing), cmocka_unit_test(test_servo_state_mapping),
+		cmocka_unit_test(test_round_trip),    cmocka_unit_test(test_fields),
+		cmocka_unit_test(test_malformed),     cmocka_unit_test(test_bad_values),
+		cmocka_unit_test(test_fd_passing),    cmocka_unit_test(test_servo_state_mapping),
+		cmocka_unit_test(test_unicast_table),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -117,6 +117,51 @@ static void test_negotiated(void **state)
 	link_free(&l);
 }
 
+/* The granted flows of one side's single peer: Announce, Sync, Delay_Resp, with time left. */
+static void assert_granted(const struct port_uc_entry *e, enum port_uc_role role, int peer_side)
+{
+	struct port_address a;
+
+	side_address(peer_side, &a);
+	assert_int_equal(e->role, role);
+	assert_int_equal(e->addr.family, UNICAST_FAMILY_IPV4);
+	assert_int_equal(e->addr.len, a.len);
+	assert_memory_equal(e->addr.bytes, a.bytes, a.len);
+	for (int k = UNICAST_MT_ANNOUNCE; k <= UNICAST_MT_DELAY_RESP; k++) {
+		assert_int_equal(e->mt[k].state, PORT_UC_GRANTED);
+		/* unicast_req_duration 60: renewed before it runs out, never more than asked */
+		if (e->mt[k].seconds_left < 1 || e->mt[k].seconds_left > 60) {
+			fail_msg("%s: type %d has %u s left, expected 1..60",
+				 port_uc_role_to_string(role), k, e->mt[k].seconds_left);
+		}
+	}
+	assert_int_equal(e->mt[UNICAST_MT_PDELAY_RESP].state, PORT_UC_NONE);
+	assert_int_equal(e->mt[UNICAST_MT_PDELAY_RESP].seconds_left, 0);
+}
+
+/* The table D-Bus shows (port_unicast_table()): each side names the other, three flows granted. */
+static void test_table(void **state)
+{
+	struct port_uc_entry e[2];
+	struct link l;
+
+	link_unicast(&l, false);
+	link_run(&l, START + 60 * NS_PER_SEC);
+	assert_int_equal(port_unicast_table(l.s[1].port, l.now, e, 2), 1);
+	assert_granted(&e[0], PORT_UC_GRANTEE, 0);
+	assert_int_equal(port_unicast_table(l.s[0].port, l.now, e, 2), 1);
+	assert_granted(&e[0], PORT_UC_GRANTOR, 1);
+	/* No room: the count, nothing written. */
+	memset(e, 0xa5, sizeof(e));
+	assert_int_equal(port_unicast_table(l.s[0].port, l.now, e, 0), 1);
+	assert_int_equal(e[0].role, (enum port_uc_role) 0xa5a5a5a5);
+	/* Past every grant's end (no tick ran, nothing renewed): no time left is claimed. */
+	assert_int_equal(port_unicast_table(l.s[1].port, l.now + 61 * NS_PER_SEC, e, 2), 1);
+	assert_int_equal(e[0].mt[UNICAST_MT_SYNC].seconds_left, 0);
+	assert_string_equal(port_uc_state_to_string(e[0].mt[UNICAST_MT_SYNC].state), "granted");
+	link_free(&l);
+}
+
 /*
  * No way to the peer (its sockets never come: -ENOTCONN): nothing of the negotiation falls back
  * to the group, no fault; the grantee asks again with backoff and never synchronizes.
@@ -222,6 +267,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_negotiated),
 		cmocka_unit_test(test_no_fallback),
+		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_request_flood),
 	};
 
