@@ -19,8 +19,10 @@ uc_slave_cfg() {
 
 # uc_pair TAG [4|6]: namespaces A (ptp4l, 192.0.2.1) and B (phcd, 192.0.2.2), or their IPv6
 # link-local addresses, on a veth ia - ib; $log the run's log prefix.
+# The random part keeps a rerun's names apart; the "x" keeps TAG's apart (a + 65 and a6 + 5 once
+# made one namespace name, and one of two runs failed on ip netns add).
 uc_pair() {
-	v=$1$((RANDOM % 100))
+	v=${1}x$((RANDOM % 100))
 	A=uca$$$v B=ucb$$$v ia=uc${v}a ib=uc${v}b log=$tmp/$v
 	udp_pair "$A" "$B" "$ia" "$ib" "${2:-4}"
 }
