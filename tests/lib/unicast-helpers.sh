@@ -82,3 +82,16 @@ uc_stop_phcd() {
 		sleep 0.1
 	done
 }
+
+# uc_profile_slave_cfg IN OUT MASTER_ADDR IF: linuxptp's G.8275.2.cfg or G.8265.1.cfg (IN) made a
+# slave's as the file itself says ("Customize the following for slave operation"): its commented
+# unicast_master_table section and port section uncommented, the table's one UDPv4 line naming
+# MASTER_ADDR and [eth0] named IF. Nothing else of IN changes.
+uc_profile_slave_cfg() {
+	grep -q 'Customize the following for slave operation' "$1" ||
+		fail "$1: expected its commented slave section"
+	sed -e '/Customize the following for slave operation/,$ s/^#\([[:alnum:][]\)/\1/' \
+		-e "s/^UDPv4[[:space:]]*192\.168\.1\.11\$/UDPv4 $3/" -e "s/^\[eth0\]/[$4]/" "$1" >"$2"
+	grep -q "^UDPv4 $3\$" "$2" && grep -q "^\[$4\]" "$2" && grep -q '^unicast_master_table' "$2" ||
+		fail "$1: its slave section not adapted: $(cat "$2")"
+}
