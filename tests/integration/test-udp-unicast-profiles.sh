@@ -16,7 +16,9 @@
 # address and [eth0] adapted, its other addresses and its L2 [eth1] left out (uc_slave_cfg).
 # Only phcd.conf adds lines (udp_phcd_conf: port, software timestamps, virtual clock, rates), and
 # the role: priority1, and for G.8275.x (which compares no priority1) priority2, on both sides.
-# SLAVE and offsets within the bounds of test-udp-unicast.sh (gptp-helpers.sh).
+# SLAVE and offsets within the bounds of test-udp-unicast.sh (gptp-helpers.sh); on the wire
+# (tshark in ptp4l's namespace) the grantee's REQUEST, the grantor's GRANT and its Sync unicast,
+# none of its Sync or Announce to a group.
 set -euo pipefail
 . "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
 test_begin ptp port phcd gptp udp unicast
@@ -24,7 +26,7 @@ test_begin ptp port phcd gptp udp unicast
 # run_role PROFILE INDEX ROLE: phcd ROLE (slave|master) against linuxptp INDEX's ptp4l with its
 # PROFILE (G.8275.2, G.8265.1, UNICAST), in namespaces of its own.
 run_role() {
-	local prof=$1 role=$3 dir shipped pcfg mcfg id what prio tag ptp4l_pid
+	local prof=$1 role=$3 dir shipped pcfg mcfg id what prio tag ptp4l_pid cap
 	udp_version "$2"
 	dir=${PTP4L_DIR:+$PTP4L_DIR/configs}
 	dir=${dir:-$CONFIGS}
@@ -54,8 +56,10 @@ run_role() {
 		"priority2 = ${prio[1]}" >"$log.phcd.conf"
 	"$BUILD/daemon/phcd" --check-config -f "$log.phcd.conf" >"$log.check" 2>&1 ||
 		fail "phcd --check-config with $what ($role) refused it: $(grep -m3 error "$log.check")"
-	! grep -q "not honoured (error" "$log.check" ||
-		fail "phcd --check-config: a key of $what refused: $(grep 'not honoured (error' "$log.check")"
+	# Not one key of the file refused, nor ignored.
+	! grep -q "not honoured" "$log.check" ||
+		fail "phcd --check-config: a key of $what not honoured: $(grep 'not honoured' "$log.check")"
+	uc_capture_start "$A" "$ia" "$log.cap"
 	udp_ptp4l_start "$A" "$ia" "$log-ptp4l" "$tmp/$v-ptp4l.cfg" -4 --priority1 "${prio[0]}" \
 		--priority2 "${prio[0]}"
 	ptp4l_pid=$LAST_PID
@@ -67,9 +71,15 @@ run_role() {
 		id=$(status_field "$log.status" instance default clock)
 		gptp_ptp4l_slave_offsets "$id" "ptp4l $VER grantee of phcd grantor, both with $what"
 	fi
+	cap=$(uc_capture_read "$log.cap")
+	if [ "$role" = slave ]; then
+		uc_negotiated "$cap" 192.0.2.1 192.0.2.2 "$what, phcd slave"
+	else
+		uc_negotiated "$cap" 192.0.2.2 192.0.2.1 "$what, phcd master"
+	fi
 	kill "$PHCD_PID" "$ptp4l_pid" 2>/dev/null || true
 	wait "$PHCD_PID" "$ptp4l_pid" 2>/dev/null || true
-	echo "ok: $what: phcd $role"
+	echo "ok: $what: phcd $role, REQUEST, GRANT and $(grep -c '^0 ' <<<"$cap") unicast Sync on the wire"
 }
 
 # A job: a profile with one linuxptp version, phcd slave then master (one pair of namespaces at a

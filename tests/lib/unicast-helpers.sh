@@ -95,3 +95,14 @@ uc_profile_slave_cfg() {
 	grep -q "^UDPv4 $3\$" "$2" && grep -q "^\[$4\]" "$2" && grep -q '^unicast_master_table' "$2" ||
 		fail "$1: its slave section not adapted: $(cat "$2")"
 }
+
+# uc_negotiated LINES GRANTOR GRANTEE WHAT: in LINES (uc_capture_read), the grantee's REQUEST
+# (Signaling with a tlvType 4) to the grantor, the grantor's GRANT (5) back, its Sync unicast to
+# the grantee, and neither its Sync nor its Announce to a group (inhibit_multicast_service).
+uc_negotiated() {
+	local g=${2//./\\.} e=${3//./\\.} tlv='(1|True) ([0-9a-fx]*,)*(0x0*)?'
+	uc_seen "$1" "^12 $e $g $tlv""4(,|\$)" "$4: expected the REQUEST of $3 to $2 on the wire"
+	uc_seen "$1" "^12 $g $e $tlv""5(,|\$)" "$4: expected the GRANT of $2 to $3 on the wire"
+	uc_seen "$1" "^0 $g $e (1|True)" "$4: expected the Sync of $2 unicast to $3"
+	uc_unseen "$1" "^(0|11) $g 2(2[4-9]|3[0-9])\\." "$4: $2 (inhibit_multicast_service) sent Sync or Announce to a group"
+}
