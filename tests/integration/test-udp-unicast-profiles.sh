@@ -17,8 +17,8 @@
 # Only phcd.conf adds lines (udp_phcd_conf: port, software timestamps, virtual clock, rates), and
 # the role: priority1, and for G.8275.x (which compares no priority1) priority2, on both sides.
 # SLAVE and offsets within the bounds of test-udp-unicast.sh (gptp-helpers.sh); on the wire
-# (tshark in ptp4l's namespace) the grantee's REQUEST, the grantor's GRANT and its Sync unicast,
-# none of its Sync or Announce to a group.
+# (dumpcap in ptp4l's namespace, read by tshark) the grantee's REQUEST, the grantor's GRANT and
+# its Sync unicast, none of its Sync or Announce to a group.
 set -euo pipefail
 . "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
 test_begin ptp port phcd gptp udp unicast
@@ -26,7 +26,7 @@ test_begin ptp port phcd gptp udp unicast
 # run_role PROFILE INDEX ROLE: phcd ROLE (slave|master) against linuxptp INDEX's ptp4l with its
 # PROFILE (G.8275.2, G.8265.1, UNICAST), in namespaces of its own.
 run_role() {
-	local prof=$1 role=$3 dir shipped pcfg mcfg id what prio tag ptp4l_pid cap
+	local prof=$1 role=$3 dir shipped pcfg mcfg what prio tag ptp4l_pid cap
 	udp_version "$2"
 	dir=${PTP4L_DIR:+$PTP4L_DIR/configs}
 	dir=${dir:-$CONFIGS}
@@ -59,19 +59,14 @@ run_role() {
 	# Not one key of the file refused, nor ignored.
 	! grep -q "not honoured" "$log.check" ||
 		fail "phcd --check-config: a key of $what not honoured: $(grep 'not honoured' "$log.check")"
-	uc_capture_start "$A" "$ia" "$log.cap"
+	uc_pcap_start "$A" "$ia" "$log.cap"
 	udp_ptp4l_start "$A" "$ia" "$log-ptp4l" "$tmp/$v-ptp4l.cfg" -4 --priority1 "${prio[0]}" \
 		--priority2 "${prio[0]}"
 	ptp4l_pid=$LAST_PID
 	gptp_phcd_start "$B" "$log.phcd.conf"
-	if [ "$role" = slave ]; then
-		gptp_phcd_slave_offsets "$ib" "phcd grantee of ptp4l $VER grantor, both with $what"
-	else
-		wait_for "$log.status" "^instance default .* clock [0-9a-f.]+ " 10
-		id=$(status_field "$log.status" instance default clock)
-		gptp_ptp4l_slave_offsets "$id" "ptp4l $VER grantee of phcd grantor, both with $what"
-	fi
-	cap=$(uc_capture_read "$log.cap")
+	udp_offsets "$role" "$ib" "phcd grantee of ptp4l $VER grantor, both with $what" \
+		"ptp4l $VER grantee of phcd grantor, both with $what"
+	cap=$(uc_pcap_read "$log.cap")
 	if [ "$role" = slave ]; then
 		uc_negotiated "$cap" 192.0.2.1 192.0.2.2 "$what, phcd slave"
 	else

@@ -28,13 +28,30 @@ uc_pair() {
 # uc_capture_start NS IF FILE: tshark prints IF's PTP frames into FILE from now, a line each as it
 # sees them (pid in CAP_PID), once it listens: time, type, source, destination, unicast flag and
 # the Signaling TLV types.
+UC_FIELDS=(-T fields -E separator=' ' -E aggregator=, -e frame.time_relative -e ptp.v2.messagetype
+	-e ip.src -e ip.dst -e ptp.v2.flags.unicast -e ptp.v2.sig.tlv.tlvType)
 uc_capture_start() {
-	ip netns exec "$1" tshark -l -i "$2" -f 'udp port 319 or udp port 320' -T fields \
-		-E separator=' ' -E aggregator=, -e frame.time_relative -e ptp.v2.messagetype \
-		-e ip.src -e ip.dst -e ptp.v2.flags.unicast -e ptp.v2.sig.tlv.tlvType \
+	ip netns exec "$1" tshark -l -i "$2" -f 'udp port 319 or udp port 320' "${UC_FIELDS[@]}" \
 		>"$3" 2>"$3.log" &
 	CAP_PID=$!
 	wait_for "$3.log" "Capturing on" 10
+}
+
+# uc_pcap_start NS IF FILE / uc_pcap_read FILE: as uc_capture_start and uc_capture_read, but
+# dumpcap writes FILE.pcap and tshark reads it once the capture stops: dumpcap loads no
+# dissectors, so that several runs at once on a loaded machine start their captures in time.
+uc_pcap_start() {
+	ip netns exec "$1" dumpcap -q -i "$2" -f 'udp port 319 or udp port 320' -w "$3.pcap" \
+		2>"$3.log" &
+	CAP_PID=$!
+	wait_for "$3.log" "Capturing on" 10
+}
+uc_pcap_read() {
+	kill "$CAP_PID" 2>/dev/null || true
+	wait "$CAP_PID" 2>/dev/null || true
+	tshark -r "$1.pcap" "${UC_FIELDS[@]}" >"$1" 2>"$1.read.log" ||
+		fail "tshark -r $1.pcap: $(tail -n 3 "$1.read.log")"
+	uc_capture_lines "$1"
 }
 
 # uc_capture_lines FILE: what was seen so far, without the time: type (decimal), source,
