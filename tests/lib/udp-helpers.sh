@@ -40,14 +40,16 @@ udp_ptp4l_start() {
 }
 
 # udp_version INDEX: the reference linuxptp INDEX of reference_linuxptp (port-helpers.sh) for the
-# runs that follow: PTP4L_DIR, VER, UDP_TAG, and CFG its default.cfg as shipped, copied to $tmp.
+# runs that follow: PTP4L_DIR, VER, UDP_TAG, and CFG its default.cfg as shipped, copied to $tmp
+# under a name of the (sub)shell's own: two runs of udp_parallel copying the same version's file
+# to one name at once made cp fail ("File exists") in test-udp-hybrid.
 udp_version() {
 	local dir
 	PTP4L_DIR=${REF_DIRS[$1]}
 	VER=${REF_VERSIONS[$1]}
 	UDP_TAG=$1
 	dir=${PTP4L_DIR:+$PTP4L_DIR/configs}
-	CFG=$tmp/$VER-default.cfg
+	CFG=$tmp/$VER-$BASHPID-default.cfg
 	cp "${dir:-/usr/share/doc/linuxptp/configs}/default.cfg" "$CFG" || fail "no default.cfg of $VER"
 }
 
