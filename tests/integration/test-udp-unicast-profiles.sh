@@ -33,6 +33,7 @@ run_role() {
 	case $prof in G.8275.2) tag=t ;; G.8265.1) tag=f ;; *) tag=u ;; esac
 	uc_pair "$tag$2${role:0:1}"
 	what="$prof.cfg of linuxptp $VER"
+	[ "$prof" != UNICAST ] || what="UNICAST-MASTER.cfg and UNICAST-SLAVE.cfg of linuxptp $VER"
 	# The peer that will be master, and the one that asks it (its table naming the master).
 	if [ "$role" = slave ]; then mcfg=$tmp/$v-ptp4l.cfg pcfg=$tmp/$v-phcd.cfg; else
 		mcfg=$tmp/$v-phcd.cfg pcfg=$tmp/$v-ptp4l.cfg; fi
