@@ -40,14 +40,16 @@ udp_ptp4l_start() {
 }
 
 # udp_version INDEX: the reference linuxptp INDEX of reference_linuxptp (port-helpers.sh) for the
-# runs that follow: PTP4L_DIR, VER, UDP_TAG, and CFG its default.cfg as shipped, copied to $tmp.
+# runs that follow: PTP4L_DIR, VER, UDP_TAG, and CFG its default.cfg as shipped, copied to $tmp
+# under a name of the (sub)shell's own: two runs of udp_parallel copying the same version's file
+# to one name at once made cp fail ("File exists") in test-udp-hybrid.
 udp_version() {
 	local dir
 	PTP4L_DIR=${REF_DIRS[$1]}
 	VER=${REF_VERSIONS[$1]}
 	UDP_TAG=$1
 	dir=${PTP4L_DIR:+$PTP4L_DIR/configs}
-	CFG=$tmp/$VER-default.cfg
+	CFG=$tmp/$VER-$BASHPID-default.cfg
 	cp "${dir:-/usr/share/doc/linuxptp/configs}/default.cfg" "$CFG" || fail "no default.cfg of $VER"
 }
 
@@ -88,7 +90,7 @@ udp_phcd_sockets() { # NS IF GROUP
 # master or slave (ROLE) and the other side's offsets are judged as the L2 tests judge them
 # (gptp-helpers.sh: median within 5 us as slave, 10 us at ptp4l, path delay within 20 us).
 udp_run() {
-	local role=$1 fam=$2 cfg=$3 what=$4 v A B ia ib ptp4l_pid phcd_pid id group flag
+	local role=$1 fam=$2 cfg=$3 what=$4 v A B ia ib ptp4l_pid phcd_pid group flag
 	shift 4
 	v=$fam${role:0:1}${UDP_TAG:-}$((RANDOM % 100))
 	A=pua$$$v B=pub$$$v ia=pu${v}a ib=pu${v}b log=$tmp/$v
@@ -109,13 +111,8 @@ udp_run() {
 	ptp4l_pid=$LAST_PID
 	gptp_phcd_start "$B" "$log.phcd.conf"
 	phcd_pid=$LAST_PID
-	if [ "$role" = slave ]; then
-		gptp_phcd_slave_offsets "$ib" "phcd (ptp4l_config, UDPv$fam) as slave of ptp4l: $what"
-	else
-		wait_for "$log.status" "^instance default .* clock [0-9a-f.]+ " 10
-		id=$(status_field "$log.status" instance default clock)
-		gptp_ptp4l_slave_offsets "$id" "ptp4l as slave of phcd (ptp4l_config, UDPv$fam): $what"
-	fi
+	udp_offsets "$role" "$ib" "phcd (ptp4l_config, UDPv$fam) as slave of ptp4l: $what" \
+		"ptp4l as slave of phcd (ptp4l_config, UDPv$fam): $what"
 	udp_phcd_sockets "$B" "$ib" "$group"
 	if [[ " ${UDP_PTP4L_OPTS:-} " == *" -P "* ]]; then
 		[ "$fam" = 4 ] && group=224.0.0.107 || group=ff02::6b
@@ -124,6 +121,20 @@ udp_run() {
 	UDP_LAST_NS=$B UDP_LAST_IF=$ib UDP_LAST_PEER_NS=$A UDP_LAST_PEER_IF=$ia
 	UDP_LAST_PIDS=("$phcd_pid" "$ptp4l_pid")
 	UDP_LAST_FAM=$fam
+}
+
+# udp_offsets ROLE IF SLAVE_WHAT MASTER_WHAT: phcd (on IF, $log-phcd) as ROLE: as slave its
+# offsets (SLAVE_WHAT), as master those of ptp4l ($log-ptp4l) once it selects phcd (MASTER_WHAT),
+# judged as the L2 tests judge them (gptp-helpers.sh).
+udp_offsets() {
+	local id
+	if [ "$1" = slave ]; then
+		gptp_phcd_slave_offsets "$2" "$3"
+	else
+		wait_for "$log.status" "^instance default .* clock [0-9a-f.]+ " 10
+		id=$(status_field "$log.status" instance default clock)
+		gptp_ptp4l_slave_offsets "$id" "$4"
+	fi
 }
 
 # udp_stop: end the last udp_run's phcd and ptp4l.

@@ -30,13 +30,30 @@ uc_pair() {
 # uc_capture_start NS IF FILE: tshark prints IF's PTP frames into FILE from now, a line each as it
 # sees them (pid in CAP_PID), once it listens: time, type, source, destination, unicast flag and
 # the Signaling TLV types.
+UC_FIELDS=(-T fields -E separator=' ' -E aggregator=, -e frame.time_relative -e ptp.v2.messagetype
+	-e ip.src -e ip.dst -e ptp.v2.flags.unicast -e ptp.v2.sig.tlv.tlvType)
 uc_capture_start() {
-	ip netns exec "$1" tshark -l -i "$2" -f 'udp port 319 or udp port 320' -T fields \
-		-E separator=' ' -E aggregator=, -e frame.time_relative -e ptp.v2.messagetype \
-		-e ip.src -e ip.dst -e ptp.v2.flags.unicast -e ptp.v2.sig.tlv.tlvType \
+	ip netns exec "$1" tshark -l -i "$2" -f 'udp port 319 or udp port 320' "${UC_FIELDS[@]}" \
 		>"$3" 2>"$3.log" &
 	CAP_PID=$!
 	wait_for "$3.log" "Capturing on" 10
+}
+
+# uc_pcap_start NS IF FILE / uc_pcap_read FILE: as uc_capture_start and uc_capture_read, but
+# dumpcap writes FILE.pcap and tshark reads it once the capture stops: dumpcap loads no
+# dissectors, so that several runs at once on a loaded machine start their captures in time.
+uc_pcap_start() {
+	ip netns exec "$1" dumpcap -q -i "$2" -f 'udp port 319 or udp port 320' -w "$3.pcap" \
+		2>"$3.log" &
+	CAP_PID=$!
+	wait_for "$3.log" "Capturing on" 10
+}
+uc_pcap_read() {
+	kill "$CAP_PID" 2>/dev/null || true
+	wait "$CAP_PID" 2>/dev/null || true
+	tshark -r "$1.pcap" "${UC_FIELDS[@]}" >"$1" 2>"$1.read.log" ||
+		fail "tshark -r $1.pcap: $(tail -n 3 "$1.read.log")"
+	uc_capture_lines "$1"
 }
 
 # uc_capture_lines FILE: what was seen so far, without the time: type (decimal), source,
@@ -83,4 +100,28 @@ uc_stop_phcd() {
 		[ "$SECONDS" -lt "$deadline" ] || fail "phcd's worker still running 10 s after phcd stopped"
 		sleep 0.1
 	done
+}
+
+# uc_profile_slave_cfg IN OUT MASTER_ADDR IF: linuxptp's G.8275.2.cfg or G.8265.1.cfg (IN) made a
+# slave's as the file itself says ("Customize the following for slave operation"): its commented
+# unicast_master_table section and port section uncommented, the table's one UDPv4 line naming
+# MASTER_ADDR and [eth0] named IF. Nothing else of IN changes.
+uc_profile_slave_cfg() {
+	grep -q 'Customize the following for slave operation' "$1" ||
+		fail "$1: expected its commented slave section"
+	sed -e '/Customize the following for slave operation/,$ s/^#\([[:alnum:][]\)/\1/' \
+		-e "s/^UDPv4[[:space:]]*192\.168\.1\.11\$/UDPv4 $3/" -e "s/^\[eth0\]/[$4]/" "$1" >"$2"
+	grep -q "^UDPv4 $3\$" "$2" && grep -q "^\[$4\]" "$2" && grep -q '^unicast_master_table' "$2" ||
+		fail "$1: its slave section not adapted: $(cat "$2")"
+}
+
+# uc_negotiated LINES GRANTOR GRANTEE WHAT: in LINES (uc_capture_read), the grantee's REQUEST
+# (Signaling with a tlvType 4) to the grantor, the grantor's GRANT (5) back, its Sync unicast to
+# the grantee, and neither its Sync nor its Announce to a group (inhibit_multicast_service).
+uc_negotiated() {
+	local g=${2//./\\.} e=${3//./\\.} tlv='(1|True) ([0-9a-fx]*,)*(0x0*)?'
+	uc_seen "$1" "^12 $e $g $tlv""4(,|\$)" "$4: expected the REQUEST of $3 to $2 on the wire"
+	uc_seen "$1" "^12 $g $e $tlv""5(,|\$)" "$4: expected the GRANT of $2 to $3 on the wire"
+	uc_seen "$1" "^0 $g $e (1|True)" "$4: expected the Sync of $2 unicast to $3"
+	uc_unseen "$1" "^(0|11) $g 2(2[4-9]|3[0-9])\\." "$4: $2 (inhibit_multicast_service) sent Sync or Announce to a group"
 }
