@@ -36,7 +36,9 @@ uc_capture_start() {
 	ip netns exec "$1" tshark -l -i "$2" -f 'udp port 319 or udp port 320' "${UC_FIELDS[@]}" \
 		>"$3" 2>"$3.log" &
 	CAP_PID=$!
-	wait_for "$3.log" "Capturing on" 10
+	# tshark loads every dissector before it captures: five at once on a loaded machine once
+	# missed 10 s. The wait is for the capture to begin; what it must see has its own deadline.
+	wait_for "$3.log" "Capturing on" 30
 }
 
 # uc_pcap_start NS IF FILE / uc_pcap_read FILE: as uc_capture_start and uc_capture_read, but
