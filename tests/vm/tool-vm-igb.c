@@ -29,6 +29,9 @@
  * closed-loop tier judges. S may be CLOCK_REALTIME, the guest's system clock, and OFFSET_S is
  * added to every read of S: CLOCK_REALTIME + 37 - G is the system clock's error against a
  * grandmaster that keeps the PTP timescale (TAI, 37 s ahead of UTC).
+ *
+ * And: tool-vm-igb kernel on|off sets the guest kernel's sync state, as chronyd would (the
+ * closed-loop tier's T: what phcd's time_source = system reads; see cmd_kernel).
  */
 #include <errno.h>
 #include <arpa/inet.h>
