@@ -7,7 +7,9 @@
 # timestamp, and in C phcd's PHC must stay as close to the grandmaster's as ptp4l's on each seat.
 # Then D and E (tests/vm/chrony-guest.sh): chronyd steering the guest's CLOCK_REALTIME from
 # phcd's samples (refclock SOCK, software timestamps) and from the PHC phcd steers (refclock PHC,
-# hardware ones), judged against the grandmaster's PHC beside phcd steering it alone (A).
+# hardware ones), judged against the grandmaster's PHC beside phcd steering it alone (A). Then T
+# (tests/vm/ts-guest.sh): phcd a grandmaster with time_source = system, its PHC kept on the
+# guest's CLOCK_REALTIME, its class following the guest kernel's STA_UNSYNC.
 # Usage: tests/vm/closed-loop.sh [WORKDIR] (default build-vm/). The QEMU is cached in
 # $PHCD_VM_QEMU_CACHE (default WORKDIR/qemu-fixed), which worktrees may share.
 set -euo pipefail

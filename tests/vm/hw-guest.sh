@@ -8,7 +8,7 @@ guest_boot 1
 . /hw.env
 
 # want X: scenario X is to run (ONLY, from PHCD_VM_ONLY: a subset for diagnosis; default all).
-want() { case "${ONLY:-ABCSDE}" in *$1*) return 0 ;; esac; return 1; }
+want() { case "${ONLY:-ABCSDET}" in *$1*) return 0 ;; esac; return 1; }
 # wait_for FILE REGEX SECONDS
 wait_for() {
 	local end=$(($(cut -d. -f1 /proc/uptime) + $3))
@@ -273,5 +273,6 @@ fi
 # S, D and E (closed loop): the guest's CLOCK_REALTIME from software timestamps by phcd alone,
 # and chronyd steering it from phcd.
 [ "$BACKEND" = phc ] && . /chrony-guest.sh
+[ "$BACKEND" = phc ] && . /ts-guest.sh
 echo "VMTEST-DONE at $(up)s"
 poweroff -f

@@ -44,6 +44,10 @@ if [ "$CLOSED" = 1 ]; then
 	SYS_GM_A=${PHCD_VM_SYS_GM_A:-"5000 20000"}
 	SYS_GM_D=${PHCD_VM_SYS_GM_D:-"1000000 2000000"}
 	SYS_GM_E=${PHCD_VM_SYS_GM_E:-"5000 20000"}
+	# T: PHC 0, kept by phcd's PHC followers on CLOCK_REALTIME + 37 s (time_source = system), read
+	# against it: CLOCK_REALTIME + 37 s - PHC 0, seen at median 139 ns, p95 345 ns, max 621 ns
+	# (first run); the bounds A's, the same read of CLOCK_REALTIME against a PHC under TCG.
+	SYS_GM_T=${PHCD_VM_SYS_GM_T:-"5000 20000"}
 	CHRONY_SELECT_S=${PHCD_VM_CHRONY_SELECT_S:-90}
 	tier="closed-loop tier"
 else
@@ -53,8 +57,12 @@ else
 fi
 
 LOCK_NS=${PHCD_VM_LOCK_NS:-50000}
+# T: the instance's holdover_lock_time, holdover_time and holdover_out_of_spec_time (s).
+TS_LOCK_S=${PHCD_VM_TS_LOCK_S:-3}
+TS_HOLDOVER_S=${PHCD_VM_TS_HOLDOVER_S:-8}
+TS_OOS_S=${PHCD_VM_TS_OOS_S:-8}
 # PHCD_VM_ONLY: a subset of the scenarios, for diagnosis; the tier then judges those and fails.
-ALL=$([ "$CLOSED" = 1 ] && echo ABCSDE || echo ABC)
+ALL=$([ "$CLOSED" = 1 ] && echo ABCSDET || echo ABC)
 ONLY=${PHCD_VM_ONLY:-$ALL}
 want() { case "$ONLY" in *$1*) return 0 ;; esac; return 1; }
 not_run() {
@@ -83,7 +91,7 @@ fi
 ird=$work/initramfs-hw
 vm_initramfs "$work" "$ird" "$work/build/daemon/phcd" "$work/build/worker/phcd-port" \
 	"$work/build/tests/vm/tool-vm-igb" "$(command -v ptp4l)" "$(command -v phc_ctl)" \
-	"$(command -v dbus-daemon)" "$(command -v busctl)" "${chrony[@]}"
+	"$(command -v dbus-daemon)" "$(command -v busctl)" "$(command -v pmc)" "${chrony[@]}"
 vm_dbus_config "$ird"
 cp "$top/tests/vm/hw-guest.sh" "$ird/init"
 # Closed loop: the guest side of D and E, and the leap second table chronyd's `tai` reads.
@@ -91,6 +99,7 @@ if [ "$CLOSED" = 1 ]; then
 	mkdir -p "$ird/usr/share/zoneinfo/right"
 	cp /usr/share/zoneinfo/right/UTC "$ird/usr/share/zoneinfo/right/"
 	cp "$top/tests/vm/chrony-guest.sh" "$ird/chrony-guest.sh"
+	cp "$top/tests/vm/ts-guest.sh" "$ird/ts-guest.sh"
 fi
 cat >"$ird/hw.env" <<EOF
 SLAVE_WAIT_S=${PHCD_VM_SLAVE_WAIT_S:-90}
@@ -104,6 +113,10 @@ TX_TIMEOUT_MS=${PHCD_VM_TX_TIMEOUT_MS:-400}
 ONLY=$ONLY
 CHRONY_SELECT_S=${CHRONY_SELECT_S:-0}
 CHRONY_SETTLE_S=${PHCD_VM_CHRONY_SETTLE_S:-60}
+TS_LOCK_S=$TS_LOCK_S
+TS_HOLDOVER_S=$TS_HOLDOVER_S
+TS_OOS_S=$TS_OOS_S
+TS_SETTLE_S=${PHCD_VM_TS_SETTLE_S:-20}
 QUIRKS=$((1 - CLOSED))
 BACKEND=$([ "$CLOSED" = 1 ] && echo phc || echo virtual)
 EOF
@@ -129,20 +142,20 @@ phcs=$(jq -r '[.[] | select(.phc_index >= 0) | .phc_index] | sort | join(",")' <
 	fail "phcd --list-interfaces in the guest: expected PHCs $want_phcs, got '$phcs'"
 echo "ok: phcd --list-interfaces (ethtool netlink) finds every igb PHC: $phcs"
 
-# sys_judge LABEL TRACK MEDIAN_NS P95_NS: the guest's CLOCK_REALTIME + 37 s against the
-# grandmaster's PHC 1 (tool-vm-igb track CLOCK_REALTIME's line): |offset| median and p95 within
-# their bounds; the figures kept for the summary.
+# sys_judge LABEL TRACK MEDIAN_NS P95_NS [CLOCK]: the guest's CLOCK_REALTIME + 37 s against the
+# grandmaster's PHC 1, or CLOCK (tool-vm-igb track CLOCK_REALTIME's line): |offset| median and p95
+# within their bounds; the figures kept for the summary.
 sys_figures=()
 sys_judge() {
-	local n med p95 max
+	local n med p95 max ref=${5:-"grandmaster's PHC 1"}
 	read -r _ _ _ _ _ _ _ n _ med _ _ p95 max <<<"$2"
 	[ "${n:-0}" -gt 0 ] && [ -n "${max:-}" ] ||
-		fail "$1: no reads of CLOCK_REALTIME against the grandmaster's PHC 1 ('$2')"
-	sys_figures+=("$1: median $med, p95 $p95, max $max ns ($n reads)")
+		fail "$1: no reads of CLOCK_REALTIME against the $ref ('$2')"
+	sys_figures+=("$1, against the $ref: median $med, p95 $p95, max $max ns ($n reads)")
 	[ "$med" -le "$3" ] && [ "$p95" -le "$4" ] ||
-		fail "$1: expected |CLOCK_REALTIME + 37 s - grandmaster's PHC 1| median <= $3 ns and" \
+		fail "$1: expected |CLOCK_REALTIME + 37 s - $ref| median <= $3 ns and" \
 			"p95 <= $4 ns over the window, got median $med, p95 $p95, max $max ns ($n reads)"
-	echo "ok: $1: |CLOCK_REALTIME + 37 s - grandmaster's PHC 1| median $med, p95 $p95, max" \
+	echo "ok: $1: |CLOCK_REALTIME + 37 s - $ref| median $med, p95 $p95, max" \
 		"$max ns over $n reads (bounds: median $3, p95 $4 ns)"
 }
 
@@ -344,6 +357,34 @@ chrony_judge() { # X WHAT MEDIAN_NS P95_NS
 		"$(v "$1-LOAD")); after the window: $src"
 	sys_judge "$1 ($2)" "$(v "$1-TRACK")" "$3" "$4"
 }
+# T (closed loop, tests/vm/ts-guest.sh): time_source = system. Each step "SECONDS MODE CLASS"
+# (SECONDS since phcd started or since the guest's kernel sync state changed), or "never ...".
+ts_judge() {
+	local x secs min
+	for x in LOCKED:0 HOLDOVER:0 OOS:$TS_HOLDOVER_S FREERUN:$((TS_HOLDOVER_S + TS_OOS_S)) \
+		RELOCK:$TS_LOCK_S; do
+		min=${x#*:}
+		x=${x%%:*}
+		read -r secs _ <<<"$(v "T-$x")"
+		[ -n "${secs:-}" ] && [ "$secs" != never ] &&
+			awk -v s="$secs" -v m="$min" 'BEGIN { exit !(s + 1 >= m) }' ||
+			fail "T: $x: expected the mode and the slave's class within its time and not" \
+				"before $min s, got '$(v "T-$x")' (classes seen: $(v T-CLASSES))"
+		echo "ok: T: $(v "T-$x" | cut -d' ' -f2-3) (ClockMode, ptp4l slave's grandmasterClockClass)" \
+			"$secs s after $([ $x = LOCKED ] && echo "phcd started" || echo "the kernel's sync state changed")"
+	done
+	echo "    (T: kernel sync state on: $(v T-KERNEL-ON), off: $(v T-KERNEL-OFF); ReferenceMaxError" \
+		"$(v T-MAXERROR); classes seen (s since start:class): $(v T-CLASSES); guest load $(v T-LOAD))"
+	# Every class the slave held, from the first 6 on, in the machine's order: none skipped, none
+	# better than the mode's in between (a 255 first is the slave's own, before any Announce).
+	local classes
+	classes=$(v T-CLASSES | tr ' ' '\n' | sed -n 's/^[0-9.]*://p' | tr '\n' ' ')
+	[ "${classes#255 }" = "248 6 7 52 248 6 " ] ||
+		fail "T: expected the slave's grandmasterClockClass to go 248 6 7 52 248 6, got $classes"
+	echo "ok: T: the slave's grandmasterClockClass went ${classes% } (5 polls a second)"
+	# shellcheck disable=SC2086 # "MEDIAN P95"
+	sys_judge "T (time_source = system)" "$(v T-TRACK)" $SYS_GM_T "PHC 0 that phcd keeps on it"
+}
 if [ "$CLOSED" = 1 ]; then
 	if want S; then
 		[ -n "$(v S-LOCKED)" ] ||
@@ -367,8 +408,10 @@ if [ "$CLOSED" = 1 ]; then
 		echo "    (E: phcd's PHC 0 against PHC 1 in the same window: |offset| median ${pmed:-?}," \
 			"p95 ${pp95:-?}, max ${pmax:-?} ns)"
 	fi
-	echo "the guest's CLOCK_REALTIME + 37 s against the grandmaster's PHC 1, |offset| over" \
-		"the window:"
+	if want T; then
+		ts_judge
+	fi
+	echo "the guest's CLOCK_REALTIME + 37 s against a PHC, |offset| over the window:"
 	printf '    %s\n' "${sys_figures[@]}"
 fi
 [ "$ONLY" = "$ALL" ] || {

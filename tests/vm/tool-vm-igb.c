@@ -29,6 +29,9 @@
  * closed-loop tier judges. S may be CLOCK_REALTIME, the guest's system clock, and OFFSET_S is
  * added to every read of S: CLOCK_REALTIME + 37 - G is the system clock's error against a
  * grandmaster that keeps the PTP timescale (TAI, 37 s ahead of UTC).
+ *
+ * And: tool-vm-igb kernel on|off sets the guest kernel's sync state, as chronyd would (the
+ * closed-loop tier's T: what phcd's time_source = system reads; see cmd_kernel).
  */
 #include <errno.h>
 #include <arpa/inet.h>
@@ -48,6 +51,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/timex.h>
 #include <unistd.h>
 
 #define REG_TSYNCRXCTL 0xB620
@@ -325,6 +329,40 @@ static int cmd_track(const char *ps, const char *pg, int seconds, int64_t offset
 	return 0;
 }
 
+/*
+ * The guest kernel's sync state, as chronyd or ntpd leave it (what phcd's time_source = system
+ * reads): "on" clears STA_UNSYNC, sets maxerror 1000 us, esterror 100 us and the TAI offset 37 s;
+ * "off" sets STA_UNSYNC. Prints the state read back: "kernel STATUS MAXERROR_US TAI".
+ */
+static int cmd_kernel(bool on)
+{
+	struct timex tx = { 0 };
+
+	if (adjtimex(&tx) < 0) {
+		perror("tool-vm-igb: adjtimex");
+		return 1;
+	}
+	tx.modes = ADJ_STATUS;
+	tx.status = on ? tx.status & ~STA_UNSYNC : tx.status | STA_UNSYNC;
+	if (on) {
+		tx.modes |= ADJ_MAXERROR | ADJ_ESTERROR | ADJ_TAI;
+		tx.maxerror = 1000;
+		tx.esterror = 100;
+		tx.constant = 37;
+	}
+	if (adjtimex(&tx) < 0) {
+		perror("tool-vm-igb: adjtimex");
+		return 1;
+	}
+	tx = (struct timex){ 0 };
+	if (adjtimex(&tx) < 0) {
+		perror("tool-vm-igb: adjtimex");
+		return 1;
+	}
+	printf("kernel 0x%x %ld %d\n", (unsigned) tx.status, tx.maxerror, tx.tai);
+	return 0;
+}
+
 static int cmd_quirks(int argc, char **argv)
 {
 	struct nic nics[MAX_NICS] = { 0 };
@@ -383,9 +421,14 @@ int main(int argc, char **argv)
 	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "track")) {
 		return cmd_track(argv[2], argv[3], atoi(argv[4]), argc == 6 ? atoll(argv[5]) : 0);
 	}
+	if (argc == 3 && !strcmp(argv[1], "kernel") &&
+	    (!strcmp(argv[2], "on") || !strcmp(argv[2], "off"))) {
+		return cmd_kernel(!strcmp(argv[2], "on"));
+	}
 	fprintf(stderr,
 		"usage: tool-vm-igb quirks IFNAME=TYPE...\n"
 		"       tool-vm-igb rate /dev/ptpA /dev/ptpB SECONDS\n"
-		"       tool-vm-igb track /dev/ptpS|CLOCK_REALTIME /dev/ptpG SECONDS [OFFSET_S]\n");
+		"       tool-vm-igb track /dev/ptpS|CLOCK_REALTIME /dev/ptpG SECONDS [OFFSET_S]\n"
+		"       tool-vm-igb kernel on|off\n");
 	return 2;
 }
