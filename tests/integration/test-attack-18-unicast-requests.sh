@@ -5,7 +5,8 @@
 # of ptp4l's subnet, aliases in ptp4l's namespace, each send 3 REQUEST_UNICAST_TRANSMISSION for
 # Announce (600 in well under a second, unicast-flood.py).
 # Expected: phcd takes a bounded part of them (Signaling from new addresses at 20 a second after
-# a burst of 40; the rest counted as unicast_rate_limited), grants at most 15 strangers (its
+# a burst of 40, judged over the time from the flood to the counters' read; the rest counted as
+# unicast_rate_limited), grants at most 15 strangers (its
 # table of unicast_peers_max = 16 places, ptp4l holds one), denies the others (counted as
 # unicast_denied_table_full; the denial goes out only where the unicast broker gives sockets,
 # which it does for at most 16 peers), and ptp4l keeps its grant and its offsets within the UDP
@@ -42,6 +43,7 @@ cap_pid=$!
 BG_PIDS+=("$cap_pid")
 wait_for "$log.tshark" "Capturing on" 10
 from=$(wc -l <"$log-ptp4l")
+t_flood=$EPOCHREALTIME
 sent=$(ip netns exec "$A" python3 "$SRC/tests/integration/unicast-flood.py" 192.0.2.2 3 "${srcs[@]}")
 [ "$sent" = 600 ] || fail "the flood sent $sent REQUESTs, expected 600"
 
@@ -64,9 +66,16 @@ counter() { # KEY: the port's Counters entry
 denied=$(counter unicast_denied_table_full)
 limited=$(counter unicast_rate_limited)
 given=$(counter unicast_grants_given)
+t_read=$EPOCHREALTIME
 [ "$denied" -ge 1 ] || fail "Counters unicast_denied_table_full: expected at least 1, got '$denied'"
-# 40 at once, then 20 a second while the flood lasts (well under a second): most are not taken.
-[ "$limited" -ge 400 ] || fail "Counters unicast_rate_limited: expected at least 400 of 600, got '$limited'"
+# 40 at once, then 20 a second: whatever the worker took of the flood, between its first frame
+# and the counters read here, is at most 40 + 20 a second of that time (the flood is sent in well
+# under a second, but a loaded worker reads it later and longer: CI once took 398 in about 20 s).
+window=$(awk -v a="${t_flood/,/.}" -v b="${t_read/,/.}" 'BEGIN { printf "%.1f", b - a }')
+allowed=$(awk -v w="$window" 'BEGIN { printf "%d", 40 + 20 * w + 1 }')
+[ $((600 - limited)) -le "$allowed" ] ||
+	fail "Counters unicast_rate_limited: $limited of 600, so $((600 - limited)) taken in $window s; expected at most $allowed (a burst of 40, then 20 a second)"
+[ "$limited" -ge 1 ] || fail "Counters unicast_rate_limited: expected some of 600 REQUESTs from 200 new addresses limited, got '$limited'"
 [ $((600 - limited)) -ge "$denied" ] ||
 	fail "Counters: $denied denials but only $((600 - limited)) REQUESTs taken"
-echo "ok: the flood: $limited of $sent rate-limited, $denied denied (table full), $granted strangers granted on the wire (at most 15), grants given $given; ptp4l still within bounds"
+echo "ok: the flood: $limited of $sent rate-limited ($((600 - limited)) taken in $window s, at most $allowed), $denied denied (table full), $granted strangers granted on the wire (at most 15), grants given $given; ptp4l still within bounds"
