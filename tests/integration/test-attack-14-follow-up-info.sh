@@ -67,6 +67,10 @@ ignored=$(port_counter fb0 ignored_out_of_range)
 	fail "expected the out-of-range TLVs counted (>= 40 of 96 Follow_Ups), ignored_out_of_range = $ignored"
 echo "ok: D-Bus Counters ignored_out_of_range = $ignored (the TLV beyond +-200 ppm, not taken)"
 
+# Phase 2's "SLAVE throughout" is judged from phase 2's grandmaster on: first see phase 1's go
+# (its Announces stop, the port leaves SLAVE once they time out), or a late start of the second
+# forger (a loaded machine) would be blamed on phcd.
+wait_status port fb0 state 'MASTER|LISTENING' 15 "" "phase 1's grandmaster gone"
 attack -900 -417814418 12 "neighbour -900 ppm, cumulativeScaledRateOffset -190 ppm"
 after=$(port_counter fb0 ignored_out_of_range)
 # The counters reach D-Bus once a second: the last of phase 1 may arrive now.
