@@ -41,11 +41,13 @@ uc_capture_start() {
 	wait_for "$3.log" "Capturing on" 30
 }
 
-# uc_pcap_start NS IF FILE / uc_pcap_read FILE: as uc_capture_start and uc_capture_read, but
-# dumpcap writes FILE.pcap and tshark reads it once the capture stops: dumpcap loads no
-# dissectors, so that several runs at once on a loaded machine start their captures in time.
+# uc_pcap_start NS IF FILE [FILTER] / uc_pcap_read FILE: as uc_capture_start and
+# uc_capture_read, but dumpcap writes FILE.pcap and tshark reads it once the capture stops: dumpcap
+# loads no dissectors, so that several runs at once on a loaded machine start their captures in
+# time. FILTER (a capture filter) replaces the UDP ports, e.g. for PTP over L2 with UC_FIELDS
+# reading eth.src and eth.dst rather than ip.src and ip.dst.
 uc_pcap_start() {
-	ip netns exec "$1" dumpcap -q -i "$2" -f 'udp port 319 or udp port 320' -w "$3.pcap" \
+	ip netns exec "$1" dumpcap -q -i "$2" -f "${4:-udp port 319 or udp port 320}" -w "$3.pcap" \
 		2>"$3.log" &
 	CAP_PID=$!
 	wait_for "$3.log" "Capturing on" 10
