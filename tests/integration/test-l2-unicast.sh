@@ -37,7 +37,7 @@ l2_slave_cfg() {
 
 # run_role INDEX ROLE: phcd ROLE (slave|master) of linuxptp INDEX's ptp4l, both over L2 unicast.
 run_role() {
-	local role=$2 ma mb mcfg pcfg prio what cap ptp4l_pid g e row view deadline
+	local role=$2 ma mb mcfg pcfg prio what cap ptp4l_pid g e
 	udp_version "$1"
 	v=l$1${role:0:1}x$((RANDOM % 100))
 	A=l2a$$$v B=l2b$$$v ia=l2${v}a ib=l2${v}b log=$tmp/$v
@@ -69,19 +69,8 @@ run_role() {
 	udp_offsets "$role" "$ib" "phcd grantee of $what" "$what: ptp4l grantee of phcd"
 	if [ "$role" = slave ] && [ -n "${DBUS_SYSTEM_BUS_ADDRESS-}" ]; then
 		# The grantee's table on D-Bus and in phcctl: ptp4l's MAC, Sync granted, time left.
-		deadline=$((SECONDS + 10))
-		until row=$(busctl --system --json=short get-property org.phcd1 "/org/phcd1/port/$ib" \
-			org.phcd1.Port UnicastTable | jq -c --arg m "$ma" '.data[] | select(.[0] == $m and
-			.[1] == "grantee" and .[2] == "sync" and .[3] == "granted" and .[5] > 0)') &&
-			[ -n "$row" ]; do
-			[ "$SECONDS" -lt "$deadline" ] ||
-				fail "expected UnicastTable to show $ma grantee sync granted with time left, got: $(busctl --system get-property org.phcd1 "/org/phcd1/port/$ib" org.phcd1.Port UnicastTable)"
-			sleep 0.5
-		done
-		view=$("$BUILD/phcctl/phcctl" port "$ib")
-		grep -Eq "^ +$ma +grantee +sync +granted +-?[0-9]+ +[1-9][0-9]*s\$" <<<"$view" ||
-			fail "expected phcctl port $ib to show $ma grantee sync granted with time left, got: $view"
-		echo "ok: UnicastTable $row; phcctl: $(grep -E "$ma +grantee +sync" <<<"$view" | tr -s ' ')"
+		uc_table_granted "$ib" "$ma" "$what, phcd slave"
+		echo "ok: UnicastTable $UC_ROW; phcctl: $(grep -E "$ma +grantee +sync" <<<"$UC_VIEW" | tr -s ' ')"
 	fi
 	cap=$(uc_pcap_read "$log.cap")
 	uc_negotiated "$cap" "$g" "$e" "$what, phcd $role"

@@ -106,6 +106,25 @@ uc_stop_phcd() {
 	done
 }
 
+# uc_table_granted IF PEER WHAT: phcd's Port.UnicastTable of IF (phcd alone on the test's bus)
+# shows PEER (its text: an IP address or a MAC) as grantee with Sync granted and seconds left
+# above 0 within 10 s, in UC_ROW, and `phcctl port IF` shows the same row, in UC_VIEW; fail with
+# WHAT otherwise.
+uc_table_granted() {
+	local deadline=$((SECONDS + 10))
+	until UC_ROW=$(busctl --system --json=short get-property org.phcd1 "/org/phcd1/port/$1" \
+		org.phcd1.Port UnicastTable | jq -c --arg p "$2" '.data[] | select(.[0] == $p and
+		.[1] == "grantee" and .[2] == "sync" and .[3] == "granted" and .[5] > 0)') &&
+		[ -n "$UC_ROW" ]; do
+		[ "$SECONDS" -lt "$deadline" ] ||
+			fail "$3: expected UnicastTable to show $2 grantee sync granted with time left, got: $(busctl --system get-property org.phcd1 "/org/phcd1/port/$1" org.phcd1.Port UnicastTable)"
+		sleep 0.5
+	done
+	UC_VIEW=$("$BUILD/phcctl/phcctl" port "$1")
+	grep -Eq "^ +${2//./\\.} +grantee +sync +granted +-?[0-9]+ +[1-9][0-9]*s\$" <<<"$UC_VIEW" ||
+		fail "$3: expected phcctl port $1 to show $2 grantee sync granted with time left, got: $UC_VIEW"
+}
+
 # uc_profile_slave_cfg IN OUT MASTER_ADDR IF: linuxptp's G.8275.2.cfg or G.8265.1.cfg (IN) made a
 # slave's as the file itself says ("Customize the following for slave operation"): its commented
 # unicast_master_table section and port section uncommented, the table's one UDPv4 line naming
