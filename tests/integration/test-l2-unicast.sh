@@ -11,10 +11,11 @@
 #     D-Bus and phcctl show ptp4l's MAC with Sync granted;
 #  m) ptp4l grantee (UNICAST-SLAVE.cfg naming phcd's MAC) of phcd grantor (UNICAST-MASTER.cfg and
 #     network_transport = L2): ptp4l selects phcd (RS_SLAVE) and its offsets are within bounds.
-# On the wire (dumpcap, ether proto 0x88f7, read by tshark) in each: the grantee's REQUEST to the
+# On the wire (tshark in ptp4l's namespace, ether proto 0x88f7) in each: the grantee's REQUEST to the
 # grantor's MAC, the GRANT back, the grantor's Sync to the grantee's MAC with the unicast flag,
 # its Delay_Resp to the grantee's Delay_Req (sent unicast too, hybrid_e2e), and no Sync or Announce
-# of the grantor to 01:1b:19:00:00:00 (inhibit_multicast_service).
+# of the grantor to 01:1b:19:00:00:00 (inhibit_multicast_service); phcd stopped, its CANCEL to
+# ptp4l's MAC.
 set -euo pipefail
 . "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
 test_begin dbus ptp port phcd gptp udp unicast
@@ -62,7 +63,7 @@ run_role() {
 		fail "phcd --check-config ($role, L2 unicast) refused it: $(grep -m3 error "$log.check")"
 	! grep -q "not honoured" "$log.check" ||
 		fail "phcd --check-config: a key not honoured: $(grep 'not honoured' "$log.check")"
-	uc_pcap_start "$A" "$ia" "$log.cap" "ether proto 0x88f7"
+	uc_capture_start "$A" "$ia" "$log.cap" "ether proto 0x88f7"
 	udp_ptp4l_start "$A" "$ia" "$log-ptp4l" "$tmp/$v-ptp4l.cfg" -2 --priority1 "${prio[0]}"
 	ptp4l_pid=$LAST_PID
 	gptp_phcd_start "$B" "$log.phcd.conf"
@@ -72,7 +73,12 @@ run_role() {
 		uc_table_granted "$ib" "$ma" "$what, phcd slave"
 		echo "ok: UnicastTable $UC_ROW; phcctl: $(grep -E "$ma +grantee +sync" <<<"$UC_VIEW" | tr -s ' ')"
 	fi
-	cap=$(uc_pcap_read "$log.cap")
+	# phcd stopped: its worker cancels what it asked for or granted (CANCEL, tlvType 6), to
+	# ptp4l's MAC, while the capture still runs.
+	uc_stop_phcd
+	uc_capture_wait "$log.cap" "^12 $mb $ma (1|True) ([0-9a-fx]*,)*(0x0*)?6(,|\$)" \
+		"$what, phcd $role: expected phcd's CANCEL to ptp4l's MAC when it stopped"
+	cap=$(uc_capture_read "$log.cap")
 	uc_negotiated "$cap" "$g" "$e" "$what, phcd $role"
 	uc_unseen "$cap" "^(0|11) $g 01:1b:19:00:00:00" \
 		"$what, phcd $role: the grantor (inhibit_multicast_service) sent Sync or Announce to the group"
@@ -80,9 +86,9 @@ run_role() {
 	# hybrid_e2e (UNICAST-MASTER.cfg): the grantee's Delay_Req and the grantor's Delay_Resp too.
 	uc_seen "$cap" "^1 $e $g (1|True)" "$what, phcd $role: expected the Delay_Req of $e unicast to $g"
 	uc_seen "$cap" "^9 $g $e (1|True)" "$what, phcd $role: expected the Delay_Resp of $g unicast to $e"
-	kill "$PHCD_PID" "$ptp4l_pid" 2>/dev/null || true
-	wait "$PHCD_PID" "$ptp4l_pid" 2>/dev/null || true
-	echo "ok: $what: phcd $role; REQUEST, GRANT and $(grep -c "^0 $g $e " <<<"$cap") Sync to $e unicast on the wire"
+	kill "$ptp4l_pid" 2>/dev/null || true
+	wait "$ptp4l_pid" 2>/dev/null || true
+	echo "ok: $what: phcd $role; REQUEST, GRANT, CANCEL and $(grep -c "^0 $g $e " <<<"$cap") Sync to $e unicast on the wire"
 }
 
 # A job: one linuxptp version, phcd slave then master (its own namespaces, trap and, for 3.1.1,

@@ -27,13 +27,13 @@ uc_pair() {
 	udp_pair "$A" "$B" "$ia" "$ib" "${2:-4}"
 }
 
-# uc_capture_start NS IF FILE: tshark prints IF's PTP frames into FILE from now, a line each as it
-# sees them (pid in CAP_PID), once it listens: time, type, source, destination, unicast flag and
-# the Signaling TLV types.
+# uc_capture_start NS IF FILE [FILTER]: tshark prints IF's PTP frames into FILE from now, a line
+# each as it sees them (pid in CAP_PID), once it listens: time, type, source, destination, unicast
+# flag and the Signaling TLV types. FILTER replaces the UDP ports as in uc_pcap_start.
 UC_FIELDS=(-T fields -E separator=' ' -E aggregator=, -e frame.time_relative -e ptp.v2.messagetype
 	-e ip.src -e ip.dst -e ptp.v2.flags.unicast -e ptp.v2.sig.tlv.tlvType)
 uc_capture_start() {
-	ip netns exec "$1" tshark -l -i "$2" -f 'udp port 319 or udp port 320' "${UC_FIELDS[@]}" \
+	ip netns exec "$1" tshark -l -i "$2" -f "${4:-udp port 319 or udp port 320}" "${UC_FIELDS[@]}" \
 		>"$3" 2>"$3.log" &
 	CAP_PID=$!
 	# tshark loads every dissector before it captures: five at once on a loaded machine once
