@@ -254,10 +254,6 @@ static bool set_where(const struct config *c, const struct config_instance *in, 
 	return false;
 }
 
-/*
- * A port that negotiates unicast runs over UDPv4 or UDPv6 with E2E (ptp/port-unicast.c): over
- * L2 there is no unicast path yet, and unicast Pdelay_Resp (P2P, peer_address) is not served.
- */
 /* The positions reported already: a port named twice (an instance's list, a section) once. */
 struct reported_pos {
 	size_t n;
@@ -277,6 +273,10 @@ static bool report_once(struct reported_pos *r, struct config_pos pos)
 	return true;
 }
 
+/*
+ * A port that negotiates unicast runs with E2E (ptp/port-unicast.c), over any network_transport:
+ * unicast Pdelay_Resp (P2P, peer_address) is not served.
+ */
 static void check_port_runs(struct loader *l, const struct config_instance *in, const char *ifname,
 			    const struct port_options *p, struct reported_pos *done)
 {
@@ -287,23 +287,13 @@ static void check_port_runs(struct loader *l, const struct config_instance *in, 
 	struct config_pos pos;
 
 	if (!key || !set_where(l->c, in, ifname, key, &pos) ||
-	    (p->network_transport != OPTIONS_TRANSPORT_L2 &&
-	     p->delay_mechanism == DELAY_MECHANISM_E2E) ||
-	    !report_once(done, pos)) {
+	    p->delay_mechanism == DELAY_MECHANISM_E2E || !report_once(done, pos)) {
 		return;
 	}
-	if (p->network_transport == OPTIONS_TRANSPORT_L2) {
-		loader_report(l, pos,
-			      "%s: " CONFIG_UNICAST_REFUSED
-			      " over network_transport L2 (port %s), expected UDPv4 or UDPv6",
-			      key, ifname);
-	} else if (p->delay_mechanism != DELAY_MECHANISM_E2E) {
-		loader_report(l, pos,
-			      "%s: " CONFIG_UNICAST_REFUSED
-			      " with delay_mechanism %s (port %s): unicast Pdelay_Resp is not "
-			      "negotiated, expected E2E",
-			      key, delay_mechanism_to_string(p->delay_mechanism), ifname);
-	}
+	loader_report(l, pos,
+		      "%s: " CONFIG_UNICAST_REFUSED " with delay_mechanism %s (port %s): unicast "
+		      "Pdelay_Resp is not negotiated, expected E2E",
+		      key, delay_mechanism_to_string(p->delay_mechanism), ifname);
 }
 
 /*

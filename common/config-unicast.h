@@ -29,7 +29,7 @@ void config_unicast_line(struct loader *l, size_t t, struct config_pos pos, cons
 void config_unicast_close(struct loader *l, size_t t);
 /*
  * After resolution: every unicast_master_table key names a table that exists, the masters of a
- * port's table are of its transport, and a port that uses unicast over L2 or with P2P is refused
- * with CONFIG_UNICAST_REFUSED at the file:line of the key that made it use unicast.
+ * port's table are of its transport, and a port that uses unicast with P2P is refused with
+ * CONFIG_UNICAST_REFUSED at the file:line of the key that made it use unicast.
  */
 void config_unicast_check(struct loader *l);

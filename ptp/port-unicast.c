@@ -22,25 +22,14 @@
 /* A GRANT that could not go is sent again this much later, until its grant ends. */
 #define PORT_UC_GRANT_RETRY (20 * NS_PER_MSEC)
 
+/*
+ * A frame's source as a peer of the table: none when it is not one a unicast message could go
+ * back to (a group or zero MAC, a multicast or unspecified address: an 802.3 source is never a
+ * group, and what would answer it would be sent to the group).
+ */
 static bool addr_from_port(const struct port_address *a, struct unicast_addr *ret)
 {
-	memset(ret, 0, sizeof(*ret));
-	switch (a->len) {
-	case 4:
-		ret->family = UNICAST_FAMILY_IPV4;
-		break;
-	case 16:
-		ret->family = UNICAST_FAMILY_IPV6;
-		break;
-	case 6:
-		ret->family = UNICAST_FAMILY_L2;
-		break;
-	default:
-		return false;
-	}
-	ret->len = a->len;
-	memcpy(ret->bytes, a->bytes, a->len);
-	return true;
+	return unicast_addr_from_bytes(a->bytes, a->len, ret) == 0;
 }
 
 static void addr_to_port(const struct unicast_addr *a, struct port_address *ret)

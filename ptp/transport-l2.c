@@ -20,6 +20,7 @@
 
 #include "ptp/transport-sock.h"
 #include "ptp/transport.h"
+#include "ptp/unicast-table.h"
 
 #ifndef ETH_P_1588
 #define ETH_P_1588 0x88F7
@@ -321,8 +322,12 @@ static int l2_send(struct transport *t, const void *buf, size_t len,
 	if (dest && dest->kind == TRANSPORT_DEST_PDELAY) {
 		dst = l2->p2p_dst_mac;
 	} else if (dest && dest->kind == TRANSPORT_DEST_UNICAST) {
-		if (dest->addr_len != TRANSPORT_MAC_LEN) {
-			return TRANSPORT_TX_NO_PEER; /* not a MAC: no way to it here */
+		struct unicast_addr a;
+
+		/* Not a MAC, or a group or zero one: no single peer to send to here. */
+		if (dest->addr_len != TRANSPORT_MAC_LEN ||
+		    unicast_addr_from_bytes(dest->addr, dest->addr_len, &a) < 0) {
+			return TRANSPORT_TX_NO_PEER;
 		}
 		dst = dest->addr;
 	}

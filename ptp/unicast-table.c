@@ -93,6 +93,31 @@ int unicast_addr_from_any_string(const char *s, struct unicast_addr *ret)
 	return unicast_addr_from_string(f, s, ret);
 }
 
+int unicast_addr_from_bytes(const uint8_t *b, size_t len, struct unicast_addr *ret)
+{
+	struct unicast_addr a = { .len = (uint8_t) len };
+
+	switch (len) {
+	case OPTIONS_MAC_LEN:
+		a.family = UNICAST_FAMILY_L2;
+		break;
+	case 4:
+		a.family = UNICAST_FAMILY_IPV4;
+		break;
+	case 16:
+		a.family = UNICAST_FAMILY_IPV6;
+		break;
+	default:
+		return -EINVAL;
+	}
+	memcpy(a.bytes, b, len);
+	if (!unicast_ok(a.family, a.bytes)) {
+		return -ERANGE;
+	}
+	*ret = a;
+	return 0;
+}
+
 const char *unicast_addr_to_string(const struct unicast_addr *a, char *buf)
 {
 	const uint8_t *b = a->bytes;

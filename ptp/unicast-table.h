@@ -37,6 +37,12 @@ int unicast_family_from_string(const char *s, enum unicast_family *ret);
 int unicast_addr_from_string(enum unicast_family f, const char *s, struct unicast_addr *ret);
 /* The family by the text's shape (a MAC, a dotted quad, else IPv6), then as above. */
 int unicast_addr_from_any_string(const char *s, struct unicast_addr *ret);
+/*
+ * An address as a transport reports a frame's source (struct port_address's bytes), its family by
+ * its length: 6 a MAC, 4 IPv4, 16 IPv6. -EINVAL for another length, -ERANGE for one that cannot
+ * be a unicast peer (as unicast_addr_from_string()). *ret is written only on success.
+ */
+int unicast_addr_from_bytes(const uint8_t *b, size_t len, struct unicast_addr *ret);
 /* Print into buf (at least UNICAST_ADDR_STRLEN bytes); returns buf. */
 const char *unicast_addr_to_string(const struct unicast_addr *a, char *buf);
 bool unicast_addr_equal(const struct unicast_addr *a, const struct unicast_addr *b);

@@ -2,12 +2,15 @@
 /*
  * libFuzzer harness: frames from the wire into the port engine with the 802.1AS and automotive
  * behaviours on (Follow_Up information TLV, path trace, asCapable, Signaling interval requests,
- * operational intervals), as a master and as a slave, and a third time with unicast negotiation
- * (IEEE 1588-2019 16.1) as grantor and grantee over UDPv4 E2E, each frame from the table's master
- * or from an address its octet 16 (messageTypeSpecific, ignored) picks. Input: frames, each a
- * 2-byte big-endian length and that many bytes; every frame gets an RX timestamp and a tick.
- * Nothing may crash, read out of bounds or leave a log interval outside -7..7.
+ * operational intervals), as a master and as a slave, and twice more with unicast negotiation
+ * (IEEE 1588-2019 16.1) as grantor and grantee with E2E, over UDPv4 and over L2, each frame from
+ * the table's master or from an address its octet 16 (messageTypeSpecific, ignored) picks (over
+ * L2 one of them PTP's group MAC, which no station sends from). Input: frames, each a 2-byte
+ * big-endian length and that many bytes; every frame gets an RX timestamp and a tick. Nothing
+ * may crash, read out of bounds or leave a log interval outside -7..7, and no address of the
+ * port's unicast table may be one no unicast message can go to.
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +18,7 @@
 
 #include "ptp/clock.h"
 #include "ptp/port.h"
+#include "ptp/unicast-table.h"
 #include "tests/doubles/clock-sim.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -35,8 +39,13 @@ static int fuzz_send(void *userdata, const void *buf, size_t len, bool pdelay, b
 static int fuzz_send_unicast(void *userdata, const void *buf, size_t len,
 			     const struct port_address *to, bool event, ns_t *ret_tx_ts)
 {
-	if (to->len != 4) {
+	struct unicast_addr a;
+
+	if (to->len != 4 && to->len != 6) {
 		abort(); /* the engine hands back only the addresses it was given */
+	}
+	if (unicast_addr_from_bytes(to->bytes, to->len, &a) < 0) {
+		return -ENOTCONN; /* as the transports: no single peer there */
 	}
 	return fuzz_send(userdata, buf, len, false, event, ret_tx_ts);
 }
@@ -46,8 +55,40 @@ static const struct port_ops ops = { .send = fuzz_send, .send_unicast = fuzz_sen
 enum mode {
 	MODE_MASTER,
 	MODE_SLAVE,
-	MODE_UNICAST
+	MODE_UNICAST,
+	MODE_UNICAST_L2,
 };
+
+/* The source of a frame in the unicast modes: the table's master (k 0) or one of 7 others. */
+static void unicast_from(bool l2, uint8_t k, struct port_address *ret)
+{
+	static const struct port_address group = { 6, { 0x01, 0x1b, 0x19, 0, 0, 0 } };
+
+	if (!l2) {
+		*ret = (struct port_address){ 4, { 192, 0, 2, (uint8_t) (1 + k) } };
+	} else if (k == 7) {
+		*ret = group;
+	} else {
+		*ret = (struct port_address){ 6, { 0x02, 0, 0, 0, 0, (uint8_t) (1 + k) } };
+	}
+}
+
+/* Every address of the port's unicast table is one a unicast message can go to. */
+static void check_table(const struct port *p, ns_t now)
+{
+	struct port_uc_entry e[32];
+	size_t n = port_unicast_table(p, now, e, 32);
+
+	for (size_t k = 0; k < n && k < 32; k++) {
+		struct unicast_addr back;
+
+		if (unicast_addr_from_bytes(e[k].addr.bytes, e[k].addr.len, &back) < 0) {
+			fprintf(stderr,
+				"fuzz-port: a unicast table entry that is no unicast peer\n");
+			abort();
+		}
+	}
+}
 
 static void run(const uint8_t *data, size_t size, enum mode mode)
 {
@@ -79,20 +120,25 @@ static void run(const uint8_t *data, size_t size, enum mode mode)
 		pc.port.msg_interval_request = true;
 		pc.port.operLogPdelayReqInterval = 2;
 	}
-	if (mode == MODE_UNICAST) {
+	if (mode == MODE_UNICAST || mode == MODE_UNICAST_L2) {
+		struct port_address master;
+
+		unicast_from(mode == MODE_UNICAST_L2, 0, &master);
 		pc.port.follow_up_info = false;
 		pc.port.path_trace_enabled = false;
 		pc.port.transportSpecific = 0;
 		pc.port.delay_mechanism = DELAY_MECHANISM_E2E;
-		pc.port.network_transport = OPTIONS_TRANSPORT_UDPV4;
+		pc.port.network_transport = mode == MODE_UNICAST_L2 ? OPTIONS_TRANSPORT_L2
+								    : OPTIONS_TRANSPORT_UDPV4;
 		pc.port.unicast_listen = true;
 		pc.port.inhibit_multicast_service = true;
 		pc.port.unicast_peers_max = 4;
 		pc.port.unicast_master_table = 1;
 		pc.port.unicast_table = (struct unicast_master_table){ .table_id = 1, .n = 1 };
-		pc.port.unicast_table.addr[0] = (struct unicast_addr){
-			.family = UNICAST_FAMILY_IPV4, .len = 4, .bytes = { 192, 0, 2, 1 }
-		};
+		if (unicast_addr_from_bytes(master.bytes, master.len,
+					    &pc.port.unicast_table.addr[0]) < 0) {
+			abort();
+		}
 	}
 	if (port_new(&pc, clk, &ops, clk, &p) < 0 || port_start(p, now) < 0) {
 		abort();
@@ -107,12 +153,13 @@ static void run(const uint8_t *data, size_t size, enum mode mode)
 		}
 		now += 10 * NS_PER_MSEC;
 		(void) clock_get_time(clk, &rx);
-		if (mode == MODE_UNICAST) {
+		if (mode == MODE_UNICAST || mode == MODE_UNICAST_L2) {
 			/* the table's master, or one of 7 others: messageTypeSpecific's first octet
 			 */
-			uint8_t k = n > 16 ? data[pos + 16] & 0x7 : 0;
-			struct port_address from = { 4, { 192, 0, 2, (uint8_t) (1 + k) } };
+			struct port_address from;
 
+			unicast_from(mode == MODE_UNICAST_L2, n > 16 ? data[pos + 16] & 0x7 : 0,
+				     &from);
 			(void) port_receive_from(p, data + pos, n, rx, &from, now);
 		} else {
 			(void) port_receive(p, data + pos, n, rx, now);
@@ -126,6 +173,7 @@ static void run(const uint8_t *data, size_t size, enum mode mode)
 			abort();
 		}
 	}
+	check_table(p, now);
 	port_free(p);
 	clock_free(clk);
 }
@@ -135,5 +183,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	run(data, size, MODE_MASTER);
 	run(data, size, MODE_SLAVE);
 	run(data, size, MODE_UNICAST);
+	run(data, size, MODE_UNICAST_L2);
 	return 0;
 }

@@ -89,7 +89,8 @@ open(f'{corpus}/gpsd-json/pps', 'wb').write(
     b'{"class":"PPS","device":"/dev/ttyS0","real_sec":1796627386,"real_nsec":0,'
     b'"clock_sec":1796627385,"clock_nsec":999998765,"precision":-20,"qErr":-1234}\r\n')
 # corpus/unicast-tlv/: the four negotiation TLVs as ptp4l sends them (16.1.4), in one suffix and
-# alone; corpus/unicast-addr/: one address of each family and a few near misses.
+# alone; corpus/unicast-addr/: one address of each family and a few near misses, as text, and as a
+# frame's source bytes (bin-*: a MAC, a group and the zero MAC, an IPv4 and an IPv6 address).
 os.makedirs(f'{corpus}/unicast-tlv', exist_ok=True)
 tlvs = {'request': '00040006 00fc0000003c', 'grant': '00050008 b00100000e100001',
         'cancel': '00060002 9000', 'ack': '00070002 3200'}
@@ -101,6 +102,9 @@ os.makedirs(f'{corpus}/unicast-addr', exist_ok=True)
 for i, a in enumerate(['192.168.1.11', '2001:db8::44', '00:11:22:33:44:55', '00-11-22-33-44-55',
                        '224.0.1.129', 'fe80::1%eth0', '::ffff:192.0.2.1', '01:1b:19:00:00:00']):
     open(f'{corpus}/unicast-addr/{i}', 'w').write(a)
+for name, h in {'mac': '021b19000001', 'group-mac': '011b19000000', 'zero-mac': '000000000000',
+                'ipv4': 'c0000201', 'ipv6': 'fe80' + '00' * 12 + '0211'}.items():
+    open(f'{corpus}/unicast-addr/bin-{name}', 'wb').write(bytes.fromhex(h))
 PY
 [ $# -ge 1 ] || exit 0
 

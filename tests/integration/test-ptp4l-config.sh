@@ -8,8 +8,8 @@
 #     default.cfg's network_transport UDPv4 and its UDP keys honoured (the file loads: phcd runs it
 #     over UDP, test-udp-default-cfg.sh), 4.2's clientOnly/serverOnly as slaveOnly/masterOnly;
 #   - UNICAST-SLAVE.cfg, UNICAST-MASTER.cfg, G.8265.1.cfg and G.8275.2.cfg (both versions): every
-#     line listed with a verdict, tables included; they load, but UNICAST-SLAVE.cfg's [eth1] over
-#     L2 ("unicast negotiation: not supported over network_transport L2");
+#     line listed with a verdict, tables included; they load, UNICAST-SLAVE.cfg's [eth1] over L2
+#     with its L2 table too (test-l2-unicast.sh runs it);
 #   - phcd started with 4.2's default.cfg as it is logs each ignored key with file:line;
 #   - phcd (supervisor and worker, software timestamps, a virtual clock) with `ptp4l_config =
 #     gPTP.cfg` and nothing of 802.1AS in phcd.conf but a neighborPropDelayThresh veth can meet
@@ -95,22 +95,16 @@ for i in "${!REF_VERSIONS[@]}"; do
 	check_file "$d-automotive-slave.cfg" 0
 	verdict "$d-automotive-slave.cfg" "(slaveOnly|clientOnly) 1: honoured \(as phcd key slaveOnly = 1\)"
 	# The unicast files: every line read and checked (each [unicast_master_table] line has its
-	# verdict). They load (phcd runs unicast negotiation over UDP with E2E, test-udp-unicast.sh),
-	# but UNICAST-SLAVE.cfg's second port, [eth1] over L2, which is refused at its
-	# unicast_master_table line (no unicast over L2 yet). No other error.
+	# verdict). They load (phcd runs unicast negotiation over UDP and L2 with E2E,
+	# test-udp-unicast.sh, test-l2-unicast.sh), UNICAST-SLAVE.cfg's second port, [eth1] over L2,
+	# included. No error.
 	for c in UNICAST-SLAVE.cfg UNICAST-MASTER.cfg G.8265.1.cfg G.8275.2.cfg; do
 		[ -f "$dir/$c" ] || fail "linuxptp ${REF_VERSIONS[$i]}: no $dir/$c"
 		cp "$dir/$c" "$d-$c"
-		if [ "$c" = UNICAST-SLAVE.cfg ]; then
-			check_file "$d-$c" 1
-			grep -q "^$d-$c:[0-9]*: unicast_master_table: unicast negotiation: not supported over network_transport L2 (port eth1)" \
-				"$tmp/check.out" || fail "$c: expected its L2 port eth1 refused: $(grep -m3 unicast "$tmp/check.out")"
-		else
-			check_file "$d-$c" 0
-		fi
-		other=$(grep -Ev ": honoured |: not honoured \((warning|error)|: no network_transport: |: unicast_master_table: unicast negotiation: not supported over network_transport L2 \(port eth1\)|: hybrid_e2e 1: not honoured: " \
+		check_file "$d-$c" 0
+		other=$(grep -Ev ": honoured |: not honoured \((warning|error)|: no network_transport: |: hybrid_e2e 1: not honoured: " \
 			"$tmp/check.out" | grep -v "^$d-$c: \|^  instance " || true)
-		[ -z "$other" ] || fail "$c: expected no error but eth1's over L2, got: $other"
+		[ -z "$other" ] || fail "$c: expected no error, got: $other"
 		if grep -q "not honoured (error" "$tmp/check.out" &&
 			! grep "not honoured (error" "$tmp/check.out" | grep -q ": hybrid_e2e 1: "; then
 			fail "$c: a key refused other than hybrid_e2e: $(grep -m1 'not honoured (error' "$tmp/check.out")"
@@ -118,9 +112,12 @@ for i in "${!REF_VERSIONS[@]}"; do
 		if [ "$c" = UNICAST-SLAVE.cfg ]; then
 			verdict "$d-$c" "UDPv4 192.168.3.33: honoured \(a master of unicast master table 1, entry 3\)"
 			verdict "$d-$c" "peer_address 192.168.4.44: honoured \(the P2P peer of table 3\)"
+			verdict "$d-$c" "L2 00:11:22:33:44:55: honoured \(a master of unicast master table 2, entry 1\)"
+			verdict "$d-$c" "network_transport L2: honoured \(as phcd key network_transport = L2\)"
+			verdict "$d-$c" "unicast_master_table 2: honoured \(as phcd key unicast_master_table = 2\)"
 		fi
 	done
-	echo "ok: linuxptp ${REF_VERSIONS[$i]} UNICAST-SLAVE, UNICAST-MASTER, G.8265.1, G.8275.2: read in full, load (UNICAST-SLAVE.cfg's L2 port refused only)"
+	echo "ok: linuxptp ${REF_VERSIONS[$i]} UNICAST-SLAVE, UNICAST-MASTER, G.8265.1, G.8275.2: read in full, load (UNICAST-SLAVE.cfg's L2 port included)"
 done
 
 dbus_start "$tmp/bus"

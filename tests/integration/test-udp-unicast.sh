@@ -145,7 +145,7 @@ run_b6() {
 # Port.UnicastTable shows ptp4l's address with Sync granted, seconds left above 0, and phcctl's
 # port view shows the same row, and phcd-exporter exports its seconds left.
 run_d() {
-	local deadline exp row view m
+	local deadline exp m
 	uc_pair d
 	cp "$CONFIGS/UNICAST-MASTER.cfg" "$tmp/master-d.cfg"
 	uc_slave_cfg "$tmp/slave-d.cfg" 192.0.2.1 "$ib"
@@ -155,19 +155,8 @@ run_d() {
 	ptp4l_pid=$LAST_PID
 	gptp_phcd_start "$B" "$log.phcd.conf"
 	wait_for "$log-phcd" "$ib: .*-> SLAVE" 60
-	deadline=$((SECONDS + 10))
-	until row=$(busctl --system --json=short get-property org.phcd1 "/org/phcd1/port/$ib" \
-		org.phcd1.Port UnicastTable | jq -c '.data[] | select(.[0] == "192.0.2.1" and
-		.[1] == "grantee" and .[2] == "sync" and .[3] == "granted" and .[5] > 0)') &&
-		[ -n "$row" ]; do
-		[ "$SECONDS" -lt "$deadline" ] ||
-			fail "d: expected UnicastTable to show 192.0.2.1 grantee sync granted with time left, got: $(busctl --system get-property org.phcd1 "/org/phcd1/port/$ib" org.phcd1.Port UnicastTable)"
-		sleep 0.5
-	done
-	view=$("$BUILD/phcctl/phcctl" port "$ib")
-	grep -Eq '^ +192\.0\.2\.1 +grantee +sync +granted +-?[0-9]+ +[1-9][0-9]*s$' <<<"$view" ||
-		fail "d: expected phcctl port $ib to show 192.0.2.1 grantee sync granted with time left, got: $view"
-	echo "ok: d: UnicastTable $row; phcctl: $(grep -E '192\.0\.2\.1 +grantee +sync' <<<"$view" | tr -s ' ')"
+	uc_table_granted "$ib" 192.0.2.1 d
+	echo "ok: d: UnicastTable $UC_ROW; phcctl: $(grep -E '192\.0\.2\.1 +grantee +sync' <<<"$UC_VIEW" | tr -s ' ')"
 	ip netns exec "$B" "$BUILD/exporter/phcd-exporter" --listen 127.0.0.1:9434 \
 		--counter-interval 1 >"$log.exporter" 2>&1 &
 	BG_PIDS+=($!)

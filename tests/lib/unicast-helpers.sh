@@ -27,13 +27,13 @@ uc_pair() {
 	udp_pair "$A" "$B" "$ia" "$ib" "${2:-4}"
 }
 
-# uc_capture_start NS IF FILE: tshark prints IF's PTP frames into FILE from now, a line each as it
-# sees them (pid in CAP_PID), once it listens: time, type, source, destination, unicast flag and
-# the Signaling TLV types.
+# uc_capture_start NS IF FILE [FILTER]: tshark prints IF's PTP frames into FILE from now, a line
+# each as it sees them (pid in CAP_PID), once it listens: time, type, source, destination, unicast
+# flag and the Signaling TLV types. FILTER replaces the UDP ports as in uc_pcap_start.
 UC_FIELDS=(-T fields -E separator=' ' -E aggregator=, -e frame.time_relative -e ptp.v2.messagetype
 	-e ip.src -e ip.dst -e ptp.v2.flags.unicast -e ptp.v2.sig.tlv.tlvType)
 uc_capture_start() {
-	ip netns exec "$1" tshark -l -i "$2" -f 'udp port 319 or udp port 320' "${UC_FIELDS[@]}" \
+	ip netns exec "$1" tshark -l -i "$2" -f "${4:-udp port 319 or udp port 320}" "${UC_FIELDS[@]}" \
 		>"$3" 2>"$3.log" &
 	CAP_PID=$!
 	# tshark loads every dissector before it captures: five at once on a loaded machine once
@@ -41,11 +41,13 @@ uc_capture_start() {
 	wait_for "$3.log" "Capturing on" 30
 }
 
-# uc_pcap_start NS IF FILE / uc_pcap_read FILE: as uc_capture_start and uc_capture_read, but
-# dumpcap writes FILE.pcap and tshark reads it once the capture stops: dumpcap loads no
-# dissectors, so that several runs at once on a loaded machine start their captures in time.
+# uc_pcap_start NS IF FILE [FILTER] / uc_pcap_read FILE: as uc_capture_start and
+# uc_capture_read, but dumpcap writes FILE.pcap and tshark reads it once the capture stops: dumpcap
+# loads no dissectors, so that several runs at once on a loaded machine start their captures in
+# time. FILTER (a capture filter) replaces the UDP ports, e.g. for PTP over L2 with UC_FIELDS
+# reading eth.src and eth.dst rather than ip.src and ip.dst.
 uc_pcap_start() {
-	ip netns exec "$1" dumpcap -q -i "$2" -f 'udp port 319 or udp port 320' -w "$3.pcap" \
+	ip netns exec "$1" dumpcap -q -i "$2" -f "${4:-udp port 319 or udp port 320}" -w "$3.pcap" \
 		2>"$3.log" &
 	CAP_PID=$!
 	wait_for "$3.log" "Capturing on" 10
@@ -102,6 +104,25 @@ uc_stop_phcd() {
 		[ "$SECONDS" -lt "$deadline" ] || fail "phcd's worker still running 10 s after phcd stopped"
 		sleep 0.1
 	done
+}
+
+# uc_table_granted IF PEER WHAT: phcd's Port.UnicastTable of IF (phcd alone on the test's bus)
+# shows PEER (its text: an IP address or a MAC) as grantee with Sync granted and seconds left
+# above 0 within 10 s, in UC_ROW, and `phcctl port IF` shows the same row, in UC_VIEW; fail with
+# WHAT otherwise.
+uc_table_granted() {
+	local deadline=$((SECONDS + 10))
+	until UC_ROW=$(busctl --system --json=short get-property org.phcd1 "/org/phcd1/port/$1" \
+		org.phcd1.Port UnicastTable | jq -c --arg p "$2" '.data[] | select(.[0] == $p and
+		.[1] == "grantee" and .[2] == "sync" and .[3] == "granted" and .[5] > 0)') &&
+		[ -n "$UC_ROW" ]; do
+		[ "$SECONDS" -lt "$deadline" ] ||
+			fail "$3: expected UnicastTable to show $2 grantee sync granted with time left, got: $(busctl --system get-property org.phcd1 "/org/phcd1/port/$1" org.phcd1.Port UnicastTable)"
+		sleep 0.5
+	done
+	UC_VIEW=$("$BUILD/phcctl/phcctl" port "$1")
+	grep -Eq "^ +${2//./\\.} +grantee +sync +granted +-?[0-9]+ +[1-9][0-9]*s\$" <<<"$UC_VIEW" ||
+		fail "$3: expected phcctl port $1 to show $2 grantee sync granted with time left, got: $UC_VIEW"
 }
 
 # uc_profile_slave_cfg IN OUT MASTER_ADDR IF: linuxptp's G.8275.2.cfg or G.8265.1.cfg (IN) made a

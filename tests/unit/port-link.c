@@ -125,9 +125,13 @@ static int fake_send(void *userdata, const void *buf, size_t len, bool pdelay, b
 	return (int) len;
 }
 
-void side_address(int idx, struct port_address *ret)
+void side_address(bool mac, int idx, struct port_address *ret)
 {
-	*ret = (struct port_address){ 4, { 192, 0, 2, (uint8_t) (idx + 1) } };
+	if (mac) {
+		*ret = (struct port_address){ 6, { 0x02, 0, 0, 0, 0, (uint8_t) (idx + 1) } };
+	} else {
+		*ret = (struct port_address){ 4, { 192, 0, 2, (uint8_t) (idx + 1) } };
+	}
 }
 
 static int fake_send_group(void *userdata, const void *buf, size_t len, bool pdelay, bool event,
@@ -154,7 +158,7 @@ static int fake_send_unicast(void *userdata, const void *buf, size_t len,
 	if (s->refuse_unicast) {
 		return -ENOTCONN;
 	}
-	side_address(!s->idx, &other);
+	side_address(s->link->mac, !s->idx, &other);
 	if (to->len != other.len || memcmp(to->bytes, other.bytes, other.len)) {
 		s->unicast_misaddressed++;
 	}
@@ -315,7 +319,7 @@ void link_run(struct link *l, ns_t until)
 				continue;
 			}
 			assert_int_equal(clock_get_time(s->clk, &rx), 0);
-			side_address(!f.to, &from);
+			side_address(l->mac, !f.to, &from);
 			port_receive_from(s->port, f.buf, f.len, rx, &from, l->now);
 		}
 		/* Frames sent while delivering were appended after i; keep them. */

@@ -45,8 +45,11 @@ struct side {
 	bool refuse_unicast;		  /* send_unicast says -ENOTCONN: no socket yet */
 };
 
-/* Each side's address, as a transport would report it with its frames. */
-void side_address(int idx, struct port_address *ret);
+/*
+ * Each side's address, as a transport would report it with its frames: 192.0.2.1 and .2, or with
+ * mac (struct link's) 02:00:00:00:00:01 and :02, as over L2.
+ */
+void side_address(bool mac, int idx, struct port_address *ret);
 
 struct frame {
 	int to;
@@ -71,6 +74,7 @@ struct link {
 	/* Master to slave takes this much longer than LINK_DELAY, slave to master this much less.
 	 */
 	ns_t asymmetry;
+	bool mac;	  /* the sides' addresses are MACs (side_address()) */
 	bool slave_free;  /* the slave measures only (no servo), as clock_backend = free_running */
 	bool external[2]; /* the side's state decision comes from a (simulated) supervisor */
 	int8_t log_sync;  /* the master's logSyncInterval, when not 0 */

@@ -82,9 +82,10 @@ static const struct error_case error_cases[] = {
 	  ":2: p2p_dst_mac = 01:80:C2:00:00 is not a valid value, expected a multicast MAC" },
 	{ "mixed separators", "[global]\np2p_dst_mac = 01:80-C2:00:00:0E\n",
 	  ":2: p2p_dst_mac = 01:80-C2:00:00:0E is not a valid value" },
-	{ "unicast_listen over L2", "[interface eth0]\nunicast_listen = 1\n",
-	  ":2: unicast_listen: unicast negotiation: not supported over network_transport L2 "
-	  "(port eth0), expected UDPv4 or UDPv6" },
+	{ "unicast_listen with P2P over L2",
+	  "[interface eth0]\ndelay_mechanism = P2P\nunicast_listen = 1\n",
+	  ":3: unicast_listen: unicast negotiation: not supported with delay_mechanism P2P "
+	  "(port eth0)" },
 	{ "inhibit_multicast_service with P2P",
 	  "[interface eth0]\nnetwork_transport = UDPv4\ndelay_mechanism = P2P\n"
 	  "inhibit_multicast_service = 1\n",

@@ -21,9 +21,10 @@
 #include "ptp/unicast-tlv.h"
 #include "tests/unit/port-link.h"
 
-static void tweak_unicast(int idx, struct port_config *pc)
+/* Side 0 grantor, side 1 its grantee, over UDPv4 or (mac) L2, addressed as side_address() says. */
+static void tweak(int idx, struct port_config *pc, bool mac)
 {
-	pc->port.network_transport = OPTIONS_TRANSPORT_UDPV4;
+	pc->port.network_transport = mac ? OPTIONS_TRANSPORT_L2 : OPTIONS_TRANSPORT_UDPV4;
 	pc->port.unicast_req_duration = 60;
 	pc->port.unicast_peers_max = 16;
 	if (idx == 0) {
@@ -32,23 +33,35 @@ static void tweak_unicast(int idx, struct port_config *pc)
 	} else {
 		struct port_address a;
 
-		side_address(0, &a);
+		side_address(mac, 0, &a);
 		pc->port.unicast_master_table = 1;
 		pc->port.unicast_table = (struct unicast_master_table){
 			.table_id = 1,
 			.logQueryInterval = 0,
 			.n = 1,
 		};
-		pc->port.unicast_table.addr[0].family = UNICAST_FAMILY_IPV4;
-		pc->port.unicast_table.addr[0].len = a.len;
-		memcpy(pc->port.unicast_table.addr[0].bytes, a.bytes, a.len);
+		assert_int_equal(
+			unicast_addr_from_bytes(a.bytes, a.len, &pc->port.unicast_table.addr[0]),
+			0);
 	}
 }
 
-static void link_unicast(struct link *l, bool refuse)
+static void tweak_udp(int idx, struct port_config *pc)
+{
+	tweak(idx, pc, false);
+}
+
+static void tweak_l2(int idx, struct port_config *pc)
+{
+	tweak(idx, pc, true);
+}
+
+/* The grantor and its grantee over UDPv4, or (mac) over L2, their MACs as addresses. */
+static void link_unicast(struct link *l, bool refuse, bool mac)
 {
 	memset(l, 0, sizeof(*l));
-	l->tweak = tweak_unicast;
+	l->mac = mac;
+	l->tweak = mac ? tweak_l2 : tweak_udp;
 	l->servo = SERVO_TYPE_PI;
 	l->now = START;
 	side_init(l, 0, 100, 1000.0, 0, DELAY_MECHANISM_E2E);
@@ -63,13 +76,13 @@ static void link_unicast(struct link *l, bool refuse)
  * selected, and synchronizes; every Announce and Sync of the master goes unicast (none to the
  * group: inhibit_multicast_service), its Delay_Resp too, the Delay_Req of the slave too.
  */
-static void test_negotiated(void **state)
+static void negotiated(bool mac)
 {
 	uint64_t gm[_PORT_UC_MAX], gs[_PORT_UC_MAX];
 	struct side *m, *s;
 	struct link l;
 
-	link_unicast(&l, false);
+	link_unicast(&l, false, mac);
 	m = &l.s[0];
 	s = &l.s[1];
 	link_run(&l, START + 60 * NS_PER_SEC);
@@ -117,14 +130,26 @@ static void test_negotiated(void **state)
 	link_free(&l);
 }
 
+static void test_negotiated(void **state)
+{
+	negotiated(false);
+}
+
+/* The same over L2: the peers' MACs as their addresses, the engine's one machine for both. */
+static void test_negotiated_l2(void **state)
+{
+	negotiated(true);
+}
+
 /* The granted flows of one side's single peer: Announce, Sync, Delay_Resp, with time left. */
-static void assert_granted(const struct port_uc_entry *e, enum port_uc_role role, int peer_side)
+static void assert_granted(const struct port_uc_entry *e, enum port_uc_role role, int peer_side,
+			   bool mac)
 {
 	struct port_address a;
 
-	side_address(peer_side, &a);
+	side_address(mac, peer_side, &a);
 	assert_int_equal(e->role, role);
-	assert_int_equal(e->addr.family, UNICAST_FAMILY_IPV4);
+	assert_int_equal(e->addr.family, mac ? UNICAST_FAMILY_L2 : UNICAST_FAMILY_IPV4);
 	assert_int_equal(e->addr.len, a.len);
 	assert_memory_equal(e->addr.bytes, a.bytes, a.len);
 	for (int k = UNICAST_MT_ANNOUNCE; k <= UNICAST_MT_DELAY_RESP; k++) {
@@ -140,17 +165,17 @@ static void assert_granted(const struct port_uc_entry *e, enum port_uc_role role
 }
 
 /* The table D-Bus shows (port_unicast_table()): each side names the other, three flows granted. */
-static void test_table(void **state)
+static void table(bool mac)
 {
 	struct port_uc_entry e[2];
 	struct link l;
 
-	link_unicast(&l, false);
+	link_unicast(&l, false, mac);
 	link_run(&l, START + 60 * NS_PER_SEC);
 	assert_int_equal(port_unicast_table(l.s[1].port, l.now, e, 2), 1);
-	assert_granted(&e[0], PORT_UC_GRANTEE, 0);
+	assert_granted(&e[0], PORT_UC_GRANTEE, 0, mac);
 	assert_int_equal(port_unicast_table(l.s[0].port, l.now, e, 2), 1);
-	assert_granted(&e[0], PORT_UC_GRANTOR, 1);
+	assert_granted(&e[0], PORT_UC_GRANTOR, 1, mac);
 	/* No room: the count, nothing written. */
 	memset(e, 0xa5, sizeof(e));
 	assert_int_equal(port_unicast_table(l.s[0].port, l.now, e, 0), 1);
@@ -160,6 +185,16 @@ static void test_table(void **state)
 	assert_int_equal(e[0].mt[UNICAST_MT_SYNC].seconds_left, 0);
 	assert_string_equal(port_uc_state_to_string(e[0].mt[UNICAST_MT_SYNC].state), "granted");
 	link_free(&l);
+}
+
+static void test_table(void **state)
+{
+	table(false);
+}
+
+static void test_table_l2(void **state)
+{
+	table(true);
 }
 
 /*
@@ -172,7 +207,7 @@ static void test_no_fallback(void **state)
 	struct side *m, *s;
 	struct link l;
 
-	link_unicast(&l, true);
+	link_unicast(&l, true, false);
 	m = &l.s[0];
 	s = &l.s[1];
 	link_run(&l, START + 60 * NS_PER_SEC);
@@ -233,7 +268,7 @@ static void test_request_flood(void **state)
 	struct link l;
 	uint8_t buf[FRAME_MAX];
 
-	link_unicast(&l, false);
+	link_unicast(&l, false, false);
 	m = &l.s[0];
 	s = &l.s[1];
 	link_run(&l, START + 40 * NS_PER_SEC);
@@ -262,13 +297,62 @@ static void test_request_flood(void **state)
 	link_free(&l);
 }
 
+/*
+ * REQUESTs over L2 from what no single peer sends from (a group MAC: 802.3's multicast bit, the
+ * broadcast, PTP's own group; the zero MAC) while the grantor serves its slave: none gets a
+ * GRANT (it would go to the group) nor a place in the table, each is counted, the slave stays.
+ */
+static void test_group_source(void **state)
+{
+	static const struct port_address bad[] = {
+		{ 6, { 0x01, 0x1b, 0x19, 0, 0, 0 } },
+		{ 6, { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff } },
+		{ 6, { 0x03, 0, 0, 0, 0, 0x01 } },
+		{ 6, { 0 } },
+	};
+	uint64_t before[_PORT_UC_MAX], after[_PORT_UC_MAX];
+	struct port_uc_entry e[2];
+	uint8_t buf[FRAME_MAX];
+	unsigned signaling;
+	uint64_t unsupported;
+	struct side *m;
+	struct link l;
+
+	link_unicast(&l, false, true);
+	m = &l.s[0];
+	link_run(&l, START + 40 * NS_PER_SEC);
+	assert_int_equal(port_get_state(l.s[1].port), PORT_STATE_SLAVE);
+	port_unicast_counters(m->port, before);
+	signaling = m->unicast_tx[MSG_SIGNALING];
+	unsupported = port_get_counter(m->port, PORT_CNT_UNSUPPORTED);
+	for (uint32_t k = 0; k < ARRAY_SIZE(bad); k++) {
+		size_t n = request_from(k, buf, sizeof(buf));
+
+		assert_int_equal(port_receive_from(m->port, buf, n, PORT_TS_NONE, &bad[k], l.now),
+				 0);
+	}
+	/* Nothing answered them; only the slave's renewals, unicast to the slave, went out. */
+	assert_int_equal(m->unicast_tx[MSG_SIGNALING], signaling);
+	assert_int_equal(m->unicast_misaddressed, 0);
+	assert_int_equal(port_get_counter(m->port, PORT_CNT_UNSUPPORTED),
+			 unsupported + ARRAY_SIZE(bad));
+	port_unicast_counters(m->port, after);
+	assert_int_equal(after[PORT_UC_GRANTS_GIVEN], before[PORT_UC_GRANTS_GIVEN]);
+	link_run(&l, l.now + 10 * NS_PER_SEC);
+	assert_int_equal(port_unicast_table(m->port, l.now, e, 2), 1);
+	assert_granted(&e[0], PORT_UC_GRANTOR, 1, true);
+	assert_int_equal(port_get_state(l.s[1].port), PORT_STATE_SLAVE);
+	assert_int_equal(m->unicast_misaddressed, 0);
+	link_free(&l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_negotiated),
-		cmocka_unit_test(test_no_fallback),
-		cmocka_unit_test(test_table),
-		cmocka_unit_test(test_request_flood),
+		cmocka_unit_test(test_negotiated),   cmocka_unit_test(test_negotiated_l2),
+		cmocka_unit_test(test_no_fallback),  cmocka_unit_test(test_table),
+		cmocka_unit_test(test_table_l2),     cmocka_unit_test(test_request_flood),
+		cmocka_unit_test(test_group_source),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -733,6 +733,65 @@ static void test_addresses(void **state)
 	assert_false(unicast_addr_equal(&a, &b));
 }
 
+/*
+ * A frame's source as a peer (unicast_addr_from_bytes()): the family by the length, the same
+ * unicast rule as the text parser, the address equal to the text's.
+ */
+static void test_addresses_from_bytes(void **state)
+{
+	static const struct {
+		uint8_t len;
+		uint8_t b[16];
+		int r;
+		const char *text;
+	} cases[] = {
+		{ 6, { 0x00, 0x11, 0x22, 0x33, 0x44, 0x55 }, 0, "00:11:22:33:44:55" },
+		{ 6, { 0x02, 0, 0, 0, 0, 0x01 }, 0, "02:00:00:00:00:01" },
+		{ 6, { 0x01, 0x1b, 0x19, 0, 0, 0 }, -ERANGE, NULL },	/* PTP's group */
+		{ 6, { 0x01, 0x80, 0xc2, 0, 0, 0x0e }, -ERANGE, NULL }, /* the peer delay group */
+		{ 6, { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff }, -ERANGE, NULL },
+		{ 6,
+		  { 0x03, 0, 0, 0, 0, 0x01 },
+		  -ERANGE,
+		  NULL }, /* the group bit, locally administered */
+		{ 6, { 0 }, -ERANGE, NULL },
+		{ 4, { 192, 0, 2, 1 }, 0, "192.0.2.1" },
+		{ 4, { 224, 0, 1, 129 }, -ERANGE, NULL },
+		{ 4, { 255, 255, 255, 255 }, -ERANGE, NULL },
+		{ 16, { 0xfe, 0x80, [15] = 0x01 }, 0, "fe80::1" },
+		{ 16, { 0xff, 0x02, [15] = 0x6b }, -ERANGE, NULL },
+		{ 16, { 0 }, -ERANGE, NULL },
+		{ 0, { 0 }, -EINVAL, NULL },
+		{ 5, { 0x00, 0x11, 0x22, 0x33, 0x44 }, -EINVAL, NULL },
+		{ 8, { 0x00, 0x11, 0x22, 0x33, 0x44, 0x55 }, -EINVAL, NULL },
+		{ 17, { 0 }, -EINVAL, NULL },
+	};
+	char buf[UNICAST_ADDR_STRLEN];
+	uint8_t bytes[32] = { 0 };
+
+	for (size_t k = 0; k < ARRAY_SIZE(cases); k++) {
+		struct unicast_addr a, t, untouched;
+		int r;
+
+		memset(&a, 0xa5, sizeof(a));
+		memcpy(&untouched, &a, sizeof(a));
+		memcpy(bytes, cases[k].b, sizeof(cases[k].b));
+		r = unicast_addr_from_bytes(bytes, cases[k].len, &a);
+		if (r != cases[k].r) {
+			fail_msg("case %zu (%u bytes): expected %d, got %d", k, cases[k].len,
+				 cases[k].r, r);
+		}
+		if (r < 0) {
+			assert_memory_equal(&a, &untouched,
+					    sizeof(a)); /* written only on success */
+			continue;
+		}
+		assert_string_equal(unicast_addr_to_string(&a, buf), cases[k].text);
+		assert_int_equal(unicast_addr_from_any_string(cases[k].text, &t), 0);
+		assert_true(unicast_addr_equal(&a, &t));
+	}
+}
+
 static void test_table(void **state)
 {
 	struct unicast_master_table t = { .table_id = 1 };
@@ -753,6 +812,7 @@ static void test_table(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_addresses_from_bytes),
 		cmocka_unit_test(test_grantee_init_bounds),
 		cmocka_unit_test(test_grantee_request),
 		cmocka_unit_test(test_grantee_grant_and_renewal),
