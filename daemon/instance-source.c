@@ -218,12 +218,20 @@ static void utc_of(struct instance_source *s, const struct time_source_report *r
 	if (!s->have_leaps || leapfile_lookup(&s->leaps, utc_s, &off, &leap) < 0) {
 		return;
 	}
-	if (leapfile_expired(&s->leaps, utc_s) && !s->logged_expired) {
-		s->logged_expired = true;
-		log_full(LOG_WARNING,
-			 "instance %s: leapfile %s has expired: its TAI-UTC %d is announced, but "
-			 "it cannot announce a leap second it does not list",
-			 s->i->name, s->leapfile, off);
+	/*
+	 * An expired file (its "#@" line in the past) may miss a leap second announced since: it
+	 * counts as no file: the source's UTC offset and leap flags are announced (its own word on
+	 * a leap second to come), never a stale table's.
+	 */
+	if (leapfile_expired(&s->leaps, utc_s)) {
+		if (!s->logged_expired) {
+			s->logged_expired = true;
+			log_full(LOG_WARNING,
+				 "instance %s: leapfile %s has expired: announcing the time "
+				 "source's UTC offset and leap flags, as without a file",
+				 s->i->name, s->leapfile);
+		}
+		return;
 	}
 	if (r->utc_offset_valid && r->utc_offset != off && !s->logged_offset) {
 		s->logged_offset = true;

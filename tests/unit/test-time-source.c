@@ -348,6 +348,35 @@ static void test_leapfile_wins(void **state)
 	unlink(leapfile);
 }
 
+/*
+ * An expired leapfile (its "#@" expiry in the past) counts as no file: the source's TAI - UTC (37)
+ * is announced, not the file's 36, and not its word that no leap second is due.
+ */
+static void test_leapfile_expired(void **state)
+{
+	/* NTP seconds: TAI - UTC 36 from 2015-07-01, the file expired on 2015-12-23. */
+	static const char text[] = "#@ 3660000000\n3550089600 35\n3644697600 36\n";
+	struct gm_settings gm;
+	struct mode_rig r;
+	int fd;
+
+	/* mkstemp() wrote the last test's name into the template */
+	memcpy(leapfile + sizeof(leapfile) - 7, "XXXXXX", 6);
+	fd = mkstemp(leapfile);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, sizeof(text) - 1), (ssize_t) sizeof(text) - 1);
+	close(fd);
+	rig_init(&r, true, with_leapfile);
+	report(&r, true);
+	expect(&r, CLOCK_MODE_LOCKED, 6, true);
+	instance_announced_gm_settings(r.inst, &gm);
+	assert_int_equal(gm.tp.currentUtcOffset, 37);
+	assert_true(gm.tp.currentUtcOffsetValid);
+	instance_free(r.inst);
+	unlink(leapfile);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -358,6 +387,7 @@ int main(void)
 		cmocka_unit_test(test_ieee1588_classes),
 		cmocka_unit_test(test_override),
 		cmocka_unit_test(test_leapfile_wins),
+		cmocka_unit_test(test_leapfile_expired),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
