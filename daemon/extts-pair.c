@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* A PHC pin's 1PPS edges paired with gpsd's UTC seconds (ts2phc's rule), and the report they make.
+ */
+#include "daemon/extts-pair.h"
+
+#include <stddef.h>
+
+#include "daemon/sysclock.h"
+#include "ptp/types.h"
+#include "ptp/util.h"
+
+static const char *const verdict_names[] = {
+	[EXTTS_PAIR_OK] = "paired",
+	[EXTTS_PAIR_FIRST] = "the first edge (no interval to check)",
+	[EXTTS_PAIR_BAD_INTERVAL] = "an edge not 1 s after the previous one",
+	[EXTTS_PAIR_NO_TPV] = "no TPV with a fix and a time",
+	[EXTTS_PAIR_STALE_TPV] = "gpsd's TPV is 1.5 s old or more",
+	[EXTTS_PAIR_SAME_SECOND] = "an edge labelled with a second already paired",
+	[EXTTS_PAIR_AMBIGUOUS] = "an edge in the ambiguous seconds of a leap",
+};
+
+const char *extts_pair_verdict_to_string(enum extts_pair_verdict v)
+{
+	return (size_t) v < ARRAY_SIZE(verdict_names) ? verdict_names[v] : "unknown";
+}
+
+void extts_pair_init(struct extts_pair *p, int64_t correction_ns)
+{
+	*p = (struct extts_pair){ .correction_ns = correction_ns, .last_reason = "no edge yet" };
+}
+
+/* The edge's UTC second: the TPV's time plus the time since it came, to the nearest second. */
+static int64_t label(const struct extts_tpv *tpv, uint64_t at_usec)
+{
+	int64_t t = tpv->utc_ns + (int64_t) (at_usec - tpv->at_usec) * 1000 + NS_PER_SEC / 2;
+
+	return t >= 0 ? t / NS_PER_SEC : -((-t + NS_PER_SEC - 1) / NS_PER_SEC);
+}
+
+static enum extts_pair_verdict judge(struct extts_pair *p, int64_t t_ns, uint64_t at_usec,
+				     const struct extts_tpv *tpv, int16_t utc_offset,
+				     bool leap_pending, struct extts_sample *ret)
+{
+	bool had_prev = p->have_prev;
+	int64_t interval = t_ns - p->prev_t_ns, utc_s;
+
+	p->have_prev = true;
+	p->prev_t_ns = t_ns;
+	if (!had_prev) {
+		return EXTTS_PAIR_FIRST;
+	}
+	if (interval < NS_PER_SEC - EXTTS_PAIR_INTERVAL_TOLERANCE_NS ||
+	    interval > NS_PER_SEC + EXTTS_PAIR_INTERVAL_TOLERANCE_NS) {
+		return EXTTS_PAIR_BAD_INTERVAL;
+	}
+	if (!tpv || !tpv->valid) {
+		return EXTTS_PAIR_NO_TPV;
+	}
+	/* A TPV that came after the edge was read is the next second's: refused as stale too. */
+	if (tpv->at_usec > at_usec || at_usec - tpv->at_usec >= EXTTS_PAIR_TPV_MAX_AGE_USEC) {
+		return EXTTS_PAIR_STALE_TPV;
+	}
+	utc_s = label(tpv, at_usec);
+	if (p->have_label && utc_s <= p->last_utc_s) {
+		return EXTTS_PAIR_SAME_SECOND;
+	}
+	if (leap_pending && sysclock_utc_ambiguous(utc_s)) {
+		return EXTTS_PAIR_AMBIGUOUS;
+	}
+	p->have_label = true;
+	p->last_utc_s = utc_s;
+	ret->phc_ns = t_ns + p->correction_ns;
+	ret->tai_s = utc_s + utc_offset;
+	ret->offset_ns = ret->phc_ns - ret->tai_s * NS_PER_SEC;
+	return EXTTS_PAIR_OK;
+}
+
+enum extts_pair_verdict extts_pair_edge(struct extts_pair *p, int64_t t_ns, uint64_t at_usec,
+					const struct extts_tpv *tpv, int16_t utc_offset,
+					bool leap_pending, struct extts_sample *ret)
+{
+	enum extts_pair_verdict v = judge(p, t_ns, at_usec, tpv, utc_offset, leap_pending, ret);
+
+	p->counters.edges++;
+	p->last_reason = extts_pair_verdict_to_string(v);
+	if (v == EXTTS_PAIR_OK) {
+		p->counters.paired++;
+		p->paired_usec = at_usec;
+	} else {
+		p->counters.refused[v]++;
+	}
+	return v;
+}
+
+bool extts_pair_lost(const struct extts_pair *p, uint64_t now)
+{
+	return !p->paired_usec || now > p->paired_usec + EXTTS_PAIR_LOST_USEC;
+}
+
+uint64_t extts_pair_deadline(const struct extts_pair *p)
+{
+	return p->paired_usec ? p->paired_usec + EXTTS_PAIR_LOST_USEC + 1 : 0;
+}
+
+void extts_pair_judge(const struct extts_pair *p, const struct time_source_report *gpsd,
+		      uint64_t now, struct time_source_report *ret)
+{
+	*ret = *gpsd;
+	if (!gpsd->ok) {
+		return;
+	}
+	if (extts_pair_lost(p, now)) {
+		ret->ok = false;
+		ret->reason = p->paired_usec ? "PHC pin: no paired 1PPS edge for 2 s"
+					     : "PHC pin: no paired 1PPS edge yet";
+		return;
+	}
+	ret->reason = "gpsd: a fix, the 1PPS on the PHC's pin paired with its TPV";
+}
