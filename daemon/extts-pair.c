@@ -86,6 +86,7 @@ enum extts_pair_verdict extts_pair_edge(struct extts_pair *p, int64_t t_ns, uint
 	if (v == EXTTS_PAIR_OK) {
 		p->counters.paired++;
 		p->paired_usec = at_usec;
+		p->last = *ret;
 	} else {
 		p->counters.refused[v]++;
 	}

@@ -49,8 +49,16 @@ struct extts_pair_counters {
 	uint64_t refused[EXTTS_PAIR_VERDICT_MAX]; /* per verdict (OK unused) */
 };
 
+/* One paired edge: the PHC's time of the edge and what it should have read. */
+struct extts_sample {
+	int64_t phc_ns;	   /* the edge's PHC time, corrected */
+	int64_t tai_s;	   /* the second it marks, TAI (UTC + utc_offset) */
+	int64_t offset_ns; /* phc_ns - tai_s * 10^9: the PHC's error */
+};
+
 struct extts_pair {
-	int64_t correction_ns; /* ts2phc.extts_correction: added to each edge's PHC time */
+	int64_t correction_ns;	  /* ts2phc.extts_correction: added to each edge's PHC time */
+	struct extts_sample last; /* the last paired edge's sample */
 	bool have_prev;
 	int64_t prev_t_ns; /* the previous edge's PHC time */
 	bool have_label;
@@ -58,13 +66,6 @@ struct extts_pair {
 	uint64_t paired_usec;	 /* CLOCK_MONOTONIC of the last paired edge; 0: none */
 	const char *last_reason; /* the last edge's verdict (static text) */
 	struct extts_pair_counters counters;
-};
-
-/* One paired edge: the PHC's time of the edge and what it should have read. */
-struct extts_sample {
-	int64_t phc_ns;	   /* the edge's PHC time, corrected */
-	int64_t tai_s;	   /* the second it marks, TAI (UTC + utc_offset) */
-	int64_t offset_ns; /* phc_ns - tai_s * 10^9: the PHC's error */
 };
 
 void extts_pair_init(struct extts_pair *p, int64_t correction_ns);
