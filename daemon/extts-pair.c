@@ -17,6 +17,7 @@ static const char *const verdict_names[] = {
 	[EXTTS_PAIR_STALE_TPV] = "gpsd's TPV is 1.5 s old or more",
 	[EXTTS_PAIR_SAME_SECOND] = "an edge labelled with a second already paired",
 	[EXTTS_PAIR_AMBIGUOUS] = "an edge in the ambiguous seconds of a leap",
+	[EXTTS_PAIR_OUT_OF_RANGE] = "an edge whose offset overflows",
 };
 
 const char *extts_pair_verdict_to_string(enum extts_pair_verdict v)
@@ -29,12 +30,20 @@ void extts_pair_init(struct extts_pair *p, int64_t correction_ns)
 	*p = (struct extts_pair){ .correction_ns = correction_ns, .last_reason = "no edge yet" };
 }
 
-/* The edge's UTC second: the TPV's time plus the time since it came, to the nearest second. */
-static int64_t label(const struct extts_tpv *tpv, uint64_t at_usec)
+/*
+ * The edge's UTC second: the TPV's time plus the time since it came (below 1.5 s), to the nearest
+ * second. False: beyond int64's nanoseconds.
+ */
+static bool label(const struct extts_tpv *tpv, uint64_t at_usec, int64_t *ret)
 {
-	int64_t t = tpv->utc_ns + (int64_t) (at_usec - tpv->at_usec) * 1000 + NS_PER_SEC / 2;
+	int64_t t;
 
-	return t >= 0 ? t / NS_PER_SEC : -((-t + NS_PER_SEC - 1) / NS_PER_SEC);
+	if (__builtin_add_overflow(
+		    tpv->utc_ns, (int64_t) (at_usec - tpv->at_usec) * 1000 + NS_PER_SEC / 2, &t)) {
+		return false;
+	}
+	*ret = t >= 0 ? t / NS_PER_SEC : -1 - (-(t + 1) / NS_PER_SEC);
+	return true;
 }
 
 static enum extts_pair_verdict judge(struct extts_pair *p, int64_t t_ns, uint64_t at_usec,
@@ -42,12 +51,17 @@ static enum extts_pair_verdict judge(struct extts_pair *p, int64_t t_ns, uint64_
 				     bool leap_pending, struct extts_sample *ret)
 {
 	bool had_prev = p->have_prev;
-	int64_t interval = t_ns - p->prev_t_ns, utc_s;
+	int64_t prev = p->prev_t_ns, interval, utc_s, phc_ns, tai_ns, offset_ns;
 
 	p->have_prev = true;
 	p->prev_t_ns = t_ns;
 	if (!had_prev) {
 		return EXTTS_PAIR_FIRST;
+	}
+	/* The kernel's time stamps are range-checked (phc-extts.c), the TPV's too (gpsd-json.c);
+	 * the correction and the UTC offset could still carry one beyond int64's nanoseconds. */
+	if (__builtin_sub_overflow(t_ns, prev, &interval)) {
+		return EXTTS_PAIR_OUT_OF_RANGE;
 	}
 	if (interval < NS_PER_SEC - EXTTS_PAIR_INTERVAL_TOLERANCE_NS ||
 	    interval > NS_PER_SEC + EXTTS_PAIR_INTERVAL_TOLERANCE_NS) {
@@ -60,18 +74,25 @@ static enum extts_pair_verdict judge(struct extts_pair *p, int64_t t_ns, uint64_
 	if (tpv->at_usec > at_usec || at_usec - tpv->at_usec >= EXTTS_PAIR_TPV_MAX_AGE_USEC) {
 		return EXTTS_PAIR_STALE_TPV;
 	}
-	utc_s = label(tpv, at_usec);
+	if (!label(tpv, at_usec, &utc_s)) {
+		return EXTTS_PAIR_OUT_OF_RANGE;
+	}
 	if (p->have_label && utc_s <= p->last_utc_s) {
 		return EXTTS_PAIR_SAME_SECOND;
 	}
 	if (leap_pending && sysclock_utc_ambiguous(utc_s)) {
 		return EXTTS_PAIR_AMBIGUOUS;
 	}
+	if (__builtin_add_overflow(t_ns, p->correction_ns, &phc_ns) ||
+	    __builtin_mul_overflow(utc_s + utc_offset, NS_PER_SEC, &tai_ns) ||
+	    __builtin_sub_overflow(phc_ns, tai_ns, &offset_ns)) {
+		return EXTTS_PAIR_OUT_OF_RANGE;
+	}
 	p->have_label = true;
 	p->last_utc_s = utc_s;
-	ret->phc_ns = t_ns + p->correction_ns;
+	ret->phc_ns = phc_ns;
 	ret->tai_s = utc_s + utc_offset;
-	ret->offset_ns = ret->phc_ns - ret->tai_s * NS_PER_SEC;
+	ret->offset_ns = offset_ns;
 	return EXTTS_PAIR_OK;
 }
 

@@ -40,6 +40,7 @@ enum extts_pair_verdict {
 	EXTTS_PAIR_STALE_TPV,	 /* the TPV came EXTTS_PAIR_TPV_MAX_AGE_USEC or more before */
 	EXTTS_PAIR_SAME_SECOND,	 /* labelled with a second not after the last paired edge's */
 	EXTTS_PAIR_AMBIGUOUS,	 /* in the two seconds around a UTC midnight with a leap pending */
+	EXTTS_PAIR_OUT_OF_RANGE, /* an offset beyond what nanoseconds in an int64 hold */
 	EXTTS_PAIR_VERDICT_MAX,
 };
 

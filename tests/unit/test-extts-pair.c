@@ -213,6 +213,23 @@ static void test_leap_ambiguous(void **state)
 	assert_int_equal(p.counters.refused[EXTTS_PAIR_AMBIGUOUS], 1);
 }
 
+/* An edge the kernel may report (below 2^63 ns) whose correction would overflow: refused. */
+static void test_out_of_range(void **state)
+{
+	struct extts_pair p;
+	struct extts_sample s;
+	int64_t t = (INT64_MAX / NS_PER_SEC - 1) * NS_PER_SEC + 999999999;
+	struct extts_tpv tpv = tpv_at(UTC0, T0 + 100000);
+	(void) state;
+
+	extts_pair_init(&p, NS_PER_SEC);
+	(void) extts_pair_edge(&p, t - NS_PER_SEC, T0, &tpv, TAI_UTC, false, &s);
+	assert_int_equal(extts_pair_edge(&p, t, T0 + 1000000, &tpv, TAI_UTC, false, &s),
+			 EXTTS_PAIR_OUT_OF_RANGE);
+	assert_int_equal(p.counters.refused[EXTTS_PAIR_OUT_OF_RANGE], 1);
+	assert_int_equal(p.counters.paired, 0);
+}
+
 /* gpsd ok and edges paired: ok; edges stopped for more than 2 s: not ok; gpsd's own loss wins. */
 static void test_judge(void **state)
 {
@@ -254,6 +271,7 @@ int main(void)
 		cmocka_unit_test(test_correction),     cmocka_unit_test(test_tpv_refused),
 		cmocka_unit_test(test_interval),       cmocka_unit_test(test_same_second),
 		cmocka_unit_test(test_leap_ambiguous), cmocka_unit_test(test_judge),
+		cmocka_unit_test(test_out_of_range),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
