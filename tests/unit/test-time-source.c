@@ -362,55 +362,50 @@ static void with_leapfile(struct instance_options *o)
 	snprintf(o->leapfile, sizeof(o->leapfile), "%s", leapfile);
 }
 
-/* The leapfile's TAI - UTC wins over the source's (which the test makes 37, the file 36). */
-static void test_leapfile_wins(void **state)
+/*
+ * A T-GM with text as its leapfile, locked on a source that says TAI - UTC 37: what it announces.
+ */
+static void locked_with_leapfile(const char *text, struct gm_settings *ret)
 {
-	static const char text[] = "3550089600 35\n3644697600 36\n";
-	struct gm_settings gm;
 	struct mode_rig r;
-	int fd = mkstemp(leapfile);
+	int fd;
 
+	/* a fresh name each time: mkstemp() writes it into the template */
+	memcpy(leapfile + sizeof(leapfile) - 7, "XXXXXX", 6);
+	fd = mkstemp(leapfile);
 	assert_true(fd >= 0);
-	assert_int_equal(write(fd, text, sizeof(text) - 1), (ssize_t) sizeof(text) - 1);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t) strlen(text));
 	close(fd);
 	rig_init(&r, true, with_leapfile);
 	report(&r, true);
 	expect(&r, CLOCK_MODE_LOCKED, 6, true);
-	instance_announced_gm_settings(r.inst, &gm);
-	assert_int_equal(gm.tp.currentUtcOffset, 36);
-	assert_true(gm.tp.currentUtcOffsetValid);
-	assert_false(gm.tp.leap61 || gm.tp.leap59);
+	instance_announced_gm_settings(r.inst, ret);
 	instance_free(r.inst);
 	unlink(leapfile);
 }
 
+/* The leapfile's TAI - UTC wins over the source's (which the test makes 37, the file 36). */
+static void test_leapfile_wins(void **state)
+{
+	struct gm_settings gm;
+
+	locked_with_leapfile("3550089600 35\n3644697600 36\n", &gm);
+	assert_int_equal(gm.tp.currentUtcOffset, 36);
+	assert_true(gm.tp.currentUtcOffsetValid);
+	assert_false(gm.tp.leap61 || gm.tp.leap59);
+}
+
 /*
  * An expired leapfile (its "#@" expiry in the past) counts as no file: the source's TAI - UTC (37)
- * is announced, not the file's 36, and not its word that no leap second is due.
+ * is announced, not the file's 36. NTP seconds: 36 from 2015-07-01, expired on 2015-12-23.
  */
 static void test_leapfile_expired(void **state)
 {
-	/* NTP seconds: TAI - UTC 36 from 2015-07-01, the file expired on 2015-12-23. */
-	static const char text[] = "#@ 3660000000\n3550089600 35\n3644697600 36\n";
 	struct gm_settings gm;
-	struct mode_rig r;
-	int fd;
 
-	/* mkstemp() wrote the last test's name into the template */
-	memcpy(leapfile + sizeof(leapfile) - 7, "XXXXXX", 6);
-	fd = mkstemp(leapfile);
-
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, text, sizeof(text) - 1), (ssize_t) sizeof(text) - 1);
-	close(fd);
-	rig_init(&r, true, with_leapfile);
-	report(&r, true);
-	expect(&r, CLOCK_MODE_LOCKED, 6, true);
-	instance_announced_gm_settings(r.inst, &gm);
+	locked_with_leapfile("#@ 3660000000\n3550089600 35\n3644697600 36\n", &gm);
 	assert_int_equal(gm.tp.currentUtcOffset, 37);
 	assert_true(gm.tp.currentUtcOffsetValid);
-	instance_free(r.inst);
-	unlink(leapfile);
 }
 
 int main(void)
