@@ -413,7 +413,12 @@ static int follow_new(struct instance *i)
 		cfg.servo.max_freq_ppb = o->max_frequency;
 	}
 	cfg.interval_s = ldexp(1.0, f->log_interval);
-	r = phc_follow_new(&linux_ops, f, &cfg, &f->pf);
+	if (i->manager->follow_ops) {
+		r = phc_follow_new(i->manager->follow_ops, i->manager->follow_userdata, &cfg,
+				   &f->pf);
+	} else {
+		r = phc_follow_new(&linux_ops, f, &cfg, &f->pf);
+	}
 	if (r >= 0) {
 		r = sd_event_add_time_relative(manager_get_event(i->manager), &f->timer,
 					       CLOCK_MONOTONIC, interval_usec(f->log_interval), 0,

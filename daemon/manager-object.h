@@ -41,6 +41,10 @@ struct manager {
 	 */
 	const struct instance_pin_ops *pin_ops;
 	void *pin_userdata;
+	/* the PHC followers' clocks (daemon/instance-follow.c); NULL: /dev/ptpN, tests: simulated
+	 */
+	const struct phc_follow_ops *follow_ops;
+	void *follow_userdata;
 	bool started;
 	bool stopping;
 	uint64_t start_realtime_usec, start_monotonic_usec;

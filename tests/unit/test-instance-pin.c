@@ -9,6 +9,9 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdlib.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
@@ -16,7 +19,11 @@
 #include <cmocka.h>
 
 #include "common/time-util.h"
+#include "daemon/clock-mode-step.h"
+#include "daemon/instance-follow.h"
 #include "daemon/instance-pin.h"
+#include "daemon/phc-follow.h"
+#include "tests/doubles/clock-sim.h"
 #include "daemon/instance-source.h"
 #include "daemon/manager-internal.h"
 #include "tests/unit/fake-nic.h"
@@ -252,11 +259,144 @@ static void test_refused(void **state)
 	}
 }
 
+/* ---- the whole path: edges -> pairing -> the PHC's follower -> the clock mode ---- */
+
+static int sim_measure(void *userdata, int phc_index, struct sysoff_pair *ret)
+{
+	(void) userdata;
+	(void) phc_index;
+	(void) ret;
+	fail_msg("a pin's follower reads nothing at a tick");
+	return -EIO;
+}
+
+static int sim_open(void *userdata, int phc_index, struct clock **ret)
+{
+	if (phc_index != 0) {
+		return -ENODEV;
+	}
+	*ret = userdata;
+	return 0;
+}
+
+static void sim_close(void *userdata, struct clock *c)
+{
+	(void) userdata;
+	(void) c;
+}
+
+static const struct phc_follow_ops sim_follow_ops = {
+	.measure = sim_measure,
+	.open = sim_open,
+	.close = sim_close,
+};
+
+static void derive_step(struct mode_rig *r)
+{
+	uint64_t wake;
+
+	instance_pin_update(r->inst);
+	(void) instance_follow_update(r->inst);
+	if (instance_clock_mode_step(r->inst, &wake)) {
+		instance_push_own_quality(r->inst);
+	}
+}
+
+/*
+ * A simulated PHC 300 us ahead of TAI and 20 ppm fast, its pin taking a true 1PPS (each edge's
+ * time stamp the PHC's time at a true second), ts2phc.extts_correction -5000 ns, gpsd's TPV
+ * 120 ms after each edge: the follower steps once and locks the PHC within 200 ns of TAI + 5 us,
+ * the instance locks (class 6); edges stop: holdover (class 7), the
+ * PHC's last frequency kept.
+ */
+static void test_steers_and_holds(void **state)
+{
+	struct clock_sim_config cc = {
+		.start = (UTC0 + TAI_UTC) * NS_PER_SEC,
+		.freq_error_ppb = 20000,
+		.seed = 5,
+		.max_freq_ppb = 500000,
+	};
+	struct fake_phc nic = fake_nic();
+	struct instance_follower_info fl;
+	struct clock *phc;
+	struct mode_rig r;
+	sd_event *e;
+	int efd;
+
+	(void) state;
+	/* the loop wants a real fd to watch: an eventfd where the fake NIC expects its PHC */
+	efd = eventfd(0, EFD_CLOEXEC);
+	assert_true(efd >= 0);
+	assert_int_equal(dup2(efd, FAKE_NIC_FD), FAKE_NIC_FD);
+	close(efd);
+	assert_int_equal(clock_sim_new(&cc, &phc), 0);
+	assert_int_equal(clock_step(phc, 300000), 0);
+	assert_int_equal(sd_event_new(&e), 0);
+	rig_init(&r, &nic);
+	r.m.event = e;
+	r.m.follow_ops = &sim_follow_ops;
+	r.m.follow_userdata = phc;
+	/* a cable and input 5 us late: the PHC kept 5 us ahead of the edges' seconds */
+	r.inst->options.pin.extts_correction = -5000;
+	gpsd_ok(&r);
+	derive_step(&r);
+	assert_int_equal(instance_pin_phc(r.inst), 0);
+	for (int k = 1; k <= 40; k++) {
+		ns_t t;
+		uint64_t at = time_mono_usec();
+		struct extts_tpv tpv = { .valid = true,
+					 .utc_ns = (UTC0 + k - 1) * NS_PER_SEC,
+					 .at_usec = at - 880000 };
+
+		assert_int_equal(clock_sim_advance(phc, NS_PER_SEC), 0);
+		t = clock_sim_true_time(phc) + clock_sim_error(phc);
+		assert_int_equal(clock_sim_true_time(phc), (UTC0 + k + TAI_UTC) * NS_PER_SEC);
+		fake_nic_queue(&nic, 0, t / NS_PER_SEC, (uint32_t) (t % NS_PER_SEC));
+		instance_pin_read(r.inst, at, &tpv);
+		gpsd_ok(&r);
+		derive_step(&r);
+	}
+	assert_int_equal(instance_followers(r.inst, &fl, 1), 1);
+	assert_int_equal(fl.phc_index, 0);
+	assert_int_equal(fl.source_phc_index, -3);
+	assert_string_equal(fl.state, "locked");
+	assert_int_equal(fl.steps, 1);
+	if (llabs(clock_sim_error(phc) - 5000) >= 200) {
+		fail_msg("expected the PHC within 200 ns of TAI + 5000 ns (the edge's time stamp "
+			 "- 5000 ns on TAI), got %lld ns",
+			 (long long) clock_sim_error(phc));
+	}
+	if (r.inst->clock_mode.mode != CLOCK_MODE_LOCKED) {
+		fail_msg("expected locked, got %s (%s)",
+			 clock_mode_to_string(r.inst->clock_mode.mode), r.inst->reference.reason);
+	}
+	assert_int_equal(r.inst->push_gm_settings.clockQuality.clockClass, 6);
+
+	/* edges stop: 2 s after the last pair the reference is lost, holdover */
+	((struct extts_pair *) instance_pin_pair(r.inst))->paired_usec = time_mono_usec() -
+									 EXTTS_PAIR_LOST_USEC - 1;
+	instance_source_pin_changed(r.inst);
+	gpsd_ok(&r);
+	derive_step(&r);
+	if (r.inst->clock_mode.mode != CLOCK_MODE_HOLDOVER_IN_SPEC) {
+		fail_msg("expected holdover, got %s (%s)",
+			 clock_mode_to_string(r.inst->clock_mode.mode), r.inst->reference.reason);
+	}
+	assert_int_equal(r.inst->push_gm_settings.clockQuality.clockClass, 7);
+	assert_string_equal(r.inst->reference.reason, "PHC pin: no paired 1PPS edge for 2 s");
+	instance_free(r.inst);
+	sd_event_unref(e);
+	clock_free(phc);
+	close(FAKE_NIC_FD);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pairs_and_loses),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_steers_and_holds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
