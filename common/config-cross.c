@@ -168,6 +168,19 @@ static void check_time_source(struct loader *l, const struct config_instance *in
 			      "instance %s: leapfile %s, expected tzdata's leap-seconds.list",
 			      in->options.name, err);
 	}
+	/* The pin is a PHC's and pairs with gpsd's seconds: nothing else has either. */
+	if (in->options.pin.pin_index >= 0 &&
+	    (in->options.time_source != OPTIONS_TIME_SOURCE_GNSS ||
+	     in->options.clock_backend != OPTIONS_CLOCK_PHC)) {
+		loader_report(
+			l, key_pos(l->c, in, "ts2phc.pin_index"),
+			"instance %s: ts2phc.pin_index %d with time_source %s and clock_backend "
+			"%s, expected time_source gnss and clock_backend phc (the pin is a "
+			"PHC's, its edges paired with gpsd's seconds)",
+			in->options.name, in->options.pin.pin_index,
+			options_time_source_to_string(in->options.time_source),
+			options_clock_backend_to_string(in->options.clock_backend));
+	}
 	if (in->options.time_source != OPTIONS_TIME_SOURCE_NONE && in->options.slaveOnly) {
 		loader_report(l, key_pos(l->c, in, "time_source"),
 			      "instance %s: time_source %s on a slaveOnly clock, expected none (a "

@@ -473,6 +473,12 @@ static const struct config_key keys[] = {
 	I(gpsd_address, parse_gpsd_address, 0, 0, "localhost:2947",
 	  "host:port or an absolute Unix socket path of at most 107 bytes"),
 	I(leapfile, parse_abs_path, 0, 0, "", "an absolute path of at most 255 bytes"),
+	/* ts2phc's keys: the 1PPS on a pin of the instance's PHC (daemon/instance-pin.c). */
+	I_AS("ts2phc.pin_index", pin.pin_index, parse_int, -1, 1023, "-1",
+	     "-1 (no pin) or a pin of the PHC, 0..1023"),
+	I_AS("ts2phc.channel", pin.channel, parse_int, 0, 1023, "0", NULL),
+	I_AS("ts2phc.extts_correction", pin.extts_correction, parse_int, -1000000000, 1000000000,
+	     "0", NULL),
 
 	/* Log intervals: ptp4l takes any int8; beyond 2^-7..2^7 s a timer makes no sense. */
 	P(logAnnounceInterval, parse_int, -7, 7, "1", NULL),

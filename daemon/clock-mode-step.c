@@ -153,6 +153,14 @@ bool instance_clock_mode_step(struct instance *i, uint64_t *ret_wakeup_usec)
 		push = !was_engaged || quality_changed(&c, old, f->mode);
 	}
 	te = f->te_ns < 0 ? -1 : (int64_t) llround(f->te_ns);
+	/*
+	 * A T-GM's error against true time adds its reference's own (time_source system: the
+	 * kernel's esterror, as the NTP daemon leaves it). The machine's bound judges the clock's
+	 * error against the reference only: a T-GM's holdover ends by holdover_time.
+	 */
+	if (te >= 0 && has_source(i) && i->source && i->reference.last.est_error_ns > 0) {
+		te += i->reference.last.est_error_ns;
+	}
 	if (te != i->time_error_ns || strcmp(old_reason, f->reason)) {
 		i->time_error_ns = te;
 		i->dirty |= INSTANCE_CHANGED_CLOCK_MODE;

@@ -12,6 +12,7 @@
 #include "common/time-util.h"
 #include "daemon/clock-mode-step.h"
 #include "daemon/health.h"
+#include "daemon/instance-pin.h"
 #include "daemon/manager-internal.h"
 #include "daemon/refclock-feed.h"
 #include "daemon/sysclock-follow.h"
@@ -86,6 +87,8 @@ static void derive_followers(struct instance *i)
 	int phc, error;
 	bool synced;
 
+	/* the 1PPS on a grandmaster's PHC pin first: its PHC's follower takes its edges */
+	instance_pin_update(i);
 	if (instance_follow_update(i)) {
 		i->dirty |= INSTANCE_CHANGED_FOLLOWERS;
 	}

@@ -427,6 +427,11 @@ struct gpsd_client *gpsd_client_free(struct gpsd_client *c)
 	return NULL;
 }
 
+const struct gpsd_view *gpsd_client_view(const struct gpsd_client *c)
+{
+	return &c->view;
+}
+
 void gpsd_client_get_counters(const struct gpsd_client *c, struct gpsd_client_counters *ret)
 {
 	*ret = c->counters;

@@ -38,4 +38,7 @@ struct gpsd_client_counters {
 	uint64_t overlong;    /* lines longer than GPSD_JSON_LINE_MAX, dropped unread */
 };
 
+/* What the client knows of gpsd now (its newest TPV for a PHC pin's edges, instance-pin.c). */
+const struct gpsd_view *gpsd_client_view(const struct gpsd_client *c);
+
 void gpsd_client_get_counters(const struct gpsd_client *c, struct gpsd_client_counters *ret);

@@ -52,7 +52,7 @@ void gpsd_view_report(const struct gpsd_view *v, uint64_t now, struct time_sourc
 	bool toff = fresh(v->has_toff, v->toff_at, now);
 	const struct gpsd_timedelta *d = pps ? &v->pps : toff ? &v->toff : NULL;
 
-	*r = (struct time_source_report){ .at_usec = now, .max_error_ns = -1 };
+	*r = (struct time_source_report){ .at_usec = now, .max_error_ns = -1, .est_error_ns = -1 };
 	if (v->down) {
 		r->reason = v->down;
 		return;

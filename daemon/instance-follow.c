@@ -4,7 +4,8 @@
  * hardware timestamps) sit on several PHCs keeps the PHCs of its other NICs in step with the PHC
  * of its SLAVE port (daemon/phc-follow.c), at that port's Sync rate. phc_follow = off: never.
  * A grandmaster with time_source = system keeps all its PHCs on CLOCK_REALTIME the same way
- * (phc2sys -s CLOCK_REALTIME) while no port follows a master.
+ * (phc2sys -s CLOCK_REALTIME) while no port follows a master; one with time_source = gnss and a
+ * PHC pin (instance-pin.c) keeps that PHC on the pin's 1PPS, each paired edge a sample.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +19,7 @@
 
 #include "common/time-util.h"
 #include "daemon/instance-follow.h"
+#include "daemon/instance-pin.h"
 #include "daemon/manager-object.h"
 #include "daemon/manager-state.h"
 #include "daemon/phc-follow.h"
@@ -186,29 +188,42 @@ static bool port_on_phc(const struct mport *p)
  * its master) is then behind: followers that had locked onto the PHC before it would see a jump
  * they may not step for (first_step_taken), and slew it for minutes.
  */
-static bool follows_realtime(const struct instance *i)
+/*
+ * A grandmaster's own reference while no port follows a master: PHC_FOLLOW_REALTIME (time_source
+ * system), PHC_FOLLOW_PIN (gnss with its PHC pin enabled); -1: none.
+ */
+static int own_reference(const struct instance *i)
 {
 	struct mport *p;
+	int ref = -1;
 
-	if (i->options.time_source != OPTIONS_TIME_SOURCE_SYSTEM) {
-		return false;
+	if (i->options.time_source == OPTIONS_TIME_SOURCE_SYSTEM) {
+		ref = PHC_FOLLOW_REALTIME;
+	} else if (i->options.time_source == OPTIONS_TIME_SOURCE_GNSS && instance_pin_phc(i) >= 0) {
+		ref = PHC_FOLLOW_PIN;
 	}
 	MANAGER_FOREACH_PORT(p, i->manager, k)
 	{
 		if (p->instance == i &&
 		    (p->state == PORT_STATE_SLAVE || p->state == PORT_STATE_UNCALIBRATED)) {
-			return false;
+			return -1;
 		}
 	}
-	return true;
+	return ref;
+}
+
+static bool own_source(int source)
+{
+	return source == PHC_FOLLOW_REALTIME || source == PHC_FOLLOW_PIN;
 }
 
 static int source_phc(const struct instance *i)
 {
 	struct mport *p;
+	int ref = own_reference(i);
 
-	if (follows_realtime(i)) {
-		return PHC_FOLLOW_REALTIME;
+	if (ref >= 0) {
+		return ref;
 	}
 	if (i->servo_state != SERVO_LOCKED) {
 		return -1;
@@ -343,10 +358,11 @@ static bool report(struct instance_follow *f)
 					 "instance %s: /dev/ptp%d holds its frequency (no locked "
 					 "SLAVE port to follow)",
 					 i->name, fl->phc_index);
-			} else if (f->pf->source == PHC_FOLLOW_REALTIME) {
-				log_full(LOG_INFO,
-					 "instance %s: /dev/ptp%d follows CLOCK_REALTIME (%s)",
+			} else if (own_source(f->pf->source)) {
+				log_full(LOG_INFO, "instance %s: /dev/ptp%d follows %s (%s)",
 					 i->name, fl->phc_index,
+					 f->pf->source == PHC_FOLLOW_PIN ? "the 1PPS on its pin"
+									 : "CLOCK_REALTIME",
 					 phc_follower_state_to_string(fl->state));
 			} else {
 				log_full(LOG_INFO,
@@ -367,9 +383,9 @@ static bool report(struct instance_follow *f)
 
 static bool wanted(const struct instance *i, size_t n_phcs)
 {
-	bool realtime = follows_realtime(i) && n_phcs >= 1;
+	bool own = own_reference(i) >= 0 && n_phcs >= 1;
 
-	return (realtime || (i->options.phc_follow == OPTIONS_PHC_FOLLOW_AUTO && n_phcs >= 2)) &&
+	return (own || (i->options.phc_follow == OPTIONS_PHC_FOLLOW_AUTO && n_phcs >= 2)) &&
 	       i->clock_backend == OPTIONS_CLOCK_PHC && !i->manager->stopping;
 }
 
@@ -397,7 +413,12 @@ static int follow_new(struct instance *i)
 		cfg.servo.max_freq_ppb = o->max_frequency;
 	}
 	cfg.interval_s = ldexp(1.0, f->log_interval);
-	r = phc_follow_new(&linux_ops, f, &cfg, &f->pf);
+	if (i->manager->follow_ops) {
+		r = phc_follow_new(i->manager->follow_ops, i->manager->follow_userdata, &cfg,
+				   &f->pf);
+	} else {
+		r = phc_follow_new(&linux_ops, f, &cfg, &f->pf);
+	}
 	if (r >= 0) {
 		r = sd_event_add_time_relative(manager_get_event(i->manager), &f->timer,
 					       CLOCK_MONOTONIC, interval_usec(f->log_interval), 0,
@@ -413,7 +434,11 @@ static int follow_new(struct instance *i)
 		return r;
 	}
 	i->follow = f;
-	if (follows_realtime(i)) {
+	if (own_reference(i) == PHC_FOLLOW_PIN) {
+		log_full(LOG_INFO,
+			 "instance %s: its PHC follows the 1PPS on its pin (time_source gnss)",
+			 i->name);
+	} else if (own_reference(i) >= 0) {
 		log_full(LOG_INFO,
 			 "instance %s: its PHCs follow CLOCK_REALTIME (time_source system)",
 			 i->name);
@@ -447,6 +472,11 @@ bool instance_follow_update(struct instance *i)
 	}
 	f = i->follow;
 	source = source_phc(i);
+	/* the pin steers its own PHC only: the one PHC of the instance (instance-pin.c) */
+	if (source == PHC_FOLLOW_PIN) {
+		phcs[0] = instance_pin_phc(i);
+		n = 1;
+	}
 	(void) phc_follow_set(f->pf, source, phcs, n);
 	l = source_log_interval(i, source);
 	if (l != f->log_interval) {
@@ -471,8 +501,7 @@ static int on_tick(sd_event_source *es, uint64_t usec, void *userdata)
 		return 0;
 	}
 	(void) phc_follow_tick(f->pf);
-	for (size_t k = 0;
-	     f->pf->source >= 0 && f->pf->source != PHC_FOLLOW_REALTIME && k < f->pf->n; k++) {
+	for (size_t k = 0; f->pf->source >= 0 && !own_source(f->pf->source) && k < f->pf->n; k++) {
 		const struct phc_follower *fl = &f->pf->f[k];
 
 		/* one line a sample, as a port logs its offsets */
@@ -494,14 +523,27 @@ bool instance_follow_locked(const struct instance *i)
 {
 	/* Followers of CLOCK_REALTIME are the time source's (instance-source.c), not the servo's.
 	 */
-	return !i->follow || i->follow->pf->source == PHC_FOLLOW_REALTIME ||
+	return !i->follow || own_source(i->follow->pf->source) || phc_follow_locked(i->follow->pf);
+}
+
+bool instance_follow_on_reference(const struct instance *i)
+{
+	return i->follow && own_source(i->follow->pf->source) && i->follow->pf->n &&
 	       phc_follow_locked(i->follow->pf);
 }
 
-bool instance_follow_on_realtime(const struct instance *i)
+void instance_follow_pin_sample(struct instance *i, int phc_index, ns_t offset, ns_t ts)
 {
-	return i->follow && i->follow->pf->source == PHC_FOLLOW_REALTIME && i->follow->pf->n &&
-	       phc_follow_locked(i->follow->pf);
+	struct instance_follow *f = i->follow;
+
+	if (!f || f->pf->source != PHC_FOLLOW_PIN) {
+		return;
+	}
+	/* a hardware time stamp of the edge: no read window (the correction key carries delays) */
+	(void) phc_follow_sample(f->pf, phc_index, offset, 0, ts);
+	if (report(f)) {
+		manager_instance_changed(i, INSTANCE_CHANGED_FOLLOWERS);
+	}
 }
 
 size_t instance_followers(const struct instance *i, struct instance_follower_info *ret, size_t max)
@@ -514,8 +556,10 @@ size_t instance_followers(const struct instance *i, struct instance_follower_inf
 
 		ret[n++] = (struct instance_follower_info){
 			.phc_index = fl->phc_index,
-			/* -2: CLOCK_REALTIME (time_source system) */
-			.source_phc_index = pf->source == PHC_FOLLOW_REALTIME ? -2 : pf->source,
+			/* -2: CLOCK_REALTIME (time_source system), -3: its pin's 1PPS */
+			.source_phc_index = pf->source == PHC_FOLLOW_REALTIME ? -2
+					    : pf->source == PHC_FOLLOW_PIN    ? -3
+									      : pf->source,
 			.state = phc_follower_state_to_string(fl->state),
 			.offset_ns = fl->offset,
 			.error_ns = fl->error,

@@ -16,7 +16,9 @@
 #include "common/log.h"
 #include "common/time-util.h"
 #include "daemon/gpsd-client.h"
+#include "daemon/gpsd-view.h"
 #include "daemon/instance-follow.h"
+#include "daemon/instance-pin.h"
 #include "daemon/manager-state.h"
 #include "daemon/time-source-system.h"
 #include "daemon/worker.h"
@@ -33,6 +35,9 @@ struct instance_source {
 	struct leap_table leaps;
 	/* each disagreement and the file's expiry logged once */
 	bool logged_offset, logged_leap, logged_expired;
+	/* gnss: gpsd's last report as it came, judged again when the PHC pin's state changes */
+	bool have_gpsd_report;
+	struct time_source_report gpsd_report;
 };
 
 /* One kind of source: opened on the instance's loop, reporting through on_report. */
@@ -218,12 +223,20 @@ static void utc_of(struct instance_source *s, const struct time_source_report *r
 	if (!s->have_leaps || leapfile_lookup(&s->leaps, utc_s, &off, &leap) < 0) {
 		return;
 	}
-	if (leapfile_expired(&s->leaps, utc_s) && !s->logged_expired) {
-		s->logged_expired = true;
-		log_full(LOG_WARNING,
-			 "instance %s: leapfile %s has expired: its TAI-UTC %d is announced, but "
-			 "it cannot announce a leap second it does not list",
-			 s->i->name, s->leapfile, off);
+	/*
+	 * An expired file (its "#@" line in the past) may miss a leap second announced since: it
+	 * counts as no file: the source's UTC offset and leap flags are announced (its own word on
+	 * a leap second to come), never a stale table's.
+	 */
+	if (leapfile_expired(&s->leaps, utc_s)) {
+		if (!s->logged_expired) {
+			s->logged_expired = true;
+			log_full(LOG_WARNING,
+				 "instance %s: leapfile %s has expired: announcing the time "
+				 "source's UTC offset and leap flags, as without a file",
+				 s->i->name, s->leapfile);
+		}
+		return;
 	}
 	if (r->utc_offset_valid && r->utc_offset != off && !s->logged_offset) {
 		s->logged_offset = true;
@@ -249,9 +262,20 @@ static void utc_of(struct instance_source *s, const struct time_source_report *r
 void instance_source_report(struct instance *i, const struct time_source_report *r)
 {
 	struct instance_reference *ref = &i->reference;
+	struct instance_source *s = i->source;
+	struct time_source_report judged;
 
-	if (!i->source) {
+	if (!s) {
 		return;
+	}
+	/* gpsd's word, and what the PHC pin makes of it (its edges paired, or its refusal) */
+	if (s->kind == OPTIONS_TIME_SOURCE_GNSS) {
+		if (r != &s->gpsd_report) {
+			s->gpsd_report = *r;
+		}
+		s->have_gpsd_report = true;
+		instance_pin_judge(i, r, time_mono_usec(), &judged);
+		r = &judged;
 	}
 	ref->last = *r;
 	if (!ref->last.reason) {
@@ -261,6 +285,27 @@ void instance_source_report(struct instance *i, const struct time_source_report 
 	utc_of(i->source, r);
 	keep_virtual(i);
 	manager_instance_changed(i, INSTANCE_CHANGED_REFERENCE);
+}
+
+void instance_source_pin_changed(struct instance *i)
+{
+	struct instance_source *s = i->source;
+
+	if (s && s->kind == OPTIONS_TIME_SOURCE_GNSS && s->have_gpsd_report) {
+		instance_source_report(i, &s->gpsd_report);
+	}
+}
+
+bool instance_source_tpv(const struct instance *i, struct extts_tpv *ret)
+{
+	const struct instance_source *s = i->source;
+	const struct gpsd_view *v = s && s->gpsd ? gpsd_client_view(s->gpsd) : NULL;
+
+	if (!v || v->down || !v->has_tpv || v->tpv.mode < GPSD_MODE_2D || !v->tpv.has_time) {
+		return false;
+	}
+	*ret = (struct extts_tpv){ .valid = true, .utc_ns = v->tpv.time_ns, .at_usec = v->tpv_at };
+	return true;
 }
 
 static bool ports_software(const struct instance *i)
@@ -309,7 +354,10 @@ bool instance_source_locked(const struct instance *i, const char **ret_why)
 			}
 			break;
 		case OPTIONS_CLOCK_PHC:
-			if (!instance_follow_on_realtime(i)) {
+			/* gpsd: only through the 1PPS on its pin (instance-pin.c) */
+			if (i->options.time_source == OPTIONS_TIME_SOURCE_GNSS) {
+				*ret_why = instance_pin_why_not(i);
+			} else if (!instance_follow_on_reference(i)) {
 				*ret_why = "the PHC is not yet locked to CLOCK_REALTIME";
 			}
 			break;

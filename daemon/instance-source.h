@@ -2,6 +2,7 @@
 /* instance-source.c: a grandmaster's own time source (time_source) followed by its instance. */
 #pragma once
 
+#include "daemon/extts-pair.h"
 #include "daemon/model.h"
 
 /*
@@ -17,6 +18,15 @@ void instance_source_free(struct instance *i);
  * UTC offset and leap flags checked against the leapfile, the virtual clock kept.
  */
 void instance_source_report(struct instance *i, const struct time_source_report *r);
+
+/*
+ * gpsd's newest TPV with a fix and a time (time_source gnss, connected), for a PHC pin's edges.
+ * False: none.
+ */
+bool instance_source_tpv(const struct instance *i, struct extts_tpv *ret);
+/* The PHC pin's state changed (an edge, its loss, enabled or refused): gpsd's last report judged
+ * again (instance_pin_judge). */
+void instance_source_pin_changed(struct instance *i);
 
 /*
  * The instance's clock is on its reference now: no port follows a master, and the clock is

@@ -9,6 +9,7 @@
 
 #include "common/time-util.h"
 #include "daemon/clock-mode-step.h"
+#include "daemon/instance-pin.h"
 #include "daemon/instance-source.h"
 #include "daemon/manager-internal.h"
 #include "daemon/sysclock-follow.h"
@@ -34,6 +35,7 @@ int instance_new(struct manager *m, const struct config_instance *ci, struct ins
 struct instance *instance_free(struct instance *i)
 {
 	if (i) {
+		instance_pin_free(i);
 		instance_follow_free(i);
 		instance_source_free(i);
 		i->push_timer = sd_event_source_disable_unref(i->push_timer);

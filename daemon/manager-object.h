@@ -37,6 +37,14 @@ struct manager {
 	sd_event_source *status_timer;		   /* reads every worker's status page */
 	size_t notified_instances, notified_ports; /* last STATUS= sent to the service manager */
 	struct sysclock_follow *sysclock;	   /* daemon/sysclock-follow.c */
+	/* the PHC pins' kernel interface (daemon/instance-pin.c); NULL: the kernel's, tests: a fake
+	 */
+	const struct instance_pin_ops *pin_ops;
+	void *pin_userdata;
+	/* the PHC followers' clocks (daemon/instance-follow.c); NULL: /dev/ptpN, tests: simulated
+	 */
+	const struct phc_follow_ops *follow_ops;
+	void *follow_userdata;
 	bool started;
 	bool stopping;
 	uint64_t start_realtime_usec, start_monotonic_usec;

@@ -229,6 +229,7 @@ struct instance {
 	unsigned int dirty;		 /* enum instance_change bits not emitted yet */
 	struct instance_follow *follow;	 /* daemon/instance-follow.c: NULL while unused */
 	struct instance_source *source;	 /* daemon/instance-source.c: NULL without time_source */
+	struct instance_pin *pin;	 /* daemon/instance-pin.c: NULL without ts2phc.pin_index */
 	/* the clock state last handed to the ports (worker_trust_check_clock_state()) */
 	struct worker_trust_served served_clock;
 	/*

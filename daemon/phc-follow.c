@@ -267,26 +267,15 @@ static int measure(struct phc_follow *pf, int target, ns_t *offset, ns_t *error,
 	return 0;
 }
 
-static int follower_tick(struct phc_follow *pf, struct phc_follower *f)
+/* One sample of the target's offset: gate, servo, steer, and its lock state. */
+static int follower_apply(struct phc_follow *pf, struct phc_follower *f, ns_t offset, ns_t error,
+			  ns_t ts)
 {
 	enum outlier_verdict v;
 	enum servo_state st;
-	ns_t offset, error, ts;
 	double before, freq;
-	int r;
+	int r = 0;
 
-	if (!f->clock) {
-		return f->error_code;
-	}
-	r = follower_servo(pf, f);
-	if (r < 0) {
-		return r;
-	}
-	r = measure(pf, f->phc_index, &offset, &error, &ts);
-	if (r < 0) {
-		/* a failed read is not a failed adjustment: try again next time */
-		return r;
-	}
 	f->samples++;
 	f->offset = offset;
 	f->error = error;
@@ -347,11 +336,50 @@ static int follower_tick(struct phc_follow *pf, struct phc_follower *f)
 	return 0;
 }
 
+static int follower_tick(struct phc_follow *pf, struct phc_follower *f)
+{
+	ns_t offset, error, ts;
+	int r;
+
+	if (!f->clock) {
+		return f->error_code;
+	}
+	r = follower_servo(pf, f);
+	if (r < 0) {
+		return r;
+	}
+	r = measure(pf, f->phc_index, &offset, &error, &ts);
+	if (r < 0) {
+		/* a failed read is not a failed adjustment: try again next time */
+		return r;
+	}
+	return follower_apply(pf, f, offset, error, ts);
+}
+
+int phc_follow_sample(struct phc_follow *pf, int phc_index, ns_t offset, ns_t error, ns_t ts)
+{
+	struct phc_follower *f = find(pf, phc_index);
+	int r;
+
+	if (pf->source != PHC_FOLLOW_PIN) {
+		return -EAGAIN;
+	}
+	if (!f) {
+		return -ENOENT;
+	}
+	if (!f->clock) {
+		return f->error_code;
+	}
+	r = follower_servo(pf, f);
+	return r < 0 ? r : follower_apply(pf, f, offset, error, ts);
+}
+
 int phc_follow_tick(struct phc_follow *pf)
 {
 	int ret = 0;
 
-	if (pf->source < 0) {
+	/* A pin's samples come through phc_follow_sample(), not from a read at each tick. */
+	if (pf->source < 0 || pf->source == PHC_FOLLOW_PIN) {
 		return 0;
 	}
 	for (size_t k = 0; k < pf->n; k++) {

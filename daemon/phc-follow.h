@@ -20,6 +20,11 @@
  * CLOCK_REALTIME): ops->measure of it reads CLOCK_REALTIME on the PHCs' timescale.
  */
 #define PHC_FOLLOW_REALTIME INT_MAX
+/*
+ * The source index that stands for a 1PPS on the target's own pin (ts2phc.pin_index): nothing is
+ * read at a tick, each sample comes through phc_follow_sample().
+ */
+#define PHC_FOLLOW_PIN (INT_MAX - 1)
 
 struct phc_follow_ops {
 	/*
@@ -110,6 +115,13 @@ void phc_follow_set_interval(struct phc_follow *pf, double interval_s);
  * when its PHC could not be adjusted).
  */
 int phc_follow_tick(struct phc_follow *pf);
+/*
+ * A sample measured elsewhere (source PHC_FOLLOW_PIN: a pin's edge against the second it marks):
+ * the target's offset from the reference and its uncertainty, at the target's time ts; then gate,
+ * servo, steer as a tick does. -ENOENT: no follower of phc_index; -EAGAIN: the source is not
+ * PHC_FOLLOW_PIN.
+ */
+int phc_follow_sample(struct phc_follow *pf, int phc_index, ns_t offset, ns_t error, ns_t ts);
 /* Every follower LOCKED (true with none). */
 bool phc_follow_locked(const struct phc_follow *pf);
 /* The follower of PHC phc_index, or NULL. */

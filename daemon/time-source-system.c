@@ -26,6 +26,7 @@ void time_source_system_judge(const struct timex *tx, int state, uint64_t at_use
 		.has_offset = true,
 		.realtime_ns = realtime_ns,
 		.max_error_ns = -1,
+		.est_error_ns = -1,
 	};
 	if (state < 0) {
 		ret->has_offset = false;
@@ -34,6 +35,11 @@ void time_source_system_judge(const struct timex *tx, int state, uint64_t at_use
 	}
 	if (tx->maxerror >= 0 && tx->maxerror < TIME_SOURCE_SYSTEM_MAXERROR_LIMIT_US) {
 		ret->max_error_ns = (int64_t) tx->maxerror * 1000;
+	}
+	/* The NTP daemon's estimate of CLOCK_REALTIME's error (chronyd, ntpd set it at each
+	 * update). */
+	if (tx->esterror >= 0 && tx->esterror < TIME_SOURCE_SYSTEM_MAXERROR_LIMIT_US) {
+		ret->est_error_ns = (int64_t) tx->esterror * 1000;
 	}
 	/* The kernel's TAI offset, where chronyd (leapsectz) or ntpd set it; 0: nobody did. */
 	if (tx->tai >= 10 && tx->tai <= 1000) {

@@ -16,6 +16,7 @@ struct time_source_report {
 	int64_t offset_ns;   /* the reference's time minus CLOCK_REALTIME at realtime_ns, UTC */
 	int64_t realtime_ns; /* CLOCK_REALTIME of the measurement */
 	int64_t max_error_ns;  /* the source's own bound on its error; -1: it gives none */
+	int64_t est_error_ns;  /* the source's own estimate of its error (adjtimex esterror); -1 */
 	bool utc_offset_valid; /* utc_offset below comes from the source */
 	int16_t utc_offset;    /* TAI - UTC, s */
 	bool leap61, leap59;   /* a leap second at the end of this UTC day */

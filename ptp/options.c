@@ -64,6 +64,7 @@ void options_instance_defaults(struct instance_options *o)
 	o->holdover.gm_out_of_spec_class = 140;
 	o->time_source = OPTIONS_TIME_SOURCE_NONE;
 	snprintf(o->gpsd_address, sizeof(o->gpsd_address), "%s", "localhost:2947");
+	o->pin.pin_index = -1;
 }
 
 void options_port_defaults(struct port_options *o)

@@ -94,6 +94,16 @@ enum options_time_source {
 /* leapfile: a path, with its NUL. */
 #define OPTIONS_LEAPFILE_MAX 256
 
+/*
+ * ts2phc's keys (time_source gnss on a PHC, supervisor only, daemon/instance-pin.c): the receiver's
+ * 1PPS on a pin of the instance's PHC, timestamped by the PHC, paired with gpsd's second.
+ */
+struct pin_options {
+	int pin_index;	      /* ts2phc.pin_index; -1: no pin (gpsd's own PPS report) */
+	int channel;	      /* ts2phc.channel: its external timestamp channel */
+	int extts_correction; /* ts2phc.extts_correction: ns added to each edge's PHC time */
+};
+
 /* The servo, with ptp4l's key names; 0.0 for a PI constant means "pick by timestamping mode". */
 struct servo_options {
 	enum servo_type clock_servo;
@@ -219,6 +229,7 @@ struct instance_options {
 	enum options_time_source time_source;
 	char gpsd_address[OPTIONS_GPSD_ADDRESS_MAX];
 	char leapfile[OPTIONS_LEAPFILE_MAX]; /* "": none */
+	struct pin_options pin;
 	/*
 	 * No key: set at run time only (SetGrandmasterSettings, SET GRANDMASTER_SETTINGS_NP), with
 	 * clockClass, clockAccuracy, offsetScaledLogVariance, utc_offset and timeSource above. The

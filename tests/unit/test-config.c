@@ -136,6 +136,17 @@ static const struct error_case error_cases[] = {
 	  ":2: interfaces = eth0 eth0 is not a valid value, expected auto, or up to 64 distinct "
 	  "interface names separated by spaces or commas (on several interfaces lines of one "
 	  "section if they do not fit on one)\n" },
+	{ "a PHC pin without gpsd", "[instance a]\ninterfaces = e0\nts2phc.pin_index = 1\n",
+	  ":3: instance a: ts2phc.pin_index 1 with time_source none and clock_backend phc, "
+	  "expected time_source gnss and clock_backend phc" },
+	{ "a PHC pin on a virtual clock",
+	  "[instance a]\ninterfaces = e0\ntime_source = gnss\nclock_backend = virtual\n"
+	  "ts2phc.pin_index = 0\n",
+	  ":5: instance a: ts2phc.pin_index 0 with time_source gnss and clock_backend virtual" },
+	{ "a PHC pin out of range", "[instance a]\nts2phc.pin_index = 1024\n",
+	  ":2: ts2phc.pin_index = 1024 is out of range, expected -1 (no pin) or a pin" },
+	{ "a PHC pin's correction out of range", "[instance a]\nts2phc.extts_correction = 2e9\n",
+	  ":2: ts2phc.extts_correction = 2e9 is" },
 	{ "system clock backend with hardware timestamps",
 	  "[instance a]\ninterfaces = e0\nclock_backend = system\n",
 	  ":3: instance a has clock_backend = system, which takes software timestamps, but "

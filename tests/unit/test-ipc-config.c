@@ -39,6 +39,9 @@ static const struct {
 	  "the grandmaster's reference is read by the supervisor (instance-source.c)" },
 	{ "gpsd_address", "the same reference" },
 	{ "leapfile", "the same reference" },
+	{ "ts2phc.pin_index", "the supervisor takes the PHC pin's edges (instance-pin.c)" },
+	{ "ts2phc.channel", "the same pin" },
+	{ "ts2phc.extts_correction", "the same pin" },
 };
 
 /* Values for the keys whose text is a name, not a number: each other than the default. */

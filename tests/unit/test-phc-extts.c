@@ -13,87 +13,7 @@
 #include <cmocka.h>
 
 #include "daemon/phc-extts.h"
-
-#define CALLS_MAX 16
-#define QUEUE_MAX 200
-
-struct call {
-	unsigned long request;
-	unsigned int index, func, chan, flags;
-};
-
-struct fake_phc {
-	struct ptp_clock_caps caps;
-	unsigned long fail_request; /* this request fails with fail_errno */
-	int fail_errno;
-	struct call calls[CALLS_MAX];
-	size_t n_calls;
-	struct ptp_extts_event queue[QUEUE_MAX];
-	size_t head, tail;
-	ssize_t read_result; /* nonzero: what the next read returns instead */
-};
-
-static int fake_ioctl(void *userdata, int fd, unsigned long request, void *arg)
-{
-	struct fake_phc *p = userdata;
-	struct call c = { .request = request };
-
-	assert_int_equal(fd, 42);
-	if (request == PTP_CLOCK_GETCAPS) {
-		memcpy(arg, &p->caps, sizeof(p->caps));
-	} else if (request == PTP_PIN_SETFUNC2) {
-		const struct ptp_pin_desc *d = arg;
-
-		c.index = d->index;
-		c.func = d->func;
-		c.chan = d->chan;
-	} else if (request == PTP_EXTTS_REQUEST2) {
-		const struct ptp_extts_request *q = arg;
-
-		c.index = q->index;
-		c.flags = q->flags;
-	} else {
-		fail_msg("unexpected ioctl %#lx", request);
-	}
-	assert_true(p->n_calls < CALLS_MAX);
-	p->calls[p->n_calls++] = c;
-	return request == p->fail_request ? -p->fail_errno : 0;
-}
-
-static ssize_t fake_read(void *userdata, int fd, void *buf, size_t size)
-{
-	struct fake_phc *p = userdata;
-	size_t n = 0;
-
-	assert_int_equal(fd, 42);
-	if (p->read_result) {
-		ssize_t r = p->read_result;
-
-		p->read_result = 0;
-		return r;
-	}
-	/* as the kernel: whole events only, -EAGAIN on an empty queue of an O_NONBLOCK fd */
-	while (p->head < p->tail && (n + 1) * sizeof(struct ptp_extts_event) <= size) {
-		memcpy((char *) buf + n * sizeof(struct ptp_extts_event), &p->queue[p->head++],
-		       sizeof(struct ptp_extts_event));
-		n++;
-	}
-	return n ? (ssize_t) (n * sizeof(struct ptp_extts_event)) : -EAGAIN;
-}
-
-static const struct phc_extts_ops fake_ops = {
-	.ioctl = fake_ioctl,
-	.read = fake_read,
-};
-
-static void queue(struct fake_phc *p, unsigned int channel, int64_t sec, uint32_t nsec)
-{
-	assert_true(p->tail < QUEUE_MAX);
-	p->queue[p->tail++] = (struct ptp_extts_event){
-		.t = { .sec = sec, .nsec = nsec },
-		.index = channel,
-	};
-}
+#include "tests/unit/fake-nic.h"
 
 static void expect_call(const struct fake_phc *p, size_t k, unsigned long request,
 			unsigned int index, unsigned int func, unsigned int chan,
@@ -107,24 +27,18 @@ static void expect_call(const struct fake_phc *p, size_t k, unsigned long reques
 	assert_int_equal(p->calls[k].flags, flags);
 }
 
-/* A NIC with 4 pins and 2 channels, like an i210's SDP0-3. */
-static struct fake_phc nic(void)
-{
-	return (struct fake_phc){ .caps = { .n_pins = 4, .n_ext_ts = 2 } };
-}
-
 static void test_enable(void **state)
 {
-	struct fake_phc p = nic();
+	struct fake_phc p = fake_nic();
 	struct phc_extts x;
 	struct phc_extts_edge e[4];
 
 	(void) state;
 	/* 130 stale events (more than one read's worth) are drained, none counted */
 	for (int k = 0; k < 130; k++) {
-		queue(&p, 1, 1000 + k, 0);
+		fake_nic_queue(&p, 1, 1000 + k, 0);
 	}
-	assert_int_equal(phc_extts_enable(&x, &fake_ops, &p, 42, 2, 1), 0);
+	assert_int_equal(phc_extts_enable(&x, &fake_nic_ops, &p, 42, 2, 1), 0);
 	assert_true(x.enabled);
 	assert_int_equal(p.n_calls, 3);
 	expect_call(&p, 0, PTP_CLOCK_GETCAPS, 0, 0, 0, 0);
@@ -151,32 +65,32 @@ static void test_refused(void **state)
 	(void) state;
 	/* no pins, no channels: nothing asked of the driver */
 	p = (struct fake_phc){ .caps = { .n_pins = 0, .n_ext_ts = 2 } };
-	assert_int_equal(phc_extts_enable(&x, &fake_ops, &p, 42, 0, 0), -ENODEV);
+	assert_int_equal(phc_extts_enable(&x, &fake_nic_ops, &p, 42, 0, 0), -ENODEV);
 	assert_int_equal(p.n_calls, 1);
 	p = (struct fake_phc){ .caps = { .n_pins = 4, .n_ext_ts = 0 } };
-	assert_int_equal(phc_extts_enable(&x, &fake_ops, &p, 42, 0, 0), -ENODEV);
-	p = nic();
-	assert_int_equal(phc_extts_enable(&x, &fake_ops, &p, 42, 4, 0), -ERANGE);
-	assert_int_equal(phc_extts_enable(&x, &fake_ops, &p, 42, 0, 2), -ERANGE);
+	assert_int_equal(phc_extts_enable(&x, &fake_nic_ops, &p, 42, 0, 0), -ENODEV);
+	p = fake_nic();
+	assert_int_equal(phc_extts_enable(&x, &fake_nic_ops, &p, 42, 4, 0), -ERANGE);
+	assert_int_equal(phc_extts_enable(&x, &fake_nic_ops, &p, 42, 0, 2), -ERANGE);
 	assert_int_equal(p.n_calls, 2);
 	assert_false(x.enabled);
 	/* the caps refused (not a PHC) */
-	p = nic();
+	p = fake_nic();
 	p.fail_request = PTP_CLOCK_GETCAPS;
 	p.fail_errno = ENOTTY;
-	assert_int_equal(phc_extts_enable(&x, &fake_ops, &p, 42, 0, 0), -ENOTTY);
+	assert_int_equal(phc_extts_enable(&x, &fake_nic_ops, &p, 42, 0, 0), -ENOTTY);
 	/* the pin is another function's: nothing more asked */
-	p = nic();
+	p = fake_nic();
 	p.fail_request = PTP_PIN_SETFUNC2;
 	p.fail_errno = EBUSY;
-	assert_int_equal(phc_extts_enable(&x, &fake_ops, &p, 42, 1, 0), -EBUSY);
+	assert_int_equal(phc_extts_enable(&x, &fake_nic_ops, &p, 42, 1, 0), -EBUSY);
 	assert_int_equal(p.n_calls, 2);
 	assert_false(x.enabled);
 	/* the driver cannot timestamp: the pin is given back */
-	p = nic();
+	p = fake_nic();
 	p.fail_request = PTP_EXTTS_REQUEST2;
 	p.fail_errno = EOPNOTSUPP;
-	assert_int_equal(phc_extts_enable(&x, &fake_ops, &p, 42, 1, 0), -EOPNOTSUPP);
+	assert_int_equal(phc_extts_enable(&x, &fake_nic_ops, &p, 42, 1, 0), -EOPNOTSUPP);
 	assert_int_equal(p.n_calls, 4);
 	expect_call(&p, 3, PTP_PIN_SETFUNC2, 1, PTP_PF_NONE, 0, 0);
 	assert_false(x.enabled);
@@ -187,19 +101,19 @@ static void test_refused(void **state)
 /* Edges of our channel taken; another channel's skipped; impossible times dropped; all counted. */
 static void test_read(void **state)
 {
-	struct fake_phc p = nic();
+	struct fake_phc p = fake_nic();
 	struct phc_extts x;
 	struct phc_extts_edge e[8];
 
 	(void) state;
-	assert_int_equal(phc_extts_enable(&x, &fake_ops, &p, 42, 0, 0), 0);
-	queue(&p, 0, 1796627386, 0);
-	queue(&p, 1, 1796627386, 5);		 /* another channel */
-	queue(&p, 0, 1796627387, 999999999);	 /* the last nanosecond of a second */
-	queue(&p, 0, 1796627388, 1000000000);	 /* no such nanosecond */
-	queue(&p, 0, -1, 0);			 /* before 1970 */
-	queue(&p, 0, INT64_MAX / 1000000000, 0); /* beyond what nanoseconds hold */
-	queue(&p, 0, 1796627389, 12);
+	assert_int_equal(phc_extts_enable(&x, &fake_nic_ops, &p, 42, 0, 0), 0);
+	fake_nic_queue(&p, 0, 1796627386, 0);
+	fake_nic_queue(&p, 1, 1796627386, 5);		  /* another channel */
+	fake_nic_queue(&p, 0, 1796627387, 999999999);	  /* the last nanosecond of a second */
+	fake_nic_queue(&p, 0, 1796627388, 1000000000);	  /* no such nanosecond */
+	fake_nic_queue(&p, 0, -1, 0);			  /* before 1970 */
+	fake_nic_queue(&p, 0, INT64_MAX / 1000000000, 0); /* beyond what nanoseconds hold */
+	fake_nic_queue(&p, 0, 1796627389, 12);
 	assert_int_equal(phc_extts_read(&x, e, 8), 3);
 	assert_int_equal(e[0].t_ns, INT64_C(1796627386000000000));
 	assert_int_equal(e[1].t_ns, INT64_C(1796627387999999999));
@@ -209,9 +123,9 @@ static void test_read(void **state)
 	assert_int_equal(x.rejected, 3);
 	assert_int_equal(phc_extts_read(&x, e, 8), 0);
 	/* at most max at a time; the rest waits */
-	queue(&p, 0, 10, 0);
-	queue(&p, 0, 11, 0);
-	queue(&p, 0, 12, 0);
+	fake_nic_queue(&p, 0, 10, 0);
+	fake_nic_queue(&p, 0, 11, 0);
+	fake_nic_queue(&p, 0, 12, 0);
 	assert_int_equal(phc_extts_read(&x, e, 2), 2);
 	assert_int_equal(e[1].t_ns, INT64_C(11000000000));
 	assert_int_equal(phc_extts_read(&x, e, 2), 1);

@@ -253,6 +253,51 @@ static void test_realtime_source(void **state)
 	rig_free(&r);
 }
 
+/*
+ * A 1PPS on the PHC's own pin (PHC_FOLLOW_PIN): a tick reads nothing, each edge's offset from the
+ * second it marks (here the simulated PHC's exact error at each whole second) comes through
+ * phc_follow_sample(); 1 ms and +30 ppm off: stepped once, then locked within 200 ns with its
+ * frequency learnt. A sample for a PHC it does not follow, or under another source, is refused.
+ */
+static void test_pin_source(void **state)
+{
+	const double freq[NPHC] = { 0, 30000, 0 };
+	const ns_t off[NPHC] = { 0, NS_PER_MSEC, 0 };
+	const int targets[] = { 1 };
+	struct phc_follow_config cfg;
+	const struct phc_follower *f;
+	struct rig r;
+	double fr;
+
+	(void) state;
+	phc_follow_config_default(&cfg);
+	cfg.interval_s = 1;
+	rig_init(&r, freq, off, &cfg);
+	assert_int_equal(phc_follow_sample(r.pf, 1, 0, 0, START_NS), -EAGAIN);
+	assert_int_equal(phc_follow_set(r.pf, PHC_FOLLOW_PIN, targets, 1), 0);
+	assert_int_equal(phc_follow_sample(r.pf, 2, 0, 0, START_NS), -ENOENT);
+	for (int k = 0; k < 60; k++) {
+		ns_t ts;
+
+		rig_advance(&r, NS_PER_SEC);
+		assert_int_equal(phc_follow_tick(r.pf), 0);
+		assert_int_equal(clock_get_time(r.phc[1], &ts), 0);
+		assert_int_equal(phc_follow_sample(r.pf, 1, clock_sim_error(r.phc[1]), 0, ts), 0);
+	}
+	assert_int_equal(r.measured, 0);
+	f = rig_f(&r, 1);
+	assert_int_equal(f->steps, 1);
+	assert_int_equal(f->samples, 60);
+	assert_int_equal(f->state, PHC_FOLLOWER_LOCKED);
+	if (llabs(clock_sim_error(r.phc[1])) >= 200) {
+		fail_msg("expected the PHC within 200 ns of the pin's seconds, got %lld ns",
+			 (long long) clock_sim_error(r.phc[1]));
+	}
+	assert_int_equal(clock_get_freq(r.phc[1], &fr), 0);
+	assert_true(fabs(fr + 30000) < 2000);
+	rig_free(&r);
+}
+
 /* With step_threshold 0 and first_step_threshold 0 nothing ever steps, however far. */
 static void test_no_step_policy(void **state)
 {
@@ -424,6 +469,7 @@ int main(void)
 		cmocka_unit_test(test_no_step_policy), cmocka_unit_test(test_role_change),
 		cmocka_unit_test(test_holdover),       cmocka_unit_test(test_max_offset_jump),
 		cmocka_unit_test(test_faulty),	       cmocka_unit_test(test_realtime_source),
+		cmocka_unit_test(test_pin_source),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -35,6 +35,7 @@ static void test_judge(void **state)
 	assert_int_equal(r.offset_ns, 0);
 	assert_int_equal(r.realtime_ns, 7);
 	assert_int_equal(r.max_error_ns, 1500000);
+	assert_int_equal(r.est_error_ns, 0);
 	assert_true(r.utc_offset_valid);
 	assert_int_equal(r.utc_offset, 37);
 	assert_false(r.leap61 || r.leap59);
@@ -49,6 +50,13 @@ static void test_judge(void **state)
 	time_source_system_judge(&tx, TIME_ERROR, 42, 7, &r);
 	assert_false(r.ok);
 	assert_string_equal(r.reason, "the kernel's clock state is TIME_ERROR");
+
+	tx.esterror = 250;
+	time_source_system_judge(&tx, TIME_OK, 42, 7, &r);
+	assert_int_equal(r.est_error_ns, 250000);
+	tx.esterror = TIME_SOURCE_SYSTEM_MAXERROR_LIMIT_US;
+	time_source_system_judge(&tx, TIME_OK, 42, 7, &r);
+	assert_int_equal(r.est_error_ns, -1);
 
 	tx.maxerror = TIME_SOURCE_SYSTEM_MAXERROR_LIMIT_US;
 	time_source_system_judge(&tx, TIME_OK, 42, 7, &r);
@@ -104,15 +112,22 @@ static void step(struct mode_rig *r)
 }
 
 /* The kernel says synchronized (or not) now, with TAI - UTC 37; then one derive step. */
-static void report(struct mode_rig *r, bool ok)
+static void report_esterror(struct mode_rig *r, bool ok, long esterror_us)
 {
-	struct timex tx = { .status = ok ? 0 : STA_UNSYNC, .maxerror = 1000, .tai = 37 };
+	struct timex tx = {
+		.status = ok ? 0 : STA_UNSYNC, .maxerror = 1000, .esterror = esterror_us, .tai = 37
+	};
 	struct time_source_report rep;
 
 	time_source_system_judge(&tx, ok ? TIME_OK : TIME_ERROR, time_mono_usec(),
 				 (ns_t) time_usec(CLOCK_REALTIME) * 1000, &rep);
 	instance_source_report(r->inst, &rep);
 	step(r);
+}
+
+static void report(struct mode_rig *r, bool ok)
+{
+	report_esterror(r, ok, 0);
 }
 
 /* What the instance announces as grandmaster, and what its workers were sent last. */
@@ -319,6 +334,27 @@ static void test_override(void **state)
 	instance_free(r.inst);
 }
 
+/*
+ * time_source system: EstimatedTimeError is the clock's error against CLOCK_REALTIME (0 for the
+ * clock that is CLOCK_REALTIME) plus the kernel's esterror, locked and in holdover; the holdover
+ * bound still judges the former only (class 7, not out of specification, with 250 us).
+ */
+static void test_system_esterror(void **state)
+{
+	struct mode_rig r;
+
+	rig_init(&r, true, NULL);
+	report_esterror(&r, true, 250);
+	expect(&r, CLOCK_MODE_LOCKED, 6, true);
+	assert_int_equal(r.inst->time_error_ns, 250000);
+	report_esterror(&r, true, 40);
+	assert_int_equal(r.inst->time_error_ns, 40000);
+	report_esterror(&r, false, 40);
+	expect(&r, CLOCK_MODE_HOLDOVER_IN_SPEC, 7, true);
+	assert_int_equal(r.inst->time_error_ns, 40000);
+	instance_free(r.inst);
+}
+
 static char leapfile[] = "/tmp/test-time-source-XXXXXX";
 
 static void with_leapfile(struct instance_options *o)
@@ -326,26 +362,50 @@ static void with_leapfile(struct instance_options *o)
 	snprintf(o->leapfile, sizeof(o->leapfile), "%s", leapfile);
 }
 
-/* The leapfile's TAI - UTC wins over the source's (which the test makes 37, the file 36). */
-static void test_leapfile_wins(void **state)
+/*
+ * A T-GM with text as its leapfile, locked on a source that says TAI - UTC 37: what it announces.
+ */
+static void locked_with_leapfile(const char *text, struct gm_settings *ret)
 {
-	static const char text[] = "3550089600 35\n3644697600 36\n";
-	struct gm_settings gm;
 	struct mode_rig r;
-	int fd = mkstemp(leapfile);
+	int fd;
 
+	/* a fresh name each time: mkstemp() writes it into the template */
+	memcpy(leapfile + sizeof(leapfile) - 7, "XXXXXX", 6);
+	fd = mkstemp(leapfile);
 	assert_true(fd >= 0);
-	assert_int_equal(write(fd, text, sizeof(text) - 1), (ssize_t) sizeof(text) - 1);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t) strlen(text));
 	close(fd);
 	rig_init(&r, true, with_leapfile);
 	report(&r, true);
 	expect(&r, CLOCK_MODE_LOCKED, 6, true);
-	instance_announced_gm_settings(r.inst, &gm);
+	instance_announced_gm_settings(r.inst, ret);
+	instance_free(r.inst);
+	unlink(leapfile);
+}
+
+/* The leapfile's TAI - UTC wins over the source's (which the test makes 37, the file 36). */
+static void test_leapfile_wins(void **state)
+{
+	struct gm_settings gm;
+
+	locked_with_leapfile("3550089600 35\n3644697600 36\n", &gm);
 	assert_int_equal(gm.tp.currentUtcOffset, 36);
 	assert_true(gm.tp.currentUtcOffsetValid);
 	assert_false(gm.tp.leap61 || gm.tp.leap59);
-	instance_free(r.inst);
-	unlink(leapfile);
+}
+
+/*
+ * An expired leapfile (its "#@" expiry in the past) counts as no file: the source's TAI - UTC (37)
+ * is announced, not the file's 36. NTP seconds: 36 from 2015-07-01, expired on 2015-12-23.
+ */
+static void test_leapfile_expired(void **state)
+{
+	struct gm_settings gm;
+
+	locked_with_leapfile("#@ 3660000000\n3550089600 35\n3644697600 36\n", &gm);
+	assert_int_equal(gm.tp.currentUtcOffset, 37);
+	assert_true(gm.tp.currentUtcOffsetValid);
 }
 
 int main(void)
@@ -358,6 +418,8 @@ int main(void)
 		cmocka_unit_test(test_ieee1588_classes),
 		cmocka_unit_test(test_override),
 		cmocka_unit_test(test_leapfile_wins),
+		cmocka_unit_test(test_leapfile_expired),
+		cmocka_unit_test(test_system_esterror),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
