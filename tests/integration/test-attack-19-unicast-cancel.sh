@@ -24,13 +24,6 @@ set -euo pipefail
 test_begin dbus ptp port phcd gptp udp unicast
 
 FORGE=$SRC/tests/integration/unicast-forge.py
-counter() { # KEY: the port's Counters entry, a number or fail
-	local v
-	v=$(busctl --system --json=short get-property org.phcd1 "/org/phcd1/port/$ib" \
-		org.phcd1.Port Counters | jq -r --arg k "$1" '.data[$k]')
-	[[ "$v" =~ ^[0-9]+$ ]] || fail "expected Counters $1 on D-Bus, got '$v'"
-	echo "$v"
-}
 # grants ROLE: the states of 192.0.2.1's announce, sync and delay_resp rows in UnicastTable.
 grants() {
 	busctl --system --json=short get-property org.phcd1 "/org/phcd1/port/$ib" org.phcd1.Port \
@@ -63,13 +56,18 @@ within() {
 		sleep 0.2
 	done
 }
-run() { "run_$1"; }
-# counter_before KEY: the Counters entry, 0 when absent (a build without it fails on what it
-# does, below, before the strict reads of counter).
-counter_before() {
-	busctl --system --json=short get-property org.phcd1 "/org/phcd1/port/$ib" org.phcd1.Port \
-		Counters | jq -r --arg k "$1" '.data[$k] // 0'
+# held ROLE WHAT LOG REGEX N BOUND: after the forgeries, ptp4l's three grants held for 4 s, no
+# ACKNOWLEDGE_CANCEL of phcd on the wire, and N offsets (lines of LOG matching REGEX from line
+# $from) with their median within BOUND ns.
+held() {
+	grants_hold "$1" "$2" 4
+	no_ack "$2"
+	wait_lines "$3" "$4" "$5" 20 "$from"
+	check_stats "$2" "$(offset_stats "$3" "$from" "$5")" "$6" 20000
 }
+run() { "run_$1"; }
+# cancels SRC CLOCK PORT: 3 rounds of CANCELs of the three granted types; how many went.
+cancels() { forge "$1" "$2" "$3" 3 cancel-announce cancel-sync cancel-delay_resp; }
 forge() { # SRC CLOCK PORT ROUNDS KIND...: from ptp4l's namespace to phcd
 	local n
 	n=$(ip netns exec "$A" python3 "$FORGE" "$1" 192.0.2.2 "$2" "$3" "$4" 20 "${@:5}") ||
@@ -84,45 +82,31 @@ run_a() {
 	local master before_f before_u from n cap
 	trap 'net_cleanup; dbus_cleanup' EXIT
 	dbus_start "$tmp/bus-a"
-	uc_pair a
-	cp "$CONFIGS/UNICAST-MASTER.cfg" "$tmp/master-a.cfg"
-	uc_slave_cfg "$tmp/slave-a.cfg" 192.0.2.1 "$ib"
-	udp_phcd_conf "$tmp/slave-a.cfg" "$ib" slave "network_transport = UDPv4" >"$log.phcd.conf"
-	udp_ptp4l_start "$A" "$ia" "$log-ptp4l" "$tmp/master-a.cfg" -4 --priority1 100
-	gptp_phcd_start "$B" "$log.phcd.conf"
-	gptp_phcd_slave_offsets "$ib" "a: before the forged CANCELs: phcd grantee of ptp4l"
+	uc_grantee_start a "a: before the forged CANCELs: phcd grantee of ptp4l"
 	master=$(eui64 "$ia" "$A")
 	grants_hold grantee "a: before the forged CANCELs" 1
-	before_f=$(counter_before unicast_forged)
-	before_u=$(counter_before unicast_cancels_unknown)
-	[ "$(counter unicast_cancels_received)" = 0 ] ||
-		fail "a: Counters unicast_cancels_received $(counter unicast_cancels_received) before any CANCEL"
+	before_f=$(uc_counter_or_0 unicast_forged)
+	before_u=$(uc_counter_or_0 unicast_cancels_unknown)
+	[ "$(uc_counter unicast_cancels_received)" = 0 ] ||
+		fail "a: Counters unicast_cancels_received $(uc_counter unicast_cancels_received) before any CANCEL"
 	uc_pcap_start "$A" "$ia" "$log.cap"
 	from=$(wc -l <"$log-phcd")
-	n=0
-	n=$((n + $(forge 192.0.2.66 "$master" 1 3 cancel-announce cancel-sync cancel-delay_resp)))
-	n=$((n + $(forge 192.0.2.1 0af100fffe000042 1 3 cancel-announce cancel-sync cancel-delay_resp)))
-	n=$((n + $(forge 192.0.2.1 "$master" 2 3 cancel-announce cancel-sync cancel-delay_resp)))
+	n=$(($(cancels 192.0.2.66 "$master" 1) + $(cancels 192.0.2.1 0af100fffe000042 1) +
+		$(cancels 192.0.2.1 "$master" 2)))
 	[ "$n" = 27 ] || fail "a: the stranger sent $n CANCELs, expected 27"
-	grants_hold grantee "a: after 27 forged CANCELs" 4
-	no_ack "a"
-	wait_lines "$log-phcd" 'master offset .* s2 ' 16 20 "$from"
-	check_stats "a: 27 forged CANCELs: phcd grantee of ptp4l" \
-		"$(offset_stats "$log-phcd" "$from" 16)" 5000 20000
+	held grantee "a: 27 forged CANCELs, phcd grantee of ptp4l" "$log-phcd" 'master offset .* s2 ' 16 5000
 	! tail -n +$((from + 1)) "$log-phcd" | grep -Eq "$ib: [A-Z_]+ -> " ||
 		fail "a: phcd's port changed state after the forged CANCELs: $(tail -n +$((from + 1)) "$log-phcd" | grep -E "$ib: [A-Z_]+ -> " | head -n 3)"
-	[ $(($(counter unicast_forged) - before_f)) = 18 ] ||
-		fail "a: Counters unicast_forged grew by $(($(counter unicast_forged) - before_f)), expected 18 (the CANCELs from 192.0.2.1 under another portIdentity)"
-	[ $(($(counter unicast_cancels_unknown) - before_u)) = 9 ] ||
-		fail "a: Counters unicast_cancels_unknown grew by $(($(counter unicast_cancels_unknown) - before_u)), expected 9 (the CANCELs from 192.0.2.66)"
-	[ "$(counter unicast_cancels_received)" = 0 ] ||
-		fail "a: Counters unicast_cancels_received $(counter unicast_cancels_received), expected 0: a forged CANCEL was taken"
+	uc_counter_grew unicast_forged "$before_f" 18 "a: the CANCELs from 192.0.2.1 under another portIdentity"
+	uc_counter_grew unicast_cancels_unknown "$before_u" 9 "a: the CANCELs from 192.0.2.66"
+	[ "$(uc_counter unicast_cancels_received)" = 0 ] ||
+		fail "a: Counters unicast_cancels_received $(uc_counter unicast_cancels_received), expected 0: a forged CANCEL was taken"
 	echo "ok: a: 27 forged CANCELs: ptp4l's grants held, no ACK, 18 forged, 9 unknown"
 	# ptp4l's own CANCEL of Sync (its address and portIdentity): acknowledged, the grant ends.
 	uc_pcap_start "$A" "$ia" "$log.cap2"
 	forge 192.0.2.1 "$master" 1 1 cancel-sync >/dev/null
-	within 5 '[ "$(counter unicast_cancels_received)" = 1 ]' ||
-		fail "a: ptp4l's own CANCEL: expected Counters unicast_cancels_received 1, got $(counter unicast_cancels_received)"
+	within 5 '[ "$(uc_counter unicast_cancels_received)" = 1 ]' ||
+		fail "a: ptp4l's own CANCEL: expected Counters unicast_cancels_received 1, got $(uc_counter unicast_cancels_received)"
 	# The table reaches D-Bus once a second at most; phcd asks again after 4 s (logQueryInterval 2).
 	within 3 '[[ "$(grants grantee)" != *sync=granted* ]]' ||
 		fail "a: ptp4l's own CANCEL of Sync: expected the Sync grant ended, UnicastTable says: $(grants grantee)"
@@ -151,29 +135,20 @@ run_b() {
 	slave=$(eui64 "$ia" "$A")
 	within 5 '[ "$(grants grantor)" = "announce=granted delay_resp=granted sync=granted" ]' ||
 		fail "b: expected ptp4l's three grants in UnicastTable, got: $(grants grantor)"
-	before_f=$(counter_before unicast_forged)
-	before_u=$(counter_before unicast_cancels_unknown)
-	before_n=$(counter_before unicast_not_granted)
+	before_f=$(uc_counter_or_0 unicast_forged)
+	before_u=$(uc_counter_or_0 unicast_cancels_unknown)
+	before_n=$(uc_counter_or_0 unicast_not_granted)
 	uc_pcap_start "$A" "$ia" "$log.cap"
 	from=$(wc -l <"$log-ptp4l")
-	n=0
-	n=$((n + $(forge 192.0.2.1 0af100fffe000042 1 3 cancel-announce cancel-sync cancel-delay_resp)))
-	n=$((n + $(forge 192.0.2.66 "$slave" 1 3 cancel-announce cancel-sync cancel-delay_resp)))
-	n=$((n + $(forge 192.0.2.1 0af100fffe000042 1 5 delay_req)))
+	n=$(($(cancels 192.0.2.1 0af100fffe000042 1) + $(cancels 192.0.2.66 "$slave" 1) +
+		$(forge 192.0.2.1 0af100fffe000042 1 5 delay_req)))
 	[ "$n" = 23 ] || fail "b: the stranger sent $n messages, expected 23"
-	grants_hold grantor "b: after 18 forged CANCELs" 4
-	no_ack "b"
-	wait_lines "$log-ptp4l" 'master offset' 5 20 "$from"
-	check_stats "b: 18 forged CANCELs: ptp4l grantee of phcd" \
-		"$(offset_stats "$log-ptp4l" "$from" 5)" 10000 20000
-	[ $(($(counter unicast_forged) - before_f)) = 9 ] ||
-		fail "b: Counters unicast_forged grew by $(($(counter unicast_forged) - before_f)), expected 9"
-	[ $(($(counter unicast_cancels_unknown) - before_u)) = 9 ] ||
-		fail "b: Counters unicast_cancels_unknown grew by $(($(counter unicast_cancels_unknown) - before_u)), expected 9"
-	[ $(($(counter unicast_not_granted) - before_n)) = 5 ] ||
-		fail "b: Counters unicast_not_granted grew by $(($(counter unicast_not_granted) - before_n)), expected 5 (the stranger's Delay_Req)"
-	[ "$(counter unicast_cancels_received)" = 0 ] ||
-		fail "b: Counters unicast_cancels_received $(counter unicast_cancels_received), expected 0"
+	held grantor "b: 18 forged CANCELs, ptp4l grantee of phcd" "$log-ptp4l" 'master offset' 5 10000
+	uc_counter_grew unicast_forged "$before_f" 9 "b: the CANCELs from 192.0.2.1 under another portIdentity"
+	uc_counter_grew unicast_cancels_unknown "$before_u" 9 "b: the CANCELs from 192.0.2.66"
+	uc_counter_grew unicast_not_granted "$before_n" 5 "b: the stranger's Delay_Req"
+	[ "$(uc_counter unicast_cancels_received)" = 0 ] ||
+		fail "b: Counters unicast_cancels_received $(uc_counter unicast_cancels_received), expected 0"
 	echo "ok: b: 18 forged CANCELs and 5 Delay_Req: ptp4l's grants held, 9 forged, 9 unknown, 5 not granted"
 }
 
