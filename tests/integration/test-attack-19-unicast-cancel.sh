@@ -16,9 +16,10 @@
 #     portIdentity, and Delay_Req from 192.0.2.1 under its own clockIdentity. Expected: ptp4l's
 #     grants stay (UnicastTable, 4 s), ptp4l's offsets stay within bounds, unicast_forged +9,
 #     unicast_cancels_unknown +9, unicast_not_granted +5 (the Delay_Req), no ACKNOWLEDGE_CANCEL
-#     from phcd.
-# On BASE (0e9333f) phcd takes a CANCEL from the grant's address whatever its portIdentity: a)
-# acknowledges the spoofed CANCELs and its grants leave "granted".
+#     from phcd. Then ptp4l's own CANCEL of Sync: acknowledged, unicast_cancels_received +1, the
+#     Sync grant ended.
+# On BASE (0e9333f) phcd takes a CANCEL from the grant's address whatever its portIdentity: in
+# a) its grants leave "granted" ("denied"), in b) ptp4l's leave its table.
 set -euo pipefail
 . "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
 test_begin dbus ptp port phcd gptp udp unicast
@@ -65,6 +66,21 @@ held() {
 	wait_lines "$3" "$4" "$5" 20 "$from"
 	check_stats "$2" "$(offset_stats "$3" "$from" "$5")" "$6" 20000
 }
+# own_cancel ROLE WHAT CLOCK: ptp4l's own CANCEL of Sync (its address and portIdentity CLOCK-1),
+# as it would send it: acknowledged on the wire, counted, and the Sync grant ends.
+own_cancel() {
+	uc_pcap_start "$A" "$ia" "$log.cap2"
+	forge 192.0.2.1 "$3" 1 1 cancel-sync >/dev/null
+	within 5 '[ "$(uc_counter unicast_cancels_received)" = 1 ]' ||
+		fail "$2: ptp4l's own CANCEL: expected Counters unicast_cancels_received 1, got $(uc_counter unicast_cancels_received)"
+	# The table reaches D-Bus once a second at most; a grantee asks again after 4 s
+	# (logQueryInterval 2).
+	within 3 '[[ "$(grants "$1")" != *sync=granted* ]]' ||
+		fail "$2: ptp4l's own CANCEL of Sync: expected the Sync grant ended, UnicastTable says: $(grants "$1")"
+	uc_seen "$(uc_pcap_read "$log.cap2")" '^12 192\.0\.2\.2 192\.0\.2\.1 (1|True) (0x0*)?7$' \
+		"$2: expected phcd's ACKNOWLEDGE_CANCEL of ptp4l's own CANCEL"
+	echo "ok: $2: ptp4l's own CANCEL acknowledged, Sync grant ended"
+}
 run() { "run_$1"; }
 # cancels SRC CLOCK PORT: 3 rounds of CANCELs of the three granted types; how many went.
 cancels() { forge "$1" "$2" "$3" 3 cancel-announce cancel-sync cancel-delay_resp; }
@@ -79,7 +95,7 @@ reference_linuxptp
 
 # Each run in a subshell of its own (udp_parallel), on a bus of its own: a) and b) at once.
 run_a() {
-	local master before_f before_u from n cap
+	local master before_f before_u from n
 	trap 'net_cleanup; dbus_cleanup' EXIT
 	dbus_start "$tmp/bus-a"
 	uc_grantee_start a "a: before the forged CANCELs: phcd grantee of ptp4l"
@@ -102,18 +118,7 @@ run_a() {
 	[ "$(uc_counter unicast_cancels_received)" = 0 ] ||
 		fail "a: Counters unicast_cancels_received $(uc_counter unicast_cancels_received), expected 0: a forged CANCEL was taken"
 	echo "ok: a: 27 forged CANCELs: ptp4l's grants held, no ACK, 18 forged, 9 unknown"
-	# ptp4l's own CANCEL of Sync (its address and portIdentity): acknowledged, the grant ends.
-	uc_pcap_start "$A" "$ia" "$log.cap2"
-	forge 192.0.2.1 "$master" 1 1 cancel-sync >/dev/null
-	within 5 '[ "$(uc_counter unicast_cancels_received)" = 1 ]' ||
-		fail "a: ptp4l's own CANCEL: expected Counters unicast_cancels_received 1, got $(uc_counter unicast_cancels_received)"
-	# The table reaches D-Bus once a second at most; phcd asks again after 4 s (logQueryInterval 2).
-	within 3 '[[ "$(grants grantee)" != *sync=granted* ]]' ||
-		fail "a: ptp4l's own CANCEL of Sync: expected the Sync grant ended, UnicastTable says: $(grants grantee)"
-	cap=$(uc_pcap_read "$log.cap2")
-	uc_seen "$cap" '^12 192\.0\.2\.2 192\.0\.2\.1 (1|True) (0x0*)?7$' \
-		"a: expected phcd's ACKNOWLEDGE_CANCEL of ptp4l's own CANCEL"
-	echo "ok: a: ptp4l's own CANCEL acknowledged, Sync grant ended"
+	own_cancel grantee a "$master"
 }
 
 run_b() {
@@ -150,6 +155,7 @@ run_b() {
 	[ "$(uc_counter unicast_cancels_received)" = 0 ] ||
 		fail "b: Counters unicast_cancels_received $(uc_counter unicast_cancels_received), expected 0"
 	echo "ok: b: 18 forged CANCELs and 5 Delay_Req: ptp4l's grants held, 9 forged, 9 unknown, 5 not granted"
+	own_cancel grantor b "$slave"
 }
 
 udp_parallel run a b
