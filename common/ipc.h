@@ -65,8 +65,9 @@
  * unicast_req_duration, inhibit_multicast_service), hybrid_e2e and unicast_peers_max;
  * PEER_REQUEST, PEER_RELEASE and PEER_SOCKETS (the unicast broker, common/peer-policy.h).
  * 27: CONFIG carries the port's unicast master table (its addresses); STATUS the unicast
- * negotiation's counters. */
-#define IPC_VERSION 28
+ * negotiation's counters.
+ * 29: STATUS carries the unicast counters forged and not_granted. */
+#define IPC_VERSION 29
 #define IPC_HEADER_SIZE 8
 #define IPC_MAX_SIZE 1024 /* larger than every message; a longer datagram is refused */
 #define IPC_MAX_FDS 9	  /* a UDP port's six sockets, its status page, filter and PHC */
@@ -80,7 +81,7 @@
  */
 #define IPC_IGNORED_KINDS 21
 /* One counter slot per enum port_unicast_counter (ptp/port.h; ipc.c asserts the count). */
-#define IPC_UNICAST_KINDS 14
+#define IPC_UNICAST_KINDS 16
 #define IPC_ERROR_TEXT_MAX 64
 /*
  * A worker's news (STATUS on the socket, PRIORITY_REQUEST, GM_SETTINGS_REQUEST) goes out at most

@@ -232,6 +232,63 @@ void port_unicast_announce_heard(struct port *p, const struct msg *m)
 	}
 }
 
+/* The grantee: may m, from p->rx_from, be taken (16.1: what the port negotiated, from whom)? */
+static bool grantee_admits(const struct port *p, const struct msg *m)
+{
+	const struct PortIdentity *from = &m->hdr.sourcePortIdentity;
+	int i = grantee_peer(p, p->rx_from);
+	enum msg_type t = m->hdr.messageType;
+
+	if (i < 0) {
+		return false; /* from no master of the table (or from no address at all) */
+	}
+	/* Announce: any master of the table, from the port its grants are bound to if any. */
+	if (t == MSG_ANNOUNCE) {
+		return unicast_grantee_bound_to(&p->uc->ge, (size_t) i, from);
+	}
+	/* Sync and Follow_Up, Delay_Resp: under a running grant of their type, from its grantor. */
+	return unicast_grantee_granted(&p->uc->ge, (size_t) i, t == MSG_FOLLOW_UP ? MSG_SYNC : t,
+				       from);
+}
+
+/*
+ * The grantor: a Delay_Req from the address of a client is answered only under that client's
+ * Delay_Resp grant, from its portIdentity; one from an address without a client is not the
+ * negotiation's (hybrid_e2e, a multicast slave) and is answered as before.
+ */
+static bool grantor_admits(const struct port *p, const struct msg *m)
+{
+	struct unicast_addr a;
+	bool holds, granted;
+
+	if (!p->rx_from || !addr_from_port(p->rx_from, &a)) {
+		return true;
+	}
+	granted = unicast_grantor_granted(p->uc->gr, &a, &m->hdr.sourcePortIdentity, MSG_DELAY_RESP,
+					  &holds);
+	return granted || !holds;
+}
+
+bool port_unicast_admits(struct port *p, const struct msg *m)
+{
+	enum msg_type t = m->hdr.messageType;
+	bool ok = true;
+
+	if (!p->uc) {
+		return true;
+	}
+	if (p->uc->grantee_on &&
+	    (t == MSG_ANNOUNCE || t == MSG_SYNC || t == MSG_FOLLOW_UP || t == MSG_DELAY_RESP)) {
+		ok = grantee_admits(p, m);
+	} else if (p->uc->gr && t == MSG_DELAY_REQ) {
+		ok = grantor_admits(p, m);
+	}
+	if (!ok) {
+		p->uc->not_granted++;
+	}
+	return ok;
+}
+
 static bool rate_ok(struct port_unicast *uc, ns_t now)
 {
 	if (!uc->bucket_started) {
@@ -255,7 +312,8 @@ static bool grantor_holds(const struct unicast_grantor *gr, const struct unicast
 }
 
 /* One TLV: a REQUEST (or a CANCEL, ACK of its client) to the grantor, the rest to the grantee. */
-static int take_tlv(struct port *p, const struct unicast_tlv *t, ns_t now)
+static int take_tlv(struct port *p, const struct PortIdentity *from, const struct unicast_tlv *t,
+		    ns_t now)
 {
 	struct port_unicast *uc = p->uc;
 	struct unicast_actions out = { .n = 0 };
@@ -266,19 +324,23 @@ static int take_tlv(struct port *p, const struct unicast_tlv *t, ns_t now)
 	if (t->tlvType == TLV_REQUEST_UNICAST_TRANSMISSION ||
 	    (!from_master && t->tlvType != TLV_GRANT_UNICAST_TRANSMISSION)) {
 		if (!uc->gr || !p->rx_from || !addr_from_port(p->rx_from, &a)) {
+			/* A grantee's CANCEL from no master of its table: counted and dropped. */
+			if (t->tlvType == TLV_CANCEL_UNICAST_TRANSMISSION) {
+				uc->cancel_unknown++;
+			}
 			return PORT_CNT_UNSUPPORTED;
 		}
 		if (!grantor_holds(uc->gr, &a) && !rate_ok(uc, now)) {
 			uc->rate_limited++;
 			return 0;
 		}
-		(void) unicast_grantor_receive(uc->gr, &a, t, now, &out);
+		(void) unicast_grantor_receive(uc->gr, &a, from, t, now, &out);
 		return perform(p, &out, true, now);
 	}
 	if (!from_master) {
 		return PORT_CNT_UNSUPPORTED; /* a GRANT from no master of the table */
 	}
-	(void) unicast_grantee_receive(&uc->ge, (size_t) peer, t, now, &out);
+	(void) unicast_grantee_receive(&uc->ge, (size_t) peer, from, t, now, &out);
 	return perform(p, &out, false, now);
 }
 
@@ -309,7 +371,7 @@ int port_unicast_signaling(struct port *p, const struct msg *m, ns_t now)
 		return PORT_CNT_UNSUPPORTED;
 	}
 	for (size_t k = 0; k < set.n; k++) {
-		int q = take_tlv(p, &set.tlv[k], now);
+		int q = take_tlv(p, &m->hdr.sourcePortIdentity, &set.tlv[k], now);
 
 		if (q && !r) {
 			r = q;
@@ -569,6 +631,8 @@ const char *port_unicast_counter_to_string(enum port_unicast_counter c)
 		[PORT_UC_EXPIRIES] = "expiries",
 		[PORT_UC_MALFORMED_TLV] = "malformed_tlv",
 		[PORT_UC_RATE_LIMITED] = "rate_limited",
+		[PORT_UC_FORGED] = "forged",
+		[PORT_UC_NOT_GRANTED] = "not_granted",
 	};
 
 	return (unsigned) c < _PORT_UC_MAX ? names[c] : NULL;
@@ -584,6 +648,8 @@ void port_unicast_counters(const struct port *p, uint64_t ret[_PORT_UC_MAX])
 	}
 	ret[PORT_UC_MALFORMED_TLV] = uc->malformed_tlv;
 	ret[PORT_UC_RATE_LIMITED] = uc->rate_limited;
+	ret[PORT_UC_NOT_GRANTED] = uc->not_granted;
+	ret[PORT_UC_CANCELS_UNKNOWN] = uc->cancel_unknown;
 	if (uc->grantee_on) {
 		const struct unicast_grantee_stats *g = &uc->ge.stats;
 
@@ -592,6 +658,7 @@ void port_unicast_counters(const struct port *p, uint64_t ret[_PORT_UC_MAX])
 		ret[PORT_UC_DENIALS_RECEIVED] = g->denials;
 		ret[PORT_UC_CANCELS_RECEIVED] += g->cancels;
 		ret[PORT_UC_EXPIRIES] += g->expiries;
+		ret[PORT_UC_FORGED] += g->forged;
 	}
 	if (uc->gr) {
 		const struct unicast_grantor_stats *s = &uc->gr->stats;
@@ -603,8 +670,9 @@ void port_unicast_counters(const struct port *p, uint64_t ret[_PORT_UC_MAX])
 		ret[PORT_UC_DENIED_DURATION] = s->denied[UNICAST_DENIED_DURATION];
 		ret[PORT_UC_DENIED_TABLE_FULL] = s->denied[UNICAST_DENIED_TABLE_FULL];
 		ret[PORT_UC_CANCELS_RECEIVED] += s->cancels;
-		ret[PORT_UC_CANCELS_UNKNOWN] = s->cancel_unknown;
+		ret[PORT_UC_CANCELS_UNKNOWN] += s->cancel_unknown;
 		ret[PORT_UC_EXPIRIES] += s->expiries;
+		ret[PORT_UC_FORGED] += s->forged;
 	}
 }
 

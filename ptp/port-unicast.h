@@ -49,6 +49,8 @@ struct port_unicast {
 	struct token_bucket new_peers;
 	bool bucket_started;
 	uint64_t malformed_tlv, rate_limited; /* PORT_UC_MALFORMED_TLV, PORT_UC_RATE_LIMITED */
+	uint64_t not_granted;		      /* PORT_UC_NOT_GRANTED */
+	uint64_t cancel_unknown;	      /* the grantee's part of PORT_UC_CANCELS_UNKNOWN */
 };
 
 /* port_new(): the machines the options ask for (none: p->uc stays NULL). 0, -EINVAL, -ENOMEM. */
@@ -58,6 +60,14 @@ void port_unicast_free(struct port *p);
 int port_unicast_signaling(struct port *p, const struct msg *m, ns_t now);
 /* An Announce from p->rx_from: which master of the table it is (the parent's entry). */
 void port_unicast_announce_heard(struct port *p, const struct msg *m);
+/*
+ * May m, from p->rx_from, be taken? The grantee takes Announce only from the masters of its
+ * table, and Sync, Follow_Up and Delay_Resp only under a running grant of their type, each from
+ * the address and portIdentity the grant is bound to; the grantor takes a Delay_Req from the
+ * address of a client only from that client's portIdentity. What it may not is counted
+ * (PORT_UC_NOT_GRANTED) and must be dropped.
+ */
+bool port_unicast_admits(struct port *p, const struct msg *m);
 int port_unicast_tick(struct port *p, ns_t now);
 ns_t port_unicast_next(const struct port *p);
 /* Is multicast Announce and Sync inhibited (inhibit_multicast_service with unicast_listen)? */

@@ -531,20 +531,23 @@ static int port_receive_msg(struct port *p, const void *buf, size_t len, ns_t rx
 	switch (m.hdr.messageType) {
 	case MSG_ANNOUNCE:
 		port_count(p, PORT_CNT_RX_ANNOUNCE);
+		if (!port_unicast_admits(p, &m)) {
+			return 0;
+		}
 		port_unicast_announce_heard(p, &m);
 		return port_announce_receive(p, &m, now);
 	case MSG_SYNC:
 		port_count(p, PORT_CNT_RX_SYNC);
-		return port_sync_receive(p, &m, rx, now);
+		return port_unicast_admits(p, &m) ? port_sync_receive(p, &m, rx, now) : 0;
 	case MSG_FOLLOW_UP:
 		port_count(p, PORT_CNT_RX_FOLLOW_UP);
-		return port_follow_up_receive(p, &m, now);
+		return port_unicast_admits(p, &m) ? port_follow_up_receive(p, &m, now) : 0;
 	case MSG_DELAY_REQ:
 		port_count(p, PORT_CNT_RX_DELAY_REQ);
-		return port_delay_req_receive(p, &m, rx, now);
+		return port_unicast_admits(p, &m) ? port_delay_req_receive(p, &m, rx, now) : 0;
 	case MSG_DELAY_RESP:
 		port_count(p, PORT_CNT_RX_DELAY_RESP);
-		return port_delay_resp_receive(p, &m, now);
+		return port_unicast_admits(p, &m) ? port_delay_resp_receive(p, &m, now) : 0;
 	case MSG_PDELAY_REQ:
 		port_count(p, PORT_CNT_RX_PDELAY_REQ);
 		return port_pdelay_req_receive(p, &m, rx, now);

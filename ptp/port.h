@@ -331,10 +331,12 @@ enum port_unicast_counter {
 	PORT_UC_DENIED_DURATION,    /* grantor: a duration below its minimum */
 	PORT_UC_DENIED_TABLE_FULL,  /* grantor: every place of its table taken */
 	PORT_UC_CANCELS_RECEIVED,   /* either: CANCELs acted on */
-	PORT_UC_CANCELS_UNKNOWN,    /* grantor: a CANCEL from an address it does not hold */
+	PORT_UC_CANCELS_UNKNOWN,    /* either: a CANCEL from an address holding no grant */
 	PORT_UC_EXPIRIES,	    /* either: grants that ran out */
 	PORT_UC_MALFORMED_TLV,	    /* unicast TLVs the codec refused */
 	PORT_UC_RATE_LIMITED,	    /* Signaling from new addresses beyond the grantor's rate */
+	PORT_UC_FORGED,		    /* either: a TLV from a peer's address, not its port */
+	PORT_UC_NOT_GRANTED,	    /* either: a message its sender holds no grant for */
 	_PORT_UC_MAX,
 };
 /* "requests_sent", ...: stable names for D-Bus (unicast_<name>). */

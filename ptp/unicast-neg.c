@@ -117,6 +117,16 @@ static ns_t backoff_ns(int8_t logQueryInterval, uint8_t failures)
 
 /* ---- grantee ---- */
 
+static bool grantee_peer_granted(const struct unicast_grantee *g, size_t peer)
+{
+	for (int mt = 0; mt < UNICAST_MT_N; mt++) {
+		if (g->slot[peer][mt].state == UNICAST_GRANTEE_GRANTED) {
+			return true;
+		}
+	}
+	return false;
+}
+
 int unicast_grantee_init(struct unicast_grantee *g, size_t n_peers, uint32_t duration,
 			 int8_t logQueryInterval)
 {
@@ -186,6 +196,7 @@ int unicast_grantee_want(struct unicast_grantee *g, size_t peer, enum msg_type m
 		} else if (s->state == UNICAST_GRANTEE_BACKOFF) {
 			s->state = UNICAST_GRANTEE_IDLE;
 		}
+		g->bound[peer] = g->bound[peer] && grantee_peer_granted(g, peer);
 		return 0;
 	}
 	if (s->wanted && s->want_period == log_period && s->state != UNICAST_GRANTEE_IDLE &&
@@ -262,13 +273,46 @@ static void grantee_cancelled(struct unicast_grantee *g, size_t peer, enum unica
 	}
 }
 
-int unicast_grantee_receive(struct unicast_grantee *g, size_t peer, const struct unicast_tlv *t,
-			    ns_t now, struct unicast_actions *out)
+/* The first grant binds the peer to its GRANT's sender; the last one to end unbinds it. */
+static void grantee_bind(struct unicast_grantee *g, size_t peer, const struct PortIdentity *from)
+{
+	bool granted = grantee_peer_granted(g, peer);
+
+	if (granted && !g->bound[peer]) {
+		g->granted_by[peer] = *from;
+	}
+	g->bound[peer] = granted;
+}
+
+bool unicast_grantee_bound_to(const struct unicast_grantee *g, size_t peer,
+			      const struct PortIdentity *from)
+{
+	return peer < g->n_peers &&
+	       (!g->bound[peer] || port_identity_equal(&g->granted_by[peer], from));
+}
+
+bool unicast_grantee_granted(const struct unicast_grantee *g, size_t peer,
+			     enum msg_type messageType, const struct PortIdentity *from)
+{
+	int mt = unicast_mt_from_msg_type(messageType);
+
+	return mt >= 0 && peer < g->n_peers && g->bound[peer] &&
+	       g->slot[peer][mt].state == UNICAST_GRANTEE_GRANTED &&
+	       port_identity_equal(&g->granted_by[peer], from);
+}
+
+int unicast_grantee_receive(struct unicast_grantee *g, size_t peer, const struct PortIdentity *from,
+			    const struct unicast_tlv *t, ns_t now, struct unicast_actions *out)
 {
 	int mt = unicast_mt_from_msg_type(t->messageType);
 
 	if (peer >= g->n_peers || mt < 0 || !room(out, 2)) {
 		return -EINVAL;
+	}
+	/* 16.1: the grant is the sender's; a stranger at (or spoofing) its address is not it. */
+	if (!unicast_grantee_bound_to(g, peer, from)) {
+		g->stats.forged++;
+		return 0;
 	}
 	switch (t->tlvType) {
 	case TLV_GRANT_UNICAST_TRANSMISSION:
@@ -289,6 +333,7 @@ int unicast_grantee_receive(struct unicast_grantee *g, size_t peer, const struct
 		g->stats.unexpected++; /* a REQUEST is for the grantor */
 		break;
 	}
+	grantee_bind(g, peer, from);
 	return 0;
 }
 
@@ -354,6 +399,7 @@ int unicast_grantee_tick(struct unicast_grantee *g, ns_t now, struct unicast_act
 			}
 			grantee_slot_tick(g, p, (enum unicast_mt) mt, now, out);
 		}
+		g->bound[p] = g->bound[p] && grantee_peer_granted(g, p);
 	}
 	return 0;
 }
@@ -397,6 +443,7 @@ int unicast_grantee_shutdown(struct unicast_grantee *g, ns_t now, struct unicast
 			grantee_cancel(g, p, (enum unicast_mt) mt, now, out);
 			s->state = UNICAST_GRANTEE_IDLE;
 		}
+		g->bound[p] = false;
 	}
 	return 0;
 }
@@ -441,14 +488,30 @@ const struct unicast_addr *unicast_grantor_addr(const struct unicast_grantor *gr
 	return i < gr->cap && gr->client[i].used ? &gr->client[i].addr : NULL;
 }
 
-static int client_find(const struct unicast_grantor *gr, const struct unicast_addr *addr)
+/* The client of addr and from (from NULL: any at addr), -ENOENT for none. */
+static int client_find(const struct unicast_grantor *gr, const struct unicast_addr *addr,
+		       const struct PortIdentity *from)
 {
 	for (size_t i = 0; i < gr->cap; i++) {
-		if (gr->client[i].used && unicast_addr_equal(&gr->client[i].addr, addr)) {
+		const struct unicast_grantor_client *c = &gr->client[i];
+
+		if (c->used && unicast_addr_equal(&c->addr, addr) &&
+		    (!from || port_identity_equal(&c->pid, from))) {
 			return (int) i;
 		}
 	}
 	return -ENOENT;
+}
+
+bool unicast_grantor_granted(const struct unicast_grantor *gr, const struct unicast_addr *addr,
+			     const struct PortIdentity *from, enum msg_type messageType,
+			     bool *holds)
+{
+	int mt = unicast_mt_from_msg_type(messageType);
+	int i = client_find(gr, addr, from);
+
+	*holds = i >= 0 || client_find(gr, addr, NULL) >= 0;
+	return i >= 0 && mt >= 0 && gr->client[i].flow[mt].granted;
 }
 
 /* A client with no flow granted or being cancelled frees its place. */
@@ -482,11 +545,11 @@ static void deny(struct unicast_grantor *gr, size_t peer, enum unicast_mt mt,
 }
 
 static void grantor_request(struct unicast_grantor *gr, const struct unicast_addr *addr,
-			    enum unicast_mt mt, const struct unicast_tlv *t, ns_t now,
-			    struct unicast_actions *out)
+			    const struct PortIdentity *from, enum unicast_mt mt,
+			    const struct unicast_tlv *t, ns_t now, struct unicast_actions *out)
 {
 	const struct unicast_grantor_config *cfg = &gr->cfg;
-	int i = client_find(gr, addr);
+	int i = client_find(gr, addr, from);
 	size_t peer = i >= 0 ? (size_t) i : UNICAST_PEER_SENDER;
 	struct unicast_grantor_flow *f;
 	uint32_t d;
@@ -515,6 +578,7 @@ static void grantor_request(struct unicast_grantor *gr, const struct unicast_add
 		}
 		gr->client[i].used = true;
 		gr->client[i].addr = *addr;
+		gr->client[i].pid = *from;
 		peer = (size_t) i;
 	}
 	f = &gr->client[i].flow[mt];
@@ -535,12 +599,17 @@ static void grantor_request(struct unicast_grantor *gr, const struct unicast_add
 }
 
 static void grantor_cancelled(struct unicast_grantor *gr, const struct unicast_addr *addr,
-			      enum unicast_mt mt, const struct unicast_tlv *t,
-			      struct unicast_actions *out)
+			      const struct PortIdentity *from, enum unicast_mt mt,
+			      const struct unicast_tlv *t, struct unicast_actions *out)
 {
-	int i = client_find(gr, addr);
+	int i = client_find(gr, addr, from);
 	struct unicast_grantor_flow *f;
 
+	if (i < 0 && client_find(gr, addr, NULL) >= 0) {
+		/* The address of a client, not its port: a stranger's CANCEL, not answered. */
+		gr->stats.forged++;
+		return;
+	}
 	if (i < 0) {
 		/* Nothing granted to that address: a stale or forged CANCEL, not answered. */
 		gr->stats.cancel_unknown++;
@@ -562,7 +631,8 @@ static void grantor_cancelled(struct unicast_grantor *gr, const struct unicast_a
 }
 
 int unicast_grantor_receive(struct unicast_grantor *gr, const struct unicast_addr *addr,
-			    const struct unicast_tlv *t, ns_t now, struct unicast_actions *out)
+			    const struct PortIdentity *from, const struct unicast_tlv *t, ns_t now,
+			    struct unicast_actions *out)
 {
 	int mt = unicast_mt_from_msg_type(t->messageType);
 	int i;
@@ -572,13 +642,17 @@ int unicast_grantor_receive(struct unicast_grantor *gr, const struct unicast_add
 	}
 	switch (t->tlvType) {
 	case TLV_REQUEST_UNICAST_TRANSMISSION:
-		grantor_request(gr, addr, (enum unicast_mt) mt, t, now, out);
+		grantor_request(gr, addr, from, (enum unicast_mt) mt, t, now, out);
 		return 0;
 	case TLV_CANCEL_UNICAST_TRANSMISSION:
-		grantor_cancelled(gr, addr, (enum unicast_mt) mt, t, out);
+		grantor_cancelled(gr, addr, from, (enum unicast_mt) mt, t, out);
 		return 0;
 	case TLV_ACKNOWLEDGE_CANCEL_UNICAST_TRANSMISSION:
-		i = client_find(gr, addr);
+		i = client_find(gr, addr, from);
+		if (i < 0 && client_find(gr, addr, NULL) >= 0) {
+			gr->stats.forged++;
+			return 0;
+		}
 		if (i < 0 || !gr->client[i].flow[mt].cancelling) {
 			gr->stats.unexpected++;
 			return 0;

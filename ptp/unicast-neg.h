@@ -108,6 +108,7 @@ struct unicast_grantee_slot {
 struct unicast_grantee_stats {
 	uint64_t requests, grants, denials, timeouts, expiries, cancels, acks;
 	uint64_t unexpected; /* a GRANT or ACKNOWLEDGE_CANCEL for nothing asked */
+	uint64_t forged;     /* a TLV from a master's address under another portIdentity: dropped */
 };
 
 struct unicast_grantee {
@@ -115,6 +116,12 @@ struct unicast_grantee {
 	int8_t logQueryInterval; /* of the table */
 	size_t n_peers;		 /* entries of the master table, at most UNICAST_TABLE_ADDRS_MAX */
 	struct unicast_grantee_slot slot[UNICAST_TABLE_ADDRS_MAX][UNICAST_MT_N];
+	/*
+	 * The sourcePortIdentity of the GRANT each master's grants are bound to, while one of them
+	 * runs (bound): its negotiation TLVs, and the messages it sends under them, must carry it.
+	 */
+	bool bound[UNICAST_TABLE_ADDRS_MAX];
+	struct PortIdentity granted_by[UNICAST_TABLE_ADDRS_MAX];
 	struct unicast_grantee_stats stats;
 };
 
@@ -131,12 +138,26 @@ int unicast_grantee_want(struct unicast_grantee *g, size_t peer, enum msg_type m
 			 bool wanted, int8_t log_period, ns_t now, struct unicast_actions *out);
 
 /*
- * A GRANT, CANCEL or ACKNOWLEDGE_CANCEL from peer (a REQUEST is the grantor's): 0, or -EINVAL for
- * a peer out of range or fewer than two places left in out. What it was not expected for is
- * counted as unexpected and changes nothing.
+ * A GRANT, CANCEL or ACKNOWLEDGE_CANCEL from peer's address, sent by the port from (a REQUEST is
+ * the grantor's): 0, or -EINVAL for a peer out of range or fewer than two places left in out.
+ * What it was not expected for is counted as unexpected and changes nothing. While a grant of
+ * peer runs, a TLV from another portIdentity than its GRANT's is counted as forged and changes
+ * nothing (a stranger at, or spoofing, the master's address); the first GRANT of a duration
+ * binds the peer to its sender until no grant of it runs.
  */
-int unicast_grantee_receive(struct unicast_grantee *g, size_t peer, const struct unicast_tlv *t,
-			    ns_t now, struct unicast_actions *out);
+int unicast_grantee_receive(struct unicast_grantee *g, size_t peer, const struct PortIdentity *from,
+			    const struct unicast_tlv *t, ns_t now, struct unicast_actions *out);
+
+/*
+ * May a message of messageType (Announce, Sync, Delay_Resp, Pdelay_Resp) from peer's address,
+ * sent by from, be taken? Only under a running grant of that type, from the portIdentity the
+ * grant is bound to.
+ */
+bool unicast_grantee_granted(const struct unicast_grantee *g, size_t peer,
+			     enum msg_type messageType, const struct PortIdentity *from);
+/* Is from the portIdentity peer's grants are bound to, or none bound? */
+bool unicast_grantee_bound_to(const struct unicast_grantee *g, size_t peer,
+			      const struct PortIdentity *from);
 
 /* Timeouts, renewals, expiries, CANCELs to repeat: 0, or 1 when out is full (call again). */
 int unicast_grantee_tick(struct unicast_grantee *g, ns_t now, struct unicast_actions *out);
@@ -177,6 +198,7 @@ struct unicast_grantor_stats {
 	uint64_t denied[UNICAST_DENIED_N];
 	uint64_t cancel_unknown; /* a CANCEL from an address the table does not hold: dropped */
 	uint64_t unexpected;	 /* an ACKNOWLEDGE_CANCEL of nothing cancelled, a GRANT */
+	uint64_t forged; /* a CANCEL or ACKNOWLEDGE_CANCEL from a client's address, not its port */
 };
 
 /* One granted flow of one client. */
@@ -189,9 +211,11 @@ struct unicast_grantor_flow {
 	ns_t expires;	   /* granted: until; cancelling: the next resend */
 };
 
+/* A client is the address and the portIdentity of its REQUESTs: its grants are bound to both. */
 struct unicast_grantor_client {
 	bool used;
 	struct unicast_addr addr;
+	struct PortIdentity pid;
 	struct unicast_grantor_flow flow[UNICAST_MT_N];
 };
 
@@ -212,14 +236,25 @@ struct unicast_grantor *unicast_grantor_free(struct unicast_grantor *gr);
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct unicast_grantor *, unicast_grantor_free);
 
 /*
- * A TLV from the peer at addr: a REQUEST is granted (the GRANT, and START when the flow is new or
- * its period changed) or denied (a GRANT of duration 0, counted by reason); a CANCEL of a grant
- * is acknowledged and its flow stopped, one from an address without a place is counted and
- * dropped; an ACKNOWLEDGE_CANCEL ends a CANCEL. 0, or -EINVAL for a GRANT (not the grantor's) or
- * fewer than two places left in out.
+ * A TLV from the port from at addr: a REQUEST is granted (the GRANT, and START when the flow is
+ * new or its period changed) or denied (a GRANT of duration 0, counted by reason); a CANCEL of a
+ * grant is acknowledged and its flow stopped, one from an address without a place is counted
+ * (cancel_unknown) and dropped, one from a client's address under another portIdentity is
+ * counted as forged and dropped; an ACKNOWLEDGE_CANCEL ends a CANCEL. A REQUEST from another
+ * portIdentity at a client's address is another client. 0, or -EINVAL for a GRANT (not the
+ * grantor's) or fewer than two places left in out.
  */
 int unicast_grantor_receive(struct unicast_grantor *gr, const struct unicast_addr *addr,
-			    const struct unicast_tlv *t, ns_t now, struct unicast_actions *out);
+			    const struct PortIdentity *from, const struct unicast_tlv *t, ns_t now,
+			    struct unicast_actions *out);
+
+/*
+ * Does the table hold a client at addr (holds), and is one of them from, with messageType
+ * granted (the return)?
+ */
+bool unicast_grantor_granted(const struct unicast_grantor *gr, const struct unicast_addr *addr,
+			     const struct PortIdentity *from, enum msg_type messageType,
+			     bool *holds);
 
 /* Expiries and CANCELs to repeat: 0, or 1 when out is full (call again). */
 int unicast_grantor_tick(struct unicast_grantor *gr, ns_t now, struct unicast_actions *out);

@@ -74,6 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct unicast_tlv_set set;
 	struct unicast_actions a;
 	struct msg m = { .hdr.messageType = MSG_SIGNALING, .tlv = data, .tlv_len = size };
+	struct PortIdentity pid = { .portNumber = 1 };
 	ns_t now = NS_PER_SEC;
 
 	if (unicast_tlv_set_parse(&m, &set) < 0) {
@@ -89,11 +90,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	(void) unicast_grantee_want(&ge, 0, MSG_SYNC, true, 0, now, &a);
 	for (size_t i = 0; i < set.n; i++) {
 		rebuild(&set.tlv[i]);
+		/* Two senders at the one address: the grant's, and a stranger forging its TLVs. */
+		pid.portNumber = (uint16_t) (1 + (set.tlv[i].durationField & 1));
 		memset(&a, 0, sizeof(a));
-		(void) unicast_grantee_receive(&ge, 0, &set.tlv[i], now, &a);
+		(void) unicast_grantee_receive(&ge, 0, &pid, &set.tlv[i], now, &a);
 		check(&a, 1, false);
 		memset(&a, 0, sizeof(a));
-		(void) unicast_grantor_receive(gr, &peer, &set.tlv[i], now, &a);
+		(void) unicast_grantor_receive(gr, &peer, &pid, &set.tlv[i], now, &a);
 		check(&a, gr->cap, true);
 		/* Time moves by the TLV's own duration, so that expiries and renewals happen. */
 		now += (ns_t) (set.tlv[i].durationField % 1000) * NS_PER_SEC / 2;

@@ -148,3 +148,38 @@ uc_negotiated() {
 	uc_seen "$1" "^0 $g $e (1|True)" "$4: expected the Sync of $2 unicast to $3"
 	uc_unseen "$1" "^(0|11) $g 2(2[4-9]|3[0-9])\\." "$4: $2 (inhibit_multicast_service) sent Sync or Announce to a group"
 }
+
+# uc_grantee_start TAG WHAT: uc_pair TAG, ptp4l in A (192.0.2.1) with UNICAST-MASTER.cfg as
+# shipped, phcd in B with UNICAST-SLAVE.cfg naming it; once phcd is SLAVE with its offsets within
+# gptp_phcd_slave_offsets' bounds (WHAT names them).
+uc_grantee_start() {
+	uc_pair "$1"
+	cp "$CONFIGS/UNICAST-MASTER.cfg" "$tmp/master-$1.cfg"
+	uc_slave_cfg "$tmp/slave-$1.cfg" 192.0.2.1 "$ib"
+	udp_phcd_conf "$tmp/slave-$1.cfg" "$ib" slave "network_transport = UDPv4" >"$log.phcd.conf"
+	udp_ptp4l_start "$A" "$ia" "$log-ptp4l" "$tmp/master-$1.cfg" -4 --priority1 100
+	gptp_phcd_start "$B" "$log.phcd.conf"
+	gptp_phcd_slave_offsets "$ib" "$2"
+}
+
+# uc_counter KEY: the entry KEY of phcd's port $ib's D-Bus Counters, a number, or fail.
+# uc_counter_or_0 KEY: the same, 0 when there is none (a read before an attack: a build without
+# the counter then fails on what it does, not on the read).
+uc_counter_or_0() {
+	busctl --system --json=short get-property org.phcd1 "/org/phcd1/port/$ib" org.phcd1.Port \
+		Counters | jq -r --arg k "$1" '.data[$k] // 0'
+}
+uc_counter() {
+	local v
+	v=$(busctl --system --json=short get-property org.phcd1 "/org/phcd1/port/$ib" \
+		org.phcd1.Port Counters | jq -r --arg k "$1" '.data[$k]')
+	[[ "$v" =~ ^[0-9]+$ ]] || fail "expected Counters $1 on D-Bus, got '$v'"
+	echo "$v"
+}
+
+# uc_counter_grew KEY BEFORE N WHAT: Counters KEY is BEFORE + N, or fail naming WHAT.
+uc_counter_grew() {
+	local v
+	v=$(uc_counter "$1")
+	[ $((v - $2)) = "$3" ] || fail "$4: Counters $1 grew by $((v - $2)), expected $3"
+}

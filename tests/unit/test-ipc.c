@@ -190,7 +190,7 @@ static const struct {
 	size_t payload;
 } sizes[] = {
 	{ IPC_HELLO, 10 },
-	{ IPC_STATUS, 700 },
+	{ IPC_STATUS, 716 },
 	{ IPC_ERBEST, 113 },
 	{ IPC_CONFIG, 507 },
 	{ IPC_RECOMMENDED_STATE, 109 },
@@ -304,7 +304,7 @@ static void test_fields(void **state)
 	/* Header: type, version, length, big-endian. */
 	sample(IPC_SET_PRIORITY, &m);
 	assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
-	assert_memory_equal(buf, "\x00\x42\x00\x1c\x00\x00\x00\x02\x0a\x14", 10);
+	assert_memory_equal(buf, "\x00\x42\x00\x1d\x00\x00\x00\x02\x0a\x14", 10);
 }
 
 static void expect_bad(const uint8_t *buf, size_t len, const char *what)

@@ -226,16 +226,15 @@ static void test_no_fallback(void **state)
 	link_free(&l);
 }
 
-/* A REQUEST for Announce from addr with a sourcePortIdentity of its own, into buf. */
-static size_t request_from(uint32_t k, uint8_t *buf, size_t size)
+/* A Signaling message from src with one negotiation TLV (tlvType, for mt), into buf. */
+static size_t signaling_from(const struct PortIdentity *src, uint16_t tlvType, enum msg_type mt,
+			     uint16_t seq, uint8_t *buf, size_t size)
 {
 	struct unicast_tlv u = {
-		.tlvType = TLV_REQUEST_UNICAST_TRANSMISSION,
-		.messageType = MSG_ANNOUNCE,
-		.logInterMessagePeriod = 0,
-		.durationField = 60,
+		.tlvType = tlvType,
+		.messageType = mt,
+		.durationField = tlvType == TLV_REQUEST_UNICAST_TRANSMISSION ? 60 : 0,
 	};
-	struct PortIdentity src = { .portNumber = 1 };
 	uint8_t tlv[32];
 	struct tlv_builder b;
 	struct msg m;
@@ -243,10 +242,8 @@ static size_t request_from(uint32_t k, uint8_t *buf, size_t size)
 
 	tlv_builder_init(&b, tlv, sizeof(tlv));
 	assert_int_equal(unicast_tlv_build(&b, &u), 0);
-	src.clockIdentity.id[0] = 0x0a;
-	memcpy(&src.clockIdentity.id[4], &k, sizeof(k));
 	memset(&m, 0, sizeof(m));
-	msg_header_init(&m.hdr, MSG_SIGNALING, 0, &src, (uint16_t) k);
+	msg_header_init(&m.hdr, MSG_SIGNALING, 0, src, seq);
 	memset(&m.body.signaling.targetPortIdentity, 0xff,
 	       sizeof(m.body.signaling.targetPortIdentity));
 	m.tlv = tlv;
@@ -254,6 +251,17 @@ static size_t request_from(uint32_t k, uint8_t *buf, size_t size)
 	n = msg_build(&m, buf, size);
 	assert_true(n > 0);
 	return (size_t) n;
+}
+
+/* A REQUEST for Announce from addr with a sourcePortIdentity of its own, into buf. */
+static size_t request_from(uint32_t k, uint8_t *buf, size_t size)
+{
+	struct PortIdentity src = { .portNumber = 1 };
+
+	src.clockIdentity.id[0] = 0x0a;
+	memcpy(&src.clockIdentity.id[4], &k, sizeof(k));
+	return signaling_from(&src, TLV_REQUEST_UNICAST_TRANSMISSION, MSG_ANNOUNCE, (uint16_t) k,
+			      buf, size);
 }
 
 /*
@@ -346,13 +354,140 @@ static void test_group_source(void **state)
 	link_free(&l);
 }
 
+/* Side sd's last frame of type t, sent by src instead, a better Announce, a time 1000 s off. */
+static size_t forge(const struct side *sd, enum msg_type t, const struct PortIdentity *src,
+		    uint8_t *buf)
+{
+	struct msg m;
+	ssize_t n;
+
+	assert_true(sd->sent_len[t] > 0);
+	assert_int_equal(msg_parse(sd->sent[t], sd->sent_len[t], &m), 0);
+	m.hdr.sourcePortIdentity = *src;
+	if (t == MSG_ANNOUNCE) {
+		m.body.announce.grandmasterPriority1 = 0;
+		m.body.announce.grandmasterIdentity = src->clockIdentity;
+	}
+	m.body.sync.originTimestamp.secondsField += 1000; /* Sync */
+	m.body.follow_up.preciseOriginTimestamp.secondsField += 1000;
+	n = msg_build(&m, buf, FRAME_MAX);
+	assert_true(n > 0);
+	return (size_t) n;
+}
+
+/* Deliver a frame to side sd from the address from, stamped now. */
+static void deliver(struct link *l, struct side *sd, const uint8_t *buf, size_t n,
+		    const struct port_address *from)
+{
+	ns_t rx;
+
+	assert_int_equal(clock_get_time(sd->clk, &rx), 0);
+	assert_int_equal(port_receive_from(sd->port, buf, n, rx, from, l->now), 0);
+}
+
+/*
+ * Strangers at the negotiation (16.1): a better Announce, Sync and Follow_Up 1000 s off and a
+ * Delay_Resp to the grantee from an address outside its table, from the master's address under
+ * another portIdentity, and from another address under the master's portIdentity; CANCELs of
+ * the grantee's grants from the master's address under another portIdentity, and from another
+ * address; to the grantor a CANCEL and a Delay_Req from the grantee's address under another
+ * portIdentity. Each is counted (not_granted, forged, cancels_unknown) and dropped: the grantee
+ * stays SLAVE of its master within 200 ns, every grant runs, no Delay_Resp goes to the stranger.
+ */
+static void test_strangers(void **state)
+{
+	static const enum msg_type types[] = { MSG_ANNOUNCE, MSG_SYNC, MSG_FOLLOW_UP,
+					       MSG_DELAY_RESP };
+	static const enum msg_type granted[] = { MSG_ANNOUNCE, MSG_SYNC, MSG_DELAY_RESP };
+	struct PortIdentity stranger = {
+		.clockIdentity = { { 0x0a, 0xf1, 0, 0xff, 0xfe, 0, 0, 9 } }, .portNumber = 1
+	};
+	struct port_address m_addr, s_addr, x_addr = { 4, { 192, 0, 2, 66 } };
+	uint64_t gm[_PORT_UC_MAX], gs[_PORT_UC_MAX];
+	struct PortIdentity m_pid, parent;
+	struct port_uc_entry e[2];
+	uint8_t buf[FRAME_MAX];
+	unsigned resp_before;
+	struct side *m, *s;
+	struct link l;
+	size_t n;
+
+	link_unicast(&l, false, false);
+	m = &l.s[0];
+	s = &l.s[1];
+	side_address(false, 0, &m_addr);
+	side_address(false, 1, &s_addr);
+	link_run(&l, START + 40 * NS_PER_SEC);
+	assert_int_equal(port_get_state(s->port), PORT_STATE_SLAVE);
+	m_pid = port_port_ds(m->port)->portIdentity;
+	parent = port_parent_ds(s->port)->parentPortIdentity;
+	assert_true(port_identity_equal(&parent, &m_pid));
+	resp_before = m->unicast_tx[MSG_DELAY_RESP];
+	for (int round = 0; round < 10; round++) {
+		struct PortIdentity other_port = m_pid;
+
+		other_port.portNumber++;
+		for (size_t k = 0; k < ARRAY_SIZE(types); k++) {
+			n = forge(m, types[k], &stranger, buf);
+			deliver(&l, s, buf, n, &x_addr);
+			deliver(&l, s, buf, n, &m_addr);
+			n = forge(m, types[k], &m_pid, buf);
+			deliver(&l, s, buf, n, &x_addr);
+			n = forge(m, types[k], &other_port, buf);
+			deliver(&l, s, buf, n, &m_addr);
+		}
+		for (size_t k = 0; k < ARRAY_SIZE(granted); k++) {
+			n = signaling_from(&stranger, TLV_CANCEL_UNICAST_TRANSMISSION, granted[k],
+					   (uint16_t) round, buf, sizeof(buf));
+			deliver(&l, s, buf, n, &m_addr);
+			n = signaling_from(&m_pid, TLV_CANCEL_UNICAST_TRANSMISSION, granted[k],
+					   (uint16_t) round, buf, sizeof(buf));
+			deliver(&l, s, buf, n, &x_addr);
+			n = signaling_from(&stranger, TLV_CANCEL_UNICAST_TRANSMISSION, granted[k],
+					   (uint16_t) round, buf, sizeof(buf));
+			deliver(&l, m, buf, n, &s_addr);
+		}
+		n = forge(s, MSG_DELAY_REQ, &stranger, buf);
+		deliver(&l, m, buf, n, &s_addr);
+		link_run(&l, l.now + NS_PER_SEC);
+	}
+	port_unicast_counters(m->port, gm);
+	port_unicast_counters(s->port, gs);
+	/* Grantee: 4 types from 4 senders a round; 3 CANCELs from each of 2; grantor: 3 and 1. */
+	assert_int_equal(gs[PORT_UC_NOT_GRANTED], 10 * 4 * 4);
+	assert_int_equal(gs[PORT_UC_FORGED], 10 * 3);
+	assert_int_equal(gs[PORT_UC_CANCELS_UNKNOWN], 10 * 3);
+	assert_int_equal(gs[PORT_UC_CANCELS_RECEIVED], 0);
+	assert_int_equal(gm[PORT_UC_FORGED], 10 * 3);
+	assert_int_equal(gm[PORT_UC_NOT_GRANTED], 10);
+	assert_int_equal(gm[PORT_UC_CANCELS_RECEIVED], 0);
+	assert_int_equal(m->unicast_misaddressed, 0);
+	assert_int_equal(port_get_state(s->port), PORT_STATE_SLAVE);
+	parent = port_parent_ds(s->port)->parentPortIdentity;
+	assert_true(port_identity_equal(&parent, &m_pid));
+	if (llabs(link_error(&l)) > 200) {
+		fail_msg("error %lld ns after the strangers, expected within 200",
+			 (long long) link_error(&l));
+	}
+	/* The slave's own Delay_Req are still answered; the stranger's were not. */
+	if (m->unicast_tx[MSG_DELAY_RESP] - resp_before > 12) {
+		fail_msg("%u Delay_Resp in 10 s, expected the slave's only (1 a second)",
+			 m->unicast_tx[MSG_DELAY_RESP] - resp_before);
+	}
+	assert_int_equal(port_unicast_table(s->port, l.now, e, 2), 1);
+	assert_granted(&e[0], PORT_UC_GRANTEE, 0, false);
+	assert_int_equal(port_unicast_table(m->port, l.now, e, 2), 1);
+	assert_granted(&e[0], PORT_UC_GRANTOR, 1, false);
+	link_free(&l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_negotiated),   cmocka_unit_test(test_negotiated_l2),
 		cmocka_unit_test(test_no_fallback),  cmocka_unit_test(test_table),
 		cmocka_unit_test(test_table_l2),     cmocka_unit_test(test_request_flood),
-		cmocka_unit_test(test_group_source),
+		cmocka_unit_test(test_group_source), cmocka_unit_test(test_strangers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

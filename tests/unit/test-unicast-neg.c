@@ -3,7 +3,9 @@
  * Unit tests of the unicast negotiation machines (IEEE 1588-2019 16.1): every transition of the
  * grantee (request, grant, denial, timeout, backoff, renewal, expiry, cancel both ways,
  * acknowledgement, shutdown) and of the grantor (grant, each denial, table full, renewal, expiry,
- * cancel, forged cancel, cancel_all and its resends, a flood from many addresses).
+ * cancel, forged cancel, cancel_all and its resends, a flood from many addresses), and the
+ * binding of each grant to its sender's portIdentity: TLVs from another port at its address are
+ * forged.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -63,10 +65,25 @@ static void grantee(struct unicast_grantee *g)
 	reset();
 }
 
-static void ge_recv(struct unicast_grantee *g, size_t peer, struct unicast_tlv t, ns_t now)
+/* The port of every peer, unless a test says another: the sender of the TLVs. */
+static const struct PortIdentity PEER = { .clockIdentity = { { 0x02, 0, 0, 0xff, 0xfe, 0, 0, 1 } },
+					  .portNumber = 1 };
+/* A stranger at (or spoofing) a peer's address. */
+static const struct PortIdentity STRANGER = {
+	.clockIdentity = { { 0x0a, 0xf1, 0, 0xff, 0xfe, 0, 0, 9 } },
+	.portNumber = 1,
+};
+
+static void ge_recv_from(struct unicast_grantee *g, size_t peer, const struct PortIdentity *from,
+			 struct unicast_tlv t, ns_t now)
 {
 	reset();
-	assert_int_equal(unicast_grantee_receive(g, peer, &t, now, &acts), 0);
+	assert_int_equal(unicast_grantee_receive(g, peer, from, &t, now, &acts), 0);
+}
+
+static void ge_recv(struct unicast_grantee *g, size_t peer, struct unicast_tlv t, ns_t now)
+{
+	ge_recv_from(g, peer, &PEER, t, now);
 }
 
 static void ge_tick(struct unicast_grantee *g, ns_t now)
@@ -278,6 +295,59 @@ static void test_grantee_cancel_received(void **state)
 	assert_int_equal(g.stats.cancels, 2);
 }
 
+/*
+ * A grant is bound to its GRANT's sender: a CANCEL, a GRANT or an ACK from another portIdentity
+ * at the master's address is forged, counted and dropped, and the grant runs; the sender's own
+ * CANCEL still ends it, and with no grant left the binding goes (a restarted master may bind).
+ */
+static void test_grantee_forged(void **state)
+{
+	struct unicast_grantee g;
+	struct unicast_tlv c = tlv(TLV_CANCEL_UNICAST_TRANSMISSION, MSG_SYNC, 0, 0);
+
+	grantee(&g);
+	assert_int_equal(unicast_grantee_want(&g, 0, MSG_SYNC, true, 0, T0, &acts), 0);
+	/* Not granted yet: Sync is taken from no one, Announce from any port at the address. */
+	assert_false(unicast_grantee_granted(&g, 0, MSG_SYNC, &PEER));
+	assert_true(unicast_grantee_bound_to(&g, 0, &STRANGER));
+	ge_recv(&g, 0, grant(MSG_SYNC, 0, 60), T0);
+	assert_true(unicast_grantee_granted(&g, 0, MSG_SYNC, &PEER));
+	assert_false(unicast_grantee_granted(&g, 0, MSG_SYNC, &STRANGER));
+	assert_false(unicast_grantee_granted(&g, 0, MSG_DELAY_RESP, &PEER)); /* not granted */
+	assert_false(unicast_grantee_granted(&g, 1, MSG_SYNC, &PEER));	     /* another master */
+	assert_false(unicast_grantee_bound_to(&g, 0, &STRANGER));
+	ge_recv_from(&g, 0, &STRANGER, c, T0 + S);
+	ge_recv_from(&g, 0, &STRANGER, grant(MSG_SYNC, -7, 1000), T0 + S);
+	ge_recv_from(&g, 0, &STRANGER, grant(MSG_SYNC, 0, 0), T0 + S);
+	assert_int_equal(acts.n, 0);
+	assert_int_equal(g.stats.forged, 3);
+	assert_int_equal(g.stats.cancels, 0);
+	assert_int_equal(ge_state(&g, 0, UNICAST_MT_SYNC), UNICAST_GRANTEE_GRANTED);
+	assert_int_equal(g.slot[0][UNICAST_MT_SYNC].log_period, 0);
+	/* Another portNumber of the same clock is another port. */
+	struct PortIdentity other = PEER;
+	other.portNumber = 2;
+	ge_recv_from(&g, 0, &other, c, T0 + S);
+	assert_int_equal(g.stats.forged, 4);
+	assert_int_equal(ge_state(&g, 0, UNICAST_MT_SYNC), UNICAST_GRANTEE_GRANTED);
+	/* The master's own CANCEL: acknowledged, the grant ends, the binding with it. */
+	ge_recv(&g, 0, c, T0 + 2 * S);
+	assert_int_equal(acts.n, 2);
+	act(0, UNICAST_ACT_ACK, 0, MSG_SYNC);
+	assert_int_equal(g.stats.cancels, 1);
+	assert_false(unicast_grantee_granted(&g, 0, MSG_SYNC, &PEER));
+	assert_true(unicast_grantee_bound_to(&g, 0, &STRANGER));
+	/* Asked again; a master with a new identity (restarted) is granted and bound. */
+	ge_tick(&g, T0 + 4 * S);
+	act(0, UNICAST_ACT_REQUEST, 0, MSG_SYNC);
+	ge_recv_from(&g, 0, &other, grant(MSG_SYNC, 0, 60), T0 + 4 * S);
+	assert_true(unicast_grantee_granted(&g, 0, MSG_SYNC, &other));
+	assert_false(unicast_grantee_granted(&g, 0, MSG_SYNC, &PEER));
+	/* It expires unrenewed: unbound at the tick that ends it. */
+	ge_tick(&g, T0 + 64 * S);
+	assert_true(unicast_grantee_bound_to(&g, 0, &PEER));
+}
+
 /* Not wanted any more: STOP and CANCEL, its acknowledgement, and resends without one. */
 static void test_grantee_unwant_cancel_ack(void **state)
 {
@@ -397,11 +467,17 @@ static struct unicast_grantor_config grantor_config(void)
 	};
 }
 
+static void gr_recv_from(struct unicast_grantor *gr, struct unicast_addr a,
+			 const struct PortIdentity *from, struct unicast_tlv t, ns_t now)
+{
+	reset();
+	assert_int_equal(unicast_grantor_receive(gr, &a, from, &t, now, &acts), 0);
+}
+
 static void gr_recv(struct unicast_grantor *gr, struct unicast_addr a, struct unicast_tlv t,
 		    ns_t now)
 {
-	reset();
-	assert_int_equal(unicast_grantor_receive(gr, &a, &t, now, &acts), 0);
+	gr_recv_from(gr, a, &PEER, t, now);
 }
 
 static struct unicast_tlv request(enum msg_type mt, int8_t period, uint32_t duration)
@@ -610,6 +686,49 @@ static void test_grantor_cancel_received(void **state)
 	assert_int_equal(gr->stats.cancel_unknown, 2);
 }
 
+/*
+ * A grant is bound to the address and the portIdentity of its REQUEST: a CANCEL or ACK from
+ * another port at the client's address is forged, counted and dropped; a REQUEST from one is
+ * another client; a Delay_Resp grant is reported for its client's port only.
+ */
+static void test_grantor_forged(void **state)
+{
+	struct unicast_grantor_config cfg = grantor_config();
+	_cleanup_(unicast_grantor_freep) struct unicast_grantor *gr = NULL;
+	struct unicast_addr a = ip4(192, 0, 2, 1);
+	struct unicast_tlv c = tlv(TLV_CANCEL_UNICAST_TRANSMISSION, MSG_SYNC, 0, 0);
+	bool holds;
+
+	assert_int_equal(unicast_grantor_new(&cfg, 4, &gr), 0);
+	assert_false(unicast_grantor_granted(gr, &a, &PEER, MSG_DELAY_RESP, &holds));
+	assert_false(holds);
+	gr_recv(gr, a, request(MSG_SYNC, 0, 60), T0);
+	gr_recv(gr, a, request(MSG_DELAY_RESP, 0, 60), T0);
+	assert_true(unicast_grantor_granted(gr, &a, &PEER, MSG_DELAY_RESP, &holds));
+	assert_true(holds);
+	assert_false(unicast_grantor_granted(gr, &a, &STRANGER, MSG_DELAY_RESP, &holds));
+	assert_true(holds);
+	gr_recv_from(gr, a, &STRANGER, c, T0 + S);
+	assert_int_equal(acts.n, 0);
+	gr_recv_from(gr, a, &STRANGER,
+		     tlv(TLV_ACKNOWLEDGE_CANCEL_UNICAST_TRANSMISSION, MSG_SYNC, 0, 0), T0 + S);
+	assert_int_equal(acts.n, 0);
+	assert_int_equal(gr->stats.forged, 2);
+	assert_int_equal(gr->stats.cancels, 0);
+	assert_true(gr->client[0].flow[UNICAST_MT_SYNC].granted);
+	/* A REQUEST from the stranger's port: another client, in its own place. */
+	gr_recv_from(gr, a, &STRANGER, request(MSG_SYNC, 0, 60), T0 + S);
+	assert_int_equal(acts.n, 2);
+	act(1, UNICAST_ACT_GRANT, 1, MSG_SYNC);
+	assert_false(unicast_grantor_granted(gr, &a, &STRANGER, MSG_DELAY_RESP, &holds));
+	/* The client's own CANCEL ends its grant only. */
+	gr_recv(gr, a, c, T0 + 2 * S);
+	act(0, UNICAST_ACT_ACK, 0, MSG_SYNC);
+	assert_false(gr->client[0].flow[UNICAST_MT_SYNC].granted);
+	assert_true(gr->client[1].flow[UNICAST_MT_SYNC].granted);
+	assert_int_equal(gr->stats.cancels, 1);
+}
+
 /* cancel_all: STOP and CANCEL each flow; an ACK ends one; the others are resent, then given up. */
 static void test_grantor_cancel_all(void **state)
 {
@@ -660,8 +779,8 @@ static void test_grantor_refuses(void **state)
 
 	assert_int_equal(unicast_grantor_new(&cfg, 4, &gr), 0);
 	reset();
-	assert_int_equal(unicast_grantor_receive(gr, &a, &g, T0, &acts), -EINVAL);
-	assert_int_equal(unicast_grantor_receive(gr, &a, &f, T0, &acts), -EINVAL);
+	assert_int_equal(unicast_grantor_receive(gr, &a, &PEER, &g, T0, &acts), -EINVAL);
+	assert_int_equal(unicast_grantor_receive(gr, &a, &PEER, &f, T0, &acts), -EINVAL);
 	assert_int_equal(acts.n, 0);
 }
 
@@ -821,6 +940,7 @@ int main(void)
 		cmocka_unit_test(test_grantee_expiry),
 		cmocka_unit_test(test_grantee_renewal_denied),
 		cmocka_unit_test(test_grantee_cancel_received),
+		cmocka_unit_test(test_grantee_forged),
 		cmocka_unit_test(test_grantee_unwant_cancel_ack),
 		cmocka_unit_test(test_grantee_shutdown),
 		cmocka_unit_test(test_grantee_tick_bounded),
@@ -831,6 +951,7 @@ int main(void)
 		cmocka_unit_test(test_grantor_table_full),
 		cmocka_unit_test(test_grantor_expiry),
 		cmocka_unit_test(test_grantor_cancel_received),
+		cmocka_unit_test(test_grantor_forged),
 		cmocka_unit_test(test_grantor_cancel_all),
 		cmocka_unit_test(test_grantor_refuses),
 		cmocka_unit_test(test_grantor_flood),
