@@ -44,15 +44,16 @@ gptp_phcd_start() {
 }
 
 # gptp_phcd_slave_offsets IF WHAT: phcd's port IF goes SLAVE, and 10 of its offsets after the servo
-# settled are near zero (median within 5 us; mean path delay within 20 us).
+# settled (GPTP_PHCD_SAMPLES of them if set) are near zero (median within 5 us; mean path delay
+# within 20 us).
 gptp_phcd_slave_offsets() {
-	local from stats
+	local from stats n=${GPTP_PHCD_SAMPLES:-10}
 	wait_for "$log-phcd" "$1: .*-> SLAVE" 60
 	from=$(line_no "$log-phcd" "$1: .*-> SLAVE")
 	# The first 10 offsets after SLAVE (1.25 s at 8 Sync/s) are the servo settling.
 	from=$(nth_line "$log-phcd" 'master offset .* s2 ' 10 40 "$from")
-	wait_lines "$log-phcd" 'master offset .* s2 ' 10 40 "$from"
-	stats=$(offset_stats "$log-phcd" "$from" 10)
+	wait_lines "$log-phcd" 'master offset .* s2 ' "$n" 40 "$from"
+	stats=$(offset_stats "$log-phcd" "$from" "$n")
 	check_stats "$2" "$stats" 5000 20000
 }
 
