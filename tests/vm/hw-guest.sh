@@ -205,6 +205,8 @@ fi
 # NICs are this guest's: eth1's frames come to eth0 from a local source address, which the
 # kernel takes only with accept_local (and no reverse path filter). No tool-vm-igb quirk: those
 # are for L2 frames (the ETQF filter).
+# U_TRANSPORT=UDPv6 (PHCD_VM_U_TRANSPORT): U and V over UDP/IPv6 instead (ptp4l -6), from the
+# link-local addresses, once their duplicate address detection is done.
 if want U || want W; then
 ip addr add 192.0.2.1/24 dev eth0
 ip addr add 198.51.100.1/24 dev eth1
@@ -212,7 +214,19 @@ for c in all eth0 eth1; do
 	echo 1 >/proc/sys/net/ipv4/conf/$c/accept_local
 	echo 0 >/proc/sys/net/ipv4/conf/$c/rp_filter
 done
-U_PTP4L_OPTS="-4 ${PTP4L_OPTS#-2 }"
+U_TRANSPORT=${U_TRANSPORT:-UDPv4}
+U_FAMILY=-4
+if [ "$U_TRANSPORT" = UDPv6 ]; then
+	U_FAMILY=-6
+	# /proc/net/if_inet6: scope 20 (link), flags 80 (permanent, no longer tentative).
+	end=$(($(cut -d. -f1 /proc/uptime) + 20))
+	while [ "$(grep -cE '^fe80.* 20 80 +eth[01]$' /proc/net/if_inet6)" -lt 2 ] &&
+		[ "$(cut -d. -f1 /proc/uptime)" -lt $end ]; do
+		sleep 0.2
+	done
+	say "U: link-local addresses: $(grep -E 'eth[01]$' /proc/net/if_inet6 | tr '\n' ';')"
+fi
+U_PTP4L_OPTS="$U_FAMILY ${PTP4L_OPTS#-2 }"
 u_sysclock=$SYSCLOCK
 SYSCLOCK=
 if want U; then
@@ -222,10 +236,10 @@ $B/phc_ctl /dev/ptp0 adj 0.001 >/dev/null
 $B/ptp4l -i eth1 $U_PTP4L_OPTS --masterOnly 1 --uds_address /run/ptp4l-u >/tmp/ptp4l-u.log 2>&1 &
 echo $! >/tmp/ptp4l.pid
 conf u eth0 "slaveOnly = 1
-network_transport = UDPv4"
+network_transport = $U_TRANSPORT"
 start_phcd u
 if wait_prop eth0 State 's "SLAVE"' $SLAVE_WAIT_S; then
-	say "U: phcd SLAVE over UDPv4 at $(up)s"
+	say "U: phcd SLAVE over $U_TRANSPORT at $(up)s"
 	echo "VMTEST-U-SLAVE 1"
 	sleep $LEARN_S
 	grep 'master offset' /tmp/u.log | tail -n $MEAN_SAMPLES |
@@ -242,16 +256,16 @@ fi
 # V: phcd master over UDPv4 on eth0, ptp4l -4 -H slave (free-running) on eth1. W: the same on
 # stock QEMU, whose ptp4l gets no RX timestamp to measure with: MASTER_S from phcd's MASTER.
 conf v eth0 "priority1 = 1
-network_transport = UDPv4"
+network_transport = $U_TRANSPORT"
 start_phcd v
 $B/ptp4l -i eth1 $U_PTP4L_OPTS -s --summary_interval -3 --uds_address /run/ptp4l-v \
 	>/tmp/ptp4l-v.log 2>&1 &
 echo $! >/tmp/ptp4l.pid
 if want U && wait_for /tmp/ptp4l-v.log 'master offset|rms ' $SLAVE_WAIT_S; then
-	say "U: ptp4l measuring phcd over UDPv4 at $(up)s"
+	say "U: ptp4l measuring phcd over $U_TRANSPORT at $(up)s"
 	sleep $MASTER_S
 elif want W && wait_prop eth0 State 's "MASTER"' $SLAVE_WAIT_S; then
-	say "W: phcd MASTER over UDPv4 at $(up)s"
+	say "W: phcd MASTER over $U_TRANSPORT at $(up)s"
 	sleep $MASTER_S
 fi
 port_report V

@@ -124,6 +124,7 @@ TS_LOCK_S=$TS_LOCK_S
 TS_HOLDOVER_S=$TS_HOLDOVER_S
 TS_OOS_S=$TS_OOS_S
 TS_SETTLE_S=${PHCD_VM_TS_SETTLE_S:-20}
+U_TRANSPORT=${PHCD_VM_U_TRANSPORT:-UDPv4}
 QUIRKS=$((1 - CLOSED))
 BACKEND=$([ "$CLOSED" = 1 ] && echo phc || echo virtual)
 EOF
@@ -325,6 +326,7 @@ fi
 # UDP/IPv4, phcd slave (U) then master (V) of ptp4l -4 -H; every UDP event message received with
 # its hardware timestamp, on stock QEMU's igb none is (no tool-vm-igb quirk reaches them).
 if want U; then
+	echo "U: over ${PHCD_VM_U_TRANSPORT:-UDPv4}"
 	slave_judge U stamped_strict ptpv2-event ptpv2-l4-event
 	master_judge V stamped_strict
 fi
@@ -334,15 +336,16 @@ fi
 # gets them without an RX timestamp (stock igb stamps no UDP frame, bug (d)): reported, and
 # counted only as proof that they came.
 if [ "$CLOSED" = 0 ] && want W; then
+	echo "W: over ${PHCD_VM_U_TRANSPORT:-UDPv4}"
 	tx=$(counter tx_sync "$(v V-COUNTERS)")
 	got=$(($(v V-PTP4L-NOTS) + $(v V-PTP4L-OFFSETS)))
 	[ "$(v V-STATE)" = 's "MASTER"' ] && [ "$(v V-MODE)" = 's "hardware"' ] &&
 		[ "${tx:-0}" -gt 0 ] && [ "$(v V-ERROR)" = 's ""' ] ||
-		fail "W: expected phcd MASTER over UDPv4 with hardware timestamps, Syncs sent and no" \
+		fail "W: expected phcd MASTER over UDP with hardware timestamps, Syncs sent and no" \
 			"error, got $(v V-STATE) $(v V-MODE), tx_sync=${tx:-none}, LastError $(v V-ERROR)"
-	[ "$got" -gt 0 ] || fail "W: ptp4l -4 slave on eth1 got none of phcd's $tx Syncs"
-	echo "ok: W: phcd MASTER over UDPv4: $tx Syncs sent, each with its hardware TX timestamp" \
-		"(LastError empty); ptp4l -4 -H got $(v V-PTP4L-NOTS) event messages without an RX" \
+	[ "$got" -gt 0 ] || fail "W: ptp4l slave on eth1 got none of phcd's $tx Syncs"
+	echo "ok: W: phcd MASTER over UDP: $tx Syncs sent, each with its hardware TX timestamp" \
+		"(LastError empty); ptp4l -H got $(v V-PTP4L-NOTS) event messages without an RX" \
 		"timestamp (stock QEMU's igb stamps no UDP frame: bug (d)), measured $(v V-PTP4L-OFFSETS) times"
 fi
 
