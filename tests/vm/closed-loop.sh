@@ -9,7 +9,8 @@
 # phcd's samples (refclock SOCK, software timestamps) and from the PHC phcd steers (refclock PHC,
 # hardware ones), judged against the grandmaster's PHC beside phcd steering it alone (A). Then T
 # (tests/vm/ts-guest.sh): phcd a grandmaster with time_source = system, its PHC kept on the
-# guest's CLOCK_REALTIME, its class following the guest kernel's STA_UNSYNC.
+# guest's CLOCK_REALTIME, its class following the guest kernel's STA_UNSYNC. U (after B): A and B
+# over UDP/IPv4 (ptp4l -4 -H), every UDP event message stamped both ways (QEMU bug (d) fixed).
 # Usage: tests/vm/closed-loop.sh [WORKDIR] (default build-vm/). The QEMU is cached in
 # $PHCD_VM_QEMU_CACHE (default WORKDIR/qemu-fixed), which worktrees may share.
 set -euo pipefail
