@@ -62,8 +62,10 @@ for i in $(seq 1 "$MAX"); do
 done
 
 # cpu PID: ns spent on a CPU (schedstat's first field: exact, where stat's utime + stime count
-# 10 ms ticks).
+# 10 ms ticks); wakeups PID: how many times it was put on a CPU (the third field: one per wakeup
+# of a process that sleeps between events, plus any preemption).
 cpu() { awk '{ print $1 }' "/proc/$1/schedstat" 2>/dev/null || echo 0; }
+wakeups() { awk '{ print $3 }' "/proc/$1/schedstat" 2>/dev/null || echo 0; }
 # mem PID: "RssAnon VmRSS Pss" in kB.
 mem() {
 	local a r p
@@ -76,11 +78,15 @@ mem() {
 measure() {
 	local run=$1 n=$2 holder=$3 role=$4 p
 	shift 4
-	declare -A c0
-	for p in "$@"; do c0[$p]=$(cpu "$p"); done
+	declare -A c0 w0
+	for p in "$@"; do
+		c0[$p]=$(cpu "$p")
+		w0[$p]=$(wakeups "$p")
+	done
 	sleep "$WINDOW"
 	for p in "$@"; do
-		echo "$run $n $holder $role $p $(($(cpu "$p") - c0[$p])) $(mem "$p")" >>"$tmp/results"
+		echo "$run $n $holder $role $p $(($(cpu "$p") - c0[$p])) $(mem "$p")" \
+			"$(($(wakeups "$p") - w0[$p]))" >>"$tmp/results"
 	done
 }
 
@@ -173,14 +179,14 @@ echo "# load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 cp "$tmp/results" "${FOOTPRINT_RESULTS:-/dev/null}" 2>/dev/null || true
 
 echo
-echo "# ports holder | CPU % of one core: mean, sd, min, max over runs | per worker (ptp4l: per process): RssAnon kB max, VmRSS kB max, Pss kB mean | total: RssAnon MB, VmRSS MB, Pss MB (mean over runs)"
+echo "# ports holder | CPU % of one core: mean, sd, min, max over runs | per worker (ptp4l: per process): RssAnon kB max, VmRSS kB max, Pss kB mean | total: RssAnon MB, VmRSS MB, Pss MB (mean over runs) | per worker (ptp4l: per process): wakeups a second, us on a CPU per wakeup"
 echo "#   phcd = supervisor + workers (supervisor's own figures in brackets); ptp4l = all N processes"
 awk -v W="$WINDOW" '
 	{ k = $2 " " $3 " " $1; kk = $2 " " $3; cpu[k] += $6; anon[k] += $7; rss[k] += $8; pss[k] += $9
 	  key[kk] = 1; runs[$1] = 1
 	  if ($4 == "supervisor") { scpu[k] += $6; sanon[k] = $7; srss[k] = $8; spss[k] = $9 }
 	  else { if ($7 > wanon[kk]) wanon[kk] = $7; if ($8 > wrss[kk]) wrss[kk] = $8
-		 wpss[kk] += $9; wn[kk]++ } }
+		 wpss[kk] += $9; wn[kk]++; wwake[kk] += $10; wcpu[kk] += $6 } }
 	END {
 		for (kk in key) {
 			n = 0; m = 0; q = 0; lo = -1; hi = 0; a = 0; r = 0; p = 0; sc = 0; sa = 0; sr = 0; sp = 0
@@ -195,8 +201,9 @@ awk -v W="$WINDOW" '
 			m /= n; sd = n > 1 ? sqrt((q - n * m * m) / (n - 1)) : 0
 			split(kk, f, " ")
 			extra = f[2] ~ /^phcd/ ? sprintf(" [supervisor %.2f%% %d kB anon %d kB rss %d kB pss]", sc / n, sa / n, sr / n, sp / n) : ""
-			printf "%3d %-9s | %6.2f %5.2f %6.2f %6.2f | %5d %6d %6d | %7.1f %7.1f %7.1f%s\n", f[1], f[2], m, sd, lo, hi,
-				wanon[kk], wrss[kk], wpss[kk] / wn[kk], a / n / 1024, r / n / 1024, p / n / 1024, extra
+			printf "%3d %-9s | %6.2f %5.2f %6.2f %6.2f | %5d %6d %6d | %7.1f %7.1f %7.1f | %5.1f %5.1f%s\n", f[1], f[2], m, sd, lo, hi,
+				wanon[kk], wrss[kk], wpss[kk] / wn[kk], a / n / 1024, r / n / 1024, p / n / 1024,
+				wwake[kk] / wn[kk] / W, wwake[kk] ? wcpu[kk] / wwake[kk] / 1000 : 0, extra
 		}
 	}' "$tmp/results" | sort -n -k1,1 -k2,2
 for f in "$tmp"/strace-*; do
