@@ -87,24 +87,17 @@ static int add_membership(int fd, int ifindex, const uint8_t mac[TRANSPORT_MAC_L
  */
 #define L2_LAZY_A 0x0b /* Announce */
 #define L2_LAZY_B 0x09 /* Delay_Resp */
-static const struct sock_filter l2_lazy_only[] = {
-	BPF_STMT(BPF_LD | BPF_B | BPF_ABS, L2_HDR_LEN),
-	BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0x0f),
-	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, L2_LAZY_A, 1, 0),
-	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, L2_LAZY_B, 0, 1),
-	BPF_STMT(BPF_RET | BPF_K, 0xffffffff),
-	BPF_STMT(BPF_RET | BPF_K, 0),
-};
-static const struct sock_filter l2_all_but_lazy[] = {
-	BPF_STMT(BPF_LD | BPF_W | BPF_LEN, 0),
-	BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, L2_HDR_LEN, 0, 4),
-	BPF_STMT(BPF_LD | BPF_B | BPF_ABS, L2_HDR_LEN),
-	BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0x0f),
-	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, L2_LAZY_A, 2, 0),
-	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, L2_LAZY_B, 1, 0),
-	BPF_STMT(BPF_RET | BPF_K, 0xffffffff),
-	BPF_STMT(BPF_RET | BPF_K, 0),
-};
+/* Keep (all of it) or drop (0): match for those two, other for the rest and for short frames. */
+#define L2_FILTER(match, other)                                        \
+	BPF_STMT(BPF_LD | BPF_W | BPF_LEN, 0),                         \
+		BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, L2_HDR_LEN, 0, 4), \
+		BPF_STMT(BPF_LD | BPF_B | BPF_ABS, L2_HDR_LEN),        \
+		BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0x0f),             \
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, L2_LAZY_A, 2, 0),  \
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, L2_LAZY_B, 1, 0),  \
+		BPF_STMT(BPF_RET | BPF_K, other), BPF_STMT(BPF_RET | BPF_K, match)
+static const struct sock_filter l2_lazy_only[] = { L2_FILTER(0xffffffff, 0) };
+static const struct sock_filter l2_all_but_lazy[] = { L2_FILTER(0, 0xffffffff) };
 
 void transport_l2_filter(bool lazy, struct sock_fprog *ret)
 {
