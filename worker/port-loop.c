@@ -145,10 +145,14 @@ static void ran(struct port_loop *l, bool tick)
  * it: a Delay_Resp still counts for the next Sync, as when it woke the port) without a wakeup
  * of their own: 4 Announces and a Delay_Resp a second at the fast rates, a third of a SLAVE
  * worker's wakeups. Every timer wakeup reads it too. Past that rate (a flood, or fast rates)
- * the lazy socket wakes the loop again for the next second at least, as the event socket does,
- * so that no flood fills it between two Syncs and pushes the parent's Announces out.
+ * the lazy socket wakes the loop again, as the event socket does, until LAZY_HOLD_NS after the
+ * last second that passed it, so that no flood fills it between two Syncs and pushes the
+ * parent's Announces out: a flood that stops and starts again can cost the port those of at
+ * most one Sync interval every LAZY_HOLD_NS (where the receipt timeout needs 3 announce
+ * intervals in a row by default).
  */
 #define LAZY_MAX_FRAMES 64
+#define LAZY_HOLD_NS (30 * NS_PER_SEC)
 
 static void lazy_watch(struct port_loop *l)
 {
@@ -160,14 +164,14 @@ static void lazy_watch(struct port_loop *l)
 		return;
 	}
 	now = port_loop_now();
+	if (l->rx_frames > LAZY_MAX_FRAMES) {
+		l->rx_busy_until = now + LAZY_HOLD_NS;
+	}
 	if (now - l->rx_window >= NS_PER_SEC) {
-		l->rx_busy = l->rx_frames > LAZY_MAX_FRAMES;
 		l->rx_window = now;
 		l->rx_frames = 0;
-	} else if (l->rx_frames > LAZY_MAX_FRAMES) {
-		l->rx_busy = true;
 	}
-	watch = l->rx_busy || (s != PORT_STATE_SLAVE && s != PORT_STATE_UNCALIBRATED);
+	watch = now < l->rx_busy_until || (s != PORT_STATE_SLAVE && s != PORT_STATE_UNCALIBRATED);
 	if (watch != l->lazy_watched && evloop_io_watch(&l->ev, l->lazy_fd, watch) == 0) {
 		l->lazy_watched = watch;
 	}

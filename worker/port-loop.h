@@ -28,7 +28,7 @@ struct port_loop {
 	struct port_mgmt mgmt;	/* answers pmc -2 on this wire */
 	int lazy_fd;		/* transport_lazy_fd(), or -1 */
 	bool lazy_watched;	/* lazy_fd wakes the loop (port-loop.c, lazy_watch()) */
-	bool rx_busy;		/* more than LAZY_MAX_FRAMES frames in the last second */
+	ns_t rx_busy_until;	/* lazy_fd watched until then: a second had too many frames */
 	ns_t rx_window;		/* when the current second of rx_frames began */
 	unsigned int rx_frames; /* frames read since rx_window */
 	/*
