@@ -288,6 +288,8 @@ int worker_spawn(sd_event *event, const struct worker_config *cfg, const struct 
 		.udp6_scope = cfg->udp6_scope,
 		.dscp_event = cfg->dscp_event,
 		.dscp_general = cfg->dscp_general,
+		/* A SLAVE worker reads them at the Sync's wakeup (worker/port-loop.c). */
+		.lazy_general = true,
 	};
 	struct transport_ts_status st;
 	_cleanup_close_ int phc = -1, ours = -1, theirs = -1, pidfd = -1, page_fd = -1, filter = -1;

@@ -6,9 +6,15 @@
  * messages, never timestamped. Every send names no address: the kernel sends out of the
  * interface the socket is bound to, so a sandbox that refuses any address (sendto's dest_addr
  * must be NULL, sendmsg refused: worker/sandbox.c) confines a worker to its own port.
+ *
+ * Opened with cfg->lazy_general (a supervised worker's), the general socket is bound to
+ * ETH_P_1588 too and receives the Announce and Delay_Resp messages, which a socket filter takes
+ * off the event socket: transport_lazy_fd(), what a SLAVE port reads at the wakeup the next
+ * Sync brings instead of waking for it (worker/port-loop.c).
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/filter.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
 #include <linux/net_tstamp.h>
@@ -35,8 +41,9 @@ static const uint8_t mac_ptp_pdelay[TRANSPORT_MAC_LEN] = { 0x01, 0x80, 0xc2, 0x0
 
 struct transport_l2 {
 	struct transport base;
-	int fd;	 /* the event socket: receives, sends event messages (TX timestamped) */
-	int gfd; /* the general socket: sends general messages, receives nothing */
+	int fd;	   /* the event socket: receives, sends event messages (TX timestamped) */
+	int gfd;   /* the general socket: sends general messages, receives nothing unless lazy */
+	bool lazy; /* gfd receives the Announces and Delay_Resps (transport_lazy_fd()) */
 	int ifindex;
 	uint8_t mac[TRANSPORT_MAC_LEN];
 	uint8_t ptp_dst_mac[TRANSPORT_MAC_LEN]; /* TRANSPORT_DEST_DEFAULT */
@@ -74,8 +81,37 @@ static int add_membership(int fd, int ifindex, const uint8_t mac[TRANSPORT_MAC_L
 	return 0;
 }
 
-/* A packet socket bound to ifindex with this protocol (0: one that receives nothing). */
-static int open_bound(int ifindex, uint16_t protocol, int socket_priority)
+/*
+ * The messages the lazy general socket receives (messageType, the low nibble of the PTP header's
+ * first byte, after the 14-byte link header), and the event socket's filter, which keeps
+ * everything else, frames too short to have a messageType included (the port counts them).
+ */
+#define L2_LAZY_A 0x0b /* Announce */
+#define L2_LAZY_B 0x09 /* Delay_Resp */
+/* Keep (all of it) or drop (0): match for those two, other for the rest and for short frames. */
+#define L2_FILTER(match, other)                                        \
+	BPF_STMT(BPF_LD | BPF_W | BPF_LEN, 0),                         \
+		BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, L2_HDR_LEN, 0, 4), \
+		BPF_STMT(BPF_LD | BPF_B | BPF_ABS, L2_HDR_LEN),        \
+		BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0x0f),             \
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, L2_LAZY_A, 2, 0),  \
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, L2_LAZY_B, 1, 0),  \
+		BPF_STMT(BPF_RET | BPF_K, other), BPF_STMT(BPF_RET | BPF_K, match)
+static const struct sock_filter l2_lazy_only[] = { L2_FILTER(0xffffffff, 0) };
+static const struct sock_filter l2_all_but_lazy[] = { L2_FILTER(0, 0xffffffff) };
+
+void transport_l2_filter(bool lazy, struct sock_fprog *ret)
+{
+	ret->len = (unsigned short) (lazy ? ARRAY_SIZE(l2_lazy_only) : ARRAY_SIZE(l2_all_but_lazy));
+	ret->filter = (struct sock_filter *) (lazy ? l2_lazy_only : l2_all_but_lazy);
+}
+
+/*
+ * A packet socket bound to ifindex with this protocol (0: one that receives nothing), with the
+ * socket filter (none when NULL) attached before the bind, so that no frame comes in unfiltered.
+ */
+static int open_bound(int ifindex, uint16_t protocol, int socket_priority,
+		      const struct sock_fprog *filter)
 {
 	struct sockaddr_ll sll = {
 		.sll_family = AF_PACKET,
@@ -91,6 +127,9 @@ static int open_bound(int ifindex, uint16_t protocol, int socket_priority)
 	 */
 	fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
+		return -errno;
+	}
+	if (filter && setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, filter, sizeof(*filter)) < 0) {
 		return -errno;
 	}
 	if (bind(fd, (struct sockaddr *) &sll, sizeof(sll)) < 0) {
@@ -109,13 +148,14 @@ int transport_l2_open_general_fd(const struct transport_config *cfg)
 	if (cfg->ifindex <= 0) {
 		return -EINVAL;
 	}
-	return open_bound(cfg->ifindex, 0, cfg->socket_priority);
+	return open_bound(cfg->ifindex, 0, cfg->socket_priority, NULL);
 }
 
 int transport_l2_open_fd(const struct transport_config *cfg, int ret_fds[TRANSPORT_L2_FDS],
 			 struct transport_ts_status *ret_status)
 {
 	struct transport_ts_status st = { 0 };
+	struct sock_fprog event_filter, lazy_filter;
 	const uint8_t *ptp_mac, *p2p_mac;
 	char ifname[IF_NAMESIZE];
 	_cleanup_close_ int fd = -1, gfd = -1;
@@ -127,7 +167,10 @@ int transport_l2_open_fd(const struct transport_config *cfg, int ret_fds[TRANSPO
 	if (!if_indextoname(cfg->ifindex, ifname)) {
 		return -errno;
 	}
-	fd = open_bound(cfg->ifindex, ETH_P_1588, cfg->socket_priority);
+	transport_l2_filter(false, &event_filter);
+	transport_l2_filter(true, &lazy_filter);
+	fd = open_bound(cfg->ifindex, ETH_P_1588, cfg->socket_priority,
+			cfg->lazy_general ? &event_filter : NULL);
 	if (fd < 0) {
 		return fd;
 	}
@@ -149,7 +192,9 @@ int transport_l2_open_fd(const struct transport_config *cfg, int ret_fds[TRANSPO
 	if (r < 0) {
 		return r;
 	}
-	gfd = transport_l2_open_general_fd(cfg);
+	gfd = cfg->lazy_general
+		      ? open_bound(cfg->ifindex, ETH_P_1588, cfg->socket_priority, &lazy_filter)
+		      : transport_l2_open_general_fd(cfg);
 	if (gfd < 0) {
 		return gfd;
 	}
@@ -161,8 +206,11 @@ int transport_l2_open_fd(const struct transport_config *cfg, int ret_fds[TRANSPO
 	return 0;
 }
 
-/* A SOCK_RAW packet socket bound to an interface with this protocol: its ifindex, or -errno. */
-static int bound_ifindex(int fd, uint16_t protocol)
+/*
+ * A SOCK_RAW packet socket bound to an interface with this protocol (or, with also, that one):
+ * its ifindex, or -errno. *ret_also tells which it was.
+ */
+static int bound_ifindex2(int fd, uint16_t protocol, uint16_t also, bool *ret_also)
 {
 	struct sockaddr_ll sll = { 0 };
 	socklen_t len = sizeof(sll);
@@ -175,11 +223,19 @@ static int bound_ifindex(int fd, uint16_t protocol)
 	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) < 0) {
 		return -errno;
 	}
-	if (sll.sll_family != AF_PACKET || type != SOCK_RAW ||
-	    sll.sll_protocol != htons(protocol) || sll.sll_ifindex <= 0) {
+	if (sll.sll_family != AF_PACKET || type != SOCK_RAW || sll.sll_ifindex <= 0 ||
+	    (sll.sll_protocol != htons(protocol) && sll.sll_protocol != htons(also))) {
 		return -EPROTOTYPE;
 	}
+	if (ret_also) {
+		*ret_also = sll.sll_protocol != htons(protocol);
+	}
 	return sll.sll_ifindex;
+}
+
+static int bound_ifindex(int fd, uint16_t protocol)
+{
+	return bound_ifindex2(fd, protocol, protocol, NULL);
 }
 
 static int l2_adopt(struct transport *t, const int *fds, size_t n,
@@ -191,6 +247,7 @@ static int l2_adopt(struct transport *t, const int *fds, size_t n,
 	struct transport_config own = { 0 };
 	_cleanup_close_ int gfd = -1;
 	char ifname[IF_NAMESIZE];
+	bool lazy = false;
 	int ifindex, r;
 
 	if (l2->fd >= 0) {
@@ -215,7 +272,8 @@ static int l2_adopt(struct transport *t, const int *fds, size_t n,
 			return gfd;
 		}
 	} else {
-		r = bound_ifindex(general_fd, 0);
+		/* Bound to ETH_P_1588: the lazy one, filtered by the opener (above). */
+		r = bound_ifindex2(general_fd, 0, ETH_P_1588, &lazy);
 		if (r < 0) {
 			return r;
 		}
@@ -246,6 +304,7 @@ static int l2_adopt(struct transport *t, const int *fds, size_t n,
 	}
 	l2->fd = fd;
 	l2->gfd = gfd >= 0 ? TAKE_FD(gfd) : general_fd;
+	l2->lazy = lazy;
 	l2->ifindex = ifindex;
 	l2->tx_key = 0;
 	l2->tx_timeout = cfg && cfg->tx_timeout > 0 ? cfg->tx_timeout
@@ -399,9 +458,9 @@ static void l2_rx_info(struct transport_l2 *l2, struct msghdr *msg, const uint8_
 	transport_sock_rx_ts(msg, l2->status.mode == TRANSPORT_TS_MODE_HARDWARE, ret);
 }
 
-static int l2_recv(struct transport *t, void *buf, size_t len, struct transport_rx_info *ret)
+static int l2_recv_one(struct transport_l2 *l2, int fd, void *buf, size_t len,
+		       struct transport_rx_info *ret)
 {
-	struct transport_l2 *l2 = to_l2(t);
 	uint8_t frame[L2_FRAME_MAX];
 	char ctrl[512];
 	struct sockaddr_ll from = { 0 };
@@ -415,11 +474,8 @@ static int l2_recv(struct transport *t, void *buf, size_t len, struct transport_
 	size_t plen;
 	ssize_t n;
 
-	if (l2->fd < 0) {
-		return -EBADF;
-	}
 	for (;;) {
-		n = recvmsg(l2->fd, &msg, MSG_DONTWAIT);
+		n = recvmsg(fd, &msg, MSG_DONTWAIT);
 		if (n < 0) {
 			return errno == EINTR ? -EAGAIN : -errno;
 		}
@@ -446,10 +502,28 @@ static int l2_recv(struct transport *t, void *buf, size_t len, struct transport_
 	return (int) plen;
 }
 
-/* Up to TRANSPORT_RX_BATCH frames in one recvmmsg(), each payload straight into its entry. */
-static int l2_recv_batch(struct transport *t, struct transport_frame *f, size_t n)
+/* One frame: the lazy general socket's first, as l2_recv_batch() reads them. */
+static int l2_recv(struct transport *t, void *buf, size_t len, struct transport_rx_info *ret)
 {
 	struct transport_l2 *l2 = to_l2(t);
+	int r;
+
+	if (l2->fd < 0) {
+		return -EBADF;
+	}
+	if (l2->lazy) {
+		r = l2_recv_one(l2, l2->gfd, buf, len, ret);
+		if (r != -EAGAIN) {
+			return r;
+		}
+	}
+	return l2_recv_one(l2, l2->fd, buf, len, ret);
+}
+
+/* Up to n (at most TRANSPORT_RX_BATCH) frames of fd in one recvmmsg(), each payload straight
+ * into its entry: how many, or -errno. */
+static int l2_recv_fd(struct transport_l2 *l2, int fd, struct transport_frame *f, size_t n)
+{
 	uint8_t hdr[TRANSPORT_RX_BATCH][L2_HDR_LEN];
 	char ctrl[TRANSPORT_RX_BATCH][512];
 	struct sockaddr_ll from[TRANSPORT_RX_BATCH];
@@ -458,10 +532,6 @@ static int l2_recv_batch(struct transport *t, struct transport_frame *f, size_t 
 	int got;
 
 	_Static_assert(L2_HDR_LEN + TRANSPORT_PAYLOAD_MAX == L2_FRAME_MAX, "one frame per entry");
-	if (l2->fd < 0) {
-		return -EBADF;
-	}
-	n = n < TRANSPORT_RX_BATCH ? n : TRANSPORT_RX_BATCH;
 	memset(mm, 0, n * sizeof(mm[0]));
 	for (size_t k = 0; k < n; k++) {
 		iov[k][0] = (struct iovec){ hdr[k], L2_HDR_LEN };
@@ -473,7 +543,7 @@ static int l2_recv_batch(struct transport *t, struct transport_frame *f, size_t 
 						 .msg_control = ctrl[k],
 						 .msg_controllen = sizeof(ctrl[k]) };
 	}
-	got = recvmmsg(l2->fd, mm, (unsigned int) n, MSG_DONTWAIT, NULL);
+	got = recvmmsg(fd, mm, (unsigned int) n, MSG_DONTWAIT, NULL);
 	if (got < 0) {
 		return errno == EINTR ? -EAGAIN : -errno;
 	}
@@ -496,9 +566,61 @@ static int l2_recv_batch(struct transport *t, struct transport_frame *f, size_t 
 	return got;
 }
 
+/* Up to n frames of fd (l2_recv_fd()), 0 when it has none. */
+static int l2_recv_some(struct transport_l2 *l2, int fd, struct transport_frame *f, size_t n)
+{
+	int got = n ? l2_recv_fd(l2, fd, f, n) : 0;
+
+	return got == -EAGAIN ? 0 : got;
+}
+
+/*
+ * Up to TRANSPORT_RX_BATCH frames: with a lazy general socket, up to half of them from it first
+ * (they came before the wakeup that reads them: at most an Announce and a Delay_Resp a Sync
+ * interval), then the event socket's, then more of the lazy one's if the event socket had no
+ * more: a flood of Announces or Delay_Resps takes at most half of each batch, and the event
+ * socket is read as before, so that its receive queue, which its TX timestamps share, never
+ * fills behind them. Fewer than n: both are empty.
+ */
+static int l2_recv_batch(struct transport *t, struct transport_frame *f, size_t n)
+{
+	struct transport_l2 *l2 = to_l2(t);
+	size_t cap, lazy = 0;
+	int got;
+
+	if (l2->fd < 0) {
+		return -EBADF;
+	}
+	n = n < TRANSPORT_RX_BATCH ? n : TRANSPORT_RX_BATCH;
+	cap = l2->lazy ? (n + 1) / 2 : 0;
+	got = l2_recv_some(l2, l2->gfd, f, cap);
+	if (got < 0) {
+		return got;
+	}
+	lazy = (size_t) got;
+	got = l2_recv_some(l2, l2->fd, f + lazy, n - lazy);
+	if (got < 0) {
+		return lazy ? (int) lazy : got;
+	}
+	if (lazy == cap && cap && lazy + (size_t) got < n) {
+		size_t k = lazy + (size_t) got;
+		int more = l2_recv_some(l2, l2->gfd, f + k, n - k);
+
+		return (int) k + (more > 0 ? more : 0);
+	}
+	return lazy + (size_t) got ? (int) (lazy + (size_t) got) : -EAGAIN;
+}
+
 static int l2_fd(struct transport *t)
 {
 	return to_l2(t)->fd;
+}
+
+static int l2_lazy_fd(struct transport *t)
+{
+	struct transport_l2 *l2 = to_l2(t);
+
+	return l2->lazy ? l2->gfd : -1;
 }
 
 static int l2_get_mac(struct transport *t, uint8_t mac[TRANSPORT_MAC_LEN])
@@ -533,6 +655,7 @@ static const struct transport_ops l2_ops = {
 	.recv = l2_recv,
 	.recv_batch = l2_recv_batch,
 	.fd = l2_fd,
+	.lazy_fd = l2_lazy_fd,
 	.get_mac = l2_get_mac,
 	.get_ts_status = l2_get_ts_status,
 };

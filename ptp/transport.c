@@ -111,6 +111,11 @@ int transport_rx_fds(struct transport *t, int fds[TRANSPORT_FDS_MAX])
 	return 1;
 }
 
+int transport_lazy_fd(struct transport *t)
+{
+	return t->ops->lazy_fd ? t->ops->lazy_fd(t) : -1;
+}
+
 int transport_get_mac(struct transport *t, uint8_t mac[TRANSPORT_MAC_LEN])
 {
 	return t->ops->get_mac(t, mac);

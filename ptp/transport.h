@@ -70,6 +70,11 @@ struct transport_config {
 	uint8_t ptp_dst_mac[TRANSPORT_MAC_LEN];
 	uint8_t p2p_dst_mac[TRANSPORT_MAC_LEN];
 	int socket_priority; /* SO_PRIORITY of the socket, 0..15; 0 leaves the default */
+	/*
+	 * L2: the general socket receives the Announce and Delay_Resp messages, which socket
+	 * filters take off the event socket (transport_lazy_fd()); read with recv_batch/recv.
+	 */
+	bool lazy_general;
 	/* UDP (Annexes C, D), ptp4l's keys: */
 	uint8_t udp_ttl;      /* IP_MULTICAST_TTL / IPV6_MULTICAST_HOPS; 0: 1 */
 	uint8_t udp6_scope;   /* X of FF0X::181, 0x1..0xF; 0 (none set): 0xE */
@@ -170,6 +175,8 @@ struct transport_ops {
 	 * Returns how many it wrote, at most TRANSPORT_FDS_MAX.
 	 */
 	int (*rx_fds)(struct transport *t, int fds[]);
+	/* Optional: a receiving socket that may wait for another's wakeup (transport_lazy_fd()). */
+	int (*lazy_fd)(struct transport *t);
 	int (*get_mac)(struct transport *t, uint8_t mac[TRANSPORT_MAC_LEN]);
 	int (*get_ts_status)(struct transport *t, struct transport_ts_status *ret);
 	/* Optional (UDP): transport_add_peer(), transport_drop_peer(), transport_n_peers(). */
@@ -220,11 +227,19 @@ enum {
  * Open the port's two sockets on cfg->ifindex, for the supervisor to hand to a worker (which
  * adopts them): the event socket bound to ETH_P_1588 with timestamping (hardware set up with
  * SIOCSHWTSTAMP when chosen; TX timestamps socket-wide) and multicast membership configured, the
- * general socket bound with protocol 0. Both get cfg->socket_priority. *ret_status says how
+ * general socket bound with protocol 0 (with cfg->lazy_general: to ETH_P_1588, each with the
+ * socket filter of transport_l2_filter()). Both get cfg->socket_priority. *ret_status says how
  * timestamping came out. Returns 0 or -errno.
  */
 int transport_l2_open_fd(const struct transport_config *cfg, int ret_fds[TRANSPORT_L2_FDS],
 			 struct transport_ts_status *ret_status);
+/*
+ * The classic BPF socket filter of a lazy_general pair, over a frame from its Ethernet header
+ * on: lazy, the general socket's (Announce and Delay_Resp only); else the event socket's (all
+ * but those, frames too short for a messageType included). For SO_ATTACH_FILTER.
+ */
+struct sock_fprog;
+void transport_l2_filter(bool lazy, struct sock_fprog *ret);
 /* Only the general socket (for a by-hand adopter given the event socket alone): fd or -errno. */
 int transport_l2_open_general_fd(const struct transport_config *cfg);
 
@@ -315,6 +330,12 @@ int transport_recv_batch(struct transport *t, struct transport_frame *f, size_t 
 int transport_fd(struct transport *t);
 /* Every socket that receives, for the caller to poll: how many, at most TRANSPORT_FDS_MAX. */
 int transport_rx_fds(struct transport *t, int fds[TRANSPORT_FDS_MAX]);
+/*
+ * A receiving socket that is not among transport_rx_fds(), or -1: it holds only messages a
+ * port may leave until another socket wakes it (L2 with lazy_general: Announce, Delay_Resp),
+ * and transport_recv_batch() reads it first. The caller polls it when it cannot wait.
+ */
+int transport_lazy_fd(struct transport *t);
 int transport_get_mac(struct transport *t, uint8_t mac[TRANSPORT_MAC_LEN]);
 int transport_get_ts_status(struct transport *t, struct transport_ts_status *ret);
 /*

@@ -79,6 +79,18 @@ int evloop_add_io(struct evloop *e, int fd, evloop_io_fn fn, void *userdata)
 	return 0;
 }
 
+int evloop_io_watch(struct evloop *e, int fd, bool input)
+{
+	for (size_t k = 0; k < e->n_io; k++) {
+		struct epoll_event ev = { .events = input ? EPOLLIN : 0, .data.u32 = (uint32_t) k };
+
+		if (e->io[k].fd == fd) {
+			return epoll_ctl(e->epfd, EPOLL_CTL_MOD, fd, &ev) < 0 ? -errno : 0;
+		}
+	}
+	return -ENOENT;
+}
+
 int evloop_add_timer(struct evloop *e, evloop_timer_fn fn, void *userdata)
 {
 	if (e->n_timers >= EVLOOP_MAX_TIMERS) {

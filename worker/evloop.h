@@ -53,6 +53,11 @@ ns_t evloop_now(void);
 int evloop_init(struct evloop *e, const sigset_t *exit_signals);
 /* Watch fd for input (EPOLLIN; hang-up and errors come too). The fd stays the caller's. */
 int evloop_add_io(struct evloop *e, int fd, evloop_io_fn fn, void *userdata);
+/*
+ * Watch an added fd for input or not (hang-up and errors come either way): 0 or -errno. An fd
+ * not watched is read when something else wakes the loop.
+ */
+int evloop_io_watch(struct evloop *e, int fd, bool input);
 /* A timer, off until evloop_timer_set(). Returns its id (>= 0) or -ENOSPC. */
 int evloop_add_timer(struct evloop *e, evloop_timer_fn fn, void *userdata);
 /* Fire timer id once at `when` (CLOCK_MONOTONIC ns; a past time fires at once), or EVLOOP_OFF. */

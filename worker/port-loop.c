@@ -137,16 +137,63 @@ static void ran(struct port_loop *l, bool tick)
 	}
 }
 
+/*
+ * The lazy socket (transport_lazy_fd(): Announce, Delay_Resp) wakes the loop unless the port is
+ * SLAVE or UNCALIBRATED and hears at most LAZY_MAX_FRAMES frames a second: then a Sync comes at
+ * least once a Sync interval, and with it a wakeup that reads the lazy socket first, so the port
+ * hears the Announces and Delay_Resps up to a Sync interval later (before the Sync that woke
+ * it: a Delay_Resp still counts for the next Sync, as when it woke the port) without a wakeup
+ * of their own: 4 Announces and a Delay_Resp a second at the fast rates, a third of a SLAVE
+ * worker's wakeups. Every timer wakeup reads it too. Past that rate (a flood, or fast rates)
+ * the lazy socket wakes the loop again, as the event socket does, until LAZY_HOLD_NS after the
+ * last second that passed it, so that no flood fills it between two Syncs and pushes the
+ * parent's Announces out: a flood that stops and starts again can cost the port those of at
+ * most one Sync interval every LAZY_HOLD_NS (where the receipt timeout needs 3 announce
+ * intervals in a row by default).
+ */
+#define LAZY_MAX_FRAMES 64
+#define LAZY_HOLD_NS (30 * NS_PER_SEC)
+
+static void lazy_watch(struct port_loop *l)
+{
+	enum port_state s = port_get_state(l->port);
+	ns_t now;
+	bool watch;
+
+	if (l->lazy_fd < 0) {
+		return;
+	}
+	now = port_loop_now();
+	if (l->rx_frames > LAZY_MAX_FRAMES) {
+		l->rx_busy_until = now + LAZY_HOLD_NS;
+	}
+	if (now - l->rx_window >= NS_PER_SEC) {
+		l->rx_window = now;
+		l->rx_frames = 0;
+	}
+	watch = now < l->rx_busy_until || (s != PORT_STATE_SLAVE && s != PORT_STATE_UNCALIBRATED);
+	if (watch != l->lazy_watched && evloop_io_watch(&l->ev, l->lazy_fd, watch) == 0) {
+		l->lazy_watched = watch;
+	}
+}
+
 void port_loop_rearm(struct port_loop *l)
 {
+	lazy_watch(l);
 	/* INT64_MAX (none) is EVLOOP_OFF; a deadline already past fires at once. */
 	evloop_timer_set(&l->ev, l->timer, port_next_deadline(l->port));
 }
+
+static void read_frames(struct port_loop *l);
 
 static void on_timer(struct evloop *e, void *userdata)
 {
 	struct port_loop *l = userdata;
 
+	/* What the lazy socket holds came before this timer's time. */
+	if (l->lazy_fd >= 0 && !l->lazy_watched) {
+		read_frames(l);
+	}
 	engine_result(l, "timer", port_tick(l->port, port_loop_now()));
 	ran(l, true);
 	port_loop_rearm(l);
@@ -159,17 +206,15 @@ static void on_timer(struct evloop *e, void *userdata)
  * would leave a stopped worker's backlog in the socket while its overdue timers ran: after
  * SIGSTOP and SIGCONT its port would go FAULTY on a failed send.
  */
-static void on_frame(struct evloop *e, int fd, uint32_t revents, void *userdata)
+static void read_frames(struct port_loop *l)
 {
-	struct port_loop *l = userdata;
 	struct transport_frame f[TRANSPORT_RX_BATCH];
 	struct port_address from;
-	bool tick = false;
-	ns_t now;
 
 	for (int b = 0; b < 64 / TRANSPORT_RX_BATCH; b++) {
 		int n = transport_recv_batch(l->transport, f, ARRAY_SIZE(f));
 
+		l->rx_frames += n > 0 ? (unsigned int) n : 0;
 		for (int k = 0; k < n; k++) {
 			if (f[k].len == TRANSPORT_RX_VLAN_TAGGED) {
 				(void) port_count_ignored(l->port, PORT_CNT_VLAN_TAGGED);
@@ -192,6 +237,15 @@ static void on_frame(struct evloop *e, int fd, uint32_t revents, void *userdata)
 			break;
 		}
 	}
+}
+
+static void on_frame(struct evloop *e, int fd, uint32_t revents, void *userdata)
+{
+	struct port_loop *l = userdata;
+	bool tick = false;
+	ns_t now;
+
+	read_frames(l);
 	/* Awake anyway: run the timers that allow slack now, rather than wake up for them. */
 	now = port_loop_now();
 	if (port_next_due(l->port) <= now) {
@@ -209,6 +263,7 @@ int port_loop_init(struct port_loop *l, const struct port_ops *ops)
 
 	memset(l, 0, sizeof(*l));
 	l->mode = ops;
+	l->lazy_fd = -1;
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
@@ -260,6 +315,15 @@ int port_loop_run(struct port_loop *l)
 		if (r < 0) {
 			return r;
 		}
+	}
+	/* Watched until the port is a SLAVE (lazy_watch()). */
+	l->lazy_fd = transport_lazy_fd(l->transport);
+	if (l->lazy_fd >= 0) {
+		r = evloop_add_io(&l->ev, l->lazy_fd, on_frame, l);
+		if (r < 0) {
+			return r;
+		}
+		l->lazy_watched = true;
 	}
 	r = port_start(l->port, port_loop_now());
 	if (r < 0) {

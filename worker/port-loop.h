@@ -25,7 +25,12 @@ struct port_loop {
 	struct clock *raw; /* what a virtual clock views; NULL otherwise */
 	struct clock *clock;
 	struct port *port;
-	struct port_mgmt mgmt; /* answers pmc -2 on this wire */
+	struct port_mgmt mgmt;	/* answers pmc -2 on this wire */
+	int lazy_fd;		/* transport_lazy_fd(), or -1 */
+	bool lazy_watched;	/* lazy_fd wakes the loop (port-loop.c, lazy_watch()) */
+	ns_t rx_busy_until;	/* lazy_fd watched until then: a second had too many frames */
+	ns_t rx_window;		/* when the current second of rx_frames began */
+	unsigned int rx_frames; /* frames read since rx_window */
 	/*
 	 * What differs between the two modes, printing like ptp4l -m (port-cli.c) or reporting
 	 * to the supervisor (port-ipc.c): the mode's engine callbacks, called with this loop as

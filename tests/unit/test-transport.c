@@ -12,6 +12,9 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <linux/filter.h>
 
 #include "ptp/hwtstamp.h"
 #include "ptp/transport.h"
@@ -394,6 +397,49 @@ static void test_cmsg_absent_and_foreign(void **state)
  * The receive filter from what the driver offers: PTP_V2_L2_EVENT, PTP_V2_EVENT, ALL in that
  * order; igb (82576) offers ptpv1-l4-sync, ptpv1-l4-delay-req and ptpv2-event only.
  */
+/*
+ * The two socket filters of a lazy_general L2 pair, run by the kernel on an AF_UNIX datagram
+ * pair (the same classic BPF a packet socket runs, over the frame from its Ethernet header): each
+ * messageType goes to exactly one of the two sockets, Announce and Delay_Resp to the lazy one,
+ * whatever majorSdoId, and a frame too short for a messageType to the event socket.
+ */
+static bool passes(bool lazy, const uint8_t *frame, size_t len)
+{
+	struct sock_fprog prog;
+	uint8_t got[64];
+	int sv[2];
+	ssize_t n;
+
+	transport_l2_filter(lazy, &prog);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv), 0);
+	assert_int_equal(setsockopt(sv[1], SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)), 0);
+	assert_int_equal(send(sv[0], frame, len, 0), (ssize_t) len);
+	n = recv(sv[1], got, sizeof(got), MSG_DONTWAIT);
+	close(sv[0]);
+	close(sv[1]);
+	return n == (ssize_t) len;
+}
+
+static void test_l2_lazy_filters(void **state)
+{
+	uint8_t frame[48] = { 0 };
+
+	(void) state;
+	for (int sdo = 0; sdo < 16; sdo += 15) {
+		for (int type = 0; type < 16; type++) {
+			bool lazy = type == 0x9 || type == 0xb;
+
+			frame[14] = (uint8_t) (sdo << 4 | type);
+			assert_int_equal(passes(true, frame, sizeof(frame)), lazy);
+			assert_int_equal(passes(false, frame, sizeof(frame)), !lazy);
+		}
+	}
+	/* A header and nothing more: no messageType, so the event socket's (the port counts it). */
+	assert_false(passes(true, frame, 14));
+	assert_true(passes(false, frame, 14));
+	assert_true(passes(false, frame, 3));
+}
+
 static void test_choose_rx_filter(void **state)
 {
 #define F(x) (1u << HWTSTAMP_FILTER_##x)
@@ -433,6 +479,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_is_event),
+		cmocka_unit_test(test_l2_lazy_filters),
 		cmocka_unit_test(test_choose_rx_filter),
 		cmocka_unit_test(test_request_names),
 		cmocka_unit_test(test_dispatch),
