@@ -141,7 +141,7 @@ fake state veth1 PASSIVE
 wait_pid "$py" 5 || fail "python client: $(cat "$tmp/py")"
 grep -q '^object /org/phcd1/port/veth1 org.phcd1.Port 25 properties$' "$tmp/py" ||
 	fail "python client did not list veth1 with 25 properties (all but Counters): $(cat "$tmp/py")"
-grep -q '^port veth1 State=LISTENING TimestampingMode=software Counters=68 in GetAll=False$' "$tmp/py" ||
+grep -q '^port veth1 State=LISTENING TimestampingMode=software Counters=70 in GetAll=False$' "$tmp/py" ||
 	fail "python client GetAll: $(grep '^port' "$tmp/py")"
 echo "ok: python3-dbus: $(grep -c '^object' "$tmp/py") objects, $(grep '^port' "$tmp/py"), $(tail -n 1 "$tmp/py")"
 # gdbus too (GLib's own implementation), for a read.
