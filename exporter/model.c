@@ -380,29 +380,19 @@ int object_read_invalidated(struct object *o, sd_bus_message *m)
 	return sd_bus_message_exit_container(m);
 }
 
-int object_read_counters(struct object *o, sd_bus_message *m)
+/*
+ * Read an array of sig's elements, one at a time through row() (> 0: one read and kept, 0: the
+ * end, < 0: an error).
+ */
+static int read_rows(struct object *o, sd_bus_message *m, const char *sig,
+		     int (*row)(struct object *o, sd_bus_message *m))
 {
-	struct counter *c;
-	const char *name;
-	uint64_t value;
-	int r;
+	int r = sd_bus_message_enter_container(m, SD_BUS_TYPE_ARRAY, sig);
 
-	counters_free(o);
-	r = sd_bus_message_enter_container(m, SD_BUS_TYPE_ARRAY, "{st}");
 	if (r < 0) {
 		return r;
 	}
-	while ((r = sd_bus_message_read(m, "{st}", &name, &value)) > 0) {
-		c = reallocarray(o->counters, o->n_counters + 1, sizeof(*c));
-		if (!c) {
-			return -ENOMEM;
-		}
-		o->counters = c;
-		c[o->n_counters].name = strdup(name);
-		if (!c[o->n_counters].name) {
-			return -ENOMEM;
-		}
-		c[o->n_counters++].value = value;
+	while ((r = row(o, m)) > 0) {
 	}
 	if (r < 0) {
 		return r;
@@ -410,35 +400,56 @@ int object_read_counters(struct object *o, sd_bus_message *m)
 	return sd_bus_message_exit_container(m);
 }
 
-int object_read_unicast_table(struct object *o, sd_bus_message *m)
+static int counter_row(struct object *o, sd_bus_message *m)
+{
+	struct counter *c;
+	const char *name;
+	uint64_t value;
+	int r = sd_bus_message_read(m, "{st}", &name, &value);
+
+	if (r <= 0) {
+		return r;
+	}
+	c = reallocarray(o->counters, o->n_counters + 1, sizeof(*c));
+	if (!c) {
+		return -ENOMEM;
+	}
+	o->counters = c;
+	c = &c[o->n_counters++];
+	*c = (struct counter){ strdup(name), value };
+	return c->name ? 1 : -ENOMEM;
+}
+
+int object_read_counters(struct object *o, sd_bus_message *m)
+{
+	counters_free(o);
+	return read_rows(o, m, "{st}", counter_row);
+}
+
+static int uc_row(struct object *o, sd_bus_message *m)
 {
 	const char *peer, *role, *message, *state;
+	struct uc_row *u;
 	uint32_t left;
 	int16_t period;
-	int r;
+	int r = sd_bus_message_read(m, "(ssssnu)", &peer, &role, &message, &state, &period, &left);
 
+	if (r <= 0) {
+		return r;
+	}
+	u = reallocarray(o->uc_rows, o->n_uc_rows + 1, sizeof(*u));
+	if (!u) {
+		return -ENOMEM;
+	}
+	o->uc_rows = u;
+	u = &u[o->n_uc_rows++];
+	*u = (struct uc_row){ strdup(peer),  strdup(role), strdup(message),
+			      strdup(state), period,	   left };
+	return u->peer && u->role && u->message && u->state ? 1 : -ENOMEM;
+}
+
+int object_read_unicast_table(struct object *o, sd_bus_message *m)
+{
 	uc_rows_free(o);
-	r = sd_bus_message_enter_container(m, SD_BUS_TYPE_ARRAY, "(ssssnu)");
-	if (r < 0) {
-		return r;
-	}
-	while ((r = sd_bus_message_read(m, "(ssssnu)", &peer, &role, &message, &state, &period,
-					&left)) > 0) {
-		struct uc_row *u = reallocarray(o->uc_rows, o->n_uc_rows + 1, sizeof(*u));
-
-		if (!u) {
-			return -ENOMEM;
-		}
-		o->uc_rows = u;
-		u = &u[o->n_uc_rows++];
-		*u = (struct uc_row){ strdup(peer),  strdup(role), strdup(message),
-				      strdup(state), period,	   left };
-		if (!u->peer || !u->role || !u->message || !u->state) {
-			return -ENOMEM;
-		}
-	}
-	if (r < 0) {
-		return r;
-	}
-	return sd_bus_message_exit_container(m);
+	return read_rows(o, m, "(ssssnu)", uc_row);
 }

@@ -254,31 +254,27 @@ int port_send(struct port *p, const struct msg *m, bool pdelay, ns_t *ret_tx_ts,
 	return port_send_to(p, m, pdelay, NULL, ret_tx_ts, tx_cnt, now);
 }
 
-int port_send_unicast(struct port *p, struct msg *m, const struct port_address *to, ns_t *ret_tx_ts,
-		      enum port_counter tx_cnt, ns_t now)
-{
-	int r;
-
-	if (to && to->len > 0 && p->ops->send_unicast) {
-		/* IEEE 1588-2019 13.3.2.8 Table 37: unicastFlag, the message goes to one port. */
-		m->hdr.flagField |= MSG_FLAG_UNICAST;
-		r = port_send_to(p, m, false, to, ret_tx_ts, tx_cnt, now);
-		if (r != -ENOTCONN) {
-			return r;
-		}
-		m->hdr.flagField &= (uint16_t) ~MSG_FLAG_UNICAST;
-	}
-	return port_send_to(p, m, false, NULL, ret_tx_ts, tx_cnt, now);
-}
-
 int port_send_unicast_only(struct port *p, struct msg *m, const struct port_address *to,
 			   ns_t *ret_tx_ts, enum port_counter tx_cnt, ns_t now)
 {
 	if (!to || to->len == 0 || !p->ops->send_unicast) {
 		return -ENOTCONN;
 	}
+	/* IEEE 1588-2019 13.3.2.8 Table 37: unicastFlag, the message goes to one port. */
 	m->hdr.flagField |= MSG_FLAG_UNICAST;
 	return port_send_to(p, m, false, to, ret_tx_ts, tx_cnt, now);
+}
+
+int port_send_unicast(struct port *p, struct msg *m, const struct port_address *to, ns_t *ret_tx_ts,
+		      enum port_counter tx_cnt, ns_t now)
+{
+	int r = port_send_unicast_only(p, m, to, ret_tx_ts, tx_cnt, now);
+
+	if (r != -ENOTCONN) {
+		return r;
+	}
+	m->hdr.flagField &= (uint16_t) ~MSG_FLAG_UNICAST;
+	return port_send_to(p, m, false, NULL, ret_tx_ts, tx_cnt, now);
 }
 
 void port_message_counts(const struct port *p, uint64_t rx[16], uint64_t tx[16])
