@@ -98,6 +98,9 @@ lintian "$work"/deb/*.changes >"$work/lintian.log" 2>&1 || true
 n_err=$(grep -c '^E: ' "$work/lintian.log" || true)
 n_warn=$(grep -c '^W: ' "$work/lintian.log" || true)
 [ "$n_err" = 0 ] || fail "lintian: expected no error, got $n_err: $(grep '^E: ' "$work/lintian.log")"
+# Every program the packages install has a man page (phcd-port-cli's is a link to phcd-port(8)).
+! grep -q 'no-manual-page' "$work/lintian.log" ||
+	fail "lintian: expected a man page for every program, got: $(grep 'no-manual-page' "$work/lintian.log")"
 echo "ok: dpkg-buildpackage -us -uc -b built $debs; lintian: $n_err errors, $n_warn warnings" \
 	"$(grep '^W: ' "$work/lintian.log" | cut -d' ' -f2- | tr '\n' ';')"
 
@@ -451,7 +454,7 @@ echo "ok: grandmaster-only phcd: phcd-wait-sync done $(((ws_done - phcd_up) / 10
 
 # 10. Each man page the package installed renders at 80 columns without a groff warning (man -l
 # on the host: minbase has no man).
-pages="man1/phcctl.1 man5/phcd.conf.5 man8/phcd.8 man8/phcd-port.8"
+pages="man1/phcctl.1 man5/phcd.conf.5 man8/phcd.8 man8/phcd-port.8 man8/phcd-exporter.8"
 for page in $pages; do
 	page=$root/usr/share/man/$page.gz
 	[ -f "$page" ] || fail "package: expected the man page $page, got none"
@@ -459,7 +462,9 @@ for page in $pages; do
 		grep -q '^NAME$' <<<"$out" && [ ! -s "$work/man.err" ] ||
 		fail "man -l $page: expected a NAME section and no groff warning, got: $(head -n 3 "$work/man.err")"
 done
-echo "ok: man -l renders the installed $pages at 80 columns, no groff warning"
+[ "$(zcat "$root/usr/share/man/man8/phcd-port-cli.8.gz" 2>/dev/null || readlink "$root/usr/share/man/man8/phcd-port-cli.8.gz")" != "" ] ||
+	fail "package: expected man8/phcd-port-cli.8 (a link to phcd-port(8)), got none"
+echo "ok: man -l renders the installed $pages at 80 columns, no groff warning; phcd-port-cli.8 is there"
 
 # 11. The container lacks CAP_SYS_TIME: nothing in it can set the host clock.
 bnd=$($C grep CapBnd /proc/1/status | awk '{ print $2 }')
