@@ -57,38 +57,31 @@ gptp_phcd_slave_offsets() {
 	check_stats "$2" "$stats" 5000 20000
 }
 
+# gptp_ptp4l_from: the line of ptp4l's ($log-ptp4l) RS_SLAVE its offsets count from: the first,
+# or the last once ptp4l faulted on a "rogue peer delay response". ptp4l 3.1.1 drops its
+# outstanding Pdelay_Req when it goes UNCALIBRATED (flush_peer_delay), so phcd's Pdelay_Resp to
+# it, if in flight at that moment (more likely on a loaded machine), faults ptp4l's port for
+# 2^fault_reset_interval s (16 s with gPTP.cfg): phcd answered what was asked.
+gptp_ptp4l_from() {
+	grep -En ' to (UNCALIBRATED|SLAVE) on RS_SLAVE' "$log-ptp4l" | {
+		if grep -q 'rogue peer delay response' "$log-ptp4l"; then tail -n 1; else head -n 1; fi
+	} | cut -d: -f1
+}
+
 # gptp_ptp4l_slave_offsets CLOCK_ID WHAT: ptp4l ($log-ptp4l) selects CLOCK_ID and its offsets are
-# near zero (median within 10 us; mean path delay within 20 us).
-# ptp4l 3.1.1 drops its outstanding Pdelay_Req when it goes UNCALIBRATED (flush_peer_delay), so
-# phcd's Pdelay_Resp to it, if in flight at that moment (more likely on a loaded machine), is a
-# "rogue peer delay response" that faults ptp4l's port for 2^fault_reset_interval s (16 s with
-# gPTP.cfg). phcd answered what was asked: the offsets are then counted from ptp4l's next
-# RS_SLAVE, and the wait gets those 16 s and the new qualification (once).
+# near zero (median within 10 us; mean path delay within 20 us), counted from gptp_ptp4l_from.
+# 40 s for 10 offsets, and 24 s more for the fault's 16 s and a new qualification.
 gptp_ptp4l_slave_offsets() {
-	local stats from have deadline extended=
+	local from
 	wait_for "$log-ptp4l" "selected best master clock $1" 30
 	wait_for "$log-ptp4l" 'to (UNCALIBRATED|SLAVE) on RS_SLAVE' 40
-	deadline=$((SECONDS + 40))
-	while :; do
-		if [ -z "$extended" ] && grep -q 'rogue peer delay response' "$log-ptp4l"; then
-			extended=1
-			deadline=$((deadline + 24))
-			echo "note: ptp4l faulted on a Pdelay_Resp in flight as it went UNCALIBRATED" \
-				"(its own flush, see gptp-helpers.sh): offsets counted from its next RS_SLAVE"
-		fi
-		# The first RS_SLAVE, or after that fault, the last.
-		from=$(grep -En ' to (UNCALIBRATED|SLAVE) on RS_SLAVE' "$log-ptp4l" |
-			{ if [ -n "$extended" ]; then tail -n 1; else head -n 1; fi; } | cut -d: -f1)
-		have=$(tail -n +$((from + 1)) "$log-ptp4l" | grep -c 'master offset' || true)
-		[ "$have" -ge 10 ] && break
-		if [ "$SECONDS" -ge "$deadline" ]; then
-			tail -n 20 "$log-ptp4l" >&2
-			fail "expected 10 lines matching 'master offset' in $log-ptp4l after its RS_SLAVE (line $from), got $have"
-		fi
-		sleep 0.1
-	done
-	stats=$(offset_stats "$log-ptp4l" "$from" 10)
+	wait_lines "$log-ptp4l" 'master offset' 10 64 @gptp_ptp4l_from
+	from=$(gptp_ptp4l_from)
+	if grep -q 'rogue peer delay response' "$log-ptp4l"; then
+		echo "note: ptp4l faulted on a Pdelay_Resp in flight as it went UNCALIBRATED" \
+			"(its own flush, see gptp-helpers.sh): offsets counted from its RS_SLAVE at line $from"
+	fi
 	# Sync at 8/s over veth: a positive bias of 1-2 us at a ptp4l master as at phcd (see
 	# test-gptp.sh); 10 us on the median.
-	check_stats "$2" "$stats" 10000 20000
+	check_stats "$2" "$(offset_stats "$log-ptp4l" "$from" 10)" 10000 20000
 }

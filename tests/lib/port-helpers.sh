@@ -76,17 +76,22 @@ nth_line() {
 	echo $((${5:-0} + $(tail -n +$((${5:-0} + 1)) "$1" | grep -En -m "$3" -- "$2" | tail -n 1 | cut -d: -f1)))
 }
 
-# wait_lines FILE REGEX COUNT SECONDS [FROM]: wait for COUNT lines after line FROM to match.
+# wait_lines FILE REGEX COUNT SECONDS [FROM]: wait for COUNT lines after line FROM to match; FROM
+# "@FUNC": the line FUNC prints, asked again at each poll (the start may move while waiting).
 wait_lines() {
-	local file=$1 re=$2 count=$3 secs=$4 from=${5:-0} have
+	local file=$1 re=$2 count=$3 secs=$4 from_arg=${5:-0} from have
 	local deadline=$((SECONDS + secs))
 	while :; do
+		from=$from_arg
+		if [ "${from_arg#@}" != "$from_arg" ]; then
+			from=$(${from_arg#@})
+		fi
 		have=$(tail -n +$((from + 1)) "$file" | grep -Ec -- "$re" || true)
 		[ "$have" -ge "$count" ] && return 0
 		if [ "$SECONDS" -ge "$deadline" ]; then
 			echo "--- $file:" >&2
 			tail -n 20 "$file" >&2
-			fail "expected $count lines matching '$re' in $file within ${secs}s, got $have"
+			fail "expected $count lines matching '$re' in $file after line $from within ${secs}s, got $have"
 		fi
 		sleep 0.1
 	done
