@@ -276,7 +276,7 @@ slave_judge() {
 # hardware timestamps, messages both ways, stamping judged by STAMPED, no error, and ptp4l's
 # estimates of its PHC against phcd's.
 master_judge() {
-	local x=$1 n pfreq pdelay nmed want_rate=$rate
+	local x=$1 n pfreq mfreq pdelay nmed nslope want_rate tsecs
 	[ "$(v $x-STATE)" = 's "MASTER"' ] && [ "$(v $x-MODE)" = 's "hardware"' ] ||
 		fail "$x: expected phcd MASTER with hardware timestamps, got $(v $x-STATE) $(v $x-MODE)" \
 			"(LastError $(v $x-ERROR))"
@@ -286,19 +286,27 @@ master_judge() {
 	[ "$(v $x-ERROR)" = 's ""' ] || fail "$x: phcd's LastError: expected none, got $(v $x-ERROR)"
 	ptp4l_tx $x "$(v $x-PTP4L-TXTO)"
 	n=$(v $x-PTP4L-OFFSETS)
-	read -r pfreq pdelay nmed <<<"$(v $x-PTP4L-MEDIAN)"
-	[ "${n:-0}" -ge 2 ] && [ -n "${pdelay:-}" ] ||
-		fail "$x: ptp4l slave: expected >= 2 measurement lines, got ${n:-0}"
-	# Closed loop: A left PHC 0 steered to PHC 1's rate, so there is no imposed rate to find.
-	[ "$CLOSED" = 0 ] || want_rate=$pfreq
+	read -r mfreq pdelay nmed <<<"$(v $x-PTP4L-MEDIAN)"
+	read -r pfreq nslope <<<"$(v $x-PTP4L-SLOPE)"
+	[ "${n:-0}" -ge 4 ] && [ -n "${pdelay:-}" ] && [ "${pfreq:-none}" != none ] ||
+		fail "$x: ptp4l slave: expected >= 4 measurement lines and their slope, got ${n:-0}" \
+			"('$(v $x-PTP4L-SLOPE)')"
+	# What ptp4l estimates is PHC 1's rate against PHC 0, read in the guest over the window
+	# (PHC 1 - PHC 0): the imposed +50 ppm on the default tier, about 0 in the closed loop (A
+	# left PHC 0 steered to PHC 1's rate).
+	read -r _ tsecs want_rate _ <<<"$(v $x-TRACK)"
+	awk -v r="${want_rate:-x}" 'BEGIN { exit !(r == r + 0) }' ||
+		fail "$x: no read of PHC 1 against PHC 0 over the window: '$(v $x-TRACK)'"
 	awk -v r="$want_rate" -v f="$pfreq" -v d="$pdelay" -v t="$FREQ_TOL_PPB" \
 		'BEGIN { e = f - r; if (e < 0) e = -e; exit !(e <= t && d > 0 && d < 1000000) }' ||
-		fail "$x: ptp4l's estimate against phcd's PHC: expected its median freq within" \
-			"$FREQ_TOL_PPB ppb of $want_rate and 0 < median path delay < 1 ms, got freq $pfreq delay" \
-			"$pdelay over ${nmed:-0} estimates"
-	echo "ok: $x: ptp4l -H slave of phcd MASTER: $n measurements; its frequency estimate against" \
-		"phcd's PHC $pfreq ppb (imposed $want_rate), path delay $pdelay ns (QEMU's own), medians" \
-		"over $nmed estimates"
+		fail "$x: ptp4l's measurements of phcd's PHC: expected the slope of its offsets within" \
+			"$FREQ_TOL_PPB ppb of $want_rate (PHC 1 - PHC 0 read in the guest) and" \
+			"0 < median path delay < 1 ms, got slope $pfreq ppb over ${nslope:-0} offsets" \
+			"(median estimate $mfreq) and delay $pdelay"
+	echo "ok: $x: ptp4l -H slave of phcd MASTER: $n measurements; the slope of its offsets from" \
+		"phcd's PHC $pfreq ppb over $nslope (median of its 2 s estimates $mfreq), PHC 1 - PHC 0" \
+		"read in the guest over $tsecs s: $want_rate ppb (imposed on PHC 1: $rate); path delay" \
+		"$pdelay ns (QEMU's own), median over $nmed estimates"
 }
 
 # A: phcd slave of ptp4l.
