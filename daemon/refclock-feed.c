@@ -367,14 +367,25 @@ bool refclock_feed_info(const struct instance *i, struct refclock_info *ret)
 	return true;
 }
 
-void refclock_feed_health(const struct instance *i, struct health_report *h)
+void refclock_feed_health(const struct instance *i, struct mport *const *ports, size_t n,
+			  struct health_report *h)
 {
+	char gm[CLOCK_IDENTITY_STRLEN];
 	struct refclock_info info;
 
-	if (refclock_feed_info(i, &info) && info.state == REFCLOCK_REFUSED) {
+	if (!refclock_feed_info(i, &info)) {
+		return;
+	}
+	if (info.state == REFCLOCK_REFUSED) {
 		health_add(h, HEALTH_DEGRADED, "refclock-refused",
 			   "chronyd's refclock socket %s %s (%s): samples are not delivered",
 			   info.address, info.error == -ENOENT ? "is missing" : "refuses",
 			   strerror(-info.error));
+	} else if (info.state == REFCLOCK_IDLE && health_chronyd_servo(i, ports, n)) {
+		/* in place of health_instance()'s "not synchronized yet (servo UNLOCKED)" */
+		clock_identity_to_string(&i->grandmaster_identity, gm);
+		health_add(h, HEALTH_DEGRADED, "not-synchronized",
+			   "following grandmaster %s, no samples to chronyd at %s: %s", gm,
+			   info.address, info.reason);
 	}
 }

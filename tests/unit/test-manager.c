@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "daemon/health.h"
 #include "daemon/manager-internal.h"
 #include "daemon/refclock-feed.h"
 #include "daemon/manager-reload.h"
@@ -659,6 +660,16 @@ static void chrony_close(struct chrony_sock *c, int fd)
 	rmdir(c->dir);
 }
 
+/* The instance's health as the derive pass makes it: its ports' and its feed's. */
+static void feed_health(struct follow_rig *fr, struct health_report *h)
+{
+	struct instance *a = manager_find_instance(fr->r.m, "a");
+	bool gm;
+
+	health_instance(a, &fr->p, 1, NULL, NULL, h, &gm);
+	refclock_feed_health(a, &fr->p, 1, h);
+}
+
 /*
  * clock_servo refclock_sock, even with system_clock_instance auto: the clock is never written, and
  * chronyd's socket gets each offset of the port as true time minus CLOCK_REALTIME. The grandmaster
@@ -671,6 +682,7 @@ static void test_follow_refclock(void **state)
 	char conf[512];
 	struct timex before = { 0 }, after = { 0 };
 	struct refclock_info info;
+	struct health_report h;
 	struct follow_rig fr;
 	uint8_t b[64];
 	size_t n = 0;
@@ -691,6 +703,16 @@ static void test_follow_refclock(void **state)
 	assert_true(sysclock_sim_read(fr.sim, &before) >= 0);
 	err = sim_error(&fr);
 	sysclock_follow_tick(fr.f, USEC_PER_SEC); /* the feed comes with the tick */
+	/*
+	 * chronyd is the servo (software timestamps): the health is the feed's, a port SLAVE and
+	 * nothing sent yet
+	 */
+	fr.r.m->sysclock = fr.f;
+	feed_health(&fr, &h);
+	assert_int_equal(h.n_reasons, 1);
+	assert_string_equal(h.reasons[0].code, "not-synchronized");
+	assert_non_null(strstr(h.reasons[0].text, "no samples to chronyd at /tmp/"));
+	fr.r.m->sysclock = NULL;
 	for (int k = 0; k < 30; k++) {
 		/* read as chronyd does: a Unix datagram socket queues 10 at most */
 		follow_run(&fr, 1);
@@ -713,6 +735,12 @@ static void test_follow_refclock(void **state)
 	fr.r.m->sysclock = NULL;
 	assert_string_equal(info.state_name, "sending");
 	assert_int_equal(info.accepted, 30);
+	/* samples accepted: healthy, although phcd's instance is never Synchronized */
+	fr.r.m->sysclock = fr.f;
+	feed_health(&fr, &h);
+	fr.r.m->sysclock = NULL;
+	assert_int_equal(h.level, HEALTH_OK);
+	assert_int_equal(h.n_reasons, 0);
 	/* reloaded to pi: the feed goes at the next tick, and D-Bus hears of it */
 	write_config(&fr.r, "[global]\nsystem_clock_instance = auto\n[instance a]\n"
 			    "interfaces = e0\nclock_backend = system\ntime_stamping = software\n");
