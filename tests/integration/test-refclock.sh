@@ -155,7 +155,9 @@ health=$(busctl --system get-property org.phcd1 /org/phcd1 org.phcd1.Manager Hea
 echo "ok: phcctl status: $(grep Refclock "$tmp/status.txt" | tr -s ' ')"
 echo "ok: phcctl wait-sync --instance lab: $(cat "$tmp/wait.txt")"
 echo "ok: phcctl wait-sync: $(cat "$tmp/wait-sys.txt"); Manager HealthReasons: $health"
-# chronyd steering CLOCK_REALTIME (-x aside) is no conflict for an instance that feeds it.
+# No conflict beside chronyd. This chronyd runs with -x and is never a rival: that a chronyd which
+# steers the clock is none for an instance that feeds it, test_follow_refclock_rival shows
+# (tests/unit/test-manager.c).
 conflict=$(busctl --system get-property org.phcd1 /org/phcd1 org.phcd1.Manager SystemClockConflict)
 [ "$conflict" = 's ""' ] || fail "SystemClockConflict: expected \"\", got $conflict"
 echo "ok: SystemClockConflict empty beside chronyd"

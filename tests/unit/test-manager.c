@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -759,6 +760,54 @@ static void test_follow_refclock(void **state)
 }
 
 /*
+ * A chronyd that steers CLOCK_REALTIME (no -x) is phcd's rival, but not where phcd's only
+ * instance feeds it (clock_servo refclock_sock): SystemClockConflict stays empty then, and names
+ * it for the same instance with pi. test-refclock's chronyd runs with -x, never a rival: only
+ * this /proc written by hand shows the difference.
+ */
+static void test_follow_refclock_rival(void **state)
+{
+	char root[] = "/tmp/test-manager-proc-XXXXXX", path[320], conf[256];
+	struct sysclock_ops ops = sysclock_sim_ops;
+	struct follow_rig fr;
+	FILE *f;
+
+	assert_non_null(mkdtemp(root));
+	snprintf(path, sizeof(path), "%s/self", root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/4242", root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/4242/comm", root);
+	assert_non_null(f = fopen(path, "w"));
+	fputs("chronyd\n", f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/4242/cmdline", root);
+	assert_non_null(f = fopen(path, "w"));
+	fwrite("chronyd\0-u\0_chrony\0", 1, 19, f);
+	fclose(f);
+	ops.proc_root = root;
+	for (int feeds = 1; feeds >= 0; feeds--) {
+		snprintf(conf, sizeof(conf),
+			 "[global]\nsystem_clock_instance = auto\n[instance a]\ninterfaces = e0\n"
+			 "clock_backend = system\ntime_stamping = software\n%s",
+			 feeds ? "clock_servo = refclock_sock\n" : "");
+		follow_init(&fr, conf, 0);
+		sysclock_follow_free(fr.f);
+		assert_int_equal(sysclock_follow_new(fr.r.m, &ops, fr.sim, &fr.f), 0);
+		sysclock_follow_tick(fr.f, USEC_PER_SEC);
+		if (feeds) {
+			assert_string_equal(sysclock_follow_conflict(fr.f), "");
+		} else {
+			assert_non_null(strstr(sysclock_follow_conflict(fr.f),
+					       "chronyd (pid 4242) already steers CLOCK_REALTIME"));
+		}
+		follow_free(&fr);
+	}
+	snprintf(path, sizeof(path), "rm -rf '%s'", root);
+	assert_int_equal(system(path), 0);
+}
+
+/*
  * Hardware timestamps: once a tick, CLOCK_REALTIME against the SLAVE port's PHC (a PHC on TAI,
  * 37 s ahead), to UTC with the grandmaster's currentUtcOffset, only while the instance is
  * synchronized; the leap61 the grandmaster announces goes with it.
@@ -847,6 +896,7 @@ int main(void)
 		cmocka_unit_test(test_follow_software_ptp_timescale),
 		cmocka_unit_test(test_follow_refclock),
 		cmocka_unit_test(test_follow_refclock_phc),
+		cmocka_unit_test(test_follow_refclock_rival),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
