@@ -136,6 +136,10 @@ echo "ok: D-Bus: RefclockState sending, RefclockAddress $addr, last accepted $((
 "$BUILD/phcctl/phcctl" status >"$tmp/status.txt"
 grep -q "Refclock *: sending, samples to chronyd at $tmp/phcd.sock, last accepted" "$tmp/status.txt" ||
 	fail "phcctl status: expected a Refclock line, got: $(cat "$tmp/status.txt")"
+# never Synchronized (phcd runs no servo here), and phcctl says why rather than blame a lock threshold
+why='^  Not synchronized +: phcd runs no servo for it \(clock_servo refclock_sock, software '
+grep -Eq "${why}timestamps\): chronyd steers" "$tmp/status.txt" ||
+	fail "phcctl status: expected chronyd named as the servo, got: $(grep 'Not synchronized' "$tmp/status.txt")"
 "$BUILD/phcctl/phcctl" wait-sync --instance lab --timeout 5 >"$tmp/wait.txt" ||
 	fail "phcctl wait-sync --instance lab: expected ready, got: $(cat "$tmp/wait.txt")"
 grep -q "^lab: feeds chronyd at $tmp/phcd.sock (clock_servo refclock_sock).*chronyc waitsync" "$tmp/wait.txt" ||
@@ -152,7 +156,7 @@ wait_prop Health 's "ok"' 1
 health=$(busctl --system get-property org.phcd1 /org/phcd1 org.phcd1.Manager HealthReasons)
 [ "$health" = 'a(ss) 0' ] ||
 	fail "Manager HealthReasons: expected none while chronyd takes the samples, got $health"
-echo "ok: phcctl status: $(grep Refclock "$tmp/status.txt" | tr -s ' ')"
+echo "ok: phcctl status: $(grep -E 'Refclock|Not synchronized' "$tmp/status.txt" | tr -s ' ')"
 echo "ok: phcctl wait-sync --instance lab: $(cat "$tmp/wait.txt")"
 echo "ok: phcctl wait-sync: $(cat "$tmp/wait-sys.txt"); Manager HealthReasons: $health"
 # No conflict beside chronyd. This chronyd runs with -x and is never a rival: that a chronyd which
