@@ -6,9 +6,9 @@
 # namespace as its NTP server. PHCD selected (#*) within a minute with samples within 100 us
 # (the ptp4l grandmaster runs on this host's clock too); the grandmaster killed: chronyd drops
 # PHCD and selects the NTP server; the grandmaster back: PHCD selected again. D-Bus says where
-# the samples go and when the last was accepted; a socket nobody reads is a health reason,
-# logged once, retried. Every process runs without CAP_SYS_TIME; the host's adjtimex state is
-# the same after as before.
+# the samples go and when the last was accepted; a socket that is missing, or that nobody reads
+# (chronyd killed), is a health reason, logged once, retried. Every process runs without
+# CAP_SYS_TIME; the host's adjtimex state is the same after as before.
 set -euo pipefail
 . "${SRC:?SRC must name the source directory}/tests/lib/test-lib.sh"
 test_begin ptp phcd dbus
@@ -182,6 +182,32 @@ gm_start
 t0=$SECONDS
 wait_selected PHCD 60
 echo "ok: grandmaster back: PHCD selected again after $((SECONDS - t0)) s: $(source_line PHCD)"
+
+# chronyd killed outright leaves its socket file behind, which nobody reads: the send is refused
+# (ECONNREFUSED), a health reason logged once, and retried until a new chronyd binds the path.
+client_pid=$(cat "$tmp/client/chronyd.pid")
+kill -KILL "$client_pid"
+wait_prop RefclockState 's "refused"' 10
+wait_prop RefclockError 'i -111' 1
+[ -S "$tmp/phcd.sock" ] || fail "expected chronyd's socket file left behind by SIGKILL"
+prop HealthReasons | grep -q "\"refclock-refused\" \"chronyd.*s refclock socket $tmp/phcd.sock refuses" ||
+	fail "HealthReasons: expected refclock-refused (refuses), got $(prop HealthReasons)"
+deadline=$((SECONDS + 3))
+while [ "$SECONDS" -lt "$deadline" ]; do
+	[ "$(prop RefclockState)" = 's "refused"' ] || fail "RefclockState left refused without chronyd"
+	sleep 0.5
+done
+n=$(grep -c "refclock socket $tmp/phcd.sock refuses (Connection refused)" "$tmp/phcd.log" || true)
+[ "$n" = 1 ] || fail "expected the refusing socket logged once over 3 s of refused samples, got $n lines"
+echo "ok: chronyd killed: RefclockState refused (ECONNREFUSED), health reason, logged once"
+chronyd_start "$S" client \
+	"refclock SOCK $tmp/phcd.sock refid PHCD poll 1 precision 1e-7 prefer" \
+	'server 192.0.2.2 iburst minpoll -1 maxpoll -1 maxsamples 8'
+wait_prop RefclockState 's "sending"' 30
+wait_prop HealthReasons 'a(ss) 0' 5
+t0=$SECONDS
+wait_selected PHCD 60
+echo "ok: chronyd restarted: RefclockState sending, PHCD selected after $((SECONDS - t0)) s"
 
 # Under phcd.service phcd is user phcd, and chronyd's socket is root's, mode 0755: the
 # chrony.service drop-in phcd ships gives it to phcd. Its ExecStartPost= as systemd would run it
