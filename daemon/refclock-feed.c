@@ -179,7 +179,11 @@ static void feed_send(struct refclock_feeds *fs, struct refclock_feed *fd, struc
 		.offset = ref - (ns_t) utc_offset * NS_PER_SEC - sys,
 		.leap = fd->leap_set,
 	};
-	r = fd->fd >= 0 ? refclock_sock_send(fd->fd, fd->address, &sample) : -EBADF;
+	/* no socket yet (socket() failed: out of descriptors): opened again with each sample */
+	r = fd->fd >= 0 ? 0 : refclock_sock_open(&fd->fd);
+	if (r >= 0) {
+		r = refclock_sock_send(fd->fd, fd->address, &sample);
+	}
 	if (r < 0) {
 		feed_set(fs, fd, REFCLOCK_REFUSED, r, "");
 		return;

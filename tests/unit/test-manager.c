@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -760,6 +761,54 @@ static void test_follow_refclock(void **state)
 }
 
 /*
+ * Out of descriptors when the feed begins: no socket, the samples refused (EMFILE) rather than
+ * lost for good; once descriptors are free again the next sample opens one and reaches chronyd.
+ */
+static void test_follow_refclock_no_fd(void **state)
+{
+	struct chrony_sock chrony;
+	struct rlimit old, low;
+	struct refclock_info info;
+	struct follow_rig fr;
+	char conf[512];
+	int fill[64], n = 0, rx;
+	uint8_t b[64];
+
+	rx = chrony_bind(&chrony);
+	snprintf(conf, sizeof(conf),
+		 "[instance a]\ninterfaces = e0\nclock_backend = system\n"
+		 "time_stamping = software\nclock_servo = refclock_sock\n"
+		 "refclock_sock_address = %s\n",
+		 chrony.sa.sun_path);
+	follow_init(&fr, conf, 0);
+	fr.r.m->sysclock = fr.f;
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+	low = old;
+	low.rlim_cur = (rlim_t) rx + 1 + ARRAY_SIZE(fill);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	while (n < (int) ARRAY_SIZE(fill) && (fill[n] = dup(0)) >= 0) {
+		n++;
+	}
+	assert_int_equal(errno, EMFILE);
+	sysclock_follow_tick(fr.f, USEC_PER_SEC); /* the feed begins: socket() fails */
+	follow_run(&fr, 2);
+	assert_true(refclock_feed_info(manager_find_instance(fr.r.m, "a"), &info));
+	assert_string_equal(info.state_name, "refused");
+	assert_int_equal(info.error, -EMFILE);
+	while (n > 0) {
+		close(fill[--n]);
+	}
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+	follow_run(&fr, 1);
+	assert_true(refclock_feed_info(manager_find_instance(fr.r.m, "a"), &info));
+	assert_string_equal(info.state_name, "sending");
+	assert_int_equal(recv(rx, b, sizeof(b), 0), (ssize_t) sizeof(struct timeval) + 24);
+	fr.r.m->sysclock = NULL;
+	follow_free(&fr);
+	chrony_close(&chrony, rx);
+}
+
+/*
  * A chronyd that steers CLOCK_REALTIME (no -x) is phcd's rival, but not where phcd's only
  * instance feeds it (clock_servo refclock_sock): SystemClockConflict stays empty then, and names
  * it for the same instance with pi. test-refclock's chronyd runs with -x, never a rival: only
@@ -897,6 +946,7 @@ int main(void)
 		cmocka_unit_test(test_follow_refclock),
 		cmocka_unit_test(test_follow_refclock_phc),
 		cmocka_unit_test(test_follow_refclock_rival),
+		cmocka_unit_test(test_follow_refclock_no_fd),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
