@@ -280,6 +280,15 @@ void config_cross_check(struct loader *l)
 				"other",
 				in->options.name);
 		}
+		if (in->options.servo.clock_servo == SERVO_TYPE_REFCLOCK_SOCK &&
+		    in->options.clock_backend == OPTIONS_CLOCK_VIRTUAL) {
+			loader_report(l, key_pos(c, in, "clock_servo"),
+				      "instance %s: clock_servo refclock_sock with clock_backend "
+				      "virtual, whose time is only in its workers: chronyd would "
+				      "never get a sample; expected clock_backend phc (hardware "
+				      "timestamps), system or free_running (software ones)",
+				      in->options.name);
+		}
 		/* chronyd's one refclock on that socket would take two clocks' samples as one */
 		for (size_t j = 0;
 		     j < k && in->options.servo.clock_servo == SERVO_TYPE_REFCLOCK_SOCK; j++) {

@@ -296,7 +296,8 @@ void refclock_feeds_tick(struct refclock_feeds *fs)
 		} else if (src == SYSCLOCK_SOURCE_NONE) {
 			feed_set(fs, fd, REFCLOCK_IDLE, 0,
 				 "the SLAVE port's time is its worker's own (clock_backend "
-				 "virtual): nothing to compare CLOCK_REALTIME with");
+				 "free_running with hardware timestamps): nothing to compare "
+				 "CLOCK_REALTIME with");
 		} else if (src == SYSCLOCK_SOURCE_SOFTWARE) {
 			/* its offsets arrive with STATUS: only see that they still do */
 			if (clock_ns(fs, CLOCK_MONOTONIC) - fd->last_sent >

@@ -48,6 +48,10 @@ static const struct error_case error_cases[] = {
 	  "[global]\nsystem_clock_instance = a\n[instance a]\nclock_servo = refclock_sock\n",
 	  ":4: instance a: clock_servo refclock_sock hands CLOCK_REALTIME to chronyd, yet "
 	  "system_clock_instance names it" },
+	{ "refclock from a virtual clock",
+	  "[instance a]\nclock_backend = virtual\nclock_servo = refclock_sock\n",
+	  ":3: instance a: clock_servo refclock_sock with clock_backend virtual, whose time is "
+	  "only in its workers" },
 	{ "two instances feed one chronyd socket",
 	  "[global]\nclock_servo = refclock_sock\n[instance a]\ninterfaces = e0\n"
 	  "[instance b]\ninterfaces = e1\ndomainNumber = 1\n",
