@@ -73,26 +73,37 @@ wait_prop() {
 	fail "$1: expected $2 within $3 s, got '${v}'"
 }
 
-# Before chronyd: the socket is missing. A health reason, logged once however many samples
-# are refused, and retried: chronyd started later gets the samples without anything else done.
-wait_prop RefclockState 's "refused"' 30
-wait_prop RefclockError 'i -2' 1
-prop HealthReasons | grep -q "\"refclock-refused\" \"chronyd.*s refclock socket $tmp/phcd.sock is missing" ||
-	fail "HealthReasons: expected refclock-refused, got $(prop HealthReasons)"
-echo "ok: no chronyd yet: RefclockState refused (ENOENT), health reason refclock-refused"
-deadline=$((SECONDS + 3))
-while [ "$SECONDS" -lt "$deadline" ]; do
-	[ "$(prop RefclockState)" = 's "refused"' ] || fail "RefclockState left refused without chronyd"
-	sleep 0.5
-done
-chronyd_start "$S" client \
-	"refclock SOCK $tmp/phcd.sock refid PHCD poll 1 precision 1e-7 prefer" \
-	'server 192.0.2.2 iburst minpoll -1 maxpoll -1 maxsamples 8'
-wait_prop RefclockState 's "sending"' 30
-n=$(grep -c "refclock socket $tmp/phcd.sock is missing" "$tmp/phcd.log" || true)
-[ "$n" = 1 ] || fail "expected the missing socket logged once over 3 s of refused samples, got $n lines"
-prop HealthReasons | grep -q refclock-refused && fail "HealthReasons: refclock-refused still there"
-echo "ok: chronyd started: RefclockState sending without a restart of phcd; the refusal was logged once"
+chronyd_client() {
+	chronyd_start "$S" client \
+		"refclock SOCK $tmp/phcd.sock refid PHCD poll 1 precision 1e-7 prefer" \
+		'server 192.0.2.2 iburst minpoll -1 maxpoll -1 maxsamples 8'
+}
+# refused_then_sending ERRNO WORDS: no chronyd reads the socket: RefclockState refused with
+# RefclockError ERRNO and a health reason saying the socket WORDS, still refused over 3 s of
+# samples; then chronyd started: the samples go without anything else done, the reason is gone,
+# and WORDS were logged once in all, however many samples were refused.
+refused_then_sending() {
+	local deadline n
+	wait_prop RefclockState 's "refused"' 30
+	wait_prop RefclockError "i $1" 1
+	prop HealthReasons | grep -q "\"refclock-refused\" \"chronyd.*s refclock socket $tmp/phcd.sock $2" ||
+		fail "HealthReasons: expected refclock-refused ($2), got $(prop HealthReasons)"
+	deadline=$((SECONDS + 3))
+	while [ "$SECONDS" -lt "$deadline" ]; do
+		[ "$(prop RefclockState)" = 's "refused"' ] || fail "RefclockState left refused without chronyd"
+		sleep 0.5
+	done
+	chronyd_client
+	wait_prop RefclockState 's "sending"' 30
+	n=$(grep -c "refclock socket $tmp/phcd.sock $2" "$tmp/phcd.log" || true)
+	[ "$n" = 1 ] || fail "expected the socket that $2 logged once over 3 s of refused samples, got $n lines"
+	wait_prop HealthReasons 'a(ss) 0' 5
+}
+
+# Before chronyd: the socket is missing.
+refused_then_sending -2 "is missing"
+echo "ok: no chronyd yet: RefclockState refused (ENOENT), health reason refclock-refused, logged once;" \
+	"chronyd started: RefclockState sending without a restart of phcd"
 
 # source_line REFID: chronyc's line for the source with that name (refclock refid or address).
 source_line() { chronyc_s sources 2>/dev/null | awk -v n="$1" '$2 == n' || true; }
@@ -183,31 +194,15 @@ t0=$SECONDS
 wait_selected PHCD 60
 echo "ok: grandmaster back: PHCD selected again after $((SECONDS - t0)) s: $(source_line PHCD)"
 
-# chronyd killed outright leaves its socket file behind, which nobody reads: the send is refused
-# (ECONNREFUSED), a health reason logged once, and retried until a new chronyd binds the path.
-client_pid=$(cat "$tmp/client/chronyd.pid")
-kill -KILL "$client_pid"
-wait_prop RefclockState 's "refused"' 10
-wait_prop RefclockError 'i -111' 1
+# chronyd killed outright leaves its socket file behind, which nobody reads (ECONNREFUSED).
+kill -KILL "$(cat "$tmp/client/chronyd.pid")"
 [ -S "$tmp/phcd.sock" ] || fail "expected chronyd's socket file left behind by SIGKILL"
-prop HealthReasons | grep -q "\"refclock-refused\" \"chronyd.*s refclock socket $tmp/phcd.sock refuses" ||
-	fail "HealthReasons: expected refclock-refused (refuses), got $(prop HealthReasons)"
-deadline=$((SECONDS + 3))
-while [ "$SECONDS" -lt "$deadline" ]; do
-	[ "$(prop RefclockState)" = 's "refused"' ] || fail "RefclockState left refused without chronyd"
-	sleep 0.5
-done
-n=$(grep -c "refclock socket $tmp/phcd.sock refuses (Connection refused)" "$tmp/phcd.log" || true)
-[ "$n" = 1 ] || fail "expected the refusing socket logged once over 3 s of refused samples, got $n lines"
-echo "ok: chronyd killed: RefclockState refused (ECONNREFUSED), health reason, logged once"
-chronyd_start "$S" client \
-	"refclock SOCK $tmp/phcd.sock refid PHCD poll 1 precision 1e-7 prefer" \
-	'server 192.0.2.2 iburst minpoll -1 maxpoll -1 maxsamples 8'
-wait_prop RefclockState 's "sending"' 30
-wait_prop HealthReasons 'a(ss) 0' 5
+refused_then_sending -111 "refuses (Connection refused)"
+echo "ok: chronyd killed: RefclockState refused (ECONNREFUSED), health reason, logged once;" \
+	"chronyd restarted: sending"
 t0=$SECONDS
 wait_selected PHCD 60
-echo "ok: chronyd restarted: RefclockState sending, PHCD selected after $((SECONDS - t0)) s"
+echo "ok: chronyd restarted: PHCD selected after $((SECONDS - t0)) s"
 
 # Under phcd.service phcd is user phcd, and chronyd's socket is root's, mode 0755: the
 # chrony.service drop-in phcd ships gives it to phcd. Its ExecStartPost= as systemd would run it

@@ -662,6 +662,24 @@ static void chrony_close(struct chrony_sock *c, int fd)
 	rmdir(c->dir);
 }
 
+/*
+ * chronyd's socket bound (its fd returned), and a rig whose instance a feeds it with software
+ * timestamps, system_clock_instance auto.
+ */
+static int follow_init_refclock(struct follow_rig *fr, struct chrony_sock *chrony, ns_t ref_error)
+{
+	char conf[512];
+	int rx = chrony_bind(chrony);
+
+	snprintf(conf, sizeof(conf),
+		 "[global]\nsystem_clock_instance = auto\n[instance a]\ninterfaces = e0\n"
+		 "clock_backend = system\ntime_stamping = software\nclock_servo = refclock_sock\n"
+		 "refclock_sock_address = %s\n",
+		 chrony->sa.sun_path);
+	follow_init(fr, conf, ref_error);
+	return rx;
+}
+
 /* The instance's health as the derive pass makes it: its ports' and its feed's. */
 static void feed_health(struct follow_rig *fr, struct health_report *h)
 {
@@ -681,7 +699,6 @@ static void feed_health(struct follow_rig *fr, struct health_report *h)
 static void test_follow_refclock(void **state)
 {
 	struct chrony_sock chrony;
-	char conf[512];
 	struct timex before = { 0 }, after = { 0 };
 	struct refclock_info info;
 	struct health_report h;
@@ -693,13 +710,7 @@ static void test_follow_refclock(void **state)
 	ns_t err;
 	int rx;
 
-	rx = chrony_bind(&chrony);
-	snprintf(conf, sizeof(conf),
-		 "[global]\nsystem_clock_instance = auto\n[instance a]\ninterfaces = e0\n"
-		 "clock_backend = system\ntime_stamping = software\nclock_servo = refclock_sock\n"
-		 "refclock_sock_address = %s\n",
-		 chrony.sa.sun_path);
-	follow_init(&fr, conf, 50 * NS_PER_MSEC);
+	rx = follow_init_refclock(&fr, &chrony, 50 * NS_PER_MSEC);
 	manager_find_instance(fr.r.m, "a")->time_properties.ptpTimescale = true;
 	manager_find_instance(fr.r.m, "a")->time_properties.currentUtcOffset = 37;
 	assert_true(sysclock_sim_read(fr.sim, &before) >= 0);
@@ -770,17 +781,10 @@ static void test_follow_refclock_no_fd(void **state)
 	struct rlimit old, low;
 	struct refclock_info info;
 	struct follow_rig fr;
-	char conf[512];
 	int fill[64], n = 0, rx;
 	uint8_t b[64];
 
-	rx = chrony_bind(&chrony);
-	snprintf(conf, sizeof(conf),
-		 "[instance a]\ninterfaces = e0\nclock_backend = system\n"
-		 "time_stamping = software\nclock_servo = refclock_sock\n"
-		 "refclock_sock_address = %s\n",
-		 chrony.sa.sun_path);
-	follow_init(&fr, conf, 0);
+	rx = follow_init_refclock(&fr, &chrony, 0);
 	fr.r.m->sysclock = fr.f;
 	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
 	low = old;
