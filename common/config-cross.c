@@ -280,6 +280,33 @@ void config_cross_check(struct loader *l)
 				"other",
 				in->options.name);
 		}
+		if (in->options.servo.clock_servo == SERVO_TYPE_REFCLOCK_SOCK &&
+		    in->options.clock_backend == OPTIONS_CLOCK_VIRTUAL) {
+			loader_report(l, key_pos(c, in, "clock_servo"),
+				      "instance %s: clock_servo refclock_sock with clock_backend "
+				      "virtual, whose time is only in its workers: chronyd would "
+				      "never get a sample; expected clock_backend phc (hardware "
+				      "timestamps), system or free_running (software ones)",
+				      in->options.name);
+		}
+		/* chronyd's one refclock on that socket would take two clocks' samples as one */
+		for (size_t j = 0;
+		     j < k && in->options.servo.clock_servo == SERVO_TYPE_REFCLOCK_SOCK; j++) {
+			const struct config_instance *o = &c->instances[j];
+
+			if (o->options.servo.clock_servo == SERVO_TYPE_REFCLOCK_SOCK &&
+			    !strcmp(o->options.refclock_sock_address,
+				    in->options.refclock_sock_address)) {
+				loader_report(
+					l, key_pos(c, in, "refclock_sock_address"),
+					"instance %s: refclock_sock_address %s is instance %s's "
+					"too, expected an address of its own (a refclock SOCK "
+					"line each in chrony.conf)",
+					in->options.name, in->options.refclock_sock_address,
+					o->options.name);
+				break;
+			}
+		}
 	}
 }
 

@@ -184,7 +184,7 @@ static void derive_health(struct instance *i, struct mport *const *ports, size_t
 	bool gm;
 
 	health_instance(i, ports, n, why_not_port, i->manager, &h, &gm);
-	refclock_feed_health(i, &h);
+	refclock_feed_health(i, ports, n, &h);
 	health_log_new(i, &h);
 	if (!health_equal(&h, instance_health(i, &kept)) || gm != i->is_grandmaster) {
 		if (health_keep(&i->health, &h) < 0) {

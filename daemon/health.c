@@ -97,6 +97,23 @@ int health_keep(struct health_kept **kept, const struct health_report *h)
 	return 0;
 }
 
+bool health_chronyd_servo(const struct instance *i, struct mport *const *ports, size_t n)
+{
+	if (i->clock_servo != SERVO_TYPE_REFCLOCK_SOCK ||
+	    (i->clock_backend != OPTIONS_CLOCK_SYSTEM &&
+	     i->clock_backend != OPTIONS_CLOCK_FREE_RUNNING)) {
+		return false;
+	}
+	for (size_t k = 0; k < n; k++) {
+		if ((ports[k]->state == PORT_STATE_SLAVE ||
+		     ports[k]->state == PORT_STATE_UNCALIBRATED) &&
+		    ports[k]->timestamping == TRANSPORT_TS_MODE_SOFTWARE) {
+			return true;
+		}
+	}
+	return false;
+}
+
 void health_instance(const struct instance *i, struct mport *const *ports, size_t n,
 		     health_why_not_port_fn why_not_port, void *ctx, struct health_report *h,
 		     bool *ret_gm)
@@ -195,7 +212,7 @@ void health_instance(const struct instance *i, struct mport *const *ports, size_
 	} else if (i->was_synchronized && !i->synchronized) {
 		health_add(h, HEALTH_DEGRADED, "sync-lost",
 			   "lost synchronization: no port follows a master any more");
-	} else if (slave && !i->synchronized) {
+	} else if (slave && !i->synchronized && !health_chronyd_servo(i, ports, n)) {
 		health_add(h, HEALTH_DEGRADED, "not-synchronized",
 			   "following grandmaster %s, not synchronized yet (servo %s)", gm,
 			   servo_state_to_string(i->servo_state));

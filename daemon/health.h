@@ -25,6 +25,14 @@ int health_keep(struct health_kept **kept, const struct health_report *h);
 /* Why an interface the configuration names is not a port ("not present", "is a loopback ..."). */
 typedef const char *(*health_why_not_port_fn)(void *ctx, const char *ifname);
 /*
+ * Is chronyd the servo of instance i? clock_servo refclock_sock with a SLAVE (or UNCALIBRATED)
+ * port whose software timestamps are CLOCK_REALTIME's (clock_backend system or free_running):
+ * phcd runs no servo for it (ptp/steer.c measures only), so the instance is never Synchronized;
+ * its feed of chronyd says whether its time gets anywhere (refclock_feed_health), not "not
+ * synchronized yet".
+ */
+bool health_chronyd_servo(const struct instance *i, struct mport *const *ports, size_t n);
+/*
  * The health of instance i from its own fields and its ports (ports[0..n), all of them i's),
  * and whether it is the grandmaster of its domain (*ret_gm). why_not_port (NULL: "not present")
  * words each interface named in interfaces that is not a port.

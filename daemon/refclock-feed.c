@@ -179,7 +179,11 @@ static void feed_send(struct refclock_feeds *fs, struct refclock_feed *fd, struc
 		.offset = ref - (ns_t) utc_offset * NS_PER_SEC - sys,
 		.leap = fd->leap_set,
 	};
-	r = fd->fd >= 0 ? refclock_sock_send(fd->fd, fd->address, &sample) : -EBADF;
+	/* no socket yet (socket() failed: out of descriptors): opened again with each sample */
+	r = fd->fd >= 0 ? 0 : refclock_sock_open(&fd->fd);
+	if (r >= 0) {
+		r = refclock_sock_send(fd->fd, fd->address, &sample);
+	}
 	if (r < 0) {
 		feed_set(fs, fd, REFCLOCK_REFUSED, r, "");
 		return;
@@ -292,7 +296,8 @@ void refclock_feeds_tick(struct refclock_feeds *fs)
 		} else if (src == SYSCLOCK_SOURCE_NONE) {
 			feed_set(fs, fd, REFCLOCK_IDLE, 0,
 				 "the SLAVE port's time is its worker's own (clock_backend "
-				 "virtual): nothing to compare CLOCK_REALTIME with");
+				 "free_running with hardware timestamps): nothing to compare "
+				 "CLOCK_REALTIME with");
 		} else if (src == SYSCLOCK_SOURCE_SOFTWARE) {
 			/* its offsets arrive with STATUS: only see that they still do */
 			if (clock_ns(fs, CLOCK_MONOTONIC) - fd->last_sent >
@@ -367,14 +372,25 @@ bool refclock_feed_info(const struct instance *i, struct refclock_info *ret)
 	return true;
 }
 
-void refclock_feed_health(const struct instance *i, struct health_report *h)
+void refclock_feed_health(const struct instance *i, struct mport *const *ports, size_t n,
+			  struct health_report *h)
 {
+	char gm[CLOCK_IDENTITY_STRLEN];
 	struct refclock_info info;
 
-	if (refclock_feed_info(i, &info) && info.state == REFCLOCK_REFUSED) {
+	if (!refclock_feed_info(i, &info)) {
+		return;
+	}
+	if (info.state == REFCLOCK_REFUSED) {
 		health_add(h, HEALTH_DEGRADED, "refclock-refused",
 			   "chronyd's refclock socket %s %s (%s): samples are not delivered",
 			   info.address, info.error == -ENOENT ? "is missing" : "refuses",
 			   strerror(-info.error));
+	} else if (info.state == REFCLOCK_IDLE && health_chronyd_servo(i, ports, n)) {
+		/* in place of health_instance()'s "not synchronized yet (servo UNLOCKED)" */
+		clock_identity_to_string(&i->grandmaster_identity, gm);
+		health_add(h, HEALTH_DEGRADED, "not-synchronized",
+			   "following grandmaster %s, no samples to chronyd at %s: %s", gm,
+			   info.address, info.reason);
 	}
 }

@@ -60,5 +60,10 @@ static inline bool instance_feeds_refclock(const struct instance *i)
 	return i->options.servo.clock_servo == SERVO_TYPE_REFCLOCK_SOCK;
 }
 
-/* A health reason for a feed whose socket is missing or refuses. */
-void refclock_feed_health(const struct instance *i, struct health_report *h);
+/*
+ * A health reason for a feed whose socket is missing or refuses; and, where chronyd is the
+ * instance's servo (health_chronyd_servo: ports[0..n) its ports), for a feed that sends nothing
+ * while a port follows a master.
+ */
+void refclock_feed_health(const struct instance *i, struct mport *const *ports, size_t n,
+			  struct health_report *h);

@@ -48,6 +48,15 @@ static const struct error_case error_cases[] = {
 	  "[global]\nsystem_clock_instance = a\n[instance a]\nclock_servo = refclock_sock\n",
 	  ":4: instance a: clock_servo refclock_sock hands CLOCK_REALTIME to chronyd, yet "
 	  "system_clock_instance names it" },
+	{ "refclock from a virtual clock",
+	  "[instance a]\nclock_backend = virtual\nclock_servo = refclock_sock\n",
+	  ":3: instance a: clock_servo refclock_sock with clock_backend virtual, whose time is "
+	  "only in its workers" },
+	{ "two instances feed one chronyd socket",
+	  "[global]\nclock_servo = refclock_sock\n[instance a]\ninterfaces = e0\n"
+	  "[instance b]\ninterfaces = e1\ndomainNumber = 1\n",
+	  ":5: instance b: refclock_sock_address /var/run/refclock.ptp.sock is instance a's too, "
+	  "expected an address of its own" },
 	{ "bad management_network", "[global]\nmanagement_network = yes\n",
 	  ":2: management_network = yes is not a valid value, expected off, read-only or "
 	  "read-write" },

@@ -129,6 +129,48 @@ static void test_sync(void **state)
 	assert_true(has_code(&h, "no-grandmaster"));
 }
 
+/*
+ * clock_servo refclock_sock with software timestamps on CLOCK_REALTIME: phcd runs no servo, the
+ * instance is never Synchronized, and "not synchronized yet (servo UNLOCKED)" would stand for
+ * ever beside a chronyd that selects its samples: the feed's state says it instead
+ * (refclock_feed_health). With hardware timestamps the PHC's servo is phcd's, as before.
+ */
+static void test_chronyd_servo(void **state)
+{
+	struct health_report h;
+	struct rig r;
+	bool gm;
+
+	rig_init(&r, 1, PORT_STATE_SLAVE);
+	r.i.grandmaster_identity.id[0] = 2;
+	r.i.clock_servo = SERVO_TYPE_REFCLOCK_SOCK;
+	r.i.clock_backend = OPTIONS_CLOCK_SYSTEM;
+	r.port[0].timestamping = TRANSPORT_TS_MODE_SOFTWARE;
+	assert_true(health_chronyd_servo(&r.i, r.ports, 1));
+	health_instance(&r.i, r.ports, 1, NULL, NULL, &h, &gm);
+	assert_int_equal(h.level, HEALTH_OK);
+	r.i.clock_backend = OPTIONS_CLOCK_FREE_RUNNING;
+	health_instance(&r.i, r.ports, 1, NULL, NULL, &h, &gm);
+	assert_int_equal(h.level, HEALTH_OK);
+	/* no port following a master: said as ever */
+	r.port[0].state = PORT_STATE_LISTENING;
+	assert_false(health_chronyd_servo(&r.i, r.ports, 1));
+	health_instance(&r.i, r.ports, 1, NULL, NULL, &h, &gm);
+	assert_true(has_code(&h, "no-grandmaster"));
+	/* the PHC's servo (hardware timestamps), or pi: phcd's own, not synchronized yet */
+	r.port[0].state = PORT_STATE_SLAVE;
+	r.i.clock_backend = OPTIONS_CLOCK_PHC;
+	r.port[0].timestamping = TRANSPORT_TS_MODE_HARDWARE;
+	assert_false(health_chronyd_servo(&r.i, r.ports, 1));
+	health_instance(&r.i, r.ports, 1, NULL, NULL, &h, &gm);
+	assert_true(has_code(&h, "not-synchronized"));
+	r.i.clock_backend = OPTIONS_CLOCK_SYSTEM;
+	r.port[0].timestamping = TRANSPORT_TS_MODE_SOFTWARE;
+	r.i.clock_servo = SERVO_TYPE_PI;
+	health_instance(&r.i, r.ports, 1, NULL, NULL, &h, &gm);
+	assert_true(has_code(&h, "not-synchronized"));
+}
+
 /* More reasons than fit: the last slot counts the rest. */
 static void test_overflow(void **state)
 {
@@ -234,6 +276,7 @@ int main(void)
 		cmocka_unit_test(test_faulty),
 		cmocka_unit_test(test_missing_and_no_ports),
 		cmocka_unit_test(test_sync),
+		cmocka_unit_test(test_chronyd_servo),
 		cmocka_unit_test(test_overflow),
 		cmocka_unit_test(test_daemon),
 		cmocka_unit_test(test_reason_hash),

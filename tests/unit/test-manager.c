@@ -13,12 +13,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "daemon/health.h"
 #include "daemon/manager-internal.h"
 #include "daemon/refclock-feed.h"
 #include "daemon/manager-reload.h"
@@ -660,6 +663,34 @@ static void chrony_close(struct chrony_sock *c, int fd)
 }
 
 /*
+ * chronyd's socket bound (its fd returned), and a rig whose instance a feeds it with software
+ * timestamps, system_clock_instance auto.
+ */
+static int follow_init_refclock(struct follow_rig *fr, struct chrony_sock *chrony, ns_t ref_error)
+{
+	char conf[512];
+	int rx = chrony_bind(chrony);
+
+	snprintf(conf, sizeof(conf),
+		 "[global]\nsystem_clock_instance = auto\n[instance a]\ninterfaces = e0\n"
+		 "clock_backend = system\ntime_stamping = software\nclock_servo = refclock_sock\n"
+		 "refclock_sock_address = %s\n",
+		 chrony->sa.sun_path);
+	follow_init(fr, conf, ref_error);
+	return rx;
+}
+
+/* The instance's health as the derive pass makes it: its ports' and its feed's. */
+static void feed_health(struct follow_rig *fr, struct health_report *h)
+{
+	struct instance *a = manager_find_instance(fr->r.m, "a");
+	bool gm;
+
+	health_instance(a, &fr->p, 1, NULL, NULL, h, &gm);
+	refclock_feed_health(a, &fr->p, 1, h);
+}
+
+/*
  * clock_servo refclock_sock, even with system_clock_instance auto: the clock is never written, and
  * chronyd's socket gets each offset of the port as true time minus CLOCK_REALTIME. The grandmaster
  * announces the PTP timescale (a PHC's, as most do): the worker's software offsets are on UTC
@@ -668,9 +699,9 @@ static void chrony_close(struct chrony_sock *c, int fd)
 static void test_follow_refclock(void **state)
 {
 	struct chrony_sock chrony;
-	char conf[512];
 	struct timex before = { 0 }, after = { 0 };
 	struct refclock_info info;
+	struct health_report h;
 	struct follow_rig fr;
 	uint8_t b[64];
 	size_t n = 0;
@@ -679,18 +710,22 @@ static void test_follow_refclock(void **state)
 	ns_t err;
 	int rx;
 
-	rx = chrony_bind(&chrony);
-	snprintf(conf, sizeof(conf),
-		 "[global]\nsystem_clock_instance = auto\n[instance a]\ninterfaces = e0\n"
-		 "clock_backend = system\ntime_stamping = software\nclock_servo = refclock_sock\n"
-		 "refclock_sock_address = %s\n",
-		 chrony.sa.sun_path);
-	follow_init(&fr, conf, 50 * NS_PER_MSEC);
+	rx = follow_init_refclock(&fr, &chrony, 50 * NS_PER_MSEC);
 	manager_find_instance(fr.r.m, "a")->time_properties.ptpTimescale = true;
 	manager_find_instance(fr.r.m, "a")->time_properties.currentUtcOffset = 37;
 	assert_true(sysclock_sim_read(fr.sim, &before) >= 0);
 	err = sim_error(&fr);
 	sysclock_follow_tick(fr.f, USEC_PER_SEC); /* the feed comes with the tick */
+	/*
+	 * chronyd is the servo (software timestamps): the health is the feed's, a port SLAVE and
+	 * nothing sent yet
+	 */
+	fr.r.m->sysclock = fr.f;
+	feed_health(&fr, &h);
+	assert_int_equal(h.n_reasons, 1);
+	assert_string_equal(h.reasons[0].code, "not-synchronized");
+	assert_non_null(strstr(h.reasons[0].text, "no samples to chronyd at /tmp/"));
+	fr.r.m->sysclock = NULL;
 	for (int k = 0; k < 30; k++) {
 		/* read as chronyd does: a Unix datagram socket queues 10 at most */
 		follow_run(&fr, 1);
@@ -713,6 +748,12 @@ static void test_follow_refclock(void **state)
 	fr.r.m->sysclock = NULL;
 	assert_string_equal(info.state_name, "sending");
 	assert_int_equal(info.accepted, 30);
+	/* samples accepted: healthy, although phcd's instance is never Synchronized */
+	fr.r.m->sysclock = fr.f;
+	feed_health(&fr, &h);
+	fr.r.m->sysclock = NULL;
+	assert_int_equal(h.level, HEALTH_OK);
+	assert_int_equal(h.n_reasons, 0);
 	/* reloaded to pi: the feed goes at the next tick, and D-Bus hears of it */
 	write_config(&fr.r, "[global]\nsystem_clock_instance = auto\n[instance a]\n"
 			    "interfaces = e0\nclock_backend = system\ntime_stamping = software\n");
@@ -728,6 +769,95 @@ static void test_follow_refclock(void **state)
 	free(errors);
 	follow_free(&fr);
 	chrony_close(&chrony, rx);
+}
+
+/*
+ * Out of descriptors when the feed begins: no socket, the samples refused (EMFILE) rather than
+ * lost for good; once descriptors are free again the next sample opens one and reaches chronyd.
+ */
+static void test_follow_refclock_no_fd(void **state)
+{
+	struct chrony_sock chrony;
+	struct rlimit old, low;
+	struct refclock_info info;
+	struct follow_rig fr;
+	int fill[64], n = 0, rx;
+	uint8_t b[64];
+
+	rx = follow_init_refclock(&fr, &chrony, 0);
+	fr.r.m->sysclock = fr.f;
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+	low = old;
+	low.rlim_cur = (rlim_t) rx + 1 + ARRAY_SIZE(fill);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	while (n < (int) ARRAY_SIZE(fill) && (fill[n] = dup(0)) >= 0) {
+		n++;
+	}
+	assert_int_equal(errno, EMFILE);
+	sysclock_follow_tick(fr.f, USEC_PER_SEC); /* the feed begins: socket() fails */
+	follow_run(&fr, 2);
+	assert_true(refclock_feed_info(manager_find_instance(fr.r.m, "a"), &info));
+	assert_string_equal(info.state_name, "refused");
+	assert_int_equal(info.error, -EMFILE);
+	while (n > 0) {
+		close(fill[--n]);
+	}
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+	follow_run(&fr, 1);
+	assert_true(refclock_feed_info(manager_find_instance(fr.r.m, "a"), &info));
+	assert_string_equal(info.state_name, "sending");
+	assert_int_equal(recv(rx, b, sizeof(b), 0), (ssize_t) sizeof(struct timeval) + 24);
+	fr.r.m->sysclock = NULL;
+	follow_free(&fr);
+	chrony_close(&chrony, rx);
+}
+
+/*
+ * A chronyd that steers CLOCK_REALTIME (no -x) is phcd's rival, but not where phcd's only
+ * instance feeds it (clock_servo refclock_sock): SystemClockConflict stays empty then, and names
+ * it for the same instance with pi. test-refclock's chronyd runs with -x, never a rival: only
+ * this /proc written by hand shows the difference.
+ */
+static void test_follow_refclock_rival(void **state)
+{
+	char root[] = "/tmp/test-manager-proc-XXXXXX", path[320], conf[256];
+	struct sysclock_ops ops = sysclock_sim_ops;
+	struct follow_rig fr;
+	FILE *f;
+
+	assert_non_null(mkdtemp(root));
+	snprintf(path, sizeof(path), "%s/self", root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/4242", root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/4242/comm", root);
+	assert_non_null(f = fopen(path, "w"));
+	fputs("chronyd\n", f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/4242/cmdline", root);
+	assert_non_null(f = fopen(path, "w"));
+	fwrite("chronyd\0-u\0_chrony\0", 1, 19, f);
+	fclose(f);
+	ops.proc_root = root;
+	for (int feeds = 1; feeds >= 0; feeds--) {
+		snprintf(conf, sizeof(conf),
+			 "[global]\nsystem_clock_instance = auto\n[instance a]\ninterfaces = e0\n"
+			 "clock_backend = system\ntime_stamping = software\n%s",
+			 feeds ? "clock_servo = refclock_sock\n" : "");
+		follow_init(&fr, conf, 0);
+		sysclock_follow_free(fr.f);
+		assert_int_equal(sysclock_follow_new(fr.r.m, &ops, fr.sim, &fr.f), 0);
+		sysclock_follow_tick(fr.f, USEC_PER_SEC);
+		if (feeds) {
+			assert_string_equal(sysclock_follow_conflict(fr.f), "");
+		} else {
+			assert_non_null(strstr(sysclock_follow_conflict(fr.f),
+					       "chronyd (pid 4242) already steers CLOCK_REALTIME"));
+		}
+		follow_free(&fr);
+	}
+	snprintf(path, sizeof(path), "rm -rf '%s'", root);
+	assert_int_equal(system(path), 0);
 }
 
 /*
@@ -819,6 +949,8 @@ int main(void)
 		cmocka_unit_test(test_follow_software_ptp_timescale),
 		cmocka_unit_test(test_follow_refclock),
 		cmocka_unit_test(test_follow_refclock_phc),
+		cmocka_unit_test(test_follow_refclock_rival),
+		cmocka_unit_test(test_follow_refclock_no_fd),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
