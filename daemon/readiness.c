@@ -22,6 +22,12 @@ uint64_t readiness_gate_usec(int8_t logAnnounceInterval, uint8_t announceReceipt
 	return (uint64_t) llround(ldexp(intervals, logAnnounceInterval) * USEC_PER_SEC_F);
 }
 
+uint64_t readiness_as_capable_usec(int8_t logMinPdelayReqInterval)
+{
+	return (uint64_t) llround(ldexp(READINESS_AS_CAPABLE_EXCHANGES, logMinPdelayReqInterval) *
+				  USEC_PER_SEC_F);
+}
+
 static void verdict(struct readiness *ret, bool ready, const char *fmt, ...) _printf_(3, 4);
 static void verdict(struct readiness *ret, bool ready, const char *fmt, ...)
 {
@@ -170,6 +176,10 @@ int readiness_of_instance(const struct instance *i, struct mport *const *ports, 
 			.gate_usec = readiness_gate_usec(p->options.logAnnounceInterval,
 							 p->options.announceReceiptTimeout),
 		};
+		if (options_port_runs_as_capable(&p->options)) {
+			rp[k].gate_usec += readiness_as_capable_usec(
+				p->options.logMinPdelayReqInterval);
+		}
 		if (running && listening && rp[k].listened_usec < rp[k].gate_usec &&
 		    (!opens || p->listening_since_usec + rp[k].gate_usec < opens)) {
 			opens = p->listening_since_usec + rp[k].gate_usec;

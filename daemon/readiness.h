@@ -64,6 +64,16 @@ struct readiness_instance_input {
 uint64_t readiness_gate_usec(int8_t logAnnounceInterval, uint8_t announceReceiptTimeout);
 
 /*
+ * A port that computes asCapable (802.1AS: options_port_runs_as_capable()) neither sends nor
+ * takes Announce before its link is asCapable, nor does its neighbour's: its gate adds the
+ * Pdelay exchanges that make both ends asCapable (two for the neighborRateRatio, one for the
+ * phase between the two ends' requests), and the supervisor counts its listening anew from
+ * the moment it became asCapable (mport.listening_since_usec).
+ */
+#define READINESS_AS_CAPABLE_EXCHANGES 3
+uint64_t readiness_as_capable_usec(int8_t logMinPdelayReqInterval);
+
+/*
  * Ready: synchronized; or without ports (nothing to wait for); or the grandmaster of its domain
  * once every running port listened its boot gate (or configured to be the grandmaster). Not
  * ready while an interface its `interfaces` names is missing, unless synchronized.
