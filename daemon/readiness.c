@@ -22,6 +22,12 @@ uint64_t readiness_gate_usec(int8_t logAnnounceInterval, uint8_t announceReceipt
 	return (uint64_t) llround(ldexp(intervals, logAnnounceInterval) * USEC_PER_SEC_F);
 }
 
+bool readiness_equal(const struct readiness *a, const struct readiness *b)
+{
+	return a->ready == b->ready && a->configured_grandmaster == b->configured_grandmaster &&
+	       !strcmp(a->reason, b->reason);
+}
+
 uint64_t readiness_as_capable_usec(int8_t logMinPdelayReqInterval)
 {
 	return (uint64_t) llround(ldexp(READINESS_AS_CAPABLE_EXCHANGES, logMinPdelayReqInterval) *
@@ -62,6 +68,7 @@ void readiness_instance(const struct readiness_instance_input *in, struct readin
 {
 	const struct readiness_port *p;
 
+	ret->configured_grandmaster = in->configured_grandmaster;
 	if (in->refclock) {
 		const struct readiness_refclock *rc = in->refclock;
 
@@ -203,6 +210,8 @@ void readiness_daemon(struct instance *const *instances, size_t n,
 		      const char *conflict, struct readiness *ret)
 {
 	bool free_running = true, followed = false;
+
+	ret->configured_grandmaster = false; /* an instance's */
 
 	if (system_clock_instance[0]) {
 		/* time-sync.target means the system clock is right, not that PTP is. */

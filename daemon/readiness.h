@@ -14,6 +14,9 @@
 struct readiness {
 	bool ready;
 	char reason[READINESS_REASON_MAX]; /* why (not) ready, a sentence for people */
+	/* readiness_instance_input.configured_grandmaster: no boot gate (D-Bus
+	 * ConfiguredGrandmaster, the alert rules' "not the configured grandmaster") */
+	bool configured_grandmaster;
 };
 
 /* One port of an instance as the boot gate sees it. */
@@ -61,6 +64,9 @@ struct readiness_instance_input {
  * announces only after its own timeout) plus the foreign-master qualification window
  * (FOREIGN_MASTER_TIME_WINDOW intervals, IEEE 1588-2019 9.3.2.4.4), in microseconds.
  */
+/* Do two verdicts say the same (what D-Bus would signal as a change)? */
+bool readiness_equal(const struct readiness *a, const struct readiness *b);
+
 uint64_t readiness_gate_usec(int8_t logAnnounceInterval, uint8_t announceReceiptTimeout);
 
 /*

@@ -145,6 +145,8 @@ ip -n "$S" link set s1 up
 wait_prop port/s1 Port State '"(LISTENING|MASTER)"' 10
 wait_prop port/s1 Port LastError '^s ""$' 10
 wait_metric "$ERRCODE" 0 5
+# ... and the exporter serves ConfiguredGrandmaster (instance a may become slave: 0).
+wait_metric 'phcd_configured_grandmaster{ptp_instance="a"}' 0 5
 echo "ok: link down sets LastError (held while down), link back clears it, on D-Bus and in the exporter"
 
 # --- a refused reload: at err
