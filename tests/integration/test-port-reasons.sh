@@ -103,6 +103,15 @@ prop instance/l Instance HealthReasons | grep -q 'not present' &&
 	fail "lo: Health still says not present: $(prop instance/l Instance HealthReasons)"
 grep -q '^<3>phcd: lo: named in the interfaces of instance l, but a loopback interface carries no PTP frames: not a port, ignoring$' "$LOG" ||
 	fail "lo: expected an err line naming instance l, got: $(grep -i 'lo\b' "$LOG")"
+# ... and phcctl says so (issue 30 item 2, with the real phcd): Health and its reason, no
+# clock identity of zeros and no offset before the first port and sample.
+"$BUILD/phcctl/phcctl" instance l >"$tmp/inst-l" || fail "phcctl instance l: exit $?: $(cat "$tmp/inst-l")"
+for re in '^Instance l: domain 3, .*clock not chosen yet \(no port\)' '^  Health +: degraded$' \
+	'^ +interface lo is named .* is a loopback interface, which carries no PTP frames' \
+	'^  Offset from master +: no sample yet$' '^  Ports: none$'; do
+	grep -Eq -- "$re" "$tmp/inst-l" || fail "phcctl instance l: expected a line matching '$re', got: $(cat "$tmp/inst-l")"
+done
+! grep -q '000000\.0000\.000000' "$tmp/inst-l" || fail "phcctl instance l: a clock identity of zeros: $(cat "$tmp/inst-l")"
 echo "ok: lo named in interfaces: a loopback interface in Health and at err in the log"
 
 # --- a bridge: no transmit timestamps, refused at start with the reason, no worker
