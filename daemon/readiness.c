@@ -64,6 +64,24 @@ static const struct readiness_port *gate_open_port(const struct readiness_instan
 	return worst;
 }
 
+/* A running port that is not asCapable when none is (the instance serves no link), or NULL. */
+static const struct readiness_port *no_link_port(const struct readiness_instance_input *in)
+{
+	const struct readiness_port *first = NULL;
+
+	for (size_t k = 0; k < in->n_ports; k++) {
+		const struct readiness_port *p = &in->ports[k];
+
+		if (p->running && !p->not_as_capable) {
+			return NULL;
+		}
+		if (p->running && !first) {
+			first = p;
+		}
+	}
+	return first;
+}
+
 void readiness_instance(const struct readiness_instance_input *in, struct readiness *ret)
 {
 	const struct readiness_port *p;
@@ -95,6 +113,12 @@ void readiness_instance(const struct readiness_instance_input *in, struct readin
 			"grandmaster of domain %u so far: port %s listens %.1f s more for a better "
 			"master (boot gate)",
 			in->domain, p->ifname, (double) (p->gate_usec - p->listened_usec) / 1e6);
+	} else if (in->is_grandmaster && (p = no_link_port(in))) {
+		verdict(ret, false,
+			"grandmaster of domain %u on no link: port %s is not asCapable (802.1AS "
+			"carries no time over its link: no neighbour answers its peer delay "
+			"requests, or its delay is out of bounds)",
+			in->domain, p->ifname);
 	} else if (in->is_grandmaster) {
 		verdict(ret, true,
 			"grandmaster of domain %u: no better master heard within the announce "
@@ -186,6 +210,7 @@ int readiness_of_instance(const struct instance *i, struct mport *const *ports, 
 		if (options_port_runs_as_capable(&p->options)) {
 			rp[k].gate_usec += readiness_as_capable_usec(
 				p->options.logMinPdelayReqInterval);
+			rp[k].not_as_capable = !p->as_capable;
 		}
 		if (running && listening && rp[k].listened_usec < rp[k].gate_usec &&
 		    (!opens || p->listening_since_usec + rp[k].gate_usec < opens)) {

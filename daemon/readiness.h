@@ -26,6 +26,7 @@ struct readiness_port {
 	bool running;		/* in the protocol: not FAULTY, DISABLED or INITIALIZING */
 	uint64_t listened_usec; /* how long its worker has listened on the link since it came up */
 	uint64_t gate_usec;	/* readiness_gate_usec() of its announce options */
+	bool not_as_capable;	/* 802.1AS asCapable false: its link carries no time */
 };
 
 /*
@@ -81,8 +82,9 @@ uint64_t readiness_as_capable_usec(int8_t logMinPdelayReqInterval);
 
 /*
  * Ready: synchronized; or without ports (nothing to wait for); or the grandmaster of its domain
- * once every running port listened its boot gate (or configured to be the grandmaster). Not
- * ready while an interface its `interfaces` names is missing, unless synchronized.
+ * once every running port listened its boot gate and one of them is asCapable (it serves a
+ * link), or configured to be the grandmaster. Not ready while an interface its `interfaces`
+ * names is missing, unless synchronized.
  */
 void readiness_instance(const struct readiness_instance_input *in, struct readiness *ret);
 

@@ -128,7 +128,11 @@ echo "ok: a bridge is refused at start: $(prop port/br0 Port LastError)"
 wait_prop instance/g Instance HealthReasons '"not-as-capable" "port s3 is not asCapable: 802.1AS carries no time over its link' 10
 wait_prop port/s3 Port AsCapable '^b false$' 1
 wait_for "$LOG" '^<5>phcd: instance g: port s3 is not asCapable: ' 5
-echo "ok: a gPTP port without a peer is not asCapable, in Health and in the log"
+# ... and not ready: the grandmaster of no link (on 49019c6 Ready, "no better master heard",
+# so wait-sync let time-sync.target through on it).
+wait_prop instance/g Instance ReadyReason '"grandmaster of domain 0 on no link: port s3 is not asCapable \(802\.1AS carries no time' 10
+[ "$(prop instance/g Instance Ready)" = 'b false' ] || fail "instance g: expected Ready false, got $(prop instance/g Instance Ready)"
+echo "ok: a gPTP port without a peer is not asCapable, in Health, in the log and in ReadyReason (not ready)"
 
 # --- a worker crash: at err, FAULTY at err; LastError set, then cleared once the new worker runs
 old=$(prop port/s1 Port WorkerPID | cut -d' ' -f2)

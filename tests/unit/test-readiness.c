@@ -329,11 +329,46 @@ static void test_of_instance_as_capable(void **state)
 	assert_false(r.ready);
 	assert_non_null(strstr(r.reason, "port eth0 listens 3.0 s more"));
 	assert_int_equal(opens, t0 + gate + 3 * SEC);
-	assert_int_equal(readiness_of_instance(&i, ports, 1, NULL, opens, &r, &opens), 0);
+	/* the gate passed and the port still not asCapable: it serves no link */
+	assert_int_equal(readiness_of_instance(&i, ports, 1, NULL, t0 + gate + 3 * SEC, &r, &opens),
+			 0);
+	assert_false(r.ready);
+	assert_non_null(strstr(r.reason, "on no link: port eth0 is not asCapable"));
+	p.as_capable = true;
+	assert_int_equal(readiness_of_instance(&i, ports, 1, NULL, t0 + gate + 3 * SEC, &r, &opens),
+			 0);
 	assert_true(r.ready);
 	/* asCapable true: always asCapable (the automotive profile), the announce gate alone */
 	p.options.asCapable = OPTIONS_AS_CAPABLE_TRUE;
 	assert_int_equal(readiness_of_instance(&i, ports, 1, NULL, t0 + gate, &r, &opens), 0);
+	assert_true(r.ready);
+}
+
+/*
+ * A grandmaster none of whose running ports is asCapable serves no link (issue 30 item 6: a gPTP
+ * port with no 802.1AS neighbour, Ready on 49019c6): not ready, the port named. One asCapable
+ * port is enough; a port that is not running does not count; by configuration it is ready.
+ */
+static void test_grandmaster_of_no_link(void **state)
+{
+	struct readiness_port p[2] = { port("eth0", PORT_STATE_MASTER, 14 * SEC),
+				       port("eth1", PORT_STATE_MASTER, 14 * SEC) };
+	struct readiness_instance_input in = gm_input(p, 2);
+	struct readiness r;
+
+	p[0].not_as_capable = p[1].not_as_capable = true;
+	readiness_instance(&in, &r);
+	assert_false(r.ready);
+	assert_non_null(strstr(r.reason, "on no link: port eth0 is not asCapable"));
+	p[1].not_as_capable = false;
+	readiness_instance(&in, &r);
+	assert_true(r.ready);
+	assert_non_null(strstr(r.reason, "no better master heard"));
+	p[1].running = false;
+	readiness_instance(&in, &r);
+	assert_false(r.ready);
+	in.configured_grandmaster = true;
+	readiness_instance(&in, &r);
 	assert_true(r.ready);
 }
 
@@ -350,6 +385,7 @@ int main(void)
 		cmocka_unit_test(test_refclock),
 		cmocka_unit_test(test_of_instance),
 		cmocka_unit_test(test_of_instance_as_capable),
+		cmocka_unit_test(test_grandmaster_of_no_link),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
