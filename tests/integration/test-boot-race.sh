@@ -62,16 +62,41 @@ phcd_conf() {
 	esac
 }
 
+# gm_silent: with gPTP, ptp4l's port is not asCapable (its PORT_DATA_SET_NP), so it announces
+# nothing. ptp4l 3.1.1 gets there when a Sync or Announce it sends as the carrier goes fails
+# ("send sync failed"): the fault, cleared at once while the link is down, leaves it without
+# Pdelay_Req of its own after the link is back (seen in a capture: it answers phcd's, sends
+# none, for good). The better clock is then not on the link, and phcd is rightly its grandmaster.
+# Silent means for good: not asCapable for 5 s more (a port that becomes asCapable late, the
+# race itself, does so within 3 Pdelay intervals of 1 s).
+gm_silent() {
+	local until=$((SECONDS + 5))
+	[ "$profile" = gPTP ] || return 1
+	while [ "$SECONDS" -lt "$until" ]; do
+		! "${dir:+$dir/}pmc" -u -b 0 -t 1 -s "$tmp/gm.uds" -i "$tmp/pmc-$round" \
+			'GET PORT_DATA_SET_NP' 2>/dev/null | grep -Eq 'asCapable +1' || return 1
+		sleep 0.2
+	done
+}
+
 # check WHAT: wait-sync's verdict in $tmp/ws.json (exit status $rc) must be "synchronized to
-# ptp4l's clock", never "its own clock is the grandmaster".
+# ptp4l's clock", never "its own clock is the grandmaster"; unless ptp4l went silent (gm_silent):
+# then the round proves nothing and is run again (redo=1).
 check() {
 	local what=$1 own gm
 	[ "$rc" = 0 ] || fail "$what: wait-sync exited $rc: $(cat "$tmp/ws.err") $(cat "$tmp/ws.json"); phcd: $(tail -n 20 "$PHCD_LOG")"
 	own=$(busctl --system get-property org.phcd1 /org/phcd1/instance/lab org.phcd1.Instance ClockIdentity)
 	gm=$(busctl --system get-property org.phcd1 /org/phcd1/instance/lab org.phcd1.Instance GrandmasterIdentity)
-	jq -e '.Ready and (.Instances[0] | .Synchronized and (.IsGrandmaster | not) and
-		(.Reason | startswith("synchronized")))' "$tmp/ws.json" >/dev/null ||
+	if ! jq -e '.Ready and (.Instances[0] | .Synchronized and (.IsGrandmaster | not) and
+		(.Reason | startswith("synchronized")))' "$tmp/ws.json" >/dev/null; then
+		if gm_silent; then
+			echo "note: $what: ptp4l's port is not asCapable, it announces nothing (gm_silent):" \
+				"phcd rightly its own grandmaster; the round is run again"
+			redo=1
+			return 0
+		fi
 		fail "$what: wait-sync exited 0 without following ptp4l (own clock $own, grandmaster now $gm): $(jq -c '.Instances[0] | {Synchronized, IsGrandmaster, Reason}' "$tmp/ws.json")"
+	fi
 	[ "$own" != "$gm" ] || fail "$what: phcd's own clock $own is the grandmaster after wait-sync"
 }
 
@@ -97,8 +122,9 @@ for c in "${CASES[@]}"; do
 	dir=${REF_DIRS[$v]} version=${REF_VERSIONS[$v]}
 	phcd_conf "$profile" >"$tmp/phcd.conf"
 	tc=$SECONDS
-	for _ in $(seq 1 "$n"); do
-		round=$((round + 1))
+	done_n=0 redos=0
+	while [ "$done_n" -lt "$n" ]; do
+		round=$((round + 1)) redo=0
 		S=phbr-s$$-$round G=phbr-g$$-$round
 		netns_pair "$S" "$G" s1 g1
 		# Together, as at boot: ptp4l, phcd and wait-sync (which waits for phcd on the bus).
@@ -109,12 +135,14 @@ for c in "${CASES[@]}"; do
 		check "round $round ($profile, ptp4l $version), start"
 
 		# The interface goes away and comes back: both ends lose carrier, both start over.
-		ip -n "$S" link set s1 down
-		port_state FAULTY 10
-		ip -n "$S" link set s1 up
-		rc=0
-		"$PHCCTL" wait-sync --timeout 30 --json >"$tmp/ws.json" 2>"$tmp/ws.err" || rc=$?
-		check "round $round ($profile, ptp4l $version), after link down/up"
+		if [ "$redo" = 0 ]; then
+			ip -n "$S" link set s1 down
+			port_state FAULTY 10
+			ip -n "$S" link set s1 up
+			rc=0
+			"$PHCCTL" wait-sync --timeout 30 --json >"$tmp/ws.json" 2>"$tmp/ws.err" || rc=$?
+			check "round $round ($profile, ptp4l $version), after link down/up"
+		fi
 
 		kill "$PHCD_PID" "$GM_PID"
 		wait_pid "$PHCD_PID" 10 || true
@@ -127,8 +155,16 @@ for c in "${CASES[@]}"; do
 			[ "$SECONDS" -lt "$deadline" ] || fail "org.phcd1 still owned 10 s after phcd ended"
 			sleep 0.02
 		done
+		if [ "$redo" = 1 ]; then
+			redos=$((redos + 1))
+			[ "$redos" -le 3 ] || fail "$profile, ptp4l $version: ptp4l went silent in $redos rounds"
+		else
+			done_n=$((done_n + 1))
+		fi
 	done
-	summary+=("$profile/ptp4l $version: $n in $((SECONDS - tc)) s")
+	note=
+	[ "$redos" = 0 ] || note=" (and $redos run again: ptp4l silent)"
+	summary+=("$profile/ptp4l $version: $n in $((SECONDS - tc)) s$note")
 done
 joined=$(printf '%s; ' "${summary[@]}")
 echo "ok: $round starts and $round link down/up (${joined%; }):" \
