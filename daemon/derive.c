@@ -224,7 +224,7 @@ static void derive_readiness(struct instance *i, struct mport *const *ports, siz
 	if (opens && (!i->manager->gate_wakeup_usec || opens < i->manager->gate_wakeup_usec)) {
 		i->manager->gate_wakeup_usec = opens;
 	}
-	if (r.ready != i->readiness.ready || strcmp(r.reason, i->readiness.reason)) {
+	if (!readiness_equal(&r, &i->readiness)) {
 		i->readiness = r;
 		i->dirty |= INSTANCE_CHANGED_READY;
 	}
@@ -247,7 +247,7 @@ static void derive_daemon(struct manager *m)
 		m->dirty |= MANAGER_CHANGED_HEALTH;
 	}
 	readiness_daemon(m->instances, m->n_instances, sys, sys_synced, conflict, &r);
-	if (r.ready != m->readiness.ready || strcmp(r.reason, m->readiness.reason)) {
+	if (!readiness_equal(&r, &m->readiness)) {
 		m->readiness = r;
 		m->dirty |= MANAGER_CHANGED_READY;
 	}

@@ -146,6 +146,12 @@ static void mport_take_status(struct mport *p, const struct ipc_status *s, bool 
 		mask |= MPORT_CHANGED_ERROR;
 	}
 	if (s->as_capable != p->as_capable) {
+		/* Before, neither end took the other's Announce: the boot gate counts from now
+		 * (readiness.h, READINESS_AS_CAPABLE_EXCHANGES). */
+		if (s->as_capable && p->listening_since_usec &&
+		    options_port_runs_as_capable(&p->options)) {
+			p->listening_since_usec = time_mono_usec();
+		}
 		p->as_capable = s->as_capable;
 		mask |= MPORT_CHANGED_STATE;
 	}
@@ -217,6 +223,12 @@ static void on_worker_message(struct worker *w, const struct ipc_msg *msg, void 
 		p->uc_table.n = p->uc_table.total = 0; /* a new worker tells its own */
 		/* From now on it listens on the link: the boot gate counts from here. */
 		p->listening_since_usec = time_mono_usec();
+		/* A new worker starts not asCapable where it computes it (port.c): its STATUS
+		 * saying asCapable restarts the gate (mport_take_status()). */
+		if (p->as_capable && options_port_runs_as_capable(&p->options)) {
+			p->as_capable = false;
+			manager_port_changed(p, MPORT_CHANGED_STATE);
+		}
 		/* A static role (BMCA noop) is SLAVE by configuration, not by our decision. */
 		p->trust.static_slave = p->options.BMCA == OPTIONS_BMCA_NOOP &&
 					!p->options.masterOnly;

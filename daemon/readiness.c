@@ -22,6 +22,18 @@ uint64_t readiness_gate_usec(int8_t logAnnounceInterval, uint8_t announceReceipt
 	return (uint64_t) llround(ldexp(intervals, logAnnounceInterval) * USEC_PER_SEC_F);
 }
 
+bool readiness_equal(const struct readiness *a, const struct readiness *b)
+{
+	return a->ready == b->ready && a->configured_grandmaster == b->configured_grandmaster &&
+	       !strcmp(a->reason, b->reason);
+}
+
+uint64_t readiness_as_capable_usec(int8_t logMinPdelayReqInterval)
+{
+	return (uint64_t) llround(ldexp(READINESS_AS_CAPABLE_EXCHANGES, logMinPdelayReqInterval) *
+				  USEC_PER_SEC_F);
+}
+
 static void verdict(struct readiness *ret, bool ready, const char *fmt, ...) _printf_(3, 4);
 static void verdict(struct readiness *ret, bool ready, const char *fmt, ...)
 {
@@ -52,10 +64,29 @@ static const struct readiness_port *gate_open_port(const struct readiness_instan
 	return worst;
 }
 
+/* A running port that is not asCapable when none is (the instance serves no link), or NULL. */
+static const struct readiness_port *no_link_port(const struct readiness_instance_input *in)
+{
+	const struct readiness_port *first = NULL;
+
+	for (size_t k = 0; k < in->n_ports; k++) {
+		const struct readiness_port *p = &in->ports[k];
+
+		if (p->running && !p->not_as_capable) {
+			return NULL;
+		}
+		if (p->running && !first) {
+			first = p;
+		}
+	}
+	return first;
+}
+
 void readiness_instance(const struct readiness_instance_input *in, struct readiness *ret)
 {
 	const struct readiness_port *p;
 
+	ret->configured_grandmaster = in->configured_grandmaster;
 	if (in->refclock) {
 		const struct readiness_refclock *rc = in->refclock;
 
@@ -82,6 +113,12 @@ void readiness_instance(const struct readiness_instance_input *in, struct readin
 			"grandmaster of domain %u so far: port %s listens %.1f s more for a better "
 			"master (boot gate)",
 			in->domain, p->ifname, (double) (p->gate_usec - p->listened_usec) / 1e6);
+	} else if (in->is_grandmaster && (p = no_link_port(in))) {
+		verdict(ret, false,
+			"grandmaster of domain %u on no link: port %s is not asCapable (802.1AS "
+			"carries no time over its link: no neighbour answers its peer delay "
+			"requests, or its delay is out of bounds)",
+			in->domain, p->ifname);
 	} else if (in->is_grandmaster) {
 		verdict(ret, true,
 			"grandmaster of domain %u: no better master heard within the announce "
@@ -170,6 +207,11 @@ int readiness_of_instance(const struct instance *i, struct mport *const *ports, 
 			.gate_usec = readiness_gate_usec(p->options.logAnnounceInterval,
 							 p->options.announceReceiptTimeout),
 		};
+		if (options_port_runs_as_capable(&p->options)) {
+			rp[k].gate_usec += readiness_as_capable_usec(
+				p->options.logMinPdelayReqInterval);
+			rp[k].not_as_capable = !p->as_capable;
+		}
 		if (running && listening && rp[k].listened_usec < rp[k].gate_usec &&
 		    (!opens || p->listening_since_usec + rp[k].gate_usec < opens)) {
 			opens = p->listening_since_usec + rp[k].gate_usec;
@@ -193,6 +235,8 @@ void readiness_daemon(struct instance *const *instances, size_t n,
 		      const char *conflict, struct readiness *ret)
 {
 	bool free_running = true, followed = false;
+
+	ret->configured_grandmaster = false; /* an instance's */
 
 	if (system_clock_instance[0]) {
 		/* time-sync.target means the system clock is right, not that PTP is. */

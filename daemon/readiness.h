@@ -14,6 +14,9 @@
 struct readiness {
 	bool ready;
 	char reason[READINESS_REASON_MAX]; /* why (not) ready, a sentence for people */
+	/* readiness_instance_input.configured_grandmaster: no boot gate (D-Bus
+	 * ConfiguredGrandmaster, the alert rules' "not the configured grandmaster") */
+	bool configured_grandmaster;
 };
 
 /* One port of an instance as the boot gate sees it. */
@@ -23,6 +26,7 @@ struct readiness_port {
 	bool running;		/* in the protocol: not FAULTY, DISABLED or INITIALIZING */
 	uint64_t listened_usec; /* how long its worker has listened on the link since it came up */
 	uint64_t gate_usec;	/* readiness_gate_usec() of its announce options */
+	bool not_as_capable;	/* 802.1AS asCapable false: its link carries no time */
 };
 
 /*
@@ -61,12 +65,26 @@ struct readiness_instance_input {
  * announces only after its own timeout) plus the foreign-master qualification window
  * (FOREIGN_MASTER_TIME_WINDOW intervals, IEEE 1588-2019 9.3.2.4.4), in microseconds.
  */
+/* Do two verdicts say the same (what D-Bus would signal as a change)? */
+bool readiness_equal(const struct readiness *a, const struct readiness *b);
+
 uint64_t readiness_gate_usec(int8_t logAnnounceInterval, uint8_t announceReceiptTimeout);
 
 /*
+ * A port that computes asCapable (802.1AS: options_port_runs_as_capable()) neither sends nor
+ * takes Announce before its link is asCapable, nor does its neighbour's: its gate adds the
+ * Pdelay exchanges that make both ends asCapable (two for the neighborRateRatio, one for the
+ * phase between the two ends' requests), and the supervisor counts its listening anew from
+ * the moment it became asCapable (mport.listening_since_usec).
+ */
+#define READINESS_AS_CAPABLE_EXCHANGES 3
+uint64_t readiness_as_capable_usec(int8_t logMinPdelayReqInterval);
+
+/*
  * Ready: synchronized; or without ports (nothing to wait for); or the grandmaster of its domain
- * once every running port listened its boot gate (or configured to be the grandmaster). Not
- * ready while an interface its `interfaces` names is missing, unless synchronized.
+ * once every running port listened its boot gate and one of them is asCapable (it serves a
+ * link), or configured to be the grandmaster. Not ready while an interface its `interfaces`
+ * names is missing, unless synchronized.
  */
 void readiness_instance(const struct readiness_instance_input *in, struct readiness *ret);
 

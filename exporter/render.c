@@ -382,6 +382,10 @@ static const struct numeric instance_numerics[] = {
 	  "1 when phcd calls the instance ready (Ready: synchronized, or the grandmaster past its "
 	  "boot gate, or without ports): what phcctl wait-sync waits for.",
 	  "Ready", VALUE_PLAIN, NULL },
+	{ "phcd_configured_grandmaster", "gauge",
+	  "1 when the instance is the grandmaster by configuration (clockClass below 128, or "
+	  "masterOnly on every port): it never follows another clock (ConfiguredGrandmaster).",
+	  "ConfiguredGrandmaster", VALUE_PLAIN, NULL },
 	{ "phcd_is_grandmaster", "gauge",
 	  "1 when the instance is the grandmaster of its domain (a port MASTER, no better clock).",
 	  "IsGrandmaster", VALUE_PLAIN, NULL },

@@ -214,10 +214,21 @@ static const char *yes_no(int64_t b)
 	return b ? "yes" : "no";
 }
 
+/* An identity of zeros: none chosen yet (an instance's clockIdentity comes with its first port). */
+static bool identity_unset(const char *id)
+{
+	return !strcmp(id, "000000.0000.000000") || !strcmp(id, "?");
+}
+
 /* instance NAME: what status shows, and the rest of the data sets. */
 static void print_instance_detail(sd_bus_message *i)
 {
-	printf("  %-20s: %s\n", "Parent port", props_str(i, "ParentPortIdentity"));
+	const char *parent = props_str(i, "ParentPortIdentity");
+	char id[sizeof("000000.0000.000000")];
+
+	/* its clockIdentity part: zeros before the first port, as the grandmaster's */
+	snprintf(id, sizeof(id), "%s", parent);
+	printf("  %-20s: %s\n", "Parent port", identity_unset(id) ? "none yet" : parent);
 	printf("  %-20s: 0x%04" PRIx64 "\n", "Log variance",
 	       (uint64_t) props_int(i, "OffsetScaledLogVariance"));
 	printf("  %-20s: PTP timescale %s, time traceable %s, frequency traceable %s\n",
@@ -227,12 +238,6 @@ static void print_instance_detail(sd_bus_message *i)
 	       props_int(i, "Leap61")	? "61 s in the last minute of today"
 	       : props_int(i, "Leap59") ? "59 s in the last minute of today"
 					: "none announced");
-}
-
-/* An identity of zeros: none chosen yet (an instance's clockIdentity comes with its first port). */
-static bool identity_unset(const char *id)
-{
-	return !strcmp(id, "000000.0000.000000") || !strcmp(id, "?");
 }
 
 /*

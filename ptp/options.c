@@ -67,6 +67,12 @@ void options_instance_defaults(struct instance_options *o)
 	o->pin.pin_index = -1;
 }
 
+bool options_port_runs_as_capable(const struct port_options *o)
+{
+	return o->asCapable == OPTIONS_AS_CAPABLE_AUTO && o->follow_up_info &&
+	       o->delay_mechanism == DELAY_MECHANISM_P2P;
+}
+
 void options_port_defaults(struct port_options *o)
 {
 	memset(o, 0, sizeof(*o));

@@ -376,6 +376,12 @@ extern const uint8_t options_mac_p2p_default[OPTIONS_MAC_LEN];
 void options_instance_defaults(struct instance_options *o);
 void options_port_defaults(struct port_options *o);
 
+/*
+ * Does a port with these options compute asCapable (802.1AS-2020 11.2.2: follow_up_info with
+ * P2P, its asCapable key auto)? Any other port is always asCapable.
+ */
+bool options_port_runs_as_capable(const struct port_options *o);
+
 /* The delay mechanisms a port runs, E2E or P2P, in any case (as ptp4l); delay_mechanism_to_string()
  * names them. */
 int options_delay_mechanism_from_string(const char *s, enum delay_mechanism *ret);

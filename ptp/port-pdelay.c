@@ -208,10 +208,7 @@ int port_pdelay_resp_follow_up_receive(struct port *p, const struct msg *m, ns_t
 
 bool port_runs_as_capable(const struct port *p)
 {
-	const struct port_options *o = &p->cfg.port;
-
-	return o->asCapable == OPTIONS_AS_CAPABLE_AUTO && o->follow_up_info &&
-	       o->delay_mechanism == DELAY_MECHANISM_P2P;
+	return options_port_runs_as_capable(&p->cfg.port);
 }
 
 void port_as_capable_update(struct port *p)

@@ -164,12 +164,26 @@ rc=0
 # ... and phcd's log says so too, with the file:line (the journal gets them at error priority).
 wait_for "$tmp/phcd.log" 'phcd: D-Bus Reload\(\) refused: the new configuration is invalid, the old one keeps running$' 5
 wait_for "$tmp/phcd.log" '^[0-9]+ [^ ]*phcd.conf:[0-9]+: unknown key "bogus_key"' 5
+# priority1: instance lab's Priority1 as busctl prints it ("y 42").
+priority1() {
+	busctl --system get-property org.phcd1 /org/phcd1/instance/lab org.phcd1.Instance Priority1
+}
+# The runtime value of set-priority1 holds until a reload that changes the instance (phcctl(1),
+# docs/dbus-api.md "Fleet"): a refused reload changes nothing.
+[ "$(priority1)" = "y 42" ] || fail "after a refused reload: expected the runtime Priority1 42 kept, got '$(priority1)'"
 sed 's/^clock_backend = virtual$/clock_backend = virtual\npriority2 = 77/' "$tmp/phcd.conf.good" \
 	>"$tmp/phcd.conf"
 from=$(wc -l <"$tmp/mon")
 "$PHCCTL" reload || fail "reload of a valid file failed"
 wait_for "$tmp/mon" '"path":"/org/phcd1/instance/lab","args":\["org.phcd1.Instance",\{[^]]*"Priority2":77' 3 "$from"
-echo "ok: reload: invalid file refused ($(grep -o 'phcd.conf:[0-9]*:[^;]*' "$tmp/err" | head -n 1)), priority2 = 77 applied and signalled"
+# ... a reload that changes lab: phcd.conf's priority1 (the default, 128) again.
+[ "$(priority1)" = "y 128" ] || fail "after a reload that changed instance lab (priority2 = 77): expected phcd.conf's Priority1 128, got '$(priority1)'"
+# ... a reload that leaves lab as it was: the runtime value stays.
+"$PHCCTL" set-priority1 lab 42
+"$PHCCTL" reload || fail "reload of the same file failed"
+[ "$(priority1)" = "y 42" ] || fail "after a reload that left instance lab as it was: expected the runtime Priority1 42 kept, got '$(priority1)'"
+echo "ok: reload: invalid file refused ($(grep -o 'phcd.conf:[0-9]*:[^;]*' "$tmp/err" | head -n 1)), priority2 = 77 applied and signalled;" \
+	"runtime Priority1 42 kept by the refused reload and by one that left lab unchanged, 128 again after the one that changed it"
 
 # The interface goes away: so does its port object.
 from=$(wc -l <"$tmp/mon")

@@ -103,6 +103,15 @@ prop instance/l Instance HealthReasons | grep -q 'not present' &&
 	fail "lo: Health still says not present: $(prop instance/l Instance HealthReasons)"
 grep -q '^<3>phcd: lo: named in the interfaces of instance l, but a loopback interface carries no PTP frames: not a port, ignoring$' "$LOG" ||
 	fail "lo: expected an err line naming instance l, got: $(grep -i 'lo\b' "$LOG")"
+# ... and phcctl says so (issue 30 item 2, with the real phcd): Health and its reason, no
+# clock identity of zeros and no offset before the first port and sample.
+"$BUILD/phcctl/phcctl" instance l >"$tmp/inst-l" || fail "phcctl instance l: exit $?: $(cat "$tmp/inst-l")"
+for re in '^Instance l: domain 3, .*clock not chosen yet \(no port\)' '^  Health +: degraded$' \
+	'^ +interface lo is named .* is a loopback interface, which carries no PTP frames' \
+	'^  Offset from master +: no sample yet$' '^  Ports: none$'; do
+	grep -Eq -- "$re" "$tmp/inst-l" || fail "phcctl instance l: expected a line matching '$re', got: $(cat "$tmp/inst-l")"
+done
+! grep -q '000000\.0000\.000000' "$tmp/inst-l" || fail "phcctl instance l: a clock identity of zeros: $(cat "$tmp/inst-l")"
 echo "ok: lo named in interfaces: a loopback interface in Health and at err in the log"
 
 # --- a bridge: no transmit timestamps, refused at start with the reason, no worker
@@ -119,7 +128,11 @@ echo "ok: a bridge is refused at start: $(prop port/br0 Port LastError)"
 wait_prop instance/g Instance HealthReasons '"not-as-capable" "port s3 is not asCapable: 802.1AS carries no time over its link' 10
 wait_prop port/s3 Port AsCapable '^b false$' 1
 wait_for "$LOG" '^<5>phcd: instance g: port s3 is not asCapable: ' 5
-echo "ok: a gPTP port without a peer is not asCapable, in Health and in the log"
+# ... and not ready: the grandmaster of no link (on 49019c6 Ready, "no better master heard",
+# so wait-sync let time-sync.target through on it).
+wait_prop instance/g Instance ReadyReason '"grandmaster of domain 0 on no link: port s3 is not asCapable \(802\.1AS carries no time' 10
+[ "$(prop instance/g Instance Ready)" = 'b false' ] || fail "instance g: expected Ready false, got $(prop instance/g Instance Ready)"
+echo "ok: a gPTP port without a peer is not asCapable, in Health, in the log and in ReadyReason (not ready)"
 
 # --- a worker crash: at err, FAULTY at err; LastError set, then cleared once the new worker runs
 old=$(prop port/s1 Port WorkerPID | cut -d' ' -f2)
@@ -145,6 +158,8 @@ ip -n "$S" link set s1 up
 wait_prop port/s1 Port State '"(LISTENING|MASTER)"' 10
 wait_prop port/s1 Port LastError '^s ""$' 10
 wait_metric "$ERRCODE" 0 5
+# ... and the exporter serves ConfiguredGrandmaster (instance a may become slave: 0).
+wait_metric 'phcd_configured_grandmaster{ptp_instance="a"}' 0 5
 echo "ok: link down sets LastError (held while down), link back clears it, on D-Bus and in the exporter"
 
 # --- a refused reload: at err

@@ -83,4 +83,14 @@ got=$(busctl --system --json=short get-property org.phcd1 /org/phcd1/instance/la
 jq -e '[.data[][0]] | index("interface-missing") == null' <<<"$got" >/dev/null ||
 	fail "instance late after s2 appeared: expected no interface-missing, got $got"
 echo "ok: s2 appeared: wait-sync ready once its port is grandmaster, no interface-missing"
+
+# ConfiguredGrandmaster, what the alert "not synchronized and not the configured grandmaster"
+# reads (docs/prometheus): gm (clockClass 248, may become slave) is not; late with masterOnly
+# on its only port is, at the same clockClass.
+got=$(busctl --system get-property org.phcd1 /org/phcd1/instance/gm org.phcd1.Instance ConfiguredGrandmaster)
+[ "$got" = 'b false' ] || fail "instance gm (clockClass 248): expected ConfiguredGrandmaster false, got $got"
+sed -i '/^interfaces = s2$/a masterOnly = 1' "$tmp/phcd.conf"
+"$PHCCTL" reload || fail "reload with masterOnly on s2: $(tail -n 5 "$tmp/phcd.log")"
+wait_prop /org/phcd1/instance/late Instance ConfiguredGrandmaster true 5
+echo "ok: ConfiguredGrandmaster false for gm, true for late once masterOnly is on its only port"
 echo PASS

@@ -334,14 +334,14 @@ static void fake_readiness(struct manager *m)
 			}
 		}
 		if (readiness_of_instance(i, ports, n, NULL, FAKE_NOW, &r, &opens) == 0 &&
-		    (r.ready != i->readiness.ready || strcmp(r.reason, i->readiness.reason))) {
+		    !readiness_equal(&r, &i->readiness)) {
 			i->readiness = r;
 			HOOK(m, instance_changed, i, INSTANCE_CHANGED_READY);
 		}
 	}
 	readiness_daemon(m->instances, m->n_instances, m->config.daemon.system_clock_instance,
 			 manager_system_clock_synchronized(m), m->conflict, &r);
-	if (r.ready != m->readiness.ready || strcmp(r.reason, m->readiness.reason)) {
+	if (!readiness_equal(&r, &m->readiness)) {
 		m->readiness = r;
 		HOOK(m, manager_changed, MANAGER_CHANGED_READY);
 	}

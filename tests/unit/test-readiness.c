@@ -47,6 +47,9 @@ static void test_gate_length(void **state)
 	assert_int_equal(readiness_gate_usec(0, 3), 7 * SEC);
 	assert_int_equal(readiness_gate_usec(-2, 3), 1750000);
 	assert_int_equal(readiness_gate_usec(-3, 2), 750000);
+	/* 802.1AS's Pdelay exchanges before asCapable */
+	assert_int_equal(readiness_as_capable_usec(0), 3 * SEC);
+	assert_int_equal(readiness_as_capable_usec(-1), 1500000);
 }
 
 /* The boot race: MASTER after its receipt timeout, but the gate is still closed. */
@@ -295,6 +298,80 @@ static void test_of_instance(void **state)
 	assert_string_equal(r.reason, "waiting for eth7: named in its interfaces, not present yet");
 }
 
+/*
+ * A port that computes asCapable (gPTP: P2P, follow_up_info, asCapable auto) hears no Announce
+ * before both ends are asCapable: its gate is longer by three Pdelay intervals (on c73b1b8 and
+ * 49019c6 it was the announce gate alone, which at announce 0.25 s opened before the first
+ * Announce of a better master booting beside it). A port that always is asCapable keeps the
+ * announce gate.
+ */
+static void test_of_instance_as_capable(void **state)
+{
+	struct instance i = { .name = "a", .is_grandmaster = true };
+	struct mport p = { .state = PORT_STATE_MASTER, .configured = true };
+	struct mport *ports[1] = { &p };
+	const uint64_t t0 = 1000 * SEC, gate = readiness_gate_usec(-2, 3);
+	uint64_t opens;
+	struct readiness r;
+
+	i.clock_quality.clockClass = 248;
+	snprintf(p.ifname, sizeof(p.ifname), "eth0");
+	options_port_defaults(&p.options);
+	p.options.logAnnounceInterval = -2;
+	p.options.announceReceiptTimeout = 3;
+	p.options.logMinPdelayReqInterval = 0;
+	p.listening_since_usec = t0;
+	assert_int_equal(readiness_of_instance(&i, ports, 1, NULL, t0 + gate, &r, &opens), 0);
+	assert_true(r.ready); /* E2E: the announce gate */
+	p.options.delay_mechanism = DELAY_MECHANISM_P2P;
+	p.options.follow_up_info = true;
+	assert_int_equal(readiness_of_instance(&i, ports, 1, NULL, t0 + gate, &r, &opens), 0);
+	assert_false(r.ready);
+	assert_non_null(strstr(r.reason, "port eth0 listens 3.0 s more"));
+	assert_int_equal(opens, t0 + gate + 3 * SEC);
+	/* the gate passed and the port still not asCapable: it serves no link */
+	assert_int_equal(readiness_of_instance(&i, ports, 1, NULL, t0 + gate + 3 * SEC, &r, &opens),
+			 0);
+	assert_false(r.ready);
+	assert_non_null(strstr(r.reason, "on no link: port eth0 is not asCapable"));
+	p.as_capable = true;
+	assert_int_equal(readiness_of_instance(&i, ports, 1, NULL, t0 + gate + 3 * SEC, &r, &opens),
+			 0);
+	assert_true(r.ready);
+	/* asCapable true: always asCapable (the automotive profile), the announce gate alone */
+	p.options.asCapable = OPTIONS_AS_CAPABLE_TRUE;
+	assert_int_equal(readiness_of_instance(&i, ports, 1, NULL, t0 + gate, &r, &opens), 0);
+	assert_true(r.ready);
+}
+
+/*
+ * A grandmaster none of whose running ports is asCapable serves no link (issue 30 item 6: a gPTP
+ * port with no 802.1AS neighbour, Ready on 49019c6): not ready, the port named. One asCapable
+ * port is enough; a port that is not running does not count; by configuration it is ready.
+ */
+static void test_grandmaster_of_no_link(void **state)
+{
+	struct readiness_port p[2] = { port("eth0", PORT_STATE_MASTER, 14 * SEC),
+				       port("eth1", PORT_STATE_MASTER, 14 * SEC) };
+	struct readiness_instance_input in = gm_input(p, 2);
+	struct readiness r;
+
+	p[0].not_as_capable = p[1].not_as_capable = true;
+	readiness_instance(&in, &r);
+	assert_false(r.ready);
+	assert_non_null(strstr(r.reason, "on no link: port eth0 is not asCapable"));
+	p[1].not_as_capable = false;
+	readiness_instance(&in, &r);
+	assert_true(r.ready);
+	assert_non_null(strstr(r.reason, "no better master heard"));
+	p[1].running = false;
+	readiness_instance(&in, &r);
+	assert_false(r.ready);
+	in.configured_grandmaster = true;
+	readiness_instance(&in, &r);
+	assert_true(r.ready);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -307,6 +384,8 @@ int main(void)
 		cmocka_unit_test(test_daemon),
 		cmocka_unit_test(test_refclock),
 		cmocka_unit_test(test_of_instance),
+		cmocka_unit_test(test_of_instance_as_capable),
+		cmocka_unit_test(test_grandmaster_of_no_link),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
