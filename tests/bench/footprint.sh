@@ -222,17 +222,17 @@ awk -v W="$WINDOW" '
 				wwake[kk] / wn[kk] / W, wwake[kk] ? wcpu[kk] / wwake[kk] / 1000 : 0, extra
 		}
 	}' "$tmp/results" | sort -n -k1,1 -k2,2
-for f in "$tmp"/smaps-*; do
-	[ -e "$f" ] || continue
-	echo
-	echo "# ${f##*/smaps-}: one process, kB per mapping: Pss, Rss, anonymous"
-	cat "$f"
-done
-for f in "$tmp"/strace-*; do
-	[ -e "$f" ] || continue
-	echo
-	echo "# ${f##*/strace-}: one process, strace -c over ${STRACE} s (calls / ${STRACE} = per second)"
-	cat "$f"
-done
+# kept KIND TEXT: each $tmp/KIND-WHAT file under a "# WHAT: TEXT" line.
+kept() {
+	local f
+	for f in "$tmp/$1"-*; do
+		[ -e "$f" ] || continue
+		echo
+		echo "# ${f##*/$1-}: $2"
+		cat "$f"
+	done
+}
+kept smaps "one process, kB per mapping: Pss, Rss, anonymous"
+kept strace "one process, strace -c over ${STRACE:-} s (calls / ${STRACE:-} = per second)"
 echo
 echo "# time from phcd's exec to every port SLAVE (ms): $(awk '{ printf "%s %s:%s ", $3, $2, $5 }' "$tmp/startup")"
