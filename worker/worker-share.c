@@ -30,7 +30,7 @@ static bool steers_itself(const struct worker_port *w)
  * stack pages once touched stay its private memory.
  */
 __attribute__((noinline)) static void send_clock_state(struct worker_port *w,
-							const struct clock_virtual_state *st)
+						       const struct clock_virtual_state *st)
 {
 	struct ipc_msg m = { .type = IPC_CLOCK_STATE };
 
