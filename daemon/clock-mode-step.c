@@ -13,6 +13,7 @@
 #include "common/log.h"
 #include "common/time-util.h"
 #include "daemon/instance-source.h"
+#include "ptp/num.h"
 
 /* The servo's frequency spread: an exponential average over about this many samples. */
 #define FREQ_EWMA_SAMPLES 16.0
@@ -152,7 +153,7 @@ bool instance_clock_mode_step(struct instance *i, uint64_t *ret_wakeup_usec)
 		i->dirty |= INSTANCE_CHANGED_CLOCK_MODE;
 		push = !was_engaged || quality_changed(&c, old, f->mode);
 	}
-	te = f->te_ns < 0 ? -1 : (int64_t) llround(f->te_ns);
+	te = f->te_ns < 0 ? -1 : (int64_t) num_llround(f->te_ns);
 	/*
 	 * A T-GM's error against true time adds its reference's own (time_source system: the
 	 * kernel's esterror, as the NTP daemon leaves it). The machine's bound judges the clock's

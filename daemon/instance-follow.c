@@ -25,6 +25,7 @@
 #include "daemon/phc-follow.h"
 #include "daemon/sysclock.h"
 #include "daemon/worker-trust.h"
+#include "ptp/num.h"
 
 #define FOLLOW_MAX_PHCS 16
 /* The Sync rate, clamped: faster costs the supervisor CPU for nothing, slower drifts. */
@@ -289,7 +290,7 @@ static int source_log_interval(const struct instance *i, int source)
 
 static uint64_t interval_usec(int log_interval)
 {
-	return (uint64_t) llround(ldexp(1.0, log_interval) * USEC_PER_SEC);
+	return (uint64_t) num_llround(ldexp(1.0, log_interval) * USEC_PER_SEC);
 }
 
 void instance_follow_free(struct instance *i)
@@ -406,9 +407,9 @@ static int follow_new(struct instance *i)
 	f->log_interval = FOLLOW_MAX_LOG_INTERVAL;
 	phc_follow_config_default(&cfg);
 	/* the instance's step policy, hardware PI constants (the PHCs' reads are hardware's) */
-	cfg.servo.first_step_threshold = (ns_t) llround(o->first_step_threshold * NS_PER_SEC);
-	cfg.servo.step_threshold = (ns_t) llround(o->step_threshold * NS_PER_SEC);
-	cfg.servo.max_offset_jump = (ns_t) llround(o->max_offset_jump * NS_PER_SEC);
+	cfg.servo.first_step_threshold = (ns_t) num_llround(o->first_step_threshold * NS_PER_SEC);
+	cfg.servo.step_threshold = (ns_t) num_llround(o->step_threshold * NS_PER_SEC);
+	cfg.servo.max_offset_jump = (ns_t) num_llround(o->max_offset_jump * NS_PER_SEC);
 	if (o->max_frequency > 0 && o->max_frequency < cfg.servo.max_freq_ppb) {
 		cfg.servo.max_freq_ppb = o->max_frequency;
 	}

@@ -50,6 +50,14 @@ static enum peer_policy_verdict open_peer(const struct mport *p, const struct pe
 	return r == -EACCES ? PEER_POLICY_BROADCAST : PEER_POLICY_OPEN_FAILED;
 }
 
+struct mport_uc *mport_uc(struct mport *p)
+{
+	if (!p->uc) {
+		p->uc = calloc(1, sizeof(*p->uc));
+	}
+	return p->uc;
+}
+
 void mport_peer_request(struct mport *p, const struct peer_addr *a)
 {
 	struct peer_policy_port pp = {
@@ -60,13 +68,23 @@ void mport_peer_request(struct mport *p, const struct peer_addr *a)
 	struct ipc_msg m = { .type = IPC_PEER_SOCKETS };
 	int fds[TRANSPORT_UDP_PEER_FDS] = { -1, -1 }, error = 0, r;
 	ns_t now = (ns_t) time_mono_usec() * NS_PER_USEC;
+	struct mport_uc *uc = mport_uc(p);
 	enum peer_policy_verdict v;
 	uint64_t suppressed;
 
-	v = peer_policy_decide(&p->peers, &pp, a, now);
+	if (!uc) {
+		/* Answered all the same: the worker waits for one. */
+		m.peer_sockets.peer = *a;
+		m.peer_sockets.verdict = PEER_POLICY_OPEN_FAILED;
+		m.peer_sockets.error = ENOMEM;
+		(void) worker_send_fds(p->worker, &m, NULL, 0);
+		log_port_error(p->ifname, "out of memory for unicast sockets, refused");
+		return;
+	}
+	v = peer_policy_decide(&uc->peers, &pp, a, now);
 	if (v == PEER_POLICY_GRANTED) {
 		v = open_peer(p, a, fds, &error);
-		peer_policy_opened(&p->peers, a, v);
+		peer_policy_opened(&uc->peers, a, v);
 	}
 	m.peer_sockets.peer = *a;
 	m.peer_sockets.verdict = v;
@@ -80,7 +98,7 @@ void mport_peer_request(struct mport *p, const struct peer_addr *a)
 	}
 	if (r < 0 && v == PEER_POLICY_GRANTED) {
 		/* It never got them: the slot is not its. */
-		(void) peer_policy_release(&p->peers, a);
+		(void) peer_policy_release(&uc->peers, a);
 	}
 	manager_port_changed(p, MPORT_CHANGED_COUNTERS);
 	if (v == PEER_POLICY_GRANTED) {
@@ -88,10 +106,10 @@ void mport_peer_request(struct mport *p, const struct peer_addr *a)
 
 		peer_to_string(a, peer, sizeof(peer));
 		log_port_debug(p->ifname, "unicast sockets to %s handed over (%zu held)", peer,
-			       p->peers.n);
+			       uc->peers.n);
 		return;
 	}
-	if (peer_policy_log_refusal(&p->peers, now, &suppressed)) {
+	if (peer_policy_log_refusal(&uc->peers, now, &suppressed)) {
 		char peer[INET6_ADDRSTRLEN + 16];
 
 		peer_to_string(a, peer, sizeof(peer));
@@ -111,7 +129,7 @@ void mport_peer_request(struct mport *p, const struct peer_addr *a)
 
 void mport_peer_release(struct mport *p, const struct peer_addr *a)
 {
-	if (peer_policy_release(&p->peers, a)) {
+	if (p->uc && peer_policy_release(&p->uc->peers, a)) {
 		manager_port_changed(p, MPORT_CHANGED_COUNTERS);
 	}
 }

@@ -5,6 +5,9 @@
 #include "common/peer-policy.h"
 #include "daemon/manager-state.h"
 
+/* p's unicast state, allocated on first use; NULL: out of memory. */
+struct mport_uc *mport_uc(struct mport *p);
+
 /*
  * PEER_REQUEST from p's worker: judged by the policy (common/peer-policy.h), opened when allowed
  * (transport_udp_open_peer_fds()), answered with PEER_SOCKETS; a refusal counted and logged once

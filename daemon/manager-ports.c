@@ -220,7 +220,9 @@ static void on_worker_message(struct worker *w, const struct ipc_msg *msg, void 
 			return;
 		}
 		p->configured = true;
-		p->uc_table.n = p->uc_table.total = 0; /* a new worker tells its own */
+		if (p->uc) {
+			p->uc->table.n = p->uc->table.total = 0; /* a new worker tells its own */
+		}
 		/* From now on it listens on the link: the boot gate counts from here. */
 		p->listening_since_usec = time_mono_usec();
 		/* A new worker starts not asCapable where it computes it (port.c): its STATUS
@@ -312,8 +314,12 @@ static void on_worker_message(struct worker *w, const struct ipc_msg *msg, void 
 							      time_mono_usec()))) {
 			return;
 		}
-		p->uc_table = msg->unicast_table;
-		p->uc_table_usec = time_mono_usec();
+		if (!mport_uc(p)) {
+			log_port_error(p->ifname, "out of memory for its UNICAST_TABLE, ignoring");
+			return;
+		}
+		p->uc->table = msg->unicast_table;
+		p->uc->table_usec = time_mono_usec();
 		return;
 	case IPC_PEER_REQUEST:
 	case IPC_PEER_RELEASE:
@@ -411,7 +417,9 @@ static void on_worker_exited(struct worker *w, int error, const char *reason, vo
 	p->sent_valid = false;
 	worker_trust_reset(&p->trust);
 	/* Its unicast sockets went with it. */
-	peer_policy_reset(&p->peers);
+	if (p->uc) {
+		peer_policy_reset(&p->uc->peers);
+	}
 	manager_port_changed(p, MPORT_CHANGED_WORKER);
 	if (p->removed) {
 		mport_free(p);
@@ -623,6 +631,7 @@ void mport_free(struct mport *p)
 	manager_instance_changed(p->instance, INSTANCE_CHANGED_PORTS);
 	p->restart_timer = sd_event_source_disable_unref(p->restart_timer);
 	p->worker = worker_free(p->worker);
+	free(p->uc);
 	free(p);
 }
 

@@ -320,12 +320,8 @@ struct mport {
 	uint64_t dropped_management; /* malformed Management messages, part of rx[MANAGEMENT] */
 	uint64_t unicast[IPC_UNICAST_KINDS]; /* the unicast negotiation's: enum port_unicast_counter
 					      */
-	/*
-	 * public, on request (UnicastTable): the worker's last UNICAST_TABLE and when it came
-	 * (CLOCK_MONOTONIC usec: its seconds left are aged by the time since); empty without one.
-	 */
-	struct ipc_unicast_table uc_table;
-	uint64_t uc_table_usec;
+	/* public: unicast (UnicastTable, the broker's counters); NULL until first used */
+	struct mport_uc *uc;
 
 	/* public, MPORT_CHANGED_ERROR: why the port is FAULTY (or the last trouble it had) */
 	int last_error; /* -errno, 0 for none */
@@ -358,6 +354,20 @@ struct mport {
 	uint64_t listening_since_usec;
 	unsigned int dirty;	/* enum mport_change bits not emitted yet */
 	struct backoff backoff; /* restarts in the rate limit's window; given_up: stays FAULTY */
+};
+
+/*
+ * A port's unicast state, allocated when its worker first sends a UNICAST_TABLE or asks for
+ * sockets (mport_uc()): 2.9 kB an L2 port never needs (64 ports: 186 kB of the supervisor's
+ * heap, docs/performance.md).
+ */
+struct mport_uc {
+	/*
+	 * public, on request (UnicastTable): the worker's last UNICAST_TABLE and when it came
+	 * (CLOCK_MONOTONIC usec: its seconds left are aged by the time since); empty without one.
+	 */
+	struct ipc_unicast_table table;
+	uint64_t table_usec;
 	/*
 	 * public, MPORT_CHANGED_COUNTERS: the unicast sockets its workers asked for and what they
 	 * were answered (counters), and those the running one holds (manager-peers.c)

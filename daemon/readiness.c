@@ -11,6 +11,7 @@
 #include "daemon/model.h"
 #include "daemon/readiness.h"
 #include "ptp/bmca.h"
+#include "ptp/num.h"
 #include "ptp/util.h"
 
 #define USEC_PER_SEC_F 1e6
@@ -19,7 +20,7 @@ uint64_t readiness_gate_usec(int8_t logAnnounceInterval, uint8_t announceReceipt
 {
 	double intervals = (double) announceReceiptTimeout + FOREIGN_MASTER_TIME_WINDOW;
 
-	return (uint64_t) llround(ldexp(intervals, logAnnounceInterval) * USEC_PER_SEC_F);
+	return (uint64_t) num_llround(ldexp(intervals, logAnnounceInterval) * USEC_PER_SEC_F);
 }
 
 bool readiness_equal(const struct readiness *a, const struct readiness *b)

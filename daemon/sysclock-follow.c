@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,7 @@
 #include "daemon/manager-state.h"
 #include "daemon/refclock-feed.h"
 #include "daemon/sysclock-follow.h"
+#include "ptp/num.h"
 #include "ptp/outlier.h"
 #include "ptp/sysoff.h"
 
@@ -225,9 +225,9 @@ static int ensure_sysclock(struct sysclock_follow *f, const struct instance *i,
 	sysclock_config_default(&cfg);
 	servo_config_default(&cfg.servo, kind == SYSCLOCK_SOURCE_SOFTWARE);
 	cfg.servo.max_freq_ppb = 500000;
-	cfg.servo.first_step_threshold = (ns_t) llround(o->first_step_threshold * NS_PER_SEC);
-	cfg.servo.step_threshold = (ns_t) llround(o->step_threshold * NS_PER_SEC);
-	cfg.servo.max_offset_jump = (ns_t) llround(o->max_offset_jump * NS_PER_SEC);
+	cfg.servo.first_step_threshold = (ns_t) num_llround(o->first_step_threshold * NS_PER_SEC);
+	cfg.servo.step_threshold = (ns_t) num_llround(o->step_threshold * NS_PER_SEC);
+	cfg.servo.max_offset_jump = (ns_t) num_llround(o->max_offset_jump * NS_PER_SEC);
 	if (o->max_frequency > 0 && o->max_frequency < cfg.servo.max_freq_ppb) {
 		cfg.servo.max_freq_ppb = o->max_frequency;
 	}

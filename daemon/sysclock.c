@@ -6,6 +6,7 @@
 
 #include "daemon/sysclock.h"
 #include "ptp/clock.h"
+#include "ptp/num.h"
 #include "ptp/util.h"
 
 #define SECS_PER_DAY 86400
@@ -202,7 +203,7 @@ static int write_kernel(struct sysclock *s, const struct timex *cur, double freq
 {
 	struct timex tx = {
 		.modes = ADJ_FREQUENCY | ADJ_STATUS,
-		.freq = lround(freq_ppb * 65.536),
+		.freq = (long) num_llround(freq_ppb * 65.536),
 	};
 	int r;
 
@@ -213,7 +214,7 @@ static int write_kernel(struct sysclock *s, const struct timex *cur, double freq
 	}
 	if (synced) {
 		tx.modes |= ADJ_MAXERROR | ADJ_ESTERROR;
-		tx.esterror = (long) ceil((sqrt(s->esterror2) + llabs(error)) / 1000.0);
+		tx.esterror = (long) num_ceil((sqrt(s->esterror2) + llabs(error)) / 1000.0);
 		/* A maximum below the estimate would contradict it (recent offsets were larger). */
 		tx.maxerror = sysclock_maxerror_us(s->offset, error);
 		if (tx.maxerror < tx.esterror) {

@@ -172,6 +172,7 @@ static int get_counters(sd_bus *bus, const char *path, const char *interface, co
 {
 	struct mport *p = userdata;
 	const uint64_t *const dir_values[2] = { p->rx, p->tx };
+	const struct peer_policy *peers = p->uc ? &p->uc->peers : NULL;
 	int r;
 
 	if (!counter_keys.built) {
@@ -191,16 +192,17 @@ static int get_counters(sd_bus *bus, const char *path, const char *interface, co
 	for (unsigned int i = 0; r >= 0 && i < IPC_IGNORED_KINDS; i++) {
 		r = append_counter(reply, counter_keys.ignored[i], p->ignored[i]);
 	}
-	/* The unicast broker's, the supervisor's own (manager-peers.c). */
+	/* The unicast broker's, the supervisor's own (manager-peers.c); none yet: zeros. */
 	if (r >= 0) {
 		r = append_counter(reply, "peer_sockets_granted",
-				   p->peers.counters[PEER_POLICY_GRANTED]);
+				   peers ? peers->counters[PEER_POLICY_GRANTED] : 0);
 	}
 	if (r >= 0) {
-		r = append_counter(reply, "peer_sockets_released", p->peers.released);
+		r = append_counter(reply, "peer_sockets_released", peers ? peers->released : 0);
 	}
 	for (unsigned int v = PEER_POLICY_GRANTED + 1; r >= 0 && v < _PEER_POLICY_MAX; v++) {
-		r = append_counter(reply, counter_keys.peer_refused[v], p->peers.counters[v]);
+		r = append_counter(reply, counter_keys.peer_refused[v],
+				   peers ? peers->counters[v] : 0);
 	}
 	/* Unicast negotiation (the worker's engine, ptp/port-unicast.c). */
 	for (unsigned int i = 0; r >= 0 && i < IPC_UNICAST_KINDS; i++) {
@@ -244,11 +246,12 @@ static int get_unicast_table(sd_bus *bus, const char *path, const char *interfac
 	static const char *const types[UNICAST_MT_N] = { "announce", "sync", "delay_resp",
 							 "pdelay_resp" };
 	const struct mport *p = userdata;
-	uint64_t aged = (time_mono_usec() - p->uc_table_usec) / USEC_PER_SEC;
+	const struct mport_uc *uc = p->uc;
+	uint64_t aged = uc ? (time_mono_usec() - uc->table_usec) / USEC_PER_SEC : 0;
 	int r = sd_bus_message_open_container(reply, 'a', "(ssssnu)");
 
-	for (unsigned i = 0; r >= 0 && i < p->uc_table.n; i++) {
-		const struct port_uc_entry *e = &p->uc_table.e[i];
+	for (unsigned i = 0; r >= 0 && uc && i < uc->table.n; i++) {
+		const struct port_uc_entry *e = &uc->table.e[i];
 		char addr[UNICAST_ADDR_STRLEN];
 
 		unicast_addr_to_string(&e->addr, addr);

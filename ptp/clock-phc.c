@@ -8,6 +8,7 @@
 #include <linux/ptp_clock.h>
 
 #include "ptp/clock.h"
+#include "ptp/num.h"
 #include "ptp/util.h"
 
 /*
@@ -56,7 +57,7 @@ static int phc_adjtime(struct clock *c, struct timex *tx)
 /* struct timex freq is in ppm with a 16-bit fraction: ppb * 2^16 / 1000. */
 static int phc_adjfreq(struct clock *c, double ppb)
 {
-	struct timex tx = { .modes = ADJ_FREQUENCY, .freq = lround(ppb * 65.536) };
+	struct timex tx = { .modes = ADJ_FREQUENCY, .freq = (long) num_llround(ppb * 65.536) };
 
 	if (!(fabs(ppb) <= c->max_freq_ppb)) {
 		return -ERANGE;

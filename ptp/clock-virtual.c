@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "ptp/clock.h"
+#include "ptp/num.h"
 #include "ptp/util.h"
 
 #define VIRTUAL_MAX_FREQ_PPB 1e6
@@ -30,8 +31,8 @@ static struct clock_virtual *to_virtual(struct clock *c)
 
 static ns_t rate_term(const struct clock_virtual *v, ns_t raw)
 {
-	return (ns_t) llround((double) (raw - v->ref) * (v->freq_ppb + v->freq_error_ppb) /
-			      NS_PER_SEC);
+	return (ns_t) num_llround((double) (raw - v->ref) * (v->freq_ppb + v->freq_error_ppb) /
+				  NS_PER_SEC);
 }
 
 static int virtual_from_raw(struct clock *c, ns_t raw, ns_t *ret)
@@ -118,7 +119,7 @@ static const struct clock_ops clock_virtual_ops = {
 ns_t clock_virtual_state_at(const struct clock_virtual_state *s, ns_t raw)
 {
 	return s->local + (raw - s->raw) +
-	       (ns_t) llround((double) (raw - s->raw) * s->rate_ppb / NS_PER_SEC);
+	       (ns_t) num_llround((double) (raw - s->raw) * s->rate_ppb / NS_PER_SEC);
 }
 
 int clock_virtual_get_state(struct clock *c, struct clock_virtual_state *ret)

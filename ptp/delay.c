@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ptp/delay.h"
+#include "ptp/num.h"
 #include "ptp/util.h"
 
 /* Halve toward negative infinity, so a sum and its negation split the same way. */
@@ -97,11 +98,11 @@ int delay_p2p_mean_link_delay(const struct delay_p2p *d, double neighbor_rate_ra
 	if (neighbor_rate_ratio != 1.0) {
 		double scaled = (double) round_trip * neighbor_rate_ratio;
 
-		/* llround() of a value beyond int64 is undefined: refuse it first. */
+		/* Beyond int64 it is no delay: refuse it before rounding. */
 		if (!(fabs(scaled) < (double) DELAY_NS_MAX)) {
 			return -ERANGE;
 		}
-		round_trip = (ns_t) llround(scaled);
+		round_trip = (ns_t) num_llround(scaled);
 	}
 	if (!sub3(round_trip, turnaround, d->resp_correction, d->resp_fup_correction, &r) ||
 	    !in_range(half(r))) {
@@ -150,7 +151,7 @@ static ns_t filter_average(const struct delay_filter *f)
 	for (size_t i = 0; i < f->count; i++) {
 		sum += f->sample[i];
 	}
-	return (ns_t) llroundl(sum / f->count);
+	return (ns_t) num_llroundl(sum / f->count);
 }
 
 static int ns_cmp(const void *a, const void *b)

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "ptp/num.h"
 #include "ptp/outlier.h"
 
 /*
@@ -102,7 +103,7 @@ enum outlier_verdict outlier_gate_judge(struct outlier_gate *f, ns_t t, ns_t off
 
 	if (outlier_predict(f, t, &pred)) {
 		res = fabs((double) offset - pred);
-		limit = fmax((double) OUTLIER_FLOOR, OUTLIER_FACTOR * f->jitter);
+		limit = num_max((double) OUTLIER_FLOOR, OUTLIER_FACTOR * f->jitter);
 		max_run = OUTLIER_MAX_RUN;
 		if (f->judged < OUTLIER_WARMUP) {
 			f->judged++;
@@ -112,7 +113,7 @@ enum outlier_verdict outlier_gate_judge(struct outlier_gate *f, ns_t t, ns_t off
 		if (res > limit && !f->rejected) {
 			f->run_jitter = f->jitter;
 		}
-		f->jitter += OUTLIER_LEARN * (fmin(res, limit / 2) - f->jitter);
+		f->jitter += OUTLIER_LEARN * (num_min(res, limit / 2) - f->jitter);
 		if (res > limit) {
 			if (f->rejected < max_run) {
 				f->rt[0] = f->rt[1];
@@ -132,7 +133,8 @@ enum outlier_verdict outlier_gate_judge(struct outlier_gate *f, ns_t t, ns_t off
 								   (double) (t - f->rt[1]) /
 								   (double) (f->rt[1] - f->rt[0]);
 				if (fabs((double) offset - pred) <=
-				    fmax((double) OUTLIER_FLOOR, OUTLIER_FACTOR * f->run_jitter)) {
+				    num_max((double) OUTLIER_FLOOR,
+					    OUTLIER_FACTOR * f->run_jitter)) {
 					f->jitter = f->run_jitter;
 				}
 			}
@@ -164,7 +166,7 @@ static void outlier_pivot(struct outlier_gate *f, double dppb)
 		double d = dppb * (double) (f->t[f->n - 1] - f->t[i]) / 1e9;
 
 		if (!(fabs(d) < 1e18) ||
-		    __builtin_sub_overflow(f->o[i], (ns_t) llround(d), &f->o[i])) {
+		    __builtin_sub_overflow(f->o[i], (ns_t) num_llround(d), &f->o[i])) {
 			f->n = 0;
 			return;
 		}
@@ -193,7 +195,7 @@ void outlier_gate_bend(struct outlier_gate *f, ns_t t, double dppb)
 	if (dppb == 0 || !outlier_predict(f, t, &pred)) {
 		return;
 	}
-	outlier_append(f, t, (ns_t) llround(pred));
+	outlier_append(f, t, (ns_t) num_llround(pred));
 	outlier_pivot(f, dppb);
 }
 

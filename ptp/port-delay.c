@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* End-to-end delay request-response (IEEE 1588-2019 11.3): Delay_Req out, Delay_Resp back. */
-#include <math.h>
 
+#include "ptp/num.h"
 #include "ptp/port-internal.h"
 
 /* Slave: send a Delay_Req and remember its egress time t3. */
@@ -248,7 +248,7 @@ int port_delay_sync_kept(struct port *p, ns_t t2, ns_t m, ns_t now)
 			port_count(p, PORT_CNT_OVERFLOW);
 			return 0;
 		}
-		return port_delay_sample(p, s->prev_m + (ns_t) llround(k * (double) dm), now);
+		return port_delay_sample(p, s->prev_m + (ns_t) num_llround(k * (double) dm), now);
 	}
 	/* No Sync kept before t3 (a reset between), or not judged: nothing to pair with. */
 	p->dreq.waiting = false;

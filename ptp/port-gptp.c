@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "ptp/num.h"
 #include "ptp/port-internal.h"
 #include "ptp/tlv.h"
 
@@ -137,8 +138,8 @@ ssize_t port_follow_up_info_tlv(const struct port *p, uint8_t *buf, size_t size)
 	if (!gm && p->gm_rate_ratio != 0.0) {
 		double v = (p->gm_rate_ratio - 1.0) * RATE_OFFSET_SCALE;
 
-		f.cumulativeScaledRateOffset = (int32_t) fmax(INT32_MIN,
-							      fmin(INT32_MAX, llround(v)));
+		f.cumulativeScaledRateOffset = (int32_t) num_max(
+			INT32_MIN, num_min(INT32_MAX, num_llround(v)));
 	}
 	tlv_builder_init(&b, buf, size);
 	if (tlv_builder_add_follow_up_info(&b, &f) < 0) {
@@ -186,9 +187,9 @@ double port_gm_rate_ratio(const struct port *p)
 	 * 802.1AS-2020 11.4.4.3.6 / 10.2.8.1.4: the upstream rateRatio times our link's; each is
 	 * bounded where it entered, their product here.
 	 */
-	return fmax(
-		1.0 - PORT_RATE_RATIO_MAX_DEVIATION,
-		fmin(1.0 + PORT_RATE_RATIO_MAX_DEVIATION, p->upstream_rate_ratio * p->pdreq.nrr));
+	return num_max(1.0 - PORT_RATE_RATIO_MAX_DEVIATION,
+		       num_min(1.0 + PORT_RATE_RATIO_MAX_DEVIATION,
+			       p->upstream_rate_ratio * p->pdreq.nrr));
 }
 
 void port_set_gm_rate_ratio(struct port *p, double ratio)

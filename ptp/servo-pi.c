@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "ptp/num.h"
 #include "ptp/servo.h"
 #include "ptp/util.h"
 
@@ -152,7 +153,7 @@ static enum servo_state pi_sample(struct servo *s, ns_t offset, ns_t local_ts, d
 		scale = pi->interval_ns / d;
 	}
 	if (pi->estimated) {
-		offset = (ns_t) llround(servo_clip(&pi->clip, (double) offset));
+		offset = (ns_t) num_llround(servo_clip(&pi->clip, (double) offset));
 	}
 	kp_noise = s->cfg.noise_scaled_gain && s->noise_ns > PI_NOISE_REF_NS
 			   ? PI_NOISE_REF_NS / s->noise_ns
@@ -172,7 +173,8 @@ static enum servo_state pi_sample(struct servo *s, ns_t offset, ns_t local_ts, d
 		pi->offset0 = offset;
 		pi->adjusted = 0;
 		pi->sx = pi->sy = pi->sxx = pi->sxy = 0;
-		ppb = clamp(pi->drift - scale * fmax(pi->kp, PI_REFINE_KP) * (double) offset, max);
+		ppb = clamp(pi->drift - scale * num_max(pi->kp, PI_REFINE_KP) * (double) offset,
+			    max);
 		*freq_ppb = ppb;
 		return st;
 	}
@@ -199,7 +201,7 @@ static enum servo_state pi_sample(struct servo *s, ns_t offset, ns_t local_ts, d
 		}
 		pi->drift = est;
 		full = pi->ki > 0 ? 0.016 / pi->ki : FREQ_EST_INTERVAL_MAX_S;
-		if (elapsed >= fmin(full, FREQ_EST_INTERVAL_MAX_S)) {
+		if (elapsed >= num_min(full, FREQ_EST_INTERVAL_MAX_S)) {
 			pi->refining = false;
 		}
 		/*
@@ -207,7 +209,8 @@ static enum servo_state pi_sample(struct servo *s, ns_t offset, ns_t local_ts, d
 		 * is left when the integrator takes over winds it up, and the software constants
 		 * then need minutes to unwind it.
 		 */
-		ppb = clamp(pi->drift - scale * fmax(pi->kp, PI_REFINE_KP) * (double) offset, max);
+		ppb = clamp(pi->drift - scale * num_max(pi->kp, PI_REFINE_KP) * (double) offset,
+			    max);
 		*freq_ppb = ppb;
 		return st;
 	}
@@ -242,8 +245,8 @@ static void pi_set_interval(struct servo *s, double interval)
 		return;
 	}
 	pi->interval_ns = interval * NS_PER_SEC;
-	pi->kp = fixed ? c->kp : c->kp_scale * pow(interval, c->kp_exponent);
-	pi->ki = fixed ? c->ki : c->ki_scale * pow(interval, c->ki_exponent);
+	pi->kp = fixed ? c->kp : c->kp_scale * num_pow(interval, c->kp_exponent);
+	pi->ki = fixed ? c->ki : c->ki_scale * num_pow(interval, c->ki_exponent);
 	if (pi->kp > kp_norm_max / interval) {
 		pi->kp = kp_norm_max / interval;
 	}

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "ptp/num.h"
 #include "ptp/servo.h"
 #include "ptp/util.h"
 
@@ -49,7 +50,7 @@ double servo_clip(struct servo_clip *c, double r)
 		c->n++;
 		return r;
 	}
-	c->scale += CLIP_LEARN * (fmin(a, CLIP_CAP * c->scale) - c->scale);
+	c->scale += CLIP_LEARN * (num_min(a, CLIP_CAP * c->scale) - c->scale);
 	if (!(a > limit)) {
 		c->run = 0;
 		return r;
@@ -57,7 +58,7 @@ double servo_clip(struct servo_clip *c, double r)
 	if ((r > 0) != (c->run > 0)) {
 		c->run = 0;
 	}
-	c->run_min = c->run == 0 ? a : fmin(c->run_min, a);
+	c->run_min = c->run == 0 ? a : num_min(c->run_min, a);
 	c->run += r > 0 ? 1 : -1;
 	if (abs(c->run) > CLIP_RUN_MAX) {
 		/*
@@ -104,9 +105,9 @@ void servo_config_from_options(const struct servo_options *o, bool sw_ts, struct
 	cfg->num_offset_values = (unsigned int) o->servo_num_offset_values;
 	cfg->kp = o->pi_proportional_const;
 	cfg->ki = o->pi_integral_const;
-	cfg->first_step_threshold = (ns_t) llround(o->first_step_threshold * NS_PER_SEC);
-	cfg->step_threshold = (ns_t) llround(o->step_threshold * NS_PER_SEC);
-	cfg->max_offset_jump = (ns_t) llround(o->max_offset_jump * NS_PER_SEC);
+	cfg->first_step_threshold = (ns_t) num_llround(o->first_step_threshold * NS_PER_SEC);
+	cfg->step_threshold = (ns_t) num_llround(o->step_threshold * NS_PER_SEC);
+	cfg->max_offset_jump = (ns_t) num_llround(o->max_offset_jump * NS_PER_SEC);
 	if (o->max_frequency > 0) {
 		cfg->max_freq_ppb = o->max_frequency;
 	}

@@ -263,6 +263,17 @@ static void on_ipc(struct evloop *e, int fd, uint32_t revents, void *userdata)
 	worker_report(w, false);
 }
 
+/* A frame of its own (a whole struct ipc_msg), gone before the CONFIG comes. */
+__attribute__((noinline)) static int send_hello(const struct port_ipc_args *a)
+{
+	struct ipc_msg hello = { .type = IPC_HELLO };
+
+	hello.hello.protocol_version = IPC_VERSION;
+	hello.hello.ifindex = (int32_t) if_nametoindex(a->ifname);
+	hello.hello.pid = getpid();
+	return ipc_send(a->ipc_fd, &hello, NULL, 0);
+}
+
 /*
  * Everything before the loop: HELLO, CONFIG, the transport, the clock, the port. *loop_up once the
  * loop needs port_loop_done(); *done when a port that stays FAULTY has run its own loop. A frame of
@@ -274,8 +285,8 @@ __attribute__((noinline)) static int port_ipc_setup(const struct port_ipc_args *
 						    int socks[TRANSPORT_FDS_MAX], int *filter,
 						    bool *loop_up, bool *done)
 {
-	struct ipc_msg hello = { .type = IPC_HELLO };
-	struct ipc_config cfg;
+	struct ipc_msg msg; /* the CONFIG, received in place */
+	const struct ipc_config *cfg = &msg.config;
 	struct port_config pc;
 	struct transport_ts_status st;
 	struct steer_decision steer;
@@ -293,12 +304,9 @@ __attribute__((noinline)) static int port_ipc_setup(const struct port_ipc_args *
 	if (getppid() == 1) {
 		return -ESRCH;
 	}
-	hello.hello.protocol_version = IPC_VERSION;
-	hello.hello.ifindex = (int32_t) if_nametoindex(a->ifname);
-	hello.hello.pid = getpid();
-	r = ipc_send(a->ipc_fd, &hello, NULL, 0);
+	r = send_hello(a);
 	if (r >= 0) {
-		r = worker_setup_recv_config(a->ipc_fd, &cfg, socks, &page, filter, &w->phc_fd);
+		r = worker_setup_recv_config(a->ipc_fd, &msg, socks, &page, filter, &w->phc_fd);
 	}
 	if (r >= 0) {
 		r = status_page_map(page, true, &w->page);
@@ -312,22 +320,22 @@ __attribute__((noinline)) static int port_ipc_setup(const struct port_ipc_args *
 	r = port_loop_init(&w->loop, &worker_port_ops);
 	*loop_up = true;
 	w->loop.engine_error = port_engine_error;
-	if (cfg.port.network_transport != OPTIONS_TRANSPORT_L2) {
+	if (cfg->port.network_transport != OPTIONS_TRANSPORT_L2) {
 		/* Its unicast sockets come from the supervisor (worker-peers.c). */
-		w->peers_max = cfg.port.unicast_peers_max;
+		w->peers_max = cfg->port.unicast_peers_max;
 		w->loop.peer_missing = worker_peers_missing;
 	}
 	/* ptp4l's key and default (1 ms): how long a send waits for its TX timestamp. */
-	w->tx_timeout_ms = cfg.port.tx_timestamp_timeout;
-	tc.tx_timeout = (ns_t) cfg.port.tx_timestamp_timeout * NS_PER_MSEC;
-	memcpy(tc.ptp_dst_mac, cfg.port.ptp_dst_mac, sizeof(tc.ptp_dst_mac));
-	memcpy(tc.p2p_dst_mac, cfg.port.p2p_dst_mac, sizeof(tc.p2p_dst_mac));
+	w->tx_timeout_ms = cfg->port.tx_timestamp_timeout;
+	tc.tx_timeout = (ns_t) cfg->port.tx_timestamp_timeout * NS_PER_MSEC;
+	memcpy(tc.ptp_dst_mac, cfg->port.ptp_dst_mac, sizeof(tc.ptp_dst_mac));
+	memcpy(tc.p2p_dst_mac, cfg->port.p2p_dst_mac, sizeof(tc.p2p_dst_mac));
 	if (r >= 0) {
-		r = transport_new(cfg.port.network_transport, &w->loop.transport);
+		r = transport_new(cfg->port.network_transport, &w->loop.transport);
 	}
 	if (r >= 0) {
 		r = transport_adopt_fds(w->loop.transport, socks,
-					transport_n_fds(cfg.port.network_transport), &tc);
+					transport_n_fds(cfg->port.network_transport), &tc);
 	}
 	if (r >= 0) {
 		/* The transport owns them now. */
@@ -339,7 +347,7 @@ __attribute__((noinline)) static int port_ipc_setup(const struct port_ipc_args *
 	if (r >= 0) {
 		/* Decided before worker_setup_clock() takes the PHC fd: what is held, not what is
 		 * left. */
-		worker_setup_decide(w, &cfg, &st, &steer);
+		worker_setup_decide(w, cfg, &st, &steer);
 		if (steer.target == STEER_FAULTY) {
 			r = sandbox_install(a->ifname, TAKE_FD(*filter));
 			if (r < 0) {
@@ -350,26 +358,26 @@ __attribute__((noinline)) static int port_ipc_setup(const struct port_ipc_args *
 			*done = true;
 			return worker_setup_stay_faulty(w, &steer);
 		}
-		r = worker_setup_clock(w, &cfg, &steer);
+		r = worker_setup_clock(w, cfg, &steer);
 	}
 	if (r < 0) {
 		log_port_error_errno(a->ifname, r, "cannot set up the port: %m");
 		return r;
 	}
 	port_config_default(&pc);
-	pc.instance = cfg.instance;
-	pc.port = cfg.port;
-	pc.clockIdentity = cfg.clock_identity;
-	pc.portNumber = cfg.port_number;
+	pc.instance = cfg->instance;
+	pc.port = cfg->port;
+	pc.clockIdentity = cfg->clock_identity;
+	pc.portNumber = cfg->port_number;
 	pc.utc_timescale = st.mode == TRANSPORT_TS_MODE_SOFTWARE;
 	pc.adjust_clock = steer.servo;
 	/* Only a PHC outlives its worker; a virtual clock starts afresh with each. */
-	pc.clock_locked_before = cfg.clock_locked_before && steer.target == STEER_PHC;
+	pc.clock_locked_before = cfg->clock_locked_before && steer.target == STEER_PHC;
 	pc.external_bmca = true;
 	/* Software timestamps: the virtual clock's raw clock is CLOCK_REALTIME, one for all ports.
 	 */
 	w->share_clock = steer.target == STEER_VIRTUAL && w->loop.raw && !steer.raw_phc;
-	w->summary_ns = NS_PER_SEC << cfg.port.summary_interval;
+	w->summary_ns = NS_PER_SEC << cfg->port.summary_interval;
 	pc.seed = (uint64_t) getpid() ^ (uint64_t) port_loop_now();
 	r = port_loop_new_port(&w->loop, &pc);
 	if (r < 0) {
@@ -378,10 +386,10 @@ __attribute__((noinline)) static int port_ipc_setup(const struct port_ipc_args *
 	}
 	w->loop.mgmt.ifname = a->ifname;
 	/* The CONFIG goes with this frame: the port keeps a copy. */
-	_Static_assert(sizeof(w->user_description) == sizeof(cfg.instance.userDescription), "");
-	memcpy(w->user_description, cfg.instance.userDescription, sizeof(w->user_description));
+	_Static_assert(sizeof(w->user_description) == sizeof(cfg->instance.userDescription), "");
+	memcpy(w->user_description, cfg->instance.userDescription, sizeof(w->user_description));
 	w->loop.mgmt.user_description = w->user_description;
-	w->loop.mgmt.mode = cfg.instance.management_network;
+	w->loop.mgmt.mode = cfg->instance.management_network;
 	w->loop.mgmt.apply = port_priority_request;
 	w->loop.mgmt.userdata = w;
 

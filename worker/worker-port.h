@@ -121,8 +121,11 @@ void worker_peers_answer(struct worker_port *w, const struct ipc_peer_sockets *a
 
 /* ---- worker-setup.c ---- */
 
-/* CONFIG and its fds (event and general sockets, status page, seccomp filter, PHC or -1). */
-int worker_setup_recv_config(int ipc, struct ipc_config *ret, int ret_socks[TRANSPORT_FDS_MAX],
+/*
+ * CONFIG, into *m (m->config, no copy: the set-up's stack is the worker's private memory), and
+ * its fds (event and general sockets, status page, seccomp filter, PHC or -1).
+ */
+int worker_setup_recv_config(int ipc, struct ipc_msg *m, int ret_socks[TRANSPORT_FDS_MAX],
 			     int *ret_page, int *ret_filter, int *ret_phc);
 /* What this port steers (ptp/steer.h), from the configuration and what the worker holds. */
 void worker_setup_decide(const struct worker_port *w, const struct ipc_config *c,

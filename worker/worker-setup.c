@@ -21,12 +21,11 @@
  * hardware (steer_wants_phc()). A CONFIG without the sockets, the page and the filter, or with a
  * PHC for the system back end (which never reads one), is refused.
  */
-int worker_setup_recv_config(int ipc, struct ipc_config *ret, int ret_socks[TRANSPORT_FDS_MAX],
+int worker_setup_recv_config(int ipc, struct ipc_msg *m, int ret_socks[TRANSPORT_FDS_MAX],
 			     int *ret_page, int *ret_filter, int *ret_phc)
 {
 	struct pollfd pfd = { .fd = ipc, .events = POLLIN };
 	int fds[IPC_MAX_FDS];
-	struct ipc_msg m;
 	size_t n = 0, ns;
 	int r;
 
@@ -34,19 +33,18 @@ int worker_setup_recv_config(int ipc, struct ipc_config *ret, int ret_socks[TRAN
 	if (r <= 0) {
 		return r < 0 ? -errno : -ETIMEDOUT;
 	}
-	r = ipc_recv(ipc, &m, fds, ARRAY_SIZE(fds), &n);
+	r = ipc_recv(ipc, m, fds, ARRAY_SIZE(fds), &n);
 	if (r < 0) {
 		return r;
 	}
-	ns = m.type == IPC_CONFIG ? transport_n_fds(m.config.port.network_transport) : 0;
-	if (m.type != IPC_CONFIG || n < ns + 2 || n > ns + 3 ||
-	    (n == ns + 3 && m.config.instance.clock_backend == OPTIONS_CLOCK_SYSTEM)) {
+	ns = m->type == IPC_CONFIG ? transport_n_fds(m->config.port.network_transport) : 0;
+	if (m->type != IPC_CONFIG || n < ns + 2 || n > ns + 3 ||
+	    (n == ns + 3 && m->config.instance.clock_backend == OPTIONS_CLOCK_SYSTEM)) {
 		for (size_t k = 0; k < n; k++) {
 			close(fds[k]);
 		}
-		return m.type != IPC_CONFIG ? -EPROTO : -EBADF;
+		return m->type != IPC_CONFIG ? -EPROTO : -EBADF;
 	}
-	*ret = m.config;
 	memcpy(ret_socks, fds, ns * sizeof(fds[0]));
 	*ret_page = fds[ns];
 	*ret_filter = fds[ns + 1];

@@ -24,10 +24,30 @@ static bool steers_itself(const struct worker_port *w)
 	return s == PORT_STATE_SLAVE || s == PORT_STATE_UNCALIBRATED;
 }
 
+/*
+ * CLOCK_STATE: a frame of its own for the 2.5 kB struct ipc_msg, below the engine's deepest
+ * (worker_share_report() runs inside a servo sample), taken only when it goes out: a worker's
+ * stack pages once touched stay its private memory.
+ */
+__attribute__((noinline)) static void send_clock_state(struct worker_port *w,
+						       const struct clock_virtual_state *st)
+{
+	struct ipc_msg m = { .type = IPC_CLOCK_STATE };
+
+	m.clock_state.raw_ns = st->raw;
+	m.clock_state.local_ns = st->local;
+	/* Never a value the supervisor's decoder refuses (one table for both ends). */
+	m.clock_state.rate_ppb = ipc_limit_clamp(IPC_LIMIT_RATE_PPB, st->rate_ppb);
+	m.clock_state.gm_rate_ratio = ipc_limit_clamp(IPC_LIMIT_GM_RATE_RATIO,
+						      port_gm_rate_ratio(w->loop.port));
+	if (ipc_send(w->ipc, &m, NULL, 0) < 0) {
+		evloop_exit(&w->loop.ev, 1);
+	}
+}
+
 /* After a servo sample of a SLAVE port: its clock's correction for the instance's other ports. */
 void worker_share_report(struct worker_port *w)
 {
-	struct ipc_msg m = { .type = IPC_CLOCK_STATE };
 	struct clock_virtual_state st;
 	ns_t now = port_loop_now(), raw;
 
@@ -41,18 +61,10 @@ void worker_share_report(struct worker_port *w)
 		    CLOCK_STATE_MOVED_NS) {
 		return;
 	}
-	m.clock_state.raw_ns = st.raw;
-	m.clock_state.local_ns = st.local;
-	/* Never a value the supervisor's decoder refuses (one table for both ends). */
-	m.clock_state.rate_ppb = ipc_limit_clamp(IPC_LIMIT_RATE_PPB, st.rate_ppb);
-	m.clock_state.gm_rate_ratio = ipc_limit_clamp(IPC_LIMIT_GM_RATE_RATIO,
-						      port_gm_rate_ratio(w->loop.port));
 	w->clock_sent = st;
 	w->clock_sent_valid = true;
 	w->clock_sent_at = now;
-	if (ipc_send(w->ipc, &m, NULL, 0) < 0) {
-		evloop_exit(&w->loop.ev, 1);
-	}
+	send_clock_state(w, &st);
 }
 
 /* The SLAVE port's correction, from the supervisor: a port that steers itself keeps its own. */

@@ -24,6 +24,9 @@
 #   STRACE=S         in run 1, after the window, `strace -c` one worker, then the supervisor
 #                    (and one ptp4l) for S seconds each: the syscalls per second of each
 #                    (printed at the end)
+#   SMAPS=1          in run 1, after the window: Pss, Rss and anonymous kB per mapping (file
+#                    name, [heap], [stack], [anon]) of the supervisor, one worker and one ptp4l
+#                    from /proc/PID/smaps (printed at the end)
 # Not a pass/fail test and not in any meson suite. Results: docs/performance.md.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -96,6 +99,16 @@ syscalls() {
 	timeout -s INT "$STRACE" strace -c -p "$4" -o "$tmp/strace-$3-$2" 2>/dev/null || true
 }
 
+# by_mapping RUN N HOLDER PID: PID's smaps summed per mapping name (run 1, with SMAPS), for the end.
+by_mapping() {
+	[ -n "${SMAPS:-}" ] && [ "$1" = 1 ] || return 0
+	awk '/^[0-9a-f]+-[0-9a-f]+ / { n = $6 == "" ? "[anon]" : $6; sub(".*/", "", n); next }
+		$1 == "Pss:" { p[n] += $2 } $1 == "Rss:" { r[n] += $2 } $1 == "Anonymous:" { a[n] += $2 }
+		END { for (k in p) if (r[k]) { printf "%7d %7d %7d  %s\n", p[k], r[k], a[k], k; tp += p[k]; tr += r[k]; ta += a[k] }
+		      printf "%7d %7d %7d  total\n", tp, tr, ta }' "/proc/$4/smaps" |
+		sort -k1,1nr >"$tmp/smaps-$3-$2"
+}
+
 # ports_json: phcd's port objects as [{State, WorkerPID}, ...] ([] while it is not on the bus).
 ports_json() {
 	busctl --system --json=short call org.phcd1 /org/phcd1 \
@@ -131,6 +144,8 @@ run_phcd() { # RUN N [BUILD-DIR HOLDER]
 	local m=$!
 	measure "$run" "$n" "$holder" worker "${pids[@]}"
 	wait "$m"
+	by_mapping "$run" "$n" "$holder-supervisor" "$sup"
+	by_mapping "$run" "$n" "$holder-worker" "${pids[0]}"
 	syscalls "$run" "$n" "$holder" "${pids[0]}"
 	syscalls "$run" "$n" "$holder-supervisor" "$sup"
 	stop_holders
@@ -153,6 +168,7 @@ run_ptp4l() { # RUN N
 	done
 	sleep "$WINDOW"
 	measure "$run" "$n" ptp4l slave "${pids[@]}"
+	by_mapping "$run" "$n" ptp4l "${pids[0]}"
 	syscalls "$run" "$n" ptp4l "${pids[0]}"
 	stop_holders
 }
@@ -206,11 +222,17 @@ awk -v W="$WINDOW" '
 				wwake[kk] / wn[kk] / W, wwake[kk] ? wcpu[kk] / wwake[kk] / 1000 : 0, extra
 		}
 	}' "$tmp/results" | sort -n -k1,1 -k2,2
-for f in "$tmp"/strace-*; do
-	[ -e "$f" ] || continue
-	echo
-	echo "# ${f##*/strace-}: one process, strace -c over ${STRACE} s (calls / ${STRACE} = per second)"
-	cat "$f"
-done
+# kept KIND TEXT: each $tmp/KIND-WHAT file under a "# WHAT: TEXT" line.
+kept() {
+	local f
+	for f in "$tmp/$1"-*; do
+		[ -e "$f" ] || continue
+		echo
+		echo "# ${f##*/$1-}: $2"
+		cat "$f"
+	done
+}
+kept smaps "one process, kB per mapping: Pss, Rss, anonymous"
+kept strace "one process, strace -c over ${STRACE:-} s (calls / ${STRACE:-} = per second)"
 echo
 echo "# time from phcd's exec to every port SLAVE (ms): $(awk '{ printf "%s %s:%s ", $3, $2, $5 }' "$tmp/startup")"
