@@ -31,8 +31,8 @@ bool readiness_equal(const struct readiness *a, const struct readiness *b)
 
 uint64_t readiness_as_capable_usec(int8_t logMinPdelayReqInterval)
 {
-	return (uint64_t) llround(ldexp(READINESS_AS_CAPABLE_EXCHANGES, logMinPdelayReqInterval) *
-				  USEC_PER_SEC_F);
+	return (uint64_t) num_llround(
+		ldexp(READINESS_AS_CAPABLE_EXCHANGES, logMinPdelayReqInterval) * USEC_PER_SEC_F);
 }
 
 static void verdict(struct readiness *ret, bool ready, const char *fmt, ...) _printf_(3, 4);
