@@ -35,6 +35,7 @@ struct manager {
 	unsigned int dirty;			   /* enum manager_change bits not emitted yet */
 	uint64_t derive_passes;			   /* how many passes ran (for tests) */
 	sd_event_source *status_timer;		   /* reads every worker's status page */
+	sd_event_source *start_defer;		   /* new ports' workers, a few a turn */
 	size_t notified_instances, notified_ports; /* last STATUS= sent to the service manager */
 	struct sysclock_follow *sysclock;	   /* daemon/sysclock-follow.c */
 	/* the PHC pins' kernel interface (daemon/instance-pin.c); NULL: the kernel's, tests: a fake

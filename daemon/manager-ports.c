@@ -536,6 +536,7 @@ void mport_start_worker(struct mport *p)
 	wc.udp6_scope = p->options.udp6_scope;
 	wc.dscp_event = p->options.dscp_event;
 	wc.dscp_general = p->options.dscp_general;
+	p->start_pending = false;
 	if (p->worker || !p->enabled || !p->link_up || p->backoff.given_up || m->stopping ||
 	    p->removed || p->restart_timer || p->phc_fault) {
 		return;
@@ -578,6 +579,54 @@ void mport_start_worker(struct mport *p)
 		      hwtstamp_rx_filter_to_string(info.hw_rx_filter));
 	manager_port_changed(p, MPORT_CHANGED_WORKER | MPORT_CHANGED_TIMESTAMPING);
 	mport_set_state(p, PORT_STATE_INITIALIZING);
+}
+
+/*
+ * New ports' workers start a few a loop turn: the ports of an instance found at once (200 with
+ * interfaces = auto) are not as many spawns in one turn, during which no worker had its CONFIG
+ * (each gives up after 5 s and is restarted) and D-Bus went unanswered. Issue 31: 200 ports
+ * from an ASan build on a loaded 2-core machine, every worker timed out twice and D-Bus did not
+ * answer for over 25 s.
+ */
+#define MANAGER_STARTS_PER_TURN 4
+
+static int on_start_defer(sd_event_source *s, void *userdata)
+{
+	struct manager *m = userdata;
+	unsigned int n = 0;
+
+	for (size_t k = 0; k < m->n_ports; k++) {
+		struct mport *p = m->ports[k];
+
+		if (!p->start_pending) {
+			continue;
+		}
+		if (n++ == MANAGER_STARTS_PER_TURN) {
+			return 0; /* the rest at the next turn: the source stays on */
+		}
+		mport_start_worker(p);
+	}
+	return sd_event_source_set_enabled(s, SD_EVENT_OFF);
+}
+
+/*
+ * A new port's worker, at its turn (a link up, a restart or an enable starts one at once). The
+ * turns come when nothing else is pending: a defer source that stays on is always the oldest
+ * pending source of its priority, and at the same priority would run before every worker's
+ * HELLO and every D-Bus call.
+ */
+static void mport_start_later(struct mport *p)
+{
+	struct manager *m = p->manager;
+
+	if ((!m->start_defer &&
+	     (sd_event_add_defer(m->event, &m->start_defer, on_start_defer, m) < 0 ||
+	      sd_event_source_set_priority(m->start_defer, SD_EVENT_PRIORITY_IDLE) < 0)) ||
+	    sd_event_source_set_enabled(m->start_defer, SD_EVENT_ON) < 0) {
+		mport_start_worker(p);
+		return;
+	}
+	p->start_pending = true;
 }
 
 void mport_fault_phc(struct instance *i, int phc_index, int error)
@@ -696,7 +745,7 @@ int mport_add(struct manager *m, struct instance *i, const struct link_info *l)
 	}
 	manager_instance_changed(i, INSTANCE_CHANGED_PORTS);
 	if (p->link_up) {
-		mport_start_worker(p);
+		mport_start_later(p);
 	} else {
 		mport_set_state(p, PORT_STATE_FAULTY);
 		mport_set_error(p, -ENETDOWN, "link down");

@@ -343,6 +343,7 @@ struct manager *manager_free(struct manager *m)
 	m->derive_defer = sd_event_source_disable_unref(m->derive_defer);
 	m->gate_timer = sd_event_source_disable_unref(m->gate_timer);
 	m->status_timer = sd_event_source_disable_unref(m->status_timer);
+	m->start_defer = sd_event_source_disable_unref(m->start_defer);
 	link_monitor_free(m->links);
 	ethtool_nl_free(m->ethtool);
 	config_free(m->config);

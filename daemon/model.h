@@ -347,6 +347,8 @@ struct mport {
 	bool clock_locked;
 	/* its PHC could not be steered to follow the instance's SLAVE port: FAULTY, no worker */
 	bool phc_fault;
+	/* a new port's worker waits for its turn (mport_start_later(), manager-ports.c) */
+	bool start_pending;
 	char phc_rival_text[MANAGER_ERROR_TEXT_MAX];
 	sd_event_source *restart_timer;
 	/* CLOCK_MONOTONIC: its worker got CONFIG on a link that is up, or the link came up since;

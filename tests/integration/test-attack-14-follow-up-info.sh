@@ -71,9 +71,13 @@ echo "ok: D-Bus Counters ignored_out_of_range = $ignored (the TLV beyond +-200 p
 # (its Announces stop, the port leaves SLAVE once they time out), or a late start of the second
 # forger (a loaded machine) would be blamed on phcd.
 wait_status port fb0 state 'MASTER|LISTENING' 15 "" "phase 1's grandmaster gone"
+# Phase 1's last counts are on D-Bus by now (its Follow_Ups stopped an announceReceiptTimeout
+# ago, the counters come once a second): read under a loaded ASan build right after the forger
+# ended, they were 11 short of phase 1's total.
+ignored=$(port_counter fb0 ignored_out_of_range)
 attack -900 -417814418 12 "neighbour -900 ppm, cumulativeScaledRateOffset -190 ppm"
 after=$(port_counter fb0 ignored_out_of_range)
-# The counters reach D-Bus once a second: the last of phase 1 may arrive now.
+# The counters reach D-Bus once a second: a late one of phase 1 may arrive now.
 [ $((after - ignored)) -le 8 ] ||
 	fail "expected no TLV within +-200 ppm counted, ignored_out_of_range rose by $((after - ignored))"
 echo "ok: a sane TLV times a slow link: clamped, not counted (ignored_out_of_range $after)"

@@ -11,7 +11,13 @@
  * seconds of STATUS (SLAVE, LOCKED, offset 0) and CLOCK_STATE without a correction, and only then
  * the lie (both a year ahead). A wrapper picks the port (phcd passes its arguments only).
  *
- *   tool-lying-worker --ipc-fd N -i IFNAME [--earn-slave S] [...]   (as phcd execs a worker)
+ * With --priority-flood RATE:SECONDS (issue 31, finding 2) it tells the truth (LISTENING) and
+ * instead sends PRIORITY_REQUEST, priority1 10 and 200 in turn, RATE a second for SECONDS (what
+ * a compromised sibling can make of management_network = read-write), then nothing; it drains
+ * what the supervisor pushes until the supervisor ends it.
+ *
+ *   tool-lying-worker --ipc-fd N -i IFNAME [--earn-slave S | --priority-flood R:S] [...]
+ *   (as phcd execs a worker)
  *   environment: LYING_WORKER_OFFSET_S, LYING_WORKER_LOG (a file a line per start is added to)
  */
 #include <errno.h>
@@ -31,6 +37,58 @@ static ns_t now_ns(clockid_t id)
 
 	clock_gettime(id, &ts);
 	return (ns_t) ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
+}
+
+/* Drains what the supervisor sent (closing fds): 0 while it is there, -ECONNRESET once gone. */
+static int drain(int ipc)
+{
+	struct ipc_msg m;
+	int fds[IPC_MAX_FDS], r;
+	size_t n_fds = 0;
+
+	while ((r = ipc_recv(ipc, &m, fds, sizeof(fds) / sizeof(fds[0]), &n_fds)) >= 0) {
+		for (size_t k = 0; k < n_fds; k++) {
+			close(fds[k]);
+		}
+	}
+	return r == -ECONNRESET ? r : 0;
+}
+
+/* --priority-flood: LISTENING, then rate PRIORITY_REQUEST a second for secs; 0 when ended. */
+static int priority_flood(int ipc, const char *ifname, double rate, double secs)
+{
+	struct ipc_msg l = { .type = IPC_STATUS };
+	ns_t start = now_ns(CLOCK_MONOTONIC), gap = (ns_t) (NS_PER_SEC / rate);
+	uint64_t sent = 0;
+
+	l.status.port_state = PORT_STATE_LISTENING;
+	l.status.servo_state = SERVO_UNLOCKED;
+	if (ipc_send(ipc, &l, NULL, 0) == -EPIPE) {
+		return 0;
+	}
+	for (;;) {
+		ns_t now = now_ns(CLOCK_MONOTONIC);
+		ns_t next = start + (ns_t) sent * gap;
+
+		if (now - start < (ns_t) (secs * NS_PER_SEC) && now >= next) {
+			struct ipc_msg p = { .type = IPC_PRIORITY_REQUEST };
+
+			p.set_priority.priority1 = sent % 2 ? 200 : 10;
+			p.set_priority.priority2 = 128;
+			if (ipc_send(ipc, &p, NULL, 0) == -EPIPE) {
+				return 0;
+			}
+			if (++sent == (uint64_t) (rate * secs)) {
+				fprintf(stderr, "tool-lying-worker: %s: sent=%" PRIu64 "\n", ifname,
+					sent);
+			}
+			continue;
+		}
+		if (drain(ipc) < 0) {
+			return 0;
+		}
+		usleep(2000);
+	}
 }
 
 /* LISTENING, an Erbest no clock beats, then the supervisor's S1 awaited: 0, or -errno. */
@@ -93,7 +151,7 @@ int main(int argc, char **argv)
 	const char *ifname = "?";
 	int fds[IPC_MAX_FDS], ipc = -1, r;
 	size_t n_fds = 0;
-	double honest_s = -1;
+	double honest_s = -1, flood_rate = 0, flood_s = 0;
 	ns_t lie_at = 0;
 
 	for (int k = 1; k + 1 < argc; k++) {
@@ -103,6 +161,9 @@ int main(int argc, char **argv)
 			ifname = argv[k + 1];
 		} else if (!strcmp(argv[k], "--earn-slave")) {
 			honest_s = atof(argv[k + 1]);
+		} else if (!strcmp(argv[k], "--priority-flood") &&
+			   sscanf(argv[k + 1], "%lf:%lf", &flood_rate, &flood_s) != 2) {
+			flood_rate = 0;
 		}
 	}
 	if (ipc < 0) {
@@ -130,6 +191,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "tool-lying-worker: no CONFIG: %s\n",
 			r < 0 ? strerror(-r) : "type");
 		return 1;
+	}
+	if (flood_rate > 0) {
+		(void) fcntl(ipc, F_SETFL, O_NONBLOCK);
+		fprintf(stderr,
+			"tool-lying-worker: %s: PRIORITY_REQUEST %.0f a second for %.0f s\n",
+			ifname, flood_rate, flood_s);
+		return priority_flood(ipc, ifname, flood_rate, flood_s);
 	}
 	if (honest_s >= 0) {
 		r = earn_slave(ipc, &m.config);
@@ -165,13 +233,7 @@ int main(int argc, char **argv)
 		if (ipc_send(ipc, &s, NULL, 0) == -EPIPE || ipc_send(ipc, &cs, NULL, 0) == -EPIPE) {
 			return 0;
 		}
-		/* drain what the supervisor says; EOF: it is gone */
-		while ((r = ipc_recv(ipc, &m, fds, sizeof(fds) / sizeof(fds[0]), &n_fds)) >= 0) {
-			for (size_t k = 0; k < n_fds; k++) {
-				close(fds[k]);
-			}
-		}
-		if (r == -ECONNRESET) {
+		if (drain(ipc) < 0) {
 			return 0;
 		}
 		usleep(100000);
