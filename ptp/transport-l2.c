@@ -592,12 +592,13 @@ static int l2_recv_some(struct transport_l2 *l2, int fd, struct transport_frame 
 }
 
 /*
- * Up to TRANSPORT_RX_BATCH frames: with a lazy general socket, up to half of them from it first
+ * Up to TRANSPORT_RX_BATCH frames: with a lazy general socket, all but one of them from it first
  * (they came before the wakeup that reads them: a Sync, and an Announce or a Delay_Resp now and
- * then, a Sync interval), then the event socket's, then more of the lazy one's if the event
- * socket had no more: a flood of Announces, Delay_Resps or Syncs takes at most half of each
- * batch, and the event socket is read as before, so that its receive queue, which its TX
- * timestamps share, never fills behind them. With three or more waiting there, a Follow_Up can
+ * then, a Sync interval: at most 3, so that one read finds them all and says the socket is
+ * empty), then the event socket's, then more of the lazy one's if the event socket had no more:
+ * a flood of Announces, Delay_Resps or Syncs leaves a quarter of each batch at least to the
+ * event socket, which is read at every batch, so that its receive queue, which its TX
+ * timestamps share, does not fill behind them. With four or more waiting there, a Follow_Up can
  * come out before its Sync: the port holds it until the Sync (port-sync.c, early Follow_Ups), as
  * for reordering on the wire. Fewer than n: both are empty.
  */
@@ -611,7 +612,7 @@ static int l2_recv_batch(struct transport *t, struct transport_frame *f, size_t 
 		return -EBADF;
 	}
 	n = n < TRANSPORT_RX_BATCH ? n : TRANSPORT_RX_BATCH;
-	cap = l2->lazy ? (n + 1) / 2 : 0;
+	cap = l2->lazy ? (n > 1 ? n - 1 : n) : 0;
 	got = l2_recv_some(l2, l2->gfd, f, cap);
 	if (got < 0) {
 		return got;
