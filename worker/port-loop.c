@@ -151,7 +151,9 @@ static void ran(struct port_loop *l, bool tick)
  * last second that passed it, so that no flood fills it between two Follow_Ups and pushes the
  * parent's Announces or Syncs out: a flood that stops and starts again can cost the port those
  * of at most one Sync interval every LAZY_HOLD_NS (where the receipt timeout needs 3 announce
- * intervals in a row by default).
+ * intervals in a row by default). While a Follow_Up waits for its Sync (it came first:
+ * port_sync_awaited()), the lazy socket wakes the loop too, so that the Sync is measured when it
+ * comes, not a Sync interval later.
  */
 #define LAZY_MAX_FRAMES 64
 #define LAZY_HOLD_NS (30 * NS_PER_SEC)
@@ -173,7 +175,8 @@ static void lazy_watch(struct port_loop *l)
 		l->rx_window = now;
 		l->rx_frames = 0;
 	}
-	watch = now < l->rx_busy_until || (s != PORT_STATE_SLAVE && s != PORT_STATE_UNCALIBRATED);
+	watch = now < l->rx_busy_until || (s != PORT_STATE_SLAVE && s != PORT_STATE_UNCALIBRATED) ||
+		port_sync_awaited(l->port);
 	if (watch != l->lazy_watched && evloop_io_watch(&l->ev, l->lazy_fd, watch) == 0) {
 		l->lazy_watched = watch;
 	}
