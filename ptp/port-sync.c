@@ -155,6 +155,16 @@ static void port_early_hold(struct port *p, const struct msg *m)
 	e->correction = correction_to_ns(m->hdr.correctionField);
 }
 
+bool port_sync_awaited(const struct port *p)
+{
+	for (unsigned i = 0; i < PORT_EARLY_FOLLOW_UP_MAX; i++) {
+		if (p->sync.early[i].used) {
+			return true;
+		}
+	}
+	return false;
+}
+
 int port_sync_timeout(struct port *p, ns_t now)
 {
 	if (!port_is_slave(p)) {

@@ -628,9 +628,12 @@ static int port_run_timer(struct port *p, enum port_timer t, ns_t deadline, ns_t
 		port_timer_rearm(p, t, deadline, port_log_interval(p->portds.logSyncInterval), now);
 		return port_sync_send(p, now);
 	case PORT_TIMER_DELAY_REQ_TX:
-		/* 9.5.11.2: uniformly random, mean 2^logMinDelayReqInterval. */
-		port_timer_set(p, t,
-			       now + port_random_interval(p, p->portds.logMinDelayReqInterval));
+		/*
+		 * 9.5.11.2: uniformly random, mean 2^logMinDelayReqInterval, counted from the
+		 * deadline: sent up to its slack late, the next is not, and the rate stays.
+		 */
+		port_timer_rearm(p, t, deadline,
+				 port_random_interval(p, p->portds.logMinDelayReqInterval), now);
 		return port_delay_req_send(p, now);
 	case PORT_TIMER_PDELAY_REQ_TX:
 		port_timer_rearm(p, t, deadline,
@@ -683,11 +686,26 @@ int port_tick(struct port *p, ns_t now)
  * Announces already told us: it may wait up to half its period for a wakeup that a frame brings
  * anyway (a Sync comes at least once an Announce interval), instead of waking the worker 4 times
  * a second on its own at the fast rates; linuxptp decides only when an Announce changed
- * something. The receipt timeout, the messages we send and the fault reset keep their time.
+ * something. A slave's Delay_Req may wait up to a Sync interval for the wakeup the next Sync
+ * (its Follow_Up) brings, when that is at most a quarter of the mean Delay_Req interval: late
+ * by at most that quarter, still at a random time, and at the same rate (port_run_timer() counts
+ * the next one from the deadline); a separate wakeup for it was one in nine of a SLAVE worker's
+ * at Sync 8/s. The receipt timeouts, the other messages we send and the fault reset keep their
+ * time.
  */
 static ns_t port_timer_slack(const struct port *p, enum port_timer t)
 {
-	return t == PORT_TIMER_BMCA ? port_log_interval(p->cfg.port.logAnnounceInterval) / 2 : 0;
+	ns_t sync;
+
+	switch (t) {
+	case PORT_TIMER_BMCA:
+		return port_log_interval(p->cfg.port.logAnnounceInterval) / 2;
+	case PORT_TIMER_DELAY_REQ_TX:
+		sync = port_log_interval(p->portds.logSyncInterval);
+		return sync <= port_log_interval(p->portds.logMinDelayReqInterval) / 4 ? sync : 0;
+	default:
+		return 0;
+	}
 }
 
 static ns_t port_next(const struct port *p, bool slack)

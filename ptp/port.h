@@ -394,6 +394,11 @@ enum servo_state port_servo_state(const struct port *p);
 /* The servo is LOCKED and its lock detection (servo_offset_threshold) is satisfied. */
 bool port_servo_stable(const struct port *p);
 /*
+ * A Follow_Up is held for a Sync that has not come yet (reordered on the way: port-sync.c): the
+ * caller should not leave that Sync unread (worker/port-loop.c, the lazy socket).
+ */
+bool port_sync_awaited(const struct port *p);
+/*
  * 802.1AS asCapable: true on a port that does not run 802.1AS's rules (not follow_up_info with
  * P2P, or asCapable true); else as clause 11 computes it.
  */

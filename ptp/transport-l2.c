@@ -8,9 +8,10 @@
  * must be NULL, sendmsg refused: worker/sandbox.c) confines a worker to its own port.
  *
  * Opened with cfg->lazy_general (a supervised worker's), the general socket is bound to
- * ETH_P_1588 too and receives the Announce and Delay_Resp messages, which a socket filter takes
- * off the event socket: transport_lazy_fd(), what a SLAVE port reads at the wakeup the next
- * Sync brings instead of waking for it (worker/port-loop.c).
+ * ETH_P_1588 too and receives the Announce, Delay_Resp and two-step Sync messages (the Syncs
+ * stamped on receipt as on the event socket), which a socket filter takes off the event socket:
+ * transport_lazy_fd(), what a SLAVE port reads at the wakeup the next Follow_Up brings instead
+ * of waking for it (worker/port-loop.c).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -24,6 +25,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "ptp/msg.h"
 #include "ptp/transport-sock.h"
 #include "ptp/transport.h"
 #include "ptp/unicast-table.h"
@@ -43,7 +45,7 @@ struct transport_l2 {
 	struct transport base;
 	int fd;	   /* the event socket: receives, sends event messages (TX timestamped) */
 	int gfd;   /* the general socket: sends general messages, receives nothing unless lazy */
-	bool lazy; /* gfd receives the Announces and Delay_Resps (transport_lazy_fd()) */
+	bool lazy; /* gfd receives Announces, Delay_Resps, two-step Syncs (transport_lazy_fd()) */
 	int ifindex;
 	uint8_t mac[TRANSPORT_MAC_LEN];
 	uint8_t ptp_dst_mac[TRANSPORT_MAC_LEN]; /* TRANSPORT_DEST_DEFAULT */
@@ -83,19 +85,30 @@ static int add_membership(int fd, int ifindex, const uint8_t mac[TRANSPORT_MAC_L
 
 /*
  * The messages the lazy general socket receives (messageType, the low nibble of the PTP header's
- * first byte, after the 14-byte link header), and the event socket's filter, which keeps
- * everything else, frames too short to have a messageType included (the port counts them).
+ * first byte, after the 14-byte link header): Announce, Delay_Resp, and a Sync with twoStepFlag
+ * (flagField's first octet, header offset 6, bit 0x02), which is no measurement until its
+ * Follow_Up comes, and the Follow_Up wakes the worker. The event socket's filter keeps everything
+ * else: one-step Syncs, and frames too short to have a messageType or a flag (the port counts
+ * them).
  */
 #define L2_LAZY_A 0x0b /* Announce */
 #define L2_LAZY_B 0x09 /* Delay_Resp */
-/* Keep (all of it) or drop (0): match for those two, other for the rest and for short frames. */
-#define L2_FILTER(match, other)                                        \
-	BPF_STMT(BPF_LD | BPF_W | BPF_LEN, 0),                         \
-		BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, L2_HDR_LEN, 0, 4), \
-		BPF_STMT(BPF_LD | BPF_B | BPF_ABS, L2_HDR_LEN),        \
-		BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0x0f),             \
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, L2_LAZY_A, 2, 0),  \
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, L2_LAZY_B, 1, 0),  \
+#define L2_LAZY_SYNC MSG_SYNC
+#define L2_FLAG0 (L2_HDR_LEN + 6)
+#define L2_FLAG0_TWO_STEP (MSG_FLAG_TWO_STEP >> 8)
+/* Keep (all of it) or drop (0): match for those, other for the rest and for short frames. */
+#define L2_FILTER(match, other)                                                \
+	BPF_STMT(BPF_LD | BPF_W | BPF_LEN, 0),                                 \
+		BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, L2_HDR_LEN, 0, 9),         \
+		BPF_STMT(BPF_LD | BPF_B | BPF_ABS, L2_HDR_LEN),                \
+		BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0x0f),                     \
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, L2_LAZY_A, 7, 0),          \
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, L2_LAZY_B, 6, 0),          \
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, L2_LAZY_SYNC, 0, 4),       \
+		BPF_STMT(BPF_LD | BPF_W | BPF_LEN, 0),                         \
+		BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, L2_FLAG0, 0, 2),           \
+		BPF_STMT(BPF_LD | BPF_B | BPF_ABS, L2_FLAG0),                  \
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, L2_FLAG0_TWO_STEP, 1, 0), \
 		BPF_STMT(BPF_RET | BPF_K, other), BPF_STMT(BPF_RET | BPF_K, match)
 static const struct sock_filter l2_lazy_only[] = { L2_FILTER(0xffffffff, 0) };
 static const struct sock_filter l2_all_but_lazy[] = { L2_FILTER(0, 0xffffffff) };
@@ -281,15 +294,19 @@ static int l2_adopt(struct transport *t, const int *fds, size_t n,
 			return -EPROTOTYPE;
 		}
 	}
-	/* Nothing the general socket sends is timestamped (nothing on its error queue). */
-	r = transport_sock_set_ts_flags(gfd >= 0 ? gfd : general_fd, 0);
-	if (r < 0) {
-		return r;
-	}
 	if (!if_indextoname(ifindex, ifname)) {
 		return -errno;
 	}
 	r = transport_sock_read_status(fd, ifname, &l2->status);
+	if (r < 0) {
+		return r;
+	}
+	/*
+	 * Nothing the general socket sends is timestamped (nothing on its error queue); the lazy
+	 * one stamps what it receives as the event socket does: its two-step Syncs' t2.
+	 */
+	r = transport_sock_set_ts_flags(gfd >= 0 ? gfd : general_fd,
+					lazy ? transport_sock_rx_ts_flags(l2->status.mode) : 0);
 	if (r < 0) {
 		return r;
 	}
@@ -575,12 +592,15 @@ static int l2_recv_some(struct transport_l2 *l2, int fd, struct transport_frame 
 }
 
 /*
- * Up to TRANSPORT_RX_BATCH frames: with a lazy general socket, up to half of them from it first
- * (they came before the wakeup that reads them: at most an Announce and a Delay_Resp a Sync
- * interval), then the event socket's, then more of the lazy one's if the event socket had no
- * more: a flood of Announces or Delay_Resps takes at most half of each batch, and the event
- * socket is read as before, so that its receive queue, which its TX timestamps share, never
- * fills behind them. Fewer than n: both are empty.
+ * Up to TRANSPORT_RX_BATCH frames: with a lazy general socket, all but one of them from it first
+ * (they came before the wakeup that reads them: a Sync, and an Announce or a Delay_Resp now and
+ * then, a Sync interval: at most 3, so that one read finds them all and says the socket is
+ * empty), then the event socket's, then more of the lazy one's if the event socket had no more:
+ * a flood of Announces, Delay_Resps or Syncs leaves a quarter of each batch at least to the
+ * event socket, which is read at every batch, so that its receive queue, which its TX
+ * timestamps share, does not fill behind them. With four or more waiting there, a Follow_Up can
+ * come out before its Sync: the port holds it until the Sync (port-sync.c, early Follow_Ups), as
+ * for reordering on the wire. Fewer than n: both are empty.
  */
 static int l2_recv_batch(struct transport *t, struct transport_frame *f, size_t n)
 {
@@ -592,7 +612,7 @@ static int l2_recv_batch(struct transport *t, struct transport_frame *f, size_t 
 		return -EBADF;
 	}
 	n = n < TRANSPORT_RX_BATCH ? n : TRANSPORT_RX_BATCH;
-	cap = l2->lazy ? (n + 1) / 2 : 0;
+	cap = l2->lazy ? (n > 1 ? n - 1 : n) : 0;
 	got = l2_recv_some(l2, l2->gfd, f, cap);
 	if (got < 0) {
 		return got;

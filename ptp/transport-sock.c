@@ -33,6 +33,13 @@ int transport_sock_ts_flags(enum transport_ts_mode mode)
 	return mode == TRANSPORT_TS_MODE_HARDWARE ? TS_FLAGS_HW : TS_FLAGS_SW;
 }
 
+int transport_sock_rx_ts_flags(enum transport_ts_mode mode)
+{
+	return transport_sock_ts_flags(mode) &
+	       ~(SOF_TIMESTAMPING_OPT_ID | SOF_TIMESTAMPING_OPT_TSONLY |
+		 SOF_TIMESTAMPING_TX_SOFTWARE | SOF_TIMESTAMPING_TX_HARDWARE);
+}
+
 int transport_sock_set_ts_flags(int fd, int flags)
 {
 	if (setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING, &flags, sizeof(flags)) < 0) {

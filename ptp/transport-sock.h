@@ -15,6 +15,12 @@
  */
 int transport_sock_ts_flags(enum transport_ts_mode mode);
 
+/*
+ * Those of them that stamp what a socket receives, and nothing it sends: a socket that receives
+ * event messages but sends only general ones (the lazy general socket of L2, transport-l2.c).
+ */
+int transport_sock_rx_ts_flags(enum transport_ts_mode mode);
+
 /* SO_TIMESTAMPING flags on fd (0: none). */
 int transport_sock_set_ts_flags(int fd, int flags);
 

@@ -71,8 +71,9 @@ struct transport_config {
 	uint8_t p2p_dst_mac[TRANSPORT_MAC_LEN];
 	int socket_priority; /* SO_PRIORITY of the socket, 0..15; 0 leaves the default */
 	/*
-	 * L2: the general socket receives the Announce and Delay_Resp messages, which socket
-	 * filters take off the event socket (transport_lazy_fd()); read with recv_batch/recv.
+	 * L2: the general socket receives the Announce, Delay_Resp and two-step Sync messages
+	 * (RX timestamped), which socket filters take off the event socket (transport_lazy_fd());
+	 * read with recv_batch/recv.
 	 */
 	bool lazy_general;
 	/* UDP (Annexes C, D), ptp4l's keys: */
@@ -235,8 +236,9 @@ int transport_l2_open_fd(const struct transport_config *cfg, int ret_fds[TRANSPO
 			 struct transport_ts_status *ret_status);
 /*
  * The classic BPF socket filter of a lazy_general pair, over a frame from its Ethernet header
- * on: lazy, the general socket's (Announce and Delay_Resp only); else the event socket's (all
- * but those, frames too short for a messageType included). For SO_ATTACH_FILTER.
+ * on: lazy, the general socket's (Announce, Delay_Resp, Sync with twoStepFlag only); else the
+ * event socket's (all but those, frames too short for a messageType or a flag included). For
+ * SO_ATTACH_FILTER.
  */
 struct sock_fprog;
 void transport_l2_filter(bool lazy, struct sock_fprog *ret);
@@ -332,8 +334,9 @@ int transport_fd(struct transport *t);
 int transport_rx_fds(struct transport *t, int fds[TRANSPORT_FDS_MAX]);
 /*
  * A receiving socket that is not among transport_rx_fds(), or -1: it holds only messages a
- * port may leave until another socket wakes it (L2 with lazy_general: Announce, Delay_Resp),
- * and transport_recv_batch() reads it first. The caller polls it when it cannot wait.
+ * port may leave until another socket wakes it (L2 with lazy_general: Announce, Delay_Resp,
+ * a two-step Sync, whose Follow_Up comes to the other), and transport_recv_batch() reads it
+ * first. The caller polls it when it cannot wait.
  */
 int transport_lazy_fd(struct transport *t);
 int transport_get_mac(struct transport *t, uint8_t mac[TRANSPORT_MAC_LEN]);

@@ -138,18 +138,22 @@ static void ran(struct port_loop *l, bool tick)
 }
 
 /*
- * The lazy socket (transport_lazy_fd(): Announce, Delay_Resp) wakes the loop unless the port is
- * SLAVE or UNCALIBRATED and hears at most LAZY_MAX_FRAMES frames a second: then a Sync comes at
- * least once a Sync interval, and with it a wakeup that reads the lazy socket first, so the port
- * hears the Announces and Delay_Resps up to a Sync interval later (before the Sync that woke
- * it: a Delay_Resp still counts for the next Sync, as when it woke the port) without a wakeup
- * of their own: 4 Announces and a Delay_Resp a second at the fast rates, a third of a SLAVE
- * worker's wakeups. Every timer wakeup reads it too. Past that rate (a flood, or fast rates)
+ * The lazy socket (transport_lazy_fd(): Announce, Delay_Resp, two-step Sync) wakes the loop
+ * unless the port is SLAVE or UNCALIBRATED and hears at most LAZY_MAX_FRAMES frames a second:
+ * then a Follow_Up comes at least once a Sync interval, and with it a wakeup that reads the lazy
+ * socket first, so the port hears its Sync, and the Announces and Delay_Resps up to a Sync
+ * interval later, before the Follow_Up that woke it (a Delay_Resp still counts for the next
+ * Sync, as when it woke the port) without a wakeup of their own: at the fast rates 8 Syncs
+ * (a two-step Sync is no measurement until its Follow_Up: the wakeup moves, the samples do not),
+ * 4 Announces and a Delay_Resp a second, which were half of a SLAVE worker's wakeups when the
+ * Follow_Up came late. Every timer wakeup reads it too. Past that rate (a flood, or fast rates)
  * the lazy socket wakes the loop again, as the event socket does, until LAZY_HOLD_NS after the
- * last second that passed it, so that no flood fills it between two Syncs and pushes the
- * parent's Announces out: a flood that stops and starts again can cost the port those of at
- * most one Sync interval every LAZY_HOLD_NS (where the receipt timeout needs 3 announce
- * intervals in a row by default).
+ * last second that passed it, so that no flood fills it between two Follow_Ups and pushes the
+ * parent's Announces or Syncs out: a flood that stops and starts again can cost the port those
+ * of at most one Sync interval every LAZY_HOLD_NS (where the receipt timeout needs 3 announce
+ * intervals in a row by default). While a Follow_Up waits for its Sync (it came first:
+ * port_sync_awaited()), the lazy socket wakes the loop too, so that the Sync is measured when it
+ * comes, not a Sync interval later.
  */
 #define LAZY_MAX_FRAMES 64
 #define LAZY_HOLD_NS (30 * NS_PER_SEC)
@@ -171,7 +175,8 @@ static void lazy_watch(struct port_loop *l)
 		l->rx_window = now;
 		l->rx_frames = 0;
 	}
-	watch = now < l->rx_busy_until || (s != PORT_STATE_SLAVE && s != PORT_STATE_UNCALIBRATED);
+	watch = now < l->rx_busy_until || (s != PORT_STATE_SLAVE && s != PORT_STATE_UNCALIBRATED) ||
+		port_sync_awaited(l->port);
 	if (watch != l->lazy_watched && evloop_io_watch(&l->ev, l->lazy_fd, watch) == 0) {
 		l->lazy_watched = watch;
 	}

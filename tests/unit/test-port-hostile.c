@@ -107,6 +107,38 @@ static void edit_none(struct msg *m, const struct link *l)
 {
 }
 
+static void edit_seq_next(struct msg *m, const struct link *l)
+{
+	m->hdr.sequenceId += 1;
+}
+
+/*
+ * A Follow_Up that overtook its Sync is held, and the port says it awaits that Sync (the loop
+ * then reads the lazy socket at once) until the Sync comes; one too far ahead is no such thing.
+ */
+static void test_sync_awaited(void **state)
+{
+	uint8_t fup[FRAME_MAX], sync[FRAME_MAX];
+	struct link l;
+	size_t nf, ns;
+	ns_t rx;
+
+	link_slave_settled(&l);
+	assert_false(port_sync_awaited(l.s[1].port));
+	nf = forge(&l, MSG_FOLLOW_UP, fup, edit_seq_ahead);
+	inject(&l, fup, nf, PORT_CNT_FOLLOW_UP_WITHOUT_SYNC);
+	assert_false(port_sync_awaited(l.s[1].port));
+
+	nf = forge(&l, MSG_FOLLOW_UP, fup, edit_seq_next);
+	ns = forge(&l, MSG_SYNC, sync, edit_seq_next);
+	assert_int_equal(clock_get_time(l.s[1].clk, &rx), 0);
+	assert_int_equal(port_receive(l.s[1].port, fup, nf, rx, l.now), 0);
+	assert_true(port_sync_awaited(l.s[1].port));
+	assert_int_equal(port_receive(l.s[1].port, sync, ns, rx, l.now), 0);
+	assert_false(port_sync_awaited(l.s[1].port));
+	link_free(&l);
+}
+
 static void test_hostile(void **state)
 {
 	uint8_t buf[FRAME_MAX];
@@ -381,6 +413,7 @@ int main(void)
 		cmocka_unit_test(test_hostile_p2p),
 		cmocka_unit_test(test_interval_out_of_range),
 		cmocka_unit_test(test_extreme_times),
+		cmocka_unit_test(test_sync_awaited),
 	};
 
 	if (getenv("TEST_PORT_FILTER")) {

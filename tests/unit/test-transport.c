@@ -394,14 +394,11 @@ static void test_cmsg_absent_and_foreign(void **state)
 }
 
 /*
- * The receive filter from what the driver offers: PTP_V2_L2_EVENT, PTP_V2_EVENT, ALL in that
- * order; igb (82576) offers ptpv1-l4-sync, ptpv1-l4-delay-req and ptpv2-event only.
- */
-/*
  * The two socket filters of a lazy_general L2 pair, run by the kernel on an AF_UNIX datagram
  * pair (the same classic BPF a packet socket runs, over the frame from its Ethernet header): each
- * messageType goes to exactly one of the two sockets, Announce and Delay_Resp to the lazy one,
- * whatever majorSdoId, and a frame too short for a messageType to the event socket.
+ * frame goes to exactly one of the two sockets, Announce, Delay_Resp and a Sync with twoStepFlag
+ * to the lazy one, whatever majorSdoId and the other flags, a one-step Sync and a frame too
+ * short for a messageType (or a Sync's flags) to the event socket.
  */
 static bool passes(bool lazy, const uint8_t *frame, size_t len)
 {
@@ -422,24 +419,39 @@ static bool passes(bool lazy, const uint8_t *frame, size_t len)
 
 static void test_l2_lazy_filters(void **state)
 {
+	static const uint8_t flag0[] = { 0x00, 0x02, 0xfd, 0xff }; /* flagField's first octet */
 	uint8_t frame[48] = { 0 };
 
 	(void) state;
 	for (int sdo = 0; sdo < 16; sdo += 15) {
 		for (int type = 0; type < 16; type++) {
-			bool lazy = type == 0x9 || type == 0xb;
+			for (size_t f = 0; f < ARRAY_SIZE(flag0); f++) {
+				bool lazy = type == 0x9 || type == 0xb ||
+					    (type == 0x0 && (flag0[f] & 0x02));
 
-			frame[14] = (uint8_t) (sdo << 4 | type);
-			assert_int_equal(passes(true, frame, sizeof(frame)), lazy);
-			assert_int_equal(passes(false, frame, sizeof(frame)), !lazy);
+				frame[14] = (uint8_t) (sdo << 4 | type);
+				frame[14 + 6] = flag0[f];
+				assert_int_equal(passes(true, frame, sizeof(frame)), lazy);
+				assert_int_equal(passes(false, frame, sizeof(frame)), !lazy);
+			}
 		}
 	}
+	/* A two-step Sync cut before its flags: the event socket's (the port counts it). */
+	frame[14] = 0x00;
+	frame[14 + 6] = 0x02;
+	assert_true(passes(true, frame, 14 + 7));
+	assert_false(passes(true, frame, 14 + 6));
+	assert_true(passes(false, frame, 14 + 6));
 	/* A header and nothing more: no messageType, so the event socket's (the port counts it). */
 	assert_false(passes(true, frame, 14));
 	assert_true(passes(false, frame, 14));
 	assert_true(passes(false, frame, 3));
 }
 
+/*
+ * The receive filter from what the driver offers: PTP_V2_L2_EVENT, PTP_V2_EVENT, ALL in that
+ * order; igb (82576) offers ptpv1-l4-sync, ptpv1-l4-delay-req and ptpv2-event only.
+ */
 static void test_choose_rx_filter(void **state)
 {
 #define F(x) (1u << HWTSTAMP_FILTER_##x)
