@@ -111,7 +111,7 @@ run_c() {
 run_a6() {
 	local peer
 	trap 'net_cleanup' EXIT
-	uc_pair a 6
+	uc_pair a6 6
 	peer=$(ip -n "$A" -6 addr show dev "$ia" scope link | awk '/inet6/ { sub("/.*", "", $2); print $2; exit }')
 	cp "$CONFIGS/UNICAST-MASTER.cfg" "$tmp/master-a6.cfg"
 	uc_slave_cfg "$tmp/slave-a6.cfg" "$peer" "$ib"
@@ -127,7 +127,7 @@ run_a6() {
 run_b6() {
 	local peer
 	trap 'net_cleanup' EXIT
-	uc_pair b 6
+	uc_pair b6 6
 	peer=$(ip -n "$B" -6 addr show dev "$ib" scope link | awk '/inet6/ { sub("/.*", "", $2); print $2; exit }')
 	cp "$CONFIGS/UNICAST-MASTER.cfg" "$tmp/master-b6.cfg"
 	uc_slave_cfg "$tmp/slave-b6.cfg" "$peer" "$ia"
