@@ -16,11 +16,16 @@
 
 #define USEC_PER_SEC_F 1e6
 
+/* INTERVALS message intervals of 2^LOG_INTERVAL s, in microseconds. */
+static uint64_t intervals_usec(double intervals, int8_t log_interval)
+{
+	return (uint64_t) num_llround(ldexp(intervals, log_interval) * USEC_PER_SEC_F);
+}
+
 uint64_t readiness_gate_usec(int8_t logAnnounceInterval, uint8_t announceReceiptTimeout)
 {
-	double intervals = (double) announceReceiptTimeout + FOREIGN_MASTER_TIME_WINDOW;
-
-	return (uint64_t) num_llround(ldexp(intervals, logAnnounceInterval) * USEC_PER_SEC_F);
+	return intervals_usec((double) announceReceiptTimeout + FOREIGN_MASTER_TIME_WINDOW,
+			      logAnnounceInterval);
 }
 
 bool readiness_equal(const struct readiness *a, const struct readiness *b)
@@ -31,8 +36,7 @@ bool readiness_equal(const struct readiness *a, const struct readiness *b)
 
 uint64_t readiness_as_capable_usec(int8_t logMinPdelayReqInterval)
 {
-	return (uint64_t) num_llround(
-		ldexp(READINESS_AS_CAPABLE_EXCHANGES, logMinPdelayReqInterval) * USEC_PER_SEC_F);
+	return intervals_usec(READINESS_AS_CAPABLE_EXCHANGES, logMinPdelayReqInterval);
 }
 
 static void verdict(struct readiness *ret, bool ready, const char *fmt, ...) _printf_(3, 4);

@@ -59,15 +59,15 @@ struct readiness_instance_input {
 	size_t n_ports;
 };
 
+/* Do two verdicts say the same (what D-Bus would signal as a change)? */
+bool readiness_equal(const struct readiness *a, const struct readiness *b);
+
 /*
  * The boot gate of one port: how long it must have listened before its silence means there is
  * no better master: announceReceiptTimeout announce intervals (a master started with it
  * announces only after its own timeout) plus the foreign-master qualification window
  * (FOREIGN_MASTER_TIME_WINDOW intervals, IEEE 1588-2019 9.3.2.4.4), in microseconds.
  */
-/* Do two verdicts say the same (what D-Bus would signal as a change)? */
-bool readiness_equal(const struct readiness *a, const struct readiness *b);
-
 uint64_t readiness_gate_usec(int8_t logAnnounceInterval, uint8_t announceReceiptTimeout);
 
 /*
