@@ -122,6 +122,9 @@
         if (i.GrandmasterClockClass !== undefined)
             gmText += "\nclass " + i.GrandmasterClockClass + ", priority " + i.GrandmasterPriority1 +
                       "/" + i.GrandmasterPriority2;
+        /* clockClass below 128 or masterOnly everywhere: it never follows another clock. */
+        if (i.ConfiguredGrandmaster)
+            gmText += "\ngrandmaster by configuration";
         setCell(tr, "GrandmasterIdentity", gmText);
         setCell(tr, "StepsRemoved", i.StepsRemoved === undefined ? "" : String(i.StepsRemoved));
         /* OffsetTimestamp 0: phcd has no sample yet, and the 0 ns beside it means nothing. */
@@ -144,6 +147,12 @@
             (i.ReferenceSource && i.ReferenceSource !== "none"
                 ? "\ntime source " + i.ReferenceSource + " " + (i.ReferenceOk ? "ok" : "not ok") +
                   (i.ReferenceReason ? ": " + i.ReferenceReason : "")
+                : "") +
+            /* clock_servo refclock_sock: chronyd is the servo, fed at RefclockAddress. */
+            (i.RefclockAddress
+                ? "\nchronyd refclock " + i.RefclockAddress + ": " + i.RefclockState +
+                  (i.RefclockReason ? ", " + i.RefclockReason : "") +
+                  (i.RefclockError ? " (errno " + -i.RefclockError + ")" : "")
                 : "");
         setCell(tr, "ServoState", (i.ServoState || "") + mode, SERVO_CLASS[i.ServoState] || "");
         setCell(tr, "Synchronized", i.Synchronized ? "yes" : "no", i.Synchronized ? "ok" : "bad");

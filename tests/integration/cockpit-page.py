@@ -6,6 +6,7 @@ SetPriority1 and Reload done; a screenshot.
 
 cockpit-page.py USER_URL ROOT_URL INTERFACE INSTANCE SCREENSHOT [SAMPLES]
 SAMPLES: offsets in the chart before the screenshot is taken (default 8)."""
+import json
 import subprocess
 import sys
 import time
@@ -113,6 +114,28 @@ try:
         print(f"ok: page: Ready {ready!r}")
     else:
         print("NOT CHECKED: readiness on the page (this phcd has no Instance.Ready property)")
+
+    # The other instances of test-cockpit.sh's configuration: gm the grandmaster by configuration
+    # (ConfiguredGrandmaster), rc chronyd's refclock (RefclockState and its reason, from the bus).
+    def instance_prop(name, prop):
+        out = subprocess.run(["busctl", "--system", "--json=short", "get-property", "org.phcd1",
+                              f"/org/phcd1/instance/{name}", "org.phcd1.Instance", prop],
+                             capture_output=True, text=True, check=True).stdout
+        return json.loads(out)["data"]
+    if instance_prop("gm", "ConfiguredGrandmaster") is not True:
+        fail("instance gm (masterOnly on its only port): expected ConfiguredGrandmaster true on the bus")
+    wait("gm 'grandmaster by configuration'", lambda: "grandmaster by configuration" in field(
+        driver, "instances", "data-name", "gm", "GrandmasterIdentity").text, 15)
+    if "grandmaster by configuration" in field(driver, "instances", "data-name", instance,
+                                               "GrandmasterIdentity").text:
+        fail(f"instance {instance} (a slave of ptp4l) shown as grandmaster by configuration")
+    state, reason = instance_prop("rc", "RefclockState"), instance_prop("rc", "RefclockReason")
+    want = f"chronyd refclock {instance_prop('rc', 'RefclockAddress')}: {state}"
+    if state not in ("idle", "refused"):
+        fail(f"instance rc (no master, nobody at the socket): expected RefclockState idle or refused, got {state!r}")
+    rc_servo = wait(f"rc's servo cell with {want!r}", lambda: (lambda t: t if want in t and reason in t else None)(
+        field(driver, "instances", "data-name", "rc", "ServoState").text), 15)
+    print(f"ok: page: gm grandmaster by configuration; rc {rc_servo.splitlines()[-1]!r}")
 
     driver.find_element(By.CSS_SELECTOR,
                         f'#ports tr[data-interface="{ifname}"] button[data-action="Disable"]').click()

@@ -3,7 +3,8 @@
 # phcd's Cockpit page in a real browser: the real phcd, slave of a ptp4l grandmaster, on a private
 # system bus; cockpit-ws with a local session (no login) bridging to that bus, once as nobody and
 # once as root, on the loopback of the namespace; headless Chromium driven by Selenium
-# (cockpit-page.py) sees the port SLAVE and a changing offset; Disable from the page is refused
+# (cockpit-page.py) sees the port SLAVE and a changing offset, a grandmaster by configuration and
+# a chronyd refclock's state as phcd has them on the bus; Disable from the page is refused
 # for nobody; as root Disable, Enable, Restart, SetPriority1 and Reload work. The screenshot is
 # left in the build directory (PHCD_TEST_COCKPIT_SHOT_SAMPLES=N: taken once the chart has N
 # offsets, default 8).
@@ -14,9 +15,18 @@ test_begin dbus ptp phcd
 S=phck-s$$ G=phck-g$$
 dbus_start "$tmp/bus"
 netns_pair "$S" "$G" s1 g1
+veth_add "$S" s2 "$G" g2
+veth_add "$S" s3 "$G" g3
 
 ptp4l_gm "$G" g1 "$tmp/gm.uds" "$tmp/gm.log"
-phcd_virtual_conf lab s1 >"$tmp/phcd.conf"
+# Beside the slave lab: gm, the grandmaster by configuration (masterOnly on its only port), and
+# rc, chronyd's reference clock at a socket nobody binds (its port has no master: idle).
+{
+	phcd_virtual_conf lab s1
+	printf '\n[instance gm]\ninterfaces = s2\nclock_backend = virtual\nmasterOnly = 1\n'
+	printf '\n[instance rc]\ninterfaces = s3\nclock_backend = system\nslaveOnly = 1\n'
+	printf 'clock_servo = refclock_sock\nrefclock_sock_address = %s\n' "$tmp/chrony.sock"
+} >"$tmp/phcd.conf"
 phcd_start "$S" "$tmp/phcd.conf" "$tmp/phcd.log"
 wait_bus_name org.phcd1 10
 
