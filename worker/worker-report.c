@@ -81,7 +81,7 @@ static void publish_status(struct worker_port *w, bool urgent)
 	snprintf(s->last_error_text, sizeof(s->last_error_text), "%s", w->last_error_text);
 	/* Written before the datagram goes: the page is never older than what the socket said. */
 	(void) status_page_write(w->page, &m);
-	w->page_written = port_loop_now();
+	w->page_written = port_loop_now(&w->loop);
 	w->page_stale = false;
 	if (!urgent) {
 		return;
@@ -236,7 +236,7 @@ static void report_unicast_table(struct worker_port *w, ns_t now)
 void worker_report(struct worker_port *w, bool frames)
 {
 	uint64_t announces = port_get_counter(w->loop.port, PORT_CNT_RX_ANNOUNCE);
-	ns_t now = port_loop_now(), next = EVLOOP_OFF;
+	ns_t now = port_loop_now(&w->loop), next = EVLOOP_OFF;
 	bool send;
 
 	if (w->loop.ev.exiting) {
