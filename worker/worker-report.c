@@ -61,9 +61,10 @@ static void fill_counters(struct worker_port *w, struct ipc_status *s)
  */
 static void publish_status(struct worker_port *w, bool urgent)
 {
-	struct ipc_msg m = { .type = IPC_STATUS };
+	struct ipc_msg m;
 	struct ipc_status *s = &m.status;
 
+	ipc_msg_start(&m, IPC_STATUS, sizeof(*s));
 	s->port_state = port_get_state(w->loop.port);
 	s->servo_state = port_servo_state(w->loop.port);
 	s->servo_stable = port_servo_stable(w->loop.port);
@@ -118,9 +119,10 @@ static bool send_if_new(struct worker_port *w, const struct ipc_msg *m, struct w
 /* 9.3.2.3: report Erbest when it changed (or appeared, or vanished). */
 void worker_report_erbest(struct worker_port *w, ns_t now)
 {
-	struct ipc_msg m = { .type = IPC_ERBEST };
+	struct ipc_msg m;
 	struct ipc_erbest *e = &m.erbest;
 
+	ipc_msg_start(&m, IPC_ERBEST, sizeof(*e));
 	/* The time properties travel with Erbest, so the instance adopts them with S1 (9.3.5). */
 	e->present = port_get_erbest(w->loop.port, now, &e->ds, &e->tp, &e->path) == 0;
 	(void) send_if_new(w, &m, &w->erbest_last);
