@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include "common/peer-policy.h"
@@ -298,6 +299,18 @@ struct ipc_msg {
 		struct ipc_unicast_table unicast_table;
 	};
 };
+
+/*
+ * Start a message of type t with its body, the union member of that type (body bytes), zeroed
+ * and the rest of the union left as it is: ipc_encode() reads that member alone. What a worker
+ * builds at its wakeups: `struct ipc_msg m = { ... }` zeroes all 2.5 kB of it (the largest
+ * member) for a 118-byte Erbest.
+ */
+static inline void ipc_msg_start(struct ipc_msg *m, enum ipc_type t, size_t body)
+{
+	m->type = t;
+	memset(&m->hello, 0, body);
+}
 
 const char *ipc_type_to_string(enum ipc_type t);
 /* Does this type travel from a worker to the supervisor (and not the other way)? */

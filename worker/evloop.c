@@ -21,6 +21,11 @@ ns_t evloop_now(void)
 	return time_mono_ns();
 }
 
+ns_t evloop_time(const struct evloop *e)
+{
+	return e->in_turn ? e->now : evloop_now();
+}
+
 static int watch(struct evloop *e, int fd, uint32_t tag)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = tag };
@@ -157,7 +162,7 @@ int evloop_run(struct evloop *e)
 	struct epoll_event ev[EVLOOP_MAX_IO + 2]; /* and the signalfd, the timerfd */
 
 	while (!e->exiting) {
-		ns_t next = EVLOOP_OFF, now;
+		ns_t next = EVLOOP_OFF;
 		int n;
 
 		for (size_t k = 0; k < e->n_timers; k++) {
@@ -174,6 +179,8 @@ int evloop_run(struct evloop *e)
 		if (n < 0) {
 			return -errno;
 		}
+		e->now = evloop_now();
+		e->in_turn = true;
 		/* Each ready fd once per turn, then the timers due: neither starves the other. */
 		for (int i = 0; i < n && !e->exiting; i++) {
 			uint32_t tag = ev[i].data.u32;
@@ -192,13 +199,13 @@ int evloop_run(struct evloop *e)
 				e->io[tag].fn(e, e->io[tag].fd, ev[i].events, e->io[tag].userdata);
 			}
 		}
-		now = evloop_now();
 		for (size_t k = 0; k < e->n_timers && !e->exiting; k++) {
-			if (e->timer[k].when <= now) {
+			if (e->timer[k].when <= e->now) {
 				e->timer[k].when = EVLOOP_OFF;
 				e->timer[k].fn(e, e->timer[k].userdata);
 			}
 		}
+		e->in_turn = false;
 	}
 	return e->exit_code;
 }

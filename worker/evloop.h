@@ -30,6 +30,8 @@ struct evloop {
 	int timerfd; /* CLOCK_MONOTONIC, armed for the earliest timer */
 	ns_t armed;  /* what timerfd is armed for, EVLOOP_OFF when disarmed */
 	bool exiting;
+	bool in_turn; /* dispatching: `now` is this turn's time */
+	ns_t now;     /* CLOCK_MONOTONIC when this turn's epoll_wait returned */
 	int exit_code;
 	size_t n_io, n_timers;
 	struct {
@@ -46,6 +48,13 @@ struct evloop {
 
 /* CLOCK_MONOTONIC in ns: what timers are set in. */
 ns_t evloop_now(void);
+/*
+ * CLOCK_MONOTONIC in ns as of this turn of the loop: read once when epoll_wait returned and
+ * shared by every callback of the turn (the fds ready, then the timers due), where a read per
+ * frame and per callback were 8-9 a wakeup. Outside evloop_run()'s callbacks, the clock
+ * (evloop_now()). For deadlines and ages, never for a timestamp.
+ */
+ns_t evloop_time(const struct evloop *e);
 /*
  * An empty loop. exit_signals (may be NULL) are blocked and read through a signalfd: any of them
  * ends the loop with exit code 0.

@@ -76,7 +76,7 @@ void port_cli_args_init(struct port_cli_args *a)
 static void say(const struct cli_port *c, const char *fmt, ...) _printf_(2, 3);
 static void say(const struct cli_port *c, const char *fmt, ...)
 {
-	ns_t now = port_loop_now();
+	ns_t now = evloop_now();
 	va_list ap;
 
 	if (!c->args->print) {
@@ -116,7 +116,7 @@ static void cli_master_changed(void *userdata, const struct ClockIdentity *gm, b
 static void cli_sample(void *userdata, const struct port_sample *s)
 {
 	struct cli_port *c = container_of(userdata, struct cli_port, loop);
-	ns_t now = port_loop_now();
+	ns_t now = port_loop_now(&c->loop);
 
 	/*
 	 * A step is always shown; otherwise one line a period (with slack for jitter), or every
@@ -394,7 +394,7 @@ int port_cli_run(const struct port_cli_args *a)
 	}
 	clock_identity_from_mac(mac, &pc.clockIdentity);
 	pc.utc_timescale = st.mode == TRANSPORT_TS_MODE_SOFTWARE;
-	pc.seed = (uint64_t) getpid() ^ (uint64_t) port_loop_now();
+	pc.seed = (uint64_t) getpid() ^ (uint64_t) evloop_now();
 	r = port_loop_new_port(&c.loop, &pc);
 	report(&c, "cannot create the port", r);
 	if (r < 0) {

@@ -60,7 +60,7 @@ static void port_sample(void *userdata, const struct port_sample *s)
 
 	w->sample = *s;
 	w->has_sample = true;
-	w->sample_mono = port_loop_now();
+	w->sample_mono = port_loop_now(&w->loop);
 	if (s->refused && (!w->refused_logged_mono ||
 			   w->sample_mono - w->refused_logged_mono >= REFUSED_LOG_NS)) {
 		log_port_full(w->args->ifname, LOG_WARNING,
@@ -195,7 +195,7 @@ static const struct port_ops worker_port_ops = {
 /* The supervisor's decision (9.3.3), carried out with the clock's shared data sets (9.3.5). */
 static void apply_recommendation(struct worker_port *w, const struct ipc_recommended_state *rs)
 {
-	ns_t now = port_loop_now();
+	ns_t now = port_loop_now(&w->loop);
 	int r;
 
 	r = port_apply_decision(w->loop.port, rs->decision, rs->stepsRemoved, &rs->parent, &rs->tp,
@@ -234,12 +234,12 @@ static void on_ipc(struct evloop *e, int fd, uint32_t revents, void *userdata)
 	case IPC_SET_PRIORITY:
 		/* In place: the supervisor decides again with the new D0 and says so (9.3.3). */
 		(void) port_set_priorities(w->loop.port, m.set_priority.priority1,
-					   m.set_priority.priority2, port_loop_now());
+					   m.set_priority.priority2, port_loop_now(&w->loop));
 		news_hold(&w->news, NEWS_STATUS);
 		port_loop_rearm(&w->loop);
 		break;
 	case IPC_SET_GM_SETTINGS:
-		(void) port_set_gm_settings(w->loop.port, &m.gm_settings, port_loop_now());
+		(void) port_set_gm_settings(w->loop.port, &m.gm_settings, port_loop_now(&w->loop));
 		news_hold(&w->news, NEWS_STATUS);
 		port_loop_rearm(&w->loop);
 		break;
@@ -378,7 +378,7 @@ __attribute__((noinline)) static int port_ipc_setup(const struct port_ipc_args *
 	 */
 	w->share_clock = steer.target == STEER_VIRTUAL && w->loop.raw && !steer.raw_phc;
 	w->summary_ns = NS_PER_SEC << cfg->port.summary_interval;
-	pc.seed = (uint64_t) getpid() ^ (uint64_t) port_loop_now();
+	pc.seed = (uint64_t) getpid() ^ (uint64_t) evloop_now();
 	r = port_loop_new_port(&w->loop, &pc);
 	if (r < 0) {
 		log_port_error_errno(a->ifname, r, "cannot create the port: %m");

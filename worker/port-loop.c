@@ -6,9 +6,9 @@
 
 #include "worker/port-loop.h"
 
-ns_t port_loop_now(void)
+ns_t port_loop_now(const struct port_loop *l)
 {
-	return evloop_now();
+	return evloop_time(&l->ev);
 }
 
 static int loop_send(void *userdata, const void *buf, size_t len, bool pdelay, bool event,
@@ -43,7 +43,7 @@ static void loop_management(void *userdata, const void *buf, size_t len)
 {
 	struct port_loop *l = userdata;
 
-	port_mgmt_receive(&l->mgmt, buf, len, port_loop_now());
+	port_mgmt_receive(&l->mgmt, buf, len, port_loop_now(l));
 }
 
 /*
@@ -167,7 +167,7 @@ static void lazy_watch(struct port_loop *l)
 	if (l->lazy_fd < 0) {
 		return;
 	}
-	now = port_loop_now();
+	now = port_loop_now(l);
 	if (l->rx_frames > LAZY_MAX_FRAMES) {
 		l->rx_busy_until = now + LAZY_HOLD_NS;
 	}
@@ -199,7 +199,7 @@ static void on_timer(struct evloop *e, void *userdata)
 	if (l->lazy_fd >= 0 && !l->lazy_watched) {
 		read_frames(l);
 	}
-	engine_result(l, "timer", port_tick(l->port, port_loop_now()));
+	engine_result(l, "timer", port_tick(l->port, port_loop_now(l)));
 	ran(l, true);
 	port_loop_rearm(l);
 }
@@ -236,7 +236,7 @@ static void read_frames(struct port_loop *l)
 				l, "receive",
 				port_receive_from(l->port, f[k].buf, (size_t) f[k].len,
 						  f[k].info.has_ts ? f[k].info.ts : PORT_TS_NONE,
-						  &from, port_loop_now()));
+						  &from, port_loop_now(l)));
 		}
 		if (n < (int) ARRAY_SIZE(f)) {
 			break;
@@ -252,7 +252,7 @@ static void on_frame(struct evloop *e, int fd, uint32_t revents, void *userdata)
 
 	read_frames(l);
 	/* Awake anyway: run the timers that allow slack now, rather than wake up for them. */
-	now = port_loop_now();
+	now = port_loop_now(l);
 	if (port_next_due(l->port) <= now) {
 		engine_result(l, "timer", port_tick(l->port, now));
 		tick = true;
@@ -330,7 +330,7 @@ int port_loop_run(struct port_loop *l)
 		}
 		l->lazy_watched = true;
 	}
-	r = port_start(l->port, port_loop_now());
+	r = port_start(l->port, port_loop_now(l));
 	if (r < 0) {
 		return r;
 	}
@@ -342,7 +342,7 @@ void port_loop_done(struct port_loop *l)
 {
 	/* Unicast grants cancelled while the sockets are still there (16.1.3). */
 	if (l->port && l->transport) {
-		(void) port_shutdown(l->port, port_loop_now());
+		(void) port_shutdown(l->port, port_loop_now(l));
 	}
 	l->port = port_free(l->port);
 	l->clock = clock_free(l->clock);

@@ -53,8 +53,8 @@ struct port_loop {
 	int (*peer_missing)(struct port_loop *l, const struct port_address *to);
 };
 
-/* CLOCK_MONOTONIC in ns: the engine's `now`. */
-ns_t port_loop_now(void);
+/* CLOCK_MONOTONIC in ns: the engine's `now`, as of this turn of the loop (evloop_time()). */
+ns_t port_loop_now(const struct port_loop *l);
 
 /*
  * A servo sample as ptp4l -m prints it (offset, servo state s0..s3, frequency, path delay), for

@@ -75,7 +75,7 @@ int worker_peers_missing(struct port_loop *l, const struct port_address *to)
 {
 	struct worker_port *w = container_of(l, struct worker_port, loop);
 	struct worker_peer_ask *q;
-	ns_t now = port_loop_now();
+	ns_t now = port_loop_now(&w->loop);
 
 	if (!w->peers_max || (to->len != 4 && to->len != 16)) {
 		return -ENOTCONN;
@@ -138,7 +138,7 @@ void worker_peers_answer(struct worker_port *w, const struct ipc_peer_sockets *a
 	}
 	if (q && q->pending) {
 		q->pending = false;
-		q->retry_at = port_loop_now() + WORKER_PEER_RETRY_NS;
+		q->retry_at = port_loop_now(&w->loop) + WORKER_PEER_RETRY_NS;
 	}
 	for (size_t k = 0; k < n_fds; k++) {
 		close(fds[k]);

@@ -61,9 +61,10 @@ static void fill_counters(struct worker_port *w, struct ipc_status *s)
  */
 static void publish_status(struct worker_port *w, bool urgent)
 {
-	struct ipc_msg m = { .type = IPC_STATUS };
+	struct ipc_msg m;
 	struct ipc_status *s = &m.status;
 
+	ipc_msg_start(&m, IPC_STATUS, sizeof(*s));
 	s->port_state = port_get_state(w->loop.port);
 	s->servo_state = port_servo_state(w->loop.port);
 	s->servo_stable = port_servo_stable(w->loop.port);
@@ -81,7 +82,7 @@ static void publish_status(struct worker_port *w, bool urgent)
 	snprintf(s->last_error_text, sizeof(s->last_error_text), "%s", w->last_error_text);
 	/* Written before the datagram goes: the page is never older than what the socket said. */
 	(void) status_page_write(w->page, &m);
-	w->page_written = port_loop_now();
+	w->page_written = port_loop_now(&w->loop);
 	w->page_stale = false;
 	if (!urgent) {
 		return;
@@ -118,9 +119,10 @@ static bool send_if_new(struct worker_port *w, const struct ipc_msg *m, struct w
 /* 9.3.2.3: report Erbest when it changed (or appeared, or vanished). */
 void worker_report_erbest(struct worker_port *w, ns_t now)
 {
-	struct ipc_msg m = { .type = IPC_ERBEST };
+	struct ipc_msg m;
 	struct ipc_erbest *e = &m.erbest;
 
+	ipc_msg_start(&m, IPC_ERBEST, sizeof(*e));
 	/* The time properties travel with Erbest, so the instance adopts them with S1 (9.3.5). */
 	e->present = port_get_erbest(w->loop.port, now, &e->ds, &e->tp, &e->path) == 0;
 	(void) send_if_new(w, &m, &w->erbest_last);
@@ -169,18 +171,31 @@ void worker_report_summarize(struct worker_port *w, ns_t offset, ns_t now)
 	w->window_count = 0;
 }
 
-/* The management SETs held since the last tick, if one has passed: one message per kind. */
+/* Send one request; a supervisor that is gone ends the loop. */
+static void send_request(struct worker_port *w, const struct ipc_msg *m)
+{
+	if (ipc_send(w->ipc, m, NULL, 0) < 0) {
+		evloop_exit(&w->loop.ev, 1);
+	}
+}
+
+/*
+ * The management SETs held since the last tick, if one has passed: one message per kind. Each
+ * struct ipc_msg (2.5 kB, zeroed where it is declared) is built only when it goes: two built at
+ * every wakeup for nothing were 5 kB of stores into a cold stack.
+ */
 static void send_requests(struct worker_port *w, ns_t now)
 {
-	struct ipc_msg m = { .type = IPC_PRIORITY_REQUEST, .set_priority = w->priority_req };
-	struct ipc_msg g = { .type = IPC_GM_SETTINGS_REQUEST, .gm_settings = w->gm_req };
-
 	if (!news_take(&w->news, NEWS_REQUESTS, now)) {
 		return;
 	}
-	if ((w->priority_pending && ipc_send(w->ipc, &m, NULL, 0) < 0) ||
-	    (w->gm_pending && ipc_send(w->ipc, &g, NULL, 0) < 0)) {
-		evloop_exit(&w->loop.ev, 1);
+	if (w->priority_pending) {
+		send_request(w, &(struct ipc_msg){ .type = IPC_PRIORITY_REQUEST,
+						   .set_priority = w->priority_req });
+	}
+	if (w->gm_pending && !w->loop.ev.exiting) {
+		send_request(w, &(struct ipc_msg){ .type = IPC_GM_SETTINGS_REQUEST,
+						   .gm_settings = w->gm_req });
 	}
 	w->priority_pending = w->gm_pending = false;
 }
@@ -193,17 +208,17 @@ static void send_requests(struct worker_port *w, ns_t now)
  */
 static void report_unicast_table(struct worker_port *w, ns_t now)
 {
-	struct ipc_msg m = { .type = IPC_UNICAST_TABLE };
+	struct ipc_msg m;
 	struct ipc_unicast_table *t = &m.unicast_table;
 	size_t n;
 
-	if (w->uc_table_last.sent && now - w->uc_table_at < NS_PER_SEC) {
+	if ((w->uc_table_last.sent && now - w->uc_table_at < NS_PER_SEC) ||
+	    (!w->uc_table_last.sent && !port_unicast_table(w->loop.port, now, NULL, 0))) {
 		return;
 	}
+	/* Zeroed only now (send_requests()): a port without unicast returns above. */
+	m = (struct ipc_msg){ .type = IPC_UNICAST_TABLE };
 	n = port_unicast_table(w->loop.port, now, t->e, IPC_UNICAST_TABLE_MAX);
-	if (n == 0 && !w->uc_table_last.sent) {
-		return;
-	}
 	t->total = n > UINT16_MAX ? UINT16_MAX : (uint16_t) n;
 	t->n = n > IPC_UNICAST_TABLE_MAX ? IPC_UNICAST_TABLE_MAX : (uint8_t) n;
 	if (send_if_new(w, &m, &w->uc_table_last)) {
@@ -223,7 +238,7 @@ static void report_unicast_table(struct worker_port *w, ns_t now)
 void worker_report(struct worker_port *w, bool frames)
 {
 	uint64_t announces = port_get_counter(w->loop.port, PORT_CNT_RX_ANNOUNCE);
-	ns_t now = port_loop_now(), next = EVLOOP_OFF;
+	ns_t now = port_loop_now(&w->loop), next = EVLOOP_OFF;
 	bool send;
 
 	if (w->loop.ev.exiting) {

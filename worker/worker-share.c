@@ -49,7 +49,7 @@ __attribute__((noinline)) static void send_clock_state(struct worker_port *w,
 void worker_share_report(struct worker_port *w)
 {
 	struct clock_virtual_state st;
-	ns_t now = port_loop_now(), raw;
+	ns_t now = port_loop_now(&w->loop), raw;
 
 	if (!w->share_clock || !steers_itself(w) ||
 	    clock_virtual_get_state(w->loop.clock, &st) < 0 ||

@@ -181,6 +181,86 @@ static void test_timer_moved(void **state)
 	}
 }
 
+struct turn {
+	ns_t seen[4]; /* evloop_time() in each callback, in order */
+	ns_t when;    /* timer 0's time */
+	int n;
+};
+
+static void turn_note(struct evloop *e, struct turn *t)
+{
+	if (t->n < (int) ARRAY_SIZE(t->seen)) {
+		t->seen[t->n] = evloop_time(e);
+	}
+	t->n++;
+}
+
+/* Reads its byte, notes the turn's time, and takes 2 ms doing so. */
+static void on_io_slow(struct evloop *e, int fd, uint32_t revents, void *userdata)
+{
+	char c;
+
+	assert_int_equal(read(fd, &c, 1), 1);
+	turn_note(e, userdata);
+	assert_int_equal(usleep(2000), 0);
+}
+
+static void on_timer_turn(struct evloop *e, void *userdata)
+{
+	struct turn *t = userdata;
+
+	turn_note(e, t);
+	/* Due by the turn's time, never early by it; once again, in a later turn. */
+	assert_true(t->seen[t->n - 1] >= t->when);
+	if (t->n == 3) {
+		t->when = evloop_time(e) + 1 * MS;
+		evloop_timer_set(e, 0, t->when);
+	} else {
+		evloop_exit(e, 7);
+	}
+}
+
+/*
+ * evloop_time(): one reading of the clock per turn, shared by the callbacks of that turn (two fds
+ * ready and a timer due, though each fd callback takes 2 ms), a later one in the next turn, and
+ * outside the loop the clock itself.
+ */
+static void test_turn_time(void **state)
+{
+	struct turn t = { .n = 0 };
+	struct evloop e;
+	ns_t t0, t1;
+	int a[2], b[2];
+
+	assert_int_equal(pipe2(a, O_NONBLOCK | O_CLOEXEC), 0);
+	assert_int_equal(pipe2(b, O_NONBLOCK | O_CLOEXEC), 0);
+	assert_int_equal(evloop_init(&e, NULL), 0);
+	assert_int_equal(evloop_add_io(&e, a[0], on_io_slow, &t), 0);
+	assert_int_equal(evloop_add_io(&e, b[0], on_io_slow, &t), 0);
+	assert_int_equal(evloop_add_timer(&e, on_timer_turn, &t), 0);
+	t0 = evloop_time(&e);
+	t.when = t0;
+	evloop_timer_set(&e, 0, t.when);
+	assert_int_equal(write(a[1], "x", 1), 1);
+	assert_int_equal(write(b[1], "x", 1), 1);
+	assert_int_equal(evloop_run(&e), 7);
+	t1 = evloop_time(&e);
+	assert_int_equal(t.n, 4);
+	assert_true(t.seen[0] >= t0);
+	assert_true(t.seen[1] == t.seen[0]);
+	assert_true(t.seen[2] == t.seen[0]);
+	/* The second turn came 1 ms after the first's time at least: its own reading. */
+	assert_true(t.seen[3] >= t.seen[0] + 1 * MS);
+	/* Outside a turn, the clock: past the first turn's 4 ms of callbacks. */
+	assert_true(t1 >= t.seen[0] + 4 * MS);
+	assert_true(evloop_time(&e) >= t1);
+	evloop_done(&e);
+	close(a[0]);
+	close(a[1]);
+	close(b[0]);
+	close(b[1]);
+}
+
 /* A fixed number of sources: the next one is refused, not written past the end. */
 static void test_capacity(void **state)
 {
@@ -238,6 +318,7 @@ int main(void)
 		cmocka_unit_test(test_timer_past_off_again),
 		cmocka_unit_test(test_io),
 		cmocka_unit_test(test_timer_moved),
+		cmocka_unit_test(test_turn_time),
 		cmocka_unit_test(test_capacity),
 		cmocka_unit_test(test_signal),
 	};

@@ -229,6 +229,47 @@ static void test_round_trip(void **state)
 	}
 }
 
+/*
+ * ipc_msg_start() zeroes the type's body alone, and the encoding depends on that body alone: a
+ * STATUS and an Erbest started over a union full of junk (what the worker leaves on its stack)
+ * encode as the same message zeroed whole does.
+ */
+static void test_msg_start(void **state)
+{
+	static const struct {
+		enum ipc_type type;
+		size_t body;
+	} types[] = {
+		{ IPC_STATUS, sizeof(struct ipc_status) },
+		{ IPC_ERBEST, sizeof(struct ipc_erbest) },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(types); i++) {
+		struct ipc_msg ref, m;
+		uint8_t a[IPC_MAX_SIZE], b[IPC_MAX_SIZE];
+		const uint8_t *body = (const uint8_t *) &m.hello;
+		size_t la, lb;
+
+		sample(types[i].type, &ref);
+		memset(&m, 0xa5, sizeof(m));
+		ipc_msg_start(&m, types[i].type, types[i].body);
+		assert_int_equal(m.type, types[i].type);
+		for (size_t k = 0; k < types[i].body; k++) {
+			assert_int_equal(body[k], 0);
+		}
+		assert_int_equal(body[types[i].body], 0xa5);
+		if (types[i].type == IPC_STATUS) {
+			m.status = ref.status;
+		} else {
+			m.erbest = ref.erbest;
+		}
+		assert_int_equal(ipc_encode(&ref, a, sizeof(a), &la), 0);
+		assert_int_equal(ipc_encode(&m, b, sizeof(b), &lb), 0);
+		assert_int_equal(la, lb);
+		assert_memory_equal(a, b, la);
+	}
+}
+
 /* Field spot checks: the decode writes the values into the right members. */
 static void test_fields(void **state)
 {
@@ -784,7 +825,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip),    cmocka_unit_test(test_fields),
 		cmocka_unit_test(test_malformed),     cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_fd_passing),    cmocka_unit_test(test_servo_state_mapping),
-		cmocka_unit_test(test_unicast_table),
+		cmocka_unit_test(test_unicast_table), cmocka_unit_test(test_msg_start),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
