@@ -419,9 +419,10 @@ __attribute__((noinline)) static int port_ipc_setup(const struct port_ipc_args *
 int port_ipc_run(const struct port_ipc_args *a)
 {
 	/*
-	 * Static, not on the stack: every frame of the loop ran below its 3 kB, so they cost
-	 * pages of stack, resident for good; here only what is written costs. Zero from the start,
-	 * not zeroed again: a page never written stays none of the worker's memory.
+	 * Static, not on the stack: every frame of the loop would run below its 2.5 kB, stack pages
+	 * that stay resident for good; here only what is written costs (it shares the one page of
+	 * .data and .bss: test-worker-pages). Zero from the start, not zeroed again: a page never
+	 * written stays none of the worker's memory.
 	 */
 	static struct worker_port w;
 	int socks[TRANSPORT_FDS_MAX] = { -1, -1, -1, -1, -1, -1 }, filter = -1, r;
