@@ -20,7 +20,7 @@ static size_t key_index(const char *name)
 static const struct config_layer *key_layer(const struct config *c,
 					    const struct config_instance *in, size_t i)
 {
-	const struct config_layer *order[] = { &in->layer, config_instance_ptp4l(in), &c->global,
+	const struct config_layer *order[] = { in->layer, config_instance_ptp4l(in), &c->global,
 					       &c->ptp4l_global };
 
 	for (size_t k = 0; k < ARRAY_SIZE(order); k++) {
@@ -37,7 +37,7 @@ static struct config_pos key_pos(const struct config *c, const struct config_ins
 	size_t i = key_index(name);
 	const struct config_layer *l = key_layer(c, in, i);
 
-	return l ? l->set_at[i] : in->layer.section;
+	return l ? l->set_at[i] : in->layer->section;
 }
 
 static bool layer_any_set(const struct config_layer *l)
@@ -337,8 +337,8 @@ void config_cross_note_overrides(struct loader *l)
 	note_layer(l, &c->ptp4l_global, &c->global, "");
 	for (size_t i = 0; i < c->n_instances; i++) {
 		snprintf(what, sizeof(what), " in instance %s", c->instances[i].options.name);
-		note_layer(l, &c->ptp4l_global, &c->instances[i].layer, what);
-		note_layer(l, config_instance_ptp4l(&c->instances[i]), &c->instances[i].layer, "");
+		note_layer(l, &c->ptp4l_global, c->instances[i].layer, what);
+		note_layer(l, config_instance_ptp4l(&c->instances[i]), c->instances[i].layer, "");
 	}
 	for (size_t k = 0; k < c->n_ptp4l_sections; k++) {
 		const struct config_interface *itf = config_find_interface(

@@ -41,7 +41,11 @@ struct config_unicast_table {
 struct config_instance {
 	struct instance_options options; /* resolved: defaults <- global <- instance */
 	struct port_options port;	 /* resolved port defaults of this instance's ports */
-	struct config_layer layer;
+	/*
+	 * What its [instance NAME] sections set, while config_load() reads, resolves and checks;
+	 * NULL once it returns (4.2 kB an instance that nothing reads after).
+	 */
+	struct config_layer *layer;
 	/*
 	 * The [global] section of its ptp4l_config file, under layer; NULL: none (most instances:
 	 * a layer is 3.3 kB, config_instance_ptp4l() reads an empty one instead).

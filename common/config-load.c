@@ -27,6 +27,7 @@ struct config *config_free(struct config *c)
 	}
 	free(c->files);
 	for (size_t i = 0; i < c->n_instances; i++) {
+		free(c->instances[i].layer);
 		free(c->instances[i].ptp4l);
 	}
 	free(c->instances);
@@ -97,6 +98,11 @@ int config_load(const struct config_source *src, struct config **ret, char **err
 	config_cross_check(&l);
 	r = l.n_errors > 0 ? -EINVAL : 0;
 out:
+	/* Read, resolved and checked: the instances' layers are dead weight from here on. */
+	for (size_t i = 0; i < c->n_instances; i++) {
+		free(c->instances[i].layer);
+		c->instances[i].layer = NULL;
+	}
 	if (l.err && l.n_errors > CONFIG_ERRORS_MAX + l.n_extra_shown) {
 		fprintf(l.err, "... and %u more errors (only the first %d are shown)\n",
 			l.n_errors - CONFIG_ERRORS_MAX - l.n_extra_shown, CONFIG_ERRORS_MAX);

@@ -98,9 +98,13 @@ bool loader_new_section(struct loader *l, struct config_pos pos)
 
 int loader_add_instance(struct config *c, const char *name, struct config_pos pos)
 {
+	_cleanup_free_ struct config_layer *layer = malloc(sizeof(*layer));
 	struct config_instance *n;
 	int r;
 
+	if (!layer) {
+		return -ENOMEM;
+	}
 	r = loader_grow((void **) &c->instances, c->n_instances, sizeof(*n));
 	if (r < 0) {
 		return r;
@@ -112,7 +116,8 @@ int loader_add_instance(struct config *c, const char *name, struct config_pos po
 	}
 	n = &c->instances[c->n_instances++];
 	memset(n, 0, sizeof(*n));
-	config_layer_init(&n->layer, pos);
+	n->layer = TAKE_PTR(layer);
+	config_layer_init(n->layer, pos);
 	snprintf(n->options.name, sizeof(n->options.name), "%s", name);
 	return 0;
 }

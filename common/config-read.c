@@ -19,7 +19,7 @@ static struct config_layer *current_layer(struct loader *l)
 	case SECTION_GLOBAL:
 		return &l->c->global;
 	case SECTION_INSTANCE:
-		return &l->c->instances[l->index].layer;
+		return l->c->instances[l->index].layer;
 	case SECTION_INTERFACE:
 		return &l->c->interfaces[l->index].layer;
 	default:
@@ -58,7 +58,7 @@ static void open_named(struct loader *l, enum section_kind kind, const char *nam
 	const char *what = inst ? "instance" : "interface";
 	const struct config_instance *oi = inst ? config_find_instance(l->c, name) : NULL;
 	const struct config_interface *of = inst ? NULL : config_find_interface(l->c, name);
-	struct config_layer *old = (struct config_layer *) (oi	 ? &oi->layer
+	struct config_layer *old = (struct config_layer *) (oi	 ? oi->layer
 							    : of ? &of->layer
 								 : NULL);
 	int r;

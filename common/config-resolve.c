@@ -56,7 +56,7 @@ int config_resolve(struct config *c)
 		 * only to learn the instance's profile, whose defaults the keys override.
 		 */
 		const struct config_layer *layers[] = { &c->ptp4l_global, &c->global,
-							config_instance_ptp4l(in), &in->layer };
+							config_instance_ptp4l(in), in->layer };
 
 		options_instance_defaults(&in->options);
 		for (size_t k = 0; k < ARRAY_SIZE(layers); k++) {

@@ -240,7 +240,7 @@ static bool set_where(const struct config *c, const struct config_instance *in, 
 	const struct config_ptp4l_section *glob = config_find_ptp4l_section(c, SIZE_MAX, ifname);
 	const struct config_layer *layers[] = {
 		itf ? &itf->layer : NULL,   own ? &own->layer : NULL,
-		glob ? &glob->layer : NULL, &in->layer,
+		glob ? &glob->layer : NULL, in->layer,
 		config_instance_ptp4l(in),  &c->global,
 		&c->ptp4l_global,
 	};
@@ -374,7 +374,7 @@ void config_unicast_check(struct loader *l)
 	check_layer(l, &c->global);
 	for (size_t i = 0; i < c->n_instances; i++) {
 		check_layer(l, config_instance_ptp4l(&c->instances[i]));
-		check_layer(l, &c->instances[i].layer);
+		check_layer(l, c->instances[i].layer);
 	}
 	for (size_t i = 0; i < c->n_interfaces; i++) {
 		check_layer(l, &c->interfaces[i].layer);

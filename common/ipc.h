@@ -70,6 +70,12 @@
  * 29: STATUS carries the unicast counters forged and not_granted. */
 #define IPC_VERSION 29
 #define IPC_HEADER_SIZE 8
+/*
+ * An ERBEST's datagram, always this long (fixed layout, f_erbest() in ipc.c; test-ipc checks):
+ * the dataset 37 bytes, time properties 9, the path trace's count and flag 2, its slots, the
+ * localPriority 1.
+ */
+#define IPC_ERBEST_SIZE (IPC_HEADER_SIZE + 37 + 9 + 2 + 8 * PORT_PATH_TRACE_MAX + 1)
 #define IPC_MAX_SIZE 1024 /* larger than every message; a longer datagram is refused */
 #define IPC_MAX_FDS 9	  /* a UDP port's six sockets, its status page, filter and PHC */
 #define IPC_PEER_FDS 2	  /* PEER_SOCKETS: the event socket, then the general one */
@@ -318,7 +324,10 @@ bool ipc_type_from_worker(enum ipc_type t);
 
 /* Encode into buf; *ret_len is the datagram length. -EMSGSIZE, or -EINVAL for an unknown type. */
 int ipc_encode(const struct ipc_msg *m, void *buf, size_t size, size_t *ret_len);
-/* Decode one datagram; -EBADMSG unless it is exactly one valid message of this version. */
+/*
+ * Decode one datagram into *ret; -EBADMSG unless it is exactly one valid message of this version
+ * (then *ret holds whatever was decoded before the fault: not a message).
+ */
 int ipc_decode(const void *buf, size_t len, struct ipc_msg *ret);
 
 /* Send one message with up to IPC_MAX_FDS descriptors (SCM_RIGHTS) on a SOCK_SEQPACKET socket. */

@@ -6,7 +6,8 @@
 #include "common/peer-policy.h"
 #include "ptp/util.h"
 
-static const char *const verdict_names[_PEER_POLICY_MAX] = {
+/* Names within, not pointers: a table of pointers is relocated data, copied by each worker. */
+static const char verdict_names[_PEER_POLICY_MAX][16] = {
 	[PEER_POLICY_GRANTED] = "granted",
 	[PEER_POLICY_FAMILY] = "family",
 	[PEER_POLICY_UNSPECIFIED] = "unspecified",
@@ -22,7 +23,7 @@ static const char *const verdict_names[_PEER_POLICY_MAX] = {
 
 const char *peer_policy_verdict_to_string(enum peer_policy_verdict v)
 {
-	return (unsigned int) v < _PEER_POLICY_MAX ? verdict_names[v] : NULL;
+	return (unsigned int) v < _PEER_POLICY_MAX && verdict_names[v][0] ? verdict_names[v] : NULL;
 }
 
 void peer_policy_reset(struct peer_policy *s)

@@ -268,14 +268,14 @@ enum port_state bmca_decision_to_state(enum bmca_decision d, enum port_state sta
 
 const char *bmca_decision_to_string(enum bmca_decision d)
 {
-	static const char *const names[] = {
+	static const char names[][10] = {
 		[BMCA_DECISION_NONE] = "NONE", [BMCA_DECISION_M1] = "M1",
 		[BMCA_DECISION_M2] = "M2",     [BMCA_DECISION_M3] = "M3",
 		[BMCA_DECISION_P1] = "P1",     [BMCA_DECISION_P2] = "P2",
 		[BMCA_DECISION_S1] = "S1",     [BMCA_DECISION_LISTENING] = "LISTENING",
 	};
 
-	if ((unsigned int) d >= ARRAY_SIZE(names)) {
+	if ((unsigned int) d >= ARRAY_SIZE(names) || !names[d][0]) {
 		return NULL;
 	}
 	return names[d];

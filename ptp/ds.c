@@ -7,9 +7,10 @@
 #include "ptp/msg.h"
 #include "ptp/util.h"
 
+/* The name within, not a pointer: a table of pointers is relocated data, copied by each worker. */
 struct enum_name {
 	int value;
-	const char *name;
+	char name[24];
 };
 
 static const struct enum_name port_state_names[] = {

@@ -173,7 +173,8 @@ enum port_state fsm_next_designated_slave(enum port_state state, enum fsm_event 
 	}
 }
 
-static const char *const fsm_event_names[] = {
+/* Names within, not pointers: a table of pointers is relocated data, copied by each worker. */
+static const char fsm_event_names[][40] = {
 	[FSM_EV_NONE] = "NONE",
 	[FSM_EV_POWERUP] = "POWERUP",
 	[FSM_EV_INITIALIZE] = "INITIALIZE",
@@ -197,5 +198,5 @@ const char *fsm_event_to_string(enum fsm_event e)
 	if ((unsigned) e >= ARRAY_SIZE(fsm_event_names)) {
 		return NULL;
 	}
-	return fsm_event_names[e];
+	return fsm_event_names[e][0] ? fsm_event_names[e] : NULL;
 }

@@ -71,8 +71,11 @@ int hwtstamp_choose_rx_filter(uint32_t rx_filters, bool udp)
 	return -EOPNOTSUPP;
 }
 
-/* linux/net_tstamp.h order; the names ethtool -T prints. */
-static const char *const rx_filter_names[] = {
+/*
+ * linux/net_tstamp.h order; the names ethtool -T prints. Within, not pointers: a table of
+ * pointers is relocated data, copied by each worker.
+ */
+static const char rx_filter_names[][20] = {
 	"none",		  "all",	   "some",
 	"ptpv1-l4-event", "ptpv1-l4-sync", "ptpv1-l4-delay-req",
 	"ptpv2-l4-event", "ptpv2-l4-sync", "ptpv2-l4-delay-req",

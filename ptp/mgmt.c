@@ -18,17 +18,21 @@ enum mgmt_scope {
 typedef int (*mgmt_get_fn)(struct wire_writer *w, const struct mgmt_clock *c,
 			   const struct mgmt_port *p);
 
+/* The longest name, EXTERNAL_PORT_CONFIGURATION_ENABLED, and its NUL fit (checked by entry). */
+#define MGMT_NAME_MAX 40
+
 /*
- * Widest members first (32 bytes, not 48): the table's pointers make it relocated data, which each
- * worker copies on write (docs/performance.md, footprint).
+ * No pointer in it: the name within, the GET by its number in getters[] (below). A table of
+ * pointers is relocated data, which each worker copies on write: this one was 2 kB of the
+ * worker's RELRO segment, which now fits one page (docs/performance.md, footprint).
  */
 struct mgmt_entry {
-	const char *name;
-	mgmt_get_fn get; /* NULL: GET is NOT_SUPPORTED */
-	enum mgmt_scope scope;
+	char name[MGMT_NAME_MAX];
 	unsigned set_bit; /* MGMT_CHANGE_*: SET is supported; 0: NOT_SUPPORTED */
 	uint16_t id;
 	uint16_t get_max; /* longest dataField a GET may carry (pmc sends a zeroed layout) */
+	uint8_t scope;	  /* enum mgmt_scope */
+	uint8_t get;	  /* GET_*, an index of getters[]; GET_NULL: GET is NOT_SUPPORTED */
 	bool get_only;	  /* 15.5.2.3 Table 59: no SET in the standard (NOT_SETABLE) */
 };
 
@@ -358,20 +362,40 @@ static int get_power_profile_settings_np(struct wire_writer *w, const struct mgm
 	return wire_put_u32(w, (uint32_t) pp->totalTimeInaccuracy);
 }
 
-#define CLOCK(i, fn, max, ro, set)                                                           \
-	{                                                                                    \
-		.id = MGMT_##i, .name = #i, .scope = SCOPE_CLOCK, .get = fn, .get_max = max, \
-		.get_only = ro, .set_bit = set                                               \
+/* Every GET served, numbered: getters[GET_fn] is fn. */
+#define GETTERS(X)                                                                                \
+	X(get_user_description), X(get_default_ds), X(get_current_ds), X(get_parent_ds),          \
+		X(get_time_properties_ds), X(get_port_ds), X(get_priority1), X(get_priority2),    \
+		X(get_domain), X(get_slave_only), X(get_log_announce_interval),                   \
+		X(get_announce_receipt_timeout), X(get_log_sync_interval), X(get_version_number), \
+		X(get_clock_accuracy), X(get_traceability_properties),                            \
+		X(get_timescale_properties), X(get_master_only), X(get_delay_mechanism),          \
+		X(get_log_min_pdelay_req_interval), X(get_time_status_np),                        \
+		X(get_grandmaster_settings_np), X(get_port_properties_np), X(get_port_stats_np),  \
+		X(get_power_profile_settings_np)
+#define GETTER_ENUM(fn) GET_##fn
+#define GETTER_PTR(fn) [GET_##fn] = fn
+enum {
+	GET_NULL,
+	GETTERS(GETTER_ENUM)
+};
+static const mgmt_get_fn getters[] = { GETTERS(GETTER_PTR) };
+
+/* The name's length checked where it is written: a longer one fails to compile. */
+#define NAME(i) .name = #i, .id = MGMT_##i + 0 * sizeof(char[sizeof(#i) <= MGMT_NAME_MAX ? 1 : -1])
+#define CLOCK(i, fn, max, ro, set)                                                              \
+	{                                                                                       \
+		NAME(i), .scope = SCOPE_CLOCK, .get = GET_##fn, .get_max = max, .get_only = ro, \
+			 .set_bit = set                                                         \
 	}
-#define PORT(i, fn, max, ro)                                                                \
-	{                                                                                   \
-		.id = MGMT_##i, .name = #i, .scope = SCOPE_PORT, .get = fn, .get_max = max, \
-		.get_only = ro                                                              \
+#define PORT(i, fn, max, ro)                                                                  \
+	{                                                                                     \
+		NAME(i), .scope = SCOPE_PORT, .get = GET_##fn, .get_max = max, .get_only = ro \
 	}
 /* Known to the standard or to linuxptp but not served: NOT_SUPPORTED rather than NO_SUCH_ID. */
-#define UNSUPPORTED(i, sc)                              \
-	{                                               \
-		.id = MGMT_##i, .name = #i, .scope = sc \
+#define UNSUPPORTED(i, sc)           \
+	{                            \
+		NAME(i), .scope = sc \
 	}
 
 static const struct mgmt_entry entries[] = {
@@ -470,7 +494,8 @@ int mgmt_id_from_string(const char *s, uint16_t *ret)
 	return -EINVAL;
 }
 
-static const char *const counter_names[_MGMT_CNT_MAX] = {
+/* Names within, not pointers: a table of pointers is relocated data, copied by each worker. */
+static const char counter_names[_MGMT_CNT_MAX][16] = {
 	[MGMT_CNT_ANSWERED] = "answered",	[MGMT_CNT_ERROR_STATUS] = "error_status",
 	[MGMT_CNT_NOT_FOR_US] = "not_for_us",	[MGMT_CNT_NOT_A_REQUEST] = "not_a_request",
 	[MGMT_CNT_MALFORMED] = "malformed",	[MGMT_CNT_WRONG_LENGTH] = "wrong_length",
@@ -480,7 +505,7 @@ static const char *const counter_names[_MGMT_CNT_MAX] = {
 
 const char *mgmt_counter_to_string(enum mgmt_counter c)
 {
-	return (unsigned) c < _MGMT_CNT_MAX ? counter_names[c] : NULL;
+	return (unsigned) c < _MGMT_CNT_MAX && counter_names[c][0] ? counter_names[c] : NULL;
 }
 
 /* One request being answered. */
@@ -596,8 +621,8 @@ static int mgmt_data(struct mgmt_ctx *x, const struct mgmt_entry *e, const struc
 	if (r == 0) {
 		r = wire_put_u16(&b.w, e->id);
 	}
-	if (r == 0 && e->get) {
-		r = e->get(&b.w, c, p);
+	if (r == 0 && e->get != GET_NULL) {
+		r = getters[e->get](&b.w, c, p);
 	}
 	if (r == 0) {
 		r = tlv_builder_end(&b);
@@ -805,7 +830,7 @@ static int mgmt_handle(const struct mgmt_clock *c, const struct msg *m,
 		if (!e) {
 			return mgmt_fail(&x, e, TLV_MGMT_ERR_NO_SUCH_ID);
 		}
-		if (!e->get && e->id != MGMT_NULL_MANAGEMENT) {
+		if (e->get == GET_NULL && e->id != MGMT_NULL_MANAGEMENT) {
 			return mgmt_fail(&x, e, TLV_MGMT_ERR_NOT_SUPPORTED);
 		}
 		/* pmc sends a zeroed layout with a GET; more than an answer would hold is not one.

@@ -9,12 +9,18 @@
 #include "ptp/util.h"
 #include "ptp/wire.h"
 
-/* Per-type body codec: one entry per messageType (13.3.2.3 Table 36). */
+/*
+ * Per-type facts, one entry per messageType (13.3.2.3 Table 36); their body codecs apart, in
+ * codecs[]: a table of pointers is relocated data, copied by each worker, and this one need not be.
+ */
 struct msg_type_info {
-	const char *name;
+	char name[24];
 	size_t len;	     /* header + body (13.5-13.12) */
 	uint8_t control;     /* 13.3.2.12 Table 42 */
 	int8_t log_interval; /* default logMessageInterval (13.3.2.14) */
+};
+
+struct msg_codec {
 	int (*parse)(struct wire_reader *r, struct msg *m);
 	int (*build)(struct wire_writer *w, const struct msg *m);
 };
@@ -199,28 +205,33 @@ static int build_management(struct wire_writer *w, const struct msg *m)
 #define NONE MSG_LOG_INTERVAL_NONE
 
 static const struct msg_type_info msg_types[16] = {
-	[MSG_SYNC] = { "SYNC", 44, MSG_CONTROL_SYNC, 0, parse_sync, build_sync },
-	[MSG_DELAY_REQ] = { "DELAY_REQ", 44, MSG_CONTROL_DELAY_REQ, NONE, parse_sync, build_sync },
-	[MSG_PDELAY_REQ] = { "PDELAY_REQ", 54, MSG_CONTROL_OTHER, NONE, parse_pdelay_req,
-			     build_pdelay_req },
-	[MSG_PDELAY_RESP] = { "PDELAY_RESP", 54, MSG_CONTROL_OTHER, NONE, parse_pdelay_resp,
-			      build_pdelay_resp },
-	[MSG_FOLLOW_UP] = { "FOLLOW_UP", 44, MSG_CONTROL_FOLLOW_UP, 0, parse_follow_up,
-			    build_follow_up },
-	[MSG_DELAY_RESP] = { "DELAY_RESP", 54, MSG_CONTROL_DELAY_RESP, 0, parse_delay_resp,
-			     build_delay_resp },
-	[MSG_PDELAY_RESP_FOLLOW_UP] = { "PDELAY_RESP_FOLLOW_UP", 54, MSG_CONTROL_OTHER, NONE,
-					parse_pdelay_resp_follow_up, build_pdelay_resp_follow_up },
-	[MSG_ANNOUNCE] = { "ANNOUNCE", 64, MSG_CONTROL_OTHER, 0, parse_announce, build_announce },
-	[MSG_SIGNALING] = { "SIGNALING", 44, MSG_CONTROL_OTHER, NONE, parse_signaling,
-			    build_signaling },
-	[MSG_MANAGEMENT] = { "MANAGEMENT", 48, MSG_CONTROL_MANAGEMENT, NONE, parse_management,
-			     build_management },
+	[MSG_SYNC] = { "SYNC", 44, MSG_CONTROL_SYNC, 0 },
+	[MSG_DELAY_REQ] = { "DELAY_REQ", 44, MSG_CONTROL_DELAY_REQ, NONE },
+	[MSG_PDELAY_REQ] = { "PDELAY_REQ", 54, MSG_CONTROL_OTHER, NONE },
+	[MSG_PDELAY_RESP] = { "PDELAY_RESP", 54, MSG_CONTROL_OTHER, NONE },
+	[MSG_FOLLOW_UP] = { "FOLLOW_UP", 44, MSG_CONTROL_FOLLOW_UP, 0 },
+	[MSG_DELAY_RESP] = { "DELAY_RESP", 54, MSG_CONTROL_DELAY_RESP, 0 },
+	[MSG_PDELAY_RESP_FOLLOW_UP] = { "PDELAY_RESP_FOLLOW_UP", 54, MSG_CONTROL_OTHER, NONE },
+	[MSG_ANNOUNCE] = { "ANNOUNCE", 64, MSG_CONTROL_OTHER, 0 },
+	[MSG_SIGNALING] = { "SIGNALING", 44, MSG_CONTROL_OTHER, NONE },
+	[MSG_MANAGEMENT] = { "MANAGEMENT", 48, MSG_CONTROL_MANAGEMENT, NONE },
+};
+static const struct msg_codec codecs[16] = {
+	[MSG_SYNC] = { parse_sync, build_sync },
+	[MSG_DELAY_REQ] = { parse_sync, build_sync },
+	[MSG_PDELAY_REQ] = { parse_pdelay_req, build_pdelay_req },
+	[MSG_PDELAY_RESP] = { parse_pdelay_resp, build_pdelay_resp },
+	[MSG_FOLLOW_UP] = { parse_follow_up, build_follow_up },
+	[MSG_DELAY_RESP] = { parse_delay_resp, build_delay_resp },
+	[MSG_PDELAY_RESP_FOLLOW_UP] = { parse_pdelay_resp_follow_up, build_pdelay_resp_follow_up },
+	[MSG_ANNOUNCE] = { parse_announce, build_announce },
+	[MSG_SIGNALING] = { parse_signaling, build_signaling },
+	[MSG_MANAGEMENT] = { parse_management, build_management },
 };
 
 static const struct msg_type_info *type_info(unsigned t)
 {
-	if (t >= ARRAY_SIZE(msg_types) || !msg_types[t].name) {
+	if (t >= ARRAY_SIZE(msg_types) || !msg_types[t].name[0]) {
 		return NULL;
 	}
 	return &msg_types[t];
@@ -236,7 +247,7 @@ const char *msg_type_to_string(enum msg_type t)
 int msg_type_from_string(const char *s, enum msg_type *ret)
 {
 	for (unsigned t = 0; t < ARRAY_SIZE(msg_types); t++) {
-		if (msg_types[t].name && strcmp(msg_types[t].name, s) == 0) {
+		if (msg_types[t].name[0] && strcmp(msg_types[t].name, s) == 0) {
 			*ret = (enum msg_type) t;
 			return 0;
 		}
@@ -324,7 +335,7 @@ int msg_parse(const void *buf, size_t len, struct msg *ret)
 	}
 	wire_reader_init(&r, buf, m.hdr.messageLength);
 	(void) wire_skip(&r, MSG_HEADER_LEN);
-	e = info->parse(&r, &m);
+	e = codecs[m.hdr.messageType].parse(&r, &m);
 	if (e < 0) {
 		return -EBADMSG;
 	}
@@ -379,7 +390,7 @@ ssize_t msg_build(const struct msg *m, void *buf, size_t size)
 	if (e < 0) {
 		return e;
 	}
-	e = info->build(&w, m);
+	e = codecs[m->hdr.messageType].build(&w, m);
 	if (e < 0) {
 		return e;
 	}

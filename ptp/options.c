@@ -237,8 +237,9 @@ const char *options_mac_to_string(const uint8_t mac[OPTIONS_MAC_LEN], char *buf)
 	return buf;
 }
 
+/* The name within, not a pointer: a table of pointers is relocated data, copied by each worker. */
 struct name_value {
-	const char *name;
+	char name[24];
 	int value;
 };
 

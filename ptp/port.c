@@ -15,7 +15,8 @@
  */
 #define PORT_SEQ_STALE_WINDOW 16
 
-static const char *const counter_names[_PORT_CNT_MAX] = {
+/* Names within, not pointers: a table of pointers is relocated data, copied by each worker. */
+static const char counter_names[_PORT_CNT_MAX][32] = {
 	[PORT_CNT_RX_ANNOUNCE] = "rx_announce",
 	[PORT_CNT_RX_SYNC] = "rx_sync",
 	[PORT_CNT_RX_FOLLOW_UP] = "rx_follow_up",
@@ -60,7 +61,7 @@ static const char *const counter_names[_PORT_CNT_MAX] = {
 	[PORT_CNT_PATH_TRACE_LOOP] = "path_trace_loop",
 };
 
-static const char *const as_capable_reason_names[] = {
+static const char as_capable_reason_names[][48] = {
 	[PORT_AS_CAPABLE_OK] = "ok",
 	[PORT_AS_CAPABLE_NOT_MEASURED] = "no peer delay and neighborRateRatio measured",
 	[PORT_AS_CAPABLE_DELAY_ABOVE] = "peer delay above neighborPropDelayThresh",
@@ -74,7 +75,7 @@ const char *port_as_capable_reason_to_string(enum port_as_capable_reason r)
 	if ((unsigned) r >= ARRAY_SIZE(as_capable_reason_names)) {
 		return NULL;
 	}
-	return as_capable_reason_names[r];
+	return as_capable_reason_names[r][0] ? as_capable_reason_names[r] : NULL;
 }
 
 const char *port_counter_to_string(enum port_counter c)
@@ -82,7 +83,7 @@ const char *port_counter_to_string(enum port_counter c)
 	if ((unsigned) c >= _PORT_CNT_MAX) {
 		return NULL;
 	}
-	return counter_names[c];
+	return counter_names[c][0] ? counter_names[c] : NULL;
 }
 
 void port_config_default(struct port_config *cfg)

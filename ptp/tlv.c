@@ -6,9 +6,10 @@
 #include "ptp/tlv.h"
 #include "ptp/util.h"
 
+/* Names within, not pointers: a table of pointers is relocated data, copied by each worker. */
 static const struct {
 	uint16_t type;
-	const char *name;
+	char name[40];
 } tlv_names[] = {
 	{ TLV_MANAGEMENT, "MANAGEMENT" },
 	{ TLV_MANAGEMENT_ERROR_STATUS, "MANAGEMENT_ERROR_STATUS" },

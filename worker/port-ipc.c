@@ -10,6 +10,7 @@
 #include <net/if.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -201,16 +202,18 @@ static void apply_recommendation(struct worker_port *w, const struct ipc_recomme
 	r = port_apply_decision(w->loop.port, rs->decision, rs->stepsRemoved, &rs->parent, &rs->tp,
 				&rs->path, now);
 	if (r == -ENOENT) {
-		/* Our Erbest vanished meanwhile: say so, the supervisor decides again. */
+		/*
+		 * Our Erbest vanished meanwhile: say so (on_ipc()'s worker_report(), the message
+		 * gone), the supervisor decides again.
+		 */
 		w->erbest_last.sent = false;
-		worker_report_erbest(w, now);
 	}
 	port_loop_rearm(&w->loop);
 }
 
-static void on_ipc(struct evloop *e, int fd, uint32_t revents, void *userdata)
+/* One message from the supervisor, carried out: false when the loop is to end. */
+__attribute__((noinline)) static bool take_ipc(struct worker_port *w, int fd)
 {
-	struct worker_port *w = userdata;
 	int fds[IPC_PEER_FDS];
 	size_t n_fds = 0;
 	struct ipc_msg m;
@@ -219,13 +222,13 @@ static void on_ipc(struct evloop *e, int fd, uint32_t revents, void *userdata)
 	/* Only PEER_SOCKETS comes with fds; they are closed below for any other message. */
 	r = ipc_recv(fd, &m, fds, ARRAY_SIZE(fds), &n_fds);
 	if (r == -EAGAIN || r == -EINTR) {
-		return;
+		return false;
 	}
 	if (r < 0) {
 		/* The supervisor went away or spoke nonsense: a worker never runs unsupervised. */
 		w->exit_code = r == -ECONNRESET ? 0 : 1;
 		evloop_exit(&w->loop.ev, w->exit_code);
-		return;
+		return false;
 	}
 	switch (m.type) {
 	case IPC_RECOMMENDED_STATE:
@@ -260,7 +263,17 @@ static void on_ipc(struct evloop *e, int fd, uint32_t revents, void *userdata)
 	for (size_t k = 0; k < n_fds; k++) {
 		close(fds[k]);
 	}
-	worker_report(w, false);
+	return true;
+}
+
+/* The message's 2.5 kB are off the stack before the reports go (worker-report.c). */
+static void on_ipc(struct evloop *e, int fd, uint32_t revents, void *userdata)
+{
+	struct worker_port *w = userdata;
+
+	if (take_ipc(w, fd)) {
+		worker_report(w, false);
+	}
 }
 
 /* A frame of its own (a whole struct ipc_msg), gone before the CONFIG comes. */
@@ -324,6 +337,8 @@ __attribute__((noinline)) static int port_ipc_setup(const struct port_ipc_args *
 		/* Its unicast sockets come from the supervisor (worker-peers.c). */
 		w->peers_max = cfg->port.unicast_peers_max;
 		w->loop.peer_missing = worker_peers_missing;
+		w->peer_asks = calloc(WORKER_PEER_ASKS, sizeof(*w->peer_asks));
+		r = r >= 0 && !w->peer_asks ? -ENOMEM : r;
 	}
 	/* ptp4l's key and default (1 ms): how long a send waits for its TX timestamp. */
 	w->tx_timeout_ms = cfg->port.tx_timestamp_timeout;
@@ -403,9 +418,21 @@ __attribute__((noinline)) static int port_ipc_setup(const struct port_ipc_args *
 
 int port_ipc_run(const struct port_ipc_args *a)
 {
-	struct worker_port w = { .args = a, .ipc = a->ipc_fd, .phc_fd = -1 };
+	/*
+	 * Static, not on the stack: every frame of the loop would run below its 2.5 kB, stack pages
+	 * that stay resident for good; here only what is written costs (it shares the one page of
+	 * .data and .bss: test-worker-pages). Zero from the start, not zeroed again: a page never
+	 * written stays none of the worker's memory.
+	 */
+	static struct worker_port w;
 	int socks[TRANSPORT_FDS_MAX] = { -1, -1, -1, -1, -1, -1 }, filter = -1, r;
 	bool loop_up = false, done = false;
+
+	w.args = a;
+	w.ipc = a->ipc_fd;
+	w.phc_fd = -1;
+	w.erbest_last.wire = w.erbest_wire;
+	w.erbest_last.cap = sizeof(w.erbest_wire);
 
 	r = port_ipc_setup(a, &w, socks, &filter, &loop_up, &done);
 	if (!loop_up) {
@@ -433,6 +460,8 @@ out:
 	if (w.phc_fd >= 0) {
 		close(w.phc_fd);
 	}
+	free(w.uc_table_last.wire);
+	free(w.peer_asks);
 	if (filter >= 0) {
 		close(filter);
 	}

@@ -19,9 +19,15 @@ static bool same(const struct peer_addr *a, const uint8_t *bytes, size_t len)
 	return a->len == len && !memcmp(a->bytes, bytes, len);
 }
 
+/* The questions' slots: WORKER_PEER_ASKS over UDP, none over L2 (worker-port.h). */
+static size_t n_asks(const struct worker_port *w)
+{
+	return w->peer_asks ? WORKER_PEER_ASKS : 0;
+}
+
 static struct worker_peer_ask *find_ask(struct worker_port *w, const uint8_t *bytes, size_t len)
 {
-	for (size_t k = 0; k < ARRAY_SIZE(w->peer_asks); k++) {
+	for (size_t k = 0; k < n_asks(w); k++) {
 		if (w->peer_asks[k].used && same(&w->peer_asks[k].peer, bytes, len)) {
 			return &w->peer_asks[k];
 		}
@@ -34,7 +40,7 @@ static struct worker_peer_ask *new_ask(struct worker_port *w)
 {
 	struct worker_peer_ask *old = NULL;
 
-	for (size_t k = 0; k < ARRAY_SIZE(w->peer_asks); k++) {
+	for (size_t k = 0; k < n_asks(w); k++) {
 		struct worker_peer_ask *q = &w->peer_asks[k];
 
 		if (!q->used) {
@@ -51,7 +57,7 @@ static size_t pending_asks(const struct worker_port *w)
 {
 	size_t n = 0;
 
-	for (size_t k = 0; k < ARRAY_SIZE(w->peer_asks); k++) {
+	for (size_t k = 0; k < n_asks(w); k++) {
 		n += w->peer_asks[k].used && w->peer_asks[k].pending;
 	}
 	return n;

@@ -27,11 +27,16 @@ struct worker_peer_ask {
 	ns_t retry_at; /* refused: not asked again before (port_loop_now()) */
 };
 
-/* A message as last sent, encoded: the next goes only when it differs. */
+/*
+ * A message as last sent, encoded: the next goes only when it differs. wire holds cap bytes
+ * (IPC_ERBEST_SIZE for ERBEST, within struct worker_port; IPC_MAX_SIZE for UNICAST_TABLE,
+ * allocated with its first: a port without unicast never has one).
+ */
 struct worker_sent {
 	bool sent;
 	size_t len;
-	uint8_t wire[IPC_MAX_SIZE];
+	size_t cap;
+	uint8_t *wire;
 };
 
 struct worker_port {
@@ -56,10 +61,12 @@ struct worker_port {
 	double window_sum, window_sumsq;
 	ns_t window_max;
 	struct ipc_offset_stats stats;
-	uint64_t announces_seen;	  /* PORT_CNT_RX_ANNOUNCE when Erbest was last looked at */
-	ns_t erbest_expiry;		  /* port_erbest_next_expiry() then */
-	struct worker_sent erbest_last;	  /* the last ERBEST sent */
-	struct worker_sent uc_table_last; /* the last UNICAST_TABLE sent (one a second at most) */
+	uint64_t announces_seen;	/* PORT_CNT_RX_ANNOUNCE when Erbest was last looked at */
+	ns_t erbest_expiry;		/* port_erbest_next_expiry() then */
+	struct worker_sent erbest_last; /* the last ERBEST sent */
+	uint8_t erbest_wire[IPC_ERBEST_SIZE];
+	/* the last UNICAST_TABLE sent (one a second at most); wire NULL until the first */
+	struct worker_sent uc_table_last;
 	ns_t uc_table_at;
 	int last_error;
 	char last_error_text[IPC_ERROR_TEXT_MAX];
@@ -88,7 +95,8 @@ struct worker_port {
 	ns_t clock_sent_at;
 	/* unicast_peers_max over UDP, 0 over L2 (no sockets to ask for) */
 	unsigned int peers_max;
-	struct worker_peer_ask peer_asks[WORKER_PEER_ASKS];
+	/* WORKER_PEER_ASKS of them over UDP, allocated at set-up; NULL over L2 */
+	struct worker_peer_ask *peer_asks;
 };
 
 /* ---- worker-report.c ---- */

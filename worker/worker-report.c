@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/ipc.h"
@@ -57,9 +58,11 @@ static void fill_counters(struct worker_port *w, struct ipc_status *s)
 
 /*
  * The STATUS as it is now, on the status page; on the socket too when it is news (urgent:
- * worker_report() decides, once a tick at most).
+ * worker_report() decides, once a tick at most). Each message of this file is built in a frame
+ * of its own, never inlined into worker_report(): one struct ipc_msg (2.5 kB, zeroed) on the
+ * stack at a time, not three, for stack a worker touches stays its private memory.
  */
-static void publish_status(struct worker_port *w, bool urgent)
+__attribute__((noinline)) static void publish_status(struct worker_port *w, bool urgent)
 {
 	struct ipc_msg m;
 	struct ipc_status *s = &m.status;
@@ -107,9 +110,16 @@ static bool send_if_new(struct worker_port *w, const struct ipc_msg *m, struct w
 	    (last->sent && len == last->len && !memcmp(last->wire, wire, len))) {
 		return false;
 	}
-	memcpy(last->wire, wire, len);
-	last->len = len;
-	last->sent = true;
+	if (!last->wire) {
+		last->wire = malloc(IPC_MAX_SIZE);
+		last->cap = last->wire ? IPC_MAX_SIZE : 0;
+	}
+	/* Longer than kept (no memory for it): sent, and sent again at the next report. */
+	last->sent = len <= last->cap;
+	if (last->sent) {
+		memcpy(last->wire, wire, len);
+		last->len = len;
+	}
 	if (ipc_send(w->ipc, m, NULL, 0) < 0) {
 		evloop_exit(&w->loop.ev, 1);
 	}
@@ -117,7 +127,7 @@ static bool send_if_new(struct worker_port *w, const struct ipc_msg *m, struct w
 }
 
 /* 9.3.2.3: report Erbest when it changed (or appeared, or vanished). */
-void worker_report_erbest(struct worker_port *w, ns_t now)
+__attribute__((noinline)) void worker_report_erbest(struct worker_port *w, ns_t now)
 {
 	struct ipc_msg m;
 	struct ipc_erbest *e = &m.erbest;
@@ -171,33 +181,47 @@ void worker_report_summarize(struct worker_port *w, ns_t offset, ns_t now)
 	w->window_count = 0;
 }
 
-/* Send one request; a supervisor that is gone ends the loop. */
-static void send_request(struct worker_port *w, const struct ipc_msg *m)
+/* One held management SET to the supervisor: false when it is gone. */
+static bool send_request(struct worker_port *w, enum ipc_type type)
 {
-	if (ipc_send(w->ipc, m, NULL, 0) < 0) {
-		evloop_exit(&w->loop.ev, 1);
+	struct ipc_msg m = { .type = type };
+
+	if (type == IPC_PRIORITY_REQUEST) {
+		m.set_priority = w->priority_req;
+	} else {
+		m.gm_settings = w->gm_req;
 	}
+	return ipc_send(w->ipc, &m, NULL, 0) >= 0;
 }
 
 /*
- * The management SETs held since the last tick, if one has passed: one message per kind. Each
- * struct ipc_msg (2.5 kB, zeroed where it is declared) is built only when it goes: two built at
- * every wakeup for nothing were 5 kB of stores into a cold stack.
+ * The management SETs held since the last tick, if one has passed: one message per kind, built
+ * only then (a struct ipc_msg is 2.5 kB of stack, zeroed, under every report otherwise).
  */
 static void send_requests(struct worker_port *w, ns_t now)
 {
 	if (!news_take(&w->news, NEWS_REQUESTS, now)) {
 		return;
 	}
-	if (w->priority_pending) {
-		send_request(w, &(struct ipc_msg){ .type = IPC_PRIORITY_REQUEST,
-						   .set_priority = w->priority_req });
-	}
-	if (w->gm_pending && !w->loop.ev.exiting) {
-		send_request(w, &(struct ipc_msg){ .type = IPC_GM_SETTINGS_REQUEST,
-						   .gm_settings = w->gm_req });
+	if ((w->priority_pending && !send_request(w, IPC_PRIORITY_REQUEST)) ||
+	    (w->gm_pending && !send_request(w, IPC_GM_SETTINGS_REQUEST))) {
+		evloop_exit(&w->loop.ev, 1);
 	}
 	w->priority_pending = w->gm_pending = false;
+}
+
+/* UNICAST_TABLE, when it differs from the last one sent. */
+__attribute__((noinline)) static void send_unicast_table(struct worker_port *w, ns_t now)
+{
+	struct ipc_msg m = { .type = IPC_UNICAST_TABLE };
+	struct ipc_unicast_table *t = &m.unicast_table;
+	size_t n = port_unicast_table(w->loop.port, now, t->e, IPC_UNICAST_TABLE_MAX);
+
+	t->total = n > UINT16_MAX ? UINT16_MAX : (uint16_t) n;
+	t->n = n > IPC_UNICAST_TABLE_MAX ? IPC_UNICAST_TABLE_MAX : (uint8_t) n;
+	if (send_if_new(w, &m, &w->uc_table_last)) {
+		w->uc_table_at = now;
+	}
 }
 
 /*
@@ -208,22 +232,14 @@ static void send_requests(struct worker_port *w, ns_t now)
  */
 static void report_unicast_table(struct worker_port *w, ns_t now)
 {
-	struct ipc_msg m;
-	struct ipc_unicast_table *t = &m.unicast_table;
-	size_t n;
-
-	if ((w->uc_table_last.sent && now - w->uc_table_at < NS_PER_SEC) ||
-	    (!w->uc_table_last.sent && !port_unicast_table(w->loop.port, now, NULL, 0))) {
+	if (w->uc_table_last.sent && now - w->uc_table_at < NS_PER_SEC) {
 		return;
 	}
-	/* Zeroed only now (send_requests()): a port without unicast returns above. */
-	m = (struct ipc_msg){ .type = IPC_UNICAST_TABLE };
-	n = port_unicast_table(w->loop.port, now, t->e, IPC_UNICAST_TABLE_MAX);
-	t->total = n > UINT16_MAX ? UINT16_MAX : (uint16_t) n;
-	t->n = n > IPC_UNICAST_TABLE_MAX ? IPC_UNICAST_TABLE_MAX : (uint8_t) n;
-	if (send_if_new(w, &m, &w->uc_table_last)) {
-		w->uc_table_at = now;
+	/* None yet (every port without unicast): no message built, at every report. */
+	if (!w->uc_table_last.sent && port_unicast_table(w->loop.port, now, NULL, 0) == 0) {
+		return;
 	}
+	send_unicast_table(w, now);
 }
 
 /*

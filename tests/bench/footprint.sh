@@ -27,6 +27,10 @@
 #   SMAPS=1          in run 1, after the window: Pss, Rss and anonymous kB per mapping (file
 #                    name, [heap], [stack], [anon]) of the supervisor, one worker and one ptp4l
 #                    from /proc/PID/smaps (printed at the end)
+#   OWN=1            after each window, each holder's Pss counted among its own processes only
+#                    (tests/bench/pss-own.py: a page other processes also map is not split with
+#                    them), which other benches or daemons on the machine do not lower; libc
+#                    counts whole there, shared with nothing (printed at the end)
 # Not a pass/fail test and not in any meson suite. Results: docs/performance.md.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -93,6 +97,12 @@ measure() {
 	done
 }
 
+# own RUN N HOLDER PID...: the holder's Pss among its own processes (OWN=1), for the end.
+own() {
+	[ -n "${OWN:-}" ] || return 0
+	echo "$1 $2 $3 $(python3 "$here/pss-own.py" "${@:4}")" >>"$tmp/own"
+}
+
 # syscalls RUN N HOLDER PID: strace -c of PID for STRACE seconds (run 1 only), kept for the end.
 syscalls() {
 	[ -n "${STRACE:-}" ] && [ "$1" = 1 ] || return 0
@@ -144,6 +154,7 @@ run_phcd() { # RUN N [BUILD-DIR HOLDER]
 	local m=$!
 	measure "$run" "$n" "$holder" worker "${pids[@]}"
 	wait "$m"
+	own "$run" "$n" "$holder" "$sup" "${pids[@]}"
 	by_mapping "$run" "$n" "$holder-supervisor" "$sup"
 	by_mapping "$run" "$n" "$holder-worker" "${pids[0]}"
 	syscalls "$run" "$n" "$holder" "${pids[0]}"
@@ -168,6 +179,7 @@ run_ptp4l() { # RUN N
 	done
 	sleep "$WINDOW"
 	measure "$run" "$n" ptp4l slave "${pids[@]}"
+	own "$run" "$n" ptp4l "${pids[@]}"
 	by_mapping "$run" "$n" ptp4l "${pids[0]}"
 	syscalls "$run" "$n" ptp4l "${pids[0]}"
 	stop_holders
@@ -233,6 +245,13 @@ kept() {
 	done
 }
 kept smaps "one process, kB per mapping: Pss, Rss, anonymous"
+if [ -s "$tmp/own" ]; then
+	echo
+	echo "# Pss among each holder's own processes (OWN=1), MB: run by run, then the mean"
+	awk '{ k = $2 " " $3; v[k] = v[k] sprintf(" %.2f", $4 / 1024); s[k] += $4; c[k]++ }
+		END { for (k in s) printf "%s |%s | %.2f\n", k, v[k], s[k] / c[k] / 1024 }' "$tmp/own" |
+		sort -n -k1,1 -k2,2
+fi
 kept strace "one process, strace -c over ${STRACE:-} s (calls / ${STRACE:-} = per second)"
 echo
 echo "# time from phcd's exec to every port SLAVE (ms): $(awk '{ printf "%s %s:%s ", $3, $2, $5 }' "$tmp/startup")"

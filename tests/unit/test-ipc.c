@@ -816,6 +816,26 @@ static void test_servo_state_mapping(void **state)
 	assert_int_equal(ipc_decode(buf, len, &back), -EBADMSG);
 }
 
+/*
+ * An ERBEST is always IPC_ERBEST_SIZE long, present or not, its path trace full or empty: a
+ * worker keeps that many bytes of the last one sent (worker-port.h).
+ */
+static void test_erbest_size(void **state)
+{
+	uint8_t buf[IPC_MAX_SIZE];
+	struct ipc_msg m;
+	size_t len;
+
+	sample(IPC_ERBEST, &m);
+	m.erbest.path.n = PORT_PATH_TRACE_MAX;
+	assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
+	assert_int_equal(len, IPC_ERBEST_SIZE);
+	memset(&m, 0, sizeof(m));
+	m.type = IPC_ERBEST;
+	assert_int_equal(ipc_encode(&m, buf, sizeof(buf), &len), 0);
+	assert_int_equal(len, IPC_ERBEST_SIZE);
+}
+
 int main(void)
 {
 	if (getenv("PHCD_IPC_SEED_DIR")) {
@@ -826,6 +846,7 @@ int main(void)
 		cmocka_unit_test(test_malformed),     cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_fd_passing),    cmocka_unit_test(test_servo_state_mapping),
 		cmocka_unit_test(test_unicast_table), cmocka_unit_test(test_msg_start),
+		cmocka_unit_test(test_erbest_size),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

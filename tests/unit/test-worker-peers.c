@@ -85,9 +85,13 @@ struct fixture {
 static int setup(void **state)
 {
 	static struct fixture fx;
+	/* The worker's set-up allocates them over UDP (port-ipc.c). */
+	static struct worker_peer_ask asks[WORKER_PEER_ASKS];
 	int sv[2];
 
 	memset(&fx, 0, sizeof(fx));
+	memset(asks, 0, sizeof(asks));
+	fx.w.peer_asks = asks;
 	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
 	fx.w.ipc = sv[0];
 	fx.supervisor = sv[1];
