@@ -7,7 +7,7 @@
 # usage: test-worker-pages.sh PHCD-PORT
 set -eu
 exe=$1
-command -v readelf >/dev/null || { echo "readelf missing (binutils)"; exit 77; }
+command -v readelf >/dev/null || { echo "FAIL: readelf missing (binutils): the pages cannot be read"; exit 1; }
 # GNU_RELRO and the writable LOAD: VirtAddr and MemSiz (readelf -lW columns 3 and 6).
 relro=$(readelf -lW "$exe" | awk '$1 == "GNU_RELRO" { print $3, $6 }')
 rw=$(readelf -lW "$exe" | awk '$1 == "LOAD" && $7 ~ /W/ { print $3, $6 }')
