@@ -58,6 +58,19 @@ struct mport_uc *mport_uc(struct mport *p)
 	return p->uc;
 }
 
+/* The worker's answer to its PEER_REQUEST: the verdict, and the two sockets when granted. */
+static int send_answer(struct mport *p, const struct peer_addr *a, enum peer_policy_verdict v,
+		       int error, int fds[TRANSPORT_UDP_PEER_FDS])
+{
+	struct ipc_msg m = { .type = IPC_PEER_SOCKETS };
+
+	m.peer_sockets.peer = *a;
+	m.peer_sockets.verdict = v;
+	m.peer_sockets.error = error;
+	return worker_send_fds(p->worker, &m, fds,
+			       v == PEER_POLICY_GRANTED ? TRANSPORT_UDP_PEER_FDS : 0);
+}
+
 void mport_peer_request(struct mport *p, const struct peer_addr *a)
 {
 	struct peer_policy_port pp = {
@@ -65,7 +78,6 @@ void mport_peer_request(struct mport *p, const struct peer_addr *a)
 		.ifindex = p->ifindex,
 		.peers_max = p->options.unicast_peers_max,
 	};
-	struct ipc_msg m = { .type = IPC_PEER_SOCKETS };
 	int fds[TRANSPORT_UDP_PEER_FDS] = { -1, -1 }, error = 0, r;
 	ns_t now = (ns_t) time_mono_usec() * NS_PER_USEC;
 	struct mport_uc *uc = mport_uc(p);
@@ -74,10 +86,7 @@ void mport_peer_request(struct mport *p, const struct peer_addr *a)
 
 	if (!uc) {
 		/* Answered all the same: the worker waits for one. */
-		m.peer_sockets.peer = *a;
-		m.peer_sockets.verdict = PEER_POLICY_OPEN_FAILED;
-		m.peer_sockets.error = ENOMEM;
-		(void) worker_send_fds(p->worker, &m, NULL, 0);
+		(void) send_answer(p, a, PEER_POLICY_OPEN_FAILED, ENOMEM, fds);
 		log_port_error(p->ifname, "out of memory for unicast sockets, refused");
 		return;
 	}
@@ -86,11 +95,7 @@ void mport_peer_request(struct mport *p, const struct peer_addr *a)
 		v = open_peer(p, a, fds, &error);
 		peer_policy_opened(&uc->peers, a, v);
 	}
-	m.peer_sockets.peer = *a;
-	m.peer_sockets.verdict = v;
-	m.peer_sockets.error = error;
-	r = worker_send_fds(p->worker, &m, fds,
-			    v == PEER_POLICY_GRANTED ? TRANSPORT_UDP_PEER_FDS : 0);
+	r = send_answer(p, a, v, error, fds);
 	for (size_t k = 0; k < TRANSPORT_UDP_PEER_FDS; k++) {
 		if (fds[k] >= 0) {
 			close(fds[k]);
