@@ -103,8 +103,6 @@ struct worker_port {
 
 /* LastError: a new one goes out with the next news, the same one again does not. */
 void worker_report_error(struct worker_port *w, int error, const char *fmt, ...) _printf_(3, 4);
-/* 9.3.2.3: ERBEST when it changed (or appeared, or vanished). */
-void worker_report_erbest(struct worker_port *w, ns_t now);
 /* A servo sample's offset into the summary window (ipc_offset_stats). */
 void worker_report_summarize(struct worker_port *w, ns_t offset, ns_t now);
 /* After anything that may have changed the port: what is due goes out, the timer is set. */

@@ -127,7 +127,7 @@ static bool send_if_new(struct worker_port *w, const struct ipc_msg *m, struct w
 }
 
 /* 9.3.2.3: report Erbest when it changed (or appeared, or vanished). */
-__attribute__((noinline)) void worker_report_erbest(struct worker_port *w, ns_t now)
+__attribute__((noinline)) static void report_erbest(struct worker_port *w, ns_t now)
 {
 	struct ipc_msg m;
 	struct ipc_erbest *e = &m.erbest;
@@ -261,7 +261,7 @@ void worker_report(struct worker_port *w, bool frames)
 		return;
 	}
 	if (!frames || announces != w->announces_seen || now >= w->erbest_expiry) {
-		worker_report_erbest(w, now);
+		report_erbest(w, now);
 		w->announces_seen = announces;
 		w->erbest_expiry = port_erbest_next_expiry(w->loop.port, now);
 	}
