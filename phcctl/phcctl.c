@@ -298,14 +298,13 @@ static void instance_why(sd_bus_message *i, size_t n_ports, bool following, cons
 		snprintf(buf, size, "%s named in its interfaces, not a port (see Health)", missing);
 	} else if (n_ports == 0) {
 		snprintf(buf, size, "no ports: nothing to synchronize");
-	} else if (following && !strcmp(props_str(i, "ClockServo"), "refclock_sock") &&
-		   (!strcmp(props_str(i, "ClockBackend"), "system") ||
-		    !strcmp(props_str(i, "ClockBackend"), "free_running"))) {
-		/* health_chronyd_servo() in daemon/health.c */
-		snprintf(buf, size,
-			 "phcd runs no servo for it (clock_servo refclock_sock, software "
-			 "timestamps): chronyd steers the system clock from its samples (see "
-			 "Refclock)");
+	} else if (following && !strcmp(props_str(i, "Health"), "ok")) {
+		/*
+		 * Following, not synchronized, and the daemon sees nothing wrong in it: chronyd is
+		 * the servo (daemon/health.c, health_chronyd_servo()). Its words, not a copy of
+		 * its rule.
+		 */
+		snprintf(buf, size, "phcd runs no servo for it: %s", props_str(i, "ReadyReason"));
 	} else if (following && !strcmp(props_str(i, "ServoState"), "locked")) {
 		snprintf(buf, size,
 			 "the servo is locked but the offsets are not within "
