@@ -687,22 +687,30 @@ int port_tick(struct port *p, ns_t now)
  * Announces already told us: it may wait up to half its period for a wakeup that a frame brings
  * anyway (a Sync comes at least once an Announce interval), instead of waking the worker 4 times
  * a second on its own at the fast rates; linuxptp decides only when an Announce changed
- * something. A slave's Delay_Req may wait up to a Sync interval for the wakeup the next Sync
- * (its Follow_Up) brings, when that is at most a quarter of the mean Delay_Req interval: late
- * by at most that quarter, still at a random time, and at the same rate (port_run_timer() counts
- * the next one from the deadline); a separate wakeup for it was one in nine of a SLAVE worker's
- * at Sync 8/s. The receipt timeouts, the other messages we send and the fault reset keep their
- * time.
+ * something. At 4 Syncs a second or more, where every other Follow_Up wakes a worker over L2,
+ * up to two and a half Sync intervals if that is more, and at most one and a half periods (at
+ * Announce 4/s and Sync 8/s 312 ms of a 250 ms period: half of it left the worker a timer wakeup
+ * of its own between two Follow_Ups' every period). A slave's Delay_Req may wait up to two Sync
+ * intervals for the wakeup a Follow_Up brings (over L2 every other one at 4 Syncs a second or more:
+ * transport-l2.c), when that is at most a quarter of the mean Delay_Req interval: late by at most
+ * that quarter, still at a random time, and at the same rate (port_run_timer() counts the next one
+ * from the deadline); a separate wakeup for it was one in nine of a SLAVE worker's at Sync 8/s. The
+ * receipt timeouts, the other messages we send and the fault reset keep their time.
  */
 static ns_t port_timer_slack(const struct port *p, enum port_timer t)
 {
-	ns_t sync;
+	ns_t sync, half;
 
 	switch (t) {
 	case PORT_TIMER_BMCA:
-		return port_log_interval(p->cfg.port.logAnnounceInterval) / 2;
-	case PORT_TIMER_DELAY_REQ_TX:
 		sync = port_log_interval(p->portds.logSyncInterval);
+		half = port_log_interval(p->cfg.port.logAnnounceInterval) / 2;
+		sync = sync <= NS_PER_SEC / 4 ? 2 * sync + sync / 2 : 0;
+		sync = sync < 3 * half ? sync : 3 * half;
+		return sync > half ? sync : half;
+	case PORT_TIMER_DELAY_REQ_TX:
+		/* two: at 4 Syncs a second or more every other Follow_Up wakes the worker */
+		sync = 2 * port_log_interval(p->portds.logSyncInterval);
 		return sync <= port_log_interval(p->portds.logMinDelayReqInterval) / 4 ? sync : 0;
 	default:
 		return 0;

@@ -9,7 +9,8 @@
  *
  * Opened with cfg->lazy_general (a supervised worker's), the general socket is bound to
  * ETH_P_1588 too and receives the Announce, Delay_Resp and two-step Sync messages (the Syncs
- * stamped on receipt as on the event socket), which a socket filter takes off the event socket:
+ * stamped on receipt as on the event socket) and, at 4 Syncs a second or more, every other
+ * Follow_Up, which a socket filter takes off the event socket:
  * transport_lazy_fd(), what a SLAVE port reads at the wakeup the next Follow_Up brings instead
  * of waking for it (worker/port-loop.c).
  */
@@ -85,30 +86,54 @@ static int add_membership(int fd, int ifindex, const uint8_t mac[TRANSPORT_MAC_L
 
 /*
  * The messages the lazy general socket receives (messageType, the low nibble of the PTP header's
- * first byte, after the 14-byte link header): Announce, Delay_Resp, and a Sync with twoStepFlag
+ * first byte, after the 14-byte link header): Announce, Delay_Resp, a Sync with twoStepFlag
  * (flagField's first octet, header offset 6, bit 0x02), which is no measurement until its
- * Follow_Up comes, and the Follow_Up wakes the worker. The event socket's filter keeps everything
- * else: one-step Syncs, and frames too short to have a messageType or a flag (the port counts
+ * Follow_Up comes, and every other Follow_Up of Syncs at 4 a second or more: one with an odd
+ * sequenceId (its low octet, header offset 31) and a logMessageInterval (header offset 33) of -7
+ * to -2. The Follow_Up with the even sequenceId wakes the worker, which then reads the Sync and
+ * Follow_Up before it in the order they came: a SLAVE worker wakes once every two Sync intervals
+ * at those rates, its odd samples a Sync interval late (the measurement is the timestamps', so
+ * only the servo's answer to them waits), where each wakeup is most of what a worker costs
+ * (docs/performance.md). A unicast Follow_Up (logMessageInterval 0x7F) and those of slower Syncs
+ * wake it each. The event socket's filter keeps everything else: one-step Syncs, the even
+ * Follow_Ups, and frames too short to have a messageType, a flag or an interval (the port counts
  * them).
  */
 #define L2_LAZY_A 0x0b /* Announce */
 #define L2_LAZY_B 0x09 /* Delay_Resp */
 #define L2_LAZY_SYNC MSG_SYNC
+#define L2_LAZY_FUP MSG_FOLLOW_UP
 #define L2_FLAG0 (L2_HDR_LEN + 6)
 #define L2_FLAG0_TWO_STEP (MSG_FLAG_TWO_STEP >> 8)
-/* Keep (all of it) or drop (0): match for those, other for the rest and for short frames. */
-#define L2_FILTER(match, other)                                                \
-	BPF_STMT(BPF_LD | BPF_W | BPF_LEN, 0),                                 \
-		BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, L2_HDR_LEN, 0, 9),         \
-		BPF_STMT(BPF_LD | BPF_B | BPF_ABS, L2_HDR_LEN),                \
-		BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0x0f),                     \
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, L2_LAZY_A, 7, 0),          \
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, L2_LAZY_B, 6, 0),          \
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, L2_LAZY_SYNC, 0, 4),       \
-		BPF_STMT(BPF_LD | BPF_W | BPF_LEN, 0),                         \
-		BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, L2_FLAG0, 0, 2),           \
-		BPF_STMT(BPF_LD | BPF_B | BPF_ABS, L2_FLAG0),                  \
-		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, L2_FLAG0_TWO_STEP, 1, 0), \
+#define L2_SEQ_LO (L2_HDR_LEN + 31)
+#define L2_LOG_INTERVAL (L2_HDR_LEN + 33)
+/* logMessageInterval -7 .. -2 as an octet */
+#define L2_LAZY_FUP_LOG_MIN 0xf9
+#define L2_LAZY_FUP_LOG_MAX 0xfe
+/*
+ * Keep (all of it) or drop (0): match for those, other for the rest and for short frames. A jump
+ * counts instructions from the one after it: other is instruction 19 (counted from 0), match 20.
+ */
+#define L2_FILTER(match, other)                                                 \
+	BPF_STMT(BPF_LD | BPF_W | BPF_LEN, 0),                                  \
+		BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, L2_HDR_LEN, 0, 17),         \
+		BPF_STMT(BPF_LD | BPF_B | BPF_ABS, L2_HDR_LEN),                 \
+		BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0x0f),                      \
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, L2_LAZY_A, 15, 0),          \
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, L2_LAZY_B, 14, 0),          \
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, L2_LAZY_SYNC, 0, 4),        \
+		BPF_STMT(BPF_LD | BPF_W | BPF_LEN, 0),                          \
+		BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, L2_FLAG0, 0, 10),           \
+		BPF_STMT(BPF_LD | BPF_B | BPF_ABS, L2_FLAG0),                   \
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, L2_FLAG0_TWO_STEP, 9, 8),  \
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, L2_LAZY_FUP, 0, 7),         \
+		BPF_STMT(BPF_LD | BPF_W | BPF_LEN, 0),                          \
+		BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, L2_LOG_INTERVAL, 0, 5),     \
+		BPF_STMT(BPF_LD | BPF_B | BPF_ABS, L2_SEQ_LO),                  \
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, 1, 0, 3),                  \
+		BPF_STMT(BPF_LD | BPF_B | BPF_ABS, L2_LOG_INTERVAL),            \
+		BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, L2_LAZY_FUP_LOG_MIN, 0, 1), \
+		BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, L2_LAZY_FUP_LOG_MAX, 0, 1), \
 		BPF_STMT(BPF_RET | BPF_K, other), BPF_STMT(BPF_RET | BPF_K, match)
 static const struct sock_filter l2_lazy_only[] = { L2_FILTER(0xffffffff, 0) };
 static const struct sock_filter l2_all_but_lazy[] = { L2_FILTER(0, 0xffffffff) };

@@ -455,6 +455,65 @@ static void test_state_decision_slack(void **state)
 	clock_free(l.s[1].clk);
 }
 
+/*
+ * A slave's Delay_Req may wait up to two Sync intervals for a Follow_Up's wakeup (over L2 every
+ * other Follow_Up wakes the worker at 4 Syncs a second or more), when two are at most a quarter of
+ * the mean Delay_Req interval; otherwise it keeps its time. So may the state decision, up to two
+ * and a half.
+ */
+static void test_timer_slack_fast_sync(void **state)
+{
+	static const struct {
+		int8_t log_sync, log_dreq;
+		ns_t slack;
+	} cases[] = {
+		{ -3, 0, NS_PER_SEC / 4 },
+		{ -4, 0, NS_PER_SEC / 8 },
+		{ -7, -4, NS_PER_SEC / 64 },
+		{ -2, 0, 0 },
+		{ -3, -1, 0 },
+		{ 0, 0, 0 },
+	};
+	static const struct {
+		int8_t log_sync, log_announce;
+		ns_t slack;
+	} bmca[] = {
+		{ -3, -2, NS_PER_SEC / 8 * 5 / 2 }, { -3, 0, NS_PER_SEC / 2 },
+		{ -2, -2, NS_PER_SEC / 8 * 3 },	    { -1, -2, NS_PER_SEC / 8 },
+		{ -7, -3, NS_PER_SEC / 16 },
+	};
+	struct link l;
+	struct port *p;
+
+	memset(&l, 0, sizeof(l));
+	l.now = START;
+	side_init(&l, 1, 200, 0.0, 0, DELAY_MECHANISM_E2E);
+	p = l.s[1].port;
+	assert_int_equal(port_start(p, l.now), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		p->portds.logSyncInterval = cases[i].log_sync;
+		p->portds.logMinDelayReqInterval = cases[i].log_dreq;
+		port_timer_set(p, PORT_TIMER_DELAY_REQ_TX, l.now + NS_PER_MSEC);
+		assert_int_equal(port_next_due(p), l.now + NS_PER_MSEC);
+		assert_int_equal(port_next_deadline(p), l.now + NS_PER_MSEC + cases[i].slack);
+	}
+	/*
+	 * The state decision at 4 Syncs a second or more: up to two and a half Sync intervals if
+	 * that is more than half an Announce interval, at most one and a half of those.
+	 */
+	port_timer_stop(p, PORT_TIMER_DELAY_REQ_TX);
+	for (size_t i = 0; i < ARRAY_SIZE(bmca); i++) {
+		ns_t due = p->timer[PORT_TIMER_BMCA];
+
+		p->portds.logSyncInterval = bmca[i].log_sync;
+		p->cfg.port.logAnnounceInterval = bmca[i].log_announce;
+		assert_int_equal(port_next_due(p), due);
+		assert_int_equal(port_next_deadline(p), due + bmca[i].slack);
+	}
+	port_free(p);
+	clock_free(l.s[1].clk);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -464,6 +523,7 @@ int main(void)
 		cmocka_unit_test(test_follow_up_before_sync),
 		cmocka_unit_test(test_set_priorities),
 		cmocka_unit_test(test_state_decision_slack),
+		cmocka_unit_test(test_timer_slack_fast_sync),
 		cmocka_unit_test(test_supervised_no_announce_before_decision),
 		cmocka_unit_test(test_supervised_master_slave_master),
 		cmocka_unit_test(test_supervised_sync_heard_measured),

@@ -442,6 +442,33 @@ static void test_l2_lazy_filters(void **state)
 	assert_true(passes(true, frame, 14 + 7));
 	assert_false(passes(true, frame, 14 + 6));
 	assert_true(passes(false, frame, 14 + 6));
+	/*
+	 * Follow_Ups: those with an odd sequenceId of Syncs at 4 a second or more
+	 * (logMessageInterval -7 .. -2) are the lazy socket's, the rest wake the worker: even ones,
+	 * unicast ones (0x7F), slower ones, out of range ones, and one cut before its
+	 * logMessageInterval.
+	 */
+	for (int seq = 0; seq < 4; seq++) {
+		static const uint8_t log_iv[] = { 0x7f, 0x00, 0x01, 0xff, 0xfe,
+						  0xfd, 0xfa, 0xf9, 0xf8, 0x80 };
+
+		for (size_t k = 0; k < ARRAY_SIZE(log_iv); k++) {
+			bool lazy = (seq & 1) && log_iv[k] >= 0xf9 && log_iv[k] <= 0xfe;
+
+			memset(frame, 0, sizeof(frame));
+			frame[14] = 0x08;
+			frame[14 + 30] = (uint8_t) (seq << 1);
+			frame[14 + 31] = (uint8_t) (seq == 3 ? 0xff : seq);
+			frame[14 + 33] = log_iv[k];
+			assert_int_equal(passes(true, frame, sizeof(frame)), lazy);
+			assert_int_equal(passes(false, frame, sizeof(frame)), !lazy);
+			assert_false(passes(true, frame, 14 + 33));
+			assert_true(passes(false, frame, 14 + 33));
+		}
+	}
+	memset(frame, 0, sizeof(frame));
+	frame[14] = 0x00;
+	frame[14 + 6] = 0x02;
 	/* A header and nothing more: no messageType, so the event socket's (the port counts it). */
 	assert_false(passes(true, frame, 14));
 	assert_true(passes(false, frame, 14));
