@@ -275,12 +275,21 @@ int port_sync_heard_replay(struct port *p, ns_t now)
 	return port_sync_offset(p, h.t1, h.t2, h.correction, now);
 }
 
+/* A Sync or Follow_Up handled in the turn that stepped the clock came before the step. */
+static bool port_sync_stale(const struct port *p, ns_t now)
+{
+	return p->sync.stepped && now == p->sync.step_turn;
+}
+
 int port_sync_receive(struct port *p, const struct msg *m, ns_t rx, ns_t now)
 {
 	uint16_t seq = m->hdr.sequenceId;
 	ns_t corr = correction_to_ns(m->hdr.correctionField), t1;
 	int r;
 
+	if (port_sync_stale(p, now)) {
+		return 0;
+	}
 	r = port_sync_accept(p, m);
 	if (!r) {
 		r = port_seq_check(p->sync.have_last, p->sync.last_seq, seq);
@@ -336,6 +345,9 @@ int port_follow_up_receive(struct port *p, const struct msg *m, ns_t now)
 	ns_t t1, corr;
 	int r;
 
+	if (port_sync_stale(p, now)) {
+		return 0;
+	}
 	r = port_sync_accept(p, m);
 	if (r) {
 		port_count(p, r);
@@ -369,8 +381,12 @@ int port_follow_up_receive(struct port *p, const struct msg *m, ns_t now)
 	return port_sync_offset(p, t1, p->sync.t2, corr, now);
 }
 
-/* Step the clock (SERVO_JUMP) or set its frequency, reporting what the back end refuses. */
-static void port_clock_adjust(struct port *p, enum servo_state st, ns_t offset, double freq)
+/*
+ * Step the clock (SERVO_JUMP) or set its frequency, reporting what the back end refuses. now: the
+ * turn it happens in (port_sync_stale()).
+ */
+static void port_clock_adjust(struct port *p, enum servo_state st, ns_t offset, double freq,
+			      ns_t now)
 {
 	int r;
 
@@ -387,6 +403,8 @@ static void port_clock_adjust(struct port *p, enum servo_state st, ns_t offset, 
 		 */
 		port_sync_reset(p);
 		p->outlier = gate;
+		p->sync.stepped = true;
+		p->sync.step_turn = now;
 	}
 	r = clock_adj_freq(p->clock, freq);
 	if (r < 0 && p->ops->clock_error) {
@@ -570,7 +588,7 @@ static int port_sync_use(struct port *p, ns_t t1, ns_t t2, ns_t correction, ns_t
 		s.freq_ppb = servo_skip(p->servo);
 		if (s.freq_ppb != before) {
 			outlier_gate_bend(&p->outlier, t2, s.freq_ppb - before);
-			port_clock_adjust(p, SERVO_LOCKED, 0, s.freq_ppb);
+			port_clock_adjust(p, SERVO_LOCKED, 0, s.freq_ppb, now);
 		}
 		if (p->ops->sample) {
 			p->ops->sample(p->userdata, &s);
@@ -596,7 +614,7 @@ static int port_sync_use(struct port *p, ns_t t1, ns_t t2, ns_t correction, ns_t
 			outlier_gate_follow(&p->outlier, s.servo_state, s.freq_ppb - before);
 		}
 		s.adjusted = true;
-		port_clock_adjust(p, s.servo_state, s.offset, s.freq_ppb);
+		port_clock_adjust(p, s.servo_state, s.offset, s.freq_ppb, now);
 	} else {
 		s.servo_state = SERVO_UNLOCKED;
 	}

@@ -117,6 +117,7 @@ struct servo {
 	 * error), ns; 0 = unknown. The PI servo lowers its proportional gain when it is large.
 	 */
 	double noise_ns;
+	bool batched; /* EXPERIMENT */
 	uint64_t refused;    /* samples refused by the sanity bound (cfg.max_offset_jump) */
 	ns_t refused_offset; /* the last one refused */
 };

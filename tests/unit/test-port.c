@@ -497,6 +497,46 @@ static void test_fast_start(void **state)
 }
 
 /*
+ * The start at Sync 8/s as a supervised worker over L2 hears it (struct link's lazy): every other
+ * Follow_Up, with its Sync, waits for the next one's turn. Both servos hold the master's time
+ * within 2 us 30 s after SLAVE, as when every Follow_Up woke the worker. When the step comes at
+ * an odd Follow_Up's sample, the even Sync read in the same turn was stamped before it, on the
+ * clock's old timescale (300 us off): it is dropped (port_sync_stale()), where the outlier gate
+ * rejected it, and counted a noiseless start's offset_outlier.
+ */
+static void test_fast_start_lazy(void **state)
+{
+	for (int k = 0; k < 4; k++) {
+		enum servo_type type = k % 2 ? SERVO_TYPE_LINREG : SERVO_TYPE_PI;
+		ns_t uncal = 0, slave = 0;
+		struct link l;
+
+		link_init_servo(&l, 20000.0, 300 * NS_PER_USEC, DELAY_MECHANISM_E2E, false, -3,
+				type);
+		l.lazy = true;
+		/* the step at an even sample (k 0, 1) and at an odd one (2, 3) */
+		l.s[0].port->seq_sync = (uint16_t) (k / 2);
+		run_to_slave(&l, &uncal, &slave);
+		link_run(&l, l.now + 30 * NS_PER_SEC);
+		print_message("%s: UNCALIBRATED to SLAVE in %.2f s, %u frames waited, error %lld "
+			      "ns 30 s after\n",
+			      options_clock_servo_to_string(type),
+			      (double) (slave - uncal) / (double) NS_PER_SEC, l.held_total,
+			      (long long) link_error(&l));
+		assert_true(l.held_total > 8 * 30 / 2);
+		/* no noise here: an outlier is the stale Sync's offset */
+		assert_int_equal(l.s[1].port->counters[PORT_CNT_OFFSET_OUTLIER], 0);
+		assert_true(slave - uncal < 3 * NS_PER_SEC);
+		assert_int_equal(port_get_state(l.s[1].port), PORT_STATE_SLAVE);
+		if (llabs(link_error(&l)) > 2 * NS_PER_USEC) {
+			fail_msg("%s: error %lld ns 30 s after SLAVE, expected within 2 us",
+				 options_clock_servo_to_string(type), (long long) link_error(&l));
+		}
+		link_free(&l);
+	}
+}
+
+/*
  * The same with software timestamps' noise (each Sync late by 0..15 us): the gate's first
  * judgements extrapolate the noise of the two samples before them, beyond its 10 us floor now and
  * then, and kept the three offsets after the step from the servo (6 s to SLAVE instead of 2-3).
@@ -867,6 +907,7 @@ int main(void)
 		cmocka_unit_test(test_hw_recovery_one_sided_noise),
 		cmocka_unit_test(test_rate_ratio_jitter),
 		cmocka_unit_test(test_fast_start),
+		cmocka_unit_test(test_fast_start_lazy),
 		cmocka_unit_test(test_locked_before_no_first_step),
 		cmocka_unit_test(test_fast_start_noisy),
 		cmocka_unit_test(test_spike_after_start),
