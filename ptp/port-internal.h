@@ -108,6 +108,12 @@ struct port_sync_rx {
 	 */
 	bool stepped;
 	ns_t step_turn;
+	/*
+	 * The turn of the servo's last answer: a sample handled in that same turn replaces it
+	 * before it acted (servo_sample_in_turn(), outlier_gate_unbend()).
+	 */
+	bool answered;
+	ns_t answer_turn;
 };
 
 /* E2E requester (slave): the Delay_Req in flight. */

@@ -57,7 +57,6 @@ struct servo_pi {
 	double sx, sy, sxx, sxy;
 	/* once the loop runs, the offset's expectation is zero: clip it (servo_clip) */
 	struct servo_clip clip;
-	double prev_off;
 };
 
 static struct servo_pi *to_pi(struct servo *s)
@@ -227,11 +226,7 @@ static enum servo_state pi_sample(struct servo *s, ns_t offset, ns_t local_ts, d
 	}
 	pi->last_local = local_ts;
 	ki_term = scale * kp_noise * pi->ki * (double) offset;
-	{
-		double p_off = s->batched ? ((double) offset + pi->prev_off) / 2 : (double) offset;
-		pi->prev_off = (double) offset;
-		ppb = pi->drift - scale * kp_noise * pi->kp * p_off - ki_term;
-	}
+	ppb = pi->drift - scale * kp_noise * pi->kp * (double) offset - ki_term;
 	if (ppb > max || ppb < -max) {
 		/* saturated: do not wind the integrator up */
 		ppb = clamp(ppb, max);
