@@ -345,13 +345,12 @@ static bool lazy_frame(const struct frame *f)
 	return false;
 }
 
-/* Side 1's lazy socket is read by the worker (not polled): SLAVE or UNCALIBRATED. */
+/* Side 1's lazy socket is read by the worker (not polled): SLAVE (worker/port-loop.c). */
 static bool lazy_unpolled(const struct link *l)
 {
 	enum port_state st = port_get_state(l->s[1].port);
 
-	return l->lazy && (st == PORT_STATE_SLAVE || st == PORT_STATE_UNCALIBRATED) &&
-	       !port_sync_awaited(l->s[1].port);
+	return l->lazy && st == PORT_STATE_SLAVE && !port_sync_awaited(l->s[1].port);
 }
 
 /* What waits on side 1's lazy socket, in the order it came, at this turn. */
@@ -444,4 +443,22 @@ void assert_no_hostile(const struct side *s)
 				 (unsigned long long) port_get_counter(s->port, c));
 		}
 	}
+}
+
+void link_run_to_slave(struct link *l, ns_t *uncal, ns_t *slave)
+{
+	*uncal = *slave = 0;
+	while (!*slave && l->now < START + 60 * NS_PER_SEC) {
+		enum port_state st;
+
+		link_run(l, l->now + NS_PER_SEC / 20);
+		st = port_get_state(l->s[1].port);
+		if (!*uncal && st == PORT_STATE_UNCALIBRATED) {
+			*uncal = l->now;
+		}
+		if (st == PORT_STATE_SLAVE) {
+			*slave = l->now;
+		}
+	}
+	assert_true(*uncal && *slave);
 }

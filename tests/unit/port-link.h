@@ -94,7 +94,7 @@ struct link {
 	bool dup_pdelay_resp;  /* side 0's every Pdelay_Resp comes twice: a second responder */
 	/*
 	 * Side 1 hears as a SLAVE worker over L2 with its lazy socket (ptp/transport-l2.c,
-	 * worker/port-loop.c): while SLAVE or UNCALIBRATED, what that socket's filter takes
+	 * worker/port-loop.c): while SLAVE, what that socket's filter takes
 	 * (transport_l2_filter()) waits, stamped on arrival, for the next frame of the event socket
 	 * or timer, and comes first, all in one turn (one now).
 	 */
@@ -115,4 +115,6 @@ void link_init(struct link *l, double master_ppb, ns_t slave_offset, enum delay_
 void link_free(struct link *l);
 void link_run(struct link *l, ns_t until);
 ns_t link_error(const struct link *l);
+/* Run the link until the slave is SLAVE (60 s at most): when it went UNCALIBRATED, and SLAVE. */
+void link_run_to_slave(struct link *l, ns_t *uncal, ns_t *slave);
 void assert_no_hostile(const struct side *s);

@@ -439,25 +439,6 @@ static void test_locked_before_no_first_step(void **state)
 	}
 }
 
-/* Run the link until the slave is SLAVE (60 s at most): when it went UNCALIBRATED, and SLAVE. */
-static void run_to_slave(struct link *l, ns_t *uncal, ns_t *slave)
-{
-	*uncal = *slave = 0;
-	while (!*slave && l->now < START + 60 * NS_PER_SEC) {
-		enum port_state st;
-
-		link_run(l, l->now + NS_PER_SEC / 20);
-		st = port_get_state(l->s[1].port);
-		if (!*uncal && st == PORT_STATE_UNCALIBRATED) {
-			*uncal = l->now;
-		}
-		if (st == PORT_STATE_SLAVE) {
-			*slave = l->now;
-		}
-	}
-	assert_true(*uncal && *slave);
-}
-
 /*
  * Issue 19, time to synchronized: from UNCALIBRATED (master chosen) to SLAVE takes three Syncs
  * at 1/s with the default (software) servo constants, for both servos, from a clock 300 us and
@@ -476,7 +457,7 @@ static void test_fast_start(void **state)
 
 		link_init_servo(&l, 20000.0, 300 * NS_PER_USEC, DELAY_MECHANISM_E2E, false, 0,
 				type);
-		run_to_slave(&l, &uncal, &slave);
+		link_run_to_slave(&l, &uncal, &slave);
 		print_message("%s: UNCALIBRATED to SLAVE in %.2f s\n",
 			      options_clock_servo_to_string(type),
 			      (double) (slave - uncal) / (double) NS_PER_SEC);
@@ -493,100 +474,6 @@ static void test_fast_start(void **state)
 				 options_clock_servo_to_string(type), (long long) link_error(&l));
 		}
 		link_free(&l);
-	}
-}
-
-/*
- * The start at Sync 8/s as a supervised worker over L2 hears it (struct link's lazy): every other
- * Follow_Up, with its Sync, waits for the next one's turn. Both servos hold the master's time
- * within 2 us 30 s after SLAVE, as when every Follow_Up woke the worker. When the step comes at
- * an odd Follow_Up's sample, the even Sync read in the same turn was stamped before it, on the
- * clock's old timescale (300 us off): it is dropped (port_sync_stale()), where the outlier gate
- * rejected it, and counted a noiseless start's offset_outlier.
- */
-static void test_fast_start_lazy(void **state)
-{
-	for (int k = 0; k < 4; k++) {
-		enum servo_type type = k % 2 ? SERVO_TYPE_LINREG : SERVO_TYPE_PI;
-		ns_t uncal = 0, slave = 0;
-		struct link l;
-
-		link_init_servo(&l, 20000.0, 300 * NS_PER_USEC, DELAY_MECHANISM_E2E, false, -3,
-				type);
-		l.lazy = true;
-		/* the step at an even sample (k 0, 1) and at an odd one (2, 3) */
-		l.s[0].port->seq_sync = (uint16_t) (k / 2);
-		run_to_slave(&l, &uncal, &slave);
-		link_run(&l, l.now + 30 * NS_PER_SEC);
-		print_message("%s: UNCALIBRATED to SLAVE in %.2f s, %u frames waited, error %lld "
-			      "ns 30 s after\n",
-			      options_clock_servo_to_string(type),
-			      (double) (slave - uncal) / (double) NS_PER_SEC, l.held_total,
-			      (long long) link_error(&l));
-		assert_true(l.held_total > 8 * 30 / 2);
-		/* no noise here: an outlier is the stale Sync's offset */
-		assert_int_equal(l.s[1].port->counters[PORT_CNT_OFFSET_OUTLIER], 0);
-		assert_true(slave - uncal < 3 * NS_PER_SEC);
-		assert_int_equal(port_get_state(l.s[1].port), PORT_STATE_SLAVE);
-		if (llabs(link_error(&l)) > 2 * NS_PER_USEC) {
-			fail_msg("%s: error %lld ns 30 s after SLAVE, expected within 2 us",
-				 options_clock_servo_to_string(type), (long long) link_error(&l));
-		}
-		link_free(&l);
-	}
-}
-
-/*
- * The servo chain when a turn carries two samples (the lazy link, Sync 8/s), under software
- * timestamps' jitter (0..4 us) and every fifth Sync 30 us late: the spread of the true error
- * from 10 to 30 s after SLAVE, over 20 seeds, is at most 1.1 times what it is with every
- * Follow_Up on time, for both servos. The answer to the odd sample never acts, and port_sync_use()
- * says so to the gate and the servo (servo_sample_in_turn()); when it did not, linreg's spread
- * was 1.82 times (its free-running timescale took that answer as acting for a Sync interval).
- */
-static void test_lazy_jitter(void **state)
-{
-	for (int k = 0; k < 2; k++) {
-		enum servo_type type = k ? SERVO_TYPE_LINREG : SERVO_TYPE_PI;
-		double sd[2];
-
-		for (int lazy = 0; lazy < 2; lazy++) {
-			double sum = 0, sum2 = 0, n = 0;
-
-			for (uint64_t seed = 1; seed <= 20; seed++) {
-				ns_t uncal = 0, slave = 0, end;
-				struct link l;
-
-				link_init_servo(&l, 20000.0, 300 * NS_PER_USEC, DELAY_MECHANISM_E2E,
-						false, -3, type);
-				l.lazy = lazy;
-				l.sync_jitter = 4 * NS_PER_USEC;
-				l.spike_every = 5;
-				l.spike = 30 * NS_PER_USEC;
-				l.rng = seed;
-				run_to_slave(&l, &uncal, &slave);
-				link_run(&l, l.now + 10 * NS_PER_SEC);
-				for (end = l.now + 20 * NS_PER_SEC; l.now < end;) {
-					double e;
-
-					link_run(&l, l.now + NS_PER_SEC / 8);
-					e = (double) link_error(&l);
-					sum += e;
-					sum2 += e * e;
-					n++;
-				}
-				link_free(&l);
-			}
-			sd[lazy] = sqrt(sum2 / n - (sum / n) * (sum / n));
-		}
-		print_message("%s: true error spread %.0f ns, every other Follow_Up late %.0f ns "
-			      "(%.2f)\n",
-			      options_clock_servo_to_string(type), sd[0], sd[1], sd[1] / sd[0]);
-		if (sd[1] > sd[0] * 1.1) {
-			fail_msg("%s: true error spread %.0f ns with every other Follow_Up late, "
-				 "expected at most 1.1 times %.0f ns",
-				 options_clock_servo_to_string(type), sd[1], sd[0]);
-		}
 	}
 }
 
@@ -615,7 +502,7 @@ static void test_fast_start_noisy(void **state)
 					0, seed % 2 ? SERVO_TYPE_PI : SERVO_TYPE_LINREG);
 			l.sync_jitter = jitter_us[j] * NS_PER_USEC;
 			l.rng = seed;
-			run_to_slave(&l, &uncal, &slave);
+			link_run_to_slave(&l, &uncal, &slave);
 			if (slave - uncal > bound[j]) {
 				print_message("jitter %d us, seed %llu: SLAVE %.2f s after "
 					      "UNCALIBRATED\n",
@@ -658,7 +545,7 @@ static void test_spike_after_start(void **state)
 			l.spike_every = 6;
 			l.spike = (5 + (ns_t) (seed % 4)) * NS_PER_USEC;
 			l.nsync = (unsigned) (seed % 6);
-			run_to_slave(&l, &uncal, &slave);
+			link_run_to_slave(&l, &uncal, &slave);
 			while (l.now < slave + 20 * NS_PER_SEC) {
 				ns_t e;
 
@@ -961,8 +848,6 @@ int main(void)
 		cmocka_unit_test(test_hw_recovery_one_sided_noise),
 		cmocka_unit_test(test_rate_ratio_jitter),
 		cmocka_unit_test(test_fast_start),
-		cmocka_unit_test(test_fast_start_lazy),
-		cmocka_unit_test(test_lazy_jitter),
 		cmocka_unit_test(test_locked_before_no_first_step),
 		cmocka_unit_test(test_fast_start_noisy),
 		cmocka_unit_test(test_spike_after_start),
