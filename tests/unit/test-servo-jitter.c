@@ -162,6 +162,27 @@ static void run_jitter(struct jitter_run *j)
 }
 
 /*
+ * 200 s at Sync 8/s from 50 us and 20 ppm off, the last 60 s measured: servo t 0 PI with its
+ * defaults, 1 linreg, 2 PI with Kp 0.7 and Ki 0.3 set by hand.
+ */
+static struct jitter_run jitter_profile(int t, double noise_ns, double spike_p, double spike_ns,
+					uint64_t seed)
+{
+	return (struct jitter_run){
+		.type = t == 1 ? SERVO_TYPE_LINREG : SERVO_TYPE_PI,
+		.kp = t == 2 ? 0.7 : 0,
+		.ki = t == 2 ? 0.3 : 0,
+		.noise_ns = noise_ns,
+		.spike_p = spike_p,
+		.spike_ns = spike_ns,
+		.freq_error_ppb = 20000,
+		.samples = 8 * 200,
+		.tail = 8 * 60,
+		.seed = seed,
+	};
+}
+
+/*
  * linreg under packet delay variation, through the gate as a port runs it, 200 s at Sync 8/s from
  * 50 us and 20 ppm off, the last 60 s measured, five seeds: true error RMS and the holdover
  * frequency's error (its stable frequency against the one that holds the clock). Before its
@@ -212,17 +233,8 @@ static void test_linreg_jitter(void **state)
 			double r = 0, hf = 0, b = 0;
 
 			for (uint64_t seed = 1; seed <= SEEDS; seed++) {
-				struct jitter_run j = { .type = t == 1 ? SERVO_TYPE_LINREG
-								       : SERVO_TYPE_PI,
-							.kp = t == 2 ? 0.7 : 0,
-							.ki = t == 2 ? 0.3 : 0,
-							.noise_ns = prof[k].noise,
-							.spike_p = prof[k].p,
-							.spike_ns = prof[k].spike,
-							.freq_error_ppb = 20000,
-							.samples = 8 * 200,
-							.tail = 8 * 60,
-							.seed = seed };
+				struct jitter_run j = jitter_profile(t, prof[k].noise, prof[k].p,
+								     prof[k].spike, seed);
 
 				run_jitter(&j);
 				r += j.tail_rms * j.tail_rms;
@@ -296,21 +308,11 @@ static void test_every_other_late(void **state)
 				double r = 0;
 
 				for (uint64_t seed = 1; seed <= 10; seed++) {
-					struct jitter_run j = {
-						.type = t == 1 ? SERVO_TYPE_LINREG : SERVO_TYPE_PI,
-						.kp = t == 2 ? 0.7 : 0,
-						.ki = t == 2 ? 0.3 : 0,
-						.noise_ns = prof[k].noise,
-						.spike_p = prof[k].p,
-						.spike_ns = prof[k].spike,
-						.freq_error_ppb = 20000,
-						.lag = lag > 0,
-						.naive = lag == 2,
-						.samples = 8 * 200,
-						.tail = 8 * 60,
-						.seed = seed,
-					};
+					struct jitter_run j = jitter_profile(
+						t, prof[k].noise, prof[k].p, prof[k].spike, seed);
 
+					j.lag = lag > 0;
+					j.naive = lag == 2;
 					run_jitter(&j);
 					r += j.tail_rms * j.tail_rms;
 				}
