@@ -149,7 +149,8 @@ static bool servo_refuses(const struct servo *s, ns_t offset_ns)
  */
 static void servo_turn(struct servo *s, ns_t t, bool shares_turn)
 {
-	if (!shares_turn) {
+	/* a servo that never answered (a new one, its caller's turn not over) shares no turn */
+	if (!shares_turn || s->turn_samples == 0) {
 		s->acting_ppb = servo_answer(s);
 		s->turn_samples = 0;
 	}

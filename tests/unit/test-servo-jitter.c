@@ -367,12 +367,39 @@ static void test_gate_unbend(void **state)
 	assert_memory_equal(&g, &before, sizeof(g));
 }
 
+/*
+ * A servo that never answered shares no turn: a port that builds a new one in the turn of the old
+ * one's last answer says shares_turn, and the new servo's course must not start from a phase
+ * grown since the epoch at the frequency it was built with.
+ */
+static void test_turn_new_servo(void **state)
+{
+	struct servo_config cfg;
+	struct servo *a = NULL, *b = NULL;
+	double fa, fb;
+
+	servo_config_default(&cfg, false);
+	assert_int_equal(servo_new(&cfg, 20000, &a), 0);
+	assert_int_equal(servo_new(&cfg, 20000, &b), 0);
+	for (int i = 0; i < 4; i++) {
+		ns_t t = 1000 * NS_PER_SEC + i * NS_PER_SEC / 8;
+
+		assert_int_equal(servo_sample_in_turn(a, 100, t, i == 0, &fa),
+				 servo_sample(b, 100, t, &fb));
+		assert_true(fa == fb);
+		assert_true(a->phase_ns == 0);
+	}
+	servo_free(a);
+	servo_free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_linreg_jitter),
 		cmocka_unit_test(test_every_other_late),
 		cmocka_unit_test(test_gate_unbend),
+		cmocka_unit_test(test_turn_new_servo),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
