@@ -121,6 +121,7 @@ enum outlier_verdict outlier_gate_judge(struct outlier_gate *f, ns_t t, ns_t off
 				f->rt[1] = t;
 				f->ro[1] = offset;
 				f->rejected++;
+				f->bent = 0;
 				return OUTLIER_REJECT;
 			}
 			/*
@@ -148,6 +149,7 @@ enum outlier_verdict outlier_gate_judge(struct outlier_gate *f, ns_t t, ns_t off
 	}
 	f->rejected = 0;
 	outlier_append(f, t, offset);
+	f->bent = 0;
 	/*
 	 * Until it holds two samples the gate cannot judge: the very first one only primes it (a
 	 * port passes it to the servo all the same: keeping it cost a second to synchronized; the
@@ -181,10 +183,12 @@ static void outlier_pivot(struct outlier_gate *f, double dppb)
  */
 void outlier_gate_follow(struct outlier_gate *f, enum servo_state st, double dppb)
 {
+	f->bent = 0;
 	if (st == SERVO_JUMP) {
 		f->n = 0;
 	} else {
 		outlier_pivot(f, dppb);
+		f->bent = dppb;
 	}
 }
 
@@ -197,6 +201,7 @@ void outlier_gate_bend(struct outlier_gate *f, ns_t t, double dppb)
 	}
 	outlier_append(f, t, (ns_t) num_llround(pred));
 	outlier_pivot(f, dppb);
+	f->bent = dppb;
 }
 
 /*
@@ -207,6 +212,7 @@ void outlier_gate_step(struct outlier_gate *f, ns_t offset, double dppb)
 {
 	outlier_pivot(f, dppb);
 	f->rejected = 0;
+	f->bent = 0;
 	for (unsigned i = 0; i < f->n; i++) {
 		/* Offsets from the wire can be extreme: a line that does not fit is forgotten. */
 		if (__builtin_sub_overflow(f->o[i], offset, &f->o[i]) ||
@@ -217,9 +223,22 @@ void outlier_gate_step(struct outlier_gate *f, ns_t offset, double dppb)
 	}
 }
 
+/*
+ * The pivot on the same last sample, the other way: each earlier sample back where it was (the
+ * rounding to whole ns is symmetric, llround()).
+ */
+void outlier_gate_unbend(struct outlier_gate *f)
+{
+	if (f->bent != 0) {
+		outlier_pivot(f, -f->bent);
+		f->bent = 0;
+	}
+}
+
 void outlier_gate_reset(struct outlier_gate *g)
 {
 	g->n = 0;
+	g->bent = 0;
 	g->rejected = 0;
 	g->judged = 0;
 }

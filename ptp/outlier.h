@@ -22,6 +22,11 @@ struct outlier_gate {
 	ns_t rt[2], ro[2]; /* the last two of them */
 	double run_jitter; /* jitter before the run of rejections began */
 	unsigned judged;   /* samples judged since it started, up to OUTLIER_WARMUP */
+	/*
+	 * The bend (outlier_gate_follow() or _bend()) since the last judgement, ppb, pivoted on
+	 * the line's last sample: outlier_gate_unbend() takes it back.
+	 */
+	double bent;
 };
 
 /*
@@ -56,3 +61,10 @@ void outlier_gate_bend(struct outlier_gate *g, ns_t t, double dppb);
  * after the step as any other instead of starting over.
  */
 void outlier_gate_step(struct outlier_gate *g, ns_t offset, double dppb);
+/*
+ * The answer that bent the line since its last judgement (outlier_gate_follow(), _bend()) never
+ * acted: the caller replaced it in the same turn, before it could (servo_sample_in_turn()). The
+ * line goes on as it was before that bend; call before judging the turn's next sample, and bend
+ * it with the next answer against the adjustment in effect (servo's acting_ppb).
+ */
+void outlier_gate_unbend(struct outlier_gate *g);

@@ -100,6 +100,20 @@ struct port_sync_rx {
 	unsigned held_n;
 	struct port_sync_pair held[PORT_SYNC_HELD_MAX];
 	unsigned early_next; /* the slot the next early Follow_Up takes */
+	/*
+	 * The turn (the port's now) in which the servo last stepped the clock: a Sync or Follow_Up
+	 * handled in that same turn came before the step (read with the frames that stepped it, as
+	 * a SLAVE worker over L2 reads two Sync intervals' at once: transport-l2.c), so its t2 is
+	 * on the clock's old timescale, and it is dropped.
+	 */
+	bool stepped;
+	ns_t step_turn;
+	/*
+	 * The turn of the servo's last answer: a sample handled in that same turn replaces it
+	 * before it acted (servo_sample_in_turn(), outlier_gate_unbend()).
+	 */
+	bool answered;
+	ns_t answer_turn;
 };
 
 /* E2E requester (slave): the Delay_Req in flight. */

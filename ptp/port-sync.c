@@ -275,12 +275,21 @@ int port_sync_heard_replay(struct port *p, ns_t now)
 	return port_sync_offset(p, h.t1, h.t2, h.correction, now);
 }
 
+/* A Sync or Follow_Up handled in the turn that stepped the clock came before the step. */
+static bool port_sync_stale(const struct port *p, ns_t now)
+{
+	return p->sync.stepped && now == p->sync.step_turn;
+}
+
 int port_sync_receive(struct port *p, const struct msg *m, ns_t rx, ns_t now)
 {
 	uint16_t seq = m->hdr.sequenceId;
 	ns_t corr = correction_to_ns(m->hdr.correctionField), t1;
 	int r;
 
+	if (port_sync_stale(p, now)) {
+		return 0;
+	}
 	r = port_sync_accept(p, m);
 	if (!r) {
 		r = port_seq_check(p->sync.have_last, p->sync.last_seq, seq);
@@ -336,6 +345,9 @@ int port_follow_up_receive(struct port *p, const struct msg *m, ns_t now)
 	ns_t t1, corr;
 	int r;
 
+	if (port_sync_stale(p, now)) {
+		return 0;
+	}
 	r = port_sync_accept(p, m);
 	if (r) {
 		port_count(p, r);
@@ -369,8 +381,12 @@ int port_follow_up_receive(struct port *p, const struct msg *m, ns_t now)
 	return port_sync_offset(p, t1, p->sync.t2, corr, now);
 }
 
-/* Step the clock (SERVO_JUMP) or set its frequency, reporting what the back end refuses. */
-static void port_clock_adjust(struct port *p, enum servo_state st, ns_t offset, double freq)
+/*
+ * Step the clock (SERVO_JUMP) or set its frequency, reporting what the back end refuses. now: the
+ * turn it happens in (port_sync_stale()).
+ */
+static void port_clock_adjust(struct port *p, enum servo_state st, ns_t offset, double freq,
+			      ns_t now)
 {
 	int r;
 
@@ -387,6 +403,8 @@ static void port_clock_adjust(struct port *p, enum servo_state st, ns_t offset, 
 		 */
 		port_sync_reset(p);
 		p->outlier = gate;
+		p->sync.stepped = true;
+		p->sync.step_turn = now;
 	}
 	r = clock_adj_freq(p->clock, freq);
 	if (r < 0 && p->ops->clock_error) {
@@ -536,12 +554,19 @@ int port_sync_delay_known(struct port *p, ns_t now)
 	return r;
 }
 
+/* The servo answered in this turn (port_sync_use()). */
+static void port_sync_answered(struct port *p, ns_t now)
+{
+	p->sync.answered = true;
+	p->sync.answer_turn = now;
+}
+
 /* One measurement with the path delay known: the offset, the gate, the servo, the FSM. */
 static int port_sync_use(struct port *p, ns_t t1, ns_t t2, ns_t correction, ns_t now)
 {
 	struct port_sample s = { 0 };
 	ns_t t1c, m;
-	bool judged;
+	bool judged, shares;
 	int r;
 
 	/* Checked as it came (port_sync_offset), but held ones meet a path delay only now. */
@@ -558,19 +583,30 @@ static int port_sync_use(struct port *p, ns_t t1, ns_t t2, ns_t correction, ns_t
 	 * D-Bus), as linuxptp logs every one, or the figures would hide exactly the spikes the
 	 * servo was spared. A sample kept from the servo reports the clock as it stands.
 	 */
+	/*
+	 * Samples read together (a SLAVE worker over L2 at 4 Syncs a second or more reads two Sync
+	 * intervals' in one turn): the answer to the one before never acted, so the gate's line
+	 * goes on without its bend, and the servo and the gate take what really acted since (the
+	 * servo's acting_ppb).
+	 */
+	shares = p->servo && p->sync.answered && p->sync.answer_turn == now;
+	if (shares) {
+		outlier_gate_unbend(&p->outlier);
+	}
 	/* the gate judges once it holds a line (else it passes the sample unjudged) */
 	judged = !p->servo || p->outlier.n >= 2;
 	/* Its first sample (OUTLIER_PRIME) passes: keeping it cost a second to synchronized. */
 	if (p->servo && outlier_gate_judge(&p->outlier, t2, s.offset) == OUTLIER_REJECT) {
-		double before = p->servo->freq_ppb;
+		double before = servo_answer(p->servo);
 
 		port_count(p, PORT_CNT_OFFSET_OUTLIER);
 		s.servo_state = p->servo_state;
 		/* The last sample's phase correction has had its interval: hold the frequency. */
-		s.freq_ppb = servo_skip(p->servo);
+		s.freq_ppb = servo_skip_in_turn(p->servo, t2, shares);
+		port_sync_answered(p, now);
+		outlier_gate_bend(&p->outlier, t2, s.freq_ppb - p->servo->acting_ppb);
 		if (s.freq_ppb != before) {
-			outlier_gate_bend(&p->outlier, t2, s.freq_ppb - before);
-			port_clock_adjust(p, SERVO_LOCKED, 0, s.freq_ppb);
+			port_clock_adjust(p, SERVO_LOCKED, 0, s.freq_ppb, now);
 		}
 		if (p->ops->sample) {
 			p->ops->sample(p->userdata, &s);
@@ -583,20 +619,22 @@ static int port_sync_use(struct port *p, ns_t t1, ns_t t2, ns_t correction, ns_t
 		return r;
 	}
 	if (p->servo) {
-		double before = p->servo->freq_ppb;
 		uint64_t refused = p->servo->refused;
+		double dppb;
 
 		p->servo->noise_ns = p->outlier.jitter;
-		s.servo_state = servo_sample(p->servo, s.offset, t2, &s.freq_ppb);
+		s.servo_state = servo_sample_in_turn(p->servo, s.offset, t2, shares, &s.freq_ppb);
+		port_sync_answered(p, now);
 		s.refused = p->servo->refused != refused;
 		s.refused_total = p->servo->refused;
+		dppb = s.freq_ppb - p->servo->acting_ppb;
 		if (s.servo_state == SERVO_JUMP) {
-			outlier_gate_step(&p->outlier, s.offset, s.freq_ppb - before);
+			outlier_gate_step(&p->outlier, s.offset, dppb);
 		} else {
-			outlier_gate_follow(&p->outlier, s.servo_state, s.freq_ppb - before);
+			outlier_gate_follow(&p->outlier, s.servo_state, dppb);
 		}
 		s.adjusted = true;
-		port_clock_adjust(p, s.servo_state, s.offset, s.freq_ppb);
+		port_clock_adjust(p, s.servo_state, s.offset, s.freq_ppb, now);
 	} else {
 		s.servo_state = SERVO_UNLOCKED;
 	}

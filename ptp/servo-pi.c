@@ -91,8 +91,12 @@ static double pi_est_add(struct servo_pi *pi, ns_t offset, ns_t local_ts)
 {
 	double x, y, n, d, slope;
 
-	/* what the adjustment held since the last sample added to the offset */
-	pi->adjusted += (double) (local_ts - pi->last_local) * pi->base.freq_ppb /
+	/*
+	 * what the adjustment held since the last sample added to the offset beyond f0's share (the
+	 * slope is the drift at f0): counted whole, a restart at 20 ppm (a step_threshold jump)
+	 * took the 20 ppm twice and set 40
+	 */
+	pi->adjusted += (double) (local_ts - pi->last_local) * (pi->base.freq_ppb - pi->f0) /
 			(NS_PER_SEC + pi->base.freq_ppb);
 	pi->last_local = local_ts;
 	pi->count++;

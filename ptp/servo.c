@@ -28,6 +28,13 @@
  */
 #define FREQ_EST_MIN_SWTS_NS NS_PER_SEC
 
+/*
+ * The clock's distance from a servo's course (struct servo's phase_ns): below this it is none,
+ * beyond it the course is lost (offsets from the wire can be extreme).
+ */
+#define SERVO_PHASE_MIN_NS 1e-3
+#define SERVO_PHASE_MAX_NS 1e15
+
 #define CLIP_BOUND 2.5
 #define CLIP_PLAIN 8
 #define CLIP_LEARN (1.0 / 32.0)
@@ -133,16 +140,84 @@ static bool servo_refuses(const struct servo *s, ns_t offset_ns)
 	return servo_policy_refuses(&s->cfg, !s->first_update, offset_ns);
 }
 
+/*
+ * Samples several in a turn. An answer replaced in its turn never acted: the turn's last one acts,
+ * from the turn on, while the servo's course has each act from its sample. The clock's distance
+ * from that course grows by what acted minus the servo's own answer, over the time since the last
+ * sample; in a new turn the last answer returned is what acted. (A servo fed one sample a turn
+ * keeps the two equal: nothing grows.)
+ */
+static void servo_turn(struct servo *s, ns_t t, bool shares_turn)
+{
+	/* a servo that never answered (a new one, its caller's turn not over) shares no turn */
+	if (!shares_turn || s->turn_samples == 0) {
+		s->acting_ppb = servo_answer(s);
+		s->turn_samples = 0;
+	}
+	if (s->turn_samples < UINT32_MAX) {
+		s->turn_samples++;
+	}
+	if (t > s->phase_ts && s->acting_ppb != s->freq_ppb) {
+		s->phase_ns += (double) (t - s->phase_ts) * (s->acting_ppb - s->freq_ppb) /
+			       NS_PER_SEC;
+		/* Offsets from the wire can be extreme: a course that far off is no course. */
+		if (!(fabs(s->phase_ns) < SERVO_PHASE_MAX_NS)) {
+			s->phase_ns = 0;
+		}
+	}
+	s->phase_ts = t;
+}
+
+/*
+ * The answer to return for the servo's own (s->freq_ppb): plus what takes the clock back onto its
+ * course, over the time this answer will act (about as many intervals as the turn has samples:
+ * a SLAVE worker's turns come that far apart). What is left is measured at the next sample.
+ */
+static double servo_course(struct servo *s)
+{
+	double span, f;
+
+	s->correction_ppb = 0;
+	if (fabs(s->phase_ns) < SERVO_PHASE_MIN_NS) {
+		s->phase_ns = 0;
+		return s->freq_ppb;
+	}
+	span = (s->interval_ns > 0 ? s->interval_ns : NS_PER_SEC) * s->turn_samples;
+	f = s->freq_ppb - s->phase_ns / span * NS_PER_SEC;
+	f = num_max(-s->cfg.max_freq_ppb, num_min(f, s->cfg.max_freq_ppb));
+	s->correction_ppb = f - s->freq_ppb;
+	return f;
+}
+
+/* The offset the clock would have on the servo's course. */
+static ns_t servo_course_offset(const struct servo *s, ns_t offset_ns)
+{
+	ns_t r;
+
+	if (s->phase_ns == 0 || __builtin_sub_overflow(offset_ns, num_llround(s->phase_ns), &r)) {
+		return offset_ns;
+	}
+	return r;
+}
+
 enum servo_state servo_sample(struct servo *s, ns_t offset_ns, ns_t local_ts, double *freq_ppb)
+{
+	return servo_sample_in_turn(s, offset_ns, local_ts, false, freq_ppb);
+}
+
+enum servo_state servo_sample_in_turn(struct servo *s, ns_t offset_ns, ns_t local_ts,
+				      bool shares_turn, double *freq_ppb)
 {
 	enum servo_state st;
 
+	servo_turn(s, local_ts, shares_turn);
 	if (servo_refuses(s, offset_ns)) {
 		/* Neither stepped nor slewed on: hold the frequency until sane samples return. */
 		if (s->state != SERVO_HOLDOVER) {
 			s->freq_ppb = servo_hold_freq(s);
 			s->holdover_since = local_ts;
 		}
+		s->correction_ppb = 0;
 		*freq_ppb = s->freq_ppb;
 		s->state = SERVO_HOLDOVER;
 		s->in_threshold = 0;
@@ -150,7 +225,7 @@ enum servo_state servo_sample(struct servo *s, ns_t offset_ns, ns_t local_ts, do
 		s->refused_offset = offset_ns;
 		return SERVO_HOLDOVER;
 	}
-	st = s->ops->sample(s, offset_ns, local_ts, freq_ppb);
+	st = s->ops->sample(s, servo_course_offset(s, offset_ns), local_ts, freq_ppb);
 
 	/* lock detection counts the offsets measured while locked, as ptp4l's servo does */
 	if (st == SERVO_LOCKED && s->cfg.offset_threshold > 0 &&
@@ -164,6 +239,11 @@ enum servo_state servo_sample(struct servo *s, ns_t offset_ns, ns_t local_ts, do
 	s->state = st;
 	s->freq_ppb = *freq_ppb;
 	s->last_local_ts = local_ts;
+	if (st == SERVO_JUMP) {
+		/* stepped by the course's offset less the clock's: onto the course */
+		s->phase_ns = 0;
+	}
+	*freq_ppb = servo_course(s);
 	/* The first-step threshold only applies until the servo has acted once. */
 	if (st != SERVO_UNLOCKED) {
 		s->first_update = false;
@@ -195,6 +275,12 @@ bool servo_stable(const struct servo *s)
 
 void servo_reset(struct servo *s)
 {
+	/* the clock as it runs is the course now */
+	if (s->correction_ppb != 0) {
+		s->freq_ppb += s->correction_ppb;
+		s->correction_ppb = 0;
+	}
+	s->phase_ns = 0;
 	s->state = SERVO_UNLOCKED;
 	s->in_threshold = 0;
 	s->ops->reset(s);
@@ -202,19 +288,28 @@ void servo_reset(struct servo *s)
 
 double servo_skip(struct servo *s)
 {
+	return servo_skip_in_turn(s, s->last_local_ts, false);
+}
+
+double servo_skip_in_turn(struct servo *s, ns_t local_ts, bool shares_turn)
+{
 	double f;
 
+	servo_turn(s, local_ts, shares_turn);
 	if (s->state == SERVO_LOCKED && s->ops->skip) {
 		f = s->ops->skip(s);
 		if (isfinite(f)) {
 			s->freq_ppb = f;
 		}
 	}
-	return s->freq_ppb;
+	return servo_course(s);
 }
 
 void servo_set_interval(struct servo *s, double interval_s)
 {
+	if (interval_s > 0) {
+		s->interval_ns = interval_s * NS_PER_SEC;
+	}
 	s->ops->set_interval(s, interval_s);
 }
 
@@ -236,6 +331,7 @@ bool servo_enter_holdover(struct servo *s, ns_t now, double *freq_ppb)
 	}
 	*freq_ppb = servo_hold_freq(s);
 	s->freq_ppb = *freq_ppb;
+	s->correction_ppb = 0;
 	s->state = SERVO_HOLDOVER;
 	s->holdover_since = now;
 	s->in_threshold = 0;

@@ -107,7 +107,7 @@ struct servo {
 	const struct servo_ops *ops;
 	struct servo_config cfg;
 	enum servo_state state;	   /* of the last sample */
-	double freq_ppb;	   /* last adjustment returned */
+	double freq_ppb;	   /* its own last answer (returned: plus correction_ppb) */
 	ns_t last_local_ts;	   /* of the last sample */
 	bool first_update;	   /* the first lock is still to come */
 	unsigned int in_threshold; /* LOCKED samples in a row within cfg.offset_threshold */
@@ -117,9 +117,31 @@ struct servo {
 	 * error), ns; 0 = unknown. The PI servo lowers its proportional gain when it is large.
 	 */
 	double noise_ns;
-	uint64_t refused;    /* samples refused by the sanity bound (cfg.max_offset_jump) */
-	ns_t refused_offset; /* the last one refused */
+	/*
+	 * Samples handed over several in a turn (servo_sample_in_turn()). Each servo takes each of
+	 * its answers as acting from its sample's time (PI's refining line and proportional term,
+	 * linreg's free-running timescale): its course. Only a turn's last answer acts, from the
+	 * turn on, so the clock leaves that course by phase_ns (the clock's phase minus the
+	 * course's, ns, as of phase_ts): the servo is fed its offsets on its course, and each
+	 * answer returned adds correction_ppb to its own (freq_ppb), which takes phase_ns away over
+	 * the time the answer will act. All three stay 0 while each sample has a turn of its own.
+	 */
+	double phase_ns;
+	ns_t phase_ts;
+	double correction_ppb;
+	/* the adjustment in effect on the clock since phase_ts: the one the turn began with */
+	double acting_ppb;
+	unsigned int turn_samples; /* samples (kept ones too) in this turn, this one included */
+	double interval_ns;	   /* the nominal sample interval (servo_set_interval()); 0 = 1 s */
+	uint64_t refused;	   /* samples refused by the sanity bound (cfg.max_offset_jump) */
+	ns_t refused_offset;	   /* the last one refused */
 };
+
+/* The adjustment the servo last returned: the one its caller applied. */
+static inline double servo_answer(const struct servo *s)
+{
+	return s->freq_ppb + s->correction_ppb;
+}
 
 /* linuxptp 3.1 defaults (config.c, pi.c): sw_ts picks the software timestamping PI scales. */
 void servo_config_default(struct servo_config *cfg, bool sw_ts);
@@ -146,6 +168,18 @@ bool servo_stable(const struct servo *s);
  */
 enum servo_state servo_sample(struct servo *s, ns_t offset_ns, ns_t local_ts, double *freq_ppb);
 /*
+ * servo_sample() for a caller that may hand over several samples in one turn (one pass of its
+ * event loop, one answer acting after it): a SLAVE worker over L2 at 4 Syncs a second or more
+ * reads two Sync intervals' samples at once (ptp/transport-l2.c). shares_turn: the servo's last
+ * answer (servo_sample_in_turn(), servo_skip_in_turn()) came in this same turn and was replaced
+ * before it acted. The adjustment that has acted since the turn began is s->acting_ppb (an
+ * outlier gate bends its line by *freq_ppb minus that), and the answer is meant to act for about
+ * as many sample intervals as the turn has had samples. servo_sample() is this with shares_turn
+ * false, which the servo answers as ever.
+ */
+enum servo_state servo_sample_in_turn(struct servo *s, ns_t offset_ns, ns_t local_ts,
+				      bool shares_turn, double *freq_ppb);
+/*
  * The step policy's sanity bound alone, for any clock under cfg: after its first lock
  * (locked_once, or cfg.first_step_taken) an offset or a step beyond cfg.max_offset_jump is
  * refused. servo_sample() applies it; the supervisor judges the clock states it hands on by it.
@@ -160,6 +194,11 @@ void servo_reset(struct servo *s);
  * samples kept, left a PHC 66 ppm off for half a second). Otherwise the last adjustment stays.
  */
 double servo_skip(struct servo *s);
+/*
+ * servo_skip() for the sample measured at local_ts in a turn, as servo_sample_in_turn();
+ * servo_skip() is this at the last sample's time with shares_turn false.
+ */
+double servo_skip_in_turn(struct servo *s, ns_t local_ts, bool shares_turn);
 void servo_set_interval(struct servo *s, double interval_s);
 /*
  * Holdover reporting: with samples stopped for cfg.holdover_timeout after a LOCKED state, the

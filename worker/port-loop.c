@@ -139,7 +139,7 @@ static void ran(struct port_loop *l, bool tick)
 
 /*
  * The lazy socket (transport_lazy_fd(): Announce, Delay_Resp, two-step Sync) wakes the loop
- * unless the port is SLAVE or UNCALIBRATED and hears at most LAZY_MAX_FRAMES frames a second:
+ * unless the port is SLAVE and hears at most LAZY_MAX_FRAMES frames a second:
  * then a Follow_Up comes at least once a Sync interval, and with it a wakeup that reads the lazy
  * socket first, so the port hears its Sync, and the Announces and Delay_Resps up to a Sync
  * interval later, before the Follow_Up that woke it (a Delay_Resp still counts for the next
@@ -153,7 +153,11 @@ static void ran(struct port_loop *l, bool tick)
  * of at most one Sync interval every LAZY_HOLD_NS (where the receipt timeout needs 3 announce
  * intervals in a row by default). While a Follow_Up waits for its Sync (it came first:
  * port_sync_awaited()), the lazy socket wakes the loop too, so that the Sync is measured when it
- * comes, not a Sync interval later.
+ * comes, not a Sync interval later. So it does while UNCALIBRATED: at 4 Syncs a second or more
+ * only every other Follow_Up wakes the loop (transport-l2.c), and each step to SLAVE (the first
+ * Delay_Resp, the frequency estimate, the step, the lock) then waited for the next wakeup, two
+ * Sync intervals: 1.25-1.35 s from UNCALIBRATED to SLAVE at Sync 8/s in test-port's
+ * test_fast_start_lazy against 1.10 s with the socket watched, for a few wakeups more once.
  */
 #define LAZY_MAX_FRAMES 64
 #define LAZY_HOLD_NS (30 * NS_PER_SEC)
@@ -175,8 +179,7 @@ static void lazy_watch(struct port_loop *l)
 		l->rx_window = now;
 		l->rx_frames = 0;
 	}
-	watch = now < l->rx_busy_until || (s != PORT_STATE_SLAVE && s != PORT_STATE_UNCALIBRATED) ||
-		port_sync_awaited(l->port);
+	watch = now < l->rx_busy_until || s != PORT_STATE_SLAVE || port_sync_awaited(l->port);
 	if (watch != l->lazy_watched && evloop_io_watch(&l->ev, l->lazy_fd, watch) == 0) {
 		l->lazy_watched = watch;
 	}

@@ -16,6 +16,9 @@
 #include "ptp/port-internal.h"
 #include "ptp/port.h"
 
+#include <linux/filter.h>
+
+#include "ptp/transport.h"
 #include "tests/unit/port-link.h"
 
 /* Re-encode a frame with its correctionField increased by ns. */
@@ -289,6 +292,80 @@ static void advance(struct link *l, ns_t to)
 	l->now = to;
 }
 
+/* What the lazy socket's filter takes (the Ethernet header put before the PTP message). */
+static bool lazy_frame(const struct frame *f)
+{
+	uint8_t eth[14 + FRAME_MAX] = { 0 };
+	struct sock_fprog prog;
+	struct sock_filter *ins;
+	uint32_t a = 0, len = (uint32_t) (14 + f->len);
+
+	memcpy(eth + 14, f->buf, f->len);
+	transport_l2_filter(true, &prog);
+	/* the filter's instructions, run here: loads, AND, jumps and returns only */
+	for (ins = prog.filter; ins < prog.filter + prog.len; ins++) {
+		switch (ins->code) {
+		case BPF_LD | BPF_W | BPF_LEN:
+			a = len;
+			break;
+		case BPF_LD | BPF_B | BPF_ABS:
+			assert_true(ins->k < len);
+			a = eth[ins->k];
+			break;
+		case BPF_ALU | BPF_AND | BPF_K:
+			a &= ins->k;
+			break;
+		case BPF_RET | BPF_K:
+			return ins->k != 0;
+		default: {
+			bool jt;
+
+			switch (BPF_OP(ins->code)) {
+			case BPF_JEQ:
+				jt = a == ins->k;
+				break;
+			case BPF_JGT:
+				jt = a > ins->k;
+				break;
+			case BPF_JGE:
+				jt = a >= ins->k;
+				break;
+			case BPF_JSET:
+				jt = (a & ins->k) != 0;
+				break;
+			default:
+				fail_msg("unexpected BPF instruction 0x%x", ins->code);
+				return false;
+			}
+			ins += jt ? ins->jt : ins->jf;
+		}
+		}
+	}
+	fail_msg("the lazy filter ran off its end");
+	return false;
+}
+
+/* Side 1's lazy socket is read by the worker (not polled): SLAVE (worker/port-loop.c). */
+static bool lazy_unpolled(const struct link *l)
+{
+	enum port_state st = port_get_state(l->s[1].port);
+
+	return l->lazy && st == PORT_STATE_SLAVE && !port_sync_awaited(l->s[1].port);
+}
+
+/* What waits on side 1's lazy socket, in the order it came, at this turn. */
+static void deliver_held(struct link *l)
+{
+	struct port_address from;
+
+	side_address(l->mac, 0, &from);
+	for (size_t i = 0; i < l->nheld; i++) {
+		port_receive_from(l->s[1].port, l->held[i].buf, l->held[i].len, l->held_rx[i],
+				  &from, l->now);
+	}
+	l->nheld = 0;
+}
+
 /* Deliver the frames due (in the order sent) and run the timers due, until `until`. */
 void link_run(struct link *l, ns_t until)
 {
@@ -319,11 +396,27 @@ void link_run(struct link *l, ns_t until)
 				continue;
 			}
 			assert_int_equal(clock_get_time(s->clk, &rx), 0);
+			if (f.to == 1 && l->lazy && lazy_frame(&f)) {
+				if (lazy_unpolled(l)) {
+					assert_true(l->nheld < QUEUE_MAX);
+					l->held_total++;
+					l->held_rx[l->nheld] = rx;
+					l->held[l->nheld++] = f;
+					continue;
+				}
+			}
+			if (f.to == 1) {
+				deliver_held(l);
+			}
 			side_address(l->mac, !f.to, &from);
 			port_receive_from(s->port, f.buf, f.len, rx, &from, l->now);
 		}
 		/* Frames sent while delivering were appended after i; keep them. */
 		l->nq = k;
+		if (l->nheld && (!lazy_unpolled(l) || port_next_due(l->s[1].port) <= l->now)) {
+			/* polled again, or a timer's turn: it reads the lazy socket first */
+			deliver_held(l);
+		}
 		for (i = 0; i < 2; i++) {
 			port_tick(l->s[i].port, l->now);
 		}
@@ -350,4 +443,22 @@ void assert_no_hostile(const struct side *s)
 				 (unsigned long long) port_get_counter(s->port, c));
 		}
 	}
+}
+
+void link_run_to_slave(struct link *l, ns_t *uncal, ns_t *slave)
+{
+	*uncal = *slave = 0;
+	while (!*slave && l->now < START + 60 * NS_PER_SEC) {
+		enum port_state st;
+
+		link_run(l, l->now + NS_PER_SEC / 20);
+		st = port_get_state(l->s[1].port);
+		if (!*uncal && st == PORT_STATE_UNCALIBRATED) {
+			*uncal = l->now;
+		}
+		if (st == PORT_STATE_SLAVE) {
+			*slave = l->now;
+		}
+	}
+	assert_true(*uncal && *slave);
 }

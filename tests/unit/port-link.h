@@ -92,6 +92,17 @@ struct link {
 	void (*tweak)(int idx, struct port_config *pc);
 	bool drop_pdelay_resp; /* side 0's Pdelay_Resp and its Follow_Up are lost */
 	bool dup_pdelay_resp;  /* side 0's every Pdelay_Resp comes twice: a second responder */
+	/*
+	 * Side 1 hears as a SLAVE worker over L2 with its lazy socket (ptp/transport-l2.c,
+	 * worker/port-loop.c): while SLAVE, what that socket's filter takes
+	 * (transport_l2_filter()) waits, stamped on arrival, for the next frame of the event socket
+	 * or timer, and comes first, all in one turn (one now).
+	 */
+	bool lazy;
+	size_t nheld;
+	unsigned held_total; /* frames that waited */
+	struct frame held[QUEUE_MAX];
+	ns_t held_rx[QUEUE_MAX];
 };
 
 void side_init(struct link *l, int idx, uint8_t priority1, double freq_error_ppb, ns_t offset,
@@ -104,4 +115,6 @@ void link_init(struct link *l, double master_ppb, ns_t slave_offset, enum delay_
 void link_free(struct link *l);
 void link_run(struct link *l, ns_t until);
 ns_t link_error(const struct link *l);
+/* Run the link until the slave is SLAVE (60 s at most): when it went UNCALIBRATED, and SLAVE. */
+void link_run_to_slave(struct link *l, ns_t *uncal, ns_t *slave);
 void assert_no_hostile(const struct side *s);

@@ -439,25 +439,6 @@ static void test_locked_before_no_first_step(void **state)
 	}
 }
 
-/* Run the link until the slave is SLAVE (60 s at most): when it went UNCALIBRATED, and SLAVE. */
-static void run_to_slave(struct link *l, ns_t *uncal, ns_t *slave)
-{
-	*uncal = *slave = 0;
-	while (!*slave && l->now < START + 60 * NS_PER_SEC) {
-		enum port_state st;
-
-		link_run(l, l->now + NS_PER_SEC / 20);
-		st = port_get_state(l->s[1].port);
-		if (!*uncal && st == PORT_STATE_UNCALIBRATED) {
-			*uncal = l->now;
-		}
-		if (st == PORT_STATE_SLAVE) {
-			*slave = l->now;
-		}
-	}
-	assert_true(*uncal && *slave);
-}
-
 /*
  * Issue 19, time to synchronized: from UNCALIBRATED (master chosen) to SLAVE takes three Syncs
  * at 1/s with the default (software) servo constants, for both servos, from a clock 300 us and
@@ -476,7 +457,7 @@ static void test_fast_start(void **state)
 
 		link_init_servo(&l, 20000.0, 300 * NS_PER_USEC, DELAY_MECHANISM_E2E, false, 0,
 				type);
-		run_to_slave(&l, &uncal, &slave);
+		link_run_to_slave(&l, &uncal, &slave);
 		print_message("%s: UNCALIBRATED to SLAVE in %.2f s\n",
 			      options_clock_servo_to_string(type),
 			      (double) (slave - uncal) / (double) NS_PER_SEC);
@@ -521,7 +502,7 @@ static void test_fast_start_noisy(void **state)
 					0, seed % 2 ? SERVO_TYPE_PI : SERVO_TYPE_LINREG);
 			l.sync_jitter = jitter_us[j] * NS_PER_USEC;
 			l.rng = seed;
-			run_to_slave(&l, &uncal, &slave);
+			link_run_to_slave(&l, &uncal, &slave);
 			if (slave - uncal > bound[j]) {
 				print_message("jitter %d us, seed %llu: SLAVE %.2f s after "
 					      "UNCALIBRATED\n",
@@ -564,7 +545,7 @@ static void test_spike_after_start(void **state)
 			l.spike_every = 6;
 			l.spike = (5 + (ns_t) (seed % 4)) * NS_PER_USEC;
 			l.nsync = (unsigned) (seed % 6);
-			run_to_slave(&l, &uncal, &slave);
+			link_run_to_slave(&l, &uncal, &slave);
 			while (l.now < slave + 20 * NS_PER_SEC) {
 				ns_t e;
 
