@@ -57,7 +57,6 @@ struct servo_linreg {
 	double adjusted;    /* what our frequency adjustments and steps added to the offset, ns */
 	ns_t last_local;    /* the last sample's local_ts (on the stepped timescale) */
 	bool have_last;	    /* last_local is set */
-	double interval_ns; /* the nominal sample interval */
 	double first_x;	    /* the first sample's x: the first estimate waits for freq_est_min */
 	unsigned int order; /* the window used last: the next is at least half as large */
 	struct lr_fit fit[LR_SIZES];
@@ -263,7 +262,7 @@ static enum servo_state lr_sample(struct servo *s, ns_t offset, ns_t local_ts, d
 	 * interval, or over a few with the long windows, whose slope is good enough to go gently.
 	 */
 	size = 1u << (lr->order + LR_MIN_ORDER);
-	corr_time = lr->interval_ns * (size > 16 ? size / 16 : 1);
+	corr_time = s->interval_ns * (size > 16 ? size / 16 : 1);
 	ppb = -f->slope * 1e9 - fitted / corr_time * 1e9;
 	*freq_ppb = clamp(ppb, s->cfg.max_freq_ppb);
 	return st;
@@ -272,13 +271,6 @@ static enum servo_state lr_sample(struct servo *s, ns_t offset, ns_t local_ts, d
 static void lr_reset(struct servo *s)
 {
 	lr_forget(to_lr(s));
-}
-
-static void lr_set_interval(struct servo *s, double interval_s)
-{
-	if (interval_s > 0) {
-		to_lr(s)->interval_ns = interval_s * 1e9;
-	}
 }
 
 static double lr_stable_freq(const struct servo *s)
@@ -298,7 +290,6 @@ static const struct servo_ops servo_linreg_ops = {
 	.name = "linreg",
 	.sample = lr_sample,
 	.reset = lr_reset,
-	.set_interval = lr_set_interval,
 	.stable_freq = lr_stable_freq,
 	.free = lr_free,
 };
@@ -321,8 +312,8 @@ int servo_linreg_new(const struct servo_config *cfg, double freq_ppb, struct ser
 		.state = SERVO_UNLOCKED,
 		.freq_ppb = clamp(freq_ppb, cfg->max_freq_ppb),
 		.first_update = !cfg->first_step_taken,
+		.interval_ns = NS_PER_SEC,
 	};
-	lr->interval_ns = 1e9;
 	*ret = &lr->base;
 	return 0;
 }

@@ -39,9 +39,8 @@
 
 struct servo_pi {
 	struct servo base;
-	double kp, ki;	    /* per sample, for the current interval */
-	double drift;	    /* integrator: the adjustment that holds the frequency, ppb */
-	double interval_ns; /* the nominal sample interval */
+	double kp, ki; /* per sample, for the current interval */
+	double drift;  /* integrator: the adjustment that holds the frequency, ppb */
 	/*
 	 * The frequency estimate: a least-squares line through the offsets since local0, with our
 	 * own adjustments since then taken off (adjusted), so the slope is the drift at f0.
@@ -153,8 +152,8 @@ static enum servo_state pi_sample(struct servo *s, ns_t offset, ns_t local_ts, d
 	 */
 	scale = 1.0;
 	d = (double) (local_ts - pi->last_local);
-	if (pi->interval_ns > 0 && d > pi->interval_ns * 1.5) {
-		scale = pi->interval_ns / d;
+	if (d > s->interval_ns * 1.5) {
+		scale = s->interval_ns / d;
 	}
 	if (pi->estimated) {
 		offset = (ns_t) num_llround(servo_clip(&pi->clip, (double) offset));
@@ -255,10 +254,6 @@ static void pi_set_interval(struct servo *s, double interval)
 	double kp_norm_max = fixed ? PI_FIXED_KP_NORM_MAX : c->kp_norm_max;
 	double ki_norm_max = fixed ? PI_FIXED_KI_NORM_MAX : c->ki_norm_max;
 
-	if (!(interval > 0)) {
-		return;
-	}
-	pi->interval_ns = interval * NS_PER_SEC;
 	pi->kp = fixed ? c->kp : c->kp_scale * num_pow(interval, c->kp_exponent);
 	pi->ki = fixed ? c->ki : c->ki_scale * num_pow(interval, c->ki_exponent);
 	if (pi->kp > kp_norm_max / interval) {
@@ -323,9 +318,10 @@ int servo_pi_new(const struct servo_config *cfg, double freq_ppb, struct servo *
 		.state = SERVO_UNLOCKED,
 		.freq_ppb = clamp(freq_ppb, cfg->max_freq_ppb),
 		.first_update = !cfg->first_step_taken,
+		/* Until the port knows its sync interval, assume one second. */
+		.interval_ns = NS_PER_SEC,
 	};
 	pi->drift = pi->base.freq_ppb;
-	/* Until the port knows its sync interval, assume one second. */
 	pi_set_interval(&pi->base, 1.0);
 	*ret = &pi->base;
 	return 0;

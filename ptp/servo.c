@@ -182,7 +182,7 @@ static double servo_course(struct servo *s)
 		s->phase_ns = 0;
 		return s->freq_ppb;
 	}
-	span = (s->interval_ns > 0 ? s->interval_ns : NS_PER_SEC) * s->turn_samples;
+	span = s->interval_ns * s->turn_samples;
 	f = s->freq_ppb - s->phase_ns / span * NS_PER_SEC;
 	f = num_max(-s->cfg.max_freq_ppb, num_min(f, s->cfg.max_freq_ppb));
 	s->correction_ppb = f - s->freq_ppb;
@@ -307,10 +307,13 @@ double servo_skip_in_turn(struct servo *s, ns_t local_ts, bool shares_turn)
 
 void servo_set_interval(struct servo *s, double interval_s)
 {
-	if (interval_s > 0) {
-		s->interval_ns = interval_s * NS_PER_SEC;
+	if (!(interval_s > 0)) {
+		return;
 	}
-	s->ops->set_interval(s, interval_s);
+	s->interval_ns = interval_s * NS_PER_SEC;
+	if (s->ops->set_interval) {
+		s->ops->set_interval(s, interval_s);
+	}
 }
 
 enum servo_state servo_check_holdover(struct servo *s, ns_t now)

@@ -89,7 +89,10 @@ struct servo_ops {
 				   double *freq_ppb);
 	/* Forget the samples (after a step done by someone else, a new master...). */
 	void (*reset)(struct servo *s);
-	/* The interval between samples, seconds (2^logSyncInterval). */
+	/*
+	 * Optional: the interval between samples changed, seconds (2^logSyncInterval; > 0, already
+	 * in struct servo's interval_ns).
+	 */
 	void (*set_interval)(struct servo *s, double interval_s);
 	/* The adjustment that holds the clock's frequency, without any phase correction. */
 	double (*stable_freq)(const struct servo *s);
@@ -132,9 +135,9 @@ struct servo {
 	/* the adjustment in effect on the clock since phase_ts: the one the turn began with */
 	double acting_ppb;
 	unsigned int turn_samples; /* samples (kept ones too) in this turn, this one included */
-	double interval_ns;	   /* the nominal sample interval (servo_set_interval()); 0 = 1 s */
-	uint64_t refused;	   /* samples refused by the sanity bound (cfg.max_offset_jump) */
-	ns_t refused_offset;	   /* the last one refused */
+	double interval_ns;  /* the nominal sample interval (servo_set_interval()), 1 s at first */
+	uint64_t refused;    /* samples refused by the sanity bound (cfg.max_offset_jump) */
+	ns_t refused_offset; /* the last one refused */
 };
 
 /* The adjustment the servo last returned: the one its caller applied. */
