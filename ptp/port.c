@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ptp/port-internal.h"
+#include "ptp/transport.h"
 
 /* Room for any message the engine sends: an Announce (64 octets) with a path trace of 9. */
 #define PORT_FRAME_MAX 256
@@ -697,21 +698,29 @@ int port_tick(struct port *p, ns_t now)
  * from the deadline); a separate wakeup for it was one in nine of a SLAVE worker's at Sync 8/s. The
  * receipt timeouts, the other messages we send and the fault reset keep their time.
  */
+/* Does only every other Follow_Up wake a SLAVE worker (over L2: transport_l2_filter())? */
+static bool port_follow_ups_halved(const struct port *p)
+{
+	return p->cfg.port.network_transport == OPTIONS_TRANSPORT_L2 &&
+	       p->portds.logSyncInterval >= TRANSPORT_L2_HALVED_LOG_SYNC_MIN &&
+	       p->portds.logSyncInterval <= TRANSPORT_L2_HALVED_LOG_SYNC_MAX;
+}
+
 static ns_t port_timer_slack(const struct port *p, enum port_timer t)
 {
-	ns_t sync, half;
+	ns_t sync = port_log_interval(p->portds.logSyncInterval), half, late;
+	/* how far apart the Follow_Ups that wake a SLAVE worker come */
+	ns_t wakeups = port_follow_ups_halved(p) ? 2 * sync : sync;
 
 	switch (t) {
 	case PORT_TIMER_BMCA:
-		sync = port_log_interval(p->portds.logSyncInterval);
 		half = port_log_interval(p->cfg.port.logAnnounceInterval) / 2;
-		sync = sync <= NS_PER_SEC / 4 ? 2 * sync + sync / 2 : 0;
-		sync = sync < 3 * half ? sync : 3 * half;
-		return sync > half ? sync : half;
+		late = port_follow_ups_halved(p) ? wakeups + sync / 2 : 0;
+		late = late < 3 * half ? late : 3 * half;
+		return late > half ? late : half;
 	case PORT_TIMER_DELAY_REQ_TX:
-		/* two: at 4 Syncs a second or more every other Follow_Up wakes the worker */
-		sync = 2 * port_log_interval(p->portds.logSyncInterval);
-		return sync <= port_log_interval(p->portds.logMinDelayReqInterval) / 4 ? sync : 0;
+		return wakeups <= port_log_interval(p->portds.logMinDelayReqInterval) / 4 ? wakeups
+											  : 0;
 	default:
 		return 0;
 	}

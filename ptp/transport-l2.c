@@ -107,9 +107,9 @@ static int add_membership(int fd, int ifindex, const uint8_t mac[TRANSPORT_MAC_L
 #define L2_FLAG0_TWO_STEP (MSG_FLAG_TWO_STEP >> 8)
 #define L2_SEQ_LO (L2_HDR_LEN + 31)
 #define L2_LOG_INTERVAL (L2_HDR_LEN + 33)
-/* logMessageInterval -7 .. -2 as an octet */
-#define L2_LAZY_FUP_LOG_MIN 0xf9
-#define L2_LAZY_FUP_LOG_MAX 0xfe
+/* the Follow_Up's logMessageInterval, TRANSPORT_L2_HALVED_LOG_SYNC_MIN..MAX, as an octet */
+#define L2_LAZY_FUP_LOG_MIN ((uint8_t) TRANSPORT_L2_HALVED_LOG_SYNC_MIN)
+#define L2_LAZY_FUP_LOG_MAX ((uint8_t) TRANSPORT_L2_HALVED_LOG_SYNC_MAX)
 /*
  * Keep (all of it) or drop (0): match for those, other for the rest and for short frames. A jump
  * counts instructions from the one after it: other is instruction 19 (counted from 0), match 20.

@@ -236,10 +236,13 @@ int transport_l2_open_fd(const struct transport_config *cfg, int ret_fds[TRANSPO
 			 struct transport_ts_status *ret_status);
 /*
  * The classic BPF socket filter of a lazy_general pair, over a frame from its Ethernet header
- * on: lazy, the general socket's (Announce, Delay_Resp, Sync with twoStepFlag only); else the
- * event socket's (all but those, frames too short for a messageType or a flag included). For
- * SO_ATTACH_FILTER.
+ * on: lazy, the general socket's (Announce, Delay_Resp, Sync with twoStepFlag, and the
+ * Follow_Ups with an odd sequenceId of Syncs at TRANSPORT_L2_HALVED_LOG_SYNC_MIN..MAX); else the
+ * event socket's (all but those, frames too short for a messageType, a flag or an interval
+ * included). For SO_ATTACH_FILTER.
  */
+#define TRANSPORT_L2_HALVED_LOG_SYNC_MIN (-7)
+#define TRANSPORT_L2_HALVED_LOG_SYNC_MAX (-2)
 struct sock_fprog;
 void transport_l2_filter(bool lazy, struct sock_fprog *ret);
 /* Only the general socket (for a by-hand adopter given the event socket alone): fd or -errno. */

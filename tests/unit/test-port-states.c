@@ -459,7 +459,7 @@ static void test_state_decision_slack(void **state)
  * A slave's Delay_Req may wait up to two Sync intervals for a Follow_Up's wakeup (over L2 every
  * other Follow_Up wakes the worker at 4 Syncs a second or more), when two are at most a quarter of
  * the mean Delay_Req interval; otherwise it keeps its time. So may the state decision, up to two
- * and a half.
+ * and a half. Over UDP, where every Follow_Up wakes the worker, one Sync interval as before.
  */
 static void test_timer_slack_fast_sync(void **state)
 {
@@ -510,6 +510,14 @@ static void test_timer_slack_fast_sync(void **state)
 		assert_int_equal(port_next_due(p), due);
 		assert_int_equal(port_next_deadline(p), due + bmca[i].slack);
 	}
+	/* Over UDP every Follow_Up wakes the worker: a Sync interval, and half an Announce one. */
+	p->cfg.port.network_transport = OPTIONS_TRANSPORT_UDPV4;
+	p->portds.logSyncInterval = -3;
+	p->cfg.port.logAnnounceInterval = -2;
+	assert_int_equal(port_next_deadline(p), p->timer[PORT_TIMER_BMCA] + NS_PER_SEC / 8);
+	port_timer_set(p, PORT_TIMER_DELAY_REQ_TX, l.now + NS_PER_MSEC);
+	p->portds.logMinDelayReqInterval = 0;
+	assert_int_equal(port_next_deadline(p), l.now + NS_PER_MSEC + NS_PER_SEC / 8);
 	port_free(p);
 	clock_free(l.s[1].clk);
 }
