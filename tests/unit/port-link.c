@@ -16,9 +16,7 @@
 #include "ptp/port-internal.h"
 #include "ptp/port.h"
 
-#include <linux/filter.h>
-
-#include "ptp/transport.h"
+#include "tests/unit/l2-filter-run.h"
 #include "tests/unit/port-link.h"
 
 /* Re-encode a frame with its correctionField increased by ns. */
@@ -279,6 +277,10 @@ void link_free(struct link *l)
 		port_free(l->s[i].port);
 		clock_free(l->s[i].clk);
 	}
+	if (l->lazy_filter_open) {
+		l2_filter_close(l->lazy_filter);
+		l->lazy_filter_open = false;
+	}
 }
 
 static void advance(struct link *l, ns_t to)
@@ -292,57 +294,17 @@ static void advance(struct link *l, ns_t to)
 	l->now = to;
 }
 
-/* What the lazy socket's filter takes (the Ethernet header put before the PTP message). */
-static bool lazy_frame(const struct frame *f)
+/* What the lazy socket's filter takes, as the kernel runs it (an Ethernet header put before). */
+static bool lazy_frame(struct link *l, const struct frame *f)
 {
 	uint8_t eth[14 + FRAME_MAX] = { 0 };
-	struct sock_fprog prog;
-	struct sock_filter *ins;
-	uint32_t a = 0, len = (uint32_t) (14 + f->len);
 
-	memcpy(eth + 14, f->buf, f->len);
-	transport_l2_filter(true, &prog);
-	/* the filter's instructions, run here: loads, AND, jumps and returns only */
-	for (ins = prog.filter; ins < prog.filter + prog.len; ins++) {
-		switch (ins->code) {
-		case BPF_LD | BPF_W | BPF_LEN:
-			a = len;
-			break;
-		case BPF_LD | BPF_B | BPF_ABS:
-			assert_true(ins->k < len);
-			a = eth[ins->k];
-			break;
-		case BPF_ALU | BPF_AND | BPF_K:
-			a &= ins->k;
-			break;
-		case BPF_RET | BPF_K:
-			return ins->k != 0;
-		default: {
-			bool jt;
-
-			switch (BPF_OP(ins->code)) {
-			case BPF_JEQ:
-				jt = a == ins->k;
-				break;
-			case BPF_JGT:
-				jt = a > ins->k;
-				break;
-			case BPF_JGE:
-				jt = a >= ins->k;
-				break;
-			case BPF_JSET:
-				jt = (a & ins->k) != 0;
-				break;
-			default:
-				fail_msg("unexpected BPF instruction 0x%x", ins->code);
-				return false;
-			}
-			ins += jt ? ins->jt : ins->jf;
-		}
-		}
+	if (!l->lazy_filter_open) {
+		l2_filter_open(true, l->lazy_filter);
+		l->lazy_filter_open = true;
 	}
-	fail_msg("the lazy filter ran off its end");
-	return false;
+	memcpy(eth + 14, f->buf, f->len);
+	return l2_filter_keeps(l->lazy_filter, eth, 14 + f->len);
 }
 
 /* Side 1's lazy socket is read by the worker (not polled): SLAVE (worker/port-loop.c). */
@@ -396,14 +358,12 @@ void link_run(struct link *l, ns_t until)
 				continue;
 			}
 			assert_int_equal(clock_get_time(s->clk, &rx), 0);
-			if (f.to == 1 && l->lazy && lazy_frame(&f)) {
-				if (lazy_unpolled(l)) {
-					assert_true(l->nheld < QUEUE_MAX);
-					l->held_total++;
-					l->held_rx[l->nheld] = rx;
-					l->held[l->nheld++] = f;
-					continue;
-				}
+			if (f.to == 1 && lazy_unpolled(l) && lazy_frame(l, &f)) {
+				assert_true(l->nheld < QUEUE_MAX);
+				l->held_total++;
+				l->held_rx[l->nheld] = rx;
+				l->held[l->nheld++] = f;
+				continue;
 			}
 			if (f.to == 1) {
 				deliver_held(l);

@@ -101,6 +101,8 @@ struct link {
 	bool lazy;
 	size_t nheld;
 	unsigned held_total; /* frames that waited */
+	bool lazy_filter_open;
+	int lazy_filter[2]; /* l2_filter_open()'s pair, on the first lazy frame */
 	struct frame held[QUEUE_MAX];
 	ns_t held_rx[QUEUE_MAX];
 };

@@ -18,6 +18,7 @@
 
 #include "ptp/hwtstamp.h"
 #include "ptp/transport.h"
+#include "tests/unit/l2-filter-run.h"
 
 static void test_is_event(void **state)
 {
@@ -402,19 +403,13 @@ static void test_cmsg_absent_and_foreign(void **state)
  */
 static bool passes(bool lazy, const uint8_t *frame, size_t len)
 {
-	struct sock_fprog prog;
-	uint8_t got[64];
 	int sv[2];
-	ssize_t n;
+	bool kept;
 
-	transport_l2_filter(lazy, &prog);
-	assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv), 0);
-	assert_int_equal(setsockopt(sv[1], SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)), 0);
-	assert_int_equal(send(sv[0], frame, len, 0), (ssize_t) len);
-	n = recv(sv[1], got, sizeof(got), MSG_DONTWAIT);
-	close(sv[0]);
-	close(sv[1]);
-	return n == (ssize_t) len;
+	l2_filter_open(lazy, sv);
+	kept = l2_filter_keeps(sv, frame, len);
+	l2_filter_close(sv);
+	return kept;
 }
 
 static void test_l2_lazy_filters(void **state)
