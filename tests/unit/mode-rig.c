@@ -6,9 +6,32 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "tests/unit/mode-rig.h"
+
+/*
+ * The tests age an instance by moving its monotonic timestamps back (test-time-source's age(): an
+ * hour and more), where a negative one means "never": on a machine up for less than that they
+ * read as never, and test_g8275_every_transition failed with 18 minutes of uptime. The rig's
+ * programs link with --wrap=clock_gettime (tests/unit/meson.build): their monotonic clocks read
+ * as if the machine had been up for a week more.
+ */
+#define MODE_RIG_UPTIME_S (7 * 24 * 3600)
+
+int __real_clock_gettime(clockid_t id, struct timespec *ts);
+int __wrap_clock_gettime(clockid_t id, struct timespec *ts);
+
+int __wrap_clock_gettime(clockid_t id, struct timespec *ts)
+{
+	int r = __real_clock_gettime(id, ts);
+
+	if (r == 0 && (id == CLOCK_MONOTONIC || id == CLOCK_BOOTTIME)) {
+		ts->tv_sec += MODE_RIG_UPTIME_S;
+	}
+	return r;
+}
 
 void mode_rig_init(struct mode_rig *r, const char *name, bool g8275,
 		   void (*base)(struct instance_options *), void (*tune)(struct instance_options *),
