@@ -262,7 +262,8 @@ static const struct ptp4l_key ptp4l_keys[] = {
 	  "phcd filters the path delay and gives the servo each offset unfiltered (past its "
 	  "outlier gate), as ptp4l's filter mode does" },
 	{ "delay_filter", SAME, NULL, "moving_median", NULL,
-	  "phcd filters the path delay with a moving median, with no key for another filter" },
+	  "phcd filters the path delay with a moving median (of two samples, the smaller: a late "
+	  "message only lengthens one), with no key for another filter" },
 	{ "delay_filter_length", SAME, NULL, "10", NULL,
 	  "phcd's path delay filter is 10 samples long, with no key to set another length" },
 	{ "egressLatency", MAP },

@@ -196,15 +196,6 @@ static int port_delay_sample(struct port *p, ns_t m3, ns_t now)
 		port_count(p, c);
 		return 0;
 	}
-	/*
-	 * The first samples pair with Syncs that the outlier gate could not judge yet (it needs
-	 * two): each stands alone, so a Sync spike in them leaves the median filter with the next
-	 * one instead of sitting in it for its whole length.
-	 */
-	if (p->delay.e2e_samples <= PORT_DELAY_PROVISIONAL) {
-		p->delay.e2e_samples++;
-		delay_filter_reset(&p->delay.filter);
-	}
 	p->delay.value = delay_filter_sample(&p->delay.filter, mpd);
 	p->delay.valid = true;
 	p->cds.meanDelay = p->delay.value;

@@ -19,8 +19,6 @@
  * difference over t3 - t2 (half of 100 ppm over 50 ms: 2.5 us) is software timestamp noise.
  */
 #define PORT_DELAY_NEAR_SPAN (50 * NS_PER_MSEC)
-/* The E2E delay samples that stand alone at the start (port_delay_sample). */
-#define PORT_DELAY_PROVISIONAL 1
 
 /*
  * A path delay sample beyond +-1 s is no path (light crosses the planet in 0.07 s): a forged
@@ -162,7 +160,6 @@ struct port_as_capable {
 struct port_path_delay {
 	bool valid;
 	ns_t value;
-	unsigned e2e_samples; /* since the last reset, up to PORT_DELAY_PROVISIONAL + 1 */
 	struct delay_filter filter;
 };
 
