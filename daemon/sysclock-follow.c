@@ -482,6 +482,9 @@ void sysclock_follow_port_status(struct sysclock_follow *f, struct mport *p,
 			f->gated += v == OUTLIER_REJECT;
 			return;
 		}
+		if (f->gate.dropped) {
+			servo_retract(f->sc->servo);
+		}
 		before = f->sc->servo->freq_ppb;
 		r = sysclock_sample(f->sc,
 				    &(struct sysclock_sample){ .sys = s->sample_ts,

@@ -27,6 +27,11 @@ struct outlier_gate {
 	 * the line's last sample: outlier_gate_unbend() takes it back.
 	 */
 	double bent;
+	/*
+	 * The last judgement found the sample passed before it a spike (ptp/outlier.c
+	 * outlier_drop_passed_spike()): the caller has its servo forget it (servo_retract()).
+	 */
+	bool dropped;
 };
 
 /*

@@ -622,6 +622,9 @@ static int port_sync_use(struct port *p, ns_t t1, ns_t t2, ns_t correction, ns_t
 		uint64_t refused = p->servo->refused;
 		double dppb;
 
+		if (p->outlier.dropped) {
+			servo_retract(p->servo);
+		}
 		p->servo->noise_ns = p->outlier.jitter;
 		s.servo_state = servo_sample_in_turn(p->servo, s.offset, t2, shares, &s.freq_ppb);
 		port_sync_answered(p, now);

@@ -61,6 +61,9 @@ struct servo_linreg {
 	unsigned int order; /* the window used last: the next is at least half as large */
 	struct lr_fit fit[LR_SIZES];
 	struct servo_clip clip; /* of the new points against the best fit's prediction */
+	/* the newest point's prediction by the fit used, for lr_retract(); valid: there was one */
+	bool pred_valid;
+	double pred;
 };
 
 static struct servo_linreg *to_lr(struct servo *s)
@@ -83,6 +86,7 @@ static void lr_forget(struct servo_linreg *lr)
 	lr->first_x = 0;
 	lr->order = 0;
 	lr->clip = (struct servo_clip){ 0 };
+	lr->pred_valid = false;
 	for (unsigned int i = 0; i < LR_SIZES; i++) {
 		lr->fit[i] = (struct lr_fit){ 0 };
 	}
@@ -120,8 +124,11 @@ static bool lr_advance(struct servo_linreg *lr, ns_t local_ts)
 	return true;
 }
 
-/* Score each window's last prediction against the new point, then refit every window. */
-static void lr_regress(struct servo_linreg *lr)
+/*
+ * Score each window's last prediction against the new point (with score), then refit every
+ * window.
+ */
+static void lr_regress(struct servo_linreg *lr, bool score)
 {
 	const struct lr_point *p0 = &lr->pts[lr->newest];
 	double sx = 0, sz = 0, sxx = 0, sxz = 0;
@@ -132,7 +139,7 @@ static void lr_regress(struct servo_linreg *lr)
 		unsigned int size = 1u << (k + LR_MIN_ORDER);
 		double e, d;
 
-		if (f->valid) {
+		if (f->valid && score) {
 			e = fabs(f->intercept + f->slope * (p0->x - f->x) - p0->z);
 			if (f->err_updates < LR_ERR_PLAIN_UPDATES) {
 				f->err = (f->err * f->err_updates + e) / (f->err_updates + 1);
@@ -221,16 +228,16 @@ static enum servo_state lr_sample(struct servo *s, ns_t offset, ns_t local_ts, d
 	p = &lr->pts[lr->newest];
 	p->x = lr->x;
 	p->z = (double) offset - lr->adjusted;
+	lr->pred_valid = f != NULL;
 	if (f) {
 		/* a point far off the line counts only so far (servo_clip) */
-		double pred = f->intercept + f->slope * (p->x - f->x);
-
-		p->z = pred + servo_clip(&lr->clip, p->z - pred);
+		lr->pred = f->intercept + f->slope * (p->x - f->x);
+		p->z = lr->pred + servo_clip(&lr->clip, p->z - lr->pred);
 	}
 	if (lr->n < LR_POINTS) {
 		lr->n++;
 	}
-	lr_regress(lr);
+	lr_regress(lr, true);
 	/*
 	 * The first estimate once the samples span freq_est_min (a second with software
 	 * timestamps, as the PI servo waits): two software-timestamped samples 125 ms apart, one
@@ -255,6 +262,8 @@ static enum servo_state lr_sample(struct servo *s, ns_t offset, ns_t local_ts, d
 		lr->adjusted -= (double) offset;
 		lr->last_local -= offset;
 		fitted -= (double) offset;
+		/* the step took it: no taking it back */
+		lr->pred_valid = false;
 		st = SERVO_JUMP;
 	}
 	/*
@@ -281,6 +290,19 @@ static double lr_stable_freq(const struct servo *s)
 	return f ? clamp(-f->slope * 1e9, s->cfg.max_freq_ppb) : s->freq_ppb;
 }
 
+/* The last sample was a spike: its point says nothing more than the fit did, and the fits follow.
+ */
+static void lr_retract(struct servo *s)
+{
+	struct servo_linreg *lr = to_lr(s);
+
+	if (lr->pred_valid && lr->n > 0) {
+		lr->pts[lr->newest].z = lr->pred;
+		lr_regress(lr, false);
+	}
+	lr->pred_valid = false;
+}
+
 static void lr_free(struct servo *s)
 {
 	free(to_lr(s));
@@ -291,6 +313,7 @@ static const struct servo_ops servo_linreg_ops = {
 	.sample = lr_sample,
 	.reset = lr_reset,
 	.stable_freq = lr_stable_freq,
+	.retract = lr_retract,
 	.free = lr_free,
 };
 

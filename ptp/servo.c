@@ -305,6 +305,13 @@ double servo_skip_in_turn(struct servo *s, ns_t local_ts, bool shares_turn)
 	return servo_course(s);
 }
 
+void servo_retract(struct servo *s)
+{
+	if (s->ops->retract) {
+		s->ops->retract(s);
+	}
+}
+
 void servo_set_interval(struct servo *s, double interval_s)
 {
 	if (!(interval_s > 0)) {

@@ -102,6 +102,11 @@ struct servo_ops {
 	 * one interval. NULL: keep the last adjustment.
 	 */
 	double (*skip)(struct servo *s);
+	/*
+	 * Optional: the last sample was a spike after all (servo_retract()): forget what it
+	 * taught the estimates.
+	 */
+	void (*retract)(struct servo *s);
 	void (*free)(struct servo *s);
 };
 
@@ -202,6 +207,14 @@ double servo_skip(struct servo *s);
  * servo_skip() is this at the last sample's time with shares_turn false.
  */
 double servo_skip_in_turn(struct servo *s, ns_t local_ts, bool shares_turn);
+/*
+ * The last sample the servo took was a spike after all: its caller's outlier gate passed it, and
+ * the next sample found it off the line through the samples before it (struct outlier_gate's
+ * dropped). The servo forgets what it taught its frequency estimates (PI's line or integrator,
+ * linreg's fits); its answer to it has acted, and the next sample measures that. Call before
+ * handing that next sample over.
+ */
+void servo_retract(struct servo *s);
 void servo_set_interval(struct servo *s, double interval_s);
 /*
  * Holdover reporting: with samples stopped for cfg.holdover_timeout after a LOCKED state, the

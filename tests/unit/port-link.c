@@ -95,6 +95,16 @@ static int fake_send(void *userdata, const void *buf, size_t len, bool pdelay, b
 	if (type == MSG_SYNC) {
 		delay += l->sync_late;
 	}
+	if (type == MSG_SYNC) {
+		l->tx_sync++;
+	} else if (type == MSG_DELAY_REQ) {
+		l->tx_dreq++;
+	}
+	if ((l->once_sync && l->tx_sync == l->once_sync &&
+	     (type == MSG_SYNC || type == MSG_FOLLOW_UP)) ||
+	    (l->once_dreq && l->tx_dreq == l->once_dreq && type == MSG_DELAY_REQ)) {
+		delay += l->once_late;
+	}
 	if (l->spike_every && type == MSG_SYNC) {
 		l->nsync++;
 	}

@@ -71,6 +71,12 @@ struct link {
 	/* Every spike_every-th Sync (and its Follow_Up) is late by spike, unannounced. */
 	unsigned spike_every, nsync;
 	ns_t spike;
+	/*
+	 * One message late by once_late, unannounced: the once_sync-th Sync (and its Follow_Up) or
+	 * the once_dreq-th Delay_Req the link carries (counted in tx_sync and tx_dreq; 0: none).
+	 */
+	unsigned once_sync, once_dreq, tx_sync, tx_dreq;
+	ns_t once_late;
 	/* Master to slave takes this much longer than LINK_DELAY, slave to master this much less.
 	 */
 	ns_t asymmetry;

@@ -74,6 +74,9 @@ static bool feed_one(struct outlier_gate *g, struct servo *s, struct clock *c, n
 	if (outlier_gate_judge(g, local, meas) == OUTLIER_REJECT) {
 		return false;
 	}
+	if (g->dropped) {
+		servo_retract(s);
+	}
 	s->noise_ns = g->jitter;
 	st = servo_sample_in_turn(s, meas, local, shares_turn, freq);
 	if (st == SERVO_JUMP) {
