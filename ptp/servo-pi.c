@@ -239,12 +239,20 @@ static enum servo_state pi_sample(struct servo *s, ns_t offset, ns_t local_ts, d
 			pi->taught = PI_TAUGHT_NONE;
 			pi->estimated = pi->refining = true;
 			pi->restart_line = true;
+			/*
+			 * The proportional term at the line's new origin is confirmed against this
+			 * offset (none after the step): alone, a spike there moved the clock by 70
+			 * % of it, and the line through it rang for seconds.
+			 */
+			pi->prev = offset;
+			pi->prev_valid = true;
 			pi->drift = est;
 			*freq_ppb = est;
 			if ((s->first_update && beyond(offset, s->cfg.first_step_threshold)) ||
 			    beyond(offset, s->cfg.step_threshold)) {
 				/* the caller steps by -offset: an adjustment of ours too */
 				pi->adjusted -= (double) offset;
+				pi->prev = 0;
 				pi->last_local -= offset;
 				pi->local0 -= offset;
 				pi->start -= offset;
