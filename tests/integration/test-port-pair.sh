@@ -36,7 +36,7 @@ wait_lines "$tmp/slave" 'master offset .* s2 ' 45 70 "$locked"
 skip=$(tail -n +"$locked" "$tmp/slave" | grep -En 'master offset .* s2 ' | sed -n 30p | cut -d: -f1 ||
 	true)
 stats=$(offset_stats "$tmp/slave" $((locked + skip)) 15)
-read -r mean rms delay n median <<<"$stats"
+read -r mean rms delay n median _ <<<"$stats"
 [ "$rms" -le 5000 ] || fail "offset RMS $rms ns 30 s after locking, expected <= 5000 ns"
 check_stats "phcd-port slave of phcd-port, 30 s after locking" "$stats" 5000 20000
 if tail -n +"$locked" "$tmp/slave" | grep -q 'SLAVE to UNCALIBRATED'; then
