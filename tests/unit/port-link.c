@@ -105,11 +105,8 @@ static int fake_send(void *userdata, const void *buf, size_t len, bool pdelay, b
 	    (l->once_dreq && l->tx_dreq == l->once_dreq && type == MSG_DELAY_REQ)) {
 		delay += l->once_late;
 	}
-	if (l->spike_every && type == MSG_SYNC) {
-		l->nsync++;
-	}
 	if (l->spike_every && (type == MSG_SYNC || type == MSG_FOLLOW_UP) &&
-	    l->nsync % l->spike_every == 0) {
+	    (l->tx_sync + l->spike_phase) % l->spike_every == 0) {
 		delay += l->spike;
 	}
 	if (l->sync_jitter && type == MSG_SYNC) {

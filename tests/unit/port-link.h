@@ -68,8 +68,11 @@ struct link {
 	 * much longer on the wire, and say so in correctionField (Follow_Up, Delay_Req).
 	 */
 	ns_t residence;
-	/* Every spike_every-th Sync (and its Follow_Up) is late by spike, unannounced. */
-	unsigned spike_every, nsync;
+	/*
+	 * Every spike_every-th Sync (and its Follow_Up) is late by spike, unannounced: those whose
+	 * count (tx_sync below) plus spike_phase is a multiple of spike_every.
+	 */
+	unsigned spike_every, spike_phase;
 	ns_t spike;
 	/*
 	 * One message late by once_late, unannounced: the once_sync-th Sync (and its Follow_Up) or

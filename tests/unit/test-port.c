@@ -544,7 +544,7 @@ static void test_spike_after_start(void **state)
 			l.rng = seed;
 			l.spike_every = 6;
 			l.spike = (5 + (ns_t) (seed % 4)) * NS_PER_USEC;
-			l.nsync = (unsigned) (seed % 6);
+			l.spike_phase = (unsigned) (seed % 6);
 			link_run_to_slave(&l, &uncal, &slave);
 			while (l.now < slave + 20 * NS_PER_SEC) {
 				ns_t e;
