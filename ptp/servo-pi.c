@@ -127,6 +127,17 @@ static ns_t pi_confirmed(struct servo_pi *pi, ns_t offset)
 	return r;
 }
 
+/*
+ * While the line holds the frequency (its origin too): the line's drift, less the proportional
+ * term on the confirmed offset, with the gain scaled by the time since the last sample.
+ */
+static double pi_refine_answer(struct servo_pi *pi, ns_t offset, double scale)
+{
+	return clamp(pi->drift - scale * num_max(pi->kp, PI_REFINE_KP) *
+					 (double) pi_confirmed(pi, offset),
+		     pi->base.cfg.max_freq_ppb);
+}
+
 /* Add a sample to the line; its slope as the adjustment that cancels the drift, ppb. */
 static double pi_est_add(struct servo_pi *pi, ns_t offset, ns_t local_ts)
 {
@@ -223,10 +234,7 @@ static enum servo_state pi_sample(struct servo *s, ns_t offset, ns_t local_ts, d
 		pi->offset0 = offset;
 		pi->adjusted = 0;
 		pi->sx = pi->sy = pi->sxx = pi->sxy = 0;
-		ppb = clamp(pi->drift - scale * num_max(pi->kp, PI_REFINE_KP) *
-						(double) pi_confirmed(pi, offset),
-			    max);
-		*freq_ppb = ppb;
+		*freq_ppb = pi_refine_answer(pi, offset, scale);
 		return st;
 	}
 	if (!pi->estimated || pi->refining) {
@@ -282,10 +290,7 @@ static enum servo_state pi_sample(struct servo *s, ns_t offset, ns_t local_ts, d
 		 * Sync should be gone within seconds (0.3 left 46 us 8 s after SLAVE from a Sync
 		 * 300 us late at Sync 1/s: test-port-start test_late_once).
 		 */
-		ppb = clamp(pi->drift - scale * num_max(pi->kp, PI_REFINE_KP) *
-						(double) pi_confirmed(pi, offset),
-			    max);
-		*freq_ppb = ppb;
+		*freq_ppb = pi_refine_answer(pi, offset, scale);
 		return st;
 	}
 	pi->last_local = local_ts;
