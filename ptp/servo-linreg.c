@@ -290,7 +290,8 @@ static double lr_stable_freq(const struct servo *s)
 	return f ? clamp(-f->slope * 1e9, s->cfg.max_freq_ppb) : s->freq_ppb;
 }
 
-/* The last sample was a spike: its point says nothing more than the fit did, and the fits follow.
+/*
+ * The last sample was a spike: its point says nothing more than the fit did, and the fits follow.
  */
 static void lr_retract(struct servo *s)
 {
